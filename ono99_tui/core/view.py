@@ -1,0 +1,64 @@
+"""What one seat (or a spectator) may know of a game. Views never hold another seat's cards
+or the order of the draw pile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import Action
+from .cards import Card
+from .events import Event
+from .options import TableOptions
+
+
+@dataclass(frozen=True, slots=True)
+class Obligation:
+    """A pending Play 2 (2022) or Double Play (1980) held by the seat on turn."""
+
+    seat: int
+    plays_left: int  # 2: neither card played yet; 1: the second card is due
+    can_pass: bool  # the first card may still be a response that passes it on
+
+
+@dataclass(frozen=True, slots=True)
+class PublicView:
+    """The public state of a table: what a spectator sees."""
+
+    options: TableOptions
+    seats: int
+    hand_number: int
+    version: int
+    total: int
+    direction: int  # +1 clockwise (increasing seat), -1 counter-clockwise
+    turn: int | None
+    obligation: Obligation | None
+    hand_sizes: tuple[int, ...]
+    active: tuple[bool, ...]  # still in the game / match
+    in_hand: tuple[bool, ...]  # still in the current hand
+    open_draws: tuple[bool, ...]  # manual_draw: a draw is owed and not yet taken
+    missed_draws: tuple[int, ...]
+    tokens: tuple[int, ...] | None
+    scores: tuple[int, ...] | None
+    draw_pile_size: int
+    discard_size: int
+    top_card: Card | None
+    winner: int | None
+    recent_events: tuple[Event, ...]
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView(PublicView):
+    """The public state plus one seat's own hand and what it may do."""
+
+    seat: int
+    hand: tuple[Card, ...]
+    legal_actions: tuple[Action, ...]
+    unplayable: tuple[tuple[Card, str], ...]  # cards in hand that cannot be played, and why
+
+    @property
+    def my_turn(self) -> bool:
+        return self.turn == self.seat
