@@ -366,8 +366,6 @@ class Game:
         return self.why_unplayable(seat, action.card) or "that card cannot be played now"
 
     def _play(self, seat: int, action: Action) -> None:
-        if self._any_draw_open:
-            self._forfeit_open_draws(seat)
         hand = self._hands[seat]
         if action is DISCARD_FOUR or action.kind is ActionKind.DISCARD_FOUR:
             for _ in range(4):
@@ -392,6 +390,8 @@ class Game:
                 self._total = 99
         self._turns += 1
         self._emit(Played(seat, cards, self._total))
+        if self._any_draw_open:
+            self._forfeit_open_draws(seat)  # a play by another seat ends every open draw
 
         if card is _REVERSE and self._in_hand.count(True) > 2:
             self._direction = -self._direction
