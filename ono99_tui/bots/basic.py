@@ -1,0 +1,46 @@
+"""The baseline bots: ``random`` and ``greedy``."""
+
+from __future__ import annotations
+
+import random
+
+from ..core.actions import DISCARD_FOUR, DRAW, PLAYS, Action, ActionKind
+from ..core.cards import Card
+from ..core.view import SeatView
+
+# Cards that change the total by nothing or less: kept for when no number fits.
+ESCAPE_ORDER = (Card.PLAY2, Card.REVERSE, Card.HOLD, Card.MINUS_TEN, Card.DOUBLE)
+
+
+def choose_random(view: SeatView, rng: random.Random) -> Action:
+    """Uniform over the legal actions."""
+    return rng.choice(view.legal_actions)
+
+
+def choose_greedy(view: SeatView, rng: random.Random) -> Action:
+    """Play the biggest number that fits, keep escapes for when nothing else is legal, take the
+    four-ONO 99 discard, get rid of a playable O'NO 99 at once."""
+    legal = view.legal_actions
+    if len(legal) == 1:
+        return legal[0]
+    if DRAW in legal:
+        return DRAW
+    if DISCARD_FOUR in legal:
+        return DISCARD_FOUR
+    best_number = -1
+    playable: set[Card] = set()
+    for action in legal:
+        card = action.card
+        if action.kind is not ActionKind.PLAY or card is None:
+            continue
+        playable.add(card)
+        if card <= Card.N10 and card > best_number:
+            best_number = int(card)
+    if Card.ONO99 in playable:
+        return PLAYS[Card.ONO99]
+    if best_number >= 0:
+        return PLAYS[best_number]
+    for card in ESCAPE_ORDER:
+        if card in playable:
+            return PLAYS[card]
+    return legal[0]

@@ -1,0 +1,37 @@
+"""The bot levels by name, as the CLI, the protocol and the TUI name them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..core.actions import Action
+from ..core.view import SeatView
+from .basic import choose_greedy, choose_random
+
+Bot = Callable[[SeatView, random.Random], Action]
+
+
+@dataclass(frozen=True, slots=True)
+class BotLevel:
+    name: str
+    description: str
+    choose: Bot
+
+
+BOT_LEVELS: dict[str, BotLevel] = {
+    level.name: level
+    for level in (
+        BotLevel("random", "Plays any legal card at random.", choose_random),
+        BotLevel("greedy", "Plays its biggest safe number and saves escape cards for emergencies.",
+                 choose_greedy),
+    )
+}
+
+
+def get_bot(name: str) -> BotLevel:
+    try:
+        return BOT_LEVELS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot level {name!r} (known: {', '.join(BOT_LEVELS)})") from None

@@ -1,0 +1,160 @@
+"""The ``ono99`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .bots import BOT_LEVELS
+from .core.errors import OptionError
+from .core.options import TableOptions, parse_option_text
+from .core.record import check_lines
+
+EXIT_OK = 0
+EXIT_FAULTY = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ono99",
+        description="ONO 99, the card game: keep the running total under 99.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sim = sub.add_parser("simulate", help="play many headless bot games and report win rates",
+                         description="Play many headless bot games (seats rotate between games) and "
+                                     "report wins per bot and per seat with 95%% confidence intervals.")
+    sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    sim.add_argument("--players", type=int, default=None,
+                     help="players per game (default: the number of --bots, or 4)")
+    sim.add_argument("--bots", default="greedy,random,random,random",
+                     help=f"comma-separated bot levels, one per seat ({', '.join(BOT_LEVELS)}); "
+                          "the last one fills the remaining seats (default greedy,random,random,random)")
+    sim.add_argument("--edition", choices=["2022", "1980"], default="2022", help="rules edition (default 2022)")
+    sim.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                     help="a table option by its name, e.g. manual_draw=true or scoring=points (repeatable)")
+    sim.add_argument("--seed", type=int, default=0, help="base seed; the same seed gives the same games")
+    sim.add_argument("--record", type=Path, metavar="FILE.jsonl", help="write every game as a record here")
+    sim.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    sim.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+
+    rec = sub.add_parser("records", help="check game record files",
+                         description="Work with ono99-record/1 game record files (JSON Lines).")
+    rec_sub = rec.add_subparsers(dest="records_command", metavar="ACTION")
+    check = rec_sub.add_parser("check", help="validate every record of a file by replaying it")
+    check.add_argument("file", type=Path, metavar="FILE.jsonl")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        return run_simulate(args)
+    if args.command == "records":
+        if args.records_command == "check":
+            return run_records_check(args.file)
+        parser.parse_args(["records", "--help"])
+    parser.print_help()
+    return EXIT_OK
+
+
+def _options_from_args(edition: str, texts: Sequence[str]) -> TableOptions:
+    values: dict[str, Any] = {}
+    for text in texts:
+        name, value = parse_option_text(text)
+        values[name] = value
+    return TableOptions.from_mapping(edition, values)
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    from .simulate import SimulationPlan, parse_bots, result_rows, simulate
+
+    err = Console(stderr=True)
+    try:
+        options = _options_from_args(args.edition, args.option)
+        bots = parse_bots(args.bots, args.players)
+        options.check_players(len(bots))
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+        if args.workers < 1:
+            raise ValueError("--workers must be at least 1")
+    except (OptionError, ValueError) as exc:
+        err.print(f"ono99 simulate: {exc}", markup=False, highlight=False)
+        err.print("Run 'ono99 simulate --help' for the options.", markup=False, highlight=False)
+        return EXIT_USAGE
+    plan = SimulationPlan(args.games, bots, options, args.seed, record=args.record is not None)
+    record_file = None
+    try:
+        if args.record is not None:
+            record_file = args.record.open("w", encoding="utf-8")
+        with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                      console=err, transient=True, disable=not err.is_terminal) as progress:
+            task = progress.add_task("games", total=plan.games, rate="")
+
+            def on_result(result: Any) -> None:
+                if record_file is not None and result.record_line is not None:
+                    record_file.write(result.record_line + "\n")
+                speed = progress.tasks[0].speed
+                progress.update(task, advance=1, rate=f"{speed:,.0f} games/s" if speed else "")
+
+            summary = simulate(plan, args.workers, on_result)
+    except OSError as exc:
+        err.print(f"ono99 simulate: cannot write {args.record}: {exc.strerror}", markup=False, highlight=False)
+        return EXIT_USAGE
+    finally:
+        if record_file is not None:
+            record_file.close()
+    data = summary.to_json()
+    if args.json:
+        print(json.dumps(data))
+        return EXIT_OK
+    out = Console()
+    table = Table(title=f"{summary.games} games · {len(bots)} players · {options.summary()} · seed {args.seed}")
+    table.add_column("who")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate  [95% interval]", justify="right")
+    for row in result_rows(summary):
+        table.add_row(*row)
+    out.print(table)
+    out.print(f"fair share {1 / len(bots):.1%} · {data['average_turns']:.1f} turns per game · "
+              f"{data['games_per_second']:,.0f} games/s")
+    if args.record is not None:
+        out.print(f"records written to {args.record}", markup=False, highlight=False)
+    return EXIT_OK
+
+
+def run_records_check(path: Path) -> int:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            faulty = valid = 0
+            for checked in check_lines(handle):
+                if checked.error is None:
+                    valid += 1
+                    continue
+                faulty += 1
+                print(f"{path}: {checked.error.describe()}")
+    except OSError as exc:
+        print(f"ono99 records check: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        print(f"ono99 records check: {path} is not UTF-8 text ({exc.reason} at byte {exc.start})",
+              file=sys.stderr)
+        return EXIT_USAGE
+    total = valid + faulty
+    print(f"{total} record{'s' if total != 1 else ''} checked: {valid} valid, {faulty} faulty")
+    return EXIT_FAULTY if faulty else EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
