@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from .cards import Card
 from .errors import MalformedActionError
@@ -15,8 +15,9 @@ class ActionKind(Enum):
     DRAW = "draw"  # manual_draw: take the draw you are owed
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
+    """An action. A NamedTuple so that comparing actions (every legality check does) stays in C."""
+
     kind: ActionKind
     card: Card | None = None
 

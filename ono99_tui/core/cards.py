@@ -92,11 +92,15 @@ DECK_COUNTS: dict[Edition, dict[Card, int]] = {
 }
 
 HAND_SIZE = 4
+_DECKS = {
+    edition: tuple(card for card, count in counts.items() for _ in range(count))
+    for edition, counts in DECK_COUNTS.items()
+}
 
 
 def new_deck(edition: Edition) -> list[Card]:
     """The full deck of an edition, in a fixed (unshuffled) order."""
-    return [card for card, count in DECK_COUNTS[edition].items() for _ in range(count)]
+    return list(_DECKS[edition])
 
 
 def cards_of_edition(edition: Edition) -> frozenset[Card]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from .actions import DISCARD_FOUR, DRAW, PLAYS, Action, ActionKind
 from .cards import HAND_SIZE, Card, Edition, card_points, new_deck
@@ -27,7 +27,16 @@ from .events import (
     Reshuffled,
 )
 from .options import PointsWin, Scoring, TableOptions
-from .view import Obligation, PublicView, SeatView
+from .view import Obligation, TableView
+
+_V = TypeVar("_V")
+
+DRAW_FIRST = "draw your cards first"
+ONO99_2022_REASON = "ONO 99 cards can only be discarded as four of a kind"
+ONO99_1980_REASON = "O'NO 99 cannot be played"
+ONO99_ON_ZERO_REASON = "O'NO 99 can only be played when the total ends in 0"
+DOUBLE_FIRST_REASON = "Double Play cannot be the first of your two turns"
+_NUMBER_REASONS: dict[int, str] = {}  # "7 would make 101", by total * 16 + card
 
 DROP_OUT_PENALTY = 25
 MISSED_DRAW_PENALTY = 15
@@ -40,6 +49,17 @@ _PLAY2 = Card.PLAY2
 _DOUBLE = Card.DOUBLE
 _HOLD = Card.HOLD
 _ONO99 = Card.ONO99
+_DRAW_KIND = ActionKind.DRAW
+_SINGLE = tuple((card,) for card in Card)
+_FOUR_ONO99 = (_ONO99,) * 4
+_new_view = tuple.__new__  # skips TableView.__new__'s Python frame; the field order is checked by tests
+_HIDDEN_DRAWS = tuple(Drew(seat, None) for seat in range(16))
+_DISCARD_KIND = ActionKind.DISCARD_FOUR
+
+
+def _with(values: tuple[_V, ...], index: int, value: _V) -> tuple[_V, ...]:
+    """``values`` with one item replaced."""
+    return (*values[:index], value, *values[index + 1:])
 
 
 class Chance(Protocol):
@@ -73,8 +93,7 @@ class RandomChance:
     def deal(
         self, hand: int, deck: list[Card], receivers: Sequence[int]
     ) -> tuple[dict[int, list[Card]], list[Card]]:
-        cards = list(deck)
-        self.rng.shuffle(cards)
+        cards = self._shuffled(deck)
         hands: dict[int, list[Card]] = {seat: [] for seat in receivers}
         for _ in range(HAND_SIZE):
             for seat in receivers:
@@ -83,9 +102,14 @@ class RandomChance:
         return hands, cards
 
     def reshuffle(self, cards: list[Card]) -> list[Card]:
-        pile = list(cards)
-        self.rng.shuffle(pile)
-        return pile
+        return self._shuffled(cards)
+
+    def _shuffled(self, cards: list[Card]) -> list[Card]:
+        # Sorting by i.i.d. random keys is a uniform shuffle, and several times faster than
+        # random.shuffle, which calls back into Python for every card.
+        rand = self.rng.random
+        keys = [rand() for _ in cards]
+        return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
 
 
 @dataclass(slots=True)
@@ -137,6 +161,7 @@ class Game:
         self._limit = options.limit
         self._scoring = options.scoring
         self._responses = (_REVERSE, _PLAY2) if self._is_2022 else (_HOLD, _REVERSE)
+        self._manual_draw = options.manual_draw
 
         self._hands: list[list[Card]] = [[] for _ in range(seats)]
         self._draw: list[Card] = []  # top card last
@@ -147,13 +172,14 @@ class Game:
         self._turn = 0
         self._plays_left = 1  # cards the seat on turn still has to play this turn
         self._obliged = False  # the seat on turn holds a Play 2 / Double Play, first card not played
-        self._active = [True] * seats  # still in the game or match
-        self._in_hand = [True] * seats  # still in the current hand
+        # Per-seat flags are tuples, replaced when they change (rarely), so views share them.
+        self._active = (True,) * seats  # still in the game or match
+        self._in_hand = (True,) * seats  # still in the current hand
         self._tokens: list[int] | None = [3] * seats if self._scoring is Scoring.TOKENS else None
         self._scores: list[int] | None = [0] * seats if self._scoring is Scoring.POINTS else None
-        self._draw_open = [False] * seats
+        self._draw_open = (False,) * seats
         self._any_draw_open = False
-        self._missed = [0] * seats  # draws lost this hand (manual_draw)
+        self._missed = (0,) * seats  # draws lost this hand (manual_draw)
         self._dropped: list[int] = []  # points: seats that dropped out of this hand, in order
         self._drop_penalty = [0] * seats
         self._elimination_order: list[list[int]] = []
@@ -163,7 +189,12 @@ class Game:
         self._turns = 0
         self.hands_log: list[HandLog] = []
         self._log: list[Event] = []
-        self._step: list[Event] = []
+        self._hand_events: list[Event] = []  # the events list of the current HandLog
+        # Redaction: _public[i] is _log[i] as a spectator sees it; _private_at[seat] lists the
+        # indexes where that seat sees more (its own draws, its dealt hand).
+        self._public: list[Event] = []
+        self._private_at: list[list[int]] = [[] for _ in range(seats)]
+        self._blocked: tuple[Card, ...] = ()  # distinct cards the seat on turn cannot play
         self._legal_version = -1
         self._legal: tuple[Action, ...] = ()
 
@@ -171,7 +202,6 @@ class Game:
         if not (isinstance(dealer, int) and 0 <= dealer < seats):
             raise MalformedActionError(f"dealer must be a seat from 0 to {seats - 1}, got {dealer!r}")
         self._start_hand(dealer, (dealer + 1) % seats)
-        self._step = []
 
     # --- public state ---------------------------------------------------------------------------
     @property
@@ -256,25 +286,29 @@ class Game:
         return (DRAW,) if self._draw_open[seat] else ()
 
     def _compute_legal(self, seat: int) -> tuple[Action, ...]:
-        if self._draw_open[seat]:
-            return (DRAW,)
         hand = self._hands[seat]
+        if self._draw_open[seat]:
+            self._blocked = tuple(dict.fromkeys(hand))
+            return (DRAW,)
         room = self._limit - self._total
         legal: list[Action] = []
-        for card in hand:
+        blocked: list[Card] = []
+        for card in dict.fromkeys(hand):
             if card <= _N10:
                 if card > room:
+                    blocked.append(card)
                     continue
             elif card is _ONO99:
                 if not self._ono99_playable():
+                    blocked.append(card)
                     continue
             elif card is _DOUBLE and self._obliged:
+                blocked.append(card)
                 continue
-            action = PLAYS[card]
-            if action not in legal:
-                legal.append(action)
-        if self._is_2022 and len(hand) >= 4 and hand.count(_ONO99) >= 4:
+            legal.append(PLAYS[card])
+        if _ONO99 in blocked and self._is_2022 and hand.count(_ONO99) >= 4:
             legal.append(DISCARD_FOUR)
+        self._blocked = tuple(blocked)
         return tuple(legal)
 
     def _ono99_playable(self) -> bool:
@@ -296,47 +330,31 @@ class Game:
         if card not in self._hands[seat]:
             return f"{card.label(self.options.edition)} is not in your hand"
         if self._draw_open[seat]:
-            return "draw your cards first"
-        if card <= _N10:
-            after = self._total + int(card)
-            if after > self._limit:
-                return f"{int(card)} would make {after}"
-            return None
-        if card is _ONO99 and not self._ono99_playable():
-            if self._is_2022:
-                return "ONO 99 cards can only be discarded as four of a kind"
-            if self.options.ono99_on_zero:
-                return "O'NO 99 can only be played when the total ends in 0"
-            return "O'NO 99 cannot be played"
-        if card is _DOUBLE and self._obliged:
-            return "Double Play cannot be the first of your two turns"
-        return None
+            return DRAW_FIRST
+        self.legal_actions()
+        return self._blocked_reason(card) if card in self._blocked else None
 
     def unplayable_cards(self, seat: int) -> tuple[tuple[Card, str], ...]:
         """Each distinct card in ``seat``'s hand that it cannot play now, with the reason."""
         if seat != self._turn or self._outcome:
             return ()
-        out: list[tuple[Card, str]] = []
-        for card in dict.fromkeys(self._hands[seat]):
-            reason = self.why_unplayable(seat, card)
-            if reason is not None:
-                out.append((card, reason))
-        return tuple(out)
+        return self._unplayable(seat)
 
     # --- apply ----------------------------------------------------------------------------------
     def apply(self, seat: int, action: Action) -> tuple[Event, ...]:
         """Do ``action`` for ``seat``. Returns the events caused; raises and changes nothing when
         the action is malformed or illegal."""
-        self._check_seat(seat)
+        if type(seat) is not int or not 0 <= seat < self.seats:
+            self._check_seat(seat)
         if not isinstance(action, Action):
             raise MalformedActionError(f"not an action: {action!r}")
         if self._outcome:
             raise IllegalActionError("the game is over")
-        if action.kind is ActionKind.DRAW:
+        if action.kind is _DRAW_KIND:
             if not self._draw_open[seat]:
                 raise IllegalActionError(f"seat {seat} has no draw to take")
-            self._step = []
-            self._draw_open[seat] = False
+            start = len(self._log)
+            self._draw_open = _with(self._draw_open, seat, False)
             self._any_draw_open = any(self._draw_open)
             self._refill(seat)
             self._version += 1
@@ -345,19 +363,18 @@ class Game:
         else:
             if seat != self._turn:
                 raise IllegalActionError(f"it is seat {self._turn}'s turn, not seat {seat}'s")
-            if action not in self.legal_actions():
+            legal = self._legal if self._legal_version == self._version else self.legal_actions()
+            if action not in legal:
                 raise IllegalActionError(self._why_illegal(seat, action))
-            self._step = []
+            start = len(self._log)
             self._play(seat, action)
             self._version += 1
             self._settle()
-        events = tuple(self._step)
-        self._step = []
-        return events
+        return tuple(self._log[start:])
 
     def _why_illegal(self, seat: int, action: Action) -> str:
         if self._draw_open[seat]:
-            return "draw your cards first"
+            return DRAW_FIRST
         if action.kind is ActionKind.DISCARD_FOUR:
             if not self._is_2022:
                 return "the four-card discard is a 2022 rule"
@@ -367,18 +384,18 @@ class Game:
 
     def _play(self, seat: int, action: Action) -> None:
         hand = self._hands[seat]
-        if action is DISCARD_FOUR or action.kind is ActionKind.DISCARD_FOUR:
+        if action.kind is _DISCARD_KIND:
             for _ in range(4):
                 hand.remove(_ONO99)
-            self._discard.extend((_ONO99, _ONO99, _ONO99, _ONO99))
+            self._discard.extend(_FOUR_ONO99)
             card = _ONO99
-            cards: tuple[Card, ...] = (_ONO99, _ONO99, _ONO99, _ONO99)
+            cards: tuple[Card, ...] = _FOUR_ONO99
             four = True
         else:
             card = action.card  # type: ignore[assignment]
             hand.remove(card)
             self._discard.append(card)
-            cards = (card,)
+            cards = _SINGLE[card]
             four = False
             if card <= _N10:
                 self._total += card
@@ -389,7 +406,10 @@ class Game:
             elif card is _ONO99 and self.options.ono99_sets_99:
                 self._total = 99
         self._turns += 1
-        self._emit(Played(seat, cards, self._total))
+        event = Played(seat, cards, self._total)
+        self._log.append(event)
+        self._public.append(event)
+        self._hand_events.append(event)
         if self._any_draw_open:
             self._forfeit_open_draws(seat)  # a play by another seat ends every open draw
 
@@ -403,8 +423,8 @@ class Game:
             elif card is _PLAY2 or card is _DOUBLE:
                 obliges = True
 
-        if self.options.manual_draw:
-            self._draw_open[seat] = True
+        if self._manual_draw:
+            self._draw_open = _with(self._draw_open, seat, True)
             self._any_draw_open = True
         else:
             self._refill(seat)
@@ -421,8 +441,8 @@ class Game:
     def _forfeit_open_draws(self, player: int) -> None:
         for seat in range(self.seats):
             if self._draw_open[seat] and seat != player:
-                self._draw_open[seat] = False
-                self._missed[seat] += 1
+                self._draw_open = _with(self._draw_open, seat, False)
+                self._missed = _with(self._missed, seat, self._missed[seat] + 1)
                 self._emit(MissedDraw(seat))
         self._any_draw_open = any(self._draw_open)
 
@@ -430,6 +450,9 @@ class Game:
         hand = self._hands[seat]
         target = HAND_SIZE - self._missed[seat]
         draw = self._draw
+        log = self._log
+        marks = self._private_at[seat]
+        hidden = _HIDDEN_DRAWS[seat]
         while len(hand) < target:
             if not draw:
                 if len(self._discard) < 2:
@@ -437,14 +460,21 @@ class Game:
                 self._reshuffle(None)
             card = draw.pop()
             hand.append(card)
-            self._emit(Drew(seat, card))
+            event = Drew(seat, card)  # inlined _emit: this is the hottest event
+            marks.append(len(log))
+            log.append(event)
+            self._public.append(hidden)
+            self._hand_events.append(event)
 
     def _reshuffle(self, order: Sequence[Card] | None) -> None:
         top = self._discard[-1]
         cards = self._discard[:-1]
-        pile = list(order) if order is not None else self._chance.reshuffle(cards)
-        if sorted(pile) != sorted(cards):
-            raise IllegalActionError("a reshuffle must hold exactly the discard pile but its top card")
+        if order is None:
+            pile = self._chance.reshuffle(cards)
+        else:
+            pile = list(order)
+            if sorted(pile) != sorted(cards):
+                raise IllegalActionError("a reshuffle must hold exactly the discard pile but its top card")
         self._draw[:] = pile[::-1]  # in place: _refill holds a reference
         self._discard = [top]
         self._emit(Reshuffled(len(pile), tuple(pile)))
@@ -461,12 +491,10 @@ class Game:
             )
         if len(self._discard) < 2:
             raise IllegalActionError("the discard pile has no cards to reshuffle under its top card")
-        self._step = []
+        start = len(self._log)
         self._reshuffle(order)
         self._version += 1
-        events = tuple(self._step)
-        self._step = []
-        return events
+        return tuple(self._log[start:])
 
     def _next_seat(self, seat: int) -> int:
         step = self._direction
@@ -478,15 +506,32 @@ class Game:
         return nxt
 
     def _emit(self, event: Event) -> None:
-        self._step.append(event)
-        self._log.append(event)
-        if self.hands_log:
-            self.hands_log[-1].events.append(event)
+        log = self._log
+        kind = type(event)
+        if kind is Drew:
+            self._private_at[event.seat].append(len(log))  # type: ignore[union-attr]
+            public: Event = _HIDDEN_DRAWS[event.seat]  # type: ignore[union-attr]
+        elif kind is HandStarted:
+            for marks in self._private_at:
+                marks.append(len(log))
+            public = event.seen_by(None)
+        elif kind is Reshuffled:
+            public = event.seen_by(None)
+        else:
+            public = event
+        log.append(event)
+        self._public.append(public)
+        self._hand_events.append(event)
 
     # --- elimination, hands, match ----------------------------------------------------------------
     def _settle(self) -> None:
         """Knock out the seat on turn while it has no legal play (RULES.md: nobody chooses to bust)."""
-        while self._outcome is None and not self.legal_actions():
+        while self._outcome is None:
+            if self._legal_version != self._version:
+                self._legal = self._compute_legal(self._turn)
+                self._legal_version = self._version
+            if self._legal:
+                return
             self._knock_out(self._turn)
 
     def _knock_out(self, seat: int) -> None:
@@ -496,9 +541,9 @@ class Game:
         if scoring is Scoring.TOKENS:
             self._lose_hand_tokens(seat)
             return
-        self._in_hand[seat] = False
+        self._in_hand = _with(self._in_hand, seat, False)
         if scoring is Scoring.ELIMINATION:
-            self._active[seat] = False
+            self._active = _with(self._active, seat, False)
             self._out_of_play.extend(self._hands[seat])
             self._hands[seat].clear()
             self._elimination_order.append([seat])
@@ -528,7 +573,7 @@ class Game:
             if tokens[seat] == 0 and self.options.out_at_zero_tokens:
                 eliminated = (seat,)
         if eliminated:
-            self._active[seat] = False
+            self._active = _with(self._active, seat, False)
             self._elimination_order.append([seat])
         self._emit(HandEnded(self._hand_index, seat, tuple(tokens), None, None, eliminated))
         if self._active.count(True) == 1:
@@ -563,7 +608,7 @@ class Game:
             if reached:
                 eliminated = tuple(reached)
                 for s in reached:
-                    self._active[s] = False
+                    self._active = _with(self._active, s, False)
                 self._elimination_order.append(
                     sorted(reached, key=lambda s: (-scores[s], self._clockwise_from(first_of_hand, s)))
                 )
@@ -571,7 +616,7 @@ class Game:
                 winner = remaining[0]
             elif not remaining:
                 winner = self._lowest(reached, first_of_hand)
-                self._active[winner] = True
+                self._active = _with(self._active, winner, True)
         loser = self._dropped[0] if self._dropped else None
         self._emit(HandEnded(self._hand_index, loser, None, tuple(scores), tuple(gained), eliminated))
         if winner is not None:
@@ -603,7 +648,8 @@ class Game:
         receivers = [(first + i) % n for i in range(n) if self._active[(first + i) % n]]
         deck = new_deck(self.options.edition)
         dealt, pile = self._chance.deal(self._hand_index, deck, receivers)
-        self._check_deal(dealt, pile, receivers, deck)
+        if type(self._chance) is not RandomChance:  # trust our own deal; check anyone else's
+            self._check_deal(dealt, pile, receivers, deck)
         self._hands = [list(dealt.get(seat, [])) for seat in range(n)]
         self._draw = list(reversed(pile))
         self._discard = []
@@ -613,14 +659,15 @@ class Game:
         self._turn = first
         self._plays_left = 1
         self._obliged = False
-        self._in_hand = list(self._active)
-        self._draw_open = [False] * n
+        self._in_hand = self._active
+        self._draw_open = (False,) * n
         self._any_draw_open = False
-        self._missed = [0] * n
+        self._missed = (0,) * n
         self._dropped = []
         self._drop_penalty = [0] * n
         hands = tuple(tuple(h) for h in self._hands)
         self.hands_log.append(HandLog(dealer, first, hands, tuple(pile)))
+        self._hand_events = self.hands_log[-1].events
         self._emit(HandStarted(self._hand_index, dealer, first, tuple(len(h) for h in hands),
                                hands, tuple(pile), len(pile)))
         self._settle()
@@ -649,11 +696,10 @@ class Game:
         if self.options.points_win is PointsWin.LOWEST_SCORE and self._scores is not None:
             first_of_hand = self.hands_log[-1].first
             scores = self._scores
-            ranking = [winner] + sorted(
-                (s for s in range(self.seats) if s != winner),
-                key=lambda s: (scores[s], self._clockwise_from(first_of_hand, s)),
-            )
-        self._draw_open = [False] * self.seats
+            others = sorted((s for s in range(self.seats) if s != winner),
+                            key=lambda s: (scores[s], self._clockwise_from(first_of_hand, s)))
+            ranking = [winner, *others]
+        self._draw_open = (False,) * self.seats
         self._any_draw_open = False
         self._outcome = Outcome(
             winner,
@@ -664,52 +710,92 @@ class Game:
         self._emit(GameOver(winner))
 
     # --- views ----------------------------------------------------------------------------------
-    def view(self, seat: int | None) -> PublicView:
+    def view(self, seat: int | None) -> TableView:
         """What ``seat`` may know (``None``: a spectator, who gets public data only)."""
-        if seat is None:
-            return PublicView(**self._public_fields(None))
-        self._check_seat(seat)
-        return SeatView(
-            **self._public_fields(seat),
-            seat=seat,
-            hand=tuple(self._hands[seat]),
-            legal_actions=self.legal_actions(seat),
-            unplayable=self.unplayable_cards(seat),
-        )
-
-    def seat_view(self, seat: int) -> SeatView:
-        view = self.view(self._check_seat(seat))
-        assert isinstance(view, SeatView)
-        return view
-
-    def _public_fields(self, seat: int | None) -> dict[str, object]:
         over = self._outcome is not None
+        if seat is None:
+            hand: tuple[Card, ...] = ()
+            legal: tuple[Action, ...] = ()
+            unplayable: tuple[tuple[Card, str], ...] = ()
+        else:
+            if type(seat) is not int or not 0 <= seat < self.seats:
+                self._check_seat(seat)
+            hand = tuple(self._hands[seat])
+            legal = self.legal_actions(seat)
+            unplayable = self._unplayable(seat) if self._blocked and seat == self._turn and not over else ()
         obligation = None
         if not over and (self._plays_left == 2 or self._obliged):
             obligation = Obligation(self._turn, self._plays_left, self._obliged)
-        top = self._discard[-1] if self._discard else None
-        return {
-            "options": self.options,
-            "seats": self.seats,
-            "hand_number": self._hand_index,
-            "version": self._version,
-            "total": self._total,
-            "direction": self._direction,
-            "turn": None if over else self._turn,
-            "obligation": obligation,
-            "hand_sizes": tuple(len(h) for h in self._hands),
-            "active": tuple(self._active),
-            "in_hand": tuple(self._in_hand),
-            "open_draws": tuple(self._draw_open),
-            "missed_draws": tuple(self._missed),
-            "tokens": tuple(self._tokens) if self._tokens is not None else None,
-            "scores": tuple(self._scores) if self._scores is not None else None,
-            "draw_pile_size": len(self._draw),
-            "discard_size": len(self._discard),
-            "top_card": top,
-            "winner": self._outcome.winner if self._outcome else None,
-            "recent_events": tuple(e.seen_by(seat) for e in self._log[-RECENT_EVENTS:]),
-        }
+        discard = self._discard
+        tokens = self._tokens
+        scores = self._scores
+        return _new_view(TableView, (
+            self.options,
+            self.seats,
+            seat,
+            hand,
+            legal,
+            unplayable,
+            self._hand_index,
+            self._version,
+            self._total,
+            self._direction,
+            None if over else self._turn,
+            obligation,
+            tuple(map(len, self._hands)),
+            self._active,
+            self._in_hand,
+            self._draw_open,
+            self._missed,
+            tuple(tokens) if tokens is not None else None,
+            tuple(scores) if scores is not None else None,
+            len(self._draw),
+            len(discard),
+            discard[-1] if discard else None,
+            self._outcome.winner if self._outcome else None,
+            self._recent_events(seat),
+        ))
+
+    def seat_view(self, seat: int) -> TableView:
+        """The view of a seated player."""
+        if seat is None:
+            self._check_seat(seat)
+        return self.view(seat)
+
+    def _unplayable(self, seat: int) -> tuple[tuple[Card, str], ...]:
+        self.legal_actions()  # fills the cache of blocked cards for this version
+        if self._draw_open[seat]:
+            return tuple((card, DRAW_FIRST) for card in self._blocked)
+        return tuple((card, self._blocked_reason(card)) for card in self._blocked)
+
+    def _blocked_reason(self, card: Card) -> str:
+        """Why the seat on turn cannot play ``card``, known to be blocked."""
+        if card <= _N10:
+            after = self._total + card
+            reason = _NUMBER_REASONS.get(after * 16 + card)
+            if reason is None:
+                reason = _NUMBER_REASONS[after * 16 + card] = f"{int(card)} would make {after}"
+            return reason
+        if card is _ONO99:
+            if self._is_2022:
+                return ONO99_2022_REASON
+            return ONO99_ON_ZERO_REASON if self.options.ono99_on_zero else ONO99_1980_REASON
+        return DOUBLE_FIRST_REASON
+
+    def _recent_events(self, seat: int | None) -> tuple[Event, ...]:
+        log = self._log
+        start = max(0, len(log) - RECENT_EVENTS)
+        recent = self._public[start:]
+        if seat is not None:
+            marks = self._private_at[seat]
+            if marks and marks[-1] >= start:
+                for index in reversed(marks):
+                    if index < start:
+                        break
+                    event = log[index]
+                    # a seat's own Drew is its private version as it stands
+                    recent[index - start] = event if type(event) is Drew else event.seen_by(seat)
+        return tuple(recent)
 
     def events_for(self, seat: int | None, events: Sequence[Event]) -> tuple[Event, ...]:
         """``events`` redacted for ``seat`` (``None``: a spectator)."""

@@ -1,9 +1,10 @@
-"""What one seat (or a spectator) may know of a game. Views never hold another seat's cards
-or the order of the draw pile."""
+"""What one seat (or a spectator) may know of a game. A view never holds another seat's cards or
+the order of the draw pile."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .actions import Action
 from .cards import Card
@@ -20,12 +21,20 @@ class Obligation:
     can_pass: bool  # the first card may still be a response that passes it on
 
 
-@dataclass(frozen=True, slots=True)
-class PublicView:
-    """The public state of a table: what a spectator sees."""
+class TableView(NamedTuple):
+    """A table as one recipient sees it: the public state, plus, for a seated player, its own hand
+    and what it may do. A spectator's view has ``seat`` None and an empty hand.
+
+    A NamedTuple rather than a frozen dataclass: one is built for every decision, and a frozen
+    dataclass of this size costs ten times as much to create.
+    """
 
     options: TableOptions
     seats: int
+    seat: int | None
+    hand: tuple[Card, ...]
+    legal_actions: tuple[Action, ...]
+    unplayable: tuple[tuple[Card, str], ...]  # cards in hand that cannot be played now, and why
     hand_number: int
     version: int
     total: int
@@ -49,16 +58,11 @@ class PublicView:
     def is_over(self) -> bool:
         return self.winner is not None
 
-
-@dataclass(frozen=True, slots=True)
-class SeatView(PublicView):
-    """The public state plus one seat's own hand and what it may do."""
-
-    seat: int
-    hand: tuple[Card, ...]
-    legal_actions: tuple[Action, ...]
-    unplayable: tuple[tuple[Card, str], ...]  # cards in hand that cannot be played, and why
-
     @property
     def my_turn(self) -> bool:
-        return self.turn == self.seat
+        return self.seat is not None and self.turn == self.seat
+
+
+# Names for readability at call sites: a seated player's view and a spectator's are one type.
+SeatView = TableView
+PublicView = TableView
