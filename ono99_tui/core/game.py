@@ -171,6 +171,7 @@ class Game:
         self._direction = 1
         self._turn = 0
         self._plays_left = 1  # cards the seat on turn still has to play this turn
+        self._second_due = False  # the seat on turn played the first of two cards
         self._obliged = False  # the seat on turn holds a Play 2 / Double Play, first card not played
         # Per-seat flags are tuples, replaced when they change (rarely), so views share them.
         self._active = (True,) * seats  # still in the game or match
@@ -432,10 +433,12 @@ class Game:
         if self._plays_left == 2 and not passes_on:
             self._plays_left = 1  # the first of two cards: the same seat plays again
             self._obliged = False
+            self._second_due = True
         else:
             self._turn = self._next_seat(seat)
             pending = passes_on or obliges
             self._plays_left = 2 if pending else 1
+            self._second_due = False
             self._obliged = pending
 
     def _forfeit_open_draws(self, player: int) -> None:
@@ -560,6 +563,7 @@ class Game:
                 return
         self._turn = self._next_seat(seat)
         self._plays_left = 1
+        self._second_due = False
         self._obliged = False
 
     def _lose_hand_tokens(self, seat: int) -> None:
@@ -658,6 +662,7 @@ class Game:
         self._direction = 1
         self._turn = first
         self._plays_left = 1
+        self._second_due = False
         self._obliged = False
         self._in_hand = self._active
         self._draw_open = (False,) * n
@@ -724,7 +729,7 @@ class Game:
             legal = self.legal_actions(seat)
             unplayable = self._unplayable(seat) if self._blocked and seat == self._turn and not over else ()
         obligation = None
-        if not over and (self._plays_left == 2 or self._obliged):
+        if not over and (self._plays_left == 2 or self._second_due):
             obligation = Obligation(self._turn, self._plays_left, self._obliged)
         discard = self._discard
         tokens = self._tokens

@@ -1,0 +1,114 @@
+"""`ono99 simulate`: seeded headless bot games, rotated seats, results, records that validate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ono99_tui.core import TableOptions
+from ono99_tui.core.record import check_lines
+from ono99_tui.simulate import SimulationPlan, simulate, wilson_interval
+
+from .test_records import OPTION_SETS
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ono99_tui.cli", "simulate", *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_simulate_json_summary_and_records(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    out = run_cli("--games", "40", "--players", "4", "--bots", "greedy,random", "--edition", "2022",
+                  "--seed", "7", "--record", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["games"] == 40
+    assert [b["level"] for b in data["bots"]] == ["greedy", "random", "random", "random"]
+    assert sum(b["wins"] for b in data["bots"]) == 40
+    assert sum(s["wins"] for s in data["seats"]) == 40
+    for entry in data["bots"]:
+        low, high = entry["ci95"]
+        assert 0 <= low <= entry["rate"] <= high <= 1
+    assert data["average_turns"] > 0 and data["games_per_second"] > 0
+    checked = list(check_lines(path.read_text().splitlines()))
+    assert len(checked) == 40 and all(c.error is None for c in checked)
+    # seats rotate: the greedy bot sits at every seat equally often
+    greedy_seats = Counter()
+    for c in checked:
+        assert c.replay is not None
+        kinds = [p.kind for p in c.replay.players]
+        greedy_seats[kinds.index("bot:greedy")] += 1
+        assert kinds.count("bot:greedy") == 1
+    assert greedy_seats == {0: 10, 1: 10, 2: 10, 3: 10}
+
+
+def test_simulate_is_deterministic_and_independent_of_workers() -> None:
+    one = json.loads(run_cli("--games", "300", "--seed", "3", "--json").stdout)
+    two = json.loads(run_cli("--games", "300", "--seed", "3", "--workers", "2", "--json").stdout)
+    for key in ("bots", "seats", "average_turns"):
+        if key == "bots" or key == "seats":
+            assert [e["wins"] for e in one[key]] == [e["wins"] for e in two[key]]
+        else:
+            assert one[key] == two[key]
+    other_seed = json.loads(run_cli("--games", "300", "--seed", "4", "--json").stdout)
+    assert [e["wins"] for e in other_seed["seats"]] != [e["wins"] for e in one["seats"]]
+
+
+def test_simulate_prints_a_results_table() -> None:
+    out = run_cli("--games", "20", "--bots", "greedy,random,random")
+    assert out.returncode == 0, out.stderr
+    for words in ("bot 1: greedy", "bot 3: random", "seat 0", "seat 2", "95% interval", "turns per game",
+                  "games/s", "fair share 33.3%"):
+        assert words in out.stdout
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--option", "ono99_sets_99=true", "--edition", "1980"], "bust_over_99"),
+    (["--option", "colour=red"], "unknown option 'colour'"),
+    (["--option", "scoring=points"], "scoring"),
+    (["--players", "9"], "seats 2 to 6"),
+    (["--bots", "genius"], "unknown bot level 'genius'"),
+    (["--games", "0"], "--games"),
+])
+def test_simulate_refuses_bad_arguments_with_a_clear_message(args: list[str], words: str) -> None:
+    out = run_cli(*args)
+    assert out.returncode == 2
+    assert words in out.stderr
+    assert "ono99 simulate --help" in out.stderr
+
+
+@pytest.mark.parametrize(("edition", "options"), OPTION_SETS)
+def test_simulated_records_validate_for_every_option_set(edition: str, options: dict[str, Any]) -> None:
+    opts = TableOptions.from_mapping(edition, options)
+    plan = SimulationPlan(12, ("greedy", "random", "random"), opts, seed=5, record=True)
+    lines: list[str] = []
+    summary = simulate(plan, on_result=lambda r: lines.append(r.record_line or ""))
+    assert summary.games == 12
+    results = list(check_lines(lines))
+    assert len(results) == 12
+    assert [r.error for r in results] == [None] * 12
+
+
+def test_simulate_cli_with_an_option_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    out = run_cli("--games", "10", "--edition", "1980", "--option", "scoring=points", "--option",
+                  "manual_draw=true", "--option", "points_target=50", "--record", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["options"]["scoring"] == "points" and data["options"]["points_target"] == 50
+    first = json.loads(path.read_text().splitlines()[0])
+    assert first["options"]["manual_draw"] is True
+
+
+def test_wilson_interval_brackets_the_rate() -> None:
+    low, high = wilson_interval(53, 100)
+    assert low < 0.53 < high
+    assert round(low, 3) == 0.433 and round(high, 3) == 0.625
+    assert wilson_interval(0, 0) == (0.0, 0.0)
