@@ -497,6 +497,7 @@ class Referee:
                 winner = remaining[0]
             elif not remaining:
                 winner = lowest(reached)
+                eliminated = tuple(s for s in reached if s != winner)  # the winner is not out
             self.eliminated_ever.update(s for s in reached if s != winner)
         loser = self.dropped[0]
         self.expected_hand_ended = HandEnded(

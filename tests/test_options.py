@@ -195,11 +195,12 @@ def test_1980_only_option_on_2022_table_refused(name: str) -> None:
     assert "false" in message
 
 
-def test_manual_draw_on_2022_table_refused() -> None:
-    """RULES.md lists ``manual_draw`` among the 1980 edition's options ("Differences from 2022")."""
-    message = refused("2022", {"manual_draw": True})
-    assert "manual_draw" in message
-    assert "1980" in message
+def test_manual_draw_is_a_house_rule_on_2022_tables() -> None:
+    """RULES.md describes ``manual_draw`` with the 1980 edition; drawing works the same way in
+    both editions, so a 2022 table may choose it as a house rule (README, docs/records.md)."""
+    options = TableOptions.from_mapping("2022", {"manual_draw": True})
+    assert options.manual_draw is True
+    assert options.to_mapping()["manual_draw"] is True
 
 
 def test_eight_players_on_1980_table_refused() -> None:

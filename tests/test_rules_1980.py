@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ FOUR_ONO99 = ["ONO99", "ONO99", "ONO99", "ONO99"]
 def game1980(
     hands: Sequence[Sequence[str]],
     draw_top: Sequence[str] = (),
-    **options: object,
+    **options: Any,
 ) -> Game:
     return stacked_game(hands, draw_top, edition="1980", **options)
 
@@ -57,7 +58,7 @@ def ramp(
     *,
     rounds: int,
     dealer: int | None = None,
-    **options: object,
+    **options: Any,
 ) -> Game:
     """A 1980 game in which every seat, in turn order, has played ``rounds`` tens, so the total
     is ``10 * seats * rounds`` and the first player is on turn again holding ``final_hands[seat]``.
@@ -436,7 +437,7 @@ def test_scoring_is_tokens_by_default_three_each() -> None:
     assert game.view(None).scores is None
 
 
-def token_loss_game(**options: object) -> Game:
+def token_loss_game(**options: Any) -> Game:
     """Three players; seat 1 holds four O'NO 99 cards and loses hand 0 on its first turn."""
     return game1980(
         [["5", "2", "2", "2"], FOUR_ONO99, ["3", "3", "3", "4"]],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def ramp(
     *,
     rounds: int,
     dealer: int | None = None,
-    **options: object,
+    **options: Any,
 ) -> Game:
     """A game in which every seat, in turn order, has played ``rounds`` tens, so the total is
     ``10 * seats * rounds`` and the first player is on turn again holding ``final_hands[seat]``.
@@ -394,6 +395,15 @@ def test_reverse_with_two_players_acts_as_zero() -> None:
     assert game.direction == 1  # like a 0: nothing flips
     act(game, 0, "3")
     assert game.turn == 1
+
+
+def test_reverse_with_two_players_left_acts_as_zero() -> None:
+    game = eliminating_position()
+    act(game, 0, "0")  # seat 1 out: two players left
+    events = act(game, 2, "REV")
+    assert played(events) == [Played(2, (Card.REVERSE,), 90)]
+    assert game.direction == 1
+    assert game.turn == 0
 
 
 # --- play 2 -------------------------------------------------------------------------------------

@@ -62,6 +62,21 @@ def _with(values: tuple[_V, ...], index: int, value: _V) -> tuple[_V, ...]:
     return (*values[:index], value, *values[index + 1:])
 
 
+def _check_action_shape(action: object) -> None:
+    """Raise ``MalformedActionError`` unless ``action`` is a well-formed Action."""
+    if not isinstance(action, Action):
+        raise MalformedActionError(f"not an action: {action!r}")
+    if not isinstance(action.kind, ActionKind):
+        raise MalformedActionError(
+            f"unknown action kind {action.kind!r} (known: {', '.join(k.value for k in ActionKind)})"
+        )
+    if action.kind is ActionKind.PLAY:
+        if type(action.card) is not Card:
+            raise MalformedActionError(f"a play needs a card, got {action.card!r}")
+    elif action.card is not None:
+        raise MalformedActionError(f"the action {action.kind.value!r} takes no card, got {action.card!r}")
+
+
 class Chance(Protocol):
     """Where a game's randomness comes from."""
 
@@ -276,6 +291,8 @@ class Game:
     # --- legal actions --------------------------------------------------------------------------
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
         """What ``seat`` (default: the seat on turn) may do now; () when it may do nothing."""
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.seats):
+            self._check_seat(seat)
         if self._outcome:
             return ()
         if seat is None or seat == self._turn:
@@ -347,8 +364,8 @@ class Game:
         the action is malformed or illegal."""
         if type(seat) is not int or not 0 <= seat < self.seats:
             self._check_seat(seat)
-        if not isinstance(action, Action):
-            raise MalformedActionError(f"not an action: {action!r}")
+        if type(action) is not Action or (type(action.card) is not Card and action.card is not None):
+            _check_action_shape(action)
         if self._outcome:
             raise IllegalActionError("the game is over")
         if action.kind is _DRAW_KIND:
@@ -366,6 +383,7 @@ class Game:
                 raise IllegalActionError(f"it is seat {self._turn}'s turn, not seat {seat}'s")
             legal = self._legal if self._legal_version == self._version else self.legal_actions()
             if action not in legal:
+                _check_action_shape(action)
                 raise IllegalActionError(self._why_illegal(seat, action))
             start = len(self._log)
             self._play(seat, action)
@@ -621,6 +639,7 @@ class Game:
             elif not remaining:
                 winner = self._lowest(reached, first_of_hand)
                 self._active = _with(self._active, winner, True)
+                eliminated = tuple(s for s in reached if s != winner)
         loser = self._dropped[0] if self._dropped else None
         self._emit(HandEnded(self._hand_index, loser, None, tuple(scores), tuple(gained), eliminated))
         if winner is not None:
