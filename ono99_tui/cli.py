@@ -17,6 +17,7 @@ from .bots import BOT_LEVELS
 from .core.errors import OptionError
 from .core.options import TableOptions, parse_option_text
 from .core.record import check_lines
+from .protocol import DEFAULT_PORT
 
 EXIT_OK = 0
 EXIT_FAULTY = 1
@@ -47,11 +48,35 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     sim.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
-    rec = sub.add_parser("records", help="check game record files",
+    rec = sub.add_parser("records", help="check game record files, export a server's records",
                          description="Work with ono99-record/1 game record files (JSON Lines).")
     rec_sub = rec.add_subparsers(dest="records_command", metavar="ACTION")
     check = rec_sub.add_parser("check", help="validate every record of a file by replaying it")
     check.add_argument("file", type=Path, metavar="FILE.jsonl")
+    export = rec_sub.add_parser("export", help="write a server database's finished games as JSON Lines")
+    export.add_argument("--db", type=Path, default=None, help="the server's database (default: its usual place)")
+    export.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help="output file (default: stdout)")
+
+    serve = sub.add_parser("serve", help="host a server for LAN or internet play",
+                           description="Host an ONO 99 server: a lobby with tables that clients join "
+                                       "with 'ono99 connect HOST'.")
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    serve.add_argument("--ssh-port", type=int, default=0,
+                       help="SSH port for 'ssh -p PORT HOST' players (default 0: no SSH listener)")
+    serve.add_argument("--db", type=Path, default=None,
+                       help="SQLite database for games, stats and tables in progress "
+                            "(default: ono99.db in the user's data directory)")
+    serve.add_argument("--name", default="ONO 99", help="the server's name shown to players")
+    serve.add_argument("--grace", type=float, default=120.0,
+                       help="seconds a dropped player's seat waits for them (default 120)")
+    serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
+    serve.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
+    serve.add_argument("--max-connections", type=int, default=2000)
+    serve.add_argument("--max-per-address", type=int, default=32, help="connections allowed from one address")
+    serve.add_argument("--max-tables-per-player", type=int, default=3)
+    serve.add_argument("--messages-per-second", type=float, default=20.0)
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return parser
 
 
@@ -63,7 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "records":
         if args.records_command == "check":
             return run_records_check(args.file)
+        if args.records_command == "export":
+            return run_records_export(args.db, args.out)
         parser.parse_args(["records", "--help"])
+    if args.command == "serve":
+        from .serve import run_serve
+
+        return run_serve(args)
     parser.print_help()
     return EXIT_OK
 
@@ -154,6 +185,33 @@ def run_records_check(path: Path) -> int:
     total = valid + faulty
     print(f"{total} record{'s' if total != 1 else ''} checked: {valid} valid, {faulty} faulty")
     return EXIT_FAULTY if faulty else EXIT_OK
+
+
+def default_db_path() -> Path:
+    from platformdirs import user_data_path
+
+    return user_data_path("ono99", appauthor=False) / "ono99.db"
+
+
+def run_records_export(db: Path | None, out: Path | None) -> int:
+    from server.storage import export_records
+
+    path = db or default_db_path()
+    try:
+        lines = export_records(path)
+    except FileNotFoundError:
+        print(f"ono99 records export: no database at {path}; pass the server's --db PATH", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # sqlite3 errors: not a database, locked...
+        print(f"ono99 records export: cannot read {path}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    text = "".join(line + "\n" for line in lines)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        print(f"{len(lines)} records written to {out}", file=sys.stderr)
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -1,0 +1,113 @@
+"""An asyncio client for the ONO 99 protocol: connect, say hello, send messages, read messages."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from .protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+
+CONNECT_TIMEOUT = 10.0
+
+
+class ServerError(Exception):
+    """The server answered with an ``error`` message."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+
+
+class ConnectionLost(Exception):
+    """The connection to the server closed."""
+
+
+class Client:
+    """One connection to a server. Messages arrive in ``inbox`` in order; ``None`` marks the end."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.welcome: dict[str, Any] = {}
+        self.closed = False
+        self._reader_task = asyncio.create_task(self._read_loop())
+
+    @classmethod
+    async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
+                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99") -> Client:
+        """Open a connection and complete the hello; raises ``ServerError`` if refused."""
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        client = cls(reader, writer)
+        hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
+        if resume:
+            hello["resume"] = resume
+        await client.send(hello)
+        try:
+            client.welcome = await client.expect("welcome", timeout=timeout)
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    @property
+    def resume_token(self) -> str:
+        return str(self.welcome.get("resume", ""))
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            raise ConnectionLost("the connection is closed")
+        self.writer.write(encode(message))
+        await self.writer.drain()
+
+    async def send_raw(self, data: bytes) -> None:
+        """Bytes as they are (tests use this to send broken frames)."""
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def recv(self, timeout: float = 30.0) -> dict[str, Any]:
+        message = await asyncio.wait_for(self.inbox.get(), timeout)
+        if message is None:
+            self.inbox.put_nowait(None)  # keep the end marker for later readers
+            raise ConnectionLost("the server closed the connection")
+        return message
+
+    async def expect(self, kind: str, timeout: float = 30.0,
+                     where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+        """The next message of type ``kind`` (skipping others); an ``error`` raises ``ServerError``
+        while waiting for something else."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.0, end - loop.time()))
+            if message.get("t") == kind and (where is None or where(message)):
+                return message
+            if message.get("t") == "error" and kind != "error":
+                raise ServerError(str(message.get("code")), str(message.get("reason")))
+
+    async def _read_loop(self) -> None:
+        decoder = FrameDecoder()
+        try:
+            while True:
+                data = await self.reader.read(64 * 1024)
+                if not data:
+                    break
+                for message in decoder.feed(data):
+                    self.inbox.put_nowait(message)
+        except (ConnectionError, OSError, ProtocolError):
+            pass
+        finally:
+            self.closed = True
+            self.inbox.put_nowait(None)
+
+    async def close(self) -> None:
+        self.closed = True
+        self.writer.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.writer.wait_closed(), 5)
+        self._reader_task.cancel()
+        with contextlib.suppress(BaseException):
+            await self._reader_task

@@ -1,0 +1,287 @@
+"""The ONO 99 wire protocol, sans I/O: framing, encoding, validation, and the plain forms of views
+and events. Shared by the server and every client; documented in docs/protocol.md.
+
+A frame is a 4-byte big-endian length followed by that many bytes of one msgpack map. Every map has
+a text field ``t`` naming the message type; each type has a schema that a message must satisfy.
+"""
+
+from __future__ import annotations
+
+import struct
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from .core.actions import Action
+from .core.cards import Card
+from .core.errors import MalformedActionError, OptionError
+from .core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDraw, Out, Played, Reshuffled
+from .core.options import TableOptions
+from .core.view import TableView
+
+PROTOCOL_VERSION = 1
+DEFAULT_PORT = 9999
+MAX_FRAME = 64 * 1024  # bytes of one frame's payload
+HEADER = struct.Struct(">I")
+MAX_NAME = 20
+MAX_CHAT = 300
+MAX_TABLE_NAME = 40
+
+
+class ProtocolError(ValueError):
+    """A message that breaks the protocol. ``code`` is the error code sent back; ``fatal`` errors
+    (framing) close the connection, the others answer with an ``error`` message."""
+
+    def __init__(self, code: str, reason: str, *, fatal: bool = False) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.fatal = fatal
+
+
+# --- framing ---------------------------------------------------------------------------------------
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One frame: header and msgpack payload."""
+    payload = msgpack.packb(message, use_bin_type=True)
+    if len(payload) > MAX_FRAME:
+        raise ProtocolError("too_large", f"message of {len(payload)} bytes is over the {MAX_FRAME} byte limit")
+    return HEADER.pack(len(payload)) + payload
+
+
+class FrameDecoder:
+    """Turns a byte stream into messages. The length header is checked before any payload is
+    buffered, so an oversized header costs nothing."""
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self.max_frame = max_frame
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
+        """Yield each complete message; raise a fatal ``ProtocolError`` on a framing fault."""
+        buffer = self._buffer
+        buffer += data
+        while len(buffer) >= HEADER.size:
+            (length,) = HEADER.unpack_from(buffer)
+            if length > self.max_frame:
+                raise ProtocolError("frame_too_large",
+                                    f"frame of {length} bytes is over the {self.max_frame} byte limit", fatal=True)
+            if len(buffer) < HEADER.size + length:
+                return
+            payload = bytes(buffer[HEADER.size:HEADER.size + length])
+            del buffer[:HEADER.size + length]
+            yield decode_payload(payload)
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buffer)
+
+
+def decode_payload(payload: bytes) -> dict[str, Any]:
+    try:
+        message = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True,
+                                  max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME,
+                                  max_array_len=4096, max_map_len=256, max_ext_len=0)
+    except (msgpack.StackError, RecursionError):
+        raise ProtocolError("bad_frame", "message nested too deeply", fatal=True) from None
+    except Exception as exc:  # msgpack raises several types for corrupt input
+        raise ProtocolError("bad_frame", f"not valid msgpack: {type(exc).__name__}", fatal=True) from None
+    if not isinstance(message, dict):
+        raise ProtocolError("bad_frame", "a frame must hold one map", fatal=True)
+    return message
+
+
+# --- text safety --------------------------------------------------------------------------------------
+def clean_text(text: str) -> str:
+    """``text`` with control and format characters (escape sequences, bidi overrides) removed."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+
+
+def check_name(name: str, what: str = "name", limit: int = MAX_NAME) -> str:
+    name = name.strip()
+    if clean_text(name) != name:
+        raise ProtocolError("bad_name", f"the {what} may not contain control characters")
+    if not 1 <= len(name) <= limit:
+        raise ProtocolError("bad_name", f"the {what} must be 1 to {limit} characters long")
+    return name
+
+
+# --- schemas ------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Field:
+    kind: type | tuple[type, ...]
+    required: bool = True
+    check: Callable[[Any], str | None] | None = None  # returns a reason when the value is wrong
+
+
+def _range(low: int, high: int) -> Callable[[Any], str | None]:
+    return lambda v: None if low <= v <= high else f"must be from {low} to {high}"
+
+
+def _one_of(*values: str) -> Callable[[Any], str | None]:
+    return lambda v: None if v in values else f"must be one of {', '.join(values)}"
+
+
+def _max_len(limit: int) -> Callable[[Any], str | None]:
+    return lambda v: None if len(v) <= limit else f"must be at most {limit} characters"
+
+
+BOT_LEVEL_NAMES = ("random", "greedy")
+SCOPES = ("table", "lobby")
+
+# Client to server.
+CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
+    "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
+              "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64))},
+    "list_tables": {},
+    "create_table": {
+        "name": Field(str, False, _max_len(MAX_TABLE_NAME)),
+        "edition": Field(str, False, _one_of("2022", "1980")),
+        "options": Field(dict, False),
+        "seats": Field(int, False, _range(2, 8)),
+        "bots": Field(int, False, _range(0, 7)),
+        "bot_level": Field(str, False, _one_of(*BOT_LEVEL_NAMES)),
+        "turn_seconds": Field(int, False, _range(0, 600)),
+        "private": Field(bool, False),
+        "start": Field(bool, False),
+    },
+    "join": {"table": Field(int, False), "code": Field(str, False, _max_len(16)),
+             "seat": Field(int, False, _range(0, 7))},
+    "spectate": {"table": Field(int, False), "code": Field(str, False, _max_len(16))},
+    "sit": {"seat": Field(int, check=_range(0, 7))},
+    "stand": {},
+    "leave": {},
+    "add_bot": {"seat": Field(int, False, _range(0, 7)), "level": Field(str, False, _one_of(*BOT_LEVEL_NAMES))},
+    "remove_bot": {"seat": Field(int, check=_range(0, 7))},
+    "kick": {"seat": Field(int, check=_range(0, 7))},
+    "start": {},
+    "rematch": {},
+    "act": {"action": Field(str, check=_max_len(16)), "version": Field(int)},
+    "chat": {"text": Field(str, check=_max_len(MAX_CHAT * 4)), "scope": Field(str, False, _one_of(*SCOPES))},
+    "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980"))},
+    "ping": {"n": Field(int, False)},
+}
+
+# Server to client (validated by clients; listed here so the document and the code agree).
+SERVER_MESSAGES: dict[str, dict[str, Field]] = {
+    "welcome": {"version": Field(int), "server": Field(str), "name": Field(str), "resume": Field(str),
+                "resumed": Field(bool), "table": Field((int, type(None)))},
+    "error": {"code": Field(str), "reason": Field(str), "ref": Field((str, type(None)), False)},
+    "tables": {"tables": Field(list)},
+    "table": {"table": Field(dict)},
+    "left": {"table": Field(int)},
+    "state": {"table": Field(int), "view": Field(dict), "events": Field(list)},
+    "chat": {"scope": Field(str), "table": Field((int, type(None))), "from": Field(str), "text": Field(str),
+             "at": Field(float)},
+    "chat_history": {"scope": Field(str), "table": Field((int, type(None))), "messages": Field(list)},
+    "notice": {"table": Field((int, type(None))), "text": Field(str)},
+    "leaderboard": {"edition": Field((str, type(None))), "rows": Field(list)},
+    "pong": {"n": Field((int, type(None)), False)},
+    "bye": {"reason": Field(str)},
+}
+
+
+def validate(message: Mapping[str, Any], schemas: Mapping[str, Mapping[str, Field]] = CLIENT_MESSAGES) -> str:
+    """Check ``message`` against its type's schema; return the type. Unknown extra fields are
+    ignored (a newer peer may send more)."""
+    kind = message.get("t")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "a message needs a text field 't' naming its type")
+    schema = schemas.get(kind)
+    if schema is None:
+        raise ProtocolError("unknown_type", f"unknown message type {kind[:32]!r}")
+    for name, spec in schema.items():
+        if name not in message:
+            if spec.required:
+                raise ProtocolError("bad_field", f"{kind}: field {name!r} is missing")
+            continue
+        value = message[name]
+        expected = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
+        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
+            names = " or ".join("nil" if k is type(None) else k.__name__ for k in expected)
+            raise ProtocolError("bad_field", f"{kind}: field {name!r} must be {names}, not {type(value).__name__}")
+        if spec.check is not None and value is not None:
+            problem = spec.check(value)
+            if problem:
+                raise ProtocolError("bad_field", f"{kind}: field {name!r} {problem}")
+    return kind
+
+
+def options_from_wire(edition: str, options: Mapping[str, Any]) -> TableOptions:
+    try:
+        return TableOptions.from_mapping(edition, options)
+    except OptionError as exc:
+        raise ProtocolError("bad_options", str(exc)) from None
+
+
+def action_from_wire(code: str) -> Action:
+    try:
+        return Action.parse(code)
+    except MalformedActionError as exc:
+        raise ProtocolError("bad_action", str(exc)) from None
+
+
+# --- views and events ---------------------------------------------------------------------------------
+def _codes(cards: tuple[Card, ...] | None) -> list[str] | None:
+    return None if cards is None else [c.code for c in cards]
+
+
+def event_to_wire(event: Event) -> dict[str, Any]:
+    """An already redacted event as a plain map (hidden cards are nil)."""
+    if isinstance(event, Played):
+        return {"e": "play", "seat": event.seat, "cards": _codes(event.cards), "total": event.total}
+    if isinstance(event, Drew):
+        return {"e": "draw", "seat": event.seat, "card": event.card.code if event.card is not None else None}
+    if isinstance(event, Reshuffled):
+        return {"e": "reshuffle", "size": event.size, "draw_pile": _codes(event.draw_pile)}
+    if isinstance(event, MissedDraw):
+        return {"e": "missed_draw", "seat": event.seat}
+    if isinstance(event, Out):
+        return {"e": "out", "seat": event.seat}
+    if isinstance(event, HandStarted):
+        return {"e": "hand_started", "hand": event.hand, "dealer": event.dealer, "first": event.first,
+                "hand_sizes": list(event.hand_sizes),
+                "hands": [_codes(h) for h in event.hands], "draw_pile_size": event.draw_pile_size}
+    if isinstance(event, HandEnded):
+        return {"e": "hand_ended", "hand": event.hand, "loser": event.loser,
+                "tokens": list(event.tokens) if event.tokens is not None else None,
+                "scores": list(event.scores) if event.scores is not None else None,
+                "hand_points": list(event.hand_points) if event.hand_points is not None else None,
+                "eliminated": list(event.eliminated)}
+    if isinstance(event, GameOver):
+        return {"e": "game_over", "winner": event.winner}
+    raise TypeError(f"not an event: {event!r}")
+
+
+def view_to_wire(view: TableView) -> dict[str, Any]:
+    """A view as a plain map. It holds only what its recipient may see."""
+    obligation = view.obligation
+    return {
+        "edition": view.options.edition.value,
+        "options": view.options.to_mapping(),
+        "seats": view.seats,
+        "seat": view.seat,
+        "hand": [c.code for c in view.hand],
+        "legal": [a.code for a in view.legal_actions],
+        "unplayable": [[c.code, reason] for c, reason in view.unplayable],
+        "hand_number": view.hand_number,
+        "version": view.version,
+        "total": view.total,
+        "direction": view.direction,
+        "turn": view.turn,
+        "obligation": None if obligation is None else {
+            "seat": obligation.seat, "plays_left": obligation.plays_left, "can_pass": obligation.can_pass},
+        "hand_sizes": list(view.hand_sizes),
+        "active": list(view.active),
+        "in_hand": list(view.in_hand),
+        "open_draws": list(view.open_draws),
+        "missed_draws": list(view.missed_draws),
+        "tokens": list(view.tokens) if view.tokens is not None else None,
+        "scores": list(view.scores) if view.scores is not None else None,
+        "draw_pile_size": view.draw_pile_size,
+        "discard_size": view.discard_size,
+        "top_card": view.top_card.code if view.top_card is not None else None,
+        "winner": view.winner,
+    }

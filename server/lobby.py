@@ -1,0 +1,414 @@
+"""The lobby: who is connected, the tables, lobby chat, and the dispatch of client messages."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import random
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ono99_tui.core.actions import Action
+from ono99_tui.core.game import Game
+from ono99_tui.core.options import TableOptions
+from ono99_tui.protocol import (
+    MAX_CHAT,
+    MAX_TABLE_NAME,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    check_name,
+    clean_text,
+    encode,
+    options_from_wire,
+)
+
+from .config import ServerConfig
+from .storage import Storage
+from .table import ChatLine, Seat, Status, Table
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("ono99.lobby")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class TokenBucket:
+    """Allows ``rate`` events per second with bursts of ``burst``."""
+
+    __slots__ = ("burst", "level", "rate", "stamp")
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.level = burst
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.level >= 1:
+            self.level -= 1
+            return True
+        return False
+
+
+class Member:
+    """A player known to the server: connected now, or holding a seat while away."""
+
+    def __init__(self, name: str, token_hash_: str, config: ServerConfig) -> None:
+        self.name = name
+        self.token_hash = token_hash_
+        self.connection: Connection | None = None
+        self.table: Table | None = None
+        self.grace: asyncio.TimerHandle | None = None
+        self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.connection is not None:
+            self.connection.send(message)
+
+    def send_frame(self, frame: bytes) -> None:
+        if self.connection is not None:
+            self.connection.send_frame(frame)
+
+    def __repr__(self) -> str:
+        return f"Member({self.name!r})"
+
+
+class Lobby:
+    def __init__(self, config: ServerConfig, storage: Storage | None) -> None:
+        self.config = config
+        self.storage = storage
+        self.members: dict[str, Member] = {}  # by name: names are unique on a server
+        self.by_token: dict[str, Member] = {}  # by token hash
+        self.tables: dict[int, Table] = {}
+        self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
+        self._next_table_id = storage.next_table_id() if storage else 1
+        self._tables_dirty = False
+
+    # --- identity -----------------------------------------------------------------------------------
+    def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
+        if message["version"] != PROTOCOL_VERSION:
+            raise ProtocolError("version_mismatch",
+                                f"this server speaks protocol version {PROTOCOL_VERSION}, the client "
+                                f"{message['version']}; update the client", fatal=True)
+        resume = message.get("resume")
+        member = self.by_token.get(token_hash(resume)) if resume else None
+        resumed = member is not None
+        token = resume or ""
+        if member is not None:
+            if member.connection is not None:
+                member.connection.close("you connected again from elsewhere")
+            if member.grace is not None:
+                member.grace.cancel()
+                member.grace = None
+        else:
+            name = check_name(message["name"])
+            if name in self.members:
+                raise ProtocolError("name_taken", f"the name {name!r} is taken on this server; choose another")
+            token = secrets.token_urlsafe(24)
+            member = Member(name, token_hash(token), self.config)
+            self.members[name] = member
+            self.by_token[member.token_hash] = member
+        member.connection = connection
+        connection.send({"t": "welcome", "version": PROTOCOL_VERSION, "server": self.config.name,
+                         "name": member.name, "resume": token, "resumed": resumed,
+                         "table": member.table.id if member.table else None})
+        connection.send({"t": "chat_history", "scope": "lobby", "table": None,
+                         "messages": [c.to_wire() for c in self.lobby_chat]})
+        if member.table is not None:
+            member.table.member_returned(member)
+        else:
+            connection.send(self.tables_message())
+        log.info("%s %s from %s", "resumed" if resumed else "hello", clean_text(member.name), connection.peer)
+        return member
+
+    def dropped(self, member: Member) -> None:
+        """A member's connection closed."""
+        member.connection = None
+        table = member.table
+        if table is not None and table.seat_of(member) is not None:
+            loop = asyncio.get_running_loop()
+            member.grace = loop.call_later(self.config.grace_seconds, self._grace_over, member)
+            table.member_dropped(member)
+        else:
+            if table is not None:
+                table.leave(member)
+            self.forget(member)
+
+    def _grace_over(self, member: Member) -> None:
+        member.grace = None
+        if member.connection is not None:
+            return
+        if member.table is not None:
+            table = member.table
+            member.table = None
+            table.grace_expired(member)
+        self.forget(member)
+
+    def forget(self, member: Member) -> None:
+        if self.members.get(member.name) is member:
+            del self.members[member.name]
+        self.by_token.pop(member.token_hash, None)
+
+    def forget_if_idle(self, member: Member) -> None:
+        if member.connection is None and member.table is None:
+            self.forget(member)
+
+    # --- dispatch -------------------------------------------------------------------------------------
+    def handle(self, member: Member, kind: str, message: dict[str, Any]) -> None:
+        handler: Callable[[Member, dict[str, Any]], None] | None = getattr(self, f"on_{kind}", None)
+        if handler is None:
+            raise ProtocolError("unknown_type", f"{kind!r} is not a client message")
+        handler(member, message)
+
+    def on_hello(self, member: Member, message: dict[str, Any]) -> None:
+        raise ProtocolError("already_hello", "hello was already received on this connection")
+
+    def on_ping(self, member: Member, message: dict[str, Any]) -> None:
+        member.send({"t": "pong", "n": message.get("n")})
+
+    def on_list_tables(self, member: Member, message: dict[str, Any]) -> None:
+        member.send(self.tables_message())
+
+    def on_create_table(self, member: Member, message: dict[str, Any]) -> None:
+        hosted = sum(1 for t in self.tables.values() if t.host == member.name)
+        if hosted >= self.config.max_tables_per_player:
+            raise ProtocolError("too_many_tables",
+                                f"you already host {hosted} tables (the limit is "
+                                f"{self.config.max_tables_per_player}); close one first")
+        edition = message.get("edition", "2022")
+        options = options_from_wire(edition, message.get("options") or {})
+        seats = message.get("seats", 4)
+        try:
+            options.check_players(seats)
+        except ValueError as exc:
+            raise ProtocolError("bad_options", str(exc)) from None
+        bots = message.get("bots", 0)
+        if bots > seats - 1:
+            raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots")
+        name = check_name(message.get("name") or f"{member.name}'s table", "table name", MAX_TABLE_NAME)
+        if member.table is not None:
+            member.table.leave(member)
+        table = Table(self, self._take_table_id(), name, options, seats, member.name,
+                      private=message.get("private", False),
+                      turn_seconds=message.get("turn_seconds", self.config.default_turn_seconds),
+                      bot_level=message.get("bot_level", "greedy"))
+        self.tables[table.id] = table
+        table.sit(member, 0)
+        for _ in range(bots):
+            table.add_bot(member, None, None)
+        if message.get("start"):
+            table.start(member)
+
+    def _take_table_id(self) -> int:
+        table_id = self._next_table_id
+        self._next_table_id += 1
+        if self.storage is not None:
+            self.storage.remember_next_table_id(self._next_table_id)
+        return table_id
+
+    def _find_table(self, message: dict[str, Any]) -> Table:
+        code = message.get("code")
+        if code:
+            wanted = code.strip().upper()
+            for table in self.tables.values():
+                if table.code and table.code == wanted:
+                    return table
+            raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}")
+        table_id = message.get("table")
+        table = self.tables.get(table_id) if isinstance(table_id, int) else None
+        if table is None or (table.private and not code):
+            raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again")
+        return table
+
+    def on_join(self, member: Member, message: dict[str, Any]) -> None:
+        table = self._find_table(message)
+        if member.table is not None and member.table is not table:
+            member.table.leave(member)
+        table.sit(member, message.get("seat"))
+        self._welcome_to_table(member, table)
+
+    def on_spectate(self, member: Member, message: dict[str, Any]) -> None:
+        table = self._find_table(message)
+        if member.table is not None and member.table is not table:
+            member.table.leave(member)
+        if table.seat_of(member) is not None:
+            raise ProtocolError("seated", "you are sitting at this table; stand up to watch")
+        table.spectate(member)
+        self._welcome_to_table(member, table)
+
+    def _welcome_to_table(self, member: Member, table: Table) -> None:
+        member.send({"t": "table", "table": table.detail(member)})
+        member.send({"t": "chat_history", "scope": "table", "table": table.id,
+                     "messages": [c.to_wire() for c in table.chat_lines]})
+        table.send_state_to(member)
+
+    def _table_of(self, member: Member) -> Table:
+        if member.table is None:
+            raise ProtocolError("no_table", "you are not at a table; join one first")
+        return member.table
+
+    def on_sit(self, member: Member, message: dict[str, Any]) -> None:
+        table = self._table_of(member)
+        table.sit(member, message["seat"])
+        table.send_state_to(member)
+
+    def on_stand(self, member: Member, message: dict[str, Any]) -> None:
+        table = self._table_of(member)
+        table.stand(member)
+        table.send_state_to(member)
+
+    def on_leave(self, member: Member, message: dict[str, Any]) -> None:
+        table = self._table_of(member)
+        table.leave(member)
+        member.send({"t": "left", "table": table.id})
+        member.send(self.tables_message())
+
+    def on_add_bot(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).add_bot(member, message.get("seat"), message.get("level"))
+
+    def on_remove_bot(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).remove_bot(member, message["seat"])
+
+    def on_kick(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).kick(member, message["seat"])
+
+    def on_start(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).start(member)
+
+    def on_rematch(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).rematch(member)
+
+    def on_act(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).act(member, message["action"], message["version"])
+
+    def on_chat(self, member: Member, message: dict[str, Any]) -> None:
+        text = clean_text(message["text"]).strip()
+        if not text:
+            raise ProtocolError("empty_chat", "the message is empty")
+        if len(text) > MAX_CHAT:
+            raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters")
+        if not member.chat_bucket.take():
+            raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
+        if message.get("scope", "table") == "table":
+            self._table_of(member).chat(member, text)
+            return
+        line = ChatLine(member.name, text, time.time())
+        self.lobby_chat.append(line)
+        frame = encode({"t": "chat", "scope": "lobby", "table": None, **line.to_wire()})
+        for other in self.members.values():
+            other.send_frame(frame)
+
+    def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
+        edition = message.get("edition")
+        if self.storage is None:
+            member.send({"t": "leaderboard", "edition": edition, "rows": []})
+            return
+
+        async def answer() -> None:
+            assert self.storage is not None
+            rows = await self.storage.leaderboard(edition)
+            member.send({"t": "leaderboard", "edition": edition, "rows": rows})
+
+        asyncio.get_running_loop().create_task(answer())
+
+    # --- tables ---------------------------------------------------------------------------------------
+    def tables_message(self) -> dict[str, Any]:
+        return {"t": "tables", "tables": [t.info() for t in self.tables.values() if not t.private]}
+
+    def tables_changed(self) -> None:
+        """Push the table list to everyone in the lobby, once per loop turn however many changes."""
+        if self._tables_dirty:
+            return
+        self._tables_dirty = True
+        try:
+            asyncio.get_running_loop().call_soon(self._push_tables)
+        except RuntimeError:
+            self._tables_dirty = False
+
+    def _push_tables(self) -> None:
+        self._tables_dirty = False
+        frame = encode(self.tables_message())
+        for member in self.members.values():
+            if member.table is None:
+                member.send_frame(frame)
+
+    def table_emptied_check(self, table: Table) -> None:
+        if table.has_people() or table.id not in self.tables:
+            return
+        table.close()
+        del self.tables[table.id]
+        if self.storage is not None:
+            self.storage.drop_table(table.id)
+        self.tables_changed()
+
+    # --- persistence ------------------------------------------------------------------------------------
+    def persist_table(self, table: Table, new_game: bool = False) -> None:
+        if self.storage is not None and table.id in self.tables:
+            self.storage.save_table(table.id, table.to_meta(), table.game_no if new_game else None)
+
+    def persist_action(self, table: Table, n: int, seat: int, action: str) -> None:
+        if self.storage is not None:
+            self.storage.save_action(table.id, table.game_no, n, seat, action)
+
+    def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
+        if self.storage is not None:
+            self.storage.save_game(table.id, record, time.time(), results)
+
+    def restore(self) -> int:
+        """Rebuild the tables saved in the database, exactly as they were; their human players are
+        away until they reconnect with their resume token. Returns the number of tables."""
+        if self.storage is None:
+            return 0
+        for saved in self.storage.load_tables():
+            meta = saved.meta
+            options = TableOptions.from_mapping(meta["edition"], meta["options"])
+            table = Table(self, saved.id, meta["name"], options, meta["seat_count"], meta["host"],
+                          private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
+                          bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
+                          seed=meta["seed"])
+            for i, seat in enumerate(meta["seats"]):
+                member = None
+                if seat["kind"] == "human" and seat.get("token"):
+                    member = self.by_token.get(seat["token"])
+                    if member is None:
+                        member = Member(seat["name"], seat["token"], self.config)
+                        self.members[member.name] = member
+                        self.by_token[member.token_hash] = member
+                    member.table = table
+                table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member)
+            if table.status != Status.WAITING and table.game_no:
+                game = Game(options, table.seat_count, random.Random(table.seed))
+                for seat_index, code in saved.actions:
+                    game.apply(seat_index, Action.parse(code))
+                table.game = game
+                table.actions = list(saved.actions)
+                table.bot_rng = random.Random(table.seed ^ 0x5EED ^ len(saved.actions))
+            self.tables[table.id] = table
+            self._next_table_id = max(self._next_table_id, table.id + 1)
+        loop = asyncio.get_running_loop()
+        for member in self.members.values():
+            if member.connection is None and member.grace is None:
+                member.grace = loop.call_later(self.config.grace_seconds, self._grace_over, member)
+        for table in self.tables.values():
+            if table.status == Status.PLAYING:
+                table.schedule()
+        return len(self.tables)
+
+    def close(self) -> None:
+        for table in self.tables.values():
+            table.close()
+        for member in self.members.values():
+            if member.grace is not None:
+                member.grace.cancel()
+                member.grace = None

@@ -1,0 +1,205 @@
+"""SQLite persistence: finished game records, player stats, and tables in progress.
+
+All database work runs on one dedicated thread, in order, so the event loop never blocks on disk.
+Tables in progress are stored as their setup plus every action taken; a restart replays them
+through the rules engine with the same seed, which rebuilds hands, draw pile and turn exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    table_id INTEGER,
+    edition TEXT NOT NULL,
+    finished_at REAL NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS stats (
+    name TEXT NOT NULL,
+    edition TEXT NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (name, edition)
+);
+CREATE TABLE IF NOT EXISTS live_tables (
+    id INTEGER PRIMARY KEY,
+    meta TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS live_actions (
+    table_id INTEGER NOT NULL,
+    game_no INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    PRIMARY KEY (table_id, game_no, n)
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SavedTable:
+    id: int
+    meta: dict[str, Any]
+    actions: list[tuple[int, str]]  # (seat, action code) of the current game, in order
+
+
+class Storage:
+    """One SQLite file, used from one worker thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ono99-db")
+        self._db: sqlite3.Connection | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        self._run(self._open).result()
+
+    # --- plumbing ---------------------------------------------------------------------------------
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+        self._db = db
+
+    def _run(self, fn: Callable[[], T]) -> Future[T]:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("storage is closed")
+            return self._executor.submit(fn)
+
+    async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(db)`` on the database thread and wait for its result without blocking."""
+        return await asyncio.wrap_future(self._run(lambda: fn(self._conn)))
+
+    def submit(self, fn: Callable[[sqlite3.Connection], Any]) -> None:
+        """Queue ``fn(db)`` on the database thread; writes keep their order."""
+        self._run(lambda: fn(self._conn))
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        assert self._db is not None
+        return self._db
+
+    def close(self) -> None:
+        """Finish every queued write, then close. Safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._executor.submit(self._close_db)
+        self._executor.shutdown(wait=True)
+
+    def _close_db(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # --- tables in progress -------------------------------------------------------------------------
+    def save_table(self, table_id: int, meta: dict[str, Any], reset_actions_of: int | None = None) -> None:
+        text = json.dumps(meta)
+
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
+                           "ON CONFLICT(id) DO UPDATE SET meta = excluded.meta", (table_id, text))
+                if reset_actions_of is not None:
+                    db.execute("DELETE FROM live_actions WHERE table_id = ? AND game_no != ?",
+                               (table_id, reset_actions_of))
+
+        self.submit(write)
+
+    def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str) -> None:
+        self.submit(lambda db: db.execute(
+            "INSERT OR REPLACE INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?)",
+            (table_id, game_no, n, seat, action)))
+
+    def drop_table(self, table_id: int) -> None:
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("DELETE FROM live_tables WHERE id = ?", (table_id,))
+                db.execute("DELETE FROM live_actions WHERE table_id = ?", (table_id,))
+
+        self.submit(write)
+
+    def load_tables(self) -> list[SavedTable]:
+        def read(db: sqlite3.Connection) -> list[SavedTable]:
+            out = []
+            for table_id, meta_text in db.execute("SELECT id, meta FROM live_tables ORDER BY id"):
+                meta = json.loads(meta_text)
+                rows = db.execute(
+                    "SELECT seat, action FROM live_actions WHERE table_id = ? AND game_no = ? ORDER BY n",
+                    (table_id, meta.get("game_no", 0))).fetchall()
+                out.append(SavedTable(table_id, meta, [(int(s), str(a)) for s, a in rows]))
+            return out
+
+        return self._run(lambda: read(self._conn)).result()
+
+    def next_table_id(self) -> int:
+        def read(db: sqlite3.Connection) -> int:
+            row = db.execute("SELECT value FROM meta WHERE key = 'next_table_id'").fetchone()
+            live = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM live_tables").fetchone()[0]
+            return max(int(row[0]) if row else 1, int(live))
+
+        return self._run(lambda: read(self._conn)).result()
+
+    def remember_next_table_id(self, value: int) -> None:
+        self.submit(lambda db: db.execute(
+            "INSERT INTO meta(key, value) VALUES ('next_table_id', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(value),)))
+
+    # --- finished games -----------------------------------------------------------------------------
+    def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
+                  results: list[tuple[str, bool]]) -> None:
+        """Store a finished game's record and count it in each human player's stats."""
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        edition = record["edition"]
+
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute("INSERT INTO games(table_id, edition, finished_at, record) VALUES (?, ?, ?, ?)",
+                           (table_id, edition, finished_at, text))
+                for name, won in results:
+                    db.execute("INSERT INTO stats(name, edition, games, wins) VALUES (?, ?, 1, ?) "
+                               "ON CONFLICT(name, edition) DO UPDATE SET games = games + 1, wins = wins + ?",
+                               (name, edition, int(won), int(won)))
+
+        self.submit(write)
+
+    async def leaderboard(self, edition: str | None, limit: int = 20) -> list[dict[str, Any]]:
+        def read(db: sqlite3.Connection) -> list[dict[str, Any]]:
+            if edition is None:
+                rows = db.execute("SELECT name, SUM(games), SUM(wins) FROM stats GROUP BY name "
+                                  "ORDER BY SUM(wins) DESC, SUM(games) ASC, name LIMIT ?", (limit,))
+            else:
+                rows = db.execute("SELECT name, games, wins FROM stats WHERE edition = ? "
+                                  "ORDER BY wins DESC, games ASC, name LIMIT ?", (edition, limit))
+            return [{"name": n, "games": int(g), "wins": int(w)} for n, g, w in rows]
+
+        return await self.call(read)
+
+
+def export_records(path: Path) -> list[str]:
+    """Every stored game record of a database file, as JSON Lines text lines, oldest first."""
+    if not path.exists():
+        raise FileNotFoundError(path)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [row[0] for row in db.execute("SELECT record FROM games ORDER BY id")]
+    finally:
+        db.close()

@@ -1,0 +1,480 @@
+"""A table: its seats, the game on it, bots and clocks, spectators and chat.
+
+The table is authoritative: only the seat on turn may play, every action is checked by the rules
+engine, and each recipient is sent only its own view with the events redacted for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ono99_tui.bots import get_bot
+from ono99_tui.core.actions import Action
+from ono99_tui.core.errors import IllegalActionError, MalformedActionError
+from ono99_tui.core.events import Event
+from ono99_tui.core.game import Game
+from ono99_tui.core.options import TableOptions
+from ono99_tui.core.record import Player as RecordPlayer
+from ono99_tui.core.record import game_to_record
+from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
+
+if TYPE_CHECKING:
+    from .lobby import Lobby, Member
+
+log = logging.getLogger("ono99.table")
+
+STAND_IN_LEVEL = "greedy"  # plays for dropped players and timed-out turns
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+class Status:
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+@dataclass(slots=True)
+class Seat:
+    kind: str = "empty"  # "empty", "human" or "bot"
+    name: str = ""
+    level: str = ""  # bot level, for bots
+    member: Member | None = None  # the human sitting here
+
+    @property
+    def connected(self) -> bool:
+        return self.member is not None and self.member.connection is not None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "level": self.level or None,
+                "connected": self.connected if self.kind == "human" else None}
+
+
+@dataclass(slots=True)
+class ChatLine:
+    sender: str
+    text: str
+    at: float
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"from": self.sender, "text": self.text, "at": self.at}
+
+
+@dataclass(slots=True)
+class Table:
+    lobby: Lobby
+    id: int
+    name: str
+    options: TableOptions
+    seat_count: int
+    host: str
+    private: bool = False
+    code: str = ""
+    turn_seconds: int = 0
+    bot_level: str = "greedy"
+    status: str = Status.WAITING
+    seats: list[Seat] = field(default_factory=list)
+    spectators: set[Member] = field(default_factory=set)
+    game: Game | None = None
+    game_no: int = 0
+    seed: int = 0
+    actions: list[tuple[int, str]] = field(default_factory=list)
+    chat_lines: deque[ChatLine] = field(default_factory=deque)
+    deadline: float | None = None  # monotonic time the seat on turn must act by
+    _timer: asyncio.TimerHandle | None = None
+    bot_rng: random.Random = field(default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [Seat() for _ in range(self.seat_count)]
+        if self.private and not self.code:
+            self.code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
+        self.chat_lines = deque(maxlen=self.lobby.config.chat_history)
+
+    # --- who is here --------------------------------------------------------------------------------
+    def members(self) -> list[Member]:
+        """Everyone connected at this table: seated players and spectators."""
+        seated = [s.member for s in self.seats if s.member is not None and s.member.connection is not None]
+        return seated + [m for m in self.spectators if m.connection is not None]
+
+    def seat_of(self, member: Member) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.member is member:
+                return i
+        return None
+
+    def has_people(self) -> bool:
+        return any(s.kind == "human" for s in self.seats) or bool(self.spectators)
+
+    def info(self) -> dict[str, Any]:
+        """The table as the lobby lists it."""
+        game = self.game
+        return {
+            "id": self.id,
+            "name": self.name,
+            "edition": self.options.edition.value,
+            "options": self.options.to_mapping(),
+            "summary": self.options.summary(),
+            "host": self.host,
+            "status": self.status,
+            "private": self.private,
+            "seats": [s.to_wire() for s in self.seats],
+            "free": sum(1 for s in self.seats if s.kind == "empty"),
+            "bots": sum(1 for s in self.seats if s.kind == "bot"),
+            "spectators": len(self.spectators),
+            "turn_seconds": self.turn_seconds,
+            "bot_level": self.bot_level,
+            "game_no": self.game_no,
+            "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
+        }
+
+    def detail(self, member: Member) -> dict[str, Any]:
+        """The table as one of its members sees it (the invite code only for those at the table)."""
+        data = self.info()
+        data["code"] = self.code or None
+        data["you"] = self.seat_of(member)
+        return data
+
+    # --- seating ------------------------------------------------------------------------------------
+    def sit(self, member: Member, seat: int | None = None) -> int:
+        if self.status == Status.PLAYING and self.seat_of(member) is None:
+            raise ProtocolError("game_running", "the game has started; spectate it or wait for the rematch")
+        current = self.seat_of(member)
+        if seat is None:
+            if current is not None:
+                return current
+            seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+            if seat is None:
+                raise ProtocolError("table_full", "every seat is taken; you can spectate")
+        if not 0 <= seat < self.seat_count:
+            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}")
+        if current == seat:
+            return seat
+        if self.seats[seat].kind != "empty":
+            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        if current is not None:
+            if self.status == Status.PLAYING:
+                raise ProtocolError("game_running", "you cannot change seats during a game")
+            self.seats[current] = Seat()
+        self.seats[seat] = Seat("human", member.name, member=member)
+        self.spectators.discard(member)
+        member.table = self
+        self.changed()
+        return seat
+
+    def spectate(self, member: Member) -> None:
+        self.spectators.add(member)
+        member.table = self
+        self.changed()
+
+    def stand(self, member: Member) -> None:
+        """Leave the seat but stay to watch."""
+        seat = self.seat_of(member)
+        if seat is None:
+            raise ProtocolError("not_seated", "you are not sitting at this table")
+        self._vacate(seat)
+        self.spectators.add(member)
+        self.changed()
+
+    def leave(self, member: Member) -> None:
+        seat = self.seat_of(member)
+        if seat is not None:
+            self._vacate(seat)
+        self.spectators.discard(member)
+        if member.table is self:
+            member.table = None
+        self._pass_host(member.name)
+        self.changed()
+        self.lobby.table_emptied_check(self)
+
+    def _vacate(self, seat: int) -> None:
+        """A human leaves a seat: a bot takes it for good during a game, else it is free."""
+        old = self.seats[seat]
+        if self.status == Status.PLAYING:
+            self.seats[seat] = Seat("bot", f"{old.name} (bot)", STAND_IN_LEVEL)
+            self.schedule()
+        else:
+            self.seats[seat] = Seat()
+
+    def _pass_host(self, leaving: str) -> None:
+        if self.host != leaving:
+            return
+        heir = next((s.name for s in self.seats if s.kind == "human" and s.member is not None), None)
+        if heir is None:
+            heir = next((m.name for m in self.spectators), "")
+        self.host = heir
+
+    def add_bot(self, member: Member, seat: int | None, level: str | None) -> None:
+        self._require_host(member)
+        if self.status == Status.PLAYING:
+            raise ProtocolError("game_running", "bots can be added before the game starts")
+        if seat is None:
+            seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+            if seat is None:
+                raise ProtocolError("table_full", "every seat is taken")
+        if not 0 <= seat < self.seat_count:
+            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}")
+        if self.seats[seat].kind != "empty":
+            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        level = level or self.bot_level
+        self.seats[seat] = Seat("bot", f"Bot {seat + 1}", level)
+        self.changed()
+
+    def remove_bot(self, member: Member, seat: int) -> None:
+        self._require_host(member)
+        if self.status == Status.PLAYING:
+            raise ProtocolError("game_running", "bots can be removed between games")
+        if not 0 <= seat < self.seat_count or self.seats[seat].kind != "bot":
+            raise ProtocolError("bad_seat", f"there is no bot in seat {seat}")
+        self.seats[seat] = Seat()
+        self.changed()
+
+    def kick(self, member: Member, seat: int) -> None:
+        self._require_host(member)
+        if not 0 <= seat < self.seat_count or self.seats[seat].kind != "human":
+            raise ProtocolError("bad_seat", f"there is no player in seat {seat}")
+        target = self.seats[seat].member
+        if target is member:
+            raise ProtocolError("bad_seat", "you cannot kick yourself; leave instead")
+        self._vacate(seat)
+        if target is not None:
+            if target.table is self:
+                target.table = None
+            target.send({"t": "left", "table": self.id})
+            target.send({"t": "notice", "table": None, "text": f"You were removed from table {self.name!s}."})
+            self.lobby.forget_if_idle(target)
+        self.changed()
+
+    def _require_host(self, member: Member) -> None:
+        if member.name != self.host:
+            raise ProtocolError("not_host", f"only the table's host ({self.host}) can do that")
+
+    # --- the game -------------------------------------------------------------------------------------
+    def start(self, member: Member | None) -> None:
+        if member is not None:
+            self._require_host(member)
+        if self.status == Status.PLAYING:
+            raise ProtocolError("game_running", "the game is already running")
+        for i, seat in enumerate(self.seats):
+            if seat.kind == "empty":
+                self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
+        self.game_no += 1
+        self.seed = secrets.randbits(63)
+        self.actions = []
+        self.game = Game(self.options, self.seat_count, random.Random(self.seed))
+        self.bot_rng = random.Random(self.seed ^ 0x5EED)
+        self.status = Status.PLAYING
+        self.lobby.persist_table(self, new_game=True)
+        self.changed()
+        self._broadcast_state(self.game.log)
+        self.schedule()
+
+    def rematch(self, member: Member) -> None:
+        self._require_host(member)
+        if self.status != Status.FINISHED:
+            raise ProtocolError("game_running" if self.status == Status.PLAYING else "not_finished",
+                                "a rematch can start once the game is over")
+        self.start(member)
+
+    def act(self, member: Member, code: str, version: int) -> None:
+        game = self.game
+        seat = self.seat_of(member)
+        if seat is None:
+            raise ProtocolError("not_seated", "only seated players can play")
+        if game is None or self.status != Status.PLAYING:
+            raise ProtocolError("no_game", "no game is running at this table")
+        if version != game.version:
+            raise ProtocolError("stale_action",
+                                f"that action was for state {version}, the table is at {game.version}; "
+                                "it was not applied")
+        try:
+            action = Action.parse(code)
+            self._apply(seat, action)
+        except MalformedActionError as exc:
+            raise ProtocolError("bad_action", str(exc)) from None
+        except IllegalActionError as exc:
+            raise ProtocolError("illegal_action", str(exc)) from None
+
+    def _apply(self, seat: int, action: Action) -> tuple[Event, ...]:
+        game = self.game
+        assert game is not None
+        events = game.apply(seat, action)
+        self.actions.append((seat, action.code))
+        self.lobby.persist_action(self, len(self.actions) - 1, seat, action.code)
+        self._broadcast_state(events)
+        if game.is_over:
+            self._finish()
+        else:
+            self.schedule()
+        return events
+
+    def _finish(self) -> None:
+        game = self.game
+        assert game is not None and game.outcome is not None
+        self.status = Status.FINISHED
+        self._cancel_timer()
+        self.deadline = None
+        players = [RecordPlayer(s.name, "human" if s.kind == "human" else f"bot:{s.level}") for s in self.seats]
+        record = game_to_record(game, players, self.seed)
+        results = [(s.name, i == game.outcome.winner) for i, s in enumerate(self.seats) if s.kind == "human"]
+        self.lobby.store_game(self, record, results)
+        self.lobby.persist_table(self)
+        self.changed()
+
+    # --- bots and clocks --------------------------------------------------------------------------------
+    def controlled_by_bot(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or (s.kind == "human" and not s.connected)
+
+    def schedule(self) -> None:
+        """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
+        self._cancel_timer()
+        game = self.game
+        if game is None or self.status != Status.PLAYING or game.is_over:
+            self.deadline = None
+            return
+        loop = asyncio.get_running_loop()
+        config = self.lobby.config
+        turn = game.turn
+        for seat in game.actors():
+            if self.controlled_by_bot(seat):
+                delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
+                self._timer = loop.call_later(delay, self._bot_move, seat, game.version)
+                self.deadline = None
+                return
+        if self.turn_seconds > 0 and turn is not None:
+            self.deadline = loop.time() + self.turn_seconds
+            self._timer = loop.call_later(self.turn_seconds, self._clock_ran_out, turn, game.version)
+        else:
+            self.deadline = None
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _bot_move(self, seat: int, version: int) -> None:
+        self._timer = None
+        game = self.game
+        if game is None or game.version != version or game.is_over:
+            return
+        s = self.seats[seat]
+        level = s.level if s.kind == "bot" else STAND_IN_LEVEL
+        try:
+            action = get_bot(level).choose(game.seat_view(seat), self.bot_rng)
+            self._apply(seat, action)
+        except Exception:  # a bot must never take the table down
+            log.exception("table %d: bot move for seat %d failed", self.id, seat)
+
+    def _clock_ran_out(self, seat: int, version: int) -> None:
+        self._timer = None
+        game = self.game
+        if game is None or game.version != version or game.is_over or game.turn != seat:
+            return
+        action = get_bot(STAND_IN_LEVEL).choose(game.seat_view(seat), self.bot_rng)
+        text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {action.code} for them"
+        log.info("table %d: %s", self.id, text)
+        self.notice(text)
+        self._apply(seat, action)
+
+    # --- people coming and going ------------------------------------------------------------------------
+    def member_dropped(self, member: Member) -> None:
+        self.spectators.discard(member)
+        self.changed()
+        if self.status == Status.PLAYING:
+            self.schedule()  # a bot stands in while they are away
+
+    def member_returned(self, member: Member) -> None:
+        self.changed()
+        member.send({"t": "table", "table": self.detail(member)})
+        self.send_state_to(member)
+        member.send({"t": "chat_history", "scope": "table", "table": self.id,
+                     "messages": [c.to_wire() for c in self.chat_lines]})
+        if self.status == Status.PLAYING:
+            self.schedule()
+
+    def grace_expired(self, member: Member) -> None:
+        seat = self.seat_of(member)
+        if seat is not None:
+            self._vacate(seat)
+        self.spectators.discard(member)
+        self._pass_host(member.name)
+        self.changed()
+        self.lobby.table_emptied_check(self)
+
+    # --- messages ---------------------------------------------------------------------------------------
+    def changed(self) -> None:
+        """Seats or status changed: tell the table and the lobby."""
+        for member in self.members():
+            member.send({"t": "table", "table": self.detail(member)})
+        self.lobby.tables_changed()
+        self.lobby.persist_table(self)
+
+    def chat(self, member: Member, text: str) -> None:
+        line = ChatLine(member.name, text, time.time())
+        self.chat_lines.append(line)
+        frame = encode({"t": "chat", "scope": "table", "table": self.id, **line.to_wire()})
+        for m in self.members():
+            m.send_frame(frame)
+
+    def notice(self, text: str) -> None:
+        frame = encode({"t": "notice", "table": self.id, "text": text})
+        for m in self.members():
+            m.send_frame(frame)
+
+    def _clock_left(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - asyncio.get_running_loop().time())
+
+    def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event]) -> dict[str, Any]:
+        game = self.game
+        assert game is not None
+        return {
+            "t": "state",
+            "table": self.id,
+            "game_no": self.game_no,
+            "view": view_to_wire(game.view(seat)),
+            "events": [event_to_wire(e.seen_by(seat)) for e in events],
+            "clock": self._clock_left(),
+            "controlled_by_bot": [self.controlled_by_bot(i) for i in range(self.seat_count)],
+        }
+
+    def send_state_to(self, member: Member) -> None:
+        if self.game is None:
+            return
+        seat = self.seat_of(member)
+        member.send(self.state_message(seat, self.game.view(seat).recent_events))
+
+    def _broadcast_state(self, events: tuple[Event, ...] | list[Event]) -> None:
+        spectator_frame: bytes | None = None
+        for seat_index, seat in enumerate(self.seats):
+            if seat.connected:
+                assert seat.member is not None
+                seat.member.send(self.state_message(seat_index, events))
+        for member in self.spectators:
+            if member.connection is None:
+                continue
+            if spectator_frame is None:
+                spectator_frame = encode(self.state_message(None, events))
+            member.send_frame(spectator_frame)
+
+    def close(self) -> None:
+        self._cancel_timer()
+
+    # --- persistence --------------------------------------------------------------------------------------
+    def to_meta(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "edition": self.options.edition.value, "options": self.options.to_mapping(),
+            "seat_count": self.seat_count, "host": self.host, "private": self.private, "code": self.code,
+            "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
+            "game_no": self.game_no, "seed": self.seed,
+            "seats": [{"kind": s.kind, "name": s.name, "level": s.level,
+                       "token": s.member.token_hash if s.member is not None else None} for s in self.seats],
+        }
