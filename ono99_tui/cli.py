@@ -31,6 +31,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    play = sub.add_parser("play", help="play a local game against bots (the default with no command)",
+                          description="Play against bots in this terminal; an embedded server runs in "
+                                      "this process, no port is opened.")
+    play.add_argument("--name", default="You", help="your name at the table")
+    play.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
+
+    connect = sub.add_parser("connect", help="join a server's lobby: ono99 connect HOST[:PORT]",
+                             description="Join an ONO 99 server started with 'ono99 serve'.")
+    connect.add_argument("address", metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
+    connect.add_argument("--name", default=None, help="your name on the server (default: your login name)")
+
+    replay_cmd = sub.add_parser("replay", help="step through a recorded game: ono99 replay FILE.jsonl",
+                                description="Step through a game record with the table screen.")
+    replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
+    replay_cmd.add_argument("--line", type=int, default=1, help="which record of the file (default 1)")
+
     sim = sub.add_parser("simulate", help="play many headless bot games and report win rates",
                          description="Play many headless bot games (seats rotate between games) and "
                                      "report wins per bot and per seat with 95%% confidence intervals.")
@@ -83,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in (None, "play"):
+        return run_play(getattr(args, "name", "You"), getattr(args, "bot_delay", 0.8))
+    if args.command == "connect":
+        return run_connect(args.address, args.name)
+    if args.command == "replay":
+        return run_replay(args.file, args.line)
     if args.command == "simulate":
         return run_simulate(args)
     if args.command == "records":
@@ -96,6 +118,50 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_serve(args)
     parser.print_help()
+    return EXIT_OK
+
+
+def run_play(name: str, bot_delay: float) -> int:
+    from .tui.app import make_app
+
+    app = make_app(local=True, name=name, bot_delay=bot_delay)
+    app.run()
+    return app.exit_code
+
+
+def run_connect(address: str, name: str | None) -> int:
+    import getpass
+
+    from .tui.app import make_app, parse_address
+
+    try:
+        host, port = parse_address(address)
+    except ValueError:
+        print(f"ono99 connect: {address!r} is not HOST or HOST:PORT", file=sys.stderr)
+        return EXIT_USAGE
+    if name is None:
+        try:
+            name = getpass.getuser()[:20] or "Player"
+        except Exception:
+            name = "Player"
+    app = make_app(local=False, host=host, port=port, name=name)
+    app.run()
+    return app.exit_code
+
+
+def run_replay(path: Path, line: int) -> int:
+    from .core.record import RecordError
+    from .tui.replay import load_replay, make_replay_app
+
+    try:
+        steps = load_replay(path, line)
+    except OSError as exc:
+        print(f"ono99 replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecordError as exc:
+        print(f"ono99 replay: {path}: {exc.describe()}; check it with 'ono99 records check'", file=sys.stderr)
+        return EXIT_FAULTY
+    make_replay_app(steps).run()
     return EXIT_OK
 
 

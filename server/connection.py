@@ -58,13 +58,16 @@ class Connection:
         try:
             while True:
                 frame = await self.queue.get()
-                if frame is None:
+                if frame is None or self.writer.transport.is_closing():  # closing or lost: stop writing
                     break
                 self.writer.write(frame)
                 if self.writer.transport.get_write_buffer_size() > 64 * 1024:
                     await asyncio.wait_for(self.writer.drain(), timeout)
             await asyncio.wait_for(self.writer.drain(), timeout)
-        except (TimeoutError, ConnectionError, OSError):
+        except TimeoutError:
+            log.info("%s: not taking its data, dropped", self.peer)
+            self.writer.transport.abort()  # stuck: what is buffered would never go, and run() must end
+        except (ConnectionError, OSError):
             log.info("%s: could not write, closing", self.peer)
         finally:
             self.closed = True
@@ -81,7 +84,9 @@ class Connection:
         try:
             self.queue.put_nowait(None)
         except asyncio.QueueFull:
-            self.writer.close()
+            # A stuck client: drop the connection now. A plain close would wait for the buffered data
+            # to go out (never), and run() would keep the member seated and "connected" meanwhile.
+            self.writer.transport.abort()
 
     # --- receiving --------------------------------------------------------------------------------
     async def run(self) -> None:

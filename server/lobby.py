@@ -70,6 +70,9 @@ class Member:
         self.connection: Connection | None = None
         self.table: Table | None = None
         self.grace: asyncio.TimerHandle | None = None
+        # Restored from the database after a restart: their seat waits for them (only a turn clock
+        # plays for them) until they come back or the grace period ends; no bot runs ahead meanwhile.
+        self.awaited = False
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -106,6 +109,7 @@ class Lobby:
         resumed = member is not None
         token = resume or ""
         if member is not None:
+            member.awaited = False
             if member.connection is not None:
                 member.connection.close("you connected again from elsewhere")
             if member.grace is not None:
@@ -383,6 +387,7 @@ class Lobby:
                     member = self.by_token.get(seat["token"])
                     if member is None:
                         member = Member(seat["name"], seat["token"], self.config)
+                        member.awaited = True
                         self.members[member.name] = member
                         self.by_token[member.token_hash] = member
                     member.table = table

@@ -330,7 +330,9 @@ class Table:
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:
         s = self.seats[seat]
-        return s.kind == "bot" or (s.kind == "human" and not s.connected)
+        if s.kind == "bot":
+            return True
+        return s.kind == "human" and not s.connected and not (s.member is not None and s.member.awaited)
 
     def schedule(self) -> None:
         """Arrange the next move that is not up to a connected person: a bot's, or a clock."""

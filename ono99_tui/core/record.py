@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,8 +169,10 @@ class _RecordedChance:
         return order
 
 
-def replay(record: object, *, allow_unfinished: bool = False) -> Replay:
-    """Validate ``record`` by replaying it; return the replayed game or raise ``RecordError``."""
+def replay(record: object, *, allow_unfinished: bool = False,
+           on_step: Callable[[Game], None] | None = None) -> Replay:
+    """Validate ``record`` by replaying it; return the replayed game or raise ``RecordError``.
+    ``on_step(game)`` is called after the deal and after every action the record holds."""
     if not isinstance(record, Mapping):
         raise RecordError("a record must be a JSON object")
     if record.get("format") != FORMAT:
@@ -208,8 +210,10 @@ def replay(record: object, *, allow_unfinished: bool = False) -> Replay:
     except IllegalActionError as exc:
         raise RecordError(str(exc), hand=0) from None
     chance.game = game
+    if on_step is not None:
+        on_step(game)
     for h in range(len(hands)):
-        _replay_hand(game, chance, h, options.manual_draw)
+        _replay_hand(game, chance, h, options.manual_draw, on_step)
         last = h == len(hands) - 1
         if not last and game.hand_index == h:
             raise RecordError(f"the hand is not over ({_whose_turn(game)}) but the record starts another",
@@ -239,7 +243,8 @@ class _Produced:
         return self.events[index] if index < len(self.events) else None
 
 
-def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool) -> None:
+def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool,
+                 on_step: Callable[[Game], None] | None = None) -> None:
     events = chance.events[h]
     produced = _Produced(game, h)
     for i, raw in enumerate(events):
@@ -257,6 +262,8 @@ def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool)
             expected = produced[i]
             if expected is None:
                 raise RecordError(f"{_describe_raw(raw)} changed nothing", hand=h, event=i)
+            if on_step is not None:
+                on_step(game)
         _match(_json(expected), raw, h, i)
     missing = produced[len(events)]
     if missing is not None:

@@ -1,0 +1,274 @@
+"""The ONO 99 terminal app: a local game against bots, or any server's lobby and tables."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.theme import Theme
+from textual.widgets import Footer, Static
+
+from ..client import Client, ServerError
+from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
+from .model import Model
+from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
+
+RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
+
+MONO_THEME = Theme(
+    name="ono99-mono",
+    primary="#ffffff",
+    secondary="#ffffff",
+    accent="#ffffff",
+    foreground="#ffffff",
+    background="#000000",
+    surface="#000000",
+    panel="#000000",
+    success="#ffffff",
+    warning="#ffffff",
+    error="#ffffff",
+    dark=True,
+)
+
+
+class Link(Protocol):
+    """A connection to a server: the TCP ``Client`` or an in-process ``LocalLink``."""
+
+    inbox: asyncio.Queue[dict[str, Any] | None]
+
+    async def send(self, message: dict[str, Any]) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class StartScreen(Screen[None]):
+    """Shown while the app connects or starts a local server."""
+
+    BINDINGS = [Binding("q", "quit", "Quit")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.text), id="start-text", markup=False)
+        yield Footer()
+
+    def say(self, text: str) -> None:
+        self.query_one("#start-text", Static).update(Text(text))
+
+
+class Ono99App(App[int]):
+    CSS_PATH = "ono99.tcss"
+    TITLE = "ONO 99"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f2", "settings", "Settings"),
+        Binding("question_mark", "help", "Help", show=False),
+    ]
+
+    def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
+                 open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
+                 bot_delay: float | None = None) -> None:
+        super().__init__()
+        self.local = local
+        self.host = host
+        self.port = port
+        self.player_name = name
+        self.model = Model()
+        self.link: Link | None = None
+        self.bell_on_turn = True
+        self.first_table = first_table
+        self.bot_delay = bot_delay
+        self._open_link = open_link
+        self._embedded: Any = None
+        self._was_my_turn = False
+        self.exit_code = 0
+
+    def on_mount(self) -> None:
+        self.register_theme(MONO_THEME)
+        self.push_screen(StartScreen("Starting a local game…" if self.local else f"Connecting to {self.host}…"))
+        self.run_worker(self._network(), exclusive=True, group="network", name="network")
+
+    # --- the network worker -----------------------------------------------------------------------
+    async def _connect(self) -> Link:
+        if self._open_link is not None:
+            return await self._open_link()
+        if self.local:
+            from server.config import ServerConfig
+            from server.local import EmbeddedServer
+
+            config = ServerConfig(host="", port=0, default_turn_seconds=0, grace_seconds=3600,
+                                  bot_delay=0.8 if self.bot_delay is None else self.bot_delay)
+            self._embedded = EmbeddedServer(config)
+            link = self._embedded.link()
+            await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": self.player_name,
+                             "client": "ono99-tui"})
+            return link  # type: ignore[no-any-return]
+        return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
+                                    client_name="ono99-tui")
+
+    async def _network(self) -> None:
+        attempt = 0
+        while True:
+            try:
+                self.link = await self._connect()
+            except ServerError as exc:
+                self._fatal(f"The server refused: {exc.reason}")
+                return
+            except (OSError, TimeoutError) as exc:
+                if not self.model.resume and attempt == 0 and not self.model.connected:
+                    self._fatal(f"Cannot reach {self.host}:{self.port} ({exc}). Check the address and that "
+                                "'ono99 serve' runs there.")
+                    return
+                await self._wait_to_retry(attempt)
+                attempt += 1
+                continue
+            attempt = 0
+            client_welcome = getattr(self.link, "welcome", None)
+            if client_welcome:
+                self.handle(client_welcome)
+            while True:
+                message = await self.link.inbox.get()
+                if message is None:
+                    break
+                self.handle(message)
+            if self.local:
+                return
+            self.model.connected = False
+            self._refresh()
+            await self._wait_to_retry(attempt)
+
+    async def _wait_to_retry(self, attempt: int) -> None:
+        delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+        self.notify(f"Connection lost; trying again in {delay:g} s", severity="warning", timeout=delay)
+        await asyncio.sleep(delay)
+
+    def _fatal(self, text: str) -> None:
+        self.exit_code = 2
+        screen = self.screen
+        if isinstance(screen, StartScreen):
+            screen.say(text + "\n\nPress q to quit.")
+        else:
+            self.notify(text, severity="error", timeout=30)
+
+    # --- messages from the server ------------------------------------------------------------------
+    def handle(self, message: dict[str, Any]) -> None:
+        kind = self.model.apply(message)
+        if kind == "welcome":
+            if self.local and message.get("table") is None:
+                self.send_message(self.first_table or {
+                    "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
+                    "turn_seconds": 0, "start": True, "name": "Local game"})
+            elif message.get("table") is None:
+                self._show(LobbyScreen)
+        elif kind == "table":
+            self._show(TableScreen)
+        elif kind == "left":
+            self._show(LobbyScreen)
+        elif kind == "error":
+            self.notify(Text(str(message.get("reason"))).plain, severity="error", timeout=6)
+        elif kind == "notice":
+            self.notify(self.model.notice, timeout=5)
+        elif kind == "bye":
+            self.notify(f"The server closed the connection: {message.get('reason')}", severity="warning")
+        elif kind == "state":
+            self._ring_on_turn()
+        self._refresh()
+
+    def _ring_on_turn(self) -> None:
+        mine = self.model.my_turn
+        if mine and not self._was_my_turn:
+            self.bell_if_wanted()
+        self._was_my_turn = mine
+
+    def bell_if_wanted(self, end: bool = False) -> None:
+        if self.bell_on_turn and not end:
+            self.bell()
+
+    def _show(self, screen_type: type[ModelScreen]) -> None:
+        if isinstance(self.screen, screen_type):
+            return
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ModelScreen | StartScreen):
+            self.pop_screen()
+        self.switch_screen(screen_type())
+
+    def _refresh(self) -> None:
+        for screen in self.screen_stack:
+            refresh = getattr(screen, "refresh_model", None)
+            if refresh is not None and screen.is_mounted:
+                refresh(self.model)
+
+    # --- to the server -----------------------------------------------------------------------------
+    def send_message(self, message: dict[str, Any]) -> None:
+        link = self.link
+        if link is None:
+            self.notify("Not connected yet.", severity="warning")
+            return
+
+        async def send() -> None:
+            try:
+                await link.send(message)
+            except Exception as exc:  # the connection is gone; the network worker reconnects
+                self.notify(f"Could not send: {exc}", severity="warning")
+
+        self.run_worker(send(), group="send")
+
+    def send_action(self, code: str) -> None:
+        view = self.model.view
+        if view is not None:
+            self.send_message({"t": "act", "action": code, "version": view["version"]})
+
+    # --- app actions -------------------------------------------------------------------------------
+    def action_new_game(self) -> None:
+        def chosen(message: dict[str, Any] | None) -> None:
+            if message is not None:
+                self.send_message(message)
+
+        self.push_screen(NewGameScreen(self.local), chosen)
+
+    def action_lobby(self) -> None:
+        if self.model.table is not None:
+            self.send_message({"t": "leave"})
+        else:
+            self._show(LobbyScreen)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_settings(self) -> None:
+        self.push_screen(SettingsScreen())
+
+    async def on_unmount(self) -> None:
+        if self.link is not None:
+            await self.link.close()
+        if self._embedded is not None:
+            await self._embedded.close()
+
+
+def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
+             **kwargs: Any) -> Ono99App:
+    """The app, as the CLI and the tests build it."""
+    return Ono99App(local=local, host=host, port=port, name=name, **kwargs)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST`` or ``HOST:PORT`` (``[v6]:PORT`` for IPv6)."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") else DEFAULT_PORT
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        return host, int(port)
+    return text, DEFAULT_PORT
+
+
+CSS_FILE = Path(__file__).with_name("ono99.tcss")

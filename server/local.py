@@ -1,0 +1,86 @@
+"""A server inside the client's own process: the same lobby and tables, no open port.
+
+``ono99`` with no arguments plays this way. Messages still pass through msgpack both ways, so a
+local game exercises exactly the encoding a networked one does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ono99_tui.protocol import HEADER, decode_payload, encode
+
+from .app import Server
+from .config import ServerConfig
+from .connection import Connection
+from .lobby import TokenBucket
+
+
+class LocalConnection(Connection):
+    """The server's end of an in-process link."""
+
+    def __init__(self, server: Server) -> None:  # no socket: nothing of Connection.__init__ applies
+        self.server = server
+        self.address = self.peer = "local"
+        self.member = None
+        self.closed = False
+        self.close_reason = ""
+        config = server.config
+        self.bucket = TokenBucket(config.messages_per_second, config.message_burst)
+        self.strikes = 0
+        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    def send_frame(self, frame: bytes) -> None:
+        if not self.closed:
+            self.outbox.put_nowait(decode_payload(frame[HEADER.size:]))
+
+    def close(self, reason: str) -> None:
+        if self.closed:
+            return
+        self.close_reason = reason
+        self.send({"t": "bye", "reason": reason})
+        self.closed = True
+        self.outbox.put_nowait(None)
+
+    def receive(self, message: dict[str, Any]) -> None:
+        if not self.closed:
+            self._receive(decode_payload(encode(message)[HEADER.size:]))
+
+    def disconnect(self) -> None:
+        """The client went away."""
+        if self.member is not None and self.member.connection is self:
+            self.server.lobby.dropped(self.member)
+        self.closed = True
+        self.outbox.put_nowait(None)
+
+
+class LocalLink:
+    """The client's end: the same interface as ``ono99_tui.client.Client``."""
+
+    def __init__(self, connection: LocalConnection) -> None:
+        self.connection = connection
+        self.inbox = connection.outbox
+        self.welcome: dict[str, Any] = {}
+        self.closed = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.connection.receive(message)
+
+    async def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.connection.disconnect()
+
+
+class EmbeddedServer:
+    """A server with no listener, for one local player and bots."""
+
+    def __init__(self, config: ServerConfig | None = None) -> None:
+        self.server = Server(config or ServerConfig(host="", port=0, default_turn_seconds=0, grace_seconds=3600))
+
+    def link(self) -> LocalLink:
+        return LocalLink(LocalConnection(self.server))
+
+    async def close(self) -> None:
+        await self.server.close()

@@ -1,0 +1,360 @@
+"""Helpers for the server integration tests, all against real parts: an in-process ``Server`` on
+127.0.0.1 port 0 with a real SQLite file, real TCP clients speaking the protocol, raw sockets for
+abuse, the ``ono99`` command as a subprocess, and an ``ono99 serve`` process that can be killed.
+
+Nothing here sleeps to make a point: waits are for messages (``expect``/``recv`` with generous
+timeouts) or for a condition on the real server, polled until a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ono99_tui.client import Client, ConnectionLost
+from ono99_tui.core.actions import Action
+from ono99_tui.core.cards import CODES
+from ono99_tui.core.game import Game
+from ono99_tui.protocol import HEADER, PROTOCOL_VERSION, encode
+from server import Server, ServerConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
+CARD_CODES = frozenset(CODES)
+STORAGE_BARRIER = "leaderboard"  # answered on the database thread after every queued write
+
+
+# --- an in-process server ---------------------------------------------------------------------------
+def server_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
+    values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
+                              "db_path": tmp_path / "x.db"}
+    values.update(overrides)
+    return ServerConfig(**values)
+
+
+class TestClient(Client):
+    """A real protocol client that also keeps every message it received, in order."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.received: list[dict[str, Any]] = []
+        super().__init__(reader, writer)
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        message = await super().recv(timeout)
+        self.received.append(message)
+        return message
+
+    async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
+                      where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+        await self.send(message)
+        return await self.expect(kind, timeout, where)
+
+    async def error(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next ``error`` message (skipping everything else)."""
+        return await self.expect("error", timeout)
+
+
+class Harness:
+    """A started server plus the clients a test opened (closed for it at the end)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.clients: list[Client] = []
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    @property
+    def config(self) -> ServerConfig:
+        return self.server.config
+
+    async def connect(self, name: str, *, resume: str | None = None) -> TestClient:
+        client = await TestClient.connect("127.0.0.1", self.port, name, resume=resume, timeout=TIMEOUT)
+        assert isinstance(client, TestClient)
+        self.clients.append(client)
+        return client
+
+    async def raw(self, *, rcvbuf: int | None = None) -> TestClient:
+        """A TCP connection that has said nothing yet."""
+        client = await raw_connection(self.port, rcvbuf=rcvbuf)
+        self.clients.append(client)
+        return client
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+        await self.server.close()
+
+
+async def raw_connection(port: int, *, rcvbuf: int | None = None) -> TestClient:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.setblocking(False)
+    await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port)), TIMEOUT)
+    reader, writer = await asyncio.open_connection(sock=sock)
+    return TestClient(reader, writer)
+
+
+@contextlib.asynccontextmanager
+async def running_server(tmp_path: Path, **overrides: Any) -> AsyncIterator[Harness]:
+    server = Server(server_config(tmp_path, **overrides))
+    await server.start()
+    harness = Harness(server)
+    try:
+        yield harness
+    finally:
+        await harness.close()
+
+
+async def wait_until(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for: {what}")
+        await asyncio.sleep(0.01)
+
+
+def hello(name: str, **extra: Any) -> dict[str, Any]:
+    return {"t": "hello", "version": PROTOCOL_VERSION, "name": name, **extra}
+
+
+def frame(payload: bytes) -> bytes:
+    """A well-framed payload (whatever the payload holds)."""
+    return HEADER.pack(len(payload)) + payload
+
+
+async def until_closed(client: Client, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
+    """Every message until the server closes the connection."""
+    messages = []
+    with contextlib.suppress(ConnectionLost):
+        while True:
+            messages.append(await client.recv(timeout))
+    return messages
+
+
+# --- tables -----------------------------------------------------------------------------------------
+async def create_table(host: TestClient, *, edition: str = "2022", options: dict[str, Any] | None = None,
+                       seats: int = 4, bots: int = 0, start: bool = False, **extra: Any) -> int:
+    """Create a table (the host sits in seat 0); returns its id."""
+    message: dict[str, Any] = {"t": "create_table", "edition": edition, "options": options or {}, "seats": seats,
+                               "bots": bots, "start": start, **extra}
+    await host.send(message)
+    table = await host.expect("table", where=lambda m: m["table"]["you"] == 0 and m["table"]["bots"] == bots)
+    return int(table["table"]["id"])
+
+
+async def join(client: TestClient, table_id: int, seat: int | None = None) -> int:
+    """Sit down at a table; returns the seat."""
+    message: dict[str, Any] = {"t": "join", "table": table_id}
+    if seat is not None:
+        message["seat"] = seat
+    await client.send(message)
+    detail = await client.expect("table", where=lambda m: m["table"]["id"] == table_id and m["table"]["you"] is not None)
+    return int(detail["table"]["you"])
+
+
+async def start(host: TestClient) -> None:
+    """Start the game at the host's table (the players' loops then read the first state)."""
+    await host.send({"t": "start"})
+
+
+async def storage_barrier(client: TestClient) -> None:
+    """Wait until the server's database thread has done every write queued so far: the leaderboard
+    query runs on that same thread, in order, after them."""
+    await client.request({"t": STORAGE_BARRIER}, "leaderboard")
+
+
+# --- a protocol-level player ------------------------------------------------------------------------
+Policy = Callable[[dict[str, Any], random.Random], str]
+
+
+def random_policy(view: dict[str, Any], rng: random.Random) -> str:
+    return str(rng.choice(view["legal"]))
+
+
+def highest_number_policy(view: dict[str, Any], rng: random.Random) -> str:
+    """Push the total up: the highest legal number card, else anything legal."""
+    numbers = [c for c in view["legal"] if c.isdigit()]
+    return max(numbers, key=int) if numbers else random_policy(view, rng)
+
+
+def may_act(view: dict[str, Any]) -> bool:
+    return view["seat"] is not None and bool(view["legal"]) and (
+        view["turn"] == view["seat"] or "draw" in view["legal"])
+
+
+@dataclass
+class PlayLog:
+    """What one player's loop saw and did."""
+
+    states: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[tuple[int, str]] = field(default_factory=list)  # (version, action)
+
+    @property
+    def last_view(self) -> dict[str, Any]:
+        return self.states[-1]["view"]
+
+
+async def play(client: TestClient, rng: random.Random, *, policy: Policy = random_policy,
+               stop: Callable[[dict[str, Any]], bool] | None = None, log: PlayLog | None = None,
+               tolerated: Sequence[str] = ("stale_action",), timeout: float = TIMEOUT) -> PlayLog:
+    """React to ``state`` messages with legal random actions until the game is over, or until
+    ``stop(view)`` holds for a state (checked before acting on it). Any error other than a
+    ``tolerated`` one (a race with a bot's move makes an action stale) fails the test."""
+    log = log if log is not None else PlayLog()
+    acted: set[int] = set()
+    while True:
+        message = await client.recv(timeout)
+        kind = message.get("t")
+        if kind == "error":
+            log.errors.append(message)
+            assert message["code"] in tolerated, f"unexpected error: {message}"
+            continue
+        if kind != "state":
+            continue
+        log.states.append(message)
+        view = message["view"]
+        if view["winner"] is not None or (stop is not None and stop(view)):
+            return log
+        if may_act(view) and view["version"] not in acted:
+            acted.add(view["version"])
+            action = policy(view, rng)
+            log.sent.append((view["version"], action))
+            await client.send({"t": "act", "action": action, "version": view["version"]})
+
+
+async def play_all(players: Sequence[TestClient], seed: int, **kwargs: Any) -> list[PlayLog]:
+    return list(await asyncio.gather(*(play(p, random.Random(seed * 100 + i), **kwargs)
+                                       for i, p in enumerate(players))))
+
+
+def events_of(log: PlayLog) -> list[dict[str, Any]]:
+    return [e for s in log.states for e in s["events"]]
+
+
+# --- the real game behind a table, replayed ---------------------------------------------------------
+def hands_by_version(table: Any) -> dict[int, tuple[tuple[str, ...], ...]]:
+    """Every seat's hand at every version the table's game reached, rebuilt from its seed and its
+    actions through the rules engine (exactly what the server did)."""
+    game = Game(table.options, table.seat_count, random.Random(table.seed))
+
+    def hands() -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(c.code for c in game.hand_of(s)) for s in range(game.seats))
+
+    out = {game.version: hands()}
+    for seat, code in table.actions:
+        game.apply(seat, Action.parse(code))
+        out[game.version] = hands()
+    return out
+
+
+def card_lists(value: Any, path: str = "") -> list[tuple[str, list[str]]]:
+    """Every list made only of card codes anywhere in a message, with its path."""
+    found = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += card_lists(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        if value and all(isinstance(v, str) and v in CARD_CODES for v in value):
+            found.append((path, value))
+        for i, item in enumerate(value):
+            found += card_lists(item, f"{path}[{i}]")
+    return found
+
+
+# --- the ono99 command ------------------------------------------------------------------------------
+@dataclass
+class Completed:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+async def ono99(*args: str, timeout: float = 60.0) -> Completed:
+    """Run ``ono99 ARGS`` (the installed command's module) without blocking the event loop."""
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "ono99_tui.cli", *args, cwd=ROOT,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    assert proc.returncode is not None
+    return Completed(proc.returncode, out.decode(), err.decode())
+
+
+async def export_and_check(db: Path, out: Path) -> list[dict[str, Any]]:
+    """``ono99 records export --db`` then ``ono99 records check``; both must succeed. Returns the
+    exported records."""
+    exported = await ono99("records", "export", "--db", str(db), "--out", str(out))
+    assert exported.returncode == 0, exported.stderr
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    checked = await ono99("records", "check", str(out))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"{len(records)} record{'s' if len(records) != 1 else ''} checked: {len(records)} valid, 0 faulty" \
+        in checked.stdout, checked.stdout
+    return records
+
+
+class ServerProcess:
+    """``ono99 serve`` as a real process (for kill -9)."""
+
+    LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+
+    def __init__(self, db: Path, log_path: Path, *args: str) -> None:
+        self.db = db
+        self.log_path = log_path
+        self.args = args
+        self.proc: asyncio.subprocess.Process | None = None
+        self.port = 0
+        self.banner: list[str] = []
+
+    async def start(self) -> int:
+        with self.log_path.open("ab") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+                "--db", str(self.db), *self.args, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=log)
+        assert self.proc.stdout is not None
+        while True:
+            line = (await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)).decode()
+            assert line, f"the server exited before listening; see {self.log_path}"
+            self.banner.append(line)
+            match = self.LISTENING.search(line)
+            if match:
+                self.port = int(match.group(1))
+                break
+        # the rest of the banner (tables restored...) comes right after
+        while not any("stop with" in b for b in self.banner):
+            self.banner.append((await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)).decode())
+        return self.port
+
+    async def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        assert await asyncio.wait_for(self.proc.wait(), TIMEOUT) == -signal.SIGKILL
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), TIMEOUT)
+            if self.proc.returncode is None:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+def frame_of(message: dict[str, Any]) -> bytes:
+    return encode(message)

@@ -1,0 +1,567 @@
+"""The wire protocol without I/O (ono99_tui/protocol.py): framing, decoding faults, message
+validation, text safety, and the plain forms of views and events, which must never carry a card
+that their recipient may not see."""
+
+from __future__ import annotations
+
+import random
+import struct
+from typing import Any
+
+import msgpack
+import pytest
+
+from ono99_tui.core import (
+    DISCARD_FOUR,
+    DRAW,
+    Card,
+    Drew,
+    Game,
+    HandStarted,
+    Reshuffled,
+    TableOptions,
+)
+from ono99_tui.protocol import (
+    CLIENT_MESSAGES,
+    HEADER,
+    MAX_CHAT,
+    MAX_FRAME,
+    MAX_NAME,
+    MAX_TABLE_NAME,
+    SERVER_MESSAGES,
+    FrameDecoder,
+    ProtocolError,
+    action_from_wire,
+    check_name,
+    clean_text,
+    decode_payload,
+    encode,
+    event_to_wire,
+    options_from_wire,
+    validate,
+    view_to_wire,
+)
+
+SAMPLE_MESSAGES: list[dict[str, Any]] = [
+    {"t": "hello", "version": 1, "name": "Ada", "client": "test/1"},
+    {"t": "ping"},
+    {"t": "chat", "text": "héllo wörld · 你好 · 🃏", "scope": "lobby"},
+    {"t": "act", "action": "-10", "version": 2**40},
+    {"t": "x", "nested": {"a": [1, -2, 3.5, None, True, False, b"\x00\xff"], "b": {"c": []}}, "n": -(2**63)},
+]
+
+
+def frames(messages: list[dict[str, Any]]) -> bytes:
+    return b"".join(encode(m) for m in messages)
+
+
+def fatal(payload: bytes) -> ProtocolError:
+    """The fatal error that decoding ``payload`` as a frame raises."""
+    with pytest.raises(ProtocolError) as info:
+        list(FrameDecoder().feed(HEADER.pack(len(payload)) + payload))
+    assert info.value.fatal
+    return info.value
+
+
+# --- framing ---------------------------------------------------------------------------------------
+def test_a_frame_is_a_big_endian_length_and_one_msgpack_map() -> None:
+    message = {"t": "ping", "n": 7}
+    frame = encode(message)
+    payload = msgpack.packb(message, use_bin_type=True)
+    assert frame == struct.pack(">I", len(payload)) + payload
+    assert HEADER.size == 4
+
+
+def test_round_trip_in_one_chunk() -> None:
+    decoder = FrameDecoder()
+    assert list(decoder.feed(frames(SAMPLE_MESSAGES))) == SAMPLE_MESSAGES
+    assert decoder.buffered == 0
+
+
+def test_round_trip_byte_by_byte_yields_each_message_on_its_last_byte() -> None:
+    decoder = FrameDecoder()
+    received: list[dict[str, Any]] = []
+    for message in SAMPLE_MESSAGES:
+        frame = encode(message)
+        for i in range(len(frame)):
+            got = list(decoder.feed(frame[i:i + 1]))
+            if i < len(frame) - 1:
+                assert got == []
+                assert decoder.buffered == i + 1
+            else:
+                assert got == [message]
+                assert decoder.buffered == 0
+            received += got
+    assert received == SAMPLE_MESSAGES
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_round_trip_in_random_chunks_across_frame_boundaries(seed: int) -> None:
+    rng = random.Random(seed)
+    messages = [{"t": "chat", "text": "x" * rng.randrange(0, 3000), "i": i} for i in range(200)]
+    data = frames(messages)
+    decoder = FrameDecoder()
+    received: list[dict[str, Any]] = []
+    position = 0
+    while position < len(data):
+        size = rng.choice([1, 2, 3, 5, 4096, 70_000])
+        received += decoder.feed(data[position:position + size])
+        position += size
+    assert received == messages
+    assert decoder.buffered == 0
+
+
+def test_many_small_frames_in_one_chunk_keep_their_order() -> None:
+    messages = [{"t": "ping", "n": i} for i in range(5000)]
+    decoder = FrameDecoder()
+    assert list(decoder.feed(frames(messages))) == messages
+    assert decoder.buffered == 0
+
+
+def test_an_empty_chunk_and_a_partial_header_yield_nothing() -> None:
+    decoder = FrameDecoder()
+    assert list(decoder.feed(b"")) == []
+    frame = encode({"t": "ping"})
+    assert list(decoder.feed(frame[:3])) == []
+    assert decoder.buffered == 3
+    assert list(decoder.feed(frame[3:])) == [{"t": "ping"}]
+
+
+def payload_of_size(size: int) -> dict[str, Any]:
+    """A message whose msgpack payload is exactly ``size`` bytes."""
+    overhead = len(msgpack.packb({"t": "chat", "text": ""}, use_bin_type=True))
+    for text_length in range(size - overhead - 5, size - overhead + 1):
+        message = {"t": "chat", "text": "x" * text_length}
+        if len(msgpack.packb(message, use_bin_type=True)) == size:
+            return message
+    raise AssertionError(f"no message of exactly {size} bytes")
+
+
+def test_a_frame_of_exactly_max_frame_bytes_passes_both_ways() -> None:
+    message = payload_of_size(MAX_FRAME)
+    frame = encode(message)
+    assert len(frame) == HEADER.size + MAX_FRAME
+    assert list(FrameDecoder().feed(frame)) == [message]
+
+
+def test_encode_refuses_a_message_over_max_frame() -> None:
+    with pytest.raises(ProtocolError) as info:
+        encode(payload_of_size(MAX_FRAME + 1))
+    assert info.value.code == "too_large"
+    assert str(MAX_FRAME) in info.value.reason
+
+
+@pytest.mark.parametrize("length", [MAX_FRAME + 1, 2**31, 2**32 - 1])
+def test_an_oversized_header_is_refused_before_any_payload_is_buffered(length: int) -> None:
+    decoder = FrameDecoder()
+    header = struct.pack(">I", length)
+    assert list(decoder.feed(header[:2])) == []
+    with pytest.raises(ProtocolError) as info:
+        list(decoder.feed(header[2:]))
+    assert info.value.code == "frame_too_large"
+    assert info.value.fatal
+    assert decoder.buffered <= HEADER.size
+
+
+def test_the_header_limit_follows_max_frame_of_the_decoder() -> None:
+    decoder = FrameDecoder(max_frame=10)
+    assert list(decoder.feed(struct.pack(">I", 10))) == []  # allowed: waits for the payload
+    small = FrameDecoder(max_frame=10)
+    with pytest.raises(ProtocolError, match="over the 10 byte limit"):
+        list(small.feed(struct.pack(">I", 11)))
+    assert small.buffered == HEADER.size
+
+
+def test_an_oversized_header_after_a_good_frame_still_delivers_the_good_frame_first() -> None:
+    decoder = FrameDecoder()
+    received = []
+    with pytest.raises(ProtocolError) as info:
+        for message in decoder.feed(encode({"t": "ping"}) + struct.pack(">I", MAX_FRAME + 1)):
+            received.append(message)
+    assert received == [{"t": "ping"}]
+    assert info.value.code == "frame_too_large"
+
+
+@pytest.mark.parametrize("payload", [
+    b"\xc1",  # a byte msgpack never uses
+    b"\x82\xa1t",  # a map cut short
+    msgpack.packb({"t": "ping"}) + b"\x00",  # two objects in one frame
+    b"\x81\xa1t\xa2\xff\xfe",  # a string that is not UTF-8
+    msgpack.packb({1: "ping"}),  # a key that is not text
+    msgpack.packb({"t": msgpack.ExtType(1, b"abc")}),  # an ext type
+    b"",  # an empty frame
+], ids=["reserved-byte", "truncated", "extra-data", "bad-utf8", "int-key", "ext-type", "empty"])
+def test_invalid_msgpack_is_a_fatal_bad_frame(payload: bytes) -> None:
+    error = fatal(payload)
+    assert error.code == "bad_frame"
+    assert "msgpack" in error.reason
+
+
+@pytest.mark.parametrize("value", [[1, 2], "ping", 7, None, True, b"map"])
+def test_a_frame_that_is_not_a_map_is_a_fatal_bad_frame(value: object) -> None:
+    error = fatal(msgpack.packb(value, use_bin_type=True))
+    assert error.code == "bad_frame"
+    assert "map" in error.reason
+
+
+@pytest.mark.parametrize("depth", [2000, 20_000])
+def test_deeply_nested_data_is_a_fatal_bad_frame(depth: int) -> None:
+    payload = b"\x81\xa1t" + b"\x91" * depth + b"\x00"  # {"t": [[[...0...]]]}
+    error = fatal(payload)
+    assert error.code == "bad_frame"
+    assert "nested" in error.reason
+
+
+def test_moderate_nesting_is_accepted() -> None:
+    value: Any = 0
+    for _ in range(100):
+        value = [value]
+    assert list(FrameDecoder().feed(encode({"t": "x", "v": value}))) == [{"t": "x", "v": value}]
+
+
+def test_oversized_collections_inside_a_frame_are_refused() -> None:
+    assert fatal(msgpack.packb({"t": "x", "v": list(range(5000))})).code == "bad_frame"
+    assert fatal(msgpack.packb({f"k{i}": i for i in range(300)})).code == "bad_frame"
+
+
+def test_decode_payload_returns_the_map() -> None:
+    assert decode_payload(msgpack.packb({"t": "ping", "n": 3})) == {"t": "ping", "n": 3}
+
+
+# --- validation --------------------------------------------------------------------------------------
+VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
+    "hello": {"t": "hello", "version": 1, "name": "Ada"},
+    "list_tables": {"t": "list_tables"},
+    "create_table": {"t": "create_table", "name": "Ada's table", "edition": "1980", "options": {"scoring": "points"},
+                     "seats": 8, "bots": 7, "bot_level": "random", "turn_seconds": 600, "private": True,
+                     "start": False},
+    "join": {"t": "join", "table": 3, "seat": 0},
+    "spectate": {"t": "spectate", "code": "ABC234"},
+    "sit": {"t": "sit", "seat": 7},
+    "stand": {"t": "stand"},
+    "leave": {"t": "leave"},
+    "add_bot": {"t": "add_bot", "seat": 1, "level": "greedy"},
+    "remove_bot": {"t": "remove_bot", "seat": 1},
+    "kick": {"t": "kick", "seat": 2},
+    "start": {"t": "start"},
+    "rematch": {"t": "rematch"},
+    "act": {"t": "act", "action": "ONO99x4", "version": 0},
+    "chat": {"t": "chat", "text": "hi", "scope": "table"},
+    "leaderboard": {"t": "leaderboard", "edition": "2022"},
+    "ping": {"t": "ping", "n": 1},
+}
+
+
+def refused(message: dict[str, Any], code: str = "bad_field",
+            schemas: dict[str, Any] = CLIENT_MESSAGES) -> ProtocolError:
+    with pytest.raises(ProtocolError) as info:
+        validate(message, schemas)
+    assert info.value.code == code
+    assert not info.value.fatal
+    return info.value
+
+
+def test_every_client_message_type_has_a_valid_example() -> None:
+    assert set(VALID_CLIENT_MESSAGES) == set(CLIENT_MESSAGES)
+    for kind, message in VALID_CLIENT_MESSAGES.items():
+        assert validate(message) == kind
+
+
+def test_optional_fields_may_be_left_out() -> None:
+    for kind, schema in CLIENT_MESSAGES.items():
+        minimal = {"t": kind, **{name: VALID_CLIENT_MESSAGES[kind][name]
+                                 for name, spec in schema.items() if spec.required}}
+        assert validate(minimal) == kind
+
+
+@pytest.mark.parametrize("message", [{}, {"type": "ping"}, {"t": 1}, {"t": None}, {"t": b"ping"}, {"t": ["ping"]}])
+def test_a_message_without_a_text_t_is_refused(message: dict[str, Any]) -> None:
+    refused(message, "bad_message")
+
+
+def test_an_unknown_type_is_refused_and_its_name_is_cut_short() -> None:
+    error = refused({"t": "fly"}, "unknown_type")
+    assert "'fly'" in error.reason
+    error = refused({"t": "z" * 1000}, "unknown_type")
+    assert "z" * 32 in error.reason and "z" * 33 not in error.reason
+
+
+def test_server_messages_are_not_client_messages() -> None:
+    refused({"t": "welcome", "version": 1, "server": "s", "name": "n", "resume": "r", "resumed": False,
+             "table": None}, "unknown_type")
+
+
+@pytest.mark.parametrize("message, field", [
+    ({"t": "hello", "name": "Ada"}, "version"),
+    ({"t": "hello", "version": 1}, "name"),
+    ({"t": "act", "action": "7"}, "version"),
+    ({"t": "act", "version": 3}, "action"),
+    ({"t": "sit"}, "seat"),
+    ({"t": "remove_bot"}, "seat"),
+    ({"t": "kick"}, "seat"),
+    ({"t": "chat", "scope": "lobby"}, "text"),
+])
+def test_a_missing_required_field_is_refused(message: dict[str, Any], field: str) -> None:
+    error = refused(message)
+    assert repr(field) in error.reason and "missing" in error.reason
+
+
+@pytest.mark.parametrize("message, field", [
+    ({"t": "hello", "version": "1", "name": "Ada"}, "version"),
+    ({"t": "hello", "version": 1.0, "name": "Ada"}, "version"),
+    ({"t": "hello", "version": True, "name": "Ada"}, "version"),
+    ({"t": "hello", "version": 1, "name": b"Ada"}, "name"),
+    ({"t": "hello", "version": 1, "name": None}, "name"),
+    ({"t": "hello", "version": 1, "name": "Ada", "resume": 5}, "resume"),
+    ({"t": "act", "action": 7, "version": 0}, "action"),
+    ({"t": "act", "action": "7", "version": False}, "version"),
+    ({"t": "sit", "seat": True}, "seat"),
+    ({"t": "sit", "seat": 1.0}, "seat"),
+    ({"t": "create_table", "seats": True}, "seats"),
+    ({"t": "create_table", "options": [["scoring", "points"]]}, "options"),
+    ({"t": "create_table", "private": 1}, "private"),
+    ({"t": "create_table", "start": "yes"}, "start"),
+    ({"t": "join", "table": "3"}, "table"),
+    ({"t": "join", "table": None}, "table"),
+    ({"t": "ping", "n": True}, "n"),
+    ({"t": "chat", "text": ["hi"]}, "text"),
+])
+def test_a_field_of_the_wrong_type_is_refused(message: dict[str, Any], field: str) -> None:
+    error = refused(message)
+    assert repr(field) in error.reason and "must be" in error.reason
+
+
+@pytest.mark.parametrize("message", [
+    {"t": "create_table", "seats": 1},
+    {"t": "create_table", "seats": 9},
+    {"t": "create_table", "bots": -1},
+    {"t": "create_table", "bots": 8},
+    {"t": "create_table", "turn_seconds": -1},
+    {"t": "create_table", "turn_seconds": 601},
+    {"t": "create_table", "edition": "2023"},
+    {"t": "create_table", "bot_level": "smart"},
+    {"t": "create_table", "name": "x" * (MAX_TABLE_NAME + 1)},
+    {"t": "join", "seat": 8},
+    {"t": "join", "code": "x" * 17},
+    {"t": "sit", "seat": -1},
+    {"t": "sit", "seat": 8},
+    {"t": "add_bot", "level": "expert"},
+    {"t": "kick", "seat": 99},
+    {"t": "act", "action": "x" * 17, "version": 0},
+    {"t": "chat", "text": "x" * (MAX_CHAT * 4 + 1)},
+    {"t": "chat", "text": "hi", "scope": "world"},
+    {"t": "hello", "version": 1, "name": "x" * 65},
+    {"t": "hello", "version": 1, "name": "Ada", "resume": "x" * 129},
+    {"t": "leaderboard", "edition": "1999"},
+])
+def test_out_of_range_values_are_refused(message: dict[str, Any]) -> None:
+    refused(message)
+
+
+@pytest.mark.parametrize("message", [
+    {"t": "create_table", "seats": 2, "bots": 0, "turn_seconds": 0},
+    {"t": "create_table", "seats": 8, "bots": 7, "turn_seconds": 600, "name": "x" * MAX_TABLE_NAME},
+    {"t": "sit", "seat": 0},
+    {"t": "chat", "text": "x" * (MAX_CHAT * 4)},
+    {"t": "hello", "version": 1, "name": "x" * 64, "resume": "r" * 128},
+    {"t": "act", "action": "x" * 16, "version": -5},
+])
+def test_values_at_the_limits_are_accepted(message: dict[str, Any]) -> None:
+    assert validate(message) == message["t"]
+
+
+def test_extra_unknown_fields_are_ignored() -> None:
+    message = {"t": "act", "action": "7", "version": 3, "future": {"x": [1, 2]}, "hint": None}
+    assert validate(message) == "act"
+    assert validate({"t": "leave", "why": "bored"}) == "leave"
+
+
+def test_server_messages_validate_against_their_own_schemas() -> None:
+    welcome = {"t": "welcome", "version": 1, "server": "ONO 99", "name": "Ada", "resume": "tok",
+               "resumed": False, "table": None}
+    assert validate(welcome, SERVER_MESSAGES) == "welcome"
+    assert validate({**welcome, "table": 4}, SERVER_MESSAGES) == "welcome"
+    refused({**welcome, "table": "4"}, schemas=SERVER_MESSAGES)
+    refused({**welcome, "resumed": 0}, schemas=SERVER_MESSAGES)
+    assert validate({"t": "error", "code": "x", "reason": "y"}, SERVER_MESSAGES) == "error"
+    assert validate({"t": "error", "code": "x", "reason": "y", "ref": None}, SERVER_MESSAGES) == "error"
+    assert validate({"t": "chat", "scope": "lobby", "table": None, "from": "A", "text": "t", "at": 1.5},
+                    SERVER_MESSAGES) == "chat"
+    refused({"t": "chat", "scope": "lobby", "table": None, "from": "A", "text": "t", "at": 1},
+            schemas=SERVER_MESSAGES)
+    assert validate({"t": "pong"}, SERVER_MESSAGES) == "pong"
+    refused({"t": "hello", "version": 1, "name": "Ada"}, "unknown_type", SERVER_MESSAGES)
+
+
+def test_action_and_options_from_wire_answer_with_protocol_errors() -> None:
+    assert action_from_wire("REV").card is Card.REVERSE
+    assert action_from_wire("ONO99x4") is DISCARD_FOUR
+    assert action_from_wire("draw") is DRAW
+    with pytest.raises(ProtocolError) as info:
+        action_from_wire("11")
+    assert info.value.code == "bad_action" and not info.value.fatal
+    assert options_from_wire("1980", {"scoring": "points"}).points_target == 100
+    for edition, options in [("2022", {"scoring": "tokens"}), ("1980", {"nope": True}), ("1999", {}),
+                             ("1980", {"manual_draw": 1}), ("1980", {"scoring": ["points"]})]:
+        with pytest.raises(ProtocolError) as info:
+            options_from_wire(edition, options)
+        assert info.value.code == "bad_options" and not info.value.fatal
+
+
+# --- text safety -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dirty, clean", [
+    ("\x1b[31mred\x1b[0m", "[31mred[0m"),
+    ("bell\x07 nul\x00 del\x7f", "bell nul del"),
+    ("two\nlines\r\tand tab", "twolinesand tab"),
+    ("c1\x9b2J csi", "c12J csi"),
+    ("\u202eevil\u202c \u202aa\u202b \u2066b\u2067\u2068\u2069", "evil a b"),
+    ("zero\u200bwidth\u200d \ufeffbom \u061c", "zerowidth bom "),
+    ("private\ue000use", "privateuse"),
+])
+def test_clean_text_removes_control_format_and_bidi_characters(dirty: str, clean: str) -> None:
+    assert clean_text(dirty) == clean
+
+
+def test_clean_text_keeps_ordinary_text() -> None:
+    text = "Ada's table · ONO 99 — Zoë, 你好, مرحبا, 🃏 -10 REV"
+    assert clean_text(text) == text
+
+
+def test_check_name_strips_and_accepts_1_to_20_characters() -> None:
+    assert check_name("  Ada  ") == "Ada"
+    assert check_name("A") == "A"
+    assert check_name("x" * MAX_NAME) == "x" * MAX_NAME
+    assert check_name("Zoë 🃏") == "Zoë 🃏"
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * (MAX_NAME + 1), "A\x1bB", "Ada\u202e", "A\nB", "\u200b"])
+def test_check_name_refuses_bad_names(name: str) -> None:
+    with pytest.raises(ProtocolError) as info:
+        check_name(name)
+    assert info.value.code == "bad_name" and not info.value.fatal
+
+
+def test_check_name_takes_the_limit_and_the_name_of_what_is_checked() -> None:
+    assert check_name("x" * MAX_TABLE_NAME, "table name", MAX_TABLE_NAME) == "x" * MAX_TABLE_NAME
+    with pytest.raises(ProtocolError, match=f"table name must be 1 to {MAX_TABLE_NAME}"):
+        check_name("x" * (MAX_TABLE_NAME + 1), "table name", MAX_TABLE_NAME)
+
+
+# --- views and events on the wire -----------------------------------------------------------------
+VIEW_FIELDS = {
+    "edition", "options", "seats", "seat", "hand", "legal", "unplayable", "hand_number", "version",
+    "total", "direction", "turn", "obligation", "hand_sizes", "active", "in_hand", "open_draws",
+    "missed_draws", "tokens", "scores", "draw_pile_size", "discard_size", "top_card", "winner",
+}
+CARD_CODES = {card.code for card in Card}
+GAMES = [
+    ("2022", {}, 2), ("2022", {}, 4), ("2022", {"manual_draw": True}, 3), ("2022", {"eight_players": True}, 8),
+    ("1980", {}, 3), ("1980", {"scoring": "points"}, 4), ("1980", {"manual_draw": True}, 4),
+    ("1980", {"bust_over_99": True, "ono99_sets_99": True}, 2),
+]
+
+
+def codes(cards: tuple[Card, ...]) -> list[str]:
+    return [card.code for card in cards]
+
+
+def check_view(game: Game, seat: int | None) -> dict[str, Any]:
+    wire = view_to_wire(game.view(seat))
+    assert set(wire) == VIEW_FIELDS
+    assert wire["seat"] == seat
+    if seat is None:
+        assert wire["hand"] == [] and wire["legal"] == [] and wire["unplayable"] == []
+    else:
+        own = codes(game.hand_of(seat))
+        assert wire["hand"] == own
+        assert {c for c, _ in wire["unplayable"]} <= set(own)
+        assert set(wire["legal"]) <= set(own) | {"draw", "ONO99x4"}
+        assert wire["legal"] == [a.code for a in game.legal_actions(seat)]
+    assert wire["hand_sizes"] == [len(game.hand_of(s)) for s in range(game.seats)]
+    assert wire["version"] == game.version and wire["total"] == game.total
+    assert wire["draw_pile_size"] == len(game.draw_pile())
+    assert validate({"t": "state", "table": 1, "view": wire, "events": []}, SERVER_MESSAGES) == "state"
+    return wire
+
+
+def check_events(game: Game, events: tuple[Any, ...], seat: int | None, seen: set[str]) -> None:
+    """The events of one action as ``seat`` receives them (``None``: a spectator)."""
+    for event in events:
+        wire = event_to_wire(event.seen_by(seat))
+        seen.add(wire["e"])
+        if wire["e"] == "draw":
+            assert isinstance(event, Drew)
+            assert wire["card"] == (event.card.code if event.seat == seat else None)
+        elif wire["e"] == "hand_started":
+            assert isinstance(event, HandStarted)
+            assert "draw_pile" not in wire
+            for s, hand in enumerate(wire["hands"]):
+                assert hand == (codes(event.hands[s]) if s == seat else None)
+        elif wire["e"] == "reshuffle":
+            assert isinstance(event, Reshuffled)
+            assert wire["draw_pile"] is None and wire["size"] == event.size
+        elif wire["e"] == "play":
+            assert set(wire["cards"]) <= CARD_CODES
+        # the map survives the wire as it is
+        assert list(FrameDecoder().feed(encode({"t": "e", "e": wire}))) == [{"t": "e", "e": wire}]
+
+
+@pytest.mark.parametrize("edition, options, seats", GAMES)
+def test_views_and_events_never_carry_other_seats_cards(edition: str, options: dict[str, Any], seats: int) -> None:
+    seen: set[str] = set()
+    for seed in range(6):
+        game = Game(TableOptions.from_mapping(edition, options), seats, random.Random(seed))
+        rng = random.Random(1000 + seed)
+        for seat in [*range(seats), None]:
+            check_events(game, tuple(game.log), seat, seen)
+        steps = 0
+        while not game.is_over:
+            seat = rng.choice(game.actors())
+            events = game.apply(seat, rng.choice(game.legal_actions(seat)))
+            steps += 1
+            for recipient in [*range(seats), None]:
+                check_events(game, events, recipient, seen)
+                if steps % 7 == 0 or game.is_over:
+                    check_view(game, recipient)
+                    check_events(game, game.view(recipient).recent_events, recipient, set())
+        final = check_view(game, None)
+        assert final["winner"] == game.outcome.winner and final["turn"] is None
+    assert {"hand_started", "play", "draw", "out", "game_over"} <= seen
+    if edition == "1980":
+        assert "hand_ended" in seen
+    if options.get("manual_draw"):
+        assert "missed_draw" in seen
+
+
+def test_a_reshuffle_never_shows_the_new_draw_pile() -> None:
+    """Random games almost never empty the draw pile, so the event is built here."""
+    pile = (Card.N7, Card.REVERSE, Card.ONO99)
+    event = Reshuffled(3, pile)
+    for recipient in (0, 1, None):
+        assert event_to_wire(event.seen_by(recipient)) == {"e": "reshuffle", "size": 3, "draw_pile": None}
+    assert event_to_wire(event) == {"e": "reshuffle", "size": 3, "draw_pile": ["7", "REV", "ONO99"]}
+
+
+def test_the_spectator_view_has_no_hand() -> None:
+    game = Game(TableOptions(), 4, random.Random(11))
+    wire = check_view(game, None)
+    assert wire["hand"] == [] and wire["seat"] is None
+    assert wire["hand_sizes"] == [4, 4, 4, 4]
+    (dealt,) = game.log
+    assert event_to_wire(dealt.seen_by(None))["hands"] == [None, None, None, None]
+
+
+def test_a_seat_sees_its_own_deal_and_nothing_else() -> None:
+    game = Game(TableOptions(), 3, random.Random(5))
+    (dealt,) = game.log
+    for seat in range(3):
+        wire = event_to_wire(dealt.seen_by(seat))
+        assert wire["hands"][seat] == codes(game.hand_of(seat))
+        assert [h for s, h in enumerate(wire["hands"]) if s != seat] == [None, None]
+        assert wire["hand_sizes"] == [4, 4, 4]
+        assert wire["draw_pile_size"] == len(game.draw_pile())
+
+
+def test_event_to_wire_refuses_what_is_not_an_event() -> None:
+    with pytest.raises(TypeError):
+        event_to_wire(("play", 0))  # type: ignore[arg-type]
