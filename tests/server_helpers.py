@@ -25,13 +25,16 @@ from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
-from ono99_tui.protocol import HEADER, PROTOCOL_VERSION, encode
+from ono99_tui.protocol import HEADER, PROTOCOL_VERSION
 from server import Server, ServerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
 CARD_CODES = frozenset(CODES)
 STORAGE_BARRIER = "leaderboard"  # answered on the database thread after every queued write
+# Test players act as fast as the bots (delay 0) for whole matches: far above a person's pace, so the
+# tests that play long or many games raise the per-connection message limit (the limit has its own tests).
+FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 10_000}
 
 
 # --- an in-process server ---------------------------------------------------------------------------
@@ -165,7 +168,8 @@ async def join(client: TestClient, table_id: int, seat: int | None = None) -> in
     if seat is not None:
         message["seat"] = seat
     await client.send(message)
-    detail = await client.expect("table", where=lambda m: m["table"]["id"] == table_id and m["table"]["you"] is not None)
+    detail = await client.expect("table",
+                                 where=lambda m: m["table"]["id"] == table_id and m["table"]["you"] is not None)
     return int(detail["table"]["you"])
 
 
@@ -214,14 +218,17 @@ class PlayLog:
 
 async def play(client: TestClient, rng: random.Random, *, policy: Policy = random_policy,
                stop: Callable[[dict[str, Any]], bool] | None = None, log: PlayLog | None = None,
-               tolerated: Sequence[str] = ("stale_action",), timeout: float = TIMEOUT) -> PlayLog:
-    """React to ``state`` messages with legal random actions until the game is over, or until
-    ``stop(view)`` holds for a state (checked before acting on it). Any error other than a
-    ``tolerated`` one (a race with a bot's move makes an action stale) fails the test."""
+               initial: dict[str, Any] | None = None, tolerated: Sequence[str] = ("stale_action",),
+               timeout: float = TIMEOUT) -> PlayLog:
+    """React to ``state`` messages with legal actions (``policy``) until the game is over, or until
+    ``stop(state_message)`` holds (checked before acting on it). ``initial`` is a state message
+    already read. Any error other than a ``tolerated`` one fails the test (a race with a bot's move
+    can make an action stale: the game moved on, the action was not applied)."""
     log = log if log is not None else PlayLog()
     acted: set[int] = set()
+    pending = [initial] if initial is not None else []
     while True:
-        message = await client.recv(timeout)
+        message = pending.pop() if pending else await client.recv(timeout)
         kind = message.get("t")
         if kind == "error":
             log.errors.append(message)
@@ -231,7 +238,7 @@ async def play(client: TestClient, rng: random.Random, *, policy: Policy = rando
             continue
         log.states.append(message)
         view = message["view"]
-        if view["winner"] is not None or (stop is not None and stop(view)):
+        if view["winner"] is not None or (stop is not None and stop(message)):
             return log
         if may_act(view) and view["version"] not in acted:
             acted.add(view["version"])
@@ -245,8 +252,16 @@ async def play_all(players: Sequence[TestClient], seed: int, **kwargs: Any) -> l
                                        for i, p in enumerate(players))))
 
 
-def events_of(log: PlayLog) -> list[dict[str, Any]]:
-    return [e for s in log.states for e in s["events"]]
+def events_of(states: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for s in states for e in s["events"]]
+
+
+def plays_of(events: Sequence[dict[str, Any]]) -> list[tuple[int, list[str], int]]:
+    return [(e["seat"], e["cards"], e["total"]) for e in events if e["e"] == "play"]
+
+
+def record_events(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for hand in record["hands"] for e in hand["events"]]
 
 
 # --- the real game behind a table, replayed ---------------------------------------------------------
@@ -354,7 +369,3 @@ class ServerProcess:
             if self.proc.returncode is None:
                 self.proc.kill()
                 await self.proc.wait()
-
-
-def frame_of(message: dict[str, Any]) -> bytes:
-    return encode(message)

@@ -71,7 +71,7 @@ class Model:
         seats = self.table["seats"] if self.table else []
         if 0 <= seat < len(seats) and seats[seat]["name"]:
             name = str(seats[seat]["name"])
-            if self.view is not None and self.view.get("seat") == seat:
+            if self.view is not None and self.view.get("seat") == seat and name != "You":
                 return f"{name} (you)"
             return name
         return f"Seat {seat + 1}"
