@@ -50,7 +50,7 @@ class Link(Protocol):
 class StartScreen(Screen[None]):
     """Shown while the app connects or starts a local server."""
 
-    BINDINGS = [Binding("q", "quit", "Quit")]
+    BINDINGS = [Binding("q", "app.quit", "Quit")]
 
     def __init__(self, text: str) -> None:
         super().__init__()

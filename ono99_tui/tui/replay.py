@@ -61,7 +61,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         Binding("home", "jump(0)", "Start"),
         Binding("end", "jump(-1)", "End"),
         Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def action_step(self, delta: int) -> None:

@@ -56,12 +56,13 @@ class TableScreen(ModelScreen):
         Binding("enter", "play_selected", "Play"),
         Binding("f", "discard_four", "Four ONO 99", show=False),
         Binding("d", "draw", "Draw"),
+        Binding("s", "start", "Start", show=False),
         Binding("c", "focus_chat", "Chat"),
         Binding("escape", "focus_hand", "Hand", show=False),
         Binding("n", "new_game", "New game"),
         Binding("l", "lobby", "Lobby"),
         Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self) -> None:
@@ -176,6 +177,13 @@ class TableScreen(ModelScreen):
             self.ono.send_action("draw")
         else:
             self.query_one("#why", Static).update(Text("There is no draw to take."))
+
+    def action_start(self) -> None:
+        """The host starts the game (or a rematch); empty seats get bots."""
+        table = self.ono.model.table or {}
+        if table.get("status") == "playing":
+            return
+        self.ono.send_message({"t": "rematch" if table.get("status") == "finished" else "start"})
 
     def action_focus_chat(self) -> None:
         chat = self.query_one("#chat-input", Input)
@@ -368,7 +376,7 @@ class LobbyScreen(ModelScreen):
         Binding("b", "leaderboard", "Leaderboard"),
         Binding("r", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def compose(self) -> ComposeResult:

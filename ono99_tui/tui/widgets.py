@@ -140,6 +140,9 @@ class StatusLine(Static):
             text.append(f"   clock {int(model.clock)}s", style="bold")
         if view["hand_number"] and view["edition"] == "1980":
             text.append(f"   hand {view['hand_number'] + 1}")
+        if model.last_play is not None:
+            text.append("\nlast: ")
+            text.append(model.describe(model.last_play), style="bold reverse")  # what just happened
         self.update(text)
 
 
@@ -149,6 +152,15 @@ class Banner(Static):
     def show(self, model: Model) -> None:
         view = model.view
         lines: list[str] = []
+        table = model.table or {}
+        if view is None and table.get("status") == "waiting":
+            free = sum(1 for seat in table.get("seats", []) if seat.get("kind") == "empty")
+            if table.get("host") == model.my_name:
+                lines.append(f"Waiting for players ({free} free seats). Press s to start: empty seats get bots.")
+            else:
+                lines.append(f"Waiting for {table.get('host')} to start the game ({free} free seats).")
+            if table.get("code"):
+                lines.append(f"Invite code: {table['code']}")
         if view is not None and view["winner"] is None:
             ob = view["obligation"]
             if ob is not None:

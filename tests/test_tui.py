@@ -1,0 +1,258 @@
+"""The terminal app under Pilot: a local game through the keyboard, illegal cards, resize, help,
+replays, and the app against a real server over loopback TCP."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from ono99_tui.client import Client
+from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.replay import load_replay, make_replay_app
+from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.widgets import CardWidget
+from server import Server, ServerConfig
+
+DATA = Path(__file__).parent / "data"
+PATIENCE = 60.0  # seconds a test waits for something to happen; never a speed requirement
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + PATIENCE
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def playable_index(app: Ono99App) -> int | None:
+    view = app.model.view
+    assert view is not None
+    return next((i for i, code in enumerate(view["hand"]) if code in view["legal"]), None)
+
+
+async def play_my_turn(pilot: Pilot[Any], app: Ono99App) -> None:
+    """Press the key of a legal card (or f for the four-card discard, d to draw)."""
+    view = app.model.view
+    assert view is not None
+    if "draw" in view["legal"]:
+        await pilot.press("d")
+        return
+    index = playable_index(app)
+    await pilot.press("f" if index is None else str(index + 1))
+
+
+async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
+    app = make_app(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the table screen")
+        moves = 0
+        while app.model.view is not None and app.model.view["winner"] is None:
+            if app.model.my_turn:
+                before = app.model.view["version"]
+                await play_my_turn(pilot, app)
+                await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] != before,
+                                 "the server to take the move")
+                moves += 1
+            else:
+                await pilot.pause(0.02)
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        assert moves > 0
+        winner = app.model.view["winner"]
+        assert app.model.ranking()[0] == winner
+        assert f"{app.model.seat_name(winner)} wins the game!" in app.model.log
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table after closing the dialog")
+
+
+async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
+    """Tried: pressing the key of a card the rules block (an ONO 99 card, or a number that would
+    pass 98). The screen says why; the game does not move."""
+    app = make_app(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.model.view is not None, "a view")
+        for _ in range(2000):
+            view = app.model.view
+            assert view is not None
+            if view["winner"] is not None:
+                await pilot.press("escape")
+                await pilot.press("s")  # a rematch: keep looking for a blocked card
+                await wait_until(pilot, lambda: app.model.view is not None and app.model.view["winner"] is None,
+                                 "the rematch")
+                continue
+            if app.model.my_turn and view["unplayable"]:
+                code, reason = view["unplayable"][0]
+                index = view["hand"].index(code)
+                version = view["version"]
+                await pilot.press(str(index + 1))
+                await pilot.pause(0.2)
+                why = str(app.screen.query_one("#why", Static).render())
+                assert why == f"Can't play {code}: {reason}"
+                assert app.model.view is not None and app.model.view["version"] == version
+                assert any(w in reason for w in ("would make", "ONO 99"))
+                return
+            if app.model.my_turn:
+                before = view["version"]
+                await play_my_turn(pilot, app)
+                await wait_until(pilot, lambda: app.model.view["version"] != before, "the move")  # type: ignore[index]
+            else:
+                await pilot.pause(0.02)
+        raise AssertionError("never held a blocked card on my turn")
+
+
+async def test_resize_relays_out_and_keeps_all_four_cards_on_screen() -> None:
+    app = make_app(bot_delay=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.model.view is not None, "a view")
+        await pilot.pause(0.2)
+
+        def card_regions() -> list[Any]:
+            return [c.region for c in app.screen.query(CardWidget) if c.display]
+
+        small = card_regions()
+        assert len(small) == 4
+        assert all(r.right <= 80 and r.bottom <= 24 for r in small)
+        log_small = app.screen.query_one("#log").region
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.3)
+        log_big = app.screen.query_one("#log").region
+        assert log_big.width > log_small.width and log_big.height > log_small.height
+        assert len(card_regions()) == 4
+
+
+async def test_help_opens_with_question_mark_and_closes_with_escape() -> None:
+    app = make_app(bot_delay=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        text = app.screen.query_one("Markdown")
+        assert text is not None
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+
+
+async def test_q_quits() -> None:
+    app = make_app(bot_delay=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+
+
+async def test_new_game_dialog_refuses_an_invalid_option_set_and_starts_a_1980_game() -> None:
+    app = make_app(bot_delay=5)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
+        dialog = app.screen
+        dialog.query_one("#ono99_sets_99").value = True  # type: ignore[attr-defined]
+        dialog.query_one("#edition").value = "1980"  # type: ignore[attr-defined]
+        await pilot.pause(0.1)
+        dialog.query_one("#start").press()  # type: ignore[attr-defined]
+        await pilot.pause(0.2)
+        problem = str(dialog.query_one("#problem", Static).render())
+        assert "bust_over_99" in problem and isinstance(app.screen, NewGameScreen)
+        dialog.query_one("#bust_over_99").value = True  # type: ignore[attr-defined]
+        dialog.query_one("#seats").value = 3  # type: ignore[attr-defined]
+        await pilot.pause(0.1)
+        dialog.query_one("#start").press()  # type: ignore[attr-defined]
+        await wait_until(pilot, lambda: app.model.view is not None and app.model.view["edition"] == "1980",
+                         "the 1980 game")
+        assert app.model.view["options"]["ono99_sets_99"] is True
+        assert app.model.view["seats"] == 3
+
+
+async def test_replay_steps_forward_and_back() -> None:
+    data = load_replay(DATA / "sample_2022.jsonl", 1)
+    app = make_replay_app(data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        assert app.position == 0 and app.model.view is not None
+        for _ in range(6):
+            await pilot.press("right")
+        assert app.position == 6
+        total_at_6 = app.model.view["total"]
+        await pilot.press("left")
+        assert app.position == 5
+        await pilot.press("right")
+        assert app.model.view["total"] == total_at_6
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert app.model.view["winner"] is not None
+        assert app.position == len(data["states"]) - 1
+
+
+# --- against a real server over loopback TCP ----------------------------------------------------------
+async def test_app_against_a_real_server_create_join_play_disconnect_reconnect() -> None:
+    """The app creates a table in a real server's lobby, a protocol client joins, the app starts
+    the game; mid-game the server drops the app's TCP connection: the app shows the loss,
+    reconnects with its resume token to the same seat, and both play the game to its end."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    bo: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the new table dialog")
+            app.screen.query_one("#start").press()  # type: ignore[attr-defined]
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
+                             "the new table")
+            table_id = app.model.table["id"]  # type: ignore[index]
+            bo = await Client.connect("127.0.0.1", server.port, "Bo")
+            await bo.send({"t": "join", "table": table_id})
+            await wait_until(pilot, lambda: any(s["name"] == "Bo" for s in app.model.table["seats"]),  # type: ignore[index]
+                             "Bo to sit down")
+            await pilot.press("s")
+            await wait_until(pilot, lambda: app.model.view is not None, "the game to start")
+            my_seat = app.model.view["seat"]
+            bo_task = asyncio.create_task(play_client(bo))
+            dropped = False
+            while app.model.view["winner"] is None:  # type: ignore[index]
+                if not dropped and app.model.view["version"] > 6:  # type: ignore[index]
+                    dropped = True
+                    ada = server.lobby.members["Ada"]
+                    assert ada.connection is not None
+                    ada.connection.writer.transport.abort()  # the network fails under the app
+                    await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
+                    await wait_until(pilot, lambda: app.model.connected and app.model.view is not None,
+                                     "the app to reconnect")
+                    assert app.model.view["seat"] == my_seat
+                    continue
+                if app.model.my_turn or app.model.can_draw:
+                    before = app.model.view["version"]  # type: ignore[index]
+                    await play_my_turn(pilot, app)
+                    await wait_until(pilot, lambda: app.model.view["version"] != before  # type: ignore[index]
+                                     or app.model.view["winner"] is not None, "the move")  # type: ignore[index]
+                else:
+                    await pilot.pause(0.02)
+            assert dropped
+            assert await asyncio.wait_for(bo_task, PATIENCE) is not None
+            assert server.lobby.members["Ada"].connection is not None
+    finally:
+        if bo is not None:
+            await bo.close()
+        await server.close()
+
+
+async def play_client(client: Client) -> int:
+    """Play legal actions for a protocol client until the game is over; return the winner."""
+    while True:
+        message = await client.recv(PATIENCE)
+        if message["t"] != "state":
+            continue
+        view = message["view"]
+        if view["winner"] is not None:
+            return int(view["winner"])
+        if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
+            await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
