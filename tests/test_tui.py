@@ -256,3 +256,42 @@ async def play_client(client: Client) -> int:
             return int(view["winner"])
         if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
             await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+
+
+async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_path: Path) -> None:
+    """A real server with a database: Cy wins a game against bots, then opens another table; the
+    app's lobby lists it, the app spectates it (no hand: public view only), goes back to the lobby
+    and reads the leaderboard."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0,
+                                 db_path=tmp_path / "ono99.db"))
+    await server.start()
+    cy = await Client.connect("127.0.0.1", server.port, "Cy")
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        await cy.send({"t": "create_table", "seats": 2, "bots": 1, "bot_level": "random", "turn_seconds": 0,
+                       "start": True, "name": "First"})
+        await asyncio.wait_for(play_client(cy), PATIENCE)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0, "name": "Cy's <b>table</b>"})
+            await wait_until(pilot, lambda: any(t["name"] == "Cy's <b>table</b>" for t in app.model.tables),
+                             "the live table list")
+            grid = app.screen.query_one("DataTable")
+            row = next(i for i, t in enumerate(app.model.tables) if t["name"] == "Cy's <b>table</b>")
+            grid.move_cursor(row=row)  # type: ignore[attr-defined]
+            await pilot.press("s")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table as a spectator")
+            await cy.send({"t": "start"})
+            await wait_until(pilot, lambda: app.model.view is not None, "the spectator's view")
+            assert app.model.view["seat"] is None and app.model.view["hand"] == []
+            title = str(app.screen.query_one("#title", Static).render())
+            assert "Cy's <b>table</b>" in title and "spectating" in title  # shown as typed, not as markup
+            await pilot.press("l")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+            await pilot.press("b")
+            await wait_until(pilot, lambda: any(r["name"] == "Cy" for r in app.model.leaderboard), "the leaderboard")
+            row_cy = next(r for r in app.model.leaderboard if r["name"] == "Cy")
+            assert row_cy["games"] == 1
+    finally:
+        await cy.close()
+        await server.close()

@@ -3,6 +3,7 @@ view, a log in words, chat. The app never re-derives the rules; it shows what th
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,12 +51,14 @@ class Model:
     tables: list[dict[str, Any]] = field(default_factory=list)
     table: dict[str, Any] | None = None  # the table we are at
     view: dict[str, Any] | None = None
-    clock: float | None = None
+    clock: float | None = None  # seconds left on the turn clock when the last state arrived
+    clock_at: float = 0.0  # time.monotonic() when it arrived
     bot_control: list[bool] = field(default_factory=list)
     log: deque[str] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     chat: deque[ChatEntry] = field(default_factory=lambda: deque(maxlen=LOG_LINES))
     last_play: dict[str, Any] | None = None  # the newest play event, to highlight it
     leaderboard: list[dict[str, Any]] = field(default_factory=list)
+    leaderboard_edition: str | None = None
     connected: bool = False
     notice: str = ""
     game_no: int = 0
@@ -117,6 +120,7 @@ class Model:
             self.add_log(self.notice)
         elif kind == "leaderboard":
             self.leaderboard = list(message["rows"])
+            self.leaderboard_edition = message.get("edition")
         elif kind == "error":
             self.notice = str(message["reason"])
         return kind
@@ -128,6 +132,7 @@ class Model:
             self.out_order = []
         self.view = message["view"]
         self.clock = message.get("clock")
+        self.clock_at = time.monotonic()
         self.bot_control = list(message.get("controlled_by_bot") or [])
         for event in message["events"]:
             line = self.describe(event)
@@ -195,6 +200,12 @@ class Model:
         return ": ".join(parts[:1]) + (" — " + "; ".join(parts[1:]) if parts[1:] else "")
 
     # --- questions the screens ask -------------------------------------------------------------------
+    def clock_left(self) -> float | None:
+        """Seconds left on the turn clock now, counted down from the last state."""
+        if self.clock is None:
+            return None
+        return max(0.0, self.clock - (time.monotonic() - self.clock_at))
+
     @property
     def my_turn(self) -> bool:
         v = self.view

@@ -96,6 +96,12 @@ class TableScreen(ModelScreen):
         self.query_one("#chat-input", Input).can_focus = False  # until c is pressed
         self.refresh_model(self.ono.model)
         self.set_focus(None)
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        """Count the turn clock down between server messages."""
+        if self.ono.model.clock is not None:
+            self.query_one(StatusLine).show(self.ono.model)
 
     def refresh_model(self, model: Model) -> None:
         table = model.table or {}
@@ -470,12 +476,24 @@ class InviteScreen(ModalScreen[str | None]):
 
 
 class LeaderboardScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("a", "edition('')", "All"),
+        Binding("2", "edition('2022')", "2022"),
+        Binding("1", "edition('1980')", "1980"),
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Leaderboard: most wins")
+            yield Label("Leaderboard: most wins (a: all editions, 2: 2022, 1: 1980)", id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
+        yield Footer()
+
+    def action_edition(self, edition: str) -> None:
+        message: dict[str, Any] = {"t": "leaderboard"}
+        if edition:
+            message["edition"] = edition
+        self.app.send_message(message)  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
         grid = self.query_one(DataTable)
@@ -483,6 +501,9 @@ class LeaderboardScreen(ModalScreen[None]):
         self.refresh_model(self.app.model)  # type: ignore[attr-defined]
 
     def refresh_model(self, model: Model) -> None:
+        which = model.leaderboard_edition or "all editions"
+        self.query_one("#leaders-title", Label).update(
+            f"Leaderboard, {which}: most wins (a: all editions, 2: 2022, 1: 1980)")
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:

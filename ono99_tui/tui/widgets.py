@@ -136,8 +136,9 @@ class StatusLine(Static):
         top = card_label(view["top_card"], model.edition) if view["top_card"] else "—"
         text = Text()
         text.append(f"direction {arrow}   top card {top}   draw pile {view['draw_pile_size']}")
-        if model.clock is not None and view["winner"] is None:
-            text.append(f"   clock {int(model.clock)}s", style="bold")
+        left = model.clock_left()
+        if left is not None and view["winner"] is None:
+            text.append(f"   clock {int(left)}s", style="bold reverse" if left < 10 else "bold")
         if view["hand_number"] and view["edition"] == "1980":
             text.append(f"   hand {view['hand_number'] + 1}")
         if model.last_play is not None:
