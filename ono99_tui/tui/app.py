@@ -67,8 +67,9 @@ class StartScreen(Screen[None]):
 class Ono99App(App[int]):
     CSS_PATH = "ono99.tcss"
     TITLE = "ONO 99"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # under 90 columns the chat column folds away
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
         Binding("f2", "settings", "Settings"),
         Binding("question_mark", "help", "Help", show=False),
     ]

@@ -69,6 +69,7 @@ class TableScreen(ModelScreen):
         super().__init__()
         self.selected = 0
         self._log_written = 0
+        self._was_my_turn = False
         self._log_epoch = -1
         self._chat_written = 0
         self._shown_game_over = -1
@@ -121,6 +122,9 @@ class TableScreen(ModelScreen):
         hand = view["hand"] if view else []
         if hand:
             self.selected = min(self.selected, len(hand) - 1)
+            if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
+                self.selected = next((i for i, c in enumerate(hand) if c in view["legal"]), self.selected)
+        self._was_my_turn = model.my_turn
         self.query_one(HandView).show(model, self.selected)
         self._write_new_lines(model)
         if view is not None and view["winner"] is not None and self._shown_game_over != model.game_no:
@@ -229,7 +233,7 @@ class GameOverScreen(ModalScreen[None]):
         model: Model = self.app.model  # type: ignore[attr-defined]
         view = model.view or {}
         winner = view.get("winner")
-        with Vertical(id="dialog"):
+        with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(f"{model.seat_name(winner)} wins!"), id="winner")
             lines = Text()
             for place, seat in enumerate(model.ranking(), start=1):
@@ -244,6 +248,7 @@ class GameOverScreen(ModalScreen[None]):
             with Horizontal(id="buttons"):
                 yield Button("Rematch (r)", id="rematch", variant="primary")
                 yield Button("Close (esc)", id="close")
+        yield Footer()
 
     @on(Button.Pressed, "#rematch")
     def action_rematch(self) -> None:
@@ -376,7 +381,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
 class LobbyScreen(ModelScreen):
     BINDINGS = [
         Binding("n", "new_table", "New table"),
-        Binding("enter", "join", "Join"),
+        Binding("j,enter", "join", "Join"),
         Binding("s", "spectate", "Spectate"),
         Binding("i", "invite", "Invite code"),
         Binding("b", "leaderboard", "Leaderboard"),
@@ -415,7 +420,8 @@ class LobbyScreen(ModelScreen):
                          str(info["spectators"]), key=str(info["id"]))
         if model.tables:
             grid.move_cursor(row=min(keep, len(model.tables) - 1))
-        notice = model.notice or ("No tables yet: press n to create one." if not model.tables else "")
+        hint = "Enter or j: join the selected table · s: watch it · n: new table · i: invite code"
+        notice = model.notice or ("No tables yet: press n to create one." if not model.tables else hint)
         self.query_one("#lobby-notice", Static).update(Text(notice))
 
     def _selected_table(self) -> int | None:

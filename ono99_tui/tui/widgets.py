@@ -39,7 +39,7 @@ class CardWidget(Static):
     def show(self, code: str, edition: str, playable: bool, selected: bool) -> None:
         self.code = code
         big, small = card_face(code, edition)
-        text = Text(justify="center")
+        text = Text()
         text.append(f"{self.index + 1}\n", style="dim")
         text.append(f"{big}\n", style="bold")
         text.append(small or " ")
@@ -108,11 +108,11 @@ class SeatsView(Static):
         elif not view["in_hand"][seat]:
             parts.append("dropped")
         else:
-            parts.append(f"{view['hand_sizes'][seat]}🂠")
+            parts.append(f"{view['hand_sizes'][seat]} cards")
         if view["tokens"] is not None:
-            parts.append(f"{view['tokens'][seat]}◉")
+            parts.append(f"{view['tokens'][seat]} tokens")
         if view["scores"] is not None:
-            parts.append(f"{view['scores'][seat]}pt")
+            parts.append(f"{view['scores'][seat]} pts")
         info = seats[seat] if seat < len(seats) else {}
         if info.get("kind") == "human" and info.get("connected") is False:
             parts.append("away")
@@ -132,7 +132,7 @@ class StatusLine(Static):
         if view is None:
             self.update(Text("Waiting for the game to start…"))
             return
-        arrow = "↻ clockwise" if view["direction"] == 1 else "↺ counter-clockwise"
+        arrow = "→ clockwise" if view["direction"] == 1 else "← counter-clockwise"
         top = card_label(view["top_card"], model.edition) if view["top_card"] else "—"
         text = Text()
         text.append(f"direction {arrow}   top card {top}   draw pile {view['draw_pile_size']}")
