@@ -58,7 +58,7 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
             if app.model.my_turn:
                 before = app.model.view["version"]
                 await play_my_turn(pilot, app)
-                await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] != before,
+                await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view["version"] != b,
                                  "the server to take the move")
                 moves += 1
             else:
@@ -101,7 +101,7 @@ async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
             if app.model.my_turn:
                 before = view["version"]
                 await play_my_turn(pilot, app)
-                await wait_until(pilot, lambda: app.model.view["version"] != before, "the move")  # type: ignore[index]
+                await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
             else:
                 await pilot.pause(0.02)
         raise AssertionError("never held a blocked card on my turn")
@@ -234,7 +234,7 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
                 if app.model.my_turn or app.model.can_draw:
                     before = app.model.view["version"]  # type: ignore[index]
                     await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda: app.model.view["version"] != before  # type: ignore[index]
+                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b  # type: ignore[index]
                                      or app.model.view["winner"] is not None, "the move")  # type: ignore[index]
                 else:
                     await pilot.pause(0.02)
