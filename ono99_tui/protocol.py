@@ -79,11 +79,15 @@ class FrameDecoder:
         return len(self._buffer)
 
 
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise ValueError("msgpack ext types are not part of the protocol")
+
+
 def decode_payload(payload: bytes) -> dict[str, Any]:
     try:
         message = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True,
                                   max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME,
-                                  max_array_len=4096, max_map_len=256, max_ext_len=0)
+                                  max_array_len=4096, max_map_len=256, max_ext_len=0, ext_hook=_refuse_ext)
     except (msgpack.StackError, RecursionError):
         raise ProtocolError("bad_frame", "message nested too deeply", fatal=True) from None
     except Exception as exc:  # msgpack raises several types for corrupt input
@@ -94,9 +98,13 @@ def decode_payload(payload: bytes) -> dict[str, Any]:
 
 
 # --- text safety --------------------------------------------------------------------------------------
+# control, format (bidi overrides, zero-width), surrogate, private use, line and paragraph separators
+_UNSAFE_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Co", "Zl", "Zp"))
+
+
 def clean_text(text: str) -> str:
     """``text`` with control and format characters (escape sequences, bidi overrides) removed."""
-    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    return "".join(ch for ch in text if unicodedata.category(ch) not in _UNSAFE_CATEGORIES)
 
 
 def check_name(name: str, what: str = "name", limit: int = MAX_NAME) -> str:

@@ -565,3 +565,15 @@ def test_a_seat_sees_its_own_deal_and_nothing_else() -> None:
 def test_event_to_wire_refuses_what_is_not_an_event() -> None:
     with pytest.raises(TypeError):
         event_to_wire(("play", 0))  # type: ignore[arg-type]
+
+
+def test_ext_values_are_refused_even_empty_ones_in_ignored_fields() -> None:
+    """Tried: a zero-length msgpack ext value in a field the schema ignores."""
+    payload = msgpack.packb({"t": "ping", "extra": msgpack.ExtType(1, b"")})
+    with pytest.raises(ProtocolError) as info:
+        decode_payload(payload)
+    assert info.value.fatal and info.value.code == "bad_frame"
+
+
+def test_clean_text_removes_line_and_paragraph_separators() -> None:
+    assert clean_text("a\u2028b\u2029c") == "abc"
