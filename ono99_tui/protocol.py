@@ -7,6 +7,7 @@ a text field ``t`` naming the message type; each type has a schema that a messag
 
 from __future__ import annotations
 
+import functools
 import struct
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
@@ -177,7 +178,7 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     "welcome": {"version": Field(int), "server": Field(str), "name": Field(str), "resume": Field(str),
                 "resumed": Field(bool), "table": Field((int, type(None)))},
     "error": {"code": Field(str), "reason": Field(str), "ref": Field((str, type(None)), False)},
-    "tables": {"tables": Field(list)},
+    "tables": {"tables": Field(list), "total": Field(int, False)},
     "table": {"table": Field(dict)},
     "left": {"table": Field(int)},
     "state": {"table": Field(int), "view": Field(dict), "events": Field(list)},
@@ -263,12 +264,19 @@ def event_to_wire(event: Event) -> dict[str, Any]:
     raise TypeError(f"not an event: {event!r}")
 
 
+@functools.lru_cache(maxsize=256)
+def _options_to_wire(options: TableOptions) -> dict[str, Any]:
+    """``options.to_mapping()``, computed once per distinct (immutable) options: every view carries
+    it, and building it walks the dataclass fields each time. Callers copy it."""
+    return options.to_mapping()
+
+
 def view_to_wire(view: TableView) -> dict[str, Any]:
     """A view as a plain map. It holds only what its recipient may see."""
     obligation = view.obligation
     return {
         "edition": view.options.edition.value,
-        "options": view.options.to_mapping(),
+        "options": dict(_options_to_wire(view.options)),
         "seats": view.seats,
         "seat": view.seat,
         "hand": [c.code for c in view.hand],

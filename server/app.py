@@ -77,11 +77,13 @@ class Server:
         self._closing = True
         if self._server is not None:
             self._server.close()
+        # Stop the tables' bots and clocks first: players are disconnected below, and nobody should
+        # play for them meanwhile; their tables are saved as they are, for the restart.
+        self.lobby.close()
         for connection in list(self.connections):
             connection.close(reason)
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.config.write_timeout)
-        self.lobby.close()
         if self.storage is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.storage.close)
         if self._server is not None:

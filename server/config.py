@@ -8,6 +8,7 @@ from pathlib import Path
 from ono99_tui.protocol import DEFAULT_PORT
 
 DEFAULT_SSH_PORT = 2222
+SSH_AUTH_MODES = ("any-key", "authorized-keys", "password")
 
 
 @dataclass(slots=True)
@@ -30,3 +31,17 @@ class ServerConfig:
     message_burst: int = 60
     chat_per_minute: int = 20
     chat_history: int = 50
+    # --- the SSH front (server/ssh.py) ---
+    ssh_port: int | None = None  # None: no SSH listener; 0: any free port
+    ssh_host: str | None = None  # None: the address of the TCP listener
+    ssh_host_key: Path | None = None  # created on first start; None: a new key in memory each start
+    ssh_auth: str = "any-key"  # one of SSH_AUTH_MODES
+    ssh_authorized_keys: Path | None = None  # for "authorized-keys"
+    ssh_password: str | None = None  # for "password"
+    ssh_login_timeout: float = 30.0  # from connecting to a finished login
+    ssh_idle_timeout: float = 900.0  # a session that types nothing for this long is closed
+    ssh_keepalive: float = 30.0  # seconds between keepalives; 3 unanswered close the connection
+    ssh_max_sessions: int = 300
+    ssh_max_sessions_per_address: int = 8
+    ssh_input_bytes_per_second: float = 1024.0  # typing and clicks use a fraction; a paste flood waits
+    ssh_input_burst: int = 4096

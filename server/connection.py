@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.connection")
 READ_CHUNK = 64 * 1024
+WRITE_BUFFER_HIGH = 64 * 1024  # bytes buffered in the transport before the writer waits for the client
 MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dropped
 
 
@@ -36,6 +37,7 @@ class Connection:
         self.bucket = TokenBucket(config.messages_per_second, config.message_burst)
         self.strikes = 0
         self._writer_task: asyncio.Task[None] | None = None
+        self._draining = False  # the writer task is waiting for the client to take its data
 
     # --- sending ----------------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -43,6 +45,15 @@ class Connection:
 
     def send_frame(self, frame: bytes) -> None:
         if self.closed:
+            return
+        transport = self.writer.transport
+        if self._writer_task is not None and not self._draining and self.queue.empty() \
+                and not transport.is_closing() and transport.get_write_buffer_size() <= WRITE_BUFFER_HIGH:
+            # The writer task is idle and nothing is queued, so every earlier frame is already in the
+            # transport: write this one now, as that task would, without waking it for every frame.
+            transport.write(frame)
+            if transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
+                self.queue.put_nowait(b"")  # an empty frame: the writer task waits for the client, timed
             return
         try:
             self.queue.put_nowait(frame)
@@ -61,8 +72,10 @@ class Connection:
                 if frame is None or self.writer.transport.is_closing():  # closing or lost: stop writing
                     break
                 self.writer.write(frame)
-                if self.writer.transport.get_write_buffer_size() > 64 * 1024:
+                if self.writer.transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
+                    self._draining = True
                     await asyncio.wait_for(self.writer.drain(), timeout)
+                    self._draining = False
             await asyncio.wait_for(self.writer.drain(), timeout)
         except TimeoutError:
             log.info("%s: not taking its data, dropped", self.peer)
@@ -93,9 +106,11 @@ class Connection:
         self._writer_task = asyncio.create_task(self._write_loop())
         config = self.server.config
         decoder = FrameDecoder()
+        loop = asyncio.get_running_loop()
+        hello_by = loop.time() + config.hello_timeout  # fixed: chatter without a hello does not extend it
         try:
-            deadline = config.hello_timeout
             while not self.closed:
+                deadline = config.idle_timeout if self.member is not None else max(0.0, hello_by - loop.time())
                 try:
                     data = await asyncio.wait_for(self.reader.read(READ_CHUNK), deadline)
                 except TimeoutError:
@@ -113,7 +128,6 @@ class Connection:
                     self.error(exc.code, exc.reason)
                     self.close(exc.reason)
                     break
-                deadline = config.idle_timeout if self.member is not None else config.hello_timeout
         except (ConnectionError, OSError):
             pass
         finally:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("ono99.lobby")
+MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 
 
 def token_hash(token: str) -> str:
@@ -97,6 +98,7 @@ class Lobby:
         self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
+        self.closed = False
 
     # --- identity -----------------------------------------------------------------------------------
     def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
@@ -139,6 +141,8 @@ class Lobby:
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""
         member.connection = None
+        if self.closed:  # the server is shutting down: every seat and table stays as it is
+            return
         table = member.table
         if table is not None and table.seat_of(member) is not None:
             loop = asyncio.get_running_loop()
@@ -237,9 +241,10 @@ class Lobby:
 
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
+        seat = table.seat_for(member, message.get("seat"))  # refused here, you keep your old seat
         if member.table is not None and member.table is not table:
             member.table.leave(member)
-        table.sit(member, message.get("seat"))
+        table.sit(member, seat)
         self._welcome_to_table(member, table)
 
     def on_spectate(self, member: Member, message: dict[str, Any]) -> None:
@@ -302,10 +307,11 @@ class Lobby:
             raise ProtocolError("empty_chat", "the message is empty")
         if len(text) > MAX_CHAT:
             raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters")
+        table = self._table_of(member) if message.get("scope", "table") == "table" else None
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
-        if message.get("scope", "table") == "table":
-            self._table_of(member).chat(member, text)
+        if table is not None:
+            table.chat(member, text)
             return
         line = ChatLine(member.name, text, time.time())
         self.lobby_chat.append(line)
@@ -328,7 +334,12 @@ class Lobby:
 
     # --- tables ---------------------------------------------------------------------------------------
     def tables_message(self) -> dict[str, Any]:
-        return {"t": "tables", "tables": [t.info() for t in self.tables.values() if not t.private]}
+        """The public tables, open ones first, at most MAX_LISTED_TABLES so the list fits in a frame;
+        ``total`` counts them all."""
+        public = [t for t in self.tables.values() if not t.private]
+        order = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}
+        listed = sorted(public, key=lambda t: (order.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
+        return {"t": "tables", "tables": [t.info() for t in listed], "total": len(public)}
 
     def tables_changed(self) -> None:
         """Push the table list to everyone in the lobby, once per loop turn however many changes."""
@@ -342,10 +353,12 @@ class Lobby:
 
     def _push_tables(self) -> None:
         self._tables_dirty = False
+        in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
+        if not in_lobby:  # nobody to tell: skip building the list (every game's end changes it)
+            return
         frame = encode(self.tables_message())
-        for member in self.members.values():
-            if member.table is None:
-                member.send_frame(frame)
+        for member in in_lobby:
+            member.send_frame(frame)
 
     def table_emptied_check(self, table: Table) -> None:
         if table.has_people() or table.id not in self.tables:
@@ -411,6 +424,8 @@ class Lobby:
         return len(self.tables)
 
     def close(self) -> None:
+        """Stop every clock, bot and grace timer (the server is shutting down)."""
+        self.closed = True
         for table in self.tables.values():
             table.close()
         for member in self.members.values():

@@ -20,9 +20,11 @@ from .lobby import TokenBucket
 class LocalConnection(Connection):
     """The server's end of an in-process link."""
 
-    def __init__(self, server: Server) -> None:  # no socket: nothing of Connection.__init__ applies
+    def __init__(self, server: Server, address: str = "local", peer: str | None = None) -> None:
+        # no socket: nothing of Connection.__init__ applies
         self.server = server
-        self.address = self.peer = "local"
+        self.address = address  # where the player is, for logs (an SSH player's address)
+        self.peer = peer or address
         self.member = None
         self.closed = False
         self.close_reason = ""

@@ -11,6 +11,7 @@ import asyncio
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+ACTION_BATCH_SECONDS = 0.01  # how long the database thread lets saved actions gather before writing them
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -66,6 +68,9 @@ class Storage:
         self._db: sqlite3.Connection | None = None
         self._closed = False
         self._lock = threading.Lock()
+        # Actions saved since the last write job was queued, written together by one job in one
+        # transaction (a game makes many small writes; one commit each is most of the thread's work).
+        self._actions: list[tuple[int, int, int, int, str]] | None = None
         self._run(self._open).result()
 
     # --- plumbing ---------------------------------------------------------------------------------
@@ -81,6 +86,7 @@ class Storage:
         with self._lock:
             if self._closed:
                 raise RuntimeError("storage is closed")
+            self._actions = None  # actions saved from now on are written after this job
             return self._executor.submit(fn)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -125,9 +131,34 @@ class Storage:
         self.submit(write)
 
     def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str) -> None:
-        self.submit(lambda db: db.execute(
-            "INSERT OR REPLACE INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?)",
-            (table_id, game_no, n, seat, action)))
+        """Queue an action's row. Rows saved one after another, with no other write between them,
+        go to the database together (in order, in one transaction) by the job the first one queued."""
+        row = (table_id, game_no, n, seat, action)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("storage is closed")
+            if self._actions is None:
+                batch: list[tuple[int, int, int, int, str]] = []
+                self._actions = batch
+                self._executor.submit(self._write_actions, batch)
+            self._actions.append(row)
+
+    def _write_actions(self, batch: list[tuple[int, int, int, int, str]]) -> None:
+        time.sleep(ACTION_BATCH_SECONDS)  # let the rows of a busy moment gather: one commit for them all
+        with self._lock:
+            if self._actions is batch:
+                self._actions = None  # from now on rows go to a new batch, written after this one
+            rows = list(batch)
+        db = self._conn
+        db.execute("BEGIN")  # the connection is in autocommit mode: one transaction for the batch
+        try:
+            db.executemany(
+                "INSERT OR REPLACE INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?)",
+                rows)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def drop_table(self, table_id: int) -> None:
         def write(db: sqlite3.Connection) -> None:

@@ -142,10 +142,12 @@ class Table:
         return data
 
     # --- seating ------------------------------------------------------------------------------------
-    def sit(self, member: Member, seat: int | None = None) -> int:
-        if self.status == Status.PLAYING and self.seat_of(member) is None:
-            raise ProtocolError("game_running", "the game has started; spectate it or wait for the rematch")
+    def seat_for(self, member: Member, seat: int | None = None) -> int:
+        """The seat ``member`` would get by sitting down (``seat`` or the first free one), or the
+        error that refuses it. Changes nothing."""
         current = self.seat_of(member)
+        if self.status == Status.PLAYING and current is None:
+            raise ProtocolError("game_running", "the game has started; spectate it or wait for the rematch")
         if seat is None:
             if current is not None:
                 return current
@@ -158,9 +160,16 @@ class Table:
             return seat
         if self.seats[seat].kind != "empty":
             raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        if current is not None and self.status == Status.PLAYING:
+            raise ProtocolError("game_running", "you cannot change seats during a game")
+        return seat
+
+    def sit(self, member: Member, seat: int | None = None) -> int:
+        seat = self.seat_for(member, seat)
+        current = self.seat_of(member)
+        if current == seat:
+            return seat
         if current is not None:
-            if self.status == Status.PLAYING:
-                raise ProtocolError("game_running", "you cannot change seats during a game")
             self.seats[current] = Seat()
         self.seats[seat] = Seat("human", member.name, member=member)
         self.spectators.discard(member)
@@ -272,8 +281,8 @@ class Table:
         self.status = Status.PLAYING
         self.lobby.persist_table(self, new_game=True)
         self.changed()
-        self._broadcast_state(self.game.log)
         self.schedule()
+        self._broadcast_state(self.game.log)
 
     def rematch(self, member: Member) -> None:
         self._require_host(member)
@@ -307,11 +316,11 @@ class Table:
         events = game.apply(seat, action)
         self.actions.append((seat, action.code))
         self.lobby.persist_action(self, len(self.actions) - 1, seat, action.code)
-        self._broadcast_state(events)
         if game.is_over:
             self._finish()
         else:
-            self.schedule()
+            self.schedule()  # first, so the state carries the new turn's clock
+        self._broadcast_state(events)
         return events
 
     def _finish(self) -> None:
@@ -435,18 +444,25 @@ class Table:
             return None
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
-    def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event]) -> dict[str, Any]:
+    def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event],
+                      shared: tuple[float | None, list[bool]] | None = None) -> dict[str, Any]:
+        """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once."""
         game = self.game
         assert game is not None
+        clock, bots = shared if shared is not None else self._state_shared()
         return {
             "t": "state",
             "table": self.id,
             "game_no": self.game_no,
             "view": view_to_wire(game.view(seat)),
             "events": [event_to_wire(e.seen_by(seat)) for e in events],
-            "clock": self._clock_left(),
-            "controlled_by_bot": [self.controlled_by_bot(i) for i in range(self.seat_count)],
+            "clock": clock,
+            "controlled_by_bot": list(bots),
         }
+
+    def _state_shared(self) -> tuple[float | None, list[bool]]:
+        """The parts of a state message that are the same for every recipient."""
+        return self._clock_left(), [self.controlled_by_bot(i) for i in range(self.seat_count)]
 
     def send_state_to(self, member: Member) -> None:
         if self.game is None:
@@ -456,15 +472,16 @@ class Table:
 
     def _broadcast_state(self, events: tuple[Event, ...] | list[Event]) -> None:
         spectator_frame: bytes | None = None
+        shared = self._state_shared()
         for seat_index, seat in enumerate(self.seats):
             if seat.connected:
                 assert seat.member is not None
-                seat.member.send(self.state_message(seat_index, events))
+                seat.member.send(self.state_message(seat_index, events, shared))
         for member in self.spectators:
             if member.connection is None:
                 continue
             if spectator_frame is None:
-                spectator_frame = encode(self.state_message(None, events))
+                spectator_frame = encode(self.state_message(None, events, shared))
             member.send_frame(spectator_frame)
 
     def close(self) -> None:

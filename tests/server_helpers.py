@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import re
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.client import Client, ConnectionLost
+from ono99_tui.client import Client, ConnectionLost, ServerError
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
 CARD_CODES = frozenset(CODES)
 STORAGE_BARRIER = "leaderboard"  # answered on the database thread after every queued write
+# Answers to an action that raced a bot's move: the game moved on (or ended) first; nothing was applied.
+LATE_ACT_ERRORS = ("stale_action", "no_game")
 # Test players act as fast as the bots (delay 0) for whole matches: far above a person's pace, so the
 # tests that play long or many games raise the per-connection message limit (the limit has its own tests).
 FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 10_000}
@@ -58,6 +60,21 @@ class TestClient(Client):
         message = await super().recv(timeout)
         self.received.append(message)
         return message
+
+    async def expect(self, kind: str, timeout: float = TIMEOUT,
+                     where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+        """As ``Client.expect``, but a late answer to an action the playing loop raced (``stale_action``,
+        or ``no_game`` when a bot's move ended the game first) is skipped, not raised."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.0, end - loop.time()))
+            if message.get("t") == kind and (where is None or where(message)):
+                return message
+            if message.get("t") == "error" and kind != "error":
+                if message.get("ref") == "act" and message.get("code") in LATE_ACT_ERRORS:
+                    continue
+                raise ServerError(str(message.get("code")), str(message.get("reason")))
 
     async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
                       where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
@@ -90,26 +107,17 @@ class Harness:
         self.clients.append(client)
         return client
 
-    async def raw(self, *, rcvbuf: int | None = None) -> TestClient:
+    async def raw(self) -> TestClient:
         """A TCP connection that has said nothing yet."""
-        client = await raw_connection(self.port, rcvbuf=rcvbuf)
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), TIMEOUT)
+        client = TestClient(reader, writer)
         self.clients.append(client)
         return client
 
     async def close(self) -> None:
+        await self.server.close()
         for client in self.clients:
             await client.close()
-        await self.server.close()
-
-
-async def raw_connection(port: int, *, rcvbuf: int | None = None) -> TestClient:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    if rcvbuf is not None:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    sock.setblocking(False)
-    await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port)), TIMEOUT)
-    reader, writer = await asyncio.open_connection(sock=sock)
-    return TestClient(reader, writer)
 
 
 @contextlib.asynccontextmanager
@@ -152,13 +160,18 @@ async def until_closed(client: Client, timeout: float = TIMEOUT) -> list[dict[st
 
 
 # --- tables -----------------------------------------------------------------------------------------
+_table_names = itertools.count(1)
+
+
 async def create_table(host: TestClient, *, edition: str = "2022", options: dict[str, Any] | None = None,
                        seats: int = 4, bots: int = 0, start: bool = False, **extra: Any) -> int:
     """Create a table (the host sits in seat 0); returns its id."""
-    message: dict[str, Any] = {"t": "create_table", "edition": edition, "options": options or {}, "seats": seats,
-                               "bots": bots, "start": start, **extra}
+    name = f"table {next(_table_names)}"
+    message: dict[str, Any] = {"t": "create_table", "name": name, "edition": edition, "options": options or {},
+                               "seats": seats, "bots": bots, "start": start, **extra}
     await host.send(message)
-    table = await host.expect("table", where=lambda m: m["table"]["you"] == 0 and m["table"]["bots"] == bots)
+    table = await host.expect("table", where=lambda m: m["table"]["name"] == name and m["table"]["bots"] == bots)
+    assert table["table"]["you"] == 0
     return int(table["table"]["id"])
 
 
@@ -218,12 +231,12 @@ class PlayLog:
 
 async def play(client: TestClient, rng: random.Random, *, policy: Policy = random_policy,
                stop: Callable[[dict[str, Any]], bool] | None = None, log: PlayLog | None = None,
-               initial: dict[str, Any] | None = None, tolerated: Sequence[str] = ("stale_action",),
+               initial: dict[str, Any] | None = None, tolerated: Sequence[str] = LATE_ACT_ERRORS,
                timeout: float = TIMEOUT) -> PlayLog:
     """React to ``state`` messages with legal actions (``policy``) until the game is over, or until
     ``stop(state_message)`` holds (checked before acting on it). ``initial`` is a state message
     already read. Any error other than a ``tolerated`` one fails the test (a race with a bot's move
-    can make an action stale: the game moved on, the action was not applied)."""
+    can make an action stale, or come after a bot's move ended the game: it was not applied)."""
     log = log if log is not None else PlayLog()
     acted: set[int] = set()
     pending = [initial] if initial is not None else []
@@ -343,17 +356,14 @@ class ServerProcess:
                 sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
                 "--db", str(self.db), *self.args, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
-        while True:
+        while not any("stop with" in line for line in self.banner):  # the banner's last line
             line = (await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)).decode()
-            assert line, f"the server exited before listening; see {self.log_path}"
+            assert line, f"the server exited while starting; see {self.log_path}"
             self.banner.append(line)
             match = self.LISTENING.search(line)
             if match:
                 self.port = int(match.group(1))
-                break
-        # the rest of the banner (tables restored...) comes right after
-        while not any("stop with" in b for b in self.banner):
-            self.banner.append((await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)).decode())
+        assert self.port, self.banner
         return self.port
 
     async def kill9(self) -> None:
