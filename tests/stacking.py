@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
-from ono99_tui.core import Card, Edition, Game, TableOptions, new_deck
+from ono99_tui.core import DRAW, Action, Card, Edition, Event, Game, Obligation, Played, TableOptions, new_deck, play
 from ono99_tui.core.cards import HAND_SIZE
 
 
@@ -67,3 +68,46 @@ def stacked_game(
     opts = TableOptions.from_mapping(edition, options)
     chance = StackedChance(opts.edition, hands, draw_top, dealer, later_hands)
     return Game(opts, len(hands), chance=chance)
+
+
+def act(game: Game, seat: int, code: str) -> tuple[Event, ...]:
+    """Apply an action code (a card code, ``ONO99x4`` or ``draw``) for ``seat``."""
+    return game.apply(seat, Action.parse(code))
+
+
+def ramp(
+    final_hands: Sequence[Sequence[str]],
+    more: Sequence[str] = (),
+    *,
+    rounds: int,
+    dealer: int | None = None,
+    edition: str = "2022",
+    **options: Any,
+) -> Game:
+    """A game in which every seat, in turn order, has played ``rounds`` tens (drawing at once under
+    manual_draw), so the total is ``10 * seats * rounds`` and the first player is on turn again
+    holding ``final_hands[seat]``. ``more`` lies on the draw pile after the cards the ramp draws."""
+    n = len(final_hands)
+    first = 0 if dealer is None else (dealer + 1) % n
+    order = [(first + i) % n for i in range(n)]
+    hands = [["10"] * rounds + list(h[: 4 - rounds]) for h in final_hands]
+    draws = [final_hands[s][4 - rounds + k] for k in range(rounds) for s in order]
+    game = stacked_game(hands, [*draws, *more], edition=edition, dealer=dealer, **options)
+    for _ in range(rounds):
+        for seat in order:
+            game.apply(seat, play(Card.N10))
+            if game.has_open_draw(seat):
+                game.apply(seat, DRAW)
+    assert game.total == 10 * n * rounds
+    assert game.turn == first
+    for seat, hand in enumerate(final_hands):
+        assert sorted(game.hand_of(seat)) == sorted(cards(*hand))
+    return game
+
+
+def played(events: Sequence[Event]) -> list[Played]:
+    return [e for e in events if isinstance(e, Played)]
+
+
+def obligation(game: Game) -> Obligation | None:
+    return game.view(None).obligation

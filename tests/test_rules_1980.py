@@ -13,7 +13,6 @@ from ono99_tui.core import (
     DECK_COUNTS,
     DISCARD_FOUR,
     DRAW,
-    Action,
     Card,
     Drew,
     Edition,
@@ -30,15 +29,20 @@ from ono99_tui.core import (
     Played,
     TableOptions,
     new_deck,
-    play,
 )
-from tests.stacking import cards, stacked_game
+from tests.stacking import act, cards, obligation, played, stacked_game
+from tests.stacking import ramp as _ramp
 
 N10 = Card.N10
 FOUR_ONO99 = ["ONO99", "ONO99", "ONO99", "ONO99"]
 
 
 # --- helpers ------------------------------------------------------------------------------------
+def ramp(final_hands: Sequence[Sequence[str]], more: Sequence[str] = (), **kwargs: Any) -> Game:
+    """A 1980 ``tests.stacking.ramp``."""
+    return _ramp(final_hands, more, edition="1980", **kwargs)
+
+
 def game1980(
     hands: Sequence[Sequence[str]],
     draw_top: Sequence[str] = (),
@@ -47,50 +51,8 @@ def game1980(
     return stacked_game(hands, draw_top, edition="1980", **options)
 
 
-def act(game: Game, seat: int, code: str) -> tuple[Event, ...]:
-    """Apply a card code (or ``draw``) for ``seat``."""
-    return game.apply(seat, Action.parse(code))
-
-
-def ramp(
-    final_hands: Sequence[Sequence[str]],
-    more: Sequence[str] = (),
-    *,
-    rounds: int,
-    dealer: int | None = None,
-    **options: Any,
-) -> Game:
-    """A 1980 game in which every seat, in turn order, has played ``rounds`` tens, so the total
-    is ``10 * seats * rounds`` and the first player is on turn again holding ``final_hands[seat]``.
-    ``more`` lies on the draw pile after the cards the ramp draws."""
-    n = len(final_hands)
-    first = 0 if dealer is None else (dealer + 1) % n
-    order = [(first + i) % n for i in range(n)]
-    hands = [["10"] * rounds + list(h[: 4 - rounds]) for h in final_hands]
-    draws = [final_hands[s][4 - rounds + k] for k in range(rounds) for s in order]
-    game = stacked_game(hands, [*draws, *more], edition="1980", dealer=dealer, **options)
-    for _ in range(rounds):
-        for seat in order:
-            game.apply(seat, play(N10))
-            if game.has_open_draw(seat):
-                game.apply(seat, DRAW)
-    assert game.total == 10 * n * rounds
-    assert game.turn == first
-    for seat, hand in enumerate(final_hands):
-        assert sorted(game.hand_of(seat)) == sorted(cards(*hand))
-    return game
-
-
-def played(events: Sequence[Event]) -> list[Played]:
-    return [e for e in events if isinstance(e, Played)]
-
-
 def ended(events: Sequence[Event]) -> list[HandEnded]:
     return [e for e in events if isinstance(e, HandEnded)]
-
-
-def obligation(game: Game) -> Obligation | None:
-    return game.view(None).obligation
 
 
 def legal_cards(game: Game) -> set[Card | None]:

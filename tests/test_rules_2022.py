@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import pytest
 
@@ -17,7 +16,6 @@ from ono99_tui.core import (
     Card,
     Drew,
     Edition,
-    Event,
     Game,
     GameOver,
     HandStarted,
@@ -31,44 +29,12 @@ from ono99_tui.core import (
     new_deck,
     play,
 )
-from tests.stacking import cards, stacked_game
+from tests.stacking import act, cards, obligation, played, ramp, stacked_game
 
 N10 = Card.N10
 
 
 # --- helpers ------------------------------------------------------------------------------------
-def act(game: Game, seat: int, code: str) -> tuple[Event, ...]:
-    """Apply a card code (or ``ONO99x4``) for ``seat``."""
-    return game.apply(seat, Action.parse(code))
-
-
-def ramp(
-    final_hands: Sequence[Sequence[str]],
-    more: Sequence[str] = (),
-    *,
-    rounds: int,
-    dealer: int | None = None,
-    **options: Any,
-) -> Game:
-    """A game in which every seat, in turn order, has played ``rounds`` tens, so the total is
-    ``10 * seats * rounds`` and the first player is on turn again holding ``final_hands[seat]``.
-    ``more`` lies on the draw pile after the cards the ramp draws."""
-    n = len(final_hands)
-    first = 0 if dealer is None else (dealer + 1) % n
-    order = [(first + i) % n for i in range(n)]
-    hands = [["10"] * rounds + list(h[: 4 - rounds]) for h in final_hands]
-    draws = [final_hands[s][4 - rounds + k] for k in range(rounds) for s in order]
-    game = stacked_game(hands, [*draws, *more], dealer=dealer, **options)
-    for _ in range(rounds):
-        for seat in order:
-            game.apply(seat, play(N10))
-    assert game.total == 10 * n * rounds
-    assert game.turn == first
-    for seat, hand in enumerate(final_hands):
-        assert sorted(game.hand_of(seat)) == sorted(cards(*hand))
-    return game
-
-
 def two_players_at_ninety(s1_hand: Sequence[str], more: Sequence[str] = ()) -> Game:
     """Two players, total 90, seat 1 on turn holding ``s1_hand``; seat 0 holds 3, ONO 99, ONO 99
     and then the first card of ``more``."""
@@ -83,14 +49,6 @@ def three_players_at_ninety(
 ) -> Game:
     """Three players, total 90, seat 0 on turn."""
     return ramp(final_hands, more, rounds=3)
-
-
-def played(events: Sequence[Event]) -> list[Played]:
-    return [e for e in events if isinstance(e, Played)]
-
-
-def obligation(game: Game) -> Obligation | None:
-    return game.view(None).obligation
 
 
 def assert_cards_conserved(game: Game) -> None:
