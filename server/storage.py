@@ -11,7 +11,6 @@ import asyncio
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-ACTION_BATCH_SECONDS = 0.01  # how long the database thread lets saved actions gather before writing them
+ACTION_BATCH_SECONDS = 0.01  # how long saved actions may gather before they go to the database thread
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -68,9 +67,10 @@ class Storage:
         self._db: sqlite3.Connection | None = None
         self._closed = False
         self._lock = threading.Lock()
-        # Actions saved since the last write job was queued, written together by one job in one
-        # transaction (a game makes many small writes; one commit each is most of the thread's work).
-        self._actions: list[tuple[int, int, int, int, str]] | None = None
+        # Action rows not yet handed to the database thread. They go to it together, as one job and
+        # one transaction, a moment after the first of them or before any other write, whichever
+        # comes first: a game saves an action per move, and a commit each was most of the thread's work.
+        self._rows: list[tuple[int, int, int, int, str]] = []
         self._run(self._open).result()
 
     # --- plumbing ---------------------------------------------------------------------------------
@@ -86,7 +86,7 @@ class Storage:
         with self._lock:
             if self._closed:
                 raise RuntimeError("storage is closed")
-            self._actions = None  # actions saved from now on are written after this job
+            self._hand_over_rows()  # actions saved before this job are written before it
             return self._executor.submit(fn)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -107,6 +107,7 @@ class Storage:
         with self._lock:
             if self._closed:
                 return
+            self._hand_over_rows()
             self._closed = True
         self._executor.submit(self._close_db)
         self._executor.shutdown(wait=True)
@@ -131,24 +132,30 @@ class Storage:
         self.submit(write)
 
     def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str) -> None:
-        """Queue an action's row. Rows saved one after another, with no other write between them,
-        go to the database together (in order, in one transaction) by the job the first one queued."""
-        row = (table_id, game_no, n, seat, action)
+        """Save an action's row, in order with every other write (see ``_rows``)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("storage is closed")
-            if self._actions is None:
-                batch: list[tuple[int, int, int, int, str]] = []
-                self._actions = batch
-                self._executor.submit(self._write_actions, batch)
-            self._actions.append(row)
+            self._rows.append((table_id, game_no, n, seat, action))
+            if len(self._rows) > 1:
+                return  # a hand-over is already due
+        try:
+            asyncio.get_running_loop().call_later(ACTION_BATCH_SECONDS, self._hand_over_rows_later)
+        except RuntimeError:  # no event loop here: hand it over at once
+            self._hand_over_rows_later()
 
-    def _write_actions(self, batch: list[tuple[int, int, int, int, str]]) -> None:
-        time.sleep(ACTION_BATCH_SECONDS)  # let the rows of a busy moment gather: one commit for them all
+    def _hand_over_rows_later(self) -> None:
         with self._lock:
-            if self._actions is batch:
-                self._actions = None  # from now on rows go to a new batch, written after this one
-            rows = list(batch)
+            if not self._closed:
+                self._hand_over_rows()
+
+    def _hand_over_rows(self) -> None:
+        """Queue the waiting action rows as one job (the caller holds the lock)."""
+        if self._rows:
+            rows, self._rows = self._rows, []
+            self._executor.submit(self._write_actions, rows)
+
+    def _write_actions(self, rows: list[tuple[int, int, int, int, str]]) -> None:
         db = self._conn
         db.execute("BEGIN")  # the connection is in autocommit mode: one transaction for the batch
         try:

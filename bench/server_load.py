@@ -1,0 +1,680 @@
+"""Load on a real ONO 99 server: N protocol clients, four humans to a table, on 127.0.0.1.
+
+Each run starts ``python -m ono99_tui.cli serve`` in its own process (fresh database, bots and turn
+clocks off, no SSH front, connection and message limits raised for one address), seats N clients at
+N/4 tables from one or more client processes, starts every game at the same moment and plays for
+``--seconds``. Then the server is stopped with SIGTERM (its graceful shutdown) and the run reported.
+Tables are private and joined by invite code unless --public-tables (joined by id; everyone still in
+the lobby then gets the table list on every change, which slows the setup of large runs).
+
+Modes:
+  full   every client acts as soon as its view lets it (its turn, or a draw it owes)
+  human  every client waits a random 1 to 3 seconds before each action (and the host before a rematch)
+
+Measured per run, in the measuring window only:
+  actions/s   actions the server applied, counted by their resulting ``state`` (server-wide)
+  latency     from sending ``act`` to the LAST of the table's four players receiving the ``state``
+              that resulted (matched by table, game number and view version); p50, p99 and max.
+              All four players of a table live in one client process and stamp receipts with the
+              system-wide monotonic clock, so the figure includes the client process's own delays.
+  server CPU  user+system time of the server process over the window (100% = one core)
+  server RSS  resident memory at the end of the window, and the process's peak (VmHWM)
+  client CPU  the same for the client processes, to show whether they held the server back
+  other CPU   what every other process on the machine used meanwhile (/proc/stat), since a busy
+              machine takes cores from both sides
+  errors      error messages the clients received after setup, and connections the server closed
+The server's log (stderr) is scanned for warnings, errors and tracebacks after each run.
+
+Runs every combination of --clients and --mode, e.g.
+
+  python bench/server_load.py --clients 100 500 --mode full --seconds 20
+  python bench/server_load.py --clients 1000 --mode human --seconds 20
+
+Only 127.0.0.1 is used. Every run is bounded: setup, window, drain and shutdown each have a timeout,
+and any process still alive at the end is killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing as mp
+import os
+import platform
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ono99_tui.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+
+HOST = "127.0.0.1"
+SEATS = 4
+SETUP_TIMEOUT = 120.0  # seconds for all clients of a run to connect and sit
+EXPECT_TIMEOUT = 60.0  # one reply during setup
+DRAIN_SECONDS = 2.0  # after the window: wait this long for answers to actions still in flight
+SHUTDOWN_TIMEOUT = 30.0
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- /proc ---------------------------------------------------------------------------------------------
+def cpu_seconds(pid: int, tid: int | None = None) -> float:
+    """User plus system CPU time of a process (all its threads), or of one of its threads, in seconds."""
+    with open(f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat") as f:
+        text = f.read()
+    fields = text[text.rindex(")") + 2:].split()  # the command name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime: fields 14 and 15 of stat
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of a process, in KiB."""
+    rss = hwm = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                hwm = int(line.split()[1])
+    return rss, hwm
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all cores spent on anything but idle and I/O wait since boot (/proc/stat)."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:9]]
+    return (sum(values) - values[3] - values[4]) / CLK_TCK
+
+
+def load_average() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    mem = ""
+    with contextlib.suppress(OSError), open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem = f", {int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+                break
+    return (f"{model}, {os.cpu_count()} cores{mem}; Python {platform.python_version()} "
+            f"({platform.python_implementation()}), {platform.system()} {platform.release()}")
+
+
+# --- the client side ---------------------------------------------------------------------------------------
+class SetupError(Exception):
+    pass
+
+
+@dataclass
+class WorkerStats:
+    latencies: list[float] = field(default_factory=list)  # seconds, actions whose result landed in the window
+    actions: int = 0  # actions applied in the window (their state reached all four players in it)
+    acts_sent: int = 0  # act messages sent in the window
+    games_finished: int = 0
+    errors: Counter[str] = field(default_factory=Counter)  # error codes received after setup
+    lost: int = 0  # connections closed by the server before the end
+    byes: Counter[str] = field(default_factory=Counter)
+
+
+class Player(asyncio.Protocol):
+    """One client connection: raw asyncio transport, the protocol's framing, no other machinery."""
+
+    def __init__(self, bench: Bench, table: TableRun, name: str) -> None:
+        self.bench = bench
+        self.table = table
+        self.name = name
+        self.transport: asyncio.Transport | None = None
+        self.decoder = FrameDecoder()
+        self.waiters: list[tuple[str, Any, asyncio.Future[dict[str, Any]]]] = []
+        self.seat: int | None = None
+        self.closed = False
+        self.timer: asyncio.TimerHandle | None = None
+
+    # asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        try:
+            for message in self.decoder.feed(data):
+                self.on_message(message, now)
+        except ProtocolError as exc:
+            self.bench.stats.errors[f"client framing: {exc.code}"] += 1
+            self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed and not self.bench.quitting:
+            self.bench.stats.lost += 1
+        self.closed = True
+        for _, _, future in self.waiters:
+            if not future.done():
+                future.set_exception(SetupError(f"{self.name}: connection closed"))
+        self.waiters.clear()
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.write(encode(message))
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+    # setup helpers
+    def expect(self, kind: str, where: Any = None) -> asyncio.Future[dict[str, Any]]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiters.append((kind, where, future))
+        return future
+
+    # messages
+    def on_message(self, message: dict[str, Any], now: float) -> None:
+        kind = message.get("t")
+        if kind == "state":
+            self.on_state(message, now)
+        elif kind == "error":
+            self.on_error(message)
+        elif kind == "bye":
+            self.bench.stats.byes[str(message.get("reason"))] += 1
+        if self.waiters:
+            for waiter in list(self.waiters):
+                want, where, future = waiter
+                if want == kind and (where is None or where(message)) and not future.done():
+                    self.waiters.remove(waiter)
+                    future.set_result(message)
+
+    def on_error(self, message: dict[str, Any]) -> None:
+        code = str(message.get("code"))
+        if self.waiters:
+            for _, _, future in self.waiters:
+                if not future.done():
+                    future.set_exception(SetupError(f"{self.name}: error {code}: {message.get('reason')}"))
+            self.waiters.clear()
+            return
+        self.bench.stats.errors[code] += 1
+        if message.get("ref") == "act":
+            self.table.pending = [p for p in self.table.pending if p[0] is not self]
+
+    def on_state(self, message: dict[str, Any], now: float) -> None:
+        view = message["view"]
+        table = self.table
+        game_no = message["game_no"]
+        version = view["version"]
+        self.seat = view["seat"]
+        table.received(game_no, version, now)
+        if self.bench.stopping:
+            return
+        if view["winner"] is not None:
+            if self is table.host:
+                self.bench.schedule(self, table.rematch, game_no)
+            return
+        legal = view["legal"]
+        if legal:
+            self.bench.schedule(self, self.act, game_no, version, self.bench.rng.choice(legal))
+
+    def act(self, game_no: int, version: int, code: str) -> None:
+        self.timer = None
+        if self.closed or self.bench.stopping:
+            return
+        now = time.monotonic()
+        self.table.pending.append((self, game_no, version, now))
+        if now >= self.bench.go_at:
+            self.bench.stats.acts_sent += 1
+        self.send({"t": "act", "action": code, "version": version})
+
+
+class TableRun:
+    """Four players at one table, and the bookkeeping that turns their receipts into latencies."""
+
+    def __init__(self, bench: Bench, index: int) -> None:
+        self.bench = bench
+        self.index = index
+        self.players = [Player(bench, self, f"b{bench.proc}t{index}s{s}") for s in range(SEATS)]
+        self.host = self.players[0]
+        self.id: int | None = None
+        self.code = ""
+        self.receipts: dict[tuple[int, int], list[Any]] = {}  # (game_no, version) -> [count, last time]
+        # Actions sent and not yet seen by all four: (player, game_no, version acted on, send time).
+        self.pending: list[tuple[Player, int, int, float]] = []
+
+    def received(self, game_no: int, version: int, now: float) -> None:
+        key = (game_no, version)
+        entry = self.receipts.get(key)
+        if entry is None:
+            entry = self.receipts[key] = [0, now]
+        entry[0] += 1
+        entry[1] = now
+        if entry[0] < SEATS:
+            return
+        del self.receipts[key]
+        if not self.pending:
+            return
+        # The state of version V results from the action sent for the latest version below V
+        # (with four humans and no bots or clocks, only one seat can act at a time).
+        keep = []
+        for item in self.pending:
+            _, g, v, sent = item
+            if g == game_no and v < version:
+                self.bench.result(sent, now)
+            elif g >= game_no:
+                keep.append(item)
+        self.pending = keep
+
+    def rematch(self, game_no: int) -> None:
+        self.host.timer = None
+        if self.bench.stopping or self.host.closed:
+            return
+        if self.bench.go_at <= time.monotonic() <= self.bench.end_at:
+            self.bench.stats.games_finished += 1
+        self.host.send({"t": "rematch"})
+
+
+class Bench:
+    """One client process: its tables, the clock of the run, and its statistics."""
+
+    def __init__(self, proc: int, port: int, first_table: int, tables: int, mode: str, private: bool) -> None:
+        self.proc = proc
+        self.port = port
+        self.mode = mode
+        self.private = private
+        self.rng = random.Random(1000 + proc)
+        self.tables = [TableRun(self, first_table + i) for i in range(tables)]
+        self.stats = WorkerStats()
+        self.go_at = float("inf")
+        self.end_at = float("inf")
+        self.stopping = False
+        self.quitting = False
+
+    def schedule(self, player: Player, fn: Any, *args: Any) -> None:
+        if self.mode == "full":
+            fn(*args)
+        else:
+            if player.timer is not None:
+                player.timer.cancel()
+            player.timer = asyncio.get_running_loop().call_later(self.rng.uniform(1.0, 3.0), fn, *args)
+
+    def result(self, sent: float, last: float) -> None:
+        if self.go_at <= last <= self.end_at:
+            self.stats.actions += 1
+            self.stats.latencies.append(last - sent)
+
+    async def connect(self, player: Player) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.create_connection(lambda: player, HOST, self.port)
+        welcome = player.expect("welcome")
+        player.send({"t": "hello", "version": PROTOCOL_VERSION, "name": player.name, "client": "server_load"})
+        await asyncio.wait_for(welcome, EXPECT_TIMEOUT)
+
+    async def seat_table(self, table: TableRun) -> None:
+        await asyncio.gather(*(self.connect(p) for p in table.players))
+        host = table.host
+        created = host.expect("table", lambda m: m["table"].get("you") == 0)
+        host.send({"t": "create_table", "name": f"load {self.proc}.{table.index}", "seats": SEATS,
+                   "turn_seconds": 0, "private": self.private})
+        detail = (await asyncio.wait_for(created, EXPECT_TIMEOUT))["table"]
+        table.id = detail["id"]
+        table.code = detail.get("code") or ""
+        for player in table.players[1:]:
+            seated = player.expect("table", lambda m: m["table"].get("id") == table.id
+                                   and m["table"].get("you") is not None)
+            player.send({"t": "join", "code": table.code} if self.private else {"t": "join", "table": table.id})
+            await asyncio.wait_for(seated, EXPECT_TIMEOUT)
+
+    async def setup(self) -> None:
+        gate = asyncio.Semaphore(16)  # tables being seated at once (64 connections): within the listen backlog
+
+        async def one(table: TableRun) -> None:
+            async with gate:
+                await self.seat_table(table)
+
+        await asyncio.gather(*(one(t) for t in self.tables))
+
+    async def play(self, go_at: float, seconds: float) -> None:
+        self.go_at = go_at
+        self.end_at = go_at + seconds
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(max(0.0, go_at - time.monotonic()))
+        for table in self.tables:
+            table.host.send({"t": "start"})
+        await asyncio.sleep(max(0.0, self.end_at - time.monotonic()))
+        self.stopping = True
+        for table in self.tables:
+            for player in table.players:
+                if player.timer is not None:
+                    player.timer.cancel()
+                    player.timer = None
+        drain_until = loop.time() + DRAIN_SECONDS
+        while loop.time() < drain_until and any(t.pending for t in self.tables):
+            await asyncio.sleep(0.05)
+
+    def close(self) -> None:
+        self.quitting = True
+        for table in self.tables:
+            for player in table.players:
+                player.close()
+
+
+def worker(proc: int, port: int, first_table: int, tables: int, mode: str, private: bool, seconds: float,
+           conn: Any, go: Any, go_at: Any, quit_: Any) -> None:
+    """A client process: seat its tables, report ready, play the window, report, wait to quit."""
+
+    async def main() -> None:
+        bench = Bench(proc, port, first_table, tables, mode, private)
+        started = time.monotonic()
+        try:
+            await asyncio.wait_for(bench.setup(), SETUP_TIMEOUT)
+        except Exception as exc:
+            conn.send(("setup_failed", f"{type(exc).__name__}: {exc}"))
+            bench.close()
+            return
+        conn.send(("ready", time.monotonic() - started))
+        loop = asyncio.get_running_loop()
+        while not go.is_set():
+            await asyncio.sleep(0.01)
+        await bench.play(go_at.value, seconds)
+        stats = bench.stats
+        conn.send(("result", {"latencies": stats.latencies, "actions": stats.actions, "acts_sent": stats.acts_sent,
+                              "games": stats.games_finished, "errors": dict(stats.errors), "lost": stats.lost,
+                              "byes": dict(stats.byes)}))
+        until = loop.time() + SHUTDOWN_TIMEOUT + 10
+        while not quit_.is_set() and loop.time() < until:
+            await asyncio.sleep(0.05)
+        bench.close()
+        await asyncio.sleep(0.1)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl+C and ends the workers
+    asyncio.run(main())
+    conn.close()
+
+
+# --- the parent: one run ------------------------------------------------------------------------------
+@dataclass
+class RunResult:
+    mode: str
+    clients: int
+    tables: int
+    ok: bool
+    note: str = ""
+    setup_seconds: float = 0.0
+    seconds: float = 0.0
+    actions: int = 0
+    acts_sent: int = 0
+    games: int = 0
+    latencies: list[float] = field(default_factory=list)
+    server_cpu: float = 0.0
+    loop_cpu: float = 0.0  # the server's main thread: the event loop and everything on it
+    machine_cpu: float = 0.0  # every process on the machine (100% = one core)
+    client_cpu: float = 0.0
+    rss_mib: float = 0.0
+    hwm_mib: float = 0.0
+    load_before: str = ""
+    load_after: str = ""
+    errors: Counter[str] = field(default_factory=Counter)
+    lost: int = 0
+    server_log_problems: list[str] = field(default_factory=list)
+    shutdown_seconds: float = 0.0
+    server_exit: int | None = None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespace, tag: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable]
+    if args.profile:
+        cmd += ["-m", "cProfile", "-o", str(Path(args.profile) / f"server-{tag}.prof")]
+    cmd += ["-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(port), "--db", str(workdir / "load.db"),
+            "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address", str(clients + 100),
+            "--max-connections", str(clients + 100), "--messages-per-second", "1000",
+            "--ssh-port", "0", "--log-level", args.server_log_level]
+    out = open(workdir / "server.out", "wb")  # noqa: SIM115 (kept open for the process's lifetime)
+    err = open(workdir / "server.err", "wb")  # noqa: SIM115
+    return subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, start_new_session=True)
+
+
+def wait_listening(server: subprocess.Popen[bytes], workdir: Path, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited with {server.returncode}: "
+                               f"{(workdir / 'server.err').read_text(errors='replace')[-2000:]}")
+        if "listening on" in (workdir / "server.out").read_text(errors="replace"):
+            return
+        time.sleep(0.05)
+    raise RuntimeError("the server did not start listening in time")
+
+
+def log_problems(path: Path) -> list[str]:
+    """Warning, error and traceback lines of the server's log, counted by their message shape."""
+    shapes: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    for line in path.read_text(errors="replace").splitlines():
+        if " WARNING " in line or " ERROR " in line or " CRITICAL " in line or line.startswith(
+                ("Traceback", "Exception", "ono99_tui.protocol.ProtocolError")):
+            body = line.split(" ", 2)[2] if re.match(r"\d{4}-\d\d-\d\d ", line) else line
+            shape = re.sub(r"\d+", "N", body)[:160]
+            shapes[shape] += 1
+            examples.setdefault(shape, line[:300])
+    return [f"{n} x {examples[s]}" for s, n in shapes.most_common(8)]
+
+
+def run_one(mode: str, clients: int, args: argparse.Namespace) -> RunResult:
+    tables = clients // SEATS
+    result = RunResult(mode, tables * SEATS, tables, ok=False, seconds=args.seconds)
+    procs = max(1, min(args.procs, tables))
+    ctx = mp.get_context("fork")
+    with tempfile.TemporaryDirectory(prefix="ono99-load-") as tmp:
+        workdir = Path(tmp)
+        port = args.port or free_port()
+        tag = f"{mode}-{clients}"
+        result.load_before = load_average()
+        server = start_server(port, workdir, clients, args, tag)
+        workers: list[Any] = []
+        pipes: list[Any] = []
+        go, quit_ = ctx.Event(), ctx.Event()
+        go_at = ctx.Value("d", 0.0)
+        try:
+            wait_listening(server, workdir)
+            share, extra = divmod(tables, procs)
+            first = 0
+            for p in range(procs):
+                count = share + (1 if p < extra else 0)
+                parent_end, child_end = ctx.Pipe(duplex=False)
+                w = ctx.Process(target=worker, args=(p, port, first, count, mode, not args.public_tables,
+                                                     args.seconds, child_end, go, go_at, quit_), daemon=True)
+                w.start()
+                child_end.close()
+                workers.append(w)
+                pipes.append(parent_end)
+                first += count
+            # setup
+            started = time.monotonic()
+            for pipe in pipes:
+                if not pipe.poll(SETUP_TIMEOUT + 10):
+                    raise RuntimeError("a client process did not finish its setup in time")
+                kind, value = pipe.recv()
+                if kind != "ready":
+                    raise RuntimeError(f"setup failed: {value}")
+            result.setup_seconds = time.monotonic() - started
+            # the window
+            go_at.value = time.monotonic() + 0.3
+            go.set()
+            time.sleep(max(0.0, go_at.value - time.monotonic()))
+            cpu0 = cpu_seconds(server.pid)
+            loop0 = cpu_seconds(server.pid, server.pid)
+            busy0 = machine_busy_seconds()
+            ccpu0 = sum(cpu_seconds(w.pid) for w in workers)
+            t0 = time.monotonic()
+            end = go_at.value + args.seconds
+            while time.monotonic() < end:
+                time.sleep(min(0.5, max(0.0, end - time.monotonic())))
+            wall = time.monotonic() - t0
+            result.server_cpu = 100 * (cpu_seconds(server.pid) - cpu0) / wall
+            result.loop_cpu = 100 * (cpu_seconds(server.pid, server.pid) - loop0) / wall
+            result.machine_cpu = 100 * (machine_busy_seconds() - busy0) / wall
+            result.client_cpu = 100 * (sum(cpu_seconds(w.pid) for w in workers) - ccpu0) / wall
+            rss, hwm = memory_kib(server.pid)
+            result.rss_mib, result.hwm_mib = rss / 1024, hwm / 1024
+            result.load_after = load_average()
+            for pipe in pipes:
+                if not pipe.poll(DRAIN_SECONDS + 30):
+                    raise RuntimeError("a client process did not report in time")
+                kind, value = pipe.recv()
+                if kind != "result":
+                    raise RuntimeError(f"unexpected report {kind}: {value}")
+                result.latencies += value["latencies"]
+                result.actions += value["actions"]
+                result.acts_sent += value["acts_sent"]
+                result.games += value["games"]
+                result.errors.update(value["errors"])
+                result.lost += value["lost"]
+            result.ok = True
+        except Exception as exc:
+            result.note = str(exc)[:500]
+            result.load_after = result.load_after or load_average()
+        finally:
+            # graceful shutdown while the clients are still connected, then end the clients
+            stop_started = time.monotonic()
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(SHUTDOWN_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    result.note += " (server did not stop in time; killed)"
+                    server.kill()
+                    server.wait(5)
+            result.shutdown_seconds = time.monotonic() - stop_started
+            result.server_exit = server.returncode
+            quit_.set()
+            for w in workers:
+                w.join(10)
+                if w.is_alive():
+                    w.kill()
+                    w.join(5)
+            result.server_log_problems = log_problems(workdir / "server.err")
+            if args.keep_logs:
+                dest = Path(args.keep_logs)
+                dest.mkdir(parents=True, exist_ok=True)
+                for name in ("server.err", "server.out"):
+                    (dest / f"{tag}-{name}").write_bytes((workdir / name).read_bytes())
+    return result
+
+
+# --- report ---------------------------------------------------------------------------------------------
+def table_rows(results: list[RunResult]) -> list[list[str]]:
+    rows = [["mode", "clients", "tables", "actions/s", "state msgs/s", "p50 ms", "p99 ms", "max ms",
+             "server CPU (loop thread)", "server CPU µs/action", "server RSS MiB (peak)", "client CPU",
+             "other CPU", "load avg before → after", "errors"]]
+    for r in results:
+        if not r.ok:
+            rows.append([r.mode, str(r.clients), str(r.tables), f"failed: {r.note}"] + [""] * 11)
+            continue
+        lat = [x * 1000 for x in r.latencies]
+        rate = r.actions / r.seconds
+        errors = ", ".join(f"{k} {v}" for k, v in r.errors.most_common()) or "0"
+        if r.lost:
+            errors += f"; {r.lost} connections lost"
+        rows.append([r.mode, str(r.clients), str(r.tables), f"{rate:,.0f}", f"{rate * SEATS:,.0f}",
+                     f"{percentile(lat, 50):.1f}", f"{percentile(lat, 99):.1f}",
+                     f"{max(lat, default=float('nan')):.1f}",
+                     f"{r.server_cpu:.0f}% ({r.loop_cpu:.0f}%)",
+                     f"{r.server_cpu / 100 * r.seconds / r.actions * 1e6:,.0f}" if r.actions else "-",
+                     f"{r.rss_mib:.0f} ({r.hwm_mib:.0f})", f"{r.client_cpu:.0f}%",
+                     f"{max(0.0, r.machine_cpu - r.server_cpu - r.client_cpu):.0f}%",
+                     f"{r.load_before} → {r.load_after}", errors])
+    return rows
+
+
+def report(results: list[RunResult]) -> None:
+    print()
+    print(f"machine: {machine()}")
+    rows = table_rows(results)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        cells = [cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))]
+        print("| " + " | ".join(cells) + " |")
+        if n == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print()
+    for r in results:
+        print(f"{r.mode} {r.clients}: setup {r.setup_seconds:.1f} s, window {r.seconds:.0f} s, {r.actions} actions "
+              f"({r.acts_sent} sent), {r.games} games finished, shutdown {r.shutdown_seconds:.1f} s "
+              f"(exit {r.server_exit})")
+        for line in r.server_log_problems:
+            print(f"    server log: {line}")
+        if not r.server_log_problems:
+            print("    server log: no warnings or errors")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, nargs="+", default=[100, 500, 1000],
+                        help="client counts, four to a table (default 100 500 1000)")
+    parser.add_argument("--mode", nargs="+", choices=["full", "human"], default=["full", "human"],
+                        help="full speed and/or human pace (default both)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measuring window of each run (default 20)")
+    parser.add_argument("--procs", type=int, default=1, help="client processes per run (default 1)")
+    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser.add_argument("--public-tables", action="store_true",
+                        help="open tables joined by id from the lobby list (default: private tables joined by "
+                             "invite code, which keeps the lobby's table list out of the measurement)")
+    parser.add_argument("--server-log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--keep-logs", metavar="DIR", help="copy each run's server log here")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="run the server under cProfile, writing DIR/server-MODE-N.prof")
+    args = parser.parse_args()
+    if args.seconds <= 0 or args.seconds > 600:
+        parser.error("--seconds must be from 0 to 600")
+    if any(n < SEATS or n > 5000 for n in args.clients):
+        parser.error(f"--clients must be from {SEATS} to 5000")
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+    print(f"machine: {machine()}")
+    results = []
+    for mode in args.mode:
+        for clients in args.clients:
+            print(f"run: {mode}, {clients} clients ({clients // SEATS} tables), {args.seconds:.0f} s, "
+                  f"load average {load_average()} ...", flush=True)
+            r = run_one(mode, clients, args)
+            results.append(r)
+            if r.ok:
+                lat = [x * 1000 for x in r.latencies]
+                print(f"  {r.actions / r.seconds:,.0f} actions/s, p50 {percentile(lat, 50):.1f} ms, "
+                      f"p99 {percentile(lat, 99):.1f} ms, server CPU {r.server_cpu:.0f}% "
+                      f"(loop thread {r.loop_cpu:.0f}%), "
+                      f"client CPU {r.client_cpu:.0f}%", flush=True)
+            else:
+                print(f"  failed: {r.note}", flush=True)
+    report(results)
+
+
+if __name__ == "__main__":
+    main()
