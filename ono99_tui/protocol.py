@@ -137,7 +137,7 @@ def _max_len(limit: int) -> Callable[[Any], str | None]:
     return lambda v: None if len(v) <= limit else f"must be at most {limit} characters"
 
 
-BOT_LEVEL_NAMES = ("random", "greedy")
+BOT_LEVEL_NAMES = ("random", "casual", "greedy", "strong")  # as ono99_tui.bots.BOT_LEVELS (a test checks)
 SCOPES = ("table", "lobby")
 
 # Client to server.

@@ -23,6 +23,7 @@ from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
 from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
+from ono99_tui.core.view import TableView
 from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ono99.table")
 
 STAND_IN_LEVEL = "greedy"  # plays for dropped players and timed-out turns
+SEARCHING_LEVELS = frozenset({"strong"})  # bots whose decisions take long enough to run off the loop
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 
@@ -88,6 +90,7 @@ class Table:
     chat_lines: deque[ChatLine] = field(default_factory=deque)
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
+    _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
     bot_rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
@@ -377,9 +380,23 @@ class Table:
             return
         s = self.seats[seat]
         level = s.level if s.kind == "bot" else STAND_IN_LEVEL
+        view = game.seat_view(seat)
+        if level in SEARCHING_LEVELS:  # tens of milliseconds of search: think off the event loop
+            task = asyncio.get_running_loop().create_task(self._think_off_loop(seat, version, level, view))
+            self._thinking = task
+            return
         try:
-            action = get_bot(level).choose(game.seat_view(seat), self.bot_rng)
-            self._apply(seat, action)
+            self._apply(seat, get_bot(level).choose(view, self.bot_rng))
+        except Exception:  # a bot must never take the table down
+            log.exception("table %d: bot move for seat %d failed", self.id, seat)
+
+    async def _think_off_loop(self, seat: int, version: int, level: str, view: TableView) -> None:
+        try:
+            action = await asyncio.get_running_loop().run_in_executor(
+                None, get_bot(level).choose, view, random.Random(self.bot_rng.getrandbits(64)))
+            game = self.game
+            if game is not None and game.version == version and not game.is_over:  # nothing moved meanwhile
+                self._apply(seat, action)
         except Exception:  # a bot must never take the table down
             log.exception("table %d: bot move for seat %d failed", self.id, seat)
 
@@ -486,6 +503,9 @@ class Table:
 
     def close(self) -> None:
         self._cancel_timer()
+        if self._thinking is not None:
+            self._thinking.cancel()
+            self._thinking = None
 
     # --- persistence --------------------------------------------------------------------------------------
     def to_meta(self) -> dict[str, Any]:

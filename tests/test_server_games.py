@@ -387,3 +387,20 @@ async def test_a_second_connection_with_the_token_takes_over_the_seat(tmp_path):
         logs = await asyncio.gather(play(second, random.Random(8), initial=state), play(bob, random.Random(9)))
         assert logs[0].last_view["winner"] is not None
         assert not any(s["controlled_by_bot"][0] for log in logs for s in log.states)
+
+
+async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_path):
+    """A table of one person and three strong bots: the strong bot's search runs in a worker
+    thread, not on the event loop, and the game ends normally."""
+    from tests.server_helpers import play, running_server
+
+    async with running_server(tmp_path, messages_per_second=1000, message_burst=1000) as h:
+        ada = await h.connect("ada")
+        await ada.send({"t": "create_table", "seats": 4, "bots": 3, "bot_level": "strong", "turn_seconds": 0,
+                        "start": True})
+        await ada.expect("table")
+        table = next(iter(h.server.lobby.tables.values()))
+        assert {s.level for s in table.seats if s.kind == "bot"} == {"strong"}
+        log = await play(ada, random.Random(3))
+        assert log.last_view["winner"] is not None
+        assert table._thinking is not None  # the strong bots did think off the loop

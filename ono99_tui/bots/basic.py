@@ -1,4 +1,4 @@
-"""The baseline bots: ``random`` and ``greedy``."""
+"""The baseline bots: ``random``, ``casual`` and ``greedy``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,23 @@ def choose_random(view: SeatView, rng: random.Random) -> Action:
     """Uniform over the legal actions."""
     legal = view.legal_actions
     return legal[int(rng.random() * len(legal))]  # one C call; rng.choice loops in Python
+
+
+def choose_casual(view: SeatView, rng: random.Random) -> Action:
+    """Any number that fits, picked at random; an escape (or any other legal card) only when no
+    number fits; the four-ONO 99 discard and a playable O'NO 99 at once."""
+    legal = view.legal_actions
+    if len(legal) == 1:
+        return legal[0]
+    numbers: list[Action] = []
+    others: list[Action] = []
+    for action in legal:
+        card = action.card
+        if action.kind is not ActionKind.PLAY or card is None or card is Card.ONO99:
+            return action  # a draw that is owed, the four-card discard, a playable O'NO 99
+        (numbers if card <= Card.N10 else others).append(action)
+    pick = numbers or others
+    return pick[int(rng.random() * len(pick))]
 
 
 def choose_greedy(view: SeatView, rng: random.Random) -> Action:

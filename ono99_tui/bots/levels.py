@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from ..core.actions import Action
 from ..core.view import SeatView
-from .basic import choose_greedy, choose_random
+from .basic import choose_casual, choose_greedy, choose_random
+from .strong import choose_strong
 
 Bot = Callable[[SeatView, random.Random], Action]
 
@@ -24,8 +25,11 @@ BOT_LEVELS: dict[str, BotLevel] = {
     level.name: level
     for level in (
         BotLevel("random", "Plays any legal card at random.", choose_random),
+        BotLevel("casual", "Plays a random number that fits and keeps escape cards until none does.",
+                 choose_casual),
         BotLevel("greedy", "Plays its biggest safe number and saves escape cards for emergencies.",
                  choose_greedy),
+        BotLevel("strong", "Counts cards and looks ahead over the possible hidden hands.", choose_strong),
     )
 }
 

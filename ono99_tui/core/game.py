@@ -181,6 +181,7 @@ class Game:
         self._hands: list[list[Card]] = [[] for _ in range(seats)]
         self._draw: list[Card] = []  # top card last
         self._discard: list[Card] = []  # top card last
+        self._discard_counts = [0] * len(Card)  # the discard pile by card kind, for views
         self._out_of_play: list[Card] = []
         self._total = 0
         self._direction = 1
@@ -407,6 +408,7 @@ class Game:
             for _ in range(4):
                 hand.remove(_ONO99)
             self._discard.extend(_FOUR_ONO99)
+            self._discard_counts[_ONO99] += 4
             card = _ONO99
             cards: tuple[Card, ...] = _FOUR_ONO99
             four = True
@@ -414,6 +416,7 @@ class Game:
             card = action.card  # type: ignore[assignment]
             hand.remove(card)
             self._discard.append(card)
+            self._discard_counts[card] += 1
             cards = _SINGLE[card]
             four = False
             if card <= _N10:
@@ -498,6 +501,8 @@ class Game:
                 raise IllegalActionError("a reshuffle must hold exactly the discard pile but its top card")
         self._draw[:] = pile[::-1]  # in place: _refill holds a reference
         self._discard = [top]
+        counts = self._discard_counts = [0] * len(Card)
+        counts[top] = 1
         self._emit(Reshuffled(len(pile), tuple(pile)))
 
     def reshuffle_now(self, order: Sequence[Card]) -> tuple[Event, ...]:
@@ -676,6 +681,7 @@ class Game:
         self._hands = [list(dealt.get(seat, [])) for seat in range(n)]
         self._draw = list(reversed(pile))
         self._discard = []
+        self._discard_counts = [0] * len(Card)
         self._out_of_play = []
         self._total = 0
         self._direction = 1
@@ -778,6 +784,7 @@ class Game:
             discard[-1] if discard else None,
             self._outcome.winner if self._outcome else None,
             self._recent_events(seat),
+            tuple(self._discard_counts),
         ))
 
     def seat_view(self, seat: int) -> TableView:

@@ -53,6 +53,9 @@ class TableView(NamedTuple):
     top_card: Card | None
     winner: int | None
     recent_events: tuple[Event, ...]
+    # How many of each card kind (indexed by ``Card``) lie face up on the discard pile: every card
+    # played since the deal or the last reshuffle. Public: everyone saw them played.
+    discard_counts: tuple[int, ...]
 
     @property
     def is_over(self) -> bool:

@@ -24,6 +24,7 @@ from textual.widgets import (
     Switch,
 )
 
+from ..bots import BOT_LEVELS
 from .model import Model
 from .rules_text import HELP_MARKDOWN
 from .widgets import Banner, CardWidget, HandView, SeatsView, StatusLine
@@ -306,8 +307,8 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                              allow_blank=False, id="bots")
             with Horizontal(classes="row"):
                 yield Label("Bot level")
-                yield Select([("greedy", "greedy"), ("random", "random")], value="greedy", allow_blank=False,
-                             id="bot_level")
+                yield Select([(f"{level.name}: {level.description}", level.name) for level in BOT_LEVELS.values()],
+                             value="greedy", allow_blank=False, id="bot_level")
             with Horizontal(classes="row"):
                 yield Label("1980 scoring")
                 yield Select([("tokens", "tokens"), ("points", "points")], value="tokens", allow_blank=False,

@@ -1,0 +1,194 @@
+"""The bot levels: what a bot is given (a view, nothing more), that every action it picks is legal
+in every edition and option set, and that the strong bot is measurably stronger than random play."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import random
+import subprocess
+import sys
+import types
+from collections import Counter
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ono99_tui.bots import BOT_LEVELS, get_bot
+from ono99_tui.bots import strong as strong_module
+from ono99_tui.core import Game, TableOptions, TableView
+from ono99_tui.core.cards import Card
+from ono99_tui.core.game import HandLog
+from ono99_tui.protocol import BOT_LEVEL_NAMES
+from ono99_tui.simulate import SimulationPlan, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+LEVELS = ("random", "casual", "greedy", "strong")
+
+# Every rule option of RULES.md appears in at least one set.
+OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
+    ("2022", {}),
+    ("2022", {"manual_draw": True}),
+    ("2022", {"eight_players": True}),
+    ("1980", {}),
+    ("1980", {"ono99_on_zero": True}),
+    ("1980", {"out_at_zero_tokens": True, "ono99_on_zero": True}),
+    ("1980", {"bust_over_99": True}),
+    ("1980", {"bust_over_99": True, "ono99_sets_99": True}),
+    ("1980", {"scoring": "points"}),
+    ("1980", {"scoring": "points", "points_win": "lowest_score", "points_target": 60, "manual_draw": True}),
+    ("1980", {"manual_draw": True}),
+]
+
+
+def test_the_four_levels_are_registered_everywhere_with_one_line_descriptions() -> None:
+    assert tuple(BOT_LEVELS) == LEVELS
+    assert BOT_LEVEL_NAMES == LEVELS  # what the protocol accepts
+    for name, level in BOT_LEVELS.items():
+        assert level.name == name and get_bot(name) is level
+        assert level.description and "\n" not in level.description and len(level.description) <= 90
+    with pytest.raises(ValueError, match="unknown bot level"):
+        get_bot("expert")
+
+
+# --- a bot gets a view, and a view reaches nothing else ------------------------------------------
+
+
+def _reachable(root: object) -> Iterator[object]:
+    """Every object reachable from ``root`` through references, but classes and modules (an enum
+    member is reached but not entered: it is a shared constant of its class)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        yield obj
+        if not isinstance(obj, Enum):
+            stack.extend(gc.get_referents(obj))
+
+
+def _mid_game(edition: str, options: dict[str, Any], players: int, seed: int, plays: int) -> Game:
+    game = Game(TableOptions.from_mapping(edition, options), players, random.Random(seed))
+    rng = random.Random(seed)
+    for _ in range(plays):
+        if game.is_over:
+            break
+        seat = game.actors()[0]
+        game.apply(seat, get_bot("random").choose(game.seat_view(seat), rng))
+    return game
+
+
+@pytest.mark.parametrize(("edition", "options"), OPTION_SETS)
+def test_a_view_reaches_no_game_state_and_is_immutable(edition: str, options: dict[str, Any]) -> None:
+    game = _mid_game(edition, options, 4, 3, 30)
+    view = game.seat_view(game.actors()[0])
+    assert type(view) is TableView
+    hash(view)  # built of tuples, frozen dataclasses and enums only: nothing in it can change
+    hidden = {id(game._draw), id(game._discard), id(game._out_of_play), id(game._log), id(game._public)}
+    hidden.update(id(h) for h in game._hands)
+    for obj in _reachable(view):
+        assert not isinstance(obj, (Game, HandLog, random.Random)), f"a view reaches a {type(obj).__name__}"
+        assert not isinstance(obj, (list, dict, set)), f"a view holds a mutable {type(obj).__name__}"
+        assert id(obj) not in hidden
+
+
+def test_bots_decide_from_a_copy_of_the_view_alone() -> None:
+    """A deep copy of a view (no tie to any game) gets the same decision as the view itself, and
+    the bot modules never name the game engine."""
+    for edition, options in OPTION_SETS[:4]:
+        for seed in range(6):
+            game = _mid_game(edition, options, 3, seed, 10 + 7 * seed)
+            if game.is_over:
+                continue
+            view = game.seat_view(game.actors()[0])
+            detached = copy.deepcopy(view)
+            del game
+            for name in LEVELS:
+                choose = get_bot(name).choose
+                assert choose(detached, random.Random(seed)) == choose(view, random.Random(seed))
+    for path in (ROOT / "ono99_tui" / "bots").glob("*.py"):
+        text = path.read_text()
+        assert "core.game" not in text and "Game" not in text, f"{path.name} names the engine"
+
+
+# --- every action is legal -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("edition", "options"), OPTION_SETS)
+def test_every_bot_action_is_legal_in_thousands_of_random_positions(
+    edition: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A small search budget: the same code paths, at a fraction of the time.
+    monkeypatch.setattr(strong_module, "TURN_BUDGET", 150)
+    monkeypatch.setattr(strong_module, "MIN_DEALS", 2)
+    table = TableOptions.from_mapping(edition, options)
+    bots = [get_bot(name).choose for name in LEVELS]
+    positions = 0
+    seed = 0
+    while positions < 2000:
+        seed += 1
+        players = 2 + seed % (table.max_players - 1)
+        game = Game(table, players, random.Random(seed))
+        rng = random.Random(seed * 7)
+        policy = bots[seed % len(bots)]  # positions reached by every level's play
+        while not game.is_over:
+            actors = game.actors()
+            seat = actors[int(rng.random() * len(actors))]  # under manual_draw, draws race plays
+            view = game.seat_view(seat)
+            for choose in bots:
+                action = choose(view, rng)
+                assert action in view.legal_actions, (edition, options, seed, view.hand, action)
+            positions += 1
+            game.apply(seat, policy(view, rng))
+    assert positions >= 2000
+
+
+# --- the public card count ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("edition", "options"), [OPTION_SETS[0], OPTION_SETS[1], OPTION_SETS[3], OPTION_SETS[8]])
+def test_discard_counts_match_the_discard_pile_through_reshuffles_and_hands(
+    edition: str, options: dict[str, Any]
+) -> None:
+    reshuffles = 0
+    for seed in range(12):
+        game = Game(TableOptions.from_mapping(edition, options), 2 + seed % 4, random.Random(seed))
+        rng = random.Random(seed)
+        while not game.is_over:
+            seat = game.actors()[0]
+            view = game.seat_view(seat)
+            counts = Counter(game.discard_pile())
+            assert view.discard_counts == tuple(counts.get(card, 0) for card in Card)
+            assert sum(view.discard_counts) == view.discard_size
+            before = game.draw_pile()
+            game.apply(seat, get_bot("greedy").choose(view, rng))
+            reshuffles += len(game.draw_pile()) > len(before)
+    if edition == "1980":  # a 2022 deck of 112 cards rarely runs out
+        assert reshuffles > 0
+
+
+# --- strength --------------------------------------------------------------------------------------
+
+
+def test_strong_beats_three_random_bots_in_a_seeded_tournament() -> None:
+    """200 seeded 4-player 2022 games, seats rotated: a fair share is 25%. The games and the bots'
+    choices are seeded, so the count is exact: strong wins 106 (53%); 90 (45%) leaves a margin."""
+    plan = SimulationPlan(200, ("strong", "random", "random", "random"), TableOptions(), seed=2024)
+    summary = simulate(plan)
+    assert summary.games == 200
+    assert summary.wins_by_entry[0] >= 90, summary.wins_by_entry
+
+
+def test_simulate_runs_the_strong_bot_from_the_command_line() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ono99_tui.cli", "simulate", "--games", "4", "--bots", "strong,greedy,greedy,greedy",
+         "--workers", "1", "--json"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    assert '"level": "strong"' in out.stdout
