@@ -19,6 +19,8 @@ from .core.options import TableOptions, parse_option_text
 from .core.record import check_lines
 from .protocol import DEFAULT_PORT
 
+DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
+
 EXIT_OK = 0
 EXIT_FAULTY = 1
 EXIT_USAGE = 2
@@ -75,11 +77,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="host a server for LAN or internet play",
                            description="Host an ONO 99 server: a lobby with tables that clients join "
-                                       "with 'ono99 connect HOST'.")
+                                       "with 'ono99 connect HOST', or with plain 'ssh -p 2222 HOST'.")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
-    serve.add_argument("--ssh-port", type=int, default=0,
-                       help="SSH port for 'ssh -p PORT HOST' players (default 0: no SSH listener)")
+    serve.add_argument("--ssh-port", type=int, default=None,
+                       help=f"SSH port: players join with 'ssh -p PORT HOST', nothing to install "
+                            f"(default {DEFAULT_SSH_PORT}; 0 turns SSH off)")
+    serve.add_argument("--ssh-auth", nargs="+", default=["any-key"], metavar=("MODE", "PATH"),
+                       help="who may come in over SSH: 'any-key' (default: any key, whose fingerprint is the "
+                            "player's identity; without a key, a guest), 'authorized-keys PATH' (only the keys "
+                            "of that authorized_keys file), or 'password' (a shared password)")
+    serve.add_argument("--ssh-password", default=None,
+                       help="the shared password of --ssh-auth password (default: $ONO99_SSH_PASSWORD)")
+    serve.add_argument("--ssh-login-timeout", type=float, default=30.0,
+                       help="seconds an SSH client has to log in (default 30)")
+    serve.add_argument("--ssh-idle-timeout", type=float, default=900.0,
+                       help="seconds without a key pressed before an SSH session is closed (default 900)")
+    serve.add_argument("--ssh-keepalive", type=float, default=30.0,
+                       help="seconds between SSH keepalives; 3 unanswered close the connection (default 30)")
+    serve.add_argument("--ssh-max-sessions", type=int, default=300, help="SSH sessions at once (default 300)")
+    serve.add_argument("--ssh-max-per-address", type=int, default=8,
+                       help="SSH sessions at once from one address (default 8)")
     serve.add_argument("--db", type=Path, default=None,
                        help="SQLite database for games, stats and tables in progress "
                             "(default: ono99.db in the user's data directory)")

@@ -1,0 +1,179 @@
+"""The terminal app of one SSH session: the ordinary ONO 99 app with the lobby first, run in the
+server process on an in-process link, drawing on the session's channel."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.driver import Driver
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, Label, Static
+
+from ono99_tui.protocol import MAX_NAME
+from ono99_tui.tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
+
+from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
+
+if TYPE_CHECKING:
+    from .local import LocalLink
+
+# Palette commands that stay inside the session; Textual's others include saving a screenshot, which
+# would write a file on the server.
+SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
+
+
+class Door(Protocol):
+    """How a session's player enters the lobby (``server.ssh.Door``)."""
+
+    server_name: str
+    fingerprint: str | None  # the SSH key's; None for a guest
+    default_name: str  # offered on the name screen
+    name_hint: str | None  # a name to try without asking (an SSH key's user name)
+    code: str | None  # an invite code from the user name
+    watch: bool  # spectate the code's table instead of sitting down
+
+    @property
+    def closed(self) -> bool: ...
+
+    def returning(self) -> bool: ...
+
+    def enter(self, name: str) -> LocalLink | str: ...
+
+
+class NameScreen(ModalScreen[str | None]):
+    """A player without a known name (a guest, or a name that is taken) picks one."""
+
+    DEFAULT_CSS = """
+    NameScreen #dialog Input { width: 32; }
+    NameScreen #name-help { margin-top: 1; color: $foreground 70%; }
+    """
+    BINDINGS = [Binding("escape", "leave", "Leave")]
+
+    def __init__(self, default: str, problem: str = "") -> None:
+        super().__init__()
+        self.default = default
+        self.problem = problem
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Welcome to ONO 99. Your name at the tables:")
+            name = Input(value=self.default, placeholder="your name", max_length=MAX_NAME, id="name")
+            name.cursor_blink = False  # each blink would be a redraw sent to the client while it waits
+            yield name
+            yield Static(Text(self.problem), id="problem", markup=False)
+            yield Static("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your "
+                         "name and your seat between sessions.", id="name-help", markup=False)
+
+    @on(Input.Submitted, "#name")
+    def submitted(self, event: Input.Submitted) -> None:
+        name = event.value.strip()
+        if name:
+            self.dismiss(name)
+
+    def action_leave(self) -> None:
+        self.dismiss(None)
+
+
+class OpeningScreen(StartScreen):
+    """The start screen without its footer: seen for an instant, and a footer is costly to build
+    (every session pays for it, on the one event loop all sessions share)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.text), id="start-text", markup=False)
+
+
+class SessionApp(Ono99App):
+    """One SSH session's app. ``farewell`` is the line printed after it gives the terminal back."""
+
+    CSS_PATH = CSS_FILE  # a relative path would be looked up next to this module
+    def __init__(self, terminal: ChannelTerminal, door: Door) -> None:
+        self.terminal = terminal
+        self.door = door
+        self.farewell = "Bye." if door.fingerprint is None else "Bye. Come back with the same key to keep your seat."
+        self._code_hint = ""
+        super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter)
+        adapt_app_to_terminal(self, terminal)
+
+    def get_driver_class(self) -> type[Driver]:
+        return ChannelDriver
+
+    def on_mount(self, event: events.Mount) -> None:
+        # Ono99App's handler, with a lighter screen to wait on: the in-process link opens at once.
+        event.prevent_default()
+        self.register_theme(MONO_THEME)
+        self.push_screen(OpeningScreen(f"Opening the lobby of {self.host}…"))
+        self.run_worker(self._network(), exclusive=True, group="network", name="network")
+
+    async def _enter(self) -> Link:
+        """Say hello to the lobby: as a returning key, under the user name, or under a name asked for."""
+        door = self.door
+        name = door.name_hint
+        problem = ""
+        while True:
+            if name is None and not door.returning():
+                name = await self.push_screen(NameScreen(door.default_name, problem), wait_for_dismiss=True)
+                if name is None:
+                    return await self._leave()
+            result = door.enter(name or "")
+            if not isinstance(result, str):
+                self.player_name = name or ""
+                return result
+            if door.closed or door.returning():  # no other name would change the answer
+                self.farewell = f"The server closed the session: {result}"
+                return await self._leave()
+            problem, name = result, None
+
+    async def _leave(self) -> Link:
+        """End the session from the network worker, which ends with the app."""
+        self.exit()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    def handle(self, message: dict[str, Any]) -> None:
+        super().handle(message)
+        kind = message.get("t")
+        if kind == "welcome":
+            self._use_invite_code(message)
+        elif kind == "table" and self._code_hint:
+            self.notify(self._code_hint, timeout=20)
+            self._code_hint = ""
+        elif kind == "bye":
+            # The link is closed for good (shutdown, the same key connected elsewhere, flooding):
+            # end the session rather than reconnect.
+            self.farewell = f"The server closed the session: {message.get('reason')}"
+            self.exit()
+
+    def _use_invite_code(self, welcome: dict[str, Any]) -> None:
+        code = self.door.code
+        if code is None:
+            return
+        if welcome.get("table") is not None:
+            self.notify(f"You are back at your own table; the invite code {code} was not used.", timeout=10)
+            return
+        self.send_message({"t": "spectate" if self.door.watch else "join", "code": code})
+        doing = "Watching" if self.door.watch else "Playing at"
+        self._code_hint = f"{doing} the table of invite code {code}. Press l for the lobby, ? for help, q to leave."
+
+    # --- nothing reaches the server machine --------------------------------------------------------
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        return [c for c in super().get_system_commands(screen) if c.title in SAFE_SYSTEM_COMMANDS]
+
+    def save_screenshot(self, filename: str | None = None, path: str | None = None,
+                        time_format: str | None = None) -> str:
+        self._refuse_file()
+        return ""
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        self._refuse_file()
+        return None
+
+    def _refuse_file(self) -> None:
+        self.notify("Screenshots are not saved from an SSH session; use your terminal's own.", severity="warning")
