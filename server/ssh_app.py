@@ -93,6 +93,7 @@ class SessionApp(Ono99App):
     """One SSH session's app. ``farewell`` is the line printed after it gives the terminal back."""
 
     CSS_PATH = CSS_FILE  # a relative path would be looked up next to this module
+
     def __init__(self, terminal: ChannelTerminal, door: Door) -> None:
         self.terminal = terminal
         self.door = door

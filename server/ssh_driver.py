@@ -377,7 +377,7 @@ def adapt_app_to_terminal(app: App[Any], terminal: ChannelTerminal) -> None:
     # TERM, COLORTERM and TEXTUAL_COLOR_SYSTEM play no part.
     console = app.console
     app.console = Console(color_system="truecolor", file=console.file, markup=True, highlight=False, emoji=False,
-                          legacy_windows=False, force_terminal=True, safe_box=False, soft_wrap=False)
+                          legacy_windows=False, _environ={}, force_terminal=True, safe_box=False, soft_wrap=False)
     app.no_color = "NO_COLOR" in terminal.env
     filters = [f for f in app._filters if not isinstance(f, NoColor | Monochrome)]
     if app.no_color:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import io
 import os
 import shutil
+import socket
 import sys
 import uuid
 import weakref
@@ -28,11 +30,12 @@ import pytest
 import textual
 import textual.app as textual_app
 from textual._xterm_parser import XTermParser
+from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 
 from ono99_tui.client import Client
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
-from server import Server, ServerConfig
+from server import Server, ServerConfig, ssh_driver
 from server.ssh import SshFront, SshSession
 from server.ssh_app import SAFE_SYSTEM_COMMANDS, NameScreen, SessionApp
 from server.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
@@ -649,6 +652,34 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
             await run(*tmux, "kill-server")
 
 
+# --- ono99 serve ------------------------------------------------------------------------------------
+async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_path: Path) -> None:
+    bad = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ono99_tui.cli", "serve", "--ssh-auth", "password", "--db", str(tmp_path / "x.db"),
+        stderr=asyncio.subprocess.PIPE, env={k: v for k, v in os.environ.items() if k != "ONO99_SSH_PASSWORD"})
+    _, err = await asyncio.wait_for(bad.communicate(), PATIENCE)
+    assert bad.returncode == 2 and b"needs --ssh-password" in err
+    with socket.socket() as probe:  # a free port for the listener
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--ssh-port", str(port),
+        "--db", str(tmp_path / "x.db"), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        banner = ""
+        while "stop with" not in banner:
+            line = (await asyncio.wait_for(proc.stdout.readline(), PATIENCE)).decode()
+            assert line, banner
+            banner += line
+        key = asyncssh.read_private_key(str(tmp_path / "ssh_host_ed25519_key"))
+        assert f"ssh: port {port} (any-key), host key {key.get_fingerprint()}" in banner
+        assert f"ssh -p {port} 127.0.0.1" in banner
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), PATIENCE) == 0
+
+
 # --- Textual internals this relies on -------------------------------------------------------------
 def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     """Fails loudly when a Textual release moves what server/ssh_driver.py adapts; pyproject pins
@@ -660,6 +691,10 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert SessionParser._parse_extended_key is not XTermParser._parse_extended_key
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
+    assert Stylesheet._parse_rules is ssh_driver._parse_rules_once, "CSS is parsed once per process"
+    assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
+        "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
+    assert "_variables" in vars(Stylesheet()), "the theme's variables key the shared parse"
     import ono99_tui.cli as cli
     import server.config
 

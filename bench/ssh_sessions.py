@@ -1,0 +1,296 @@
+"""The SSH front under load: N asyncssh clients with a PTY against a real ``ono99 serve`` on 127.0.0.1.
+
+Each measurement starts its own server process (fresh database and host key in a temporary
+directory, bots and turn clocks off, SSH limits raised for one address); the clients share this
+process. Per N of --sessions (default 1 10 50 100):
+
+  first screen   N clients connect at the same moment; each is timed from opening its TCP
+                 connection to the lobby's first line on its terminal ("you are NAME"): key
+                 exchange, public-key login, the session, the app's start and first draw of the
+                 lobby. Median, p90 and max.
+  memory         the server's resident memory (VmRSS) with the N sessions in the lobby, and per
+                 session above the idle server.
+  fan-out        the N sessions watch one table (user name watch-CODE) where two TCP players play;
+                 each of --moves moves is one table update that every session redraws. Server CPU
+                 (user+system, /proc) from the move until every session has received its redraw
+                 and the output has been quiet for 0.3 s, less the idle CPU of the same span
+                 (measured over 3 s once the sessions' arrival notices have expired); the time
+                 until the last session received output; the server's resident memory with the N
+                 sessions at the table.
+
+Run: python bench/ssh_sessions.py [--sessions 1 10 50 100] [--moves 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import platform
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+
+from ono99_tui.client import Client
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 120.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+QUIET = 0.3  # seconds without output after which a redraw counts as done
+NOTICE_SECONDS = 22.0  # a little over the 20 s an invite-code notice stays on screen
+
+
+class ServerProcess:
+    def __init__(self, workdir: Path, max_sessions: int) -> None:
+        self.workdir = workdir
+        self.max_sessions = max_sessions
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.tcp_port = 0
+        self.ssh_port = 0
+
+    def start(self) -> None:
+        ssh_port = free_port()
+        cmd = [sys.executable, "-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", "0",
+               "--db", str(self.workdir / "bench.db"), "--ssh-port", str(ssh_port), "--bot-delay", "0",
+               "--turn-seconds", "0", "--max-per-address", "10000", "--max-connections", "10000",
+               "--ssh-max-sessions", str(self.max_sessions), "--ssh-max-per-address", str(self.max_sessions),
+               "--ssh-idle-timeout", "3600", "--log-level", "warning"]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=(self.workdir / "server.log").open("wb"))
+        assert self.proc.stdout is not None
+        banner = ""
+        deadline = time.monotonic() + TIMEOUT
+        while "stop with" not in banner and time.monotonic() < deadline:
+            line = self.proc.stdout.readline().decode()
+            if not line:
+                raise RuntimeError(f"the server exited; see {self.workdir / 'server.log'}")
+            banner += line
+        tcp = re.search(r"listening on [\d.]+:(\d+)", banner)
+        ssh = re.search(r"ssh: port (\d+)", banner)
+        assert tcp and ssh, banner
+        self.tcp_port, self.ssh_port = int(tcp.group(1)), int(ssh.group(1))
+
+    def rss(self) -> int:
+        assert self.proc is not None
+        with open(f"/proc/{self.proc.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS")
+
+    def cpu_seconds(self) -> float:
+        assert self.proc is not None
+        with open(f"/proc/{self.proc.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class Session:
+    """One SSH client with a PTY, counting what its terminal receives."""
+
+    def __init__(self, username: str, key: asyncssh.SSHKey) -> None:
+        self.username = username
+        self.key = key
+        self.conn: asyncssh.SSHClientConnection | None = None
+        self.output = bytearray()
+        self.received = 0
+        self.last_output = 0.0
+        self.changed = asyncio.Event()
+        self.first_screen = 0.0
+        self._reader: asyncio.Task[None] | None = None
+
+    async def open(self, port: int, marker: bytes) -> None:
+        started = time.perf_counter()
+        self.conn = await asyncssh.connect(HOST, port, username=self.username, client_keys=[self.key],
+                                           known_hosts=None, agent_path=None, config=[])
+        _, stdout, _ = await self.conn.open_session(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+        self._reader = asyncio.create_task(self._read(stdout))
+        while marker not in self.output:
+            self.changed.clear()
+            await asyncio.wait_for(self.changed.wait(), TIMEOUT)
+        self.first_screen = time.perf_counter() - started
+        self.output.clear()  # from here on only the counters matter
+
+    async def _read(self, stdout: Any) -> None:
+        with contextlib.suppress(Exception):
+            while data := await stdout.read(65536):
+                if len(self.output) < 1_000_000:
+                    self.output += data
+                self.received += len(data)
+                self.last_output = time.perf_counter()
+                self.changed.set()
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.conn.wait_closed(), TIMEOUT)
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._reader, TIMEOUT)
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
+
+
+async def quiet(sessions: list[Session], seconds: float = 1.0) -> None:
+    """Until no session has received output for ``seconds``: the apps have finished drawing."""
+    while sessions and time.perf_counter() - max(s.last_output for s in sessions) < seconds:
+        await asyncio.sleep(0.05)
+
+
+async def first_screens(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]) -> dict[str, float]:
+    idle = server.rss()
+    sessions = [Session(f"p{i}", keys[i]) for i in range(count)]
+    await asyncio.gather(*(s.open(server.ssh_port, b"you are") for s in sessions))
+    await quiet(sessions)
+    rss = server.rss()
+    times = [s.first_screen * 1000 for s in sessions]
+    await asyncio.gather(*(s.close() for s in sessions))
+    return {"median_ms": statistics.median(times), "p90_ms": percentile(times, 0.9), "max_ms": max(times),
+            "rss": rss,
+            "per_session": (rss - idle) / count}
+
+
+async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey], moves: int) -> dict[str, float]:
+    for chunk in range(0, count, 10):  # each key enters once under a name, which watch-CODE then uses
+        named = [Session(f"w{i}", keys[i]) for i in range(chunk, min(count, chunk + 10))]
+        await asyncio.gather(*(s.open(server.ssh_port, b"you are") for s in named))
+        await asyncio.gather(*(s.close() for s in named))
+    host = await Client.connect(HOST, server.tcp_port, "host")
+    guest = await Client.connect(HOST, server.tcp_port, "guest")
+    sessions: list[Session] = []
+    try:
+        await host.send({"t": "create_table", "name": "watched", "seats": 2, "private": True, "turn_seconds": 0})
+        code = (await host.expect("table"))["table"]["code"]
+        await guest.send({"t": "join", "code": code})
+        await guest.expect("table")
+        await host.send({"t": "start"})
+        sessions = [Session(f"watch-{code}", keys[i]) for i in range(count)]
+        for chunk in range(0, count, 10):  # ten at a time: this part is not what is measured
+            await asyncio.gather(*(s.open(server.ssh_port, b"spectating") for s in sessions[chunk:chunk + 10]))
+        players = {0: host, 1: guest}
+        await asyncio.sleep(NOTICE_SECONDS)  # the "Watching the table..." notices expire: each is a redraw
+        await quiet(sessions)
+        rss = server.rss()
+        idle_started, idle_cpu = time.perf_counter(), server.cpu_seconds()
+        await asyncio.sleep(3.0)
+        idle_rate = (server.cpu_seconds() - idle_cpu) / (time.perf_counter() - idle_started)
+        views = {seat: await latest_view(client) for seat, client in players.items()}
+        cpu_ms: list[float] = []
+        last_ms: list[float] = []
+        for _ in range(moves):
+            turn = views[0]["turn"]
+            view = views[turn]
+            if view["winner"] is not None:
+                break
+            counts = [s.received for s in sessions]
+            started, cpu = time.perf_counter(), server.cpu_seconds()
+            action = next(a for a in view["legal"] if a != "draw") if view["legal"] else "draw"
+            await players[turn].send({"t": "act", "action": action, "version": view["version"]})
+            while any(s.received == c for s, c in zip(sessions, counts, strict=True)):
+                await asyncio.sleep(0.005)
+            last = max(s.last_output for s in sessions) - started
+            await quiet(sessions, QUIET)
+            elapsed = time.perf_counter() - started
+            cpu_ms.append((server.cpu_seconds() - cpu - idle_rate * elapsed) * 1000)
+            last_ms.append(last * 1000)
+            views = {seat: await latest_view(client) for seat, client in players.items()}
+        return {"cpu_ms": statistics.median(cpu_ms), "cpu_ms_per_session": statistics.median(cpu_ms) / count,
+                "last_ms": statistics.median(last_ms), "idle_cpu_pct": idle_rate * 100, "rss": rss,
+                "moves": len(cpu_ms)}
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions))
+        await host.close()
+        await guest.close()
+
+
+async def latest_view(client: Client) -> dict[str, Any]:
+    """The newest state the client has, waiting for one if none is queued."""
+    message = await client.expect("state", timeout=TIMEOUT)
+    while not client.inbox.empty():
+        queued = client.inbox.get_nowait()
+        if queued is not None and queued.get("t") == "state":
+            message = queued
+    return dict(message["view"])
+
+
+def machine() -> str:
+    cpu = "cpu"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as info:
+        cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
+    return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}, {platform.system()}"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 50, 100])
+    parser.add_argument("--moves", type=int, default=10, help="table updates measured per fan-out run")
+    args = parser.parse_args()
+    biggest = max(args.sessions)
+    keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(biggest)]
+    print(machine())
+    print()
+    print("| sessions at once | lobby drawn: median | p90 | max | server RSS with them | RSS per session |")
+    print("|---|---|---|---|---|---|")
+    for count in args.sessions:
+        with fresh_server(biggest) as server:
+            r = await first_screens(server, count, keys)
+            print(f"| {count} | {r['median_ms']:.0f} ms | {r['p90_ms']:.0f} ms "
+                  f"| {r['max_ms']:.0f} ms | {r['rss'] / 2**20:.1f} MiB | {r['per_session'] / 2**20:.2f} MiB |",
+                  flush=True)
+    print()
+    print("| sessions watching | server CPU per table update | per session | last redraw received "
+          "| idle CPU | server RSS with them |")
+    print("|---|---|---|---|---|---|")
+    for count in args.sessions:
+        with fresh_server(biggest) as server:
+            f = await fan_out(server, count, keys, args.moves)
+            print(f"| {count} | {f['cpu_ms']:.0f} ms | {f['cpu_ms_per_session']:.1f} ms | {f['last_ms']:.0f} ms "
+                  f"| {f['idle_cpu_pct']:.1f}% | {f['rss'] / 2**20:.1f} MiB |", flush=True)
+
+
+@contextlib.contextmanager
+def fresh_server(sessions: int) -> Iterator[ServerProcess]:
+    with tempfile.TemporaryDirectory(prefix="ono99-ssh-bench-") as tmp:
+        server = ServerProcess(Path(tmp), sessions + 10)
+        server.start()
+        try:
+            time.sleep(1.0)
+            yield server
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
