@@ -43,21 +43,21 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     if config.ssh_port is not None:
         try:
             front = SshFront(server)
+        except (OSError, ValueError) as exc:  # the host key or authorized_keys file
+            print(f"ono99 serve: SSH: {exc}", file=sys.stderr)
+            await server.close()
+            return 2
+        try:
             await front.start()
         except OSError as exc:
-            if ssh_required or front is None:
-                what = f"listen on SSH port {config.ssh_port}" if front is not None else "set up SSH"
-                print(f"ono99 serve: cannot {what}: {exc.strerror or exc}. Pick another --ssh-port, "
-                      "or 0 for no SSH.", file=sys.stderr)
+            if ssh_required:
+                print(f"ono99 serve: cannot listen on SSH port {config.ssh_port}: {exc.strerror}. Pick another "
+                      "--ssh-port, or 0 for no SSH.", file=sys.stderr)
                 await server.close()
                 return 2
             print(f"ono99 serve: SSH port {config.ssh_port} is not available ({exc.strerror}); carrying on "
                   "without SSH (choose one with --ssh-port)", file=sys.stderr, flush=True)
             front = None
-        except ValueError as exc:  # an unreadable key or authorized_keys file
-            print(f"ono99 serve: SSH: {exc}", file=sys.stderr)
-            await server.close()
-            return 2
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
