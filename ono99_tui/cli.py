@@ -39,9 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", default="You", help="your name at the table")
     play.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
 
-    connect = sub.add_parser("connect", help="join a server's lobby: ono99 connect HOST[:PORT]",
-                             description="Join an ONO 99 server started with 'ono99 serve'.")
-    connect.add_argument("address", metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
+    connect = sub.add_parser("connect", help="join a server's lobby: ono99 connect [HOST[:PORT]]",
+                             description="Join an ONO 99 server started with 'ono99 serve'. Without an "
+                                         "address, lists the servers found on the local network.")
+    connect.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
+                         help=f"the server (default port {DEFAULT_PORT}); leave out to pick one on the network")
     connect.add_argument("--name", default=None, help="your name on the server (default: your login name)")
 
     replay_cmd = sub.add_parser("replay", help="step through a recorded game: ono99 replay FILE.jsonl",
@@ -102,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="SQLite database for games, stats and tables in progress "
                             "(default: ono99.db in the user's data directory)")
     serve.add_argument("--name", default="ONO 99", help="the server's name shown to players")
+    serve.add_argument("--no-advertise", dest="advertise", action="store_false",
+                       help="do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "
+                            "by default 'ono99 connect' without an address lists it")
     serve.add_argument("--grace", type=float, default=120.0,
                        help="seconds a dropped player's seat waits for them (default 120)")
     serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
@@ -147,22 +152,24 @@ def run_play(name: str, bot_delay: float) -> int:
     return app.exit_code
 
 
-def run_connect(address: str, name: str | None) -> int:
+def run_connect(address: str | None, name: str | None) -> int:
     import getpass
 
     from .tui.app import make_app, parse_address
 
-    try:
-        host, port = parse_address(address)
-    except ValueError:
-        print(f"ono99 connect: {address!r} is not HOST or HOST:PORT", file=sys.stderr)
-        return EXIT_USAGE
+    host, port = "", DEFAULT_PORT
+    if address is not None:
+        try:
+            host, port = parse_address(address)
+        except ValueError:
+            print(f"ono99 connect: {address!r} is not HOST or HOST:PORT", file=sys.stderr)
+            return EXIT_USAGE
     if name is None:
         try:
             name = getpass.getuser()[:20] or "Player"
         except Exception:
             name = "Player"
-    app = make_app(local=False, host=host, port=port, name=name)
+    app = make_app(local=False, host=host, port=port, name=name, discover=address is None)
     app.run()
     return app.exit_code
 

@@ -9,8 +9,12 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server import Server, ServerConfig
+
+if TYPE_CHECKING:
+    from server.advertiser import Advertiser
 
 
 def _shown_host(host: str) -> str:
@@ -29,6 +33,7 @@ def _join_hint(host: str, port: int) -> str:
 async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     """Run until SIGINT or SIGTERM. Without ``ssh_required`` (the SSH port was not chosen), a busy
     SSH port only turns SSH off."""
+    from server.advertiser import Advertiser
     from server.ssh import SshFront
 
     server = Server(config)
@@ -58,6 +63,10 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
             print(f"ono99 serve: SSH port {config.ssh_port} is not available ({exc.strerror}); carrying on "
                   "without SSH (choose one with --ssh-port)", file=sys.stderr, flush=True)
             front = None
+    advertiser: Advertiser | None = None
+    if config.advertise:
+        advertiser = Advertiser(server, front.port if front is not None else None)
+        advertising = asyncio.create_task(_advertise(advertiser))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -69,17 +78,32 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
         host = config.ssh_host if config.ssh_host is not None else config.host
         print(f"  ssh: port {front.port} ({config.ssh_auth}), host key {front.fingerprint}", flush=True)
         print(f"  play with: ssh -p {front.port} {_shown_host(host)}", flush=True)
+    if advertiser is not None:
+        print(f"  LAN: announced on {advertiser.where} as {config.name!r} "
+              "('ono99 connect' lists it; --no-advertise to stop)", flush=True)
     if config.db_path is not None:
         print(f"  database: {config.db_path} ({server.restored_tables} tables restored)", flush=True)
     print("  stop with Ctrl+C", flush=True)
     await stop.wait()
     print("shutting down: saving tables and telling players", flush=True)
+    if advertiser is not None:
+        advertising.cancel()
+        await advertiser.close()  # the goodbye takes the server off every player's list at once
     if front is not None:
         front.stop_listening()
     await server.close()  # also tells the SSH players, whose links count among its connections
     if front is not None:
         await front.close()
     return 0
+
+
+async def _advertise(advertiser: Advertiser) -> None:
+    try:
+        await advertiser.start()
+    except Exception as exc:  # no multicast here, a firewall, no usable interface: play goes on without it
+        print(f"ono99 serve: cannot announce the server on the local network ({exc}); players can still "
+              "join by typing the address (or pass --no-advertise)", file=sys.stderr, flush=True)
+        await advertiser.close()
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -116,5 +140,5 @@ def run_serve(args: argparse.Namespace) -> int:
                           ssh_authorized_keys=authorized_keys, ssh_password=password,
                           ssh_login_timeout=args.ssh_login_timeout, ssh_idle_timeout=args.ssh_idle_timeout,
                           ssh_keepalive=args.ssh_keepalive, ssh_max_sessions=args.ssh_max_sessions,
-                          ssh_max_sessions_per_address=args.ssh_max_per_address)
+                          ssh_max_sessions_per_address=args.ssh_max_per_address, advertise=args.advertise)
     return asyncio.run(serve(config, ssh_required=args.ssh_port is not None))

@@ -31,6 +31,7 @@ class ServerConfig:
     message_burst: int = 60
     chat_per_minute: int = 20
     chat_history: int = 50
+    advertise: bool = False  # announce the server on the local network (mDNS); `ono99 serve` turns it on
     # --- the SSH front (server/ssh.py) ---
     ssh_port: int | None = None  # None: no SSH listener; 0: any free port
     ssh_host: str | None = None  # None: the address of the TCP listener

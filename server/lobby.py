@@ -98,6 +98,7 @@ class Lobby:
         self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
+        self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
 
     # --- identity -----------------------------------------------------------------------------------
@@ -353,6 +354,8 @@ class Lobby:
 
     def _push_tables(self) -> None:
         self._tables_dirty = False
+        for listener in self.table_listeners:
+            listener()
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
         if not in_lobby:  # nobody to tell: skip building the list (every game's end changes it)
             return

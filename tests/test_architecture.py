@@ -1,4 +1,4 @@
-"""The layers of DEVELOPERS.md: the core, the bots and the protocol never pull in the UI or SSH."""
+"""The layers of DEVELOPERS.md: the core, the bots and the protocol never pull in the UI, SSH or I/O."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots"]
-FORBIDDEN = ["textual", "asyncssh", "asyncio", "rich", "sqlite3", "socket"]
+# the protocol and the LAN advertisement's TXT record are sans-I/O too
+PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots", "ono99_tui.protocol", "ono99_tui.lan"]
+FORBIDDEN = ["textual", "asyncssh", "zeroconf", "asyncio", "rich", "sqlite3", "socket"]
 
 
-def test_core_and_bots_import_no_ui_ssh_or_io_modules() -> None:
+def test_core_bots_and_protocol_import_no_ui_ssh_or_io_modules() -> None:
     code = (
         "import sys\n"
         + "".join(f"import {name}\n" for name in PURE_PACKAGES)

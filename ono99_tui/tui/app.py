@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -76,7 +76,8 @@ class Ono99App(App[int]):
 
     def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
                  open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
-                 bot_delay: float | None = None) -> None:
+                 bot_delay: float | None = None, discover: bool = False,
+                 browse_interfaces: Sequence[str] | None = None) -> None:
         super().__init__()
         self.local = local
         self.host = host
@@ -91,9 +92,27 @@ class Ono99App(App[int]):
         self._embedded: Any = None
         self._was_my_turn = False
         self.exit_code = 0
+        self.discover = discover  # no address given: pick a server found on the network first
+        self.browse_interfaces = browse_interfaces
 
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
+        if self.discover:
+            self._pick_server()
+        else:
+            self._start_network()
+
+    def _pick_server(self) -> None:
+        from .servers import ServersScreen
+
+        def chosen(address: tuple[str, int] | None) -> None:
+            if address is not None:
+                self.host, self.port = address
+                self._start_network()
+
+        self.push_screen(ServersScreen(self.browse_interfaces), chosen)
+
+    def _start_network(self) -> None:
         self.push_screen(StartScreen("Starting a local game…" if self.local else f"Connecting to {self.host}…"))
         self.run_worker(self._network(), exclusive=True, group="network", name="network")
 
@@ -125,6 +144,11 @@ class Ono99App(App[int]):
                 return
             except (OSError, TimeoutError) as exc:
                 if not self.model.resume and attempt == 0 and not self.model.connected:
+                    if self.discover:  # back to the list, to pick another
+                        self.notify(f"Cannot reach {self.host}:{self.port} ({exc}).", severity="error", timeout=10)
+                        self.pop_screen()
+                        self._pick_server()
+                        return
                     self._fatal(f"Cannot reach {self.host}:{self.port} ({exc}). Check the address and that "
                                 "'ono99 serve' runs there.")
                     return

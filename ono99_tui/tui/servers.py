@@ -1,0 +1,189 @@
+"""The server list of ``ono99 connect`` without an address: servers found on the local network,
+live, with their open tables; or an address typed by hand."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ..discovery import FoundServer, ServerBrowser
+from ..lan import Advert
+from ..protocol import PROTOCOL_VERSION
+
+QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address
+NOTHING_FOUND = ("No ONO 99 server found on this network yet (still looking). Type an address below "
+                 "(HOST or HOST:PORT) and press Enter, or host one with 'ono99 serve'.")
+
+
+def describe_tables(advert: Advert) -> Text:
+    """The open tables of one server, a line each, as plain text (every string came from the network)."""
+    text = Text()
+    if not advert.tables:
+        text.append("No tables yet: join and create one.", style="dim")
+        return text
+    for table in advert.tables:
+        if text:
+            text.append("\n")
+        text.append(table.name or f"table {table.id}", style="bold")
+        free = f"{table.free} of {table.seats} seats free" if table.free else f"{table.seats} seats, full"
+        text.append(f"  ·  {free}  ·  {table.status}  ·  ")
+        text.append(table.summary)
+    hidden = advert.tables_total - len(advert.tables)
+    if hidden > 0:
+        text.append(f"\n…and {hidden} more in its lobby", style="dim")
+    return text
+
+
+class ServersScreen(Screen[tuple[str, int]]):
+    """Picks a server; dismisses with its ``(host, port)``."""
+
+    BINDINGS = [
+        Binding("enter", "join", "Join", show=True),
+        Binding("a", "type_address", "Type an address"),
+        Binding("escape", "back_to_list", "List", show=False),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, interfaces: Sequence[str] | None = None) -> None:
+        super().__init__()
+        self.interfaces = interfaces
+        self.servers: list[FoundServer] = []
+        self.searching = True  # False once the network cannot be searched here
+        self.quiet_over = False  # True once QUIET_SECONDS have passed
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("ONO 99 servers on your network", style="bold"), id="title")
+        yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
+        yield Static(id="server-tables", markup=False)
+        yield Static(Text("Looking for servers…"), id="discovery-status", markup=False)
+        yield Input(placeholder="…or type an address: HOST or HOST:PORT, then Enter", id="address")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        grid = self.query_one("#servers", DataTable)
+        grid.add_columns("server", "address", "tables", "free seats", "ssh")
+        grid.focus()
+        self.run_worker(self._browse(), exclusive=True, group="discovery", name="discovery")
+        self.set_timer(QUIET_SECONDS, self._end_quiet)
+
+    def _end_quiet(self) -> None:
+        self.quiet_over = True
+        self._say_status()
+        if not self.servers:  # nothing to pick: the address box is what is left
+            self.action_type_address()
+
+    async def _browse(self) -> None:
+        browser = ServerBrowser(self.show_servers, self.interfaces)
+        try:
+            await browser.start()
+            await asyncio.Event().wait()  # browse until the screen goes (the worker is cancelled)
+        except OSError as exc:
+            self.searching = False
+            self.action_type_address()
+            self._say(f"Cannot search this network ({exc}). Type the server's address below (HOST or "
+                      "HOST:PORT) and press Enter.")
+        finally:
+            await browser.close()
+
+    # --- rendering ------------------------------------------------------------------------------------
+    def show_servers(self, servers: dict[str, FoundServer]) -> None:
+        """Called by the browser with every server it knows."""
+        grid = self.query_one("#servers", DataTable)
+        selected = self.selected()
+        self.servers = sorted(servers.values(), key=lambda s: (s.advert.name.lower(), s.key))
+        grid.clear()
+        for found in self.servers:
+            advert = found.advert
+            open_seats = sum(t.free for t in advert.tables if t.status == "waiting")
+            ssh = f"port {advert.ssh_port}" if advert.ssh_port else "no"
+            grid.add_row(Text(advert.name), found.address, str(advert.tables_total), str(open_seats), ssh,
+                         key=found.key)
+        if selected is not None and selected in self.servers:
+            grid.move_cursor(row=self.servers.index(selected))
+        else:
+            keys = [s.key for s in self.servers]
+            if selected is not None and selected.key in keys:
+                grid.move_cursor(row=keys.index(selected.key))
+        self._show_selected()
+        self._say_status()
+
+    def _show_selected(self) -> None:
+        found = self.selected()
+        panel = self.query_one("#server-tables", Static)
+        if found is None:
+            panel.update("")
+            return
+        text = Text()
+        text.append(f"{found.advert.name}  ({found.key})", style="bold underline")
+        text.append("\n")
+        if not found.advert.compatible:
+            text.append(f"Speaks protocol {found.advert.protocol}; this ono99 speaks {PROTOCOL_VERSION}: one of "
+                        "you needs to update.\n", style="bold")
+        text.append_text(describe_tables(found.advert))
+        panel.update(text)
+
+    def _say_status(self) -> None:
+        if not self.searching:
+            return
+        if self.servers:
+            self._say("Enter: join the selected server  ·  a: type an address  ·  the list updates by itself")
+        else:
+            self._say(NOTHING_FOUND if self.quiet_over else "Looking for servers…")
+
+    def _say(self, text: str) -> None:
+        self.query_one("#discovery-status", Static).update(Text(text))
+
+    def selected(self) -> FoundServer | None:
+        grid = self.query_one("#servers", DataTable)
+        if not self.servers or grid.cursor_row < 0:
+            return None
+        return self.servers[min(grid.cursor_row, len(self.servers) - 1)]
+
+    @on(DataTable.RowHighlighted, "#servers")
+    def _highlighted(self) -> None:
+        self._show_selected()
+
+    # --- choosing ---------------------------------------------------------------------------------------
+    @on(DataTable.RowSelected, "#servers")
+    def _row_chosen(self) -> None:
+        self.action_join()
+
+    def action_join(self) -> None:
+        found = self.selected()
+        if found is None:
+            self.notify("No server to join yet: wait for one to appear, or type an address.", severity="warning")
+            return
+        if not found.advert.compatible:
+            self.notify(f"{found.advert.name} speaks protocol {found.advert.protocol}, this ono99 speaks "
+                        f"{PROTOCOL_VERSION}: update the older one.", severity="error")
+            return
+        self.dismiss((found.host, found.port))
+
+    @on(Input.Submitted, "#address")
+    def _address_typed(self, event: Input.Submitted) -> None:
+        from .app import parse_address
+
+        event.stop()
+        text = event.value.strip()
+        try:
+            host, port = parse_address(text)
+        except ValueError:
+            host, port = "", 0
+        if not host or not 0 < port < 65536:
+            self.notify(f"{text!r} is not an address: type HOST or HOST:PORT (for example 192.168.1.20:9999).",
+                        severity="error")
+            return
+        self.dismiss((host, port))
+
+    def action_type_address(self) -> None:
+        self.query_one("#address", Input).focus()
+
+    def action_back_to_list(self) -> None:
+        self.query_one("#servers", DataTable).focus()
