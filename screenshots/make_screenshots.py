@@ -4,6 +4,8 @@ What it makes, in this folder (``screenshots/``), each as ``.svg`` (Textual's ow
 
 * ``lobby``        the lobby of a real in-process server holding a few real tables (made by protocol
                    clients), with the app connected over TCP (``make_app(local=False, ...)``);
+* ``servers``      ``ono99 connect`` without an address: two real servers advertised with mDNS on the
+                   loopback interface, one with tables, listed by the app's browser;
 * ``help``         the help screen (``?``) over a local game;
 * ``table-play2``  a local game against 3 bots where a Play 2 obligation is pending on you, reached by
                    playing legal cards with the number keys;
@@ -59,7 +61,7 @@ from server import Server, ServerConfig  # noqa: E402
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL_HINT = "apt-get update && apt-get install -y chromium fonts-firacode"
-ALL_SHOTS = ("lobby", "help", "table-play2", "game-over")
+ALL_SHOTS = ("lobby", "servers", "help", "table-play2", "game-over")
 
 
 class ScreenshotError(RuntimeError):
@@ -88,6 +90,44 @@ def save_svg(app: Ono99App, out_dir: Path, name: str, title: str) -> Path:
     path.write_text(app.export_screenshot(title=title), encoding="utf-8")
     print(f"  wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
+
+
+# --- (1b) the servers found on the network --------------------------------------------------------------
+async def shoot_servers(out_dir: Path) -> list[Path]:
+    from server.advertiser import Advertiser
+
+    servers = [Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, name=name))
+               for name in ("Friday night", "Dev room")]
+    advertisers: list[Advertiser] = []
+    clients: list[Client] = []
+    try:
+        for server in servers:
+            await server.start()
+            advertisers.append(Advertiser(server, ssh_port=2222 if server is servers[0] else None, debounce=0.1))
+            await advertisers[-1].start()
+        for name, table in (("Ada", {"edition": "2022", "seats": 4, "bots": 1, "name": "Ada's table"}),
+                            ("Grace", {"edition": "1980", "options": {"scoring": "tokens"}, "seats": 3, "bots": 0,
+                                       "name": "Classic 1980"})):
+            client = await Client.connect("127.0.0.1", servers[0].port, name)
+            clients.append(client)
+            await client.send({"t": "create_table", "turn_seconds": 30, **table})
+            await client.expect("table")
+        app = make_app(local=False, name="You", discover=True, browse_interfaces=["127.0.0.1"])
+        async with app.run_test(size=SIZE) as pilot:
+            def listed() -> bool:
+                screen = app.screen
+                found = getattr(screen, "servers", [])
+                return len(found) == 2 and sum(len(f.advert.tables) for f in found) == 2
+            await wait_until(pilot, listed, "both servers and their tables")
+            await settle(pilot)
+            return [save_svg(app, out_dir, "servers", "ONO 99 — servers on the network")]
+    finally:
+        for client in clients:
+            await client.close()
+        for advertiser in advertisers:
+            await advertiser.close()
+        for server in servers:
+            await server.close()
 
 
 # --- (1) the lobby of a real server -------------------------------------------------------------------
@@ -340,6 +380,9 @@ def main(argv: list[str] | None = None) -> int:
         if "lobby" in wanted:
             print("lobby: a server with tables, the app connected over TCP")
             svgs += asyncio.run(shoot_lobby(args.out))
+        if "servers" in wanted:
+            print("servers: two servers advertised on loopback, the app's server list")
+            svgs += asyncio.run(shoot_servers(args.out))
         local = wanted & {"help", "table-play2", "game-over"}
         if local:
             print(f"local game: {', '.join(sorted(local))}")
