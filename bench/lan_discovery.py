@@ -16,14 +16,11 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from ono99_tui.client import Client  # noqa: E402
-from ono99_tui.discovery import FoundServer, ServerBrowser  # noqa: E402
-from server import Server, ServerConfig  # noqa: E402
-from server.advertiser import Advertiser  # noqa: E402
+from ono99_tui.client import Client
+from ono99_tui.discovery import FoundServer, ServerBrowser
+from server import Server, ServerConfig
+from server.advertiser import Advertiser
 
 
 async def one_round(index: int, debounce: float) -> tuple[float, float, float]:
@@ -80,7 +77,8 @@ def main() -> int:
     args = parser.parse_args()
     rows = [asyncio.run(one_round(i, args.debounce)) for i in range(args.rounds)]
     print(f"{args.rounds} rounds on loopback, debounce {args.debounce:g} s (median / max, ms)")
-    for label, values in zip(("announced -> listed", "new table -> seen", "shutdown -> dropped"), zip(*rows)):
+    labels = ("announced -> listed", "new table -> seen", "shutdown -> dropped")
+    for label, values in zip(labels, zip(*rows, strict=True), strict=True):
         print(f"  {label:22} {statistics.median(values) * 1000:7.0f}  {max(values) * 1000:7.0f}")
     return 0
 

@@ -105,12 +105,9 @@ class ServersScreen(Screen[tuple[str, int]]):
             ssh = f"port {advert.ssh_port}" if advert.ssh_port else "no"
             grid.add_row(Text(advert.name), found.address, str(advert.tables_total), str(open_seats), ssh,
                          key=found.key)
-        if selected is not None and selected in self.servers:
-            grid.move_cursor(row=self.servers.index(selected))
-        else:
-            keys = [s.key for s in self.servers]
-            if selected is not None and selected.key in keys:
-                grid.move_cursor(row=keys.index(selected.key))
+        keys = [s.key for s in self.servers]
+        if selected is not None and selected.key in keys:  # the cursor stays on the same server
+            grid.move_cursor(row=keys.index(selected.key))
         self._show_selected()
         self._say_status()
 
