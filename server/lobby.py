@@ -377,9 +377,14 @@ class Lobby:
         if self.storage is not None and table.id in self.tables:
             self.storage.save_table(table.id, table.to_meta(), table.game_no if new_game else None)
 
-    def persist_action(self, table: Table, n: int, seat: int, action: str) -> None:
-        if self.storage is not None:
-            self.storage.save_action(table.id, table.game_no, n, seat, action)
+    def persist_action(self, table: Table, n: int, seat: int, action: str,
+                       on_saved: Callable[[], None]) -> bool:
+        """Save an action; True if ``on_saved`` will be called once it is saved, False if nothing
+        is saved (no database), so there is nothing to wait for."""
+        if self.storage is None:
+            return False
+        self.storage.save_action(table.id, table.game_no, n, seat, action, on_saved)
+        return True
 
     def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
         if self.storage is not None:

@@ -8,9 +8,12 @@ through the rules engine with the same seed, which rebuilds hands, draw pile and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,7 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-ACTION_BATCH_SECONDS = 0.01  # how long saved actions may gather before they go to the database thread
+log = logging.getLogger("ono99.storage")
+ACTION_BATCH_SECONDS = 0.01  # action rows go to the database thread at most this often
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -67,10 +71,14 @@ class Storage:
         self._db: sqlite3.Connection | None = None
         self._closed = False
         self._lock = threading.Lock()
-        # Action rows not yet handed to the database thread. They go to it together, as one job and
-        # one transaction, a moment after the first of them or before any other write, whichever
-        # comes first: a game saves an action per move, and a commit each was most of the thread's work.
+        # Action rows not yet handed to the database thread, and what to call once they are saved.
+        # Rows go to it at most once per ACTION_BATCH_SECONDS, together, as one job and one
+        # transaction (under load, a commit per action was most of its work); a row that comes
+        # after a quiet moment goes at once. Any other write takes the waiting rows before it.
         self._rows: list[tuple[int, int, int, int, str]] = []
+        self._on_saved: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
+        self._last_hand_over = -ACTION_BATCH_SECONDS
+        self._hand_over_due = False
         self._run(self._open).result()
 
     # --- plumbing ---------------------------------------------------------------------------------
@@ -131,18 +139,25 @@ class Storage:
 
         self.submit(write)
 
-    def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str) -> None:
-        """Save an action's row, in order with every other write (see ``_rows``)."""
+    def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str,
+                    on_saved: Callable[[], None] | None = None) -> None:
+        """Save an action's row, in order with every other write. ``on_saved`` is called on this
+        event loop once the row is committed (or its write failed, which is logged)."""
+        loop = asyncio.get_running_loop()
         with self._lock:
             if self._closed:
                 raise RuntimeError("storage is closed")
             self._rows.append((table_id, game_no, n, seat, action))
-            if len(self._rows) > 1:
-                return  # a hand-over is already due
-        try:
-            asyncio.get_running_loop().call_later(ACTION_BATCH_SECONDS, self._hand_over_rows_later)
-        except RuntimeError:  # no event loop here: hand it over at once
-            self._hand_over_rows_later()
+            if on_saved is not None:
+                self._on_saved.append((loop, on_saved))
+            if self._hand_over_due:
+                return
+            wait = self._last_hand_over + ACTION_BATCH_SECONDS - time.monotonic()
+            if wait <= 0:
+                self._hand_over_rows()
+                return
+            self._hand_over_due = True
+        loop.call_later(wait, self._hand_over_rows_later)
 
     def _hand_over_rows_later(self) -> None:
         with self._lock:
@@ -151,21 +166,31 @@ class Storage:
 
     def _hand_over_rows(self) -> None:
         """Queue the waiting action rows as one job (the caller holds the lock)."""
+        self._hand_over_due = False
         if self._rows:
             rows, self._rows = self._rows, []
-            self._executor.submit(self._write_actions, rows)
+            callbacks, self._on_saved = self._on_saved, []
+            self._last_hand_over = time.monotonic()
+            self._executor.submit(self._write_actions, rows, callbacks)
 
-    def _write_actions(self, rows: list[tuple[int, int, int, int, str]]) -> None:
-        db = self._conn
-        db.execute("BEGIN")  # the connection is in autocommit mode: one transaction for the batch
+    def _write_actions(self, rows: list[tuple[int, int, int, int, str]],
+                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]) -> None:
         try:
-            db.executemany(
-                "INSERT OR REPLACE INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?)",
-                rows)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+            db = self._conn
+            db.execute("BEGIN")  # the connection is in autocommit mode: one transaction for the batch
+            try:
+                db.executemany("INSERT OR REPLACE INTO live_actions(table_id, game_no, n, seat, action) "
+                               "VALUES (?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except Exception:
+            log.exception("could not save %d actions", len(rows))
+        finally:
+            for loop, callback in callbacks:
+                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
+                    loop.call_soon_threadsafe(callback)
 
     def drop_table(self, table_id: int) -> None:
         def write(db: sqlite3.Connection) -> None:

@@ -91,6 +91,8 @@ class Table:
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
+    _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
+    _unsaved_actions: int = 0  # actions handed to the database and not yet saved
     bot_rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
@@ -276,6 +278,7 @@ class Table:
         for i, seat in enumerate(self.seats):
             if seat.kind == "empty":
                 self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
+        self._send_unsent_events()  # the last game's final moves, if a rematch overtook their saving
         self.game_no += 1
         self.seed = secrets.randbits(63)
         self.actions = []
@@ -318,13 +321,29 @@ class Table:
         assert game is not None
         events = game.apply(seat, action)
         self.actions.append((seat, action.code))
-        self.lobby.persist_action(self, len(self.actions) - 1, seat, action.code)
+        self._unsent_events.extend(events)
+        saving = self.lobby.persist_action(self, len(self.actions) - 1, seat, action.code, self._action_saved)
+        if saving:
+            self._unsaved_actions += 1
         if game.is_over:
             self._finish()
         else:
             self.schedule()  # first, so the state carries the new turn's clock
-        self._broadcast_state(events)
+        if not saving:
+            self._send_unsent_events()
         return events
+
+    def _action_saved(self) -> None:
+        # A move is shown only once it is saved: a server killed at any moment restarts with every
+        # move its players saw. Moves made meanwhile (bots at delay 0) go out together.
+        self._unsaved_actions -= 1
+        if self._unsaved_actions == 0:
+            self._send_unsent_events()
+
+    def _send_unsent_events(self) -> None:
+        if self._unsent_events and self.game is not None:
+            events, self._unsent_events = self._unsent_events, []
+            self._broadcast_state(events)
 
     def _finish(self) -> None:
         game = self.game
