@@ -241,6 +241,17 @@ def shown_text(screen: ServersScreen, widget_id: str) -> str:
     return content.plain if isinstance(content, Text) else str(content)
 
 
+async def select(pilot: Any, screen: ServersScreen, name: str) -> None:
+    """Put the list's cursor on the server called ``name`` with the arrow keys."""
+    names = grid_rows(screen)
+    grid = screen.query_one("#servers", DataTable)
+    key = "down" if names.index(name) > grid.cursor_row else "up"
+    for _ in range(abs(names.index(name) - grid.cursor_row)):
+        await pilot.press(key)
+    selected = screen.selected()
+    assert selected is not None and selected.advert.name == name
+
+
 async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + PATIENCE
@@ -252,7 +263,7 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None
 
 async def test_connect_without_an_address_lists_servers_live_and_joins_one_with_enter() -> None:
     first, second = unique_name("Alpha"), unique_name("Beta")
-    async with advertised_server(first) as (server, _), advertised_server(second) as (_, beta):
+    async with advertised_server(first) as (server, _), advertised_server(second, ssh_port=2222) as (_, beta):
         client = await Client.connect("127.0.0.1", server.port, "host")
         await client.send({"t": "create_table", "edition": "1980", "seats": 3, "bots": 0, "name": "Old rules"})
         app = make_app(local=False, name="visitor", discover=True, browse_interfaces=LOOPBACK)
@@ -262,15 +273,16 @@ async def test_connect_without_an_address_lists_servers_live_and_joins_one_with_
             assert isinstance(screen, ServersScreen)
             await wait_for(pilot, lambda: {first, second} <= set(grid_rows(screen)), "both servers listed")
             # the tables of the highlighted server, live from its advertisement
-            while screen.selected() is None or screen.selected().advert.name != first:  # type: ignore[union-attr]
-                await pilot.press("down")
+            await select(pilot, screen, first)
             await wait_for(pilot, lambda: "Old rules" in shown_text(screen, "#server-tables"), "its table")
             assert "2 of 3 seats free" in shown_text(screen, "#server-tables")
+            assert "ssh -p" not in shown_text(screen, "#server-tables")  # this one offers no SSH
+            await select(pilot, screen, second)
+            assert "ssh -p 2222 127.0.0.1" in shown_text(screen, "#server-tables")
             # a server that stops leaves the list by itself
             await beta.close()
             await wait_for(pilot, lambda: second not in grid_rows(screen), "the stopped server to go")
-            while screen.selected() is None or screen.selected().advert.name != first:  # type: ignore[union-attr]
-                await pilot.press("down")
+            await select(pilot, screen, first)
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the chosen server's lobby")
             assert app.model.server_name == first and app.port == server.port

@@ -124,6 +124,8 @@ class ServersScreen(Screen[tuple[str, int]]):
             text.append(f"Speaks protocol {found.advert.protocol}; this ono99 speaks {PROTOCOL_VERSION}: one of "
                         "you needs to update.\n", style="bold")
         text.append_text(describe_tables(found.advert))
+        if found.advert.ssh_port:
+            text.append(f"\nNothing installed? ssh -p {found.advert.ssh_port} {found.host}", style="dim")
         panel.update(text)
 
     def _say_status(self) -> None:
