@@ -44,6 +44,7 @@ from server import Server, ServerConfig
 from server.advertiser import Advertiser, instance_name, interface_plan
 
 from .server_helpers import ServerProcess
+from .test_tui import wait_until
 
 LOOPBACK = ["127.0.0.1"]
 PATIENCE = 60.0  # seconds to wait for something on the network; never a speed requirement
@@ -252,15 +253,6 @@ async def select(pilot: Any, screen: ServersScreen, name: str) -> None:
     assert selected is not None and selected.advert.name == name
 
 
-async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + PATIENCE
-    while not condition():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
-
-
 async def test_connect_without_an_address_lists_servers_live_and_joins_one_with_enter() -> None:
     first, second = unique_name("Alpha"), unique_name("Beta")
     async with advertised_server(first) as (server, _), advertised_server(second, ssh_port=2222) as (_, beta):
@@ -268,23 +260,23 @@ async def test_connect_without_an_address_lists_servers_live_and_joins_one_with_
         await client.send({"t": "create_table", "edition": "1980", "seats": 3, "bots": 0, "name": "Old rules"})
         app = make_app(local=False, name="visitor", discover=True, browse_interfaces=LOOPBACK)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
+            await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
             screen = app.screen
             assert isinstance(screen, ServersScreen)
-            await wait_for(pilot, lambda: {first, second} <= set(grid_rows(screen)), "both servers listed")
+            await wait_until(pilot, lambda: {first, second} <= set(grid_rows(screen)), "both servers listed")
             # the tables of the highlighted server, live from its advertisement
             await select(pilot, screen, first)
-            await wait_for(pilot, lambda: "Old rules" in shown_text(screen, "#server-tables"), "its table")
+            await wait_until(pilot, lambda: "Old rules" in shown_text(screen, "#server-tables"), "its table")
             assert "2 of 3 seats free" in shown_text(screen, "#server-tables")
             assert "ssh -p" not in shown_text(screen, "#server-tables")  # this one offers no SSH
             await select(pilot, screen, second)
             assert "ssh -p 2222 127.0.0.1" in shown_text(screen, "#server-tables")
             # a server that stops leaves the list by itself
             await beta.close()
-            await wait_for(pilot, lambda: second not in grid_rows(screen), "the stopped server to go")
+            await wait_until(pilot, lambda: second not in grid_rows(screen), "the stopped server to go")
             await select(pilot, screen, first)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the chosen server's lobby")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the chosen server's lobby")
             assert app.model.server_name == first and app.port == server.port
             assert "visitor" in server.lobby.members
         await client.close()
@@ -296,7 +288,7 @@ async def test_an_address_typed_by_hand_connects_and_a_bad_one_says_what_to_type
     async with advertised_server(unique_name("Typed")) as (server, _):
         app = make_app(local=False, name="typist", discover=True, browse_interfaces=LOOPBACK)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
+            await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
             for bad in ("host:port", "host:99999", "  "):
                 await pilot.press("a")
                 box = app.screen.query_one("#address", Input)
@@ -307,7 +299,7 @@ async def test_an_address_typed_by_hand_connects_and_a_bad_one_says_what_to_type
                 assert any("is not an address" in str(n.message) for n in app._notifications)
             box.value = f"127.0.0.1:{server.port}"
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, LobbyScreen), "the typed server's lobby")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the typed server's lobby")
             assert "typist" in server.lobby.members
 
 
@@ -318,13 +310,13 @@ async def test_an_unreachable_server_sends_the_player_back_to_the_list() -> None
     await probe.wait_closed()  # nothing listens on that port any more
     app = make_app(local=False, name="x", discover=True, browse_interfaces=LOOPBACK)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
+        await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
         app.screen.query_one("#address", Input).value = f"127.0.0.1:{port}"
         app.screen.query_one("#address", Input).focus()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any("Cannot reach" in str(n.message) for n in app._notifications),
+        await wait_until(pilot, lambda: any("Cannot reach" in str(n.message) for n in app._notifications),
                        "the error")
-        await wait_for(pilot, lambda: isinstance(app.screen, ServersScreen), "the list again")
+        await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the list again")
 
 
 async def test_with_no_server_on_the_network_the_list_says_how_to_type_an_address(
@@ -333,10 +325,10 @@ async def test_with_no_server_on_the_network_the_list_says_how_to_type_an_addres
     monkeypatch.setattr(ono99_tui.discovery, "SERVICE_TYPE", "_ono99-nobody._tcp.local.")
     app = make_app(local=False, name="x", discover=True, browse_interfaces=LOOPBACK)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
+        await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")
         screen = app.screen
         assert isinstance(screen, ServersScreen)
-        await wait_for(pilot, lambda: shown_text(screen, "#discovery-status") == NOTHING_FOUND,
+        await wait_until(pilot, lambda: shown_text(screen, "#discovery-status") == NOTHING_FOUND,
                        "the nothing-found hint")
         assert grid_rows(screen) == []
         assert screen.query_one("#address", Input).has_focus  # nothing to pick: type instead
