@@ -18,6 +18,7 @@ from textual.widgets import Input, Label, Static
 
 from ono99_tui.protocol import MAX_NAME
 from ono99_tui.tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
+from ono99_tui.tui.screens import ModelScreen
 
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
@@ -82,8 +83,7 @@ class NameScreen(ModalScreen[str | None]):
 
 
 class OpeningScreen(StartScreen):
-    """The start screen without its footer: seen for an instant, and a footer is costly to build
-    (every session pays for it, on the one event loop all sessions share)."""
+    """The start screen without its footer, behind the name screen."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.text), id="start-text", markup=False)
@@ -106,11 +106,18 @@ class SessionApp(Ono99App):
         return ChannelDriver
 
     def on_mount(self, event: events.Mount) -> None:
-        # Ono99App's handler, with a lighter screen to wait on: the in-process link opens at once.
+        # Ono99App's handler without its start screen: the in-process link opens at once, and the
+        # lobby replaces the blank default screen before anything is drawn (a screen composed only
+        # to be replaced costs every session's start its styling and layout).
         event.prevent_default()
         self.register_theme(MONO_THEME)
-        self.push_screen(OpeningScreen(f"Opening the lobby of {self.host}…"))
         self.run_worker(self._network(), exclusive=True, group="network", name="network")
+
+    def _show(self, screen_type: type[ModelScreen]) -> None:
+        if len(self.screen_stack) == 1 and self.screen.id == "_default":
+            self.push_screen(screen_type())  # the first screen; Textual's default screen stays under it
+            return
+        super()._show(screen_type)
 
     async def _enter(self) -> Link:
         """Say hello to the lobby: as a returning key, under the user name, or under a name asked for."""
@@ -119,6 +126,8 @@ class SessionApp(Ono99App):
         problem = ""
         while True:
             if name is None and not door.returning():
+                if not isinstance(self.screen, OpeningScreen):
+                    await self.push_screen(OpeningScreen(f"Opening the lobby of {self.host}…"))
                 name = await self.push_screen(NameScreen(door.default_name, problem), wait_for_dismiss=True)
                 if name is None:
                     return await self._leave()

@@ -209,8 +209,10 @@ class ChannelDriver(Driver):
     def start_application_mode(self) -> None:
         self._started = True
         self.write(ENTER_SEQUENCE + (MOUSE_ON if self._mouse else ""))
-        width, height = self._size or self.terminal.size
-        self._post_resize(width, height)
+        # The app starts at the size it was given and lays itself out at that size; a Resize of the
+        # same size would only make it lay out its screens again.
+        if self._size != self.terminal.size:
+            self.resize(*self.terminal.size)
         self.terminal.attach(self)
 
     def stop_application_mode(self) -> None:

@@ -9,7 +9,6 @@ from typing import Any
 from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
-from textual.widgets import Static
 
 from ..core.game import Game
 from ..core.record import RecordError, replay
@@ -78,8 +77,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
     def refresh_model(self, model: Model) -> None:
         super().refresh_model(model)
         app: ReplayApp = self.app  # type: ignore[assignment]
-        self.query_one("#why", Static).update(
-            Text(f"step {app.position + 1} of {len(app.states)} — ←/→ step, Home/End jump"))
+        self.show_text("#why", Text(f"step {app.position + 1} of {len(app.states)} — ←/→ step, Home/End jump"))
 
 
 class ReplayApp(App[None]):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,7 +15,6 @@ from textual.widgets import (
     Button,
     DataTable,
     Digits,
-    Footer,
     Input,
     Label,
     Markdown,
@@ -27,14 +27,45 @@ from textual.widgets import (
 from ..bots import BOT_LEVELS
 from .model import Model
 from .rules_text import HELP_MARKDOWN
-from .widgets import Banner, CardWidget, HandView, SeatsView, StatusLine
+from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, show_text
 
 if TYPE_CHECKING:
     from .app import Ono99App
 
 
 class ModelScreen(Screen[None]):
-    """A screen that renders the app's model."""
+    """A screen that renders the app's model.
+
+    Widgets are updated only when what they show changes: each update costs a repaint, and with
+    a layout a pass over the whole screen (an SSH server draws every session's screens on one
+    event loop).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._resumed = False
+        self._preset_breakpoints()
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual styles every widget of a screen again each time it comes to the top; the first
+        # time, they were styled when they were mounted, a moment before.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
+
+    def _preset_breakpoints(self) -> None:
+        """Start with the width class Textual would add on the first resize, so that the screen
+        is not styled a second time, and drawn twice, when it is first shown."""
+        try:
+            width = self.app.size.width
+        except NoActiveAppError:
+            return
+        breakpoints = self.HORIZONTAL_BREAKPOINTS or self.app.HORIZONTAL_BREAKPOINTS or []
+        fitting = [(low, name) for low, name in breakpoints if width >= low]
+        chosen = max(fitting)[1] if fitting else None
+        for _, name in breakpoints:
+            self.set_class(name == chosen, name, update=False)
 
     @property
     def ono(self) -> Ono99App:
@@ -42,6 +73,10 @@ class ModelScreen(Screen[None]):
 
     def refresh_model(self, model: Model) -> None:
         """Render the model (called after every server message)."""
+
+    def show_text(self, selector: str, text: Text, *, fixed_size: bool = True) -> None:
+        """Put ``text`` in the Static ``selector`` unless it shows that already (``show_text``)."""
+        show_text(self.query_one(selector, Static), text, fixed_size=fixed_size)
 
 
 # --- the table ------------------------------------------------------------------------------------------
@@ -90,7 +125,7 @@ class TableScreen(ModelScreen):
             with Vertical(id="chat-box"):
                 yield RichLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
                 yield Input(placeholder="chat (c)", id="chat-input", max_length=300)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         for log in self.query(RichLog):
@@ -114,10 +149,12 @@ class TableScreen(ModelScreen):
             title.append("  ·  spectating")
         if not model.connected:
             title.append("  ·  CONNECTION LOST, reconnecting…", style="bold reverse")
-        self.query_one("#title", Static).update(title)
+        self.show_text("#title", title)
         self.query_one(SeatsView).show(model)
         view = model.view
-        self.query_one("#total", Digits).update(str(view["total"]) if view else "0")
+        total = self.query_one("#total", Digits)
+        if total.value != (shown := str(view["total"]) if view else "0"):
+            total.update(shown)
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
         hand = view["hand"] if view else []
@@ -140,17 +177,18 @@ class TableScreen(ModelScreen):
             self._log_epoch = model.log_epoch
             self._log_written = model.log_count - len(model.log)
         fresh = model.log_count - self._log_written
-        for line in list(model.log)[-fresh:] if fresh > 0 else []:
-            log.write(Text(line))
+        append_lines(log, [Text(line) for line in (list(model.log)[-fresh:] if fresh > 0 else [])])
         self._log_written = model.log_count
         chat = self.query_one("#chat", RichLog)
         fresh = model.chat_count - self._chat_written
+        lines = []
         for entry in list(model.chat)[-fresh:] if fresh > 0 else []:
             line = Text()
             line.append(Text(entry.sender, style="bold"))
             line.append(": ")
             line.append(Text(entry.text))
-            chat.write(line)
+            lines.append(line)
+        append_lines(chat, lines)
         self._chat_written = model.chat_count
 
     # --- actions -------------------------------------------------------------------------------------
@@ -168,12 +206,11 @@ class TableScreen(ModelScreen):
         self.selected = index
         code = view["hand"][index]
         reason = model.reason_for(code)
-        why = self.query_one("#why", Static)
         if reason is not None:
-            why.update(Text(f"Can't play {code}: {reason}"))
+            self.show_text("#why", Text(f"Can't play {code}: {reason}"))
             self.refresh_model(model)
             return
-        why.update("")
+        self.show_text("#why", Text())
         self.ono.send_action(code)
 
     def action_play_selected(self) -> None:
@@ -187,7 +224,7 @@ class TableScreen(ModelScreen):
         if self.ono.model.can_draw:
             self.ono.send_action("draw")
         else:
-            self.query_one("#why", Static).update(Text("There is no draw to take."))
+            self.show_text("#why", Text("There is no draw to take."))
 
     def action_start(self) -> None:
         """The host starts the game (or a rematch); empty seats get bots."""
@@ -226,6 +263,20 @@ class TableScreen(ModelScreen):
         self.action_focus_hand()
 
 
+def append_lines(log: RichLog, lines: list[Text]) -> None:
+    """Write lines at the end of a log and show them in the same frame: the log's own scrolling
+    waits for the next frame, which draws the log twice."""
+    if not lines:
+        return
+    if not log._size_known:  # the log writes them once it has a size, and scrolls then
+        for line in lines:
+            log.write(line)
+        return
+    for line in lines:
+        log.write(line, scroll_end=False)
+    log.scroll_end(animate=False, immediate=True, x_axis=False)  # its height is known: the end is too
+
+
 # --- end of game ------------------------------------------------------------------------------------------
 class GameOverScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("r", "rematch", "Rematch")]
@@ -249,7 +300,7 @@ class GameOverScreen(ModalScreen[None]):
             with Horizontal(id="buttons"):
                 yield Button("Rematch (r)", id="rematch", variant="primary")
                 yield Button("Close (esc)", id="close")
-        yield Footer()
+        yield KeysFooter()
 
     @on(Button.Pressed, "#rematch")
     def action_rematch(self) -> None:
@@ -268,7 +319,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Markdown(HELP_MARKDOWN)
-        yield Footer()
+        yield KeysFooter()
 
 
 # --- new game ---------------------------------------------------------------------------------------------
@@ -391,39 +442,55 @@ class LobbyScreen(ModelScreen):
         Binding("q", "app.quit", "Quit"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows: list[tuple[Any, ...]] | None = None
+
     def compose(self) -> ComposeResult:
-        yield Static(id="title", markup=False)
-        yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        yield Static(id="lobby-notice", markup=False)
-        yield Footer()
+        # The first content goes in at once: set after mounting, it would be drawn a second time.
+        model = self.ono.model
+        title, notice = self._title(model), self._notice(model)
+        yield Static(title, id="title", markup=False)
+        grid: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        grid.add_columns("#", "name", "rules", "seats", "bots", "status", "watching")
+        yield grid
+        yield Static(notice, id="lobby-notice", markup=False)
+        yield KeysFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("#", "name", "rules", "seats", "bots", "status", "watching")
         self.refresh_model(self.ono.model)
-        table.focus()
+        self.query_one(DataTable).focus()
 
-    def refresh_model(self, model: Model) -> None:
+    @staticmethod
+    def _title(model: Model) -> Text:
         title = Text()
         title.append(model.server_name or "ONO 99", style="bold")
         title.append("  ·  you are ")
         title.append(model.my_name or "?", style="bold")
         if not model.connected:
             title.append("  ·  CONNECTION LOST, reconnecting…", style="bold reverse")
-        self.query_one("#title", Static).update(title)
-        grid = self.query_one(DataTable)
-        keep = grid.cursor_row
-        grid.clear()
-        for info in model.tables:
-            taken = sum(1 for s in info["seats"] if s["kind"] != "empty")
-            grid.add_row(str(info["id"]), Text(str(info["name"])), Text(str(info["summary"])),
-                         f"{taken}/{len(info['seats'])}", str(info["bots"]), str(info["status"]),
-                         str(info["spectators"]), key=str(info["id"]))
-        if model.tables:
-            grid.move_cursor(row=min(keep, len(model.tables) - 1))
+        return title
+
+    @staticmethod
+    def _notice(model: Model) -> Text:
         hint = "Enter or j: join the selected table · s: watch it · n: new table · i: invite code"
-        notice = model.notice or ("No tables yet: press n to create one." if not model.tables else hint)
-        self.query_one("#lobby-notice", Static).update(Text(notice))
+        return Text(model.notice or ("No tables yet: press n to create one." if not model.tables else hint))
+
+    def refresh_model(self, model: Model) -> None:
+        self.show_text("#title", self._title(model))
+        rows = [(str(info["id"]), str(info["name"]), str(info["summary"]),
+                 f"{sum(1 for s in info['seats'] if s['kind'] != 'empty')}/{len(info['seats'])}",
+                 str(info["bots"]), str(info["status"]), str(info["spectators"])) for info in model.tables]
+        if rows != self._rows:
+            self._rows = rows
+            grid = self.query_one(DataTable)
+            keep = grid.cursor_row
+            grid.clear()
+            for row in rows:
+                grid.add_row(row[0], Text(row[1]), Text(row[2]), *row[3:], key=row[0])
+            if rows:
+                grid.move_cursor(row=min(keep, len(rows) - 1))
+        self.show_text("#lobby-notice", self._notice(model), fixed_size=False)  # its height follows its text
 
     def _selected_table(self) -> int | None:
         grid = self.query_one(DataTable)
@@ -494,7 +561,7 @@ class LeaderboardScreen(ModalScreen[None]):
         with Vertical(id="dialog"):
             yield Label("Leaderboard: most wins (a: all editions, 2: 2022, 1: 1980)", id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
-        yield Footer()
+        yield KeysFooter()
 
     def action_edition(self, edition: str) -> None:
         message: dict[str, Any] = {"t": "leaderboard"}

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.visual import visualize
+from textual.widget import Widget
 from textual.widgets import Static
 
 from .model import CARD_SHORT, Model, card_kind, card_label
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 
 def card_face(code: str, edition: str) -> tuple[str, str]:
@@ -21,6 +28,32 @@ def card_face(code: str, edition: str) -> tuple[str, str]:
     if code == "ONO99":
         small = "O'NO 99" if edition == "1980" else "ONO 99"
     return big, small
+
+
+def same_text(a: Text, b: Text) -> bool:
+    """Whether two texts look the same (Text's == ignores the base style)."""
+    return a.plain == b.plain and a.spans == b.spans and a.style == b.style
+
+
+def show_text(widget: Static, text: Text, *, fixed_size: bool) -> bool:
+    """Put ``text`` in ``widget`` unless it shows that already; True if it changed. A repaint of
+    the widget is all it costs, unless its height follows its text and the text wraps otherwise
+    now: then the screen is laid out again too."""
+    shown = widget.content
+    if isinstance(shown, Text) and same_text(shown, text):
+        return False
+    layout = not isinstance(shown, Text) or (not fixed_size and _height_changes(widget, text))
+    widget.update(text, layout=layout)
+    return True
+
+
+def _height_changes(widget: Static, text: Text) -> bool:
+    width = widget.content_region.width
+    if width <= 0:
+        return True
+    styles = widget.styles
+    new = visualize(widget, text, markup=False)
+    return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))
 
 
 class CardWidget(Static):
@@ -35,8 +68,14 @@ class CardWidget(Static):
         super().__init__("", classes="card", markup=False)
         self.index = index
         self.code = ""
+        self._shown: tuple[str, str, bool, bool] | None = None
 
     def show(self, code: str, edition: str, playable: bool, selected: bool) -> None:
+        if not self.display:
+            self.display = True
+        if (code, edition, playable, selected) == self._shown:
+            return
+        self._shown = (code, edition, playable, selected)
         self.code = code
         big, small = card_face(code, edition)
         text = Text()
@@ -45,13 +84,10 @@ class CardWidget(Static):
         text.append(small or " ")
         text.append("\n")
         text.append("playable" if playable else "blocked", style="" if playable else "dim")
-        self.update(text)
-        self.set_class(playable, "playable")
-        self.set_class(not playable, "blocked")
-        self.set_class(selected, "selected")
-        for kind in ("number", "minus", "action", "ono99"):
-            self.set_class(card_kind(code) == kind, f"kind-{kind}")
-        self.display = True
+        show_text(self, text, fixed_size=True)
+        kind = card_kind(code)
+        self.update_classes({"playable": playable, "blocked": not playable, "selected": selected,
+                             **{f"kind-{k}": k == kind for k in ("number", "minus", "action", "ono99")}})
 
     def on_click(self) -> None:
         self.post_message(self.Chosen(self.index))
@@ -73,7 +109,7 @@ class HandView(Horizontal):
             if widget.index < len(cards):
                 code = cards[widget.index]
                 widget.show(code, edition, model.my_turn and code in legal, widget.index == selected)
-            else:
+            elif widget.display:
                 widget.display = False
 
 
@@ -95,7 +131,7 @@ class SeatsView(Static):
             text.append(Text(model.seat_name(seat), style="bold" if on_turn else ""))
             text.append(" ")
             text.append(self._status(model, view, seat, seats))
-        self.update(text)
+        show_text(self, text, fixed_size=False)  # its height follows its text
 
     @staticmethod
     def _status(model: Model, view: dict[str, Any] | None, seat: int, seats: list[dict[str, Any]]) -> str:
@@ -130,7 +166,7 @@ class StatusLine(Static):
     def show(self, model: Model) -> None:
         view = model.view
         if view is None:
-            self.update(Text("Waiting for the game to start…"))
+            show_text(self, Text("Waiting for the game to start…"), fixed_size=True)
             return
         arrow = "→ clockwise" if view["direction"] == 1 else "← counter-clockwise"
         top = card_label(view["top_card"], model.edition) if view["top_card"] else "—"
@@ -144,7 +180,7 @@ class StatusLine(Static):
         if model.last_play is not None:
             text.append("\nlast: ")
             text.append(model.describe(model.last_play), style="bold reverse")  # what just happened
-        self.update(text)
+        show_text(self, text, fixed_size=True)
 
 
 class Banner(Static):
@@ -176,5 +212,146 @@ class Banner(Static):
                 lines.append("Your draw is still open: press d before the next player plays, or it is lost!")
             if model.my_turn:
                 lines.append("Your turn")
-        self.update(Text("\n".join(lines)))
+        show_text(self, Text("\n".join(lines)), fixed_size=True)
         self.set_class(bool(lines), "loud")
+
+
+class FooterEntry(NamedTuple):
+    key: str
+    display: str
+    description: str
+    enabled: bool
+
+
+class KeysFooter(Widget, can_focus=False):
+    """The screen's keys on the bottom line, drawn like Textual's ``Footer``.
+
+    One widget drawing one line: Textual's footer mounts and styles a widget per key and builds
+    them all again whenever the bindings might have changed, which was a third of the CPU of an SSH
+    session's start (all sessions share one event loop). This one repaints only when the keys shown
+    change.
+    """
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"keys-footer--key", "keys-footer--description", "keys-footer--divider",
+                         "keys-footer--hover"}
+    DEFAULT_CSS = """
+    KeysFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .keys-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        & > .keys-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        & > .keys-footer--divider {
+            color: $foreground 20%;
+        }
+        & > .keys-footer--hover {
+            background: $block-hover-background;
+        }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._entries: tuple[FooterEntry, ...] = ()
+        self._palette: FooterEntry | None = None
+        self._spans: list[tuple[int, int, FooterEntry]] = []  # cells of each key, for the mouse
+        self._hover: str | None = None
+
+    def on_mount(self) -> None:
+        self._entries, self._palette = self._read_bindings()
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _read_bindings(self) -> tuple[tuple[FooterEntry, ...], FooterEntry | None]:
+        """What Textual's footer shows: the first shown binding of each action, and the palette key."""
+        app = self.app
+        active = self.screen.active_bindings
+        entries: list[FooterEntry] = []
+        actions: set[str] = set()
+        for _, binding, enabled, _ in active.values():
+            if binding.show and binding.action not in actions:
+                actions.add(binding.action)
+                entries.append(FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled))
+        palette = None
+        if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
+            _, binding, enabled, _ = active[app.COMMAND_PALETTE_BINDING]
+            palette = FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled)
+        return tuple(entries), palette
+
+    def _bindings_changed(self, screen: Screen[Any]) -> None:
+        if not self.is_attached or screen is not self.screen:
+            return
+        entries, palette = self._read_bindings()
+        if (entries, palette) != (self._entries, self._palette):
+            self._entries, self._palette = entries, palette
+            self.refresh()  # one line, always: no layout
+
+    def _entry_text(self, entry: FooterEntry, compact: bool = False) -> Text:
+        key_style = self.get_component_rich_style("keys-footer--key")
+        description_style = self.get_component_rich_style("keys-footer--description")
+        if compact:  # how Textual's footer draws the palette key
+            key, description = entry.display, f" {entry.description}" if entry.description else ""
+        else:
+            key, description = f" {entry.display} ", f"{entry.description} " if entry.description else ""
+        text = Text.assemble((key, key_style), (description, description_style))
+        if not entry.enabled:
+            text.stylize(Style(dim=True))
+        if entry.key == self._hover:
+            text.stylize(Style(bgcolor=self.get_component_rich_style("keys-footer--hover").bgcolor))
+        return text
+
+    def render(self) -> Text:
+        width = self.size.width
+        right = Text()
+        if self._palette is not None:
+            right.append("▏", self.get_component_rich_style("keys-footer--divider"))
+            right.append_text(self._entry_text(self._palette, compact=True))
+            right.append(" ")
+        left_width = max(0, width - right.cell_len)
+        left = Text()
+        self._spans = []
+        for entry in self._entries:
+            start = left.cell_len
+            left.append_text(self._entry_text(entry))
+            self._spans.append((start, left.cell_len, entry))
+        left.truncate(left_width, pad=True)
+        if self._palette is not None:
+            self._spans.append((left_width + 1, width, self._palette))
+        line = Text.assemble(left, right, no_wrap=True, end="")
+        line.stylize_before(self.rich_style)
+        return line
+
+    def _entry_at(self, x: int) -> FooterEntry | None:
+        return next((entry for start, end, entry in self._spans if start <= x < end), None)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        entry = self._entry_at(event.x)
+        if entry is None:
+            return
+        if entry.enabled:
+            self.app.simulate_key(entry.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        entry = self._entry_at(event.x)
+        self._set_hover(entry.key if entry is not None else None)
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._set_hover(None)
+
+    def _set_hover(self, key: str | None) -> None:
+        if key != self._hover:
+            self._hover = key
+            self.refresh()
