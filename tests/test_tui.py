@@ -8,14 +8,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Digits, Static
 
 from ono99_tui.client import Client
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
-from ono99_tui.tui.widgets import CardWidget
+from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
 
 DATA = Path(__file__).parent / "data"
@@ -297,3 +301,73 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
     finally:
         await cy.close()
         await server.close()
+
+
+# --- what a state update redraws ----------------------------------------------------------------------
+async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monkeypatch: Any) -> None:
+    """Each widget of the table screen is updated only when what it shows changes: a new total
+    alone repaints the total, not the hand, the seats or the status lines, and lays nothing out."""
+    app = make_replay_app(load_replay(DATA / "sample_2022.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(5):
+            await pilot.press("right")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and app.model.view is not None
+        refreshed: list[tuple[str, bool]] = []
+        original = Widget.refresh
+
+        def counting(self: Widget, *regions: Any, **options: Any) -> Widget:
+            if self.screen is screen:
+                refreshed.append((type(self).__name__, bool(options.get("layout"))))
+            return original(self, *regions, **options)
+
+        monkeypatch.setattr(Widget, "refresh", counting)
+        screen.refresh_model(app.model)  # the same model: nothing to draw
+        assert refreshed == []
+        app.model.view = dict(app.model.view, total=app.model.view["total"] + 1)
+        screen.refresh_model(app.model)
+        assert [name for name, _ in refreshed] == ["Digits"]
+        assert not any(layout for _, layout in refreshed)
+        assert screen.query_one("#total", Digits).value == str(app.model.view["total"])
+
+
+async def test_the_footer_lists_the_keys_follows_the_screen_and_a_click_presses_a_key() -> None:
+    app = make_replay_app(load_replay(DATA / "sample_2022.jsonl"))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(KeysFooter)
+        line = footer.render().plain
+        assert line.startswith(" → Next  ← Previous ") and line.rstrip().endswith("▏^p palette")
+        assert " ? Help " in line and len(line) == 100
+        await pilot.click(KeysFooter, offset=(line.index("? Help") + 1, 0))
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        assert " esc Close " in app.screen.query_one(KeysFooter).render().plain
+
+
+async def test_the_footer_redraws_when_the_keys_change() -> None:
+    class Keys(Screen[None]):
+        BINDINGS = [Binding("a", "alpha", "Alpha"), Binding("b", "beta", "Beta")]
+        beta = True
+
+        def compose(self) -> ComposeResult:
+            yield KeysFooter()
+
+        def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+            return self.beta if action == "beta" else True
+
+    class KeysApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(Keys())
+
+    app = KeysApp()
+    async with app.run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, Keys)
+        footer = screen.query_one(KeysFooter)
+        assert " b Beta " in footer.render().plain
+        screen.beta = False
+        screen.refresh_bindings()
+        await pilot.pause()
+        assert " b Beta " not in footer.render().plain and " a Alpha " in footer.render().plain
