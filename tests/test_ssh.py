@@ -700,6 +700,15 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert "_variables" in vars(Stylesheet()), "the theme's variables key the shared parse"
+    # The screens' cheaper start and redraws (ono99_tui/tui/screens.py and widgets.py)
+    from textual.events import ScreenResume
+    from textual.screen import Screen
+    from textual.widgets import RichLog, Static
+
+    assert ScreenResume().refresh_styles, "a screen's resume restyles it: the first one is skipped"
+    assert "_on_screen_resume" in vars(Screen)
+    assert "_size_known" in vars(RichLog()), "logs write at once only when their size is known"
+    assert "layout" in inspect.signature(Static.update).parameters
     import ono99_tui.cli as cli
     import server.config
 
