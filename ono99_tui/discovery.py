@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import ifaddr
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
@@ -37,15 +38,28 @@ class FoundServer:
         return f"{host}:{self.port}"
 
 
-def pick_address(addresses: Sequence[str]) -> str | None:
-    """The address to try first: IPv4 before IPv6, reachable ones before loopback."""
+def pick_address(addresses: Sequence[str],
+                 networks: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network] = ()) -> str | None:
+    """The address to try first: IPv4 before IPv6, one on a network of ``networks`` (this machine's)
+    before others (a server on several networks lists all its addresses), loopback last."""
     parsed = []
     for text in addresses:
         with contextlib.suppress(ValueError):
             parsed.append(ipaddress.ip_address(text.split("%")[0]))
     usable = [ip for ip in parsed if not (ip.is_multicast or ip.is_unspecified or ip.is_link_local)]
-    usable.sort(key=lambda ip: (ip.version, ip.is_loopback))
+    usable.sort(key=lambda ip: (ip.version, ip.is_loopback, not any(ip in net for net in networks)))
     return str(usable[0]) if usable else None
+
+
+def local_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks this machine's interfaces are on."""
+    networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            address = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
+            with contextlib.suppress(ValueError):
+                networks.append(ipaddress.ip_network(f"{address}/{ip.network_prefix}", strict=False))
+    return networks
 
 
 class ServerBrowser:
@@ -63,6 +77,7 @@ class ServerBrowser:
         self._zeroconf: AsyncZeroconf | None = None
         self._browser: AsyncServiceBrowser | None = None
         self._resolving: dict[str, asyncio.Task[None]] = {}
+        self._networks = local_networks()
         self._closed = False
 
     async def start(self) -> None:
@@ -95,7 +110,7 @@ class ServerBrowser:
         try:
             if not await info.async_request(self._zeroconf.zeroconf, RESOLVE_TIMEOUT_MS) or info.port is None:
                 return
-            host = pick_address(info.parsed_addresses())
+            host = pick_address(info.parsed_addresses(), self._networks)
             if host is None:
                 return
             advert = parse_txt(info.properties)

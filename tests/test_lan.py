@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import itertools
 import os
 import signal
@@ -110,11 +111,15 @@ def test_a_hostile_txt_record_is_cleaned_or_refused() -> None:
         parse_txt({b"name": b"no version at all"})
 
 
-def test_addresses_are_picked_ipv4_first_and_reachable_before_loopback() -> None:
+def test_addresses_are_picked_ipv4_first_on_a_local_network_first_and_loopback_last() -> None:
     assert pick_address(["127.0.0.1", "192.168.1.20"]) == "192.168.1.20"
     assert pick_address(["fd00::2", "10.0.0.5"]) == "10.0.0.5"
     assert pick_address(["127.0.0.1"]) == "127.0.0.1"
     assert pick_address(["224.0.0.251", "0.0.0.0", "nonsense", "fe80::1"]) is None
+    # a server on two networks: the address on one of this machine's networks first
+    here = [ipaddress.ip_network("192.168.7.0/24")]
+    assert pick_address(["10.1.2.3", "192.168.7.20"], here) == "192.168.7.20"
+    assert pick_address(["10.1.2.3", "192.168.7.20"]) == "10.1.2.3"
     assert FoundServer("k", "fd00::2", 9999, Advert("x", 1, None, 0)).address == "[fd00::2]:9999"
 
 
