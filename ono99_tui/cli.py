@@ -155,7 +155,8 @@ def run_play(name: str, bot_delay: float) -> int:
 def run_connect(address: str | None, name: str | None) -> int:
     import getpass
 
-    from .tui.app import make_app, parse_address
+    from .client import parse_address
+    from .tui.app import make_app
 
     host, port = "", DEFAULT_PORT
     if address is not None:
@@ -278,14 +279,8 @@ def run_records_check(path: Path) -> int:
     return EXIT_FAULTY if faulty else EXIT_OK
 
 
-def default_db_path() -> Path:
-    from platformdirs import user_data_path
-
-    return user_data_path("ono99", appauthor=False) / "ono99.db"
-
-
 def run_records_export(db: Path | None, out: Path | None) -> int:
-    from server.storage import export_records
+    from server.storage import default_db_path, export_records
 
     path = db or default_db_path()
     try:

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from .protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 
 CONNECT_TIMEOUT = 10.0
 
@@ -111,3 +111,15 @@ class Client:
         self._reader_task.cancel()
         with contextlib.suppress(BaseException):
             await self._reader_task
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST`` or ``HOST:PORT`` (``[v6]:PORT`` for IPv6)."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") else DEFAULT_PORT
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        return host, int(port)
+    return text, DEFAULT_PORT

@@ -111,8 +111,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from server.config import DEFAULT_SSH_PORT
     from server.ssh import host_key_path_for
-
-    from .cli import default_db_path
+    from server.storage import default_db_path
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":

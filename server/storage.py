@@ -257,6 +257,13 @@ class Storage:
         return await self.call(read)
 
 
+def default_db_path() -> Path:
+    """Where a server keeps its database unless told: ``ono99.db`` in the user's data directory."""
+    from platformdirs import user_data_path
+
+    return user_data_path("ono99", appauthor=False) / "ono99.db"
+
+
 def export_records(path: Path) -> list[str]:
     """Every stored game record of a database file, as JSON Lines text lines, oldest first."""
     if not path.exists():

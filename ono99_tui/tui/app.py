@@ -284,16 +284,4 @@ def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, na
     return Ono99App(local=local, host=host, port=port, name=name, **kwargs)
 
 
-def parse_address(text: str) -> tuple[str, int]:
-    """``HOST`` or ``HOST:PORT`` (``[v6]:PORT`` for IPv6)."""
-    text = text.strip()
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        return host, int(rest[1:]) if rest.startswith(":") else DEFAULT_PORT
-    if text.count(":") == 1:
-        host, port = text.split(":")
-        return host, int(port)
-    return text, DEFAULT_PORT
-
-
 CSS_FILE = Path(__file__).with_name("ono99.tcss")

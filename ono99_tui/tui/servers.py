@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from ..client import parse_address
 from ..discovery import FoundServer, ServerBrowser
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
@@ -167,8 +168,6 @@ class ServersScreen(Screen[tuple[str, int]]):
 
     @on(Input.Submitted, "#address")
     def _address_typed(self, event: Input.Submitted) -> None:
-        from .app import parse_address
-
         event.stop()
         text = event.value.strip()
         try:
