@@ -19,7 +19,8 @@ import pytest
 
 from ono99_tui.bots import BOT_LEVELS, get_bot
 from ono99_tui.bots import strong as strong_module
-from ono99_tui.core import Game, TableOptions, TableView
+from ono99_tui.core import Game, Obligation, TableOptions, TableView
+from ono99_tui.core.actions import PLAYS
 from ono99_tui.core.cards import Card
 from ono99_tui.core.game import HandLog
 from ono99_tui.protocol import BOT_LEVEL_NAMES
@@ -172,12 +173,60 @@ def test_discard_counts_match_the_discard_pile_through_reshuffles_and_hands(
         assert reshuffles > 0
 
 
+# --- the strong bot's inference and its answer to a Play 2 ------------------------------------------
+
+
+def test_which_cards_an_opponent_kept_since_which_play_is_inferred() -> None:
+    """A 3 played with room 10 (no 4 to 10 held), then a 9: the 9 was drawn after the 3, so the
+    three other cards were all held through both plays; the card drawn last is unconstrained."""
+    after_three = strong_module._excluded_by(3, 91)  # room 10 before: no 4 .. 10
+    after_nine = strong_module._excluded_by(9, 98)  # room 9 before the 9: nothing above it fits
+    assert after_three == frozenset(range(4, 11)) and after_nine == frozenset()
+    weight = [1.0] * len(Card)
+    cumulative, options = strong_module._seat_hypotheses([(3, after_three, 1), (9, after_nine, 1)], 4, weight)
+    assert options == [[(3, strong_module._ALL - after_three)]] and len(cumulative) == 1
+    # a 4 then a 3 (room 10 each time): the 3 may be the card drawn after the 4 or an older one
+    after_four = strong_module._excluded_by(4, 92)
+    cumulative, options = strong_module._seat_hypotheses([(4, after_four, 1), (3, after_three, 1)], 4, weight)
+    assert len(options) == 2 and cumulative[0] > 0 and cumulative[1] > cumulative[0]
+    assert sorted(sum(n for n, _ in groups) for groups in options) == [3, 3]
+
+
+def _obliged_view(total: int, hand: tuple[Card, ...], players_left: int = 4) -> TableView:
+    game = _mid_game("2022", {}, 4, 5, 6)
+    view = game.seat_view(game.actors()[0])
+    assert view.seat is not None
+    legal = tuple(PLAYS[c] for c in dict.fromkeys(hand) if c > Card.N10 or total + int(c) <= 98)
+    others = [i for i in range(4) if i != view.seat][:players_left - 1]
+    active = tuple(i == view.seat or i in others for i in range(4))
+    return view._replace(total=total, hand=hand, legal_actions=legal, active=active,
+                         obligation=Obligation(view.seat, 2, True))
+
+
+def test_strong_answers_a_play_2_near_98_with_minus_ten_or_a_pass() -> None:
+    answer = strong_module._answer_rule
+    greedy = get_bot("greedy").choose
+    rng = random.Random(1)
+    view = _obliged_view(95, (Card.N2, Card.MINUS_TEN, Card.REVERSE, Card.N9))
+    assert answer(view, greedy(view, rng)) == PLAYS[Card.MINUS_TEN]
+    view = _obliged_view(96, (Card.N2, Card.REVERSE, Card.N9, Card.N9))
+    assert answer(view, greedy(view, rng)) == PLAYS[Card.REVERSE]
+    # far from 98, with two players left, or for the second card: the greedy choice stands
+    for view in (_obliged_view(80, (Card.N2, Card.MINUS_TEN, Card.REVERSE, Card.N9)),
+                 _obliged_view(95, (Card.N2, Card.MINUS_TEN, Card.REVERSE, Card.N9), players_left=2)):
+        assert answer(view, greedy(view, rng)) is None
+    view = _obliged_view(95, (Card.N2, Card.MINUS_TEN, Card.REVERSE, Card.N9))
+    assert view.obligation is not None
+    second = view._replace(obligation=Obligation(view.obligation.seat, 1, False))
+    assert answer(second, greedy(second, rng)) is None
+
+
 # --- strength --------------------------------------------------------------------------------------
 
 
 def test_strong_beats_three_random_bots_in_a_seeded_tournament() -> None:
     """200 seeded 4-player 2022 games, seats rotated: a fair share is 25%. The games and the bots'
-    choices are seeded, so the count is exact: strong wins 106 (53%); 90 (45%) leaves a margin."""
+    choices are seeded, so the count is exact: strong wins 115 (57.5%); 90 (45%) leaves a margin."""
     plan = SimulationPlan(200, ("strong", "random", "random", "random"), TableOptions(), seed=2024)
     summary = simulate(plan)
     assert summary.games == 200

@@ -4,12 +4,15 @@ It decides from its seat's view alone. What it counts is public: the deck of the
 hand, and the cards lying face up on the discard pile (``view.discard_counts``). Every other card
 is unseen: in an opponent's hand, in the draw pile, or out of play with an eliminated player.
 
-On a 2022 table (drawing automatically) it searches: it deals the unseen cards into possible
-opponent hands and a possible draw pile many times (a *determinization*), and for each of its
-distinct legal actions plays the game on to the end with the greedy policy at every seat. Each
-action is tried on the same deals (common random numbers), and it leaves the greedy choice only
-for an action that won clearly more often on them (``CONFIDENCE`` standard errors of the paired
-difference). The deals are not uniform:
+On a 2022 table (drawing automatically) it starts from the greedy choice, answers a Play 2 near
+98 with -10 or a pass (``_answer_rule``), and searches only when the total leaves 10 or less or
+no number is due: far from 98 the search's departures from a number lost more than they won.
+The search deals the unseen cards into possible opponent hands and a possible draw pile many
+times (a *determinization*), and for each of its distinct legal actions plays the game on to
+the end with the greedy policy at every seat. Each action is tried on the same deals (common
+random numbers), and it leaves the default choice only for an action that won clearly more
+often on them (``CONFIDENCE`` standard errors of the paired difference). The deals are not
+uniform:
 
 - opponents hold more escapes (-10, Reverse, Play 2) and ONO 99 cards than the draw pile does,
   because those are the cards players keep or cannot play, so the deal weights each kind by how
@@ -17,7 +20,8 @@ difference). The deals are not uniform:
   heuristic games);
 - an opponent's plays in the view's recent events rule cards out of what it kept
   (``_inferred_holds``): who played an escape had no number that fitted, who played a 3 had no
-  fitting number above 3.
+  fitting number above 3; which of its cards it has kept since which play is itself inferred
+  (``_seat_hypotheses``).
 
 The search is bounded by a budget of simulated turns, not by a clock, so that a decision takes
 about the same time on every call and a seeded game replays identically. Elsewhere (1980 tables,
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import random
 
-from ..core.actions import Action, ActionKind
+from ..core.actions import PLAYS, Action, ActionKind
 from ..core.cards import DECK_COUNTS, Card, Edition
 from ..core.events import Drew, Played
 from ..core.options import Scoring
@@ -61,8 +65,12 @@ TURN_BUDGET = 6000
 MAX_DEALS = 120
 MIN_DEALS = 8
 INFER = True  # use _inferred_holds (False: only HAND_BIAS)
+MAX_PLAYS = 5  # an opponent's latest plays that _inferred_holds reads
 FULL_ROLLOUTS = True  # False: a rollout stops at the next player out
-CONFIDENCE = 1.5  # standard errors by which an action must beat the greedy choice
+CONFIDENCE = 1.5  # standard errors by which an action must beat the default choice
+SEARCH_ROOM = 10  # search only when the total leaves this much room or less, or no number is due
+ANSWER_ROOM = 10  # see _answer_rule
+_PLAY_MINUS_TEN = PLAYS[Card.MINUS_TEN]
 
 
 # --- the rollout ---------------------------------------------------------------------------------
@@ -167,6 +175,7 @@ def _searchable(view: SeatView) -> bool:
 
 
 Holds = list[list[tuple[int, frozenset[int]]]]
+Hypotheses = tuple[list[float], list[list[tuple[int, frozenset[int]]]]]
 
 
 def _excluded_by(card: int, after: int) -> frozenset[int]:
@@ -185,43 +194,105 @@ def _excluded_by(card: int, after: int) -> frozenset[int]:
     return frozenset(excluded)
 
 
-def _inferred_holds(view: SeatView) -> Holds:
+def _seat_hypotheses(plays: list[tuple[int, frozenset[int], int]], size: int,
+                     weight: list[float]) -> Hypotheses:
+    """Which of a player's cards it has held since which of its ``plays`` (card, kinds excluded,
+    cards drawn after; oldest first), with each hypothesis' likelihood.
+
+    Its cards fall in cohorts: those held before its oldest play, and those drawn after each play.
+    A card of a cohort passed every play since it was drawn, so it is outside what they exclude;
+    a played card came from a cohort that could hold it. Every card is a draw from the unseen
+    cards (``weight``), so a hypothesis weighs the ways to pick the played cards from their
+    cohorts times, for each card still held, the chance that a draw is allowed in its cohort.
+    """
+    plays = plays[-MAX_PLAYS:]
+    m = len(plays)
+    total = sum(weight) or 1.0
+    leaves: list[tuple[float, list[int]]] = []
+
+    def walk(j: int, counts: list[int], w: float) -> None:
+        if j == m:
+            leaves.append((w, counts))
+            return
+        card, _, drawn = plays[j]
+        for c in range(j + 1):  # cohort c >= 1 was drawn after play c - 1: it passed plays c .. j - 1
+            n = counts[c]
+            if n > 0 and not any(card in plays[k][1] for k in range(c, j)):
+                nxt = list(counts)
+                nxt[c] -= 1
+                nxt.append(drawn)
+                walk(j + 1, nxt, w * n)
+
+    walk(0, [max(size + m - sum(p[2] for p in plays), 0)], 1.0)
+    merged: dict[tuple[tuple[int, frozenset[int]], ...], float] = {}
+    for w, counts in leaves:
+        groups: list[tuple[int, frozenset[int]]] = []
+        for c, n in enumerate(counts):
+            excluded: frozenset[int] = frozenset().union(*(plays[k][1] for k in range(c, m)))
+            if n > 0 and excluded:
+                allowed = _ALL - excluded
+                w *= (sum(weight[x] for x in allowed) / total) ** n
+                groups.append((n, allowed))
+        groups.sort(key=lambda g: len(g[1]))  # the most constrained cohort is dealt first
+        key = tuple(groups)
+        merged[key] = merged.get(key, 0.0) + w
+    if not merged:  # no consistent hypothesis: not a greedy player, assume nothing
+        return [1.0], [[]]
+    cumulative: list[float] = []
+    options: list[list[tuple[int, frozenset[int]]]] = []
+    acc = 0.0
+    for key, w in merged.items():
+        acc += w
+        cumulative.append(acc)
+        options.append(list(key))
+    return cumulative, options
+
+
+def _inferred_holds(view: SeatView, pool_counts: list[int]) -> list[Hypotheses]:
     """What each opponent's plays, in the view's recent events, say about the cards it kept.
 
     A player who plays a number had no bigger number that fitted; one who plays an escape had no
     number that fitted, and escapes are spent Play 2 first, then Reverse, then -10 (the common
-    way to play, and the greedy bot's). Every card a player held at a play and still holds is
-    outside what that play excludes. Returns, per seat, groups (how many of its cards, which kinds
-    they may be), most constrained first; the rest of its hand is unconstrained.
+    way to play, and the greedy bot's). Returns, per seat, hypotheses (``_seat_hypotheses``) of
+    groups (how many of its cards, which kinds they may be); the rest of its hand is unconstrained.
     """
     seats = view.seats
-    # per seat: [excluded kinds, cards drawn since] for each of its plays in the window, oldest first
-    plays: list[list[list[object]]] = [[] for _ in range(seats)]
+    # per seat, for each of its plays, oldest first: (card, excluded kinds), and cards drawn after
+    plays: list[list[tuple[int, frozenset[int]]]] = [[] for _ in range(seats)]
+    drawn: list[list[int]] = [[] for _ in range(seats)]
     for event in view.recent_events:
         if type(event) is Played:
+            seat = event.seat
             if len(event.cards) == 1:
-                plays[event.seat].append([_excluded_by(int(event.cards[0]), event.total), 0])
-            else:
-                plays[event.seat].clear()  # the four-card discard: a new hand, nothing known
-        elif type(event) is Drew:
-            for entry in plays[event.seat]:
-                entry[1] += 1  # type: ignore[operator]
-    out: Holds = []
+                card = int(event.cards[0])
+                plays[seat].append((card, _excluded_by(card, event.total)))
+                drawn[seat].append(0)
+            else:  # the four-card discard: a new hand, nothing known
+                plays[seat].clear()
+                drawn[seat].clear()
+        elif type(event) is Drew and drawn[event.seat]:
+            drawn[event.seat][-1] += 1
+    weight = [float(n) for n in pool_counts]
+    out: list[Hypotheses] = []
     for seat in range(seats):
-        groups: list[tuple[int, frozenset[int]]] = []
-        if seat != view.seat:
-            size = view.hand_sizes[seat]
-            excluded: frozenset[int] = frozenset()
-            placed = 0
-            # newest play first: the cards held since an older play also passed every newer one
-            for exc, drawn in reversed(plays[seat]):
-                excluded = excluded | exc  # type: ignore[operator]
-                held = size - drawn  # type: ignore[operator]
-                if held - placed > 0 and excluded:
-                    groups.append((held - placed, _ALL - excluded))
-                    placed = held
-        groups.reverse()  # the oldest play's group is the most constrained: deal it first
-        out.append(groups)
+        if seat == view.seat or not plays[seat]:
+            out.append(([1.0], [[]]))
+        else:
+            history = [(card, excluded, d) for (card, excluded), d in zip(plays[seat], drawn[seat], strict=True)]
+            out.append(_seat_hypotheses(history, view.hand_sizes[seat], weight))
+    return out
+
+
+def _pick(hypotheses: list[Hypotheses], rng: random.Random) -> Holds:
+    """One hypothesis per seat, drawn by likelihood."""
+    out: Holds = []
+    for cumulative, options in hypotheses:
+        i = 0
+        if len(options) > 1:
+            r = rng.random() * cumulative[-1]
+            while cumulative[i] < r:
+                i += 1
+        out.append(options[i])
     return out
 
 
@@ -234,7 +305,9 @@ def _deal(view: SeatView, pool: list[int], holds: Holds, rng: random.Random) -> 
     shuffled draw pile."""
     rand = rng.random
     inv = _INV_BIAS
-    keyed = sorted(pool, key=lambda c: rand() ** inv[c], reverse=True)
+    # keys in a comprehension and one C sort: a key function per card costs three times as much
+    keys = [rand() ** inv[c] for c in pool]
+    keyed = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__, reverse=True)]
     me = view.seat
     sizes = view.hand_sizes
     hands: list[list[int]] = [[] for _ in sizes]
@@ -259,14 +332,39 @@ def _deal(view: SeatView, pool: list[int], holds: Holds, rng: random.Random) -> 
             taken += 1
         seats = [s for s in seats if need[s] > len(hands[s])]
     rest = free[taken:]
-    rng.shuffle(rest)
-    return hands, rest[:view.draw_pile_size]
+    keys = [rand() for _ in rest]
+    order = sorted(range(len(rest)), key=keys.__getitem__)
+    return hands, [rest[i] for i in order[:view.draw_pile_size]]
+
+
+def _answer_rule(view: SeatView, greedy: Action) -> Action | None:
+    """Answering a Play 2 near 98 with three or more players left: -10 first (room for the
+    second card, the escapes kept) when the total leaves 10 or less; at 3 or less, pass the
+    obligation on (Play 2, then Reverse) rather than play a number. Measured against the
+    greedy choice with every hand known (docs/bots.md)."""
+    obligation = view.obligation
+    if (obligation is None or obligation.plays_left != 2 or sum(view.active) < 3
+            or greedy.card is None or greedy.card is Card.MINUS_TEN):
+        return None
+    legal = view.legal_actions
+    room = LIMIT_2022 - view.total
+    if room <= ANSWER_ROOM and _PLAY_MINUS_TEN in legal:
+        return _PLAY_MINUS_TEN
+    if room <= 3 and greedy.card <= Card.N10:
+        for card in (Card.PLAY2, Card.REVERSE):
+            if PLAYS[card] in legal:
+                return PLAYS[card]
+    return None
 
 
 def choose_strong(view: SeatView, rng: random.Random) -> Action:
     legal = view.legal_actions
     if len(legal) == 1 or not _searchable(view):
         return choose_greedy(view, rng)
+    greedy = choose_greedy(view, rng)
+    first = _answer_rule(view, greedy) or greedy
+    if first.card is not None and first.card <= Card.N10 and view.total < LIMIT_2022 - SEARCH_ROOM:
+        return first  # far from 98 the search's departures from a number lost more than they won
     me = view.seat
     assert me is not None
     candidates: list[Action] = list(legal)
@@ -290,9 +388,10 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     alive0 = list(view.active)
     nalive = alive0.count(True)
     my_hand = [int(c) for c in view.hand]
-    holds: Holds = _inferred_holds(view) if INFER else [[] for _ in range(view.seats)]
+    pool_counts = [_DECK_2022[k] - mine[k] - seen[k] for k in range(KINDS)]
+    hypotheses = _inferred_holds(view, pool_counts) if INFER else [([1.0], [[]])] * view.seats
 
-    default = candidates.index(choose_greedy(view, rng))
+    default = candidates.index(first)
     scores = [0.0] * len(candidates)
     squares = [0.0] * len(candidates)  # of each action's value minus the default action's
     values = [0.0] * len(candidates)
@@ -300,7 +399,7 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     deals = 0
     while deals < MAX_DEALS and (spent < TURN_BUDGET or deals < MIN_DEALS):
         deals += 1
-        hands0, draw0 = _deal(view, pool, holds, rng)
+        hands0, draw0 = _deal(view, pool, _pick(hypotheses, rng), rng)
         hands0[me] = my_hand
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
