@@ -203,8 +203,8 @@ def _obliged_view(total: int, hand: tuple[Card, ...], players_left: int = 4) -> 
                          obligation=Obligation(view.seat, 2, True))
 
 
-def test_strong_answers_a_play_2_near_98_with_minus_ten_or_a_pass() -> None:
-    answer = strong_module._answer_rule
+def test_strong_departs_from_greedy_where_measured_answering_play_2_and_holding() -> None:
+    answer = strong_module._rule
     greedy = get_bot("greedy").choose
     rng = random.Random(1)
     view = _obliged_view(95, (Card.N2, Card.MINUS_TEN, Card.REVERSE, Card.N9))
@@ -219,6 +219,11 @@ def test_strong_answers_a_play_2_near_98_with_minus_ten_or_a_pass() -> None:
     assert view.obligation is not None
     second = view._replace(obligation=Obligation(view.obligation.seat, 1, False))
     assert answer(second, greedy(second, rng)) is None
+    # two players left: -10 rather than hold with a Reverse, unless the room is 3 or less
+    view = _obliged_view(90, (Card.REVERSE, Card.MINUS_TEN, Card.N9, Card.N9), players_left=2)._replace(obligation=None)
+    assert greedy(view, rng) == PLAYS[Card.REVERSE] and answer(view, PLAYS[Card.REVERSE]) == PLAYS[Card.MINUS_TEN]
+    view = _obliged_view(96, (Card.REVERSE, Card.MINUS_TEN, Card.N9, Card.N9), players_left=2)._replace(obligation=None)
+    assert answer(view, greedy(view, rng)) is None
 
 
 # --- strength --------------------------------------------------------------------------------------

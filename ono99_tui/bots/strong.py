@@ -4,9 +4,10 @@ It decides from its seat's view alone. What it counts is public: the deck of the
 hand, and the cards lying face up on the discard pile (``view.discard_counts``). Every other card
 is unseen: in an opponent's hand, in the draw pile, or out of play with an eliminated player.
 
-On a 2022 table (drawing automatically) it starts from the greedy choice, answers a Play 2 near
-98 with -10 or a pass (``_answer_rule``), and searches only when the total leaves 10 or less or
-no number is due: far from 98 the search's departures from a number lost more than they won.
+On a 2022 table (drawing automatically) it starts from the greedy choice with a few fixed
+departures (``_rule``: answering a Play 2 near 98, -10 rather than a Reverse with two players
+left), and with three or more players searches only when the total leaves 10 or less or no
+number is due: there, far from 98, the search's departures from a number lost more than they won.
 The search deals the unseen cards into possible opponent hands and a possible draw pile many
 times (a *determinization*), and for each of its distinct legal actions plays the game on to
 the end with the greedy policy at every seat. Each action is tried on the same deals (common
@@ -68,8 +69,8 @@ INFER = True  # use _inferred_holds (False: only HAND_BIAS)
 MAX_PLAYS = 5  # an opponent's latest plays that _inferred_holds reads
 FULL_ROLLOUTS = True  # False: a rollout stops at the next player out
 CONFIDENCE = 1.5  # standard errors by which an action must beat the default choice
-SEARCH_ROOM = 10  # search only when the total leaves this much room or less, or no number is due
-ANSWER_ROOM = 10  # see _answer_rule
+SEARCH_ROOM = 10  # with 3+ players: search only with this much room or less, or no number due
+ANSWER_ROOM = 10  # see _rule
 _PLAY_MINUS_TEN = PLAYS[Card.MINUS_TEN]
 
 
@@ -337,17 +338,25 @@ def _deal(view: SeatView, pool: list[int], holds: Holds, rng: random.Random) -> 
     return hands, [rest[i] for i in order[:view.draw_pile_size]]
 
 
-def _answer_rule(view: SeatView, greedy: Action) -> Action | None:
-    """Answering a Play 2 near 98 with three or more players left: -10 first (room for the
-    second card, the escapes kept) when the total leaves 10 or less; at 3 or less, pass the
-    obligation on (Play 2, then Reverse) rather than play a number. Measured against the
-    greedy choice with every hand known (docs/bots.md)."""
-    obligation = view.obligation
-    if (obligation is None or obligation.plays_left != 2 or sum(view.active) < 3
-            or greedy.card is None or greedy.card is Card.MINUS_TEN):
-        return None
+def _rule(view: SeatView, greedy: Action) -> Action | None:
+    """Where a fixed departure from the greedy choice measured better with every hand known
+    (docs/bots.md):
+
+    - two players left, room 4 or more, greedy would hold with a Reverse: -10 instead;
+    - answering a Play 2 (its first card) with three or more players left: -10 when the total
+      leaves 10 or less (room for the second card, escapes kept); at 3 or less without one,
+      pass the obligation on (Play 2, then Reverse) rather than play a number.
+    """
     legal = view.legal_actions
     room = LIMIT_2022 - view.total
+    players = sum(view.active)
+    if players == 2:
+        if greedy.card is Card.REVERSE and room >= 4 and _PLAY_MINUS_TEN in legal:
+            return _PLAY_MINUS_TEN
+        return None
+    obligation = view.obligation
+    if obligation is None or obligation.plays_left != 2 or greedy.card is None or greedy.card is Card.MINUS_TEN:
+        return None
     if room <= ANSWER_ROOM and _PLAY_MINUS_TEN in legal:
         return _PLAY_MINUS_TEN
     if room <= 3 and greedy.card <= Card.N10:
@@ -362,8 +371,9 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     if len(legal) == 1 or not _searchable(view):
         return choose_greedy(view, rng)
     greedy = choose_greedy(view, rng)
-    first = _answer_rule(view, greedy) or greedy
-    if first.card is not None and first.card <= Card.N10 and view.total < LIMIT_2022 - SEARCH_ROOM:
+    first = _rule(view, greedy) or greedy
+    if (first.card is not None and first.card <= Card.N10 and view.total < LIMIT_2022 - SEARCH_ROOM
+            and sum(view.active) >= 3):
         return first  # far from 98 the search's departures from a number lost more than they won
     me = view.seat
     assert me is not None
