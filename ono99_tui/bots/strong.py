@@ -462,7 +462,7 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
         for i, value in enumerate(values):
             scores[i] += value - base
             squares[i] += (value - base) ** 2
-    # Leave the greedy choice only for an action that is better by a clear margin over
+    # Leave the default choice only for an action that is better by a clear margin over
     # the same deals: chasing noise costs more than the search gains.
     best = default
     best_mean = 0.0
