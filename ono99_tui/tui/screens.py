@@ -437,7 +437,7 @@ class LobbyScreen(ModelScreen):
         Binding("s", "spectate", "Spectate"),
         Binding("i", "invite", "Invite code"),
         Binding("b", "leaderboard", "Leaderboard"),
-        Binding("r", "refresh", "Refresh"),
+        Binding("r", "refresh", "Refresh", show=False),  # the list updates by itself; r is for doubters
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
