@@ -44,15 +44,23 @@ class ModelScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._resumed = False
+        self._resized = False
         self._preset_breakpoints()
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # Textual styles every widget of a screen again each time it comes to the top; the first
-        # time, they were styled when they were mounted, a moment before.
+        # time, they were styled when they were mounted, a moment before. Textual calls
+        # Screen's own handler after this one (handlers run for each class of the MRO).
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
-        super()._on_screen_resume(event)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        # A screen's first layout sends the screen a Resize of the size it was just laid out at,
+        # which would lay it out and draw it a second time; any later Resize is a real one.
+        if not self._resized and event.size == self.size:
+            event.prevent_default()  # Screen's own handler: nothing to do at this size
+        self._resized = True
 
     def _preset_breakpoints(self) -> None:
         """Start with the width class Textual would add on the first resize, so that the screen
