@@ -88,49 +88,55 @@ def _rollout(
     me: int,
     rng: random.Random,
     budget: int,
+    first: int | None = None,
 ) -> tuple[float, int]:
     """Play on with the greedy policy at every seat until ``me`` wins or is out (or, without
     ``FULL_ROLLOUTS``, until the next player is out), or ``budget`` turns have passed. Returns
-    ``me``'s value (1 won, 0 out, 1 / players left when cut short) and the turns simulated."""
+    ``me``'s value (1 won, 0 out, 1 / players left when cut short) and the turns simulated.
+    ``first``: the card (or ``_FOUR``) the seat on turn plays first instead of greedy's, a turn
+    that is not counted."""
     n = len(hands)
     nalive = alive.count(True)
     steps = 0
     while steps < budget:
-        steps += 1
         hand = hands[turn]
-        room = LIMIT_2022 - total
-        best = -1
-        esc = 0
-        onos = 0
-        for c in hand:
-            if c <= 10:
-                if best < c <= room:
-                    best = c
-            elif c == _ONO99:
-                onos += 1
-            elif c > esc:
-                esc = c  # 13 Play 2 > 12 Reverse > 11 -10: greedy's order of escapes
-        if onos == 4:
-            card = _FOUR
-        elif best >= 0:
-            card = best
-        elif esc:
-            card = esc
+        if first is not None:
+            card, first = first, None
         else:
-            # out: no legal play
-            if turn == me:
-                return 0.0, steps
-            if not FULL_ROLLOUTS or nalive == 2:
-                return 1.0, steps
-            alive[turn] = False
-            nalive -= 1
-            nxt = (turn + direction) % n
-            while not alive[nxt]:
-                nxt = (nxt + direction) % n
-            turn = nxt
-            plays_left = 1
-            obliged = False
-            continue
+            steps += 1
+            room = LIMIT_2022 - total
+            best = -1
+            esc = 0
+            onos = 0
+            for c in hand:
+                if c <= 10:
+                    if best < c <= room:
+                        best = c
+                elif c == _ONO99:
+                    onos += 1
+                elif c > esc:
+                    esc = c  # 13 Play 2 > 12 Reverse > 11 -10: greedy's order of escapes
+            if onos == 4:
+                card = _FOUR
+            elif best >= 0:
+                card = best
+            elif esc:
+                card = esc
+            else:
+                # out: no legal play
+                if turn == me:
+                    return 0.0, steps
+                if not FULL_ROLLOUTS or nalive == 2:
+                    return 1.0, steps
+                alive[turn] = False
+                nalive -= 1
+                nxt = (turn + direction) % n
+                while not alive[nxt]:
+                    nxt = (nxt + direction) % n
+                turn = nxt
+                plays_left = 1
+                obliged = False
+                continue
         seat = turn
         if card == _FOUR:
             for _ in range(4):
@@ -396,7 +402,6 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     plays_left = obligation.plays_left if obligation is not None else 1
     obliged = obligation.can_pass if obligation is not None else False
     alive0 = list(view.active)
-    nalive = alive0.count(True)
     my_hand = [int(c) for c in view.hand]
     pool_counts = [_DECK_2022[k] - mine[k] - seen[k] for k in range(KINDS)]
     hypotheses = _inferred_holds(view, pool_counts) if INFER else [([1.0], [[]])] * view.seats
@@ -416,46 +421,13 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
             hands = [list(h) for h in hands0]
             draw = list(draw0)
             discard = list(discard_base)
-            hand = hands[me]
-            total = view.total
-            direction = view.direction
             if action.kind is ActionKind.DISCARD_FOUR:
-                for _ in range(4):
-                    hand.remove(_ONO99)
-                discard.extend((_ONO99,) * 4)
                 card = _FOUR
             else:
                 assert action.card is not None
                 card = int(action.card)
-                hand.remove(card)
-                discard.append(card)
-                if card <= 10:
-                    total += card
-                elif card == _MINUS_TEN:
-                    total = total - 10 if total > 10 else 0
-                elif card == _REVERSE and nalive > 2:
-                    direction = -direction
-            rr = random.Random(seed)
-            while len(hand) < HAND:
-                if not draw:
-                    if len(discard) < 2:
-                        break
-                    t = discard.pop()
-                    draw = discard
-                    rr.shuffle(draw)
-                    discard = [t]
-                hand.append(draw.pop())
-            passes_on = obliged and card in (_REVERSE, _PLAY2)
-            if plays_left == 2 and not passes_on:
-                turn, pl, ob = me, 1, False
-            else:
-                nxt = (me + direction) % len(hands)
-                while not alive0[nxt]:
-                    nxt = (nxt + direction) % len(hands)
-                pending = passes_on or card == _PLAY2
-                turn, pl, ob = nxt, (2 if pending else 1), pending
-            value, steps = _rollout(hands, draw, discard, total, direction, turn, pl, ob, list(alive0),
-                                    me, rr, 400)
+            value, steps = _rollout(hands, draw, discard, view.total, view.direction, me, plays_left, obliged,
+                                    list(alive0), me, random.Random(seed), 400, first=card)
             values[i] = value
             spent += steps
         base = values[default]
