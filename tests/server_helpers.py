@@ -260,6 +260,20 @@ async def play(client: TestClient, rng: random.Random, *, policy: Policy = rando
             await client.send({"t": "act", "action": action, "version": view["version"]})
 
 
+async def play_client(client: Client, timeout: float = TIMEOUT) -> int:
+    """Play the first legal action whenever it is this client's move, until the game is over;
+    return the winner."""
+    while True:
+        message = await client.recv(timeout)
+        if message["t"] != "state":
+            continue
+        view = message["view"]
+        if view["winner"] is not None:
+            return int(view["winner"])
+        if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
+            await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+
+
 async def play_all(players: Sequence[TestClient], seed: int, **kwargs: Any) -> list[PlayLog]:
     return list(await asyncio.gather(*(play(p, random.Random(seed * 100 + i), **kwargs)
                                        for i, p in enumerate(players))))

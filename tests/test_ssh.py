@@ -39,6 +39,7 @@ from server import Server, ServerConfig, ssh_driver
 from server.ssh import SshFront, SshSession
 from server.ssh_app import SAFE_SYSTEM_COMMANDS, NameScreen, SessionApp
 from server.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
+from tests.server_helpers import play_client
 
 PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed requirement
 KEYS = {"enter": b"\r", "escape": b"\x1b", "tab": b"\t", "ctrl+p": b"\x10"}
@@ -208,19 +209,6 @@ async def create_table_through_keys(player: Player) -> None:
     await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None, "the new table")
 
 
-async def play_client(client: Client) -> int:
-    """Play legal actions for a protocol client until the game is over; return the winner."""
-    while True:
-        message = await client.recv(PATIENCE)
-        if message["t"] != "state":
-            continue
-        view = message["view"]
-        if view["winner"] is not None:
-            return int(view["winner"])
-        if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
-            await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
-
-
 # --- playing ---------------------------------------------------------------------------------------
 async def test_an_ssh_player_plays_a_full_game_through_the_keyboard(rig: Rig) -> None:
     """Keys alone, each one byte with no Enter (asyncssh's line editor is off): a table with bots,
@@ -257,7 +245,7 @@ async def test_two_ssh_players_and_a_tcp_client_play_at_one_table(rig: Rig) -> N
         await ada.until(lambda a: {s["name"] for s in a.model.table["seats"]} >= {"ada", "bo", "cy"},
                         "three players seated")
         await ada.press("s")
-        cy_game = asyncio.create_task(play_client(cy))
+        cy_game = asyncio.create_task(play_client(cy, PATIENCE))
         ssh_games = [asyncio.create_task(play_through_keys(p)) for p in (ada, bo)]
         await asyncio.wait_for(asyncio.gather(*ssh_games), PATIENCE * 2)
         winner = await asyncio.wait_for(cy_game, PATIENCE)
@@ -625,7 +613,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         await until(lambda: session.app is not None and session.app.model.table is not None
                     and session.app.model.table["you"] is not None, "the OpenSSH player at the table")
         await host.send({"t": "start"})  # the empty seat gets a bot
-        host_game = asyncio.create_task(play_client(host))
+        host_game = asyncio.create_task(play_client(host, PATIENCE))
         moves = 0
         while True:
             app = session.app

@@ -21,6 +21,7 @@ from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
+from tests.server_helpers import play_client
 
 DATA = Path(__file__).parent / "data"
 PATIENCE = 60.0  # seconds a test waits for something to happen; never a speed requirement
@@ -222,7 +223,7 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
             await pilot.press("s")
             await wait_until(pilot, lambda: app.model.view is not None, "the game to start")
             my_seat = app.model.view["seat"]
-            bo_task = asyncio.create_task(play_client(bo))
+            bo_task = asyncio.create_task(play_client(bo, PATIENCE))
             dropped = False
             while app.model.view["winner"] is None:  # type: ignore[index]
                 if not dropped and app.model.view["version"] > 6:  # type: ignore[index]
@@ -251,19 +252,6 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
         await server.close()
 
 
-async def play_client(client: Client) -> int:
-    """Play legal actions for a protocol client until the game is over; return the winner."""
-    while True:
-        message = await client.recv(PATIENCE)
-        if message["t"] != "state":
-            continue
-        view = message["view"]
-        if view["winner"] is not None:
-            return int(view["winner"])
-        if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
-            await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
-
-
 async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_path: Path) -> None:
     """A real server with a database: Cy wins a game against bots, then opens another table; the
     app's lobby lists it, the app spectates it (no hand: public view only), goes back to the lobby
@@ -276,7 +264,7 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
     try:
         await cy.send({"t": "create_table", "seats": 2, "bots": 1, "bot_level": "random", "turn_seconds": 0,
                        "start": True, "name": "First"})
-        await asyncio.wait_for(play_client(cy), PATIENCE)
+        await asyncio.wait_for(play_client(cy, PATIENCE), PATIENCE)
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0, "name": "Cy's <b>table</b>"})
