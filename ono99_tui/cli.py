@@ -44,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
                                          "address, lists the servers found on the local network.")
     connect.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
                          help=f"the server (default port {DEFAULT_PORT}); leave out to pick one on the network")
-    connect.add_argument("--name", default=None, help="your name on the server (default: your login name)")
+    connect.add_argument("--name", default=None,
+                         help="your name on the server (default: the name you used last, else your login name)")
+    connect.add_argument("--data-dir", type=Path, default=None,
+                         help="where your key (id_ed25519, your identity on every server) is kept "
+                              "(default: $ONO99_DATA_DIR, else the user data directory)")
 
     replay_cmd = sub.add_parser("replay", help="step through a recorded game: ono99 replay FILE.jsonl",
                                 description="Step through a game record with the table screen.")
@@ -125,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in (None, "play"):
         return run_play(getattr(args, "name", "You"), getattr(args, "bot_delay", 0.8))
     if args.command == "connect":
-        return run_connect(args.address, args.name)
+        return run_connect(args.address, args.name, args.data_dir)
     if args.command == "replay":
         return run_replay(args.file, args.line)
     if args.command == "simulate":
@@ -152,10 +156,12 @@ def run_play(name: str, bot_delay: float) -> int:
     return app.exit_code
 
 
-def run_connect(address: str | None, name: str | None) -> int:
+def run_connect(address: str | None, name: str | None, data_dir: Path | None = None) -> int:
     import getpass
 
     from .client import parse_address
+    from .identity import Identity, remember_name, remembered_name
+    from .identity import data_dir as identity_dir
     from .tui.app import make_app
 
     host, port = "", DEFAULT_PORT
@@ -165,12 +171,22 @@ def run_connect(address: str | None, name: str | None) -> int:
         except ValueError:
             print(f"ono99 connect: {address!r} is not HOST or HOST:PORT", file=sys.stderr)
             return EXIT_USAGE
+    directory = identity_dir(data_dir)
+    try:
+        identity = Identity.load_or_create(directory)
+    except (OSError, ValueError) as exc:  # unreadable, or not a key
+        print(f"ono99 connect: cannot use the key in {directory}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if name is not None:
+        remember_name(directory, name)
+    else:
+        name = remembered_name(directory)
     if name is None:
         try:
             name = getpass.getuser()[:20] or "Player"
         except Exception:
             name = "Player"
-    app = make_app(local=False, host=host, port=port, name=name, discover=address is None)
+    app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity)
     app.run()
     return app.exit_code
 

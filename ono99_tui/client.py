@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+
+if TYPE_CHECKING:
+    from .identity import Identity
 
 CONNECT_TIMEOUT = 10.0
 
@@ -38,20 +41,38 @@ class Client:
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
-                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99") -> Client:
-        """Open a connection and complete the hello; raises ``ServerError`` if refused."""
+                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
+                      identity: Identity | None = None) -> Client:
+        """Open a connection and complete the hello (proving ``identity``'s key when there is one:
+        without one the player is a guest); raises ``ServerError`` if refused."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
         if resume:
             hello["resume"] = resume
-        await client.send(hello)
+        if identity is not None:
+            hello["key"] = identity.public_key
         try:
-            client.welcome = await client.expect("welcome", timeout=timeout)
+            await client.send(hello)
+            client.welcome = await client._answer_challenge(identity, timeout)
         except BaseException:
             await client.close()
             raise
         return client
+
+    async def _answer_challenge(self, identity: Identity | None, timeout: float) -> dict[str, Any]:
+        """The ``welcome``, after signing the server's ``challenge`` if it sends one."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.0, end - loop.time()))
+            kind = message.get("t")
+            if kind == "welcome":
+                return message
+            if kind == "error":
+                raise ServerError(str(message.get("code")), str(message.get("reason")))
+            if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
+                await self.send({"t": "prove", "signature": identity.prove(message["nonce"])})
 
     @property
     def resume_token(self) -> str:

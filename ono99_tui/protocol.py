@@ -30,6 +30,15 @@ HEADER = struct.Struct(">I")
 MAX_NAME = 20
 MAX_CHAT = 300
 MAX_TABLE_NAME = 40
+MAX_PUBLIC_KEY = 1024  # characters of an OpenSSH public key line in hello.key
+NONCE_BYTES = 32
+# Signed by a client to prove it holds its key: this text, a zero byte, then the server's nonce.
+IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v1\x00"
+
+
+def identity_proof_message(nonce: bytes) -> bytes:
+    """The bytes a client signs with its key to answer the server's ``challenge``."""
+    return IDENTITY_PROOF_CONTEXT + nonce
 
 
 class ProtocolError(ValueError):
@@ -143,7 +152,9 @@ SCOPES = ("table", "lobby")
 # Client to server.
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
-              "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64))},
+              "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
+              "key": Field(str, False, _max_len(MAX_PUBLIC_KEY))},
+    "prove": {"signature": Field(bytes, check=_max_len(1024))},
     "list_tables": {},
     "create_table": {
         "name": Field(str, False, _max_len(MAX_TABLE_NAME)),
@@ -169,14 +180,16 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "rematch": {},
     "act": {"action": Field(str, check=_max_len(16)), "version": Field(int)},
     "chat": {"text": Field(str, check=_max_len(MAX_CHAT * 4)), "scope": Field(str, False, _one_of(*SCOPES))},
-    "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980"))},
+    "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980")), "follow": Field(bool, False)},
     "ping": {"n": Field(int, False)},
 }
 
 # Server to client (validated by clients; listed here so the document and the code agree).
 SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     "welcome": {"version": Field(int), "server": Field(str), "name": Field(str), "resume": Field(str),
-                "resumed": Field(bool), "table": Field((int, type(None)))},
+                "resumed": Field(bool), "table": Field((int, type(None))),
+                "identity": Field((str, type(None)), False)},
+    "challenge": {"nonce": Field(bytes)},
     "error": {"code": Field(str), "reason": Field(str), "ref": Field((str, type(None)), False)},
     "tables": {"tables": Field(list), "total": Field(int, False)},
     "table": {"table": Field(dict)},

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from typing import TYPE_CHECKING, Any
 
-from ono99_tui.protocol import FrameDecoder, ProtocolError, clean_text, encode, validate
+from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
 
+from .identity import fingerprint, parse_public_key, verify_proof
 from .lobby import Member, TokenBucket
 
 if TYPE_CHECKING:
@@ -22,6 +24,11 @@ MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dro
 
 
 class Connection:
+    # The identity (key fingerprint) this connection has proven: by a TCP client's answer to the
+    # challenge, or set by the SSH front for an SSH login. None: a guest so far.
+    identity: str | None = None
+    _challenge: tuple[dict[str, Any], Any, bytes] | None = None  # (hello, its key, the nonce sent)
+
     def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
         self.reader = reader
@@ -144,6 +151,32 @@ class Connection:
                     self._writer_task.cancel()
                     self.writer.close()
 
+    def _hello(self, message: dict[str, Any]) -> None:
+        """A hello: with a key not yet proven on this connection, challenge it first."""
+        self.server.lobby.check_version(message)
+        self._challenge = None
+        key_text = message.get("key")
+        if key_text:
+            key = parse_public_key(key_text)
+            if fingerprint(key) != self.identity:
+                nonce = secrets.token_bytes(NONCE_BYTES)
+                self._challenge = (message, key, nonce)
+                self.send({"t": "challenge", "nonce": nonce})
+                return
+        self.member = self.server.lobby.hello(self, message)
+
+    def _prove(self, message: dict[str, Any]) -> None:
+        """The signature answering the challenge: the key is proven, the hello goes on."""
+        if self._challenge is None:
+            raise ProtocolError("no_challenge", "prove answers a challenge: send hello with your key first")
+        hello, key, nonce = self._challenge
+        self._challenge = None
+        if not verify_proof(key, nonce, message["signature"]):
+            raise ProtocolError("bad_signature", "the signature does not prove that you hold the key; "
+                                                 "send hello again for a new challenge")
+        self.identity = fingerprint(key)
+        self.member = self.server.lobby.hello(self, hello)
+
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None
         ref = kind[:32] if kind else None
@@ -159,9 +192,12 @@ class Connection:
         try:
             kind = validate(message)
             if self.member is None:
-                if kind != "hello":
+                if kind == "hello":
+                    self._hello(message)
+                elif kind == "prove":
+                    self._prove(message)
+                else:
                     raise ProtocolError("hello_first", "the first message must be hello")
-                self.member = self.server.lobby.hello(self, message)
                 return
             self.server.lobby.handle(self.member, kind, message)
         except ProtocolError as exc:

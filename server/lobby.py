@@ -27,6 +27,7 @@ from ono99_tui.protocol import (
 )
 
 from .config import ServerConfig
+from .names import NameRegistry, name_key, same_name_refusal
 from .storage import Storage
 from .table import ChatLine, Seat, Status, Table
 
@@ -65,9 +66,10 @@ class TokenBucket:
 class Member:
     """A player known to the server: connected now, or holding a seat while away."""
 
-    def __init__(self, name: str, token_hash_: str, config: ServerConfig) -> None:
+    def __init__(self, name: str, token_hash_: str, config: ServerConfig, identity: str | None = None) -> None:
         self.name = name
         self.token_hash = token_hash_
+        self.identity = identity  # the key fingerprint this player proved; None for a guest
         self.connection: Connection | None = None
         self.table: Table | None = None
         self.grace: asyncio.TimerHandle | None = None
@@ -75,6 +77,8 @@ class Member:
         # plays for them) until they come back or the grace period ends; no bot runs ahead meanwhile.
         self.awaited = False
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
+        self.follows_leaderboard = False  # sent a new leaderboard after each game that changes it
+        self.leaderboard_edition: str | None = None  # the edition it follows (None: all of them)
 
     def send(self, message: dict[str, Any]) -> None:
         if self.connection is not None:
@@ -94,6 +98,12 @@ class Lobby:
         self.storage = storage
         self.members: dict[str, Member] = {}  # by name: names are unique on a server
         self.by_token: dict[str, Member] = {}  # by token hash
+        self.by_identity: dict[str, Member] = {}  # players with a key, by its fingerprint
+        self.in_use: dict[str, Member] = {}  # by name_key(name): no two members have names alike
+        self.names = NameRegistry(storage)  # names owned by identities, kept in the database
+        # Decides who may come in: called with the proven identity (None for a guest) and the
+        # address of every hello; returns None to let them in, else why not.
+        self.access_policy: Callable[[str | None, str], str | None] | None = None
         self.tables: dict[int, Table] = {}
         self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
         self._next_table_id = storage.next_table_id() if storage else 1
@@ -102,15 +112,35 @@ class Lobby:
         self.closed = False
 
     # --- identity -----------------------------------------------------------------------------------
-    def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
+    def check_version(self, message: dict[str, Any]) -> None:
         if message["version"] != PROTOCOL_VERSION:
             raise ProtocolError("version_mismatch",
                                 f"this server speaks protocol version {PROTOCOL_VERSION}, the client "
                                 f"{message['version']}; update the client", fatal=True)
+
+    def admit(self, identity: str | None, address: str) -> None:
+        """The one place where a hello is let in: ``identity`` is the key fingerprint the connection
+        proved (a TCP client's challenge, an SSH login), None for a guest; ``address`` is where it
+        comes from. Refused by the access policy: error ``not_allowed``, and the connection closes."""
+        if self.access_policy is not None:
+            refusal = self.access_policy(identity, address)
+            if refusal:
+                raise ProtocolError("not_allowed", refusal, fatal=True)
+
+    def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
+        """A hello accepted on ``connection`` (whose ``identity`` is proven, or None for a guest): the
+        player with that key comes back (to their seat, if they have one), a guest with a valid
+        resume token likewise, anyone else enters under a name they may have."""
+        self.check_version(message)
+        identity = connection.identity
+        self.admit(identity, connection.address)
+        member = self.by_identity.get(identity) if identity is not None else None
         resume = message.get("resume")
-        member = self.by_token.get(token_hash(resume)) if resume else None
+        if member is None and resume:
+            known = self.by_token.get(token_hash(resume))
+            member = known if known is not None and known.identity is None else None  # a key comes back by its key
         resumed = member is not None
-        token = resume or ""
+        token = secrets.token_urlsafe(24)
         if member is not None:
             member.awaited = False
             if member.connection is not None:
@@ -118,26 +148,42 @@ class Lobby:
             if member.grace is not None:
                 member.grace.cancel()
                 member.grace = None
+            if member.identity is None:
+                token = resume or token
+            else:  # a new token each time: only the key brings a key's player back
+                self.by_token.pop(member.token_hash, None)
+                member.token_hash = token_hash(token)
+                self.by_token[member.token_hash] = member
         else:
             name = check_name(message["name"])
-            if name in self.members:
-                raise ProtocolError("name_taken", f"the name {name!r} is taken on this server; choose another")
-            token = secrets.token_urlsafe(24)
-            member = Member(name, token_hash(token), self.config)
-            self.members[name] = member
-            self.by_token[member.token_hash] = member
+            holder = self.in_use.get(name_key(name))
+            if holder is not None:
+                raise ProtocolError("name_taken", same_name_refusal(name, holder.name))
+            self.names.check(name, identity)
+            if identity is not None:
+                self.names.claim(identity, name)
+            member = Member(name, token_hash(token), self.config, identity)
+            self._remember(member)
         member.connection = connection
         connection.send({"t": "welcome", "version": PROTOCOL_VERSION, "server": self.config.name,
                          "name": member.name, "resume": token, "resumed": resumed,
-                         "table": member.table.id if member.table else None})
+                         "table": member.table.id if member.table else None, "identity": member.identity})
         connection.send({"t": "chat_history", "scope": "lobby", "table": None,
                          "messages": [c.to_wire() for c in self.lobby_chat]})
         if member.table is not None:
             member.table.member_returned(member)
         else:
             connection.send(self.tables_message())
-        log.info("%s %s from %s", "resumed" if resumed else "hello", clean_text(member.name), connection.peer)
+        log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
+                 member.identity or "guest", connection.peer)
         return member
+
+    def _remember(self, member: Member) -> None:
+        self.members[member.name] = member
+        self.by_token[member.token_hash] = member
+        self.in_use[name_key(member.name)] = member
+        if member.identity is not None:
+            self.by_identity[member.identity] = member
 
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""
@@ -167,7 +213,13 @@ class Lobby:
     def forget(self, member: Member) -> None:
         if self.members.get(member.name) is member:
             del self.members[member.name]
-        self.by_token.pop(member.token_hash, None)
+        if self.by_token.get(member.token_hash) is member:
+            del self.by_token[member.token_hash]
+        key = name_key(member.name)
+        if self.in_use.get(key) is member:
+            del self.in_use[key]
+        if member.identity is not None and self.by_identity.get(member.identity) is member:
+            del self.by_identity[member.identity]
 
     def forget_if_idle(self, member: Member) -> None:
         if member.connection is None and member.table is None:
@@ -322,16 +374,33 @@ class Lobby:
 
     def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
         edition = message.get("edition")
+        if "follow" in message:
+            member.follows_leaderboard = bool(message["follow"])
+            member.leaderboard_edition = edition
+        self._send_leaderboard([member], edition)
+
+    def _send_leaderboard(self, members: list[Member], edition: str | None) -> None:
         if self.storage is None:
-            member.send({"t": "leaderboard", "edition": edition, "rows": []})
+            for member in members:
+                member.send({"t": "leaderboard", "edition": edition, "rows": []})
             return
 
         async def answer() -> None:
             assert self.storage is not None
             rows = await self.storage.leaderboard(edition)
-            member.send({"t": "leaderboard", "edition": edition, "rows": rows})
+            for member in members:
+                member.send({"t": "leaderboard", "edition": edition, "rows": rows})
 
         asyncio.get_running_loop().create_task(answer())
+
+    def _push_leaderboards(self) -> None:
+        """A game changed the stats: a new leaderboard to every player who follows one."""
+        followers: dict[str | None, list[Member]] = {}
+        for member in self.members.values():
+            if member.follows_leaderboard and member.connection is not None:
+                followers.setdefault(member.leaderboard_edition, []).append(member)
+        for edition, members in followers.items():
+            self._send_leaderboard(members, edition)
 
     # --- tables ---------------------------------------------------------------------------------------
     def tables_message(self) -> dict[str, Any]:
@@ -387,12 +456,16 @@ class Lobby:
         return True
 
     def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
+        """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
         if self.storage is not None:
             self.storage.save_game(table.id, record, time.time(), results)
+            if results:
+                self._push_leaderboards()  # read after the save: the database thread keeps the order
 
     def restore(self) -> int:
         """Rebuild the tables saved in the database, exactly as they were; their human players are
-        away until they reconnect with their resume token. Returns the number of tables."""
+        away until they reconnect with their key (or a guest with their resume token). Returns the
+        number of tables."""
         if self.storage is None:
             return 0
         for saved in self.storage.load_tables():
@@ -402,15 +475,17 @@ class Lobby:
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
                           seed=meta["seed"])
+            table.players = list(meta.get("players") or [])
+            table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
             for i, seat in enumerate(meta["seats"]):
                 member = None
-                if seat["kind"] == "human" and seat.get("token"):
-                    member = self.by_token.get(seat["token"])
+                identity = seat.get("identity")
+                if seat["kind"] == "human" and (seat.get("token") or identity):
+                    member = self.by_identity.get(identity) if identity else self.by_token.get(seat["token"])
                     if member is None:
-                        member = Member(seat["name"], seat["token"], self.config)
+                        member = Member(seat["name"], seat.get("token") or "", self.config, identity)
                         member.awaited = True
-                        self.members[member.name] = member
-                        self.by_token[member.token_hash] = member
+                        self._remember(member)
                     member.table = table
                 table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member)
             if table.status != Status.WAITING and table.game_no:

@@ -3,9 +3,10 @@
 One asyncssh listener. Each interactive session with a PTY runs its own ``SessionApp`` (the
 ordinary Textual app, drawing through ``ChannelDriver``) inside the server process, on an
 in-process link to the lobby: SSH players are ordinary lobby members, at the same tables as TCP
-clients. The SSH key is the player's identity: their resume token is derived from its fingerprint,
-so the same key gets the same seat back after a dropped connection, and after a server restart.
-Without a key (where the auth mode allows) a player is a guest who picks a name first.
+clients. The SSH key is the player's identity, as a key proven over TCP is (server/identity.py):
+its fingerprint owns the player's name and stats and finds their seat again after a dropped
+connection and after a server restart. Without a key (where the auth mode allows) a player is a
+guest who picks a name first.
 
 Everything but an interactive session is refused: exec, subsystems (sftp), port forwarding, agent
 and X11 forwarding. A session without a PTY gets a one-line hint and ends.
@@ -14,9 +15,7 @@ and X11 forwarding. A session without a PTY gets a one-line hint and ends.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import hashlib
 import hmac
 import logging
 import os
@@ -30,7 +29,6 @@ from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
 
 from .app import Server
 from .config import SSH_AUTH_MODES, ServerConfig
-from .lobby import Lobby, Member, token_hash
 from .local import LocalConnection, LocalLink
 from .ssh_app import SessionApp
 from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
@@ -42,7 +40,6 @@ INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading 
 FAILED_PASSWORD_DELAY = 1.0  # seconds, slows down guessing the shared password
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
-REMEMBERED_NAMES = 10_000  # keys whose last name is kept, for user names that are shortcuts
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
 
 
@@ -66,14 +63,6 @@ def load_or_create_host_key(path: Path | None) -> asyncssh.SSHKey:
     return key
 
 
-def adopt_token(lobby: Lobby, member: Member, token: str) -> None:
-    """Give a member who just joined the lobby the resume token derived from their SSH key (the
-    lobby drew a random one), so that key finds the member, and their seat, again."""
-    lobby.by_token.pop(member.token_hash, None)
-    member.token_hash = token_hash(token)
-    lobby.by_token[member.token_hash] = member
-
-
 class Door:
     """How one SSH session's player enters the lobby: their identity and the user-name shortcut."""
 
@@ -83,14 +72,13 @@ class Door:
         self.address = address
         self.port = port
         self.fingerprint = fingerprint
-        self.token = front.token_for(fingerprint) if fingerprint else None
         self.code, self.watch = front.read_shortcut(username)
         self.default_name = "" if self.code else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, the
-        # name this key had last); a guest confirms or changes it first.
+        # name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
-            self.name_hint = front.names.get(fingerprint) if self.code else username
+            self.name_hint = front.server.lobby.names.name_of(fingerprint) if self.code else username
         self.link: LocalLink | None = None
 
     @property
@@ -100,34 +88,25 @@ class Door:
 
     def returning(self) -> bool:
         """The lobby still knows this key's player (seated, or within the grace period)."""
-        return self.token is not None and token_hash(self.token) in self.front.server.lobby.by_token
+        return self.fingerprint is not None and self.fingerprint in self.front.server.lobby.by_identity
 
     def enter(self, name: str) -> LocalLink | str:
-        """Say hello (resuming, for a known key): the link, welcomed, or why the lobby refused."""
+        """Say hello (a known key comes back to its player): the link, welcomed, or why the lobby refused."""
         if self.closed:
             return "the server closed the session"
         if self.link is None:
             connection = LocalConnection(self.front.server, self.address, f"ssh {self.address}:{self.port}")
+            connection.identity = self.fingerprint  # proven by the SSH login
             self.front.server.connections.add(connection)  # counted, and closed at shutdown, with TCP ones
             self.link = LocalLink(connection)
         link = self.link
-        returning = self.returning()
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name or "-", "client": "ono99-ssh"}
-        if returning:
-            hello["resume"] = self.token
-        # The in-process hello is answered at once: nothing else runs between the check above, the
-        # hello and adopting the token.
-        link.connection.receive(hello)
+        link.connection.receive(hello)  # answered at once, in process
         if link.inbox.empty():
             return "the lobby did not answer"
         answer = link.inbox.get_nowait()
         if answer is None or answer.get("t") != "welcome":
             return str(answer.get("reason") if answer else "the server closed the session")
-        member = link.connection.member
-        if self.token is not None and not returning and member is not None:
-            adopt_token(self.front.server.lobby, member, self.token)
-        if self.fingerprint is not None:
-            self.front.remember_name(self.fingerprint, str(answer.get("name")))
         link.welcome = answer
         log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, answer.get("name"),
                  self.fingerprint or "guest")
@@ -397,14 +376,10 @@ class SshFront:
         # Files are read here, so a bad path or key fails before anything listens.
         self.host_key = load_or_create_host_key(self.config.ssh_host_key)
         self.fingerprint = self.host_key.get_fingerprint()
-        # Tokens derive from the host key: stable as long as the server keeps its key.
-        self._identity_secret = hashlib.sha256(b"ono99 ssh identity\0" +
-                                               self.host_key.export_private_key("pkcs8-der")).digest()
         self._authorized: asyncssh.SSHAuthorizedKeys | None = None
         if self.auth == "authorized-keys":
             self._authorized = asyncssh.read_authorized_keys(str(self.config.ssh_authorized_keys))
         self.sessions: set[SshSession] = set()
-        self.names: dict[str, str] = {}  # key fingerprint -> the name it last played under
         self.connections: set[SshConnection] = set()
         self.task_factory: Any = None
         self.closing = False
@@ -452,17 +427,6 @@ class SshFront:
     # --- identity ----------------------------------------------------------------------------------
     def key_is_authorized(self, key: asyncssh.SSHKey, address: str) -> bool:
         return self._authorized is not None and self._authorized.validate(key, address, address) is not None
-
-    def token_for(self, fingerprint: str) -> str:
-        """The resume token of the player with this key on this server."""
-        digest = hmac.new(self._identity_secret, fingerprint.encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(digest[:24]).decode()
-
-    def remember_name(self, fingerprint: str, name: str) -> None:
-        self.names.pop(fingerprint, None)
-        self.names[fingerprint] = name
-        if len(self.names) > REMEMBERED_NAMES:
-            del self.names[next(iter(self.names))]  # the longest unused
 
     def read_shortcut(self, username: str) -> tuple[str | None, bool]:
         """``watch-CODE`` and ``join-CODE``, or a bare invite code of a table: (code, watch)."""

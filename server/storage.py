@@ -1,5 +1,9 @@
 """SQLite persistence: finished game records, player stats, and tables in progress.
 
+Names and stats belong to identities (a player's key fingerprint): ``names`` holds the one name
+each identity owns, ``player_stats`` its games and wins. The ``stats`` table of earlier versions,
+counted by name (whoever used a name), is kept as it was and no longer read.
+
 All database work runs on one dedicated thread, in order, so the event loop never blocks on disk.
 Tables in progress are stored as their setup plus every action taken; a restart replays them
 through the rules engine with the same seed, which rebuilds hands, draw pile and turn exactly.
@@ -38,6 +42,18 @@ CREATE TABLE IF NOT EXISTS stats (
     games INTEGER NOT NULL DEFAULT 0,
     wins INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (name, edition)
+);
+CREATE TABLE IF NOT EXISTS names (
+    identity TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    claimed_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS player_stats (
+    identity TEXT NOT NULL,
+    edition TEXT NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (identity, edition)
 );
 CREATE TABLE IF NOT EXISTS live_tables (
     id INTEGER PRIMARY KEY,
@@ -229,7 +245,8 @@ class Storage:
     # --- finished games -----------------------------------------------------------------------------
     def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
                   results: list[tuple[str, bool]]) -> None:
-        """Store a finished game's record and count it in each human player's stats."""
+        """Store a finished game's record and count it in the stats of each identity of ``results``
+        (identity, whether a win is credited)."""
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         edition = record["edition"]
 
@@ -237,24 +254,40 @@ class Storage:
             with db:
                 db.execute("INSERT INTO games(table_id, edition, finished_at, record) VALUES (?, ?, ?, ?)",
                            (table_id, edition, finished_at, text))
-                for name, won in results:
-                    db.execute("INSERT INTO stats(name, edition, games, wins) VALUES (?, ?, 1, ?) "
-                               "ON CONFLICT(name, edition) DO UPDATE SET games = games + 1, wins = wins + ?",
-                               (name, edition, int(won), int(won)))
+                for identity, won in results:
+                    db.execute("INSERT INTO player_stats(identity, edition, games, wins) VALUES (?, ?, 1, ?) "
+                               "ON CONFLICT(identity, edition) DO UPDATE SET games = games + 1, wins = wins + ?",
+                               (identity, edition, int(won), int(won)))
 
         self.submit(write)
 
     async def leaderboard(self, edition: str | None, limit: int = 20) -> list[dict[str, Any]]:
+        """The identities with the most wins, under their names."""
         def read(db: sqlite3.Connection) -> list[dict[str, Any]]:
-            if edition is None:
-                rows = db.execute("SELECT name, SUM(games), SUM(wins) FROM stats GROUP BY name "
-                                  "ORDER BY SUM(wins) DESC, SUM(games) ASC, name LIMIT ?", (limit,))
-            else:
-                rows = db.execute("SELECT name, games, wins FROM stats WHERE edition = ? "
-                                  "ORDER BY wins DESC, games ASC, name LIMIT ?", (edition, limit))
+            where = "" if edition is None else "WHERE s.edition = ?"
+            rows = db.execute(
+                "SELECT COALESCE(n.name, s.identity), SUM(s.games), SUM(s.wins) FROM player_stats s "
+                f"LEFT JOIN names n ON n.identity = s.identity {where} GROUP BY s.identity "
+                "ORDER BY SUM(s.wins) DESC, SUM(s.games) ASC, COALESCE(n.name, s.identity) LIMIT ?",
+                (limit,) if edition is None else (edition, limit))
             return [{"name": n, "games": int(g), "wins": int(w)} for n, g, w in rows]
 
         return await self.call(read)
+
+    # --- names ---------------------------------------------------------------------------------------
+    def load_names(self) -> list[tuple[str, str]]:
+        """Every (identity, name), the oldest claim first."""
+        def read(db: sqlite3.Connection) -> list[tuple[str, str]]:
+            return [(str(i), str(n)) for i, n in db.execute("SELECT identity, name FROM names ORDER BY claimed_at")]
+
+        return self._run(lambda: read(self._conn)).result()
+
+    def save_name(self, identity: str, name: str) -> None:
+        claimed_at = time.time()
+        self.submit(lambda db: db.execute(
+            "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
+            (identity, name, claimed_at)))
 
 
 def default_db_path() -> Path:

@@ -26,6 +26,8 @@ from ono99_tui.core.record import game_to_record
 from ono99_tui.core.view import TableView
 from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
 
+from . import standin
+
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
 
@@ -94,6 +96,10 @@ class Table:
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
     bot_rng: random.Random = field(default_factory=random.Random)
+    # The current game's player of each seat, as at its start ({name, kind, identity}), and the
+    # spans of it that a stand-in played for each seat (server/standin.py).
+    players: list[dict[str, Any]] = field(default_factory=list)
+    stand_in: list[list[dict[str, Any]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -212,6 +218,7 @@ class Table:
         old = self.seats[seat]
         if self.status == Status.PLAYING:
             self.seats[seat] = Seat("bot", f"{old.name} (bot)", STAND_IN_LEVEL)
+            self._stand_in_begins(seat)
             self.schedule()
         else:
             self.seats[seat] = Seat()
@@ -284,6 +291,12 @@ class Table:
         self.actions = []
         self.game = Game(self.options, self.seat_count, random.Random(self.seed))
         self.bot_rng = random.Random(self.seed ^ 0x5EED)
+        self.players = [{"name": s.name, "kind": "human" if s.kind == "human" else f"bot:{s.level}",
+                         "identity": s.member.identity if s.member is not None else None} for s in self.seats]
+        self.stand_in = [[] for _ in self.seats]
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and not s.connected:
+                self._stand_in_begins(i)
         self.status = Status.PLAYING
         self.lobby.persist_table(self, new_game=True)
         self.changed()
@@ -351,9 +364,12 @@ class Table:
         self.status = Status.FINISHED
         self._cancel_timer()
         self.deadline = None
-        players = [RecordPlayer(s.name, "human" if s.kind == "human" else f"bot:{s.level}") for s in self.seats]
+        if len(self.players) != self.seat_count:  # a game saved before players were noted
+            self.players = [{"name": s.name, "kind": "human" if s.kind == "human" else f"bot:{s.level}",
+                             "identity": s.member.identity if s.member is not None else None} for s in self.seats]
+        players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
         record = game_to_record(game, players, self.seed)
-        results = [(s.name, i == game.outcome.winner) for i, s in enumerate(self.seats) if s.kind == "human"]
+        results = standin.settle(record, self.players, self.stand_in, game)
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self.changed()
@@ -428,16 +444,26 @@ class Table:
         text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {action.code} for them"
         log.info("table %d: %s", self.id, text)
         self.notice(text)
+        spans = self._spans(seat)
+        if spans is not None and not standin.is_open(spans):
+            spans.append(standin.one_move_span(game))
         self._apply(seat, action)
 
     # --- people coming and going ------------------------------------------------------------------------
     def member_dropped(self, member: Member) -> None:
         self.spectators.discard(member)
+        seat = self.seat_of(member)
+        if seat is not None and self.status == Status.PLAYING:
+            self._stand_in_begins(seat)
         self.changed()
         if self.status == Status.PLAYING:
             self.schedule()  # a bot stands in while they are away
 
     def member_returned(self, member: Member) -> None:
+        seat = self.seat_of(member)
+        spans = self._spans(seat) if seat is not None and self.status == Status.PLAYING else None
+        if spans is not None and self.game is not None:
+            standin.close_span(spans, self.game)
         self.changed()
         member.send({"t": "table", "table": self.detail(member)})
         self.send_state_to(member)
@@ -454,6 +480,18 @@ class Table:
         self._pass_host(member.name)
         self.changed()
         self.lobby.table_emptied_check(self)
+
+    def _spans(self, seat: int) -> list[dict[str, Any]] | None:
+        """The stand-in spans of a seat whose player is human in the current game (else None)."""
+        if self.game is None or seat >= len(self.stand_in) or seat >= len(self.players) \
+                or self.players[seat].get("kind") != "human":
+            return None
+        return self.stand_in[seat]
+
+    def _stand_in_begins(self, seat: int) -> None:
+        spans = self._spans(seat)
+        if spans is not None and self.game is not None:
+            standin.open_span(spans, self.game)
 
     # --- messages ---------------------------------------------------------------------------------------
     def changed(self) -> None:
@@ -534,5 +572,7 @@ class Table:
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
             "game_no": self.game_no, "seed": self.seed,
             "seats": [{"kind": s.kind, "name": s.name, "level": s.level,
-                       "token": s.member.token_hash if s.member is not None else None} for s in self.seats],
+                       "token": s.member.token_hash if s.member is not None else None,
+                       "identity": s.member.identity if s.member is not None else None} for s in self.seats],
+            "players": self.players, "stand_in": self.stand_in,
         }

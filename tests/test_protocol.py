@@ -231,6 +231,7 @@ def test_decode_payload_returns_the_map() -> None:
 # --- validation --------------------------------------------------------------------------------------
 VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "hello": {"t": "hello", "version": 1, "name": "Ada"},
+    "prove": {"t": "prove", "signature": b"\x00\x00\x00\x0bssh-ed25519" + bytes(68)},
     "list_tables": {"t": "list_tables"},
     "create_table": {"t": "create_table", "name": "Ada's table", "edition": "1980", "options": {"scoring": "points"},
                      "seats": 8, "bots": 7, "bot_level": "random", "turn_seconds": 600, "private": True,
@@ -353,6 +354,9 @@ def test_a_field_of_the_wrong_type_is_refused(message: dict[str, Any], field: st
     {"t": "hello", "version": 1, "name": "x" * 65},
     {"t": "hello", "version": 1, "name": "Ada", "resume": "x" * 129},
     {"t": "leaderboard", "edition": "1999"},
+    {"t": "hello", "version": 1, "name": "Ada", "key": "x" * 1025},
+    {"t": "prove", "signature": "a text, not bytes"},
+    {"t": "prove", "signature": bytes(1025)},
 ])
 def test_out_of_range_values_are_refused(message: dict[str, Any]) -> None:
     refused(message)

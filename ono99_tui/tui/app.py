@@ -15,6 +15,7 @@ from textual.theme import Theme
 from textual.widgets import Footer, Static
 
 from ..client import Client, ServerError
+from ..identity import Identity
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
@@ -77,7 +78,7 @@ class Ono99App(App[int]):
     def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
                  open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
                  bot_delay: float | None = None, discover: bool = False,
-                 browse_interfaces: Sequence[str] | None = None) -> None:
+                 browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None) -> None:
         super().__init__()
         self.local = local
         self.host = host
@@ -94,6 +95,7 @@ class Ono99App(App[int]):
         self.exit_code = 0
         self.discover = discover  # no address given: pick a server found on the network first
         self.browse_interfaces = browse_interfaces
+        self.identity = identity  # the player's key, proven to the server; None: a guest
 
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
@@ -132,7 +134,7 @@ class Ono99App(App[int]):
                              "client": "ono99-tui"})
             return link  # type: ignore[no-any-return]
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
-                                    client_name="ono99-tui")
+                                    client_name="ono99-tui", identity=self.identity)
 
     async def _network(self) -> None:
         attempt = 0

@@ -1,0 +1,131 @@
+"""Player names: when two names count as the same, and which identity (key) owns each name.
+
+Two names are the same name when their keys are equal: the key is the name after Unicode NFKC
+normalisation (full-width and other compatibility forms become plain letters), case folding, and
+the confusables skeleton of Unicode Technical Standard #39 (a Cyrillic "А" or a Greek "Α" becomes a
+Latin "a", "0" and "O" become "o", and so on). The confusables data is Unicode's, as shipped by the
+``confusable-homoglyphs`` package.
+
+A name that a key has claimed belongs to that key, across sessions and restarts (it is saved in
+the database): nobody else, with another key or as a guest, may use it or one that looks like it.
+Each key holds one name; a key that asks for another free name moves to it and frees the old one.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from ono99_tui.protocol import ProtocolError
+
+if TYPE_CHECKING:
+    from .storage import Storage
+
+_DIRECTION_MARKS = "\u200e\u200f"  # the data wraps some right-to-left characters in these
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character and its prototype (what it looks like, as in confusables.txt)."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for char, glyphs in confusables_data.items():
+        a = char.strip(_DIRECTION_MARKS)
+        for glyph in glyphs:
+            b = str(glyph["c"]).strip(_DIRECTION_MARKS)
+            if a and b and a != b:
+                neighbours[a].add(b)
+                neighbours[b].add(a)
+    # The package keeps each line "source → prototype" of confusables.txt in both directions, so
+    # each group is a star around its prototype: the member next to all the others. In a group of
+    # two either one will do (both map to the same); a multi-character member is the prototype.
+    mapping: dict[str, str] = {}
+    seen: set[str] = set()
+    for start in neighbours:
+        if start in seen:
+            continue
+        group: set[str] = set()
+        todo = [start]
+        while todo:
+            node = todo.pop()
+            if node not in group:
+                group.add(node)
+                todo.extend(neighbours[node] - group)
+        seen |= group
+        centres = [n for n in group if neighbours[n] >= group - {n}]
+        prototype = min(centres, key=lambda n: (-len(n), n))
+        for node in group:
+            if len(node) == 1 and node != prototype:
+                mapping[node] = prototype
+    return mapping
+
+
+def skeleton(text: str) -> str:
+    """The UTS #39 skeleton: each character replaced by the prototype it can be confused with."""
+    prototypes = _prototypes()
+    mapped = "".join(prototypes.get(ch, ch) for ch in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+def name_key(name: str) -> str:
+    """What a name is compared by: NFKC, case folded, white space runs as one space, skeleton."""
+    key = " ".join(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold()).split())
+    for _ in range(3):  # some prototypes are capitals ("0" looks like "O"): fold and map again
+        folded = skeleton(key).casefold()
+        if folded == key:
+            break
+        key = folded
+    return key
+
+
+def same_name_refusal(wanted: str, existing: str, taken: str = "is taken on this server") -> str:
+    """Why ``wanted`` cannot be used while ``existing`` (of the same key) is someone else's."""
+    if wanted == existing:
+        return f"the name {wanted!r} {taken}; choose another"
+    if unicodedata.normalize("NFKC", wanted).casefold() == unicodedata.normalize("NFKC", existing).casefold():
+        return f"the name {wanted!r} is the same as {existing!r}, which {taken}; choose another"
+    return f"the name {wanted!r} looks like {existing!r}, which {taken}; choose another"
+
+
+class NameRegistry:
+    """The names owned by identities, kept in memory and written through to the database."""
+
+    def __init__(self, storage: Storage | None) -> None:
+        self.storage = storage
+        self._by_key: dict[str, tuple[str, str]] = {}  # name key -> (name, identity)
+        self._by_identity: dict[str, str] = {}  # identity -> its name
+        if storage is not None:
+            for identity, name in storage.load_names():  # oldest claim first: it keeps a contested key
+                key = name_key(name)
+                if key not in self._by_key:
+                    self._by_key[key] = (name, identity)
+                    self._by_identity[identity] = name
+
+    def name_of(self, identity: str) -> str | None:
+        return self._by_identity.get(identity)
+
+    def owner(self, name: str) -> tuple[str, str] | None:
+        """(the owned name, its identity) for a name that is, or looks like, an owned one."""
+        return self._by_key.get(name_key(name))
+
+    def check(self, name: str, identity: str | None) -> None:
+        """Refuse (``name_taken``) a name that belongs to another identity, or looks like one that does."""
+        owned = self.owner(name)
+        if owned is not None and owned[1] != identity:
+            taken = "is taken on this server" if identity is not None else "belongs to a player with a key"
+            raise ProtocolError("name_taken", same_name_refusal(name, owned[0], taken))
+
+    def claim(self, identity: str, name: str) -> None:
+        """Make ``name`` the name of ``identity`` (checked first with ``check``)."""
+        if self._by_identity.get(identity) == name:
+            return
+        old = self._by_identity.get(identity)
+        if old is not None and self._by_key.get(name_key(old), ("", ""))[1] == identity:
+            del self._by_key[name_key(old)]
+        self._by_key[name_key(name)] = (name, identity)
+        self._by_identity[identity] = name
+        if self.storage is not None:
+            self.storage.save_name(identity, name)

@@ -1,0 +1,368 @@
+"""Identities and names against real parts: an in-process server on loopback TCP with a real SQLite
+file, protocol clients proving real ed25519 key files, asyncssh clients logging in with the same
+keys, and the real ``ono99 connect`` process, killed with SIGKILL and started again.
+
+A player is a public key over TCP and SSH alike; names belong to keys, compared after NFKC, case
+folding and the Unicode confusables skeleton; a key finds its seat again after its client dies or
+the server restarts; stats count by key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import signal
+import struct
+import sys
+import termios
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pytest
+
+from ono99_tui.client import Client, ServerError
+from ono99_tui.identity import KEY_FILE, Identity, remembered_name
+from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
+from server import Server
+from server.names import name_key
+from tests.server_helpers import (
+    ROOT,
+    TIMEOUT,
+    TestClient,
+    create_table,
+    join,
+    running_server,
+    server_config,
+    storage_barrier,
+    wait_until,
+)
+from tests.test_ssh import Player, start_rig
+
+
+def identity_in(directory: Path) -> Identity:
+    return Identity.load_or_create(directory)
+
+
+async def connect(port: int, name: str, identity: Identity | None, **kwargs: Any) -> TestClient:
+    client = await TestClient.connect("127.0.0.1", port, name, identity=identity, timeout=TIMEOUT, **kwargs)
+    assert isinstance(client, TestClient)
+    return client
+
+
+async def refused(port: int, name: str, identity: Identity | None) -> ServerError:
+    with pytest.raises(ServerError) as info:
+        client = await connect(port, name, identity)
+        await client.close()
+    return info.value
+
+
+# --- the key and the handshake -------------------------------------------------------------------------
+async def test_the_key_file_is_an_openssh_ed25519_key_made_once(tmp_path: Path) -> None:
+    first = identity_in(tmp_path / "ada")
+    again = identity_in(tmp_path / "ada")
+    path = tmp_path / "ada" / KEY_FILE
+    assert path.read_bytes().startswith(b"-----BEGIN OPENSSH PRIVATE KEY-----")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert again.fingerprint == first.fingerprint and first.fingerprint.startswith("SHA256:")
+    assert asyncssh.read_private_key(str(path)).get_fingerprint() == first.fingerprint
+    assert first.public_key.startswith("ssh-ed25519 ")
+    assert identity_in(tmp_path / "bob").fingerprint != first.fingerprint
+
+
+async def test_a_key_is_proven_by_signing_the_challenge(tmp_path: Path) -> None:
+    """The welcome names the proven fingerprint; a guest's is nil. A wrong signature, a signature of
+    another nonce, a prove without a challenge and a key that is not one are refused, and the
+    connection may say hello again."""
+    ada = identity_in(tmp_path / "ada")
+    async with running_server(tmp_path) as h:
+        client = await connect(h.port, "Ada", ada)
+        assert client.welcome["identity"] == ada.fingerprint and client.welcome["name"] == "Ada"
+        guest = await connect(h.port, "Gus", None)
+        h.clients += [client, guest]
+        assert guest.welcome["identity"] is None
+
+        raw = await h.raw()
+        await raw.send({"t": "prove", "signature": b"x"})
+        assert (await raw.error())["code"] == "no_challenge"
+        hello = {"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": ada.public_key}
+        await raw.send(hello)
+        nonce = (await raw.expect("challenge"))["nonce"]
+        assert isinstance(nonce, bytes) and len(nonce) == 32
+        await raw.send({"t": "prove", "signature": ada.prove(b"another nonce")})
+        error = await raw.error()
+        assert error["code"] == "bad_signature" and error["ref"] == "prove"
+        await raw.send(hello)
+        nonce = (await raw.expect("challenge"))["nonce"]
+        await raw.send({"t": "prove", "signature": ada.prove(nonce)[:-1] + b"?"})
+        assert (await raw.error())["code"] == "bad_signature"
+        await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": "ssh-ed25519 AAAAnope"})
+        assert (await raw.error())["code"] == "bad_key"
+        await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": "ssh-dss AAAA"})
+        assert (await raw.error())["code"] == "bad_key"
+        # A proof made by hand, as a client written from docs/protocol.md would
+        await raw.send(hello | {"name": "Ada2"})
+        nonce = (await raw.expect("challenge"))["nonce"]
+        signature = ada.key.sign(identity_proof_message(nonce), b"ssh-ed25519")
+        await raw.send({"t": "prove", "signature": signature})
+        # Ada's key is connected already: the proof takes her player over, whatever name is asked
+        welcome = await raw.expect("welcome")
+        assert welcome["identity"] == ada.fingerprint and welcome["name"] == "Ada" and welcome["resumed"]
+
+
+async def test_the_access_policy_sees_the_proven_identity_and_the_address(tmp_path: Path) -> None:
+    ada, eve = identity_in(tmp_path / "ada"), identity_in(tmp_path / "eve")
+    seen: list[tuple[str | None, str]] = []
+
+    def policy(identity: str | None, address: str) -> str | None:
+        seen.append((identity, address))
+        return None if identity == ada.fingerprint else "only Ada's key may play here"
+
+    async with running_server(tmp_path) as h:
+        h.server.lobby.access_policy = policy
+        h.clients.append(await connect(h.port, "Ada", ada))
+        assert (await refused(h.port, "Eve", eve)).code == "not_allowed"
+        assert (await refused(h.port, "Gus", None)).reason == "only Ada's key may play here"
+        assert seen == [(ada.fingerprint, "127.0.0.1"), (eve.fingerprint, "127.0.0.1"), (None, "127.0.0.1")]
+
+
+# --- names --------------------------------------------------------------------------------------------------
+def test_names_are_compared_after_nfkc_case_folding_and_the_confusables_skeleton() -> None:
+    assert name_key("Ada") == name_key("ada") == name_key("ADA") == name_key("Аda")  # Cyrillic А
+    assert name_key("Ada") == name_key("Αda")  # Greek Alpha
+    assert name_key("Evil") == name_key("Ｅｖｉｌ")  # full-width
+    assert name_key("Bob") == name_key("B0b") and name_key("Carol") == name_key("Carol  ")
+    assert name_key("Zoë") != name_key("Zoe") and name_key("Ada") != name_key("Ida")
+
+
+async def test_lookalike_names_are_refused_with_a_reason(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as h:
+        h.clients += [await connect(h.port, "Ada", identity_in(tmp_path / "ada")), await connect(h.port, "Evil", None)]
+        error = await refused(h.port, "Аda", identity_in(tmp_path / "mallory"))  # Cyrillic А, another key
+        assert error.code == "name_taken" and "'Аda' looks like 'Ada'" in error.reason
+        error = await refused(h.port, "Ｅｖｉｌ", None)
+        assert error.code == "name_taken" and "'Ｅｖｉｌ' is the same as 'Evil', which is taken" in error.reason
+        error = await refused(h.port, "ADA", None)
+        assert error.code == "name_taken" and "'ADA' is the same as 'Ada', which is taken" in error.reason
+
+
+async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: Path) -> None:
+    """Carol's name is her key's: a guest or another key cannot take it while she is away, nor after
+    a restart; her key takes it back, over TCP or SSH; a key that asks for another free name moves
+    to it and frees the old one."""
+    carol, mallory = identity_in(tmp_path / "carol"), identity_in(tmp_path / "mallory")
+    async with running_server(tmp_path) as h:
+        client = await connect(h.port, "carol", carol)
+        await client.close()
+        await wait_until(lambda: "carol" not in h.server.lobby.members, "carol to leave")
+        error = await refused(h.port, "carol", None)
+        assert error.code == "name_taken" and "belongs to a player with a key" in error.reason
+        assert (await refused(h.port, "Carol", mallory)).code == "name_taken"
+        mal = await connect(h.port, "mal", mallory)
+        h.clients.append(mal)
+        await storage_barrier(mal)
+    server = Server(server_config(tmp_path))  # the same database file
+    await server.start()
+    try:
+        assert (await refused(server.port, "cArOl", None)).code == "name_taken"
+        back = await connect(server.port, "carol", carol)
+        assert back.welcome["name"] == "carol"
+        await back.close()
+        moved = await connect(server.port, "caroline", carol)
+        assert moved.welcome["name"] == "caroline"
+        await moved.close()
+        await wait_until(lambda: not server.lobby.by_identity, "everyone to leave")
+        taken = await connect(server.port, "carol", mallory)  # freed by the move
+        assert taken.welcome["name"] == "carol"
+        await taken.close()
+    finally:
+        await server.close()
+
+
+async def test_the_same_key_file_is_the_same_player_over_ssh_and_tcp(tmp_path: Path) -> None:
+    """The issue's repro: carol played over SSH and closed her session; ``ono99 connect --name carol``
+    was then let in as carol. Now her name is her key's: a guest and another key are refused, and
+    her own key file, used over TCP, is carol with carol's stats."""
+    rig = await start_rig(tmp_path)
+    try:
+        carol = identity_in(tmp_path / "carol")
+        ssh_carol = await Player.connect(rig, "carol", key=asyncssh.read_private_key(str(carol.path)))
+        await ssh_carol.until(lambda a: a.model.my_name == "carol", "carol in the lobby")
+        await ssh_carol.close()
+        await wait_until(lambda: "carol" not in rig.server.lobby.members, "carol's session to end")
+
+        assert (await refused(rig.server.port, "carol", None)).code == "name_taken"
+        assert (await refused(rig.server.port, "carol", identity_in(tmp_path / "other"))).code == "name_taken"
+        tcp_carol = await connect(rig.server.port, "carol", carol)
+        assert tcp_carol.welcome["identity"] == carol.fingerprint
+        assert tcp_carol.welcome["identity"] == ssh_carol.session.owner.fingerprint
+        await tcp_carol.close()
+
+        guest = await Player.connect(rig, "carol", key=None)  # the SSH guest is refused the name too
+        from server.ssh_app import NameScreen
+
+        await guest.until(lambda a: isinstance(a.screen, NameScreen), "the name screen")
+        await guest.press("enter")
+        await guest.until(lambda a: isinstance(a.screen, NameScreen) and "belongs to a player with a key"
+                          in a.screen.problem, "why not")
+        await guest.close()
+    finally:
+        await rig.close()
+
+
+# --- seats come back with the key ----------------------------------------------------------------------------
+class ConnectProcess:
+    """The real ``ono99 connect`` on a pseudo-terminal of 100 x 30."""
+
+    def __init__(self, port: int, data_dir: Path, *args: str) -> None:
+        self.args = ["connect", f"127.0.0.1:{port}", "--data-dir", str(data_dir), *args]
+        self.proc: asyncio.subprocess.Process | None = None
+        self.master = -1
+        self.output = bytearray()
+
+    async def start(self) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ONO99_", "TEXTUAL"))}
+        env["TERM"] = "xterm-256color"
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "ono99_tui.cli", *self.args, cwd=ROOT, env=env,
+            stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+        os.close(slave)
+        self.master = master
+        os.set_blocking(master, False)
+        asyncio.get_running_loop().add_reader(master, self._read)
+
+    def _read(self) -> None:
+        with contextlib.suppress(OSError):
+            self.output += os.read(self.master, 65536)
+
+    def press(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    async def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(self.proc.wait(), TIMEOUT)
+        self.close()
+
+    def close(self) -> None:
+        if self.master >= 0:
+            asyncio.get_running_loop().remove_reader(self.master)
+            os.close(self.master)
+            self.master = -1
+
+    async def stop(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        self.close()
+
+
+async def test_a_killed_ono99_connect_comes_back_to_its_seat_and_hand(tmp_path: Path) -> None:
+    """``ono99 connect --name bob`` joins a game, is killed with SIGKILL, and the same command is run
+    again: bob is back in his seat with the same hand. Another data directory asking for 'bob'
+    while he is away is refused. The server restarts (same database): bob's key finds his seat and
+    hand again. Bots wait a minute before moving, so nothing changes the hand meanwhile."""
+    bob_dir = tmp_path / "bob"
+    async with running_server(tmp_path, bot_delay=60.0) as h:
+        lobby = h.server.lobby
+        alice = await h.connect("alice")
+        table_id = await create_table(alice, seats=3, bots=1)
+        first = ConnectProcess(h.port, bob_dir, "--name", "bob")
+        await first.start()
+        try:
+            await wait_until(lambda: "bob" in lobby.members, "bob's app in the lobby", timeout=60)
+            bob = lobby.members["bob"]
+            await wait_until(lambda: b"table" in first.output, "the lobby drawn", timeout=60)
+            first.press(b"j")  # the first (only) table of the list
+            await wait_until(lambda: bob.table is not None, "bob seated", timeout=60)
+            await alice.send({"t": "start"})
+            table = lobby.tables[table_id]
+            await wait_until(lambda: table.game is not None, "the game")
+            assert table.game is not None
+            seat = table.seat_of(bob)
+            assert seat is not None
+            hand = table.game.hand_of(seat)
+            await first.kill9()
+        finally:
+            await first.stop()
+        await wait_until(lambda: bob.connection is None, "the server to notice bob is gone")
+        assert table.seat_of(bob) == seat
+
+        assert remembered_name(bob_dir) == "bob"
+        error = await refused(h.port, "bob", identity_in(tmp_path / "not-bob"))
+        assert error.code == "name_taken"
+
+        again = ConnectProcess(h.port, bob_dir)  # the same command; the name is remembered too
+        await again.start()
+        try:
+            await wait_until(lambda: bob.connection is not None, "bob back", timeout=60)
+            assert lobby.members["bob"] is bob and table.seat_of(bob) == seat
+            assert table.game.hand_of(seat) == hand
+            await wait_until(lambda: b"(you)" in again.output, "the table screen with bob's seat", timeout=60)
+        finally:
+            await again.stop()
+        await wait_until(lambda: bob.connection is None, "bob gone again")
+        await storage_barrier(alice)
+
+    server = Server(server_config(tmp_path, bot_delay=60.0))
+    await server.start()
+    try:
+        identity = identity_in(bob_dir)
+        back = await connect(server.port, "whatever", identity)
+        assert back.welcome["name"] == "bob" and back.welcome["resumed"] and back.welcome["table"] == table_id
+        state = await back.expect("state")
+        assert state["view"]["seat"] == seat
+        assert tuple(state["view"]["hand"]) == tuple(c.code for c in hand)
+        await back.close()
+    finally:
+        await server.close()
+
+
+async def test_the_client_object_dropped_without_goodbye_comes_back_by_its_key(tmp_path: Path) -> None:
+    ada = identity_in(tmp_path / "ada")
+    async with running_server(tmp_path, bot_delay=60.0) as h:
+        client = await connect(h.port, "ada", ada)
+        h.clients.append(client)
+        table_id = await create_table(client, seats=2, bots=1, start=True)
+        state = await client.expect("state")
+        client.writer.transport.abort()  # gone: no bye, no close
+        member = h.server.lobby.members["ada"]
+        await wait_until(lambda: member.connection is None, "the drop noticed")
+        back = await connect(h.port, "ada", ada)  # no resume token: the key is enough
+        h.clients.append(back)
+        assert back.welcome["resumed"] and back.welcome["table"] == table_id
+        again = await back.expect("state")
+        assert again["view"]["hand"] == state["view"]["hand"] and again["view"]["seat"] == 0
+        # a guest's resume token does not bring a key's player back without the key
+        thief = await h.raw()
+        await thief.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "ada",
+                          "resume": client.resume_token})
+        assert (await thief.error())["code"] == "name_taken"
+
+
+async def test_a_seat_taken_with_join_after_a_guest_still_works(tmp_path: Path) -> None:
+    """Guests keep the resume token path (clients written without a key)."""
+    async with running_server(tmp_path) as h:
+        guest = await h.connect("gus")
+        table_id = await create_table(guest, seats=2, bots=0)
+        token = guest.resume_token
+        guest.writer.transport.abort()
+        member = h.server.lobby.members["gus"]
+        await wait_until(lambda: member.connection is None, "the drop noticed")
+        back = await h.connect("ignored", resume=token)
+        assert back.welcome["resumed"] and back.welcome["name"] == "gus" and back.welcome["table"] == table_id
+        other = await h.connect("bo")
+        assert await join(other, table_id) == 1
+
+
+async def test_client_connect_without_a_key_is_a_guest(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as h:
+        client = await Client.connect("127.0.0.1", h.port, "plain")
+        try:
+            assert client.welcome["identity"] is None
+        finally:
+            await client.close()
