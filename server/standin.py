@@ -66,17 +66,17 @@ def plays_by_stand_in(record: dict[str, Any], seat: int, spans: list[Span]) -> t
 
 
 def settle(record: dict[str, Any], players: list[dict[str, Any]], stand_in: list[list[Span]],
-           game: Game) -> list[tuple[str, bool]]:
+           end: list[int]) -> list[tuple[str, bool]]:
     """Close the spans still open (their players were away at the end), write them into the
     record's player entries, and return the stats of the game: (identity, win credited) for each
-    human seat whose player has an identity."""
+    human seat whose player has an identity. ``end`` is the record's end position."""
     results = []
     winner = record["result"]["winner"] if record.get("result") else None
     for seat, player in enumerate(players):
         spans = stand_in[seat] if seat < len(stand_in) else []
         away_at_end = is_open(spans)
         if away_at_end:
-            spans[-1]["to"] = record_position(game)
+            spans[-1]["to"] = list(end)
         if spans:
             record["players"][seat]["stand_in"] = [{"from": list(s["from"]), "to": list(s["to"])} for s in spans]
         if player.get("kind") != "human" or not player.get("identity"):

@@ -369,7 +369,7 @@ class Table:
                              "identity": s.member.identity if s.member is not None else None} for s in self.seats]
         players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
         record = game_to_record(game, players, self.seed)
-        results = standin.settle(record, self.players, self.stand_in, game)
+        results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self.changed()

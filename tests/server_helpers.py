@@ -25,6 +25,7 @@ from ono99_tui.client import Client, ConnectionLost, ServerError
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
+from ono99_tui.identity import Identity
 from ono99_tui.protocol import HEADER, PROTOCOL_VERSION
 from server import Server, ServerConfig
 
@@ -101,8 +102,10 @@ class Harness:
     def config(self) -> ServerConfig:
         return self.server.config
 
-    async def connect(self, name: str, *, resume: str | None = None) -> TestClient:
-        client = await TestClient.connect("127.0.0.1", self.port, name, resume=resume, timeout=TIMEOUT)
+    async def connect(self, name: str, *, resume: str | None = None, identity: Identity | None = None) -> TestClient:
+        """A client that said hello: a guest, or the player of ``identity``'s key (see ``new_identity``)."""
+        client = await TestClient.connect("127.0.0.1", self.port, name, resume=resume, timeout=TIMEOUT,
+                                          identity=identity)
         assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
@@ -139,6 +142,13 @@ async def wait_until(condition: Callable[[], bool], what: str, timeout: float = 
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for: {what}")
         await asyncio.sleep(0.01)
+
+
+def new_identity() -> Identity:
+    """A new ed25519 key, in memory: a player with an identity (stats, a name of their own)."""
+    import asyncssh
+
+    return Identity(asyncssh.generate_private_key("ssh-ed25519"))
 
 
 def hello(name: str, **extra: Any) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from tests.server_helpers import (
     hands_by_version,
     highest_number_policy,
     join,
+    new_identity,
     play,
     play_all,
     plays_of,
@@ -59,8 +60,8 @@ async def test_a_full_game_with_bots_ends_with_a_winner_and_is_stored_and_counte
     check` validates it; the record holds exactly the plays the clients saw, under the table's
     options; the leaderboard counts the game for both humans (and not for the bots)."""
     async with running_server(tmp_path, **FAST_PLAY) as h:
-        alice = await h.connect("alice")
-        bob = await h.connect("bob")
+        alice = await h.connect("alice", identity=new_identity())
+        bob = await h.connect("bob", identity=new_identity())
         table_id = await create_table(alice, edition=edition, options=options, seats=seats, bots=bots,
                                       bot_level=level)
         bob_seat = await join(bob, table_id)
@@ -333,8 +334,8 @@ async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_i
     """Alice's connection closes at a table with Bob and a bot, and she does not come back within a
     short grace period. Tried: the table then shows her seat as a bot for good; her old resume token
     no longer returns a seat (she gets a fresh welcome, no table, a new token) and she cannot sit
-    again while the game runs; Bob finishes the game and the stored record lists her seat as the bot
-    that replaced her."""
+    again while the game runs; Bob finishes the game and the stored record lists her as her seat's
+    player, with the span a stand-in played for her, to the end."""
     async with running_server(tmp_path, grace_seconds=0.2) as h:
         alice = await h.connect("alice")
         bob = await h.connect("bob")
@@ -361,8 +362,12 @@ async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_i
         assert (table.seats[0].kind, table.seats[0].name) == ("bot", "alice (bot)")
         await storage_barrier(bob)
         [line] = export_records(h.config.db_path)
-        players = json.loads(line)["players"]
-        assert players[0] == {"name": "alice (bot)", "kind": "bot:greedy"}
+        record = json.loads(line)
+        players = record["players"]
+        end = [len(record["hands"]) - 1, len(record["hands"][-1]["events"])]
+        assert players[0]["name"] == "alice" and players[0]["kind"] == "human"  # the seat's player
+        [span] = players[0]["stand_in"]  # from her drop to the end: a stand-in played it
+        assert span["to"] == end and span["from"] <= end
         assert players[bob_seat] == {"name": "bob", "kind": "human"}
 
 

@@ -295,9 +295,8 @@ async def test_the_same_key_returns_to_its_seat_and_a_guest_picks_a_name(rig: Ri
     await asyncio.wait_for(back.ended.wait(), PATIENCE)
     assert b"you connected again from elsewhere" in back.output
 
-    # the token comes from the host key: a server restarted with its key gives the same one
-    fingerprint = key.get_fingerprint()
-    assert SshFront(rig.server).token_for(fingerprint) == rig.front.token_for(fingerprint)
+    # the key's fingerprint is the player's identity, as for a TCP client proving the same key
+    assert rig.server.lobby.by_identity[key.get_fingerprint()] is member
     assert (rig.tmp_path / "keys" / "host_key").stat().st_mode & 0o777 == 0o600
 
     guest = await Player.connect(rig, "ada", key=None)  # no key, and a user name that is taken

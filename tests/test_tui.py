@@ -21,7 +21,7 @@ from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
-from tests.server_helpers import play_client
+from tests.server_helpers import new_identity, play_client
 
 DATA = Path(__file__).parent / "data"
 PATIENCE = 60.0  # seconds a test waits for something to happen; never a speed requirement
@@ -259,7 +259,7 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
     server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0,
                                  db_path=tmp_path / "ono99.db"))
     await server.start()
-    cy = await Client.connect("127.0.0.1", server.port, "Cy")
+    cy = await Client.connect("127.0.0.1", server.port, "Cy", identity=new_identity())  # stats are by key
     app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
     try:
         await cy.send({"t": "create_table", "seats": 2, "bots": 1, "bot_level": "random", "turn_seconds": 0,

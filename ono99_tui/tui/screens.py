@@ -531,7 +531,7 @@ class LobbyScreen(ModelScreen):
         self.app.push_screen(InviteScreen(), joined)
 
     def action_leaderboard(self) -> None:
-        self.ono.send_message({"t": "leaderboard"})
+        self.ono.send_message({"t": "leaderboard", "follow": True})  # updated after each game while open
         self.app.push_screen(LeaderboardScreen())
 
     def action_refresh(self) -> None:
@@ -572,10 +572,14 @@ class LeaderboardScreen(ModalScreen[None]):
         yield KeysFooter()
 
     def action_edition(self, edition: str) -> None:
-        message: dict[str, Any] = {"t": "leaderboard"}
+        message: dict[str, Any] = {"t": "leaderboard", "follow": True}
         if edition:
             message["edition"] = edition
         self.app.send_message(message)  # type: ignore[attr-defined]
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.app.send_message({"t": "leaderboard", "follow": False})  # type: ignore[attr-defined]
+        await super().action_dismiss(result)
 
     def on_mount(self) -> None:
         grid = self.query_one(DataTable)
