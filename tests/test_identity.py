@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import random
 import signal
 import struct
 import sys
@@ -26,14 +27,18 @@ import pytest
 from ono99_tui.client import Client, ServerError
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
-from server import Server
+from server import Server, standin
 from server.names import name_key
 from tests.server_helpers import (
+    FAST_PLAY,
     ROOT,
     TIMEOUT,
     TestClient,
     create_table,
+    export_and_check,
     join,
+    new_identity,
+    play,
     running_server,
     server_config,
     storage_barrier,
@@ -366,3 +371,90 @@ async def test_client_connect_without_a_key_is_a_guest(tmp_path: Path) -> None:
             assert client.welcome["identity"] is None
         finally:
             await client.close()
+
+
+# --- stats by identity ---------------------------------------------------------------------------------------
+def plays_record(plays: list[int], winner: int) -> dict[str, Any]:
+    """A record-shaped map with one hand of plays by the given seats (only what the rule reads)."""
+    events = [{"e": "play", "seat": seat, "cards": ["1"], "total": i + 1} for i, seat in enumerate(plays)]
+    return {"players": [{"name": "a", "kind": "human"}, {"name": "b", "kind": "human"}],
+            "hands": [{"events": events}], "result": {"winner": winner}}
+
+
+def test_a_win_is_credited_only_to_a_player_there_at_the_end_who_made_half_their_plays() -> None:
+    players = [{"name": "a", "kind": "human", "identity": "SHA256:a"},
+               {"name": "b", "kind": "human", "identity": "SHA256:b"}]
+    plays = [0, 1, 0, 1, 0, 1]  # three plays each; seat 0 wins
+    half = plays_record(plays, 0)  # seat 0's first play (event 0) by a stand-in: 1 of 3
+    assert standin.settle(half, players, [[{"from": [0, 0], "to": [0, 1]}], []], [0, 6]) == \
+        [("SHA256:a", True), ("SHA256:b", False)]
+    assert half["players"][0]["stand_in"] == [{"from": [0, 0], "to": [0, 1]}]
+    assert "stand_in" not in half["players"][1]
+    most = plays_record(plays, 0)  # events 0 to 2: two of seat 0's three plays
+    assert standin.settle(most, players, [[{"from": [0, 0], "to": [0, 3]}], []], [0, 6])[0] == ("SHA256:a", False)
+    away = plays_record(plays, 0)  # away for the last event only, but at the end
+    assert standin.settle(away, players, [[{"from": [0, 5], "to": None}], []], [0, 6])[0] == ("SHA256:a", False)
+    assert away["players"][0]["stand_in"] == [{"from": [0, 5], "to": [0, 6]}]
+    guest = [{"name": "a", "kind": "human", "identity": None}, {"name": "Bot 2", "kind": "bot:greedy"}]
+    assert standin.settle(plays_record(plays, 0), guest, [[], []], [0, 6]) == []  # guests and bots: no stats
+
+
+async def test_a_game_a_stand_in_won_for_an_away_player_is_counted_but_not_credited(tmp_path: Path) -> None:
+    """Bob hosts, Alice joins and drops (a long grace: her seat waits, a stand-in plays it). Bob plays
+    rematches until the stand-in has won Alice's seat a game. Her stats count every game and no
+    win; Bob's count his own wins; each record names Alice as her seat's player, stand-in to the end,
+    and ``ono99 records check`` accepts them."""
+    alice_key, bob_key = new_identity(), new_identity()
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        bob = await h.connect("bob", identity=bob_key)
+        alice = await h.connect("alice", identity=alice_key)
+        table_id = await create_table(bob, seats=2, bots=0)
+        alice_seat = await join(alice, table_id)
+        await alice.close()
+        await wait_until(lambda: h.server.lobby.members["alice"].connection is None, "alice away")
+        games = bob_wins = 0
+        while games < 40:
+            await bob.send({"t": "start" if games == 0 else "rematch"})
+            log = await play(bob, random.Random(games))
+            games += 1
+            winner = log.last_view["winner"]
+            bob_wins += winner != alice_seat
+            if winner == alice_seat:
+                break
+        assert games - bob_wins == 1, "the stand-in never won a game for Alice's seat"
+        board = await bob.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
+        rows = {row["name"]: (row["games"], row["wins"]) for row in board["rows"]}
+        assert rows == {"alice": (games, 0), "bob": (games, bob_wins)}
+        records = await export_and_check(h.config.db_path, tmp_path / "games.jsonl")
+        assert len(records) == games
+        for record in records:
+            player = record["players"][alice_seat]
+            assert player["name"] == "alice" and player["kind"] == "human"
+            end = [len(record["hands"]) - 1, len(record["hands"][-1]["events"])]
+            assert player["stand_in"] == [{"from": [0, 0], "to": end}]
+
+
+async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
+    """A follower of the leaderboard gets a new one after each game that changes it; the app's
+    leaderboard screen shows the new row without a key pressed."""
+    from ono99_tui.tui.app import make_app
+    from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen
+
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        watcher = await h.connect("watcher")
+        first = await watcher.request({"t": "leaderboard", "follow": True}, "leaderboard")
+        assert first["rows"] == []
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada", identity=new_identity())
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("b")
+            await wait_until(lambda: isinstance(app.screen, LeaderboardScreen), "the leaderboard screen")
+            cy = await h.connect("Cy", identity=new_identity())
+            await create_table(cy, seats=2, bots=1, start=True)
+            await play(cy, random.Random(1))
+            pushed = await watcher.expect("leaderboard", where=lambda m: bool(m["rows"]))
+            assert [row["name"] for row in pushed["rows"]] == ["Cy"]
+            await wait_until(lambda: app.screen.query_one("DataTable").row_count == 1, "the new row shown")
+            await pilot.press("escape")
+            await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+            await wait_until(lambda: not h.server.lobby.members["Ada"].follows_leaderboard, "no longer following")
