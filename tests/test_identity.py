@@ -458,3 +458,34 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
             await pilot.press("escape")
             await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
             await wait_until(lambda: not h.server.lobby.members["Ada"].follows_leaderboard, "no longer following")
+
+
+async def test_a_client_written_from_the_protocol_document_proves_its_key(tmp_path: Path) -> None:
+    """The handshake as docs/protocol.md section 3a spells it, built by hand from an Ed25519 key of
+    the ``cryptography`` package: the public key line, the 56 signed bytes, the 83-byte SSH
+    signature blob, and the identity as the SHA-256 of the key's wire encoding."""
+    import base64
+    import hashlib
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    def string(data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + data
+
+    private = Ed25519PrivateKey.generate()
+    raw_public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    wire = string(b"ssh-ed25519") + string(raw_public)
+    line = "ssh-ed25519 " + base64.b64encode(wire).decode() + " made by hand"
+    identity = "SHA256:" + base64.b64encode(hashlib.sha256(wire).digest()).decode().rstrip("=")
+    async with running_server(tmp_path) as h:
+        raw = await h.raw()
+        await raw.send({"t": "hello", "version": 1, "name": "Handmade", "key": line})
+        nonce = (await raw.expect("challenge"))["nonce"]
+        signed = b"ono99 identity proof v1" + b"\x00" + nonce
+        assert len(signed) == 56
+        blob = string(b"ssh-ed25519") + string(private.sign(signed))
+        assert len(blob) == 83
+        await raw.send({"t": "prove", "signature": blob})
+        welcome = await raw.expect("welcome")
+        assert welcome["identity"] == identity and welcome["name"] == "Handmade"
