@@ -8,16 +8,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
-from textual import events, on
+from textual import events
 from textual.app import ComposeResult, SystemCommand
-from textual.binding import Binding
-from textual.containers import Vertical
 from textual.driver import Driver
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Input, Label, Static
+from textual.screen import Screen
+from textual.widgets import Static
 
-from ono99_tui.protocol import MAX_NAME
 from ono99_tui.tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
+from ono99_tui.tui.names import KEY_HELP, NameScreen
 from ono99_tui.tui.screens import ModelScreen
 
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
@@ -28,6 +26,9 @@ if TYPE_CHECKING:
 # Palette commands that stay inside the session; Textual's others include saving a screenshot, which
 # would write a file on the server.
 SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
+SSH_NAME_HELP = ("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your seat "
+                 "between sessions.")
+__all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 
 class Door(Protocol):
@@ -46,40 +47,6 @@ class Door(Protocol):
     def returning(self) -> bool: ...
 
     def enter(self, name: str) -> LocalLink | str: ...
-
-
-class NameScreen(ModalScreen[str | None]):
-    """A player without a known name (a guest, or a name that is taken) picks one."""
-
-    DEFAULT_CSS = """
-    NameScreen #dialog Input { width: 32; }
-    NameScreen #name-help { margin-top: 1; color: $foreground 70%; }
-    """
-    BINDINGS = [Binding("escape", "leave", "Leave")]
-
-    def __init__(self, default: str, problem: str = "") -> None:
-        super().__init__()
-        self.default = default
-        self.problem = problem
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label("Welcome to ONO 99. Your name at the tables:")
-            name = Input(value=self.default, placeholder="your name", max_length=MAX_NAME, id="name")
-            name.cursor_blink = False  # each blink would be a redraw sent to the client while it waits
-            yield name
-            yield Static(Text(self.problem), id="problem", markup=False)
-            yield Static("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your "
-                         "name and your seat between sessions.", id="name-help", markup=False)
-
-    @on(Input.Submitted, "#name")
-    def submitted(self, event: Input.Submitted) -> None:
-        name = event.value.strip()
-        if name:
-            self.dismiss(name)
-
-    def action_leave(self) -> None:
-        self.dismiss(None)
 
 
 class OpeningScreen(StartScreen):
@@ -128,7 +95,9 @@ class SessionApp(Ono99App):
             if name is None and not door.returning():
                 if not isinstance(self.screen, OpeningScreen):
                     await self.push_screen(OpeningScreen(f"Opening the lobby of {self.host}…"))
-                name = await self.push_screen(NameScreen(door.default_name, problem), wait_for_dismiss=True)
+                help_text = SSH_NAME_HELP if door.fingerprint is None else KEY_HELP
+                name = await self.push_screen(NameScreen(door.default_name, problem, help_text),
+                                              wait_for_dismiss=True)
                 if name is None:
                     return await self._leave()
             result = door.enter(name or "")

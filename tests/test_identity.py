@@ -489,3 +489,24 @@ async def test_a_client_written_from_the_protocol_document_proves_its_key(tmp_pa
         await raw.send({"t": "prove", "signature": blob})
         welcome = await raw.expect("welcome")
         assert welcome["identity"] == identity and welcome["name"] == "Handmade"
+
+
+async def test_the_app_asks_for_another_name_when_its_name_is_taken(tmp_path: Path) -> None:
+    """``ono99 connect --name Ada`` with a key of its own, while Ada's name belongs to another key: the
+    app says why and asks for another name (instead of a dead end), enters the lobby with it, and
+    remembers it in its data directory for the next start."""
+    from ono99_tui.tui.app import make_app
+    from ono99_tui.tui.names import NameScreen
+    from ono99_tui.tui.screens import LobbyScreen
+
+    async with running_server(tmp_path) as h:
+        h.clients.append(await connect(h.port, "Ada", identity_in(tmp_path / "ada")))
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Аda",  # with a Cyrillic А
+                       identity=identity_in(tmp_path / "bea"))
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(lambda: isinstance(app.screen, NameScreen), "the name dialog")
+            assert isinstance(app.screen, NameScreen) and "looks like 'Ada'" in app.screen.problem
+            await pilot.press("B", "e", "a", "enter")
+            await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert app.model.my_name == "Bea"
+        assert remembered_name(tmp_path / "bea") == "Bea"

@@ -15,12 +15,14 @@ from textual.theme import Theme
 from textual.widgets import Footer, Static
 
 from ..client import Client, ServerError
-from ..identity import Identity
+from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
+from .names import NameScreen
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
+NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 
 MONO_THEME = Theme(
     name="ono99-mono",
@@ -142,6 +144,13 @@ class Ono99App(App[int]):
             try:
                 self.link = await self._connect()
             except ServerError as exc:
+                if exc.code in NAME_ERRORS and not self.local and self._open_link is None:
+                    name = await self.push_screen(NameScreen(self.player_name, exc.reason), wait_for_dismiss=True)
+                    if name is None:
+                        self.exit()
+                        return
+                    self.player_name = name  # and try again with it
+                    continue
                 self._fatal(f"The server refused: {exc.reason}")
                 return
             except (OSError, TimeoutError) as exc:
@@ -161,6 +170,8 @@ class Ono99App(App[int]):
             client_welcome = getattr(self.link, "welcome", None)
             if client_welcome:
                 self.handle(client_welcome)
+                if self.identity is not None and self.identity.path is not None:
+                    remember_name(self.identity.path.parent, str(client_welcome.get("name", "")))
             while True:
                 message = await self.link.inbox.get()
                 if message is None:
