@@ -510,3 +510,51 @@ async def test_the_app_asks_for_another_name_when_its_name_is_taken(tmp_path: Pa
             await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             assert app.model.my_name == "Bea"
         assert remembered_name(tmp_path / "bea") == "Bea"
+
+
+async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and_seat(tmp_path: Path) -> None:
+    """Kit plays over TCP with the key of a data directory and drops mid-game; the real OpenSSH
+    ``ssh -i DATA_DIR/id_ed25519`` (under tmux) comes back to Kit's seat, as Kit. Then the server
+    restarts (same database and host key) and an SSH login with that key is back at the seat again."""
+    import uuid
+
+    from ono99_tui.tui.screens import TableScreen
+    from tests.test_ssh import run
+
+    kit_dir = tmp_path / "kit"
+    kit = identity_in(kit_dir)
+    rig = await start_rig(tmp_path, bot_delay=60.0)
+    tmux = ("tmux", "-L", f"ono99-test-{uuid.uuid4().hex[:8]}", "-f", "/dev/null")
+    try:
+        client = await connect(rig.server.port, "kit", kit)
+        table_id = await create_table(client, seats=2, bots=1, start=True)
+        state = await client.expect("state")
+        await client.close()
+        member = rig.server.lobby.by_identity[kit.fingerprint]
+        await wait_until(lambda: member.connection is None, "kit away")
+        ssh = (f"ssh -F /dev/null -p {rig.front.port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+               f"-o LogLevel=ERROR -o IdentitiesOnly=yes -o BatchMode=yes -i {kit_dir / KEY_FILE} anyone@127.0.0.1")
+        await run(*tmux, "new-session", "-d", "-s", "play", "-x", "100", "-y", "30", ssh)
+        await wait_until(lambda: member.connection is not None, "kit back over OpenSSH")
+        session = next(iter(rig.front.sessions))
+        await wait_until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen)
+                         and session.app.model.view is not None, "kit's table in the SSH session")
+        assert session.app is not None
+        assert session.app.model.my_name == "kit" and session.app.model.view["hand"] == state["view"]["hand"]
+        assert session.owner.fingerprint == kit.fingerprint
+        await run(*tmux, "kill-server")
+        await wait_until(lambda: member.connection is None, "the SSH session gone")
+    finally:
+        with contextlib.suppress(Exception):
+            await run(*tmux, "kill-server")
+        await rig.close()
+
+    rig = await start_rig(tmp_path, bot_delay=60.0)  # the same database and host key
+    try:
+        player = await Player.connect(rig, "whoever", key=asyncssh.read_private_key(str(kit_dir / KEY_FILE)))
+        await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the seat")
+        assert player.app.model.my_name == "kit" and player.app.model.table["id"] == table_id  # type: ignore[index]
+        assert player.app.model.view["hand"] == state["view"]["hand"]  # type: ignore[index]
+        await player.close()
+    finally:
+        await rig.close()
