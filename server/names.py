@@ -97,6 +97,7 @@ class NameRegistry:
         self.storage = storage
         self._by_key: dict[str, tuple[str, str]] = {}  # name key -> (name, identity)
         self._by_identity: dict[str, str] = {}  # identity -> its name
+        name_key("")  # the confusables table is built now, not on the first hello
         if storage is not None:
             for identity, name in storage.load_names():  # oldest claim first: it keeps a contested key
                 key = name_key(name)

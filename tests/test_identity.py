@@ -558,3 +558,39 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
         await player.close()
     finally:
         await rig.close()
+
+
+async def test_a_database_of_the_previous_version_opens_and_its_tables_play_on(tmp_path: Path) -> None:
+    """A database written before identities: stats by name in ``stats`` (kept, not shown) and a table
+    in progress whose saved seats have no identity and no players of record. The server opens it,
+    the guest comes back with the token, the game finishes and its record checks; the name-keyed
+    stats are not shown as anyone's."""
+    import json
+    import sqlite3
+
+    async with running_server(tmp_path) as h:
+        gus = await h.connect("gus")
+        table_id = await create_table(gus, seats=2, bots=1, start=True)
+        await gus.expect("state")
+        token = gus.resume_token
+        await storage_barrier(gus)
+    db = sqlite3.connect(tmp_path / "x.db")
+    with db:
+        db.execute("INSERT INTO stats(name, edition, games, wins) VALUES ('gus', '2022', 9, 9)")
+        [meta_text] = db.execute("SELECT meta FROM live_tables WHERE id = ?", (table_id,)).fetchone()
+        meta = json.loads(meta_text)
+        for key in ("players", "stand_in"):
+            meta.pop(key)
+        for seat in meta["seats"]:
+            seat.pop("identity")
+        db.execute("UPDATE live_tables SET meta = ? WHERE id = ?", (json.dumps(meta), table_id))
+    db.close()
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        back = await h.connect("ignored", resume=token)
+        assert back.welcome["resumed"] and back.welcome["table"] == table_id
+        log = await play(back, random.Random(3))
+        assert log.last_view["winner"] is not None
+        [record] = await export_and_check(h.config.db_path, tmp_path / "games.jsonl")
+        assert record["players"][0] == {"name": "gus", "kind": "human"}
+        board = await back.request({"t": "leaderboard"}, "leaderboard")
+        assert board["rows"] == []
