@@ -594,3 +594,26 @@ async def test_a_database_of_the_previous_version_opens_and_its_tables_play_on(t
         assert record["players"][0] == {"name": "gus", "kind": "human"}
         board = await back.request({"t": "leaderboard"}, "leaderboard")
         assert board["rows"] == []
+
+
+def test_the_data_directory_is_the_flag_else_the_environment_else_the_user_data_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from platformdirs import user_data_path
+
+    from ono99_tui.identity import data_dir
+
+    monkeypatch.delenv("ONO99_DATA_DIR", raising=False)
+    assert data_dir() == user_data_path("ono99", appauthor=False)
+    monkeypatch.setenv("ONO99_DATA_DIR", str(tmp_path / "env"))
+    assert data_dir() == tmp_path / "env"
+    assert data_dir(tmp_path / "flag") == tmp_path / "flag"
+
+
+async def test_ono99_connect_says_so_when_the_key_file_is_not_a_key(tmp_path: Path) -> None:
+    from tests.server_helpers import ono99
+
+    (tmp_path / KEY_FILE).write_text("not a key\n")
+    result = await ono99("connect", "127.0.0.1:1", "--data-dir", str(tmp_path))
+    assert result.returncode == 2
+    assert f"cannot use the key in {tmp_path}" in result.stderr
+    assert (tmp_path / KEY_FILE).read_text() == "not a key\n"  # left as it was
