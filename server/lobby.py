@@ -101,6 +101,7 @@ class Lobby:
         self.by_identity: dict[str, Member] = {}  # players with a key, by its fingerprint
         self.in_use: dict[str, Member] = {}  # by name_key(name): no two members have names alike
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
+        self.leaderboard_followers: set[Member] = set()  # sent the leaderboard after each counted game
         # Decides who may come in: called with the proven identity (None for a guest) and the
         # address of every hello; returns None to let them in, else why not.
         self.access_policy: Callable[[str | None, str], str | None] | None = None
@@ -220,6 +221,7 @@ class Lobby:
             del self.in_use[key]
         if member.identity is not None and self.by_identity.get(member.identity) is member:
             del self.by_identity[member.identity]
+        self.leaderboard_followers.discard(member)
 
     def forget_if_idle(self, member: Member) -> None:
         if member.connection is None and member.table is None:
@@ -377,6 +379,10 @@ class Lobby:
         if "follow" in message:
             member.follows_leaderboard = bool(message["follow"])
             member.leaderboard_edition = edition
+            if member.follows_leaderboard:
+                self.leaderboard_followers.add(member)
+            else:
+                self.leaderboard_followers.discard(member)
         self._send_leaderboard([member], edition)
 
     def _send_leaderboard(self, members: list[Member], edition: str | None) -> None:
@@ -396,8 +402,8 @@ class Lobby:
     def _push_leaderboards(self) -> None:
         """A game changed the stats: a new leaderboard to every player who follows one."""
         followers: dict[str | None, list[Member]] = {}
-        for member in self.members.values():
-            if member.follows_leaderboard and member.connection is not None:
+        for member in self.leaderboard_followers:
+            if member.connection is not None:
                 followers.setdefault(member.leaderboard_edition, []).append(member)
         for edition, members in followers.items():
             self._send_leaderboard(members, edition)
