@@ -2,8 +2,8 @@
 
 Over SSH the key is proven by the SSH login itself. Over TCP the client sends its public key in
 ``hello`` (an OpenSSH public key line), the server answers with a ``challenge`` holding a random
-nonce, and the client signs ``identity_proof_message(nonce)`` with the key (an SSH signature, as
-``ssh-keygen -Y`` and SSH logins make them) and sends it in ``prove``. Both ways give the same
+nonce, and the client signs ``identity_proof_message(nonce)`` with the key (an SSH signature blob,
+as an SSH publickey login sends one) and sends it in ``prove``. Both ways give the same
 fingerprint for the same key, as OpenSSH prints it (``SHA256:`` and unpadded base64).
 """
 
