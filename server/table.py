@@ -447,6 +447,7 @@ class Table:
         spans = self._spans(seat)
         if spans is not None and not standin.is_open(spans):
             spans.append(standin.one_move_span(game))
+            self.lobby.persist_table(self)  # the span is kept across a restart, with the move
         self._apply(seat, action)
 
     # --- people coming and going ------------------------------------------------------------------------

@@ -620,3 +620,31 @@ async def test_ono99_connect_says_so_when_the_key_file_is_not_a_key(tmp_path: Pa
     assert result.returncode == 2
     assert f"cannot use the key in {tmp_path}" in result.stderr
     assert (tmp_path / KEY_FILE).read_text() == "not a key\n"  # left as it was
+
+
+async def test_a_turn_the_clock_played_is_noted_and_the_player_present_keeps_the_credit(tmp_path: Path) -> None:
+    """Alice lets her turn clock run out once, then plays every other turn herself. Her record entry
+    notes the one play the stand-in made for her; her stats count the game, and a win when she won
+    (she made at least half of her plays and was there at the end)."""
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        alice = await h.connect("alice", identity=new_identity())
+        await create_table(alice, seats=2, bots=1, turn_seconds=1, start=True)
+        while True:  # her first turn: she does nothing
+            state = await alice.expect("state")
+            if state["view"]["turn"] == 0 and state["view"]["winner"] is None:
+                break
+        notice = await alice.expect("notice")
+        assert "clock ran out" in notice["text"]
+        log = await play(alice, random.Random(2))
+        winner = log.last_view["winner"]
+        [record] = await export_and_check(h.config.db_path, tmp_path / "games.jsonl")
+        spans = record["players"][0]["stand_in"]  # one; more only if a slow machine let another clock run out
+        for span in spans:
+            hand, event = span["from"]
+            assert span["to"] == [hand, event + 1]
+            assert record["hands"][hand]["events"][event]["e"] == "play"
+            assert record["hands"][hand]["events"][event]["seat"] == 0
+        plays = sum(1 for hand_ in record["hands"] for e in hand_["events"] if e["e"] == "play" and e["seat"] == 0)
+        board = await alice.request({"t": "leaderboard"}, "leaderboard")
+        credited = winner == 0 and 2 * len(spans) <= plays
+        assert board["rows"] == [{"name": "alice", "games": 1, "wins": int(credited)}]
