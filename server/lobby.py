@@ -237,6 +237,9 @@ class Lobby:
     def on_hello(self, member: Member, message: dict[str, Any]) -> None:
         raise ProtocolError("already_hello", "hello was already received on this connection")
 
+    def on_prove(self, member: Member, message: dict[str, Any]) -> None:
+        raise ProtocolError("no_challenge", "prove answers a challenge: this connection is already welcome")
+
     def on_ping(self, member: Member, message: dict[str, Any]) -> None:
         member.send({"t": "pong", "n": message.get("n")})
 

@@ -115,6 +115,8 @@ async def test_a_key_is_proven_by_signing_the_challenge(tmp_path: Path) -> None:
         # Ada's key is connected already: the proof takes her player over, whatever name is asked
         welcome = await raw.expect("welcome")
         assert welcome["identity"] == ada.fingerprint and welcome["name"] == "Ada" and welcome["resumed"]
+        await raw.send({"t": "prove", "signature": signature})  # again, once welcome
+        assert (await raw.error())["code"] == "no_challenge"
 
 
 async def test_the_access_policy_sees_the_proven_identity_and_the_address(tmp_path: Path) -> None:
