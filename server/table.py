@@ -291,8 +291,7 @@ class Table:
         self.actions = []
         self.game = Game(self.options, self.seat_count, random.Random(self.seed))
         self.bot_rng = random.Random(self.seed ^ 0x5EED)
-        self.players = [{"name": s.name, "kind": "human" if s.kind == "human" else f"bot:{s.level}",
-                         "identity": s.member.identity if s.member is not None else None} for s in self.seats]
+        self.players = [self._player_of(s) for s in self.seats]
         self.stand_in = [[] for _ in self.seats]
         for i, s in enumerate(self.seats):
             if s.kind == "human" and not s.connected:
@@ -365,8 +364,7 @@ class Table:
         self._cancel_timer()
         self.deadline = None
         if len(self.players) != self.seat_count:  # a game saved before players were noted
-            self.players = [{"name": s.name, "kind": "human" if s.kind == "human" else f"bot:{s.level}",
-                             "identity": s.member.identity if s.member is not None else None} for s in self.seats]
+            self.players = [self._player_of(s) for s in self.seats]
         players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
         record = game_to_record(game, players, self.seed)
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
@@ -481,6 +479,12 @@ class Table:
         self._pass_host(member.name)
         self.changed()
         self.lobby.table_emptied_check(self)
+
+    @staticmethod
+    def _player_of(seat: Seat) -> dict[str, Any]:
+        """A seat's player of record: the human's name and identity, or the bot's level."""
+        return {"name": seat.name, "kind": "human" if seat.kind == "human" else f"bot:{seat.level}",
+                "identity": seat.member.identity if seat.member is not None else None}
 
     def _spans(self, seat: int) -> list[dict[str, Any]] | None:
         """The stand-in spans of a seat whose player is human in the current game (else None)."""
