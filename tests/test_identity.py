@@ -354,8 +354,9 @@ async def test_the_client_object_dropped_without_goodbye_comes_back_by_its_key(t
         assert (await thief.error())["code"] == "name_taken"
 
 
-async def test_a_seat_taken_with_join_after_a_guest_still_works(tmp_path: Path) -> None:
-    """Guests keep the resume token path (clients written without a key)."""
+async def test_a_guest_comes_back_to_the_seat_with_the_resume_token(tmp_path: Path) -> None:
+    """Guests (clients written without a key) keep the resume token: back in their seat, which nobody
+    else took meanwhile."""
     async with running_server(tmp_path) as h:
         guest = await h.connect("gus")
         table_id = await create_table(guest, seats=2, bots=0)
