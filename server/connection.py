@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from typing import TYPE_CHECKING, Any
 
 from ono99_tui.protocol import FrameDecoder, ProtocolError, clean_text, encode, validate
 
+from .access import FAILED_PASSWORD_DELAY
 from .lobby import Member, TokenBucket
 
 if TYPE_CHECKING:
@@ -22,6 +24,10 @@ MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dro
 
 
 class Connection:
+    # Whether the access policy was already applied before the hello (an SSH player, at the SSH
+    # door; the local game): a TCP hello is checked here.
+    admitted_at_the_door = False
+
     def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
         self.reader = reader
@@ -38,6 +44,21 @@ class Connection:
         self.strikes = 0
         self._writer_task: asyncio.Task[None] | None = None
         self._draining = False  # the writer task is waiting for the client to take its data
+        # A key this connection proved it holds (its OpenSSH SHA256 fingerprint), for the access
+        # policy and as the player's identity. Plain TCP clients prove none yet.
+        self.key_fingerprint: str | None = None
+        self._refused: ProtocolError | None = None  # a hello the access policy refused, answered after a pause
+        # What is held for this client is bounded: the kernel's send buffer (set small here), the
+        # transport's buffer (WRITE_BUFFER_HIGH and one frame) and the queue (send_queue_bytes).
+        self.queued_bytes = 0
+        self.written = 0  # bytes handed to the transport
+        self._taken = 0  # bytes the client had taken (handed to the kernel) at the last check
+        self._stalled_since: float | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
+        sock = writer.get_extra_info("socket")
+        if sock is not None and config.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, config.socket_send_buffer)
 
     # --- sending ----------------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -51,15 +72,60 @@ class Connection:
                 and not transport.is_closing() and transport.get_write_buffer_size() <= WRITE_BUFFER_HIGH:
             # The writer task is idle and nothing is queued, so every earlier frame is already in the
             # transport: write this one now, as that task would, without waking it for every frame.
-            transport.write(frame)
+            self._write(frame)
             if transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
                 self.queue.put_nowait(b"")  # an empty frame: the writer task waits for the client, timed
             return
+        if self.queued_bytes + len(frame) > self.server.config.send_queue_bytes:
+            log.warning("%s: dropped, %d bytes waiting (client too slow)", self.peer, self.queued_bytes)
+            self.close("too slow: the server could not deliver your updates")
+            return
         try:
             self.queue.put_nowait(frame)
+            self.queued_bytes += len(frame)
         except asyncio.QueueFull:
             log.warning("%s: dropped, %d frames waiting (client too slow)", self.peer, self.queue.qsize())
             self.close("too slow: the server could not deliver your updates")
+
+    def _write(self, frame: bytes) -> None:
+        """Hand a frame to the transport; watch that the client keeps taking its data."""
+        transport = self.writer.transport
+        transport.write(frame)
+        self.written += len(frame)
+        if self._watchdog is None and transport.get_write_buffer_size() > 0:
+            # The kernel's buffer is full (the transport keeps only what the socket would not take).
+            loop = asyncio.get_running_loop()
+            self._taken = self.written - transport.get_write_buffer_size()
+            self._stalled_since = loop.time()
+            self._watchdog = loop.call_later(self._watch_interval(), self._watch)
+
+    def _watch_interval(self) -> float:
+        return max(0.05, self.server.config.write_timeout / 4)
+
+    def _watch(self) -> None:
+        """A client that takes none of its data for ``write_timeout`` seconds is dropped."""
+        self._watchdog = None
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        waiting = transport.get_write_buffer_size()
+        if waiting == 0:
+            return  # all taken: nothing to watch until the kernel's buffer fills again
+        loop = asyncio.get_running_loop()
+        taken = self.written - waiting
+        if taken > self._taken or self._stalled_since is None:
+            self._taken = taken
+            self._stalled_since = loop.time()
+        elif loop.time() - self._stalled_since >= self.server.config.write_timeout:
+            log.info("%s: took none of its data for %g s, dropped", self.peer, self.server.config.write_timeout)
+            self.closed = True
+            transport.abort()  # what is buffered would never go
+            return
+        self._watchdog = loop.call_later(self._watch_interval(), self._watch)
+
+    def held_bytes(self) -> int:
+        """Bytes this server holds for the client outside the kernel: queued and in the transport."""
+        return self.queued_bytes + self.writer.transport.get_write_buffer_size()
 
     def error(self, code: str, reason: str, ref: str | None = None) -> None:
         self.send({"t": "error", "code": code, "reason": reason, "ref": ref})
@@ -71,7 +137,8 @@ class Connection:
                 frame = await self.queue.get()
                 if frame is None or self.writer.transport.is_closing():  # closing or lost: stop writing
                     break
-                self.writer.write(frame)
+                self.queued_bytes -= len(frame)
+                self._write(frame)
                 if self.writer.transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
                     self._draining = True
                     await asyncio.wait_for(self.writer.drain(), timeout)
@@ -84,6 +151,9 @@ class Connection:
             log.info("%s: could not write, closing", self.peer)
         finally:
             self.closed = True
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+                self._watchdog = None
             self.writer.close()
 
     def close(self, reason: str) -> None:
@@ -92,7 +162,9 @@ class Connection:
             return
         self.close_reason = reason
         with contextlib.suppress(asyncio.QueueFull, ProtocolError):
-            self.queue.put_nowait(encode({"t": "bye", "reason": reason}))
+            bye = encode({"t": "bye", "reason": reason})
+            self.queue.put_nowait(bye)
+            self.queued_bytes += len(bye)
         self.closed = True
         try:
             self.queue.put_nowait(None)
@@ -121,8 +193,11 @@ class Connection:
                 try:
                     for message in decoder.feed(data):
                         self._receive(message)
-                        if self.closed:
+                        if self.closed or self._refused is not None:
                             break
+                    if self._refused is not None:  # refused at the door: answered after a pause, then closed
+                        await asyncio.sleep(FAILED_PASSWORD_DELAY)
+                        raise self._refused
                 except ProtocolError as exc:  # framing: the stream cannot be trusted any more
                     log.info("%s: %s: %s, closing", self.peer, exc.code, exc.reason)
                     self.error(exc.code, exc.reason)
@@ -144,6 +219,22 @@ class Connection:
                     self._writer_task.cancel()
                     self.writer.close()
 
+    def hello_credentials(self, message: dict[str, Any]) -> tuple[str | None, str | None]:
+        """What this connection offers the access policy: the fingerprint of a key it proved it
+        holds, and the password of its hello."""
+        password = message.get("password")
+        return self.key_fingerprint, password if isinstance(password, str) else None
+
+    def _check_access(self, message: dict[str, Any]) -> None:
+        """Apply the server's access policy to a TCP hello; a refusal closes the connection."""
+        if self.server.players_full():
+            raise ProtocolError("too_many_connections", "the server is full", fatal=True)
+        fingerprint, password = self.hello_credentials(message)
+        refusal = self.server.access.decide(fingerprint, password, self.address)
+        if refusal is not None:
+            log.warning("%s: refused at hello: %s", self.peer, refusal)
+            self._refused = ProtocolError("access_denied", refusal, fatal=True)
+
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None
         ref = kind[:32] if kind else None
@@ -152,8 +243,8 @@ class Connection:
             if self.strikes > MAX_STRIKES:
                 log.warning("%s: flooding, closing", self.peer)
                 self.close("too many messages")
-            elif self.strikes == 1:
-                self.error("rate_limited", "too many messages; slow down", ref)
+            else:  # every dropped message is answered: a client never waits for a reply that will not come
+                self.error("rate_limited", "too many messages; slow down (this one was not carried out)", ref)
             return
         self.strikes = 0
         try:
@@ -161,7 +252,12 @@ class Connection:
             if self.member is None:
                 if kind != "hello":
                     raise ProtocolError("hello_first", "the first message must be hello")
+                if not self.admitted_at_the_door:
+                    self._check_access(message)
+                    if self._refused is not None:
+                        return
                 self.member = self.server.lobby.hello(self, message)
+                self.server.said_hello(self)
                 return
             self.server.lobby.handle(self.member, kind, message)
         except ProtocolError as exc:

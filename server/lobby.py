@@ -98,6 +98,7 @@ class Lobby:
         self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
+        self._tables_pushed_at = float("-inf")  # loop time of the last table-list push
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
 
@@ -343,17 +344,22 @@ class Lobby:
         return {"t": "tables", "tables": [t.info() for t in listed], "total": len(public)}
 
     def tables_changed(self) -> None:
-        """Push the table list to everyone in the lobby, once per loop turn however many changes."""
+        """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
+        once per ``lobby_push_interval`` however many changes (the last push shows the latest list)."""
         if self._tables_dirty:
             return
         self._tables_dirty = True
         try:
-            asyncio.get_running_loop().call_soon(self._push_tables)
+            loop = asyncio.get_running_loop()
         except RuntimeError:
             self._tables_dirty = False
+            return
+        loop.call_later(max(0.0, self._tables_pushed_at + self.config.lobby_push_interval - loop.time()),
+                        self._push_tables)
 
     def _push_tables(self) -> None:
         self._tables_dirty = False
+        self._tables_pushed_at = asyncio.get_running_loop().time()
         for listener in self.table_listeners:
             listener()
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]

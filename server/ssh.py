@@ -28,8 +28,9 @@ import asyncssh
 
 from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
 
+from .access import FAILED_PASSWORD_DELAY
 from .app import Server
-from .config import SSH_AUTH_MODES, ServerConfig
+from .config import ServerConfig
 from .lobby import Lobby, Member, token_hash
 from .local import LocalConnection, LocalLink
 from .ssh_app import SessionApp
@@ -39,7 +40,6 @@ log = logging.getLogger("ono99.ssh")
 
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading it (asyncssh's default: 2 MiB)
-FAILED_PASSWORD_DELAY = 1.0  # seconds, slows down guessing the shared password
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 REMEMBERED_NAMES = 10_000  # keys whose last name is kept, for user names that are shortcuts
@@ -327,9 +327,13 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth in ("any-key", "authorized-keys")
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        allowed = self.front.auth == "any-key" or self.front.key_is_authorized(key, self.address)
-        self._key = key if allowed else None
-        return allowed
+        refusal = self.front.server.access.decide(key.get_fingerprint(), None, self.address)
+        self._key = key if refusal is None else None
+        if refusal is not None and self.conn is not None:
+            # Shown by the client before "Permission denied": the fingerprint to send to the host.
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(f"ONO 99: {refusal}\r\n")
+        return refusal is None
 
     def kbdint_auth_supported(self) -> bool:
         if self.front.auth == "password":
@@ -344,8 +348,7 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth == "password"
 
     async def validate_password(self, username: str, password: str) -> bool:
-        expected = self.front.config.ssh_password or ""
-        if expected and hmac.compare_digest(password.encode(), expected.encode()):
+        if self.front.server.access.decide(None, password, self.address) is None:
             self._key = None
             return True
         await asyncio.sleep(FAILED_PASSWORD_DELAY)
@@ -387,22 +390,13 @@ class SshFront:
     def __init__(self, server: Server, config: ServerConfig | None = None) -> None:
         self.server = server
         self.config = config or server.config
-        if self.config.ssh_auth not in SSH_AUTH_MODES:
-            raise ValueError(f"unknown SSH auth mode {self.config.ssh_auth!r}; one of {', '.join(SSH_AUTH_MODES)}")
-        if self.config.ssh_auth == "password" and not self.config.ssh_password:
-            raise ValueError("the password auth mode needs a password")
-        if self.config.ssh_auth == "authorized-keys" and self.config.ssh_authorized_keys is None:
-            raise ValueError("the authorized-keys auth mode needs an authorized_keys file")
-        self.auth = self.config.ssh_auth
+        self.auth = server.access.mode  # the server's access policy (server/access.py) decides who comes in
         # Files are read here, so a bad path or key fails before anything listens.
         self.host_key = load_or_create_host_key(self.config.ssh_host_key)
         self.fingerprint = self.host_key.get_fingerprint()
         # Tokens derive from the host key: stable as long as the server keeps its key.
         self._identity_secret = hashlib.sha256(b"ono99 ssh identity\0" +
                                                self.host_key.export_private_key("pkcs8-der")).digest()
-        self._authorized: asyncssh.SSHAuthorizedKeys | None = None
-        if self.auth == "authorized-keys":
-            self._authorized = asyncssh.read_authorized_keys(str(self.config.ssh_authorized_keys))
         self.sessions: set[SshSession] = set()
         self.names: dict[str, str] = {}  # key fingerprint -> the name it last played under
         self.connections: set[SshConnection] = set()
@@ -427,6 +421,7 @@ class SshFront:
             x11_forwarding=False, agent_forwarding=False, allow_scp=False,
             login_timeout=config.ssh_login_timeout, keepalive_interval=config.ssh_keepalive,
             keepalive_count_max=3, window=INPUT_WINDOW)
+        self.server.access.ssh_hint = f"ssh -p {self.port} HOST"
 
     # --- limits ------------------------------------------------------------------------------------
     def admit(self, connection: SshConnection) -> str | None:
@@ -450,9 +445,6 @@ class SshFront:
                 del self._per_address[connection.address]
 
     # --- identity ----------------------------------------------------------------------------------
-    def key_is_authorized(self, key: asyncssh.SSHKey, address: str) -> bool:
-        return self._authorized is not None and self._authorized.validate(key, address, address) is not None
-
     def token_for(self, fingerprint: str) -> str:
         """The resume token of the player with this key on this server."""
         digest = hmac.new(self._identity_secret, fingerprint.encode(), hashlib.sha256).digest()
