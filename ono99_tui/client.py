@@ -38,13 +38,17 @@ class Client:
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
-                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99") -> Client:
-        """Open a connection and complete the hello; raises ``ServerError`` if refused."""
+                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
+                      password: str | None = None) -> Client:
+        """Open a connection and complete the hello; raises ``ServerError`` if refused. ``password``
+        is for a server that asks for one."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
         if resume:
             hello["resume"] = resume
+        if password is not None:
+            hello["password"] = password
         await client.send(hello)
         try:
             client.welcome = await client.expect("welcome", timeout=timeout)

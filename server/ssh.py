@@ -7,8 +7,9 @@ clients. The SSH key is the player's identity: their resume token is derived fro
 so the same key gets the same seat back after a dropped connection, and after a server restart.
 Without a key (where the auth mode allows) a player is a guest who picks a name first.
 
-Everything but an interactive session is refused: exec, subsystems (sftp), port forwarding, agent
-and X11 forwarding. A session without a PTY gets a one-line hint and ends.
+Everything but an interactive session is refused: exec (with a one-line reason on stderr),
+subsystems (sftp), port forwarding, agent and X11 forwarding. A session without a PTY gets a
+one-line hint and ends.
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.chan: asyncssh.SSHServerChannel[bytes] | None = None
         self.term_type: str | None = None
         self.term_size = (0, 0)
+        self.command: str | None = None  # an exec request: answered with a reason, never run
         self.terminal: ChannelTerminal | None = None
         self.app: SessionApp | None = None
         self.task: asyncio.Task[None] | None = None
@@ -167,8 +169,11 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return True
 
     def exec_requested(self, command: str) -> bool:
+        # Accepted only to say why on stderr (a refused request shows just "exec request failed");
+        # nothing is run: session_started answers and ends the session.
         log.info("ssh %s: refused exec", self.owner.address)
-        return False
+        self.command = command
+        return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
         log.info("ssh %s: refused subsystem %r", self.owner.address, subsystem[:32])
@@ -177,10 +182,16 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def session_started(self) -> None:
         chan = self.chan
         assert chan is not None
+        port = self.front.port
+        if self.command is not None:
+            chan.write_stderr(f"ONO 99 runs no commands, it is a game: play with 'ssh -t -p {port} HOST'.\r\n"
+                              .encode())
+            chan.exit(1)
+            self.owner.close_soon()
+            return
         if self.term_type is None:
-            port = self.front.port
-            chan.write(f"ONO 99 is played in a terminal: connect from one with 'ssh -t -p {port} HOST'.\r\n"
-                       .encode())
+            chan.write(f"ONO 99 is played in a terminal: connect from one with 'ssh -t -p {port} HOST' "
+                       "('ssh -tt' when your input is not a terminal).\r\n".encode())
             chan.exit(1)
             self.owner.close_soon()
             return

@@ -93,6 +93,7 @@ class Table:
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
+    _finish_unannounced: bool = False  # the game is over; the table says so after its last state
     bot_rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
@@ -344,6 +345,9 @@ class Table:
         if self._unsent_events and self.game is not None:
             events, self._unsent_events = self._unsent_events, []
             self._broadcast_state(events)
+        if self._finish_unannounced:  # the game's last state is out: now the table is "finished"
+            self._finish_unannounced = False
+            self.changed()
 
     def _finish(self) -> None:
         game = self.game
@@ -356,7 +360,7 @@ class Table:
         results = [(s.name, i == game.outcome.winner) for i, s in enumerate(self.seats) if s.kind == "human"]
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
-        self.changed()
+        self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
 
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:
