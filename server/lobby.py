@@ -206,7 +206,7 @@ class Lobby:
         bots = message.get("bots", 0)
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots")
-        name = check_name(message.get("name") or f"{member.name}'s table", "table name", MAX_TABLE_NAME)
+        name = check_name(message.get("name", f"{member.name}'s table"), "table name", MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
         table = Table(self, self._take_table_id(), name, options, seats, member.name,
