@@ -326,3 +326,71 @@ async def test_a_games_last_state_comes_before_its_table_marked_finished(tmp_pat
         first_finished = min(i for i, (kind, status) in enumerate(kinds) if kind == "table" and status == "finished")
         assert last_state < first_finished, kinds[-4:]
 
+
+
+# --- docs/protocol.md, point by point -----------------------------------------------------------------
+async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path):
+    """§2: no text `t` → bad_message, unknown `t` → unknown_type, a bad field → bad_field, and only
+    then a valid message other than hello → hello_first."""
+    async with running_server(tmp_path) as h:
+        raw = await h.raw()
+        codes = []
+        for message in ({"type": "ping"}, {"t": "fly"}, {"t": "sit", "seat": "x"}, {"t": "ping"}):
+            await raw.send(message)
+            codes.append((await raw.error())["code"])
+        assert codes == ["bad_message", "unknown_type", "bad_field", "hello_first"]
+
+
+async def test_refused_requests_leave_you_where_you_were(tmp_path):
+    """§4: a refused join, spectate or create_table changes nothing (said once, and true)."""
+    async with running_server(tmp_path) as h:
+        ann, bo = await h.connect("ann"), await h.connect("bo")
+        table_a = await create_table(ann, seats=2)
+        assert await join(bo, table_a) == 1
+        table = h.server.lobby.tables[table_a]
+        bo_member = h.server.lobby.members["bo"]
+        for message, code in (({"t": "spectate", "table": 999}, "no_table"),
+                              ({"t": "create_table", "name": ""}, "bad_name"),
+                              ({"t": "create_table", "seats": 7}, "bad_options"),
+                              ({"t": "join", "code": "NOSUCH"}, "no_table")):
+            await bo.send(message)
+            assert (await bo.error())["code"] == code
+            assert table.seats[1].member is bo_member and bo_member.table is table
+
+
+async def test_which_error_answers_when_several_apply(tmp_path):
+    """§4's order of checks: a full table during a game → game_running; a full waiting table →
+    table_full; a seated player asking for a taken seat during a game → seat_taken; a spectator
+    sitting down during a game → game_running."""
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        ann, bo, cy = await h.connect("ann"), await h.connect("bo"), await h.connect("cy")
+        waiting = await create_table(ann, seats=2, bots=1)
+        await bo.send({"t": "join", "table": waiting})
+        assert (await bo.error())["code"] == "table_full"
+        playing = await create_table(bo, seats=3, bots=1)
+        await join(cy, playing)
+        await bo.send({"t": "start"})
+        await bo.expect("state")
+        await ann.send({"t": "join", "table": playing})
+        assert (await ann.error())["code"] == "game_running"
+        await cy.send({"t": "sit", "seat": 0})
+        assert (await cy.error())["code"] == "seat_taken"
+        await ann.send({"t": "spectate", "table": playing})
+        await ann.expect("table", where=lambda m: m["table"]["id"] == playing)
+        await ann.send({"t": "sit", "seat": 2})
+        assert (await ann.error())["code"] == "game_running"
+
+
+async def test_stand_is_answered_by_table_then_state(tmp_path):
+    """§5: after `stand`, the table update, then the state (a spectator's view)."""
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        ann = await h.connect("ann")
+        await create_table(ann, seats=2, bots=1)
+        await ann.request({"t": "start"}, "state")
+        mark = len(ann.received)
+        await ann.send({"t": "stand"})
+        await ann.expect("state", where=lambda m: m["view"]["seat"] is None)
+        after = ann.received[mark:]
+        standing = next(i for i, m in enumerate(after) if m["t"] == "table" and m["table"]["you"] is None)
+        watching = next(i for i, m in enumerate(after) if m["t"] == "state" and m["view"]["seat"] is None)
+        assert standing < watching
