@@ -277,7 +277,7 @@ async def test_a_client_that_never_reads_is_dropped_and_the_table_plays_on(tmp_p
             assert ran_ahead, "the table waited for the stuck client"
             assert connection.closed
             assert "stuck" not in h.server.lobby.members and member not in table.spectators
-            assert "(client too slow)" in caplog.text or "not taking its data" in caplog.text
+            assert any(why in caplog.text for why in ("(client too slow)", "not taking its data", "took none of its data"))
             # the players go on: one more game after the drop
             await alice.send({"t": "rematch"})
             logs = await play_all([alice, bob], seed=99)
@@ -395,7 +395,7 @@ async def flood(c: TestClient, name: str, rng: random.Random) -> None:
     await c.expect("welcome")
     await c.send_raw(encode({"t": "ping"}) * 3000)
     messages = await until_closed(c)
-    # one rate_limited per run of refusals (a slow read can let the bucket refill in between)
+    # a rate_limited for each refused ping, until the 21st refusal in a row closes the connection
     assert {m["code"] for m in messages if m["t"] == "error"} == {"rate_limited"}
     assert messages[-1] == {"t": "bye", "reason": "too many messages"}
 
@@ -418,7 +418,7 @@ async def test_hostile_connections_get_errors_and_never_disturb_a_running_game(t
     the players saw; afterwards the players' connections still work."""
     caplog.set_level(logging.INFO, logger="ono99")
     async with running_server(tmp_path, bot_delay=0.002, messages_per_second=200.0, message_burst=400,
-                              max_connections_per_address=64) as h:
+                              max_connections_per_address=64, max_waiting_hellos_per_address=64) as h:
         alice = await h.connect("alice")
         bob = await h.connect("bob")
         table_id = await create_table(alice, seats=4, bots=2)
