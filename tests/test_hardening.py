@@ -394,3 +394,18 @@ async def test_stand_is_answered_by_table_then_state(tmp_path):
         standing = next(i for i, m in enumerate(after) if m["t"] == "table" and m["table"]["you"] is None)
         watching = next(i for i, m in enumerate(after) if m["t"] == "state" and m["view"]["seat"] is None)
         assert standing < watching
+
+
+def test_every_flag_of_serve_has_help_text_and_connect_takes_a_password():
+    import argparse
+
+    from ono99_tui.cli import build_parser
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    serve = subparsers.choices["serve"]
+    silent = [a.option_strings for a in serve._actions if a.option_strings and not a.help]
+    assert not silent
+    assert parser.parse_args(["connect", "h", "--password", "pw"]).password == "pw"
+    assert parser.parse_args(["connect", "h", "--password"]).password == ""  # asked for, not on the command line
+    assert parser.parse_args(["serve", "--auth", "password", "--password", "pw"]).ssh_password == "pw"
