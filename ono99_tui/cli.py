@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "said hello yet have a budget of their own)")
     serve.add_argument("--max-per-address", type=int, default=32,
                        help="TCP connections at once from one address (default 32)")
+    serve.add_argument("--max-waiting-per-address", type=int, default=None,
+                       help="TCP connections from one address that have not said hello yet (default 8; they have "
+                            "a budget of their own, 256 in all, apart from the players' places)")
     serve.add_argument("--max-tables-per-player", type=int, default=3,
                        help="tables one player may host at once (default 3)")
     serve.add_argument("--messages-per-second", type=float, default=None,

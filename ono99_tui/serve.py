@@ -10,7 +10,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
 
@@ -163,14 +163,17 @@ def run_serve(args: argparse.Namespace) -> int:
         print("ono99 serve: --auth password needs --password (or $ONO99_PASSWORD)", file=sys.stderr)
         return 2
     db_path = args.db or default_db_path()
-    rate = {} if args.messages_per_second is None else {  # bursts of twice the rate, as the defaults
+    overrides: dict[str, Any] = {} if args.messages_per_second is None else {  # bursts of twice the rate
         "messages_per_second": args.messages_per_second, "message_burst": max(1, int(args.messages_per_second * 2))}
+    if args.max_waiting_per_address is not None:  # a load test from one address, say
+        overrides["max_waiting_hellos_per_address"] = args.max_waiting_per_address
+        overrides["max_waiting_hellos"] = max(ServerConfig().max_waiting_hellos, args.max_waiting_per_address)
     config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
-                          **rate,
+                          **overrides,
                           ssh_port=ssh_port or None, ssh_host_key=host_key_path_for(db_path), ssh_auth=mode,
                           ssh_authorized_keys=authorized_keys, ssh_password=password,
                           ssh_login_timeout=args.ssh_login_timeout, ssh_idle_timeout=args.ssh_idle_timeout,
