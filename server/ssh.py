@@ -304,6 +304,7 @@ class SshConnection(asyncssh.SSHServer):
         self.fingerprint: str | None = None
         self.session: SshSession | None = None
         self._key: asyncssh.SSHKey | None = None
+        self._told: set[str] = set()  # fingerprints of refused keys the client was told about
         self._close_handle: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -338,9 +339,11 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth in ("any-key", "authorized-keys")
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        refusal = self.front.server.access.decide(key.get_fingerprint(), None, self.address)
+        fingerprint = key.get_fingerprint()
+        refusal = self.front.server.access.decide(fingerprint, None, self.address)
         self._key = key if refusal is None else None
-        if refusal is not None and self.conn is not None:
+        if refusal is not None and self.conn is not None and fingerprint not in self._told:
+            self._told.add(fingerprint)  # a client asks about a key before it signs with it: say it once
             # Shown by the client before "Permission denied": the fingerprint to send to the host.
             with contextlib.suppress(Exception):
                 self.conn.send_auth_banner(f"ONO 99: {refusal}\r\n")

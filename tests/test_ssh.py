@@ -562,7 +562,8 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
         with pytest.raises(asyncssh.PermissionDenied):  # a refused key is told its fingerprint, for the host
             await asyncssh.connect("127.0.0.1", rig.front.port, username="eve", client_keys=[other], known_hosts=None,
                                    agent_path=None, config=[], client_factory=Listening)
-        assert any(other.get_fingerprint() in b and "send this fingerprint" in b for b in banners), banners
+        told = [b for b in banners if other.get_fingerprint() in b and "send this fingerprint" in b]
+        assert len(told) == 1, banners
     finally:
         await rig.close()
     rig = await start_rig(tmp_path, ssh_auth="password", ssh_password="open sesame")
