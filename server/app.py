@@ -72,6 +72,7 @@ class Server:
             why, making_room = self.waiting.admit(address)
             if making_room is not None:
                 log.info("%s: dropped before its hello, to make room", making_room.peer)
+                self.connections.discard(making_room)  # it takes no place from now on
                 making_room.close("too many connections waiting to say hello: say hello at once after connecting")
         if why is not None:
             log.warning("refused %s: %s", connection.peer, why)

@@ -52,5 +52,7 @@ class ServerConfig:
     ssh_keepalive: float = 30.0  # seconds between keepalives; 3 unanswered close the connection
     ssh_max_sessions: int = 300
     ssh_max_sessions_per_address: int = 8
+    ssh_max_waiting_logins: int = 64  # connections still logging in: a budget apart from the sessions' places
+    ssh_max_waiting_logins_per_address: int = 4
     ssh_input_bytes_per_second: float = 1024.0  # typing and clicks use a fraction; a paste flood waits
     ssh_input_burst: int = 4096

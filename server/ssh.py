@@ -32,6 +32,7 @@ from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
 from .access import FAILED_PASSWORD_DELAY
 from .app import Server
 from .config import ServerConfig
+from .limits import HelloQueue
 from .lobby import Lobby, Member, token_hash
 from .local import LocalConnection, LocalLink
 from .ssh_app import SessionApp
@@ -370,6 +371,7 @@ class SshConnection(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         self.fingerprint = self._key.get_fingerprint() if self._key is not None else None
+        self.front.logged_in(self)
         # A connection holds a slot: it has the login timeout again to open its session.
         self.close_soon(self.front.config.ssh_login_timeout)
 
@@ -417,6 +419,9 @@ class SshFront:
         self.task_factory: Any = None
         self.closing = False
         self._per_address: Counter[str] = Counter()
+        # Connections still logging in have a budget of their own: they never take a player's place.
+        self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh_max_waiting_logins,
+                                                             self.config.ssh_max_waiting_logins_per_address)
         self._listener: asyncssh.SSHAcceptor | None = None
 
     @property
@@ -443,15 +448,27 @@ class SshFront:
         config = self.config
         if self.closing:
             return "the server is shutting down"
-        if len(self.connections) >= config.ssh_max_sessions:
+        if len(self.connections) - len(self.waiting) >= config.ssh_max_sessions:
             return "the server is full; try again later"
         if self._per_address[connection.address] >= config.ssh_max_sessions_per_address:
             return f"too many sessions from {connection.address}"
+        why, making_room = self.waiting.admit(connection.address)
+        if why is not None:
+            return why
+        if making_room is not None and making_room.conn is not None:
+            log.info("ssh %s: dropped while logging in, to make room", making_room.address)
+            self.release(making_room)  # its place is free now, not once its connection is gone
+            making_room.conn.abort()
         self.connections.add(connection)
+        self.waiting.add(connection, connection.address)
         self._per_address[connection.address] += 1
         return None
 
+    def logged_in(self, connection: SshConnection) -> None:
+        self.waiting.remove(connection)
+
     def release(self, connection: SshConnection) -> None:
+        self.waiting.remove(connection)
         if connection in self.connections:
             self.connections.discard(connection)
             self._per_address[connection.address] -= 1

@@ -541,6 +541,30 @@ async def test_limits_per_address_idle_and_login(tmp_path: Path) -> None:
         await rig.close()
 
 
+async def test_connections_that_never_log_in_from_many_addresses_never_keep_a_player_out(tmp_path: Path) -> None:
+    """40 TCP connections to the SSH port from 20 addresses (127.0.0.10 to .29) say nothing, on a
+    front with room for 10 sessions and a login timeout far longer than the test. Tried: they hold
+    at most their own budget (6 logging in, 2 per address), and a player still logs in and reaches
+    the lobby."""
+    rig = await start_rig(tmp_path, ssh_max_sessions=10, ssh_max_waiting_logins=6,
+                          ssh_max_waiting_logins_per_address=2, ssh_login_timeout=120.0)
+    silent: list[asyncio.StreamWriter] = []
+    try:
+        for i in range(40):
+            address = f"127.0.0.{10 + i % 20}"
+            _, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, local_addr=(address, 0))
+            silent.append(writer)
+        await until(lambda: len(rig.front.waiting) == 6, "the budget of connections logging in to be full")
+        player = await Player.connect(rig, "ada")
+        await player.until_screen(LobbyScreen, "the lobby, beside 40 silent connections")
+        assert len(rig.front.waiting) <= 6
+        await player.close()
+    finally:
+        for writer in silent:
+            writer.close()
+        await rig.close()
+
+
 async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
     allowed, other = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
     keys_file = tmp_path / "authorized_keys"
