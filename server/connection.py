@@ -197,7 +197,9 @@ class Connection:
                             break
                     if self._refused is not None:  # refused at the door: answered after a pause, then closed
                         await asyncio.sleep(FAILED_PASSWORD_DELAY)
-                        raise self._refused
+                        self.error(self._refused.code, self._refused.reason, "hello")
+                        self.close(self._refused.reason)
+                        break
                 except ProtocolError as exc:  # framing: the stream cannot be trusted any more
                     log.info("%s: %s: %s, closing", self.peer, exc.code, exc.reason)
                     self.error(exc.code, exc.reason)

@@ -1,9 +1,10 @@
-"""docs/protocol.md is a contract: its example conversation (section 13) is read out of the
-document and run against a real server. Each `C→S` line is sent as written; each `S→C` line must
-match the next message received, field by field (a map written with `…` may have more fields;
-`OPTS` is the options map), the resume token aside, which is random. A line `… … …` between
-messages skips messages; meanwhile the client plays as the text says: the first card it may play.
-The server deals from the seed the example was taken with."""
+"""docs/protocol.md is a contract: its example conversations (sections 3 and 13) are read out of
+the document and run against a real server, configured as the text before each says. Each `C→S`
+line is sent as written; each `S→C` line must match the next message received, field by field (a
+map written with `…` may have more fields; `OPTS` is the options map), the resume token aside,
+which is random. A line `… … …` between messages skips messages; meanwhile the client plays as the
+text says: the first card it may play. A line `… … connects again …` opens a new connection. The
+server deals from the seed the example was taken with."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
+
 from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
 
 DOC = ROOT / "docs" / "protocol.md"
@@ -21,11 +24,31 @@ MORE = "…"  # in a map: fields left out; between messages: messages left out
 ANY = object()
 
 
-def example_lines(doc: Path = DOC) -> list[str]:
+# Each example's section, and the server it runs against (as its text says).
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "## 3. Connection life cycle": {"ssh_auth": "password", "ssh_password": "open sesame"},
+    "## 13. Example": {},
+}
+
+
+def example_lines(heading: str, doc: Path = DOC) -> list[str]:
+    """The lines of the first `text` block after ``heading``, which must be in that section."""
     text = doc.read_text(encoding="utf-8")
-    section = text[text.index("## 13. Example"):]
+    section = text[text.index(heading):]
     start = section.index("```text\n") + len("```text\n")
+    assert "\n## " not in section[:start], f"no example in {heading}"
     return section[start:section.index("```", start)].splitlines()
+
+
+def test_every_conversation_in_the_document_is_run():
+    text = DOC.read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    with_examples = []
+    for heading, after in zip(headings, [*headings[1:], None], strict=True):
+        body = text[text.index(heading):text.index(after) if after else len(text)]
+        if "C→S {" in body:
+            with_examples.append(heading)
+    assert with_examples == list(EXAMPLES)
 
 
 def entries(lines: list[str]) -> list[tuple[str, str]]:
@@ -70,19 +93,21 @@ def matches(expected: Any, actual: Any) -> bool:
     return type(expected) is type(actual) and expected == actual
 
 
-def test_the_example_is_read_whole_from_the_document():
-    found = entries(example_lines())
+def test_the_examples_are_read_whole_from_the_document():
+    found = entries(example_lines("## 13. Example"))
     kinds = [k for k, _ in found]
     assert kinds.count("C→S") >= 5 and kinds.count("S→C") >= 20 and kinds.count("skip") == 1
-    for kind, text in found:
-        if kind != "skip":
-            assert isinstance(pattern(text), dict), text
+    for heading in EXAMPLES:
+        for kind, text in entries(example_lines(heading)):
+            if kind != "skip":
+                assert isinstance(pattern(text), dict), text
 
 
-async def test_the_example_conversation_runs_against_a_server(tmp_path):
-    script = entries(example_lines())
+@pytest.mark.parametrize("heading", list(EXAMPLES))
+async def test_the_example_conversation_runs_against_a_server(tmp_path, heading):
+    script = entries(example_lines(heading))
     with mock.patch("server.table.secrets.randbits", return_value=EXAMPLE_SEED):
-        async with running_server(tmp_path, db_path=None) as h:
+        async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
             client = await h.raw()
             acted: set[int] = set()
             skipping = False
@@ -96,6 +121,9 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path):
                     await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
 
             for step, (kind, text) in enumerate(script):
+                if kind == "skip" and "connects again" in text:
+                    client = await h.raw()
+                    continue
                 if kind == "skip":
                     skipping = True
                     await play_on(last)  # the message just before may already be its turn
