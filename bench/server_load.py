@@ -453,7 +453,8 @@ def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespac
         cmd += ["-m", "cProfile", "-o", str(Path(args.profile) / f"server-{tag}.prof")]
     cmd += ["-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(port), "--db", str(workdir / "load.db"),
             "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address", str(clients + 100),
-            "--max-connections", str(clients + 100), "--messages-per-second", "1000",
+            "--max-connections", str(clients + 100), "--max-waiting-per-address", str(clients + 100),
+            "--messages-per-second", "1000",
             "--ssh-port", "0", "--log-level", args.server_log_level]
     out = open(workdir / "server.out", "wb")  # noqa: SIM115 (kept open for the process's lifetime)
     err = open(workdir / "server.err", "wb")  # noqa: SIM115

@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     connect.add_argument("--data-dir", type=Path, default=None,
                          help="where your key (id_ed25519, your identity on every server) is kept "
                               "(default: $ONO99_DATA_DIR, else the user data directory)")
+    connect.add_argument("--password", nargs="?", const="", default=None, metavar="PASSWORD",
+                         help="for a server that asks for a password: --password alone asks for it (or set "
+                              "$ONO99_PASSWORD), which keeps it out of the process list")
 
     replay_cmd = sub.add_parser("replay", help="step through a recorded game: ono99 replay FILE.jsonl",
                                 description="Step through a game record with the table screen.")
@@ -85,16 +88,20 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Host an ONO 99 server: a lobby with tables that clients join "
                                        "with 'ono99 connect HOST', or with plain 'ssh -p 2222 HOST'.")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT,
+                       help=f"TCP port for 'ono99 connect' (default {DEFAULT_PORT}; 0 turns TCP off)")
     serve.add_argument("--ssh-port", type=int, default=None,
                        help=f"SSH port: players join with 'ssh -p PORT HOST', nothing to install "
                             f"(default {DEFAULT_SSH_PORT}; 0 turns SSH off)")
-    serve.add_argument("--ssh-auth", nargs="+", default=["any-key"], metavar=("MODE", "PATH"),
-                       help="who may come in over SSH: 'any-key' (default: any key, whose fingerprint is the "
-                            "player's identity; without a key, a guest), 'authorized-keys PATH' (only the keys "
-                            "of that authorized_keys file), or 'password' (a shared password)")
-    serve.add_argument("--ssh-password", default=None,
-                       help="the shared password of --ssh-auth password (default: $ONO99_SSH_PASSWORD)")
+    serve.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
+                       metavar=("MODE", "PATH"),
+                       help="who may come in, over TCP and SSH alike: 'any-key' (default: anyone; over SSH a key's "
+                            "fingerprint is the player's identity, without a key a guest), 'authorized-keys PATH' "
+                            "(only the keys of that authorized_keys file: SSH players with a listed key), or "
+                            "'password' (a shared password)")
+    serve.add_argument("--password", "--ssh-password", dest="ssh_password", default=None,
+                       help="the shared password of --auth password (default: $ONO99_PASSWORD, or "
+                            "$ONO99_SSH_PASSWORD; the environment keeps it out of the process list)")
     serve.add_argument("--ssh-login-timeout", type=float, default=30.0,
                        help="seconds an SSH client has to log in (default 30)")
     serve.add_argument("--ssh-idle-timeout", type=float, default=900.0,
@@ -115,11 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds a dropped player's seat waits for them (default 120)")
     serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
     serve.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
-    serve.add_argument("--max-connections", type=int, default=2000)
-    serve.add_argument("--max-per-address", type=int, default=32, help="connections allowed from one address")
-    serve.add_argument("--max-tables-per-player", type=int, default=3)
-    serve.add_argument("--messages-per-second", type=float, default=20.0)
-    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--max-connections", type=int, default=2000,
+                       help="players connected at once, TCP and SSH (default 2000; connections that have not "
+                            "said hello yet have a budget of their own)")
+    serve.add_argument("--max-per-address", type=int, default=32,
+                       help="TCP connections at once from one address (default 32)")
+    serve.add_argument("--max-waiting-per-address", type=int, default=None,
+                       help="TCP connections from one address that have not said hello yet (default 8; they have "
+                            "a budget of their own, 256 in all, apart from the players' places)")
+    serve.add_argument("--max-tables-per-player", type=int, default=3,
+                       help="tables one player may host at once (default 3)")
+    serve.add_argument("--messages-per-second", type=float, default=None,
+                       help="messages one connection may send each second, in bursts of twice as many "
+                            "(default 50); over it messages are refused, a flood is dropped")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                       help="how much the server logs on stderr (default info)")
     return parser
 
 
@@ -129,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in (None, "play"):
         return run_play(getattr(args, "name", "You"), getattr(args, "bot_delay", 0.8))
     if args.command == "connect":
-        return run_connect(args.address, args.name, args.data_dir)
+        return run_connect(args.address, args.name, args.data_dir, args.password)
     if args.command == "replay":
         return run_replay(args.file, args.line)
     if args.command == "simulate":
@@ -156,8 +173,10 @@ def run_play(name: str, bot_delay: float) -> int:
     return app.exit_code
 
 
-def run_connect(address: str | None, name: str | None, data_dir: Path | None = None) -> int:
+def run_connect(address: str | None, name: str | None, data_dir: Path | None = None,
+                password: str | None = None) -> int:
     import getpass
+    import os
 
     from .client import parse_address
     from .identity import Identity, remember_name, remembered_name
@@ -186,7 +205,10 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
             name = getpass.getuser()[:20] or "Player"
         except Exception:
             name = "Player"
-    app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity)
+    if password == "":  # --password without a value
+        password = os.environ.get("ONO99_PASSWORD") or getpass.getpass("password for the server: ")
+    app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
+                   password=password)
     app.run()
     return app.exit_code
 

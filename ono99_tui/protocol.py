@@ -30,6 +30,7 @@ HEADER = struct.Struct(">I")
 MAX_NAME = 20
 MAX_CHAT = 300
 MAX_TABLE_NAME = 40
+MAX_WIRE_INT = 2**31 - 1  # the largest table id, action version or ping number a client may send
 MAX_PUBLIC_KEY = 1024  # characters of an OpenSSH public key line in hello.key
 NONCE_BYTES = 32
 # Signed by a client to prove it holds its key: this text, a zero byte, then the server's nonce.
@@ -93,13 +94,28 @@ def _refuse_ext(code: int, data: bytes) -> Any:
     raise ValueError("msgpack ext types are not part of the protocol")
 
 
+class _NonTextKey(ValueError):
+    pass
+
+
+def _text_keys_only(value: dict[Any, Any]) -> dict[Any, Any]:
+    """Every map, at any depth, has text keys only: one rule for integer, binary and other keys."""
+    for key in value:
+        if type(key) is not str:
+            raise _NonTextKey(f"a map key is {type(key).__name__}, not text")
+    return value
+
+
 def decode_payload(payload: bytes) -> dict[str, Any]:
     try:
-        message = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True,
+        message = msgpack.unpackb(payload, raw=False, strict_map_key=False, use_list=True,
                                   max_str_len=MAX_FRAME, max_bin_len=MAX_FRAME,
-                                  max_array_len=4096, max_map_len=256, max_ext_len=0, ext_hook=_refuse_ext)
+                                  max_array_len=4096, max_map_len=256, max_ext_len=0, ext_hook=_refuse_ext,
+                                  object_hook=_text_keys_only)
     except (msgpack.StackError, RecursionError):
         raise ProtocolError("bad_frame", "message nested too deeply", fatal=True) from None
+    except _NonTextKey as exc:
+        raise ProtocolError("bad_frame", f"not a valid message: {exc}", fatal=True) from None
     except Exception as exc:  # msgpack raises several types for corrupt input
         raise ProtocolError("bad_frame", f"not valid msgpack: {type(exc).__name__}", fatal=True) from None
     if not isinstance(message, dict):
@@ -153,7 +169,7 @@ SCOPES = ("table", "lobby")
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
               "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
-              "key": Field(str, False, _max_len(MAX_PUBLIC_KEY))},
+              "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256))},
     "prove": {"signature": Field(bytes, check=_max_len(1024))},
     "list_tables": {},
     "create_table": {
@@ -167,9 +183,9 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "private": Field(bool, False),
         "start": Field(bool, False),
     },
-    "join": {"table": Field(int, False), "code": Field(str, False, _max_len(16)),
+    "join": {"table": Field(int, False, _range(0, MAX_WIRE_INT)), "code": Field(str, False, _max_len(16)),
              "seat": Field(int, False, _range(0, 7))},
-    "spectate": {"table": Field(int, False), "code": Field(str, False, _max_len(16))},
+    "spectate": {"table": Field(int, False, _range(0, MAX_WIRE_INT)), "code": Field(str, False, _max_len(16))},
     "sit": {"seat": Field(int, check=_range(0, 7))},
     "stand": {},
     "leave": {},
@@ -178,10 +194,10 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "kick": {"seat": Field(int, check=_range(0, 7))},
     "start": {},
     "rematch": {},
-    "act": {"action": Field(str, check=_max_len(16)), "version": Field(int)},
+    "act": {"action": Field(str, check=_max_len(16)), "version": Field(int, check=_range(0, MAX_WIRE_INT))},
     "chat": {"text": Field(str, check=_max_len(MAX_CHAT * 4)), "scope": Field(str, False, _one_of(*SCOPES))},
     "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980")), "follow": Field(bool, False)},
-    "ping": {"n": Field(int, False)},
+    "ping": {"n": Field(int, False, _range(0, MAX_WIRE_INT))},
 }
 
 # Server to client (validated by clients; listed here so the document and the code agree).

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
 
 if TYPE_CHECKING:
+    from server.access import AccessPolicy
     from server.advertiser import Advertiser
 
 
@@ -30,13 +32,35 @@ def _join_hint(host: str, port: int) -> str:
     return f"ono99 connect {_shown_host(host)}:{port}"
 
 
+def _tcp_policy(access: AccessPolicy) -> str:
+    """What the access policy means for TCP clients, for the banner."""
+    if access.mode == "authorized-keys":
+        return access.describe() + " (ono99 connect proves its own key)"
+    if access.mode == "password":
+        return "password required (ono99 connect HOST --password)"
+    return access.describe()
+
+
+def _ssh_policy(access: AccessPolicy) -> str:
+    if access.mode == "any-key":
+        return "open to anyone: a key is the player's identity, players without one are guests"
+    return access.describe()
+
+
 async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     """Run until SIGINT or SIGTERM. Without ``ssh_required`` (the SSH port was not chosen), a busy
     SSH port only turns SSH off."""
-    from server.advertiser import Advertiser
+    from server.advertiser import Advertiser, interface_plan
     from server.ssh import SshFront
 
-    server = Server(config)
+    if config.port is None and config.ssh_port is None:
+        print("ono99 serve: both TCP (--port 0) and SSH (--ssh-port 0) are off: nobody could join", file=sys.stderr)
+        return 2
+    try:
+        server = Server(config)
+    except (OSError, ValueError) as exc:  # the access policy: an authorized_keys file missing or wrong
+        print(f"ono99 serve: {exc}", file=sys.stderr)
+        return 2
     try:
         await server.start()
     except OSError as exc:
@@ -64,20 +88,30 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
                   "without SSH (choose one with --ssh-port)", file=sys.stderr, flush=True)
             front = None
     advertiser: Advertiser | None = None
-    if config.advertise:
+    if config.advertise and server.listening:  # the record gives the TCP port: nothing to announce without it
         advertiser = Advertiser(server, front.port if front is not None else None)
         advertising = asyncio.create_task(_advertise(advertiser))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    where = f"{config.host}:{server.port}"
-    print(f"ONO 99 server {config.name!r} listening on {where} (protocol over TCP)", flush=True)
-    print(f"  join with: {_join_hint(config.host, server.port)}", flush=True)
+    access = server.access
+    if server.listening:
+        where = f"{config.host}:{server.port}"
+        print(f"ONO 99 server {config.name!r} listening on {where} (protocol over TCP)", flush=True)
+        print(f"  tcp: {_tcp_policy(access)}", flush=True)
+        print(f"  join with: {_join_hint(config.host, server.port)}", flush=True)
+    else:
+        print(f"ONO 99 server {config.name!r}: TCP is off (--port 0)", flush=True)
     if front is not None:
         host = config.ssh_host if config.ssh_host is not None else config.host
-        print(f"  ssh: port {front.port} ({config.ssh_auth}), host key {front.fingerprint}", flush=True)
+        print(f"  ssh: port {front.port} ({config.ssh_auth}: {_ssh_policy(access)}), host key {front.fingerprint}",
+              flush=True)
         print(f"  play with: ssh -p {front.port} {_shown_host(host)}", flush=True)
+    else:
+        print("  ssh: off", flush=True)
+    with contextlib.suppress(OSError, ValueError):
+        print(f"  this machine's addresses: {', '.join(interface_plan(config.host)[2])}", flush=True)
     if advertiser is not None:
         print(f"  LAN: announced on {advertiser.where} as {config.name!r} "
               "('ono99 connect' lists it; --no-advertise to stop)", flush=True)
@@ -119,22 +153,27 @@ def run_serve(args: argparse.Namespace) -> int:
     ssh_port = DEFAULT_SSH_PORT if args.ssh_port is None else args.ssh_port
     mode, *auth_args = args.ssh_auth
     authorized_keys: Path | None = None
-    password = args.ssh_password or os.environ.get("ONO99_SSH_PASSWORD") or None
+    password = args.ssh_password or os.environ.get("ONO99_PASSWORD") or os.environ.get("ONO99_SSH_PASSWORD") or None
     if mode == "authorized-keys" and len(auth_args) == 1:
         authorized_keys = Path(auth_args[0])
     elif mode not in ("any-key", "password") or auth_args:
-        print("ono99 serve: --ssh-auth takes 'any-key', 'authorized-keys PATH' or 'password'", file=sys.stderr)
+        print("ono99 serve: --auth takes 'any-key', 'authorized-keys PATH' or 'password'", file=sys.stderr)
         return 2
     if mode == "password" and not password:
-        print("ono99 serve: --ssh-auth password needs --ssh-password (or $ONO99_SSH_PASSWORD)", file=sys.stderr)
+        print("ono99 serve: --auth password needs --password (or $ONO99_PASSWORD)", file=sys.stderr)
         return 2
     db_path = args.db or default_db_path()
-    config = ServerConfig(host=args.host, port=args.port, name=args.name, db_path=db_path,
+    overrides: dict[str, Any] = {} if args.messages_per_second is None else {  # bursts of twice the rate
+        "messages_per_second": args.messages_per_second, "message_burst": max(1, int(args.messages_per_second * 2))}
+    if args.max_waiting_per_address is not None:  # a load test from one address, say
+        overrides["max_waiting_hellos_per_address"] = args.max_waiting_per_address
+        overrides["max_waiting_hellos"] = max(ServerConfig().max_waiting_hellos, args.max_waiting_per_address)
+    config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
-                          messages_per_second=args.messages_per_second,
+                          **overrides,
                           ssh_port=ssh_port or None, ssh_host_key=host_key_path_for(db_path), ssh_auth=mode,
                           ssh_authorized_keys=authorized_keys, ssh_password=password,
                           ssh_login_timeout=args.ssh_login_timeout, ssh_idle_timeout=args.ssh_idle_timeout,

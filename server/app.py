@@ -7,8 +7,10 @@ import contextlib
 import logging
 from collections import Counter
 
+from .access import AccessPolicy
 from .config import ServerConfig
 from .connection import Connection
+from .limits import HelloQueue
 from .lobby import Lobby
 from .storage import Storage
 
@@ -20,10 +22,13 @@ class Server:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
+        self.access = AccessPolicy.from_config(self.config)  # who may come in, by every listener
         self.storage = Storage(self.config.db_path) if self.config.db_path is not None else None
         self.lobby = Lobby(self.config, self.storage)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
+        self.waiting: HelloQueue[Connection] = HelloQueue(self.config.max_waiting_hellos,
+                                                          self.config.max_waiting_hellos_per_address)
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
@@ -32,22 +37,44 @@ class Server:
     @property
     def port(self) -> int:
         """The TCP port actually bound (useful with port 0)."""
-        assert self._server is not None and self._server.sockets
+        assert self._server is not None and self._server.sockets, "no TCP listener"
         return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def listening(self) -> bool:
+        """Whether the TCP listener is on (``config.port`` None turns it off)."""
+        return self._server is not None
 
     async def start(self) -> None:
         self.restored_tables = self.lobby.restore()
-        self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port,
-                                                  limit=64 * 1024)
+        if self.config.port is not None:
+            self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port,
+                                                      limit=64 * 1024)
+
+    def players_full(self) -> bool:
+        """Every place for a player is taken (connections that have not said hello do not count)."""
+        return len(self.connections) - len(self.waiting) >= self.config.max_connections
+
+    def said_hello(self, connection: Connection) -> None:
+        self.waiting.remove(connection)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = Connection(self, reader, writer)
         address = connection.address
-        if self._closing or len(self.connections) >= self.config.max_connections \
-                or self._per_address[address] >= self.config.max_connections_per_address:
-            why = "the server is full" if not self._closing else "the server is shutting down"
-            if self._per_address[address] >= self.config.max_connections_per_address:
-                why = f"too many connections from {address}"
+        why: str | None = None
+        if self._closing:
+            why = "the server is shutting down"
+        elif self._per_address[address] >= self.config.max_connections_per_address:
+            why = f"too many connections from {address}"
+        elif self.players_full():
+            why = "the server is full"
+        else:
+            why, making_room = self.waiting.admit(address)
+            if making_room is not None:
+                log.info("%s: dropped before its hello, to make room", making_room.peer)
+                self.connections.discard(making_room)  # it takes no place from now on
+                making_room.close("too many connections waiting to say hello: say hello at once after connecting")
+        if why is not None:
             log.warning("refused %s: %s", connection.peer, why)
             connection.error("too_many_connections", why)
             connection.close(why)
@@ -56,6 +83,7 @@ class Server:
                 await asyncio.wait_for(writer_task, self.config.write_timeout)
             return
         self.connections.add(connection)
+        self.waiting.add(connection, address)
         self._per_address[address] += 1
         task = asyncio.current_task()
         if task is not None:
@@ -64,6 +92,7 @@ class Server:
             await connection.run()
         finally:
             self.connections.discard(connection)
+            self.waiting.remove(connection)
             self._per_address[address] -= 1
             if self._per_address[address] <= 0:
                 del self._per_address[address]

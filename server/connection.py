@@ -7,10 +7,12 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import socket
 from typing import TYPE_CHECKING, Any
 
 from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
 
+from .access import FAILED_PASSWORD_DELAY
 from .identity import fingerprint, parse_public_key, verify_proof
 from .lobby import Member, TokenBucket
 
@@ -28,6 +30,9 @@ class Connection:
     # challenge, or set by the SSH front for an SSH login. None: a guest so far.
     identity: str | None = None
     _challenge: tuple[dict[str, Any], Any, bytes] | None = None  # (hello, its key, the nonce sent)
+    # Whether the access policy was already applied before the hello (an SSH player, at the SSH
+    # door; the local game): a TCP hello is checked here.
+    admitted_at_the_door = False
 
     def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
@@ -45,6 +50,18 @@ class Connection:
         self.strikes = 0
         self._writer_task: asyncio.Task[None] | None = None
         self._draining = False  # the writer task is waiting for the client to take its data
+        self._refused: ProtocolError | None = None  # a hello the access policy refused, answered after a pause
+        # What is held for this client is bounded: the kernel's send buffer (set small here), the
+        # transport's buffer (WRITE_BUFFER_HIGH and one frame) and the queue (send_queue_bytes).
+        self.queued_bytes = 0
+        self.written = 0  # bytes handed to the transport
+        self._taken = 0  # bytes the client had taken (handed to the kernel) at the last check
+        self._stalled_since: float | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
+        sock = writer.get_extra_info("socket")
+        if sock is not None and config.socket_send_buffer:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, config.socket_send_buffer)
 
     # --- sending ----------------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -58,15 +75,60 @@ class Connection:
                 and not transport.is_closing() and transport.get_write_buffer_size() <= WRITE_BUFFER_HIGH:
             # The writer task is idle and nothing is queued, so every earlier frame is already in the
             # transport: write this one now, as that task would, without waking it for every frame.
-            transport.write(frame)
+            self._write(frame)
             if transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
                 self.queue.put_nowait(b"")  # an empty frame: the writer task waits for the client, timed
             return
+        if self.queued_bytes + len(frame) > self.server.config.send_queue_bytes:
+            log.warning("%s: dropped, %d bytes waiting (client too slow)", self.peer, self.queued_bytes)
+            self.close("too slow: the server could not deliver your updates")
+            return
         try:
             self.queue.put_nowait(frame)
+            self.queued_bytes += len(frame)
         except asyncio.QueueFull:
             log.warning("%s: dropped, %d frames waiting (client too slow)", self.peer, self.queue.qsize())
             self.close("too slow: the server could not deliver your updates")
+
+    def _write(self, frame: bytes) -> None:
+        """Hand a frame to the transport; watch that the client keeps taking its data."""
+        transport = self.writer.transport
+        transport.write(frame)
+        self.written += len(frame)
+        if self._watchdog is None and transport.get_write_buffer_size() > 0:
+            # The kernel's buffer is full (the transport keeps only what the socket would not take).
+            loop = asyncio.get_running_loop()
+            self._taken = self.written - transport.get_write_buffer_size()
+            self._stalled_since = loop.time()
+            self._watchdog = loop.call_later(self._watch_interval(), self._watch)
+
+    def _watch_interval(self) -> float:
+        return max(0.05, self.server.config.write_timeout / 4)
+
+    def _watch(self) -> None:
+        """A client that takes none of its data for ``write_timeout`` seconds is dropped."""
+        self._watchdog = None
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        waiting = transport.get_write_buffer_size()
+        if waiting == 0:
+            return  # all taken: nothing to watch until the kernel's buffer fills again
+        loop = asyncio.get_running_loop()
+        taken = self.written - waiting
+        if taken > self._taken or self._stalled_since is None:
+            self._taken = taken
+            self._stalled_since = loop.time()
+        elif loop.time() - self._stalled_since >= self.server.config.write_timeout:
+            log.info("%s: took none of its data for %g s, dropped", self.peer, self.server.config.write_timeout)
+            self.closed = True
+            transport.abort()  # what is buffered would never go
+            return
+        self._watchdog = loop.call_later(self._watch_interval(), self._watch)
+
+    def held_bytes(self) -> int:
+        """Bytes this server holds for the client outside the kernel: queued and in the transport."""
+        return self.queued_bytes + self.writer.transport.get_write_buffer_size()
 
     def error(self, code: str, reason: str, ref: str | None = None) -> None:
         self.send({"t": "error", "code": code, "reason": reason, "ref": ref})
@@ -78,7 +140,8 @@ class Connection:
                 frame = await self.queue.get()
                 if frame is None or self.writer.transport.is_closing():  # closing or lost: stop writing
                     break
-                self.writer.write(frame)
+                self.queued_bytes -= len(frame)
+                self._write(frame)
                 if self.writer.transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
                     self._draining = True
                     await asyncio.wait_for(self.writer.drain(), timeout)
@@ -91,6 +154,9 @@ class Connection:
             log.info("%s: could not write, closing", self.peer)
         finally:
             self.closed = True
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+                self._watchdog = None
             self.writer.close()
 
     def close(self, reason: str) -> None:
@@ -99,7 +165,9 @@ class Connection:
             return
         self.close_reason = reason
         with contextlib.suppress(asyncio.QueueFull, ProtocolError):
-            self.queue.put_nowait(encode({"t": "bye", "reason": reason}))
+            bye = encode({"t": "bye", "reason": reason})
+            self.queue.put_nowait(bye)
+            self.queued_bytes += len(bye)
         self.closed = True
         try:
             self.queue.put_nowait(None)
@@ -128,8 +196,13 @@ class Connection:
                 try:
                     for message in decoder.feed(data):
                         self._receive(message)
-                        if self.closed:
+                        if self.closed or self._refused is not None:
                             break
+                    if self._refused is not None:  # refused at the door: answered after a pause, then closed
+                        await asyncio.sleep(FAILED_PASSWORD_DELAY)
+                        self.error(self._refused.code, self._refused.reason, "hello")
+                        self.close(self._refused.reason)
+                        break
                 except ProtocolError as exc:  # framing: the stream cannot be trusted any more
                     log.info("%s: %s: %s, closing", self.peer, exc.code, exc.reason)
                     self.error(exc.code, exc.reason)
@@ -163,7 +236,7 @@ class Connection:
                 self._challenge = (message, key, nonce)
                 self.send({"t": "challenge", "nonce": nonce})
                 return
-        self.member = self.server.lobby.hello(self, message)
+        self._enter(message)
 
     def _prove(self, message: dict[str, Any]) -> None:
         """The signature answering the challenge: the key is proven, the hello goes on."""
@@ -175,7 +248,32 @@ class Connection:
             raise ProtocolError("bad_signature", "the signature does not prove that you hold the key; "
                                                  "send hello again for a new challenge")
         self.identity = fingerprint(key)
+        self._enter(hello)
+
+    def _enter(self, hello: dict[str, Any]) -> None:
+        """A hello whose key (if any) is proven: the access policy decides, then the lobby takes it."""
+        if not self.admitted_at_the_door:
+            self._check_access(hello)
+            if self._refused is not None:
+                return
         self.member = self.server.lobby.hello(self, hello)
+        self.server.said_hello(self)
+
+    def hello_credentials(self, message: dict[str, Any]) -> tuple[str | None, str | None]:
+        """What this connection offers the access policy: the fingerprint of a key it proved it
+        holds, and the password of its hello."""
+        password = message.get("password")
+        return self.identity, password if isinstance(password, str) else None
+
+    def _check_access(self, message: dict[str, Any]) -> None:
+        """Apply the server's access policy to a TCP hello; a refusal closes the connection."""
+        if self.server.players_full():
+            raise ProtocolError("too_many_connections", "the server is full", fatal=True)
+        key_fingerprint, password = self.hello_credentials(message)
+        refusal = self.server.access.decide(key_fingerprint, password, self.address)
+        if refusal is not None:
+            log.warning("%s: refused at hello: %s", self.peer, refusal)
+            self._refused = ProtocolError("access_denied", refusal, fatal=True)
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None
@@ -185,8 +283,8 @@ class Connection:
             if self.strikes > MAX_STRIKES:
                 log.warning("%s: flooding, closing", self.peer)
                 self.close("too many messages")
-            elif self.strikes == 1:
-                self.error("rate_limited", "too many messages; slow down", ref)
+            else:  # every dropped message is answered: a client never waits for a reply that will not come
+                self.error("rate_limited", "too many messages; slow down (this one was not carried out)", ref)
             return
         self.strikes = 0
         try:

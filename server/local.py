@@ -20,6 +20,8 @@ from .lobby import TokenBucket
 class LocalConnection(Connection):
     """The server's end of an in-process link."""
 
+    admitted_at_the_door = True  # an SSH player passed the access policy at the SSH door; a local game is yours
+
     def __init__(self, server: Server, address: str = "local", peer: str | None = None) -> None:
         # no socket: nothing of Connection.__init__ applies
         self.server = server
@@ -31,6 +33,7 @@ class LocalConnection(Connection):
         config = server.config
         self.bucket = TokenBucket(config.messages_per_second, config.message_burst)
         self.strikes = 0
+        self._refused = None
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
     def send_frame(self, frame: bytes) -> None:

@@ -8,15 +8,15 @@ its fingerprint owns the player's name and stats and finds their seat again afte
 connection and after a server restart. Without a key (where the auth mode allows) a player is a
 guest who picks a name first.
 
-Everything but an interactive session is refused: exec, subsystems (sftp), port forwarding, agent
-and X11 forwarding. A session without a PTY gets a one-line hint and ends.
+Everything but an interactive session is refused: exec (with a one-line reason on stderr),
+subsystems (sftp), port forwarding, agent and X11 forwarding. A session without a PTY gets a
+one-line hint and ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import os
 from collections import Counter
@@ -27,8 +27,10 @@ import asyncssh
 
 from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
 
+from .access import FAILED_PASSWORD_DELAY
 from .app import Server
-from .config import SSH_AUTH_MODES, ServerConfig
+from .config import ServerConfig
+from .limits import HelloQueue
 from .local import LocalConnection, LocalLink
 from .ssh_app import SessionApp
 from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
@@ -37,7 +39,6 @@ log = logging.getLogger("ono99.ssh")
 
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading it (asyncssh's default: 2 MiB)
-FAILED_PASSWORD_DELAY = 1.0  # seconds, slows down guessing the shared password
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
@@ -127,6 +128,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.chan: asyncssh.SSHServerChannel[bytes] | None = None
         self.term_type: str | None = None
         self.term_size = (0, 0)
+        self.command: str | None = None  # an exec request: answered with a reason, never run
         self.terminal: ChannelTerminal | None = None
         self.app: SessionApp | None = None
         self.task: asyncio.Task[None] | None = None
@@ -146,8 +148,11 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return True
 
     def exec_requested(self, command: str) -> bool:
+        # Accepted only to say why on stderr (a refused request shows just "exec request failed");
+        # nothing is run: session_started answers and ends the session.
         log.info("ssh %s: refused exec", self.owner.address)
-        return False
+        self.command = command
+        return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
         log.info("ssh %s: refused subsystem %r", self.owner.address, subsystem[:32])
@@ -156,10 +161,16 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def session_started(self) -> None:
         chan = self.chan
         assert chan is not None
+        port = self.front.port
+        if self.command is not None:
+            chan.write_stderr(f"ONO 99 runs no commands, it is a game: play with 'ssh -t -p {port} HOST'.\r\n"
+                              .encode())
+            chan.exit(1)
+            self.owner.close_soon()
+            return
         if self.term_type is None:
-            port = self.front.port
-            chan.write(f"ONO 99 is played in a terminal: connect from one with 'ssh -t -p {port} HOST'.\r\n"
-                       .encode())
+            chan.write(f"ONO 99 is played in a terminal: connect from one with 'ssh -t -p {port} HOST' "
+                       "('ssh -tt' when your input is not a terminal).\r\n".encode())
             chan.exit(1)
             self.owner.close_soon()
             return
@@ -272,6 +283,7 @@ class SshConnection(asyncssh.SSHServer):
         self.fingerprint: str | None = None
         self.session: SshSession | None = None
         self._key: asyncssh.SSHKey | None = None
+        self._told: set[str] = set()  # fingerprints of refused keys the client was told about
         self._close_handle: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -306,9 +318,15 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth in ("any-key", "authorized-keys")
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        allowed = self.front.auth == "any-key" or self.front.key_is_authorized(key, self.address)
-        self._key = key if allowed else None
-        return allowed
+        fingerprint = key.get_fingerprint()
+        refusal = self.front.server.access.decide(fingerprint, None, self.address)
+        self._key = key if refusal is None else None
+        if refusal is not None and self.conn is not None and fingerprint not in self._told:
+            self._told.add(fingerprint)  # a client asks about a key before it signs with it: say it once
+            # Shown by the client before "Permission denied": the fingerprint to send to the host.
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(f"ONO 99: {refusal}\r\n")
+        return refusal is None
 
     def kbdint_auth_supported(self) -> bool:
         if self.front.auth == "password":
@@ -323,8 +341,7 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth == "password"
 
     async def validate_password(self, username: str, password: str) -> bool:
-        expected = self.front.config.ssh_password or ""
-        if expected and hmac.compare_digest(password.encode(), expected.encode()):
+        if self.front.server.access.decide(None, password, self.address) is None:
             self._key = None
             return True
         await asyncio.sleep(FAILED_PASSWORD_DELAY)
@@ -332,6 +349,7 @@ class SshConnection(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         self.fingerprint = self._key.get_fingerprint() if self._key is not None else None
+        self.front.logged_in(self)
         # A connection holds a slot: it has the login timeout again to open its session.
         self.close_soon(self.front.config.ssh_login_timeout)
 
@@ -366,24 +384,18 @@ class SshFront:
     def __init__(self, server: Server, config: ServerConfig | None = None) -> None:
         self.server = server
         self.config = config or server.config
-        if self.config.ssh_auth not in SSH_AUTH_MODES:
-            raise ValueError(f"unknown SSH auth mode {self.config.ssh_auth!r}; one of {', '.join(SSH_AUTH_MODES)}")
-        if self.config.ssh_auth == "password" and not self.config.ssh_password:
-            raise ValueError("the password auth mode needs a password")
-        if self.config.ssh_auth == "authorized-keys" and self.config.ssh_authorized_keys is None:
-            raise ValueError("the authorized-keys auth mode needs an authorized_keys file")
-        self.auth = self.config.ssh_auth
+        self.auth = server.access.mode  # the server's access policy (server/access.py) decides who comes in
         # Files are read here, so a bad path or key fails before anything listens.
         self.host_key = load_or_create_host_key(self.config.ssh_host_key)
         self.fingerprint = self.host_key.get_fingerprint()
-        self._authorized: asyncssh.SSHAuthorizedKeys | None = None
-        if self.auth == "authorized-keys":
-            self._authorized = asyncssh.read_authorized_keys(str(self.config.ssh_authorized_keys))
         self.sessions: set[SshSession] = set()
         self.connections: set[SshConnection] = set()
         self.task_factory: Any = None
         self.closing = False
         self._per_address: Counter[str] = Counter()
+        # Connections still logging in have a budget of their own: they never take a player's place.
+        self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh_max_waiting_logins,
+                                                             self.config.ssh_max_waiting_logins_per_address)
         self._listener: asyncssh.SSHAcceptor | None = None
 
     @property
@@ -402,6 +414,7 @@ class SshFront:
             x11_forwarding=False, agent_forwarding=False, allow_scp=False,
             login_timeout=config.ssh_login_timeout, keepalive_interval=config.ssh_keepalive,
             keepalive_count_max=3, window=INPUT_WINDOW)
+        self.server.access.ssh_hint = f"ssh -p {self.port} HOST"
 
     # --- limits ------------------------------------------------------------------------------------
     def admit(self, connection: SshConnection) -> str | None:
@@ -409,15 +422,27 @@ class SshFront:
         config = self.config
         if self.closing:
             return "the server is shutting down"
-        if len(self.connections) >= config.ssh_max_sessions:
+        if len(self.connections) - len(self.waiting) >= config.ssh_max_sessions:
             return "the server is full; try again later"
         if self._per_address[connection.address] >= config.ssh_max_sessions_per_address:
             return f"too many sessions from {connection.address}"
+        why, making_room = self.waiting.admit(connection.address)
+        if why is not None:
+            return why
+        if making_room is not None and making_room.conn is not None:
+            log.info("ssh %s: dropped while logging in, to make room", making_room.address)
+            self.release(making_room)  # its place is free now, not once its connection is gone
+            making_room.conn.abort()
         self.connections.add(connection)
+        self.waiting.add(connection, connection.address)
         self._per_address[connection.address] += 1
         return None
 
+    def logged_in(self, connection: SshConnection) -> None:
+        self.waiting.remove(connection)
+
     def release(self, connection: SshConnection) -> None:
+        self.waiting.remove(connection)
         if connection in self.connections:
             self.connections.discard(connection)
             self._per_address[connection.address] -= 1
@@ -425,9 +450,6 @@ class SshFront:
                 del self._per_address[connection.address]
 
     # --- identity ----------------------------------------------------------------------------------
-    def key_is_authorized(self, key: asyncssh.SSHKey, address: str) -> bool:
-        return self._authorized is not None and self._authorized.validate(key, address, address) is not None
-
     def read_shortcut(self, username: str) -> tuple[str | None, bool]:
         """``watch-CODE`` and ``join-CODE``, or a bare invite code of a table: (code, watch)."""
         lowered = username.lower()

@@ -95,6 +95,7 @@ class Table:
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
+    _finish_unannounced: bool = False  # the game is over; the table says so after its last state
     bot_rng: random.Random = field(default_factory=random.Random)
     # The current game's player of each seat, as at its start ({name, kind, identity}), and the
     # spans of it that a stand-in played for each seat (server/standin.py).
@@ -356,6 +357,9 @@ class Table:
         if self._unsent_events and self.game is not None:
             events, self._unsent_events = self._unsent_events, []
             self._broadcast_state(events)
+        if self._finish_unannounced:  # the game's last state is out: now the table is "finished"
+            self._finish_unannounced = False
+            self.changed()
 
     def _finish(self) -> None:
         game = self.game
@@ -370,7 +374,7 @@ class Table:
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
-        self.changed()
+        self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
 
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:

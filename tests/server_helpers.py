@@ -15,6 +15,7 @@ import json
 import random
 import re
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -361,6 +362,13 @@ async def export_and_check(db: Path, out: Path) -> list[dict[str, Any]]:
     return records
 
 
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (``ono99 serve --port 0`` turns TCP off)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 class ServerProcess:
     """``ono99 serve`` as a real process (for kill -9)."""
 
@@ -377,7 +385,7 @@ class ServerProcess:
     async def start(self) -> int:
         with self.log_path.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+                sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", str(free_port()),
                 "--db", str(self.db), *self.args, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
         while not any("stop with" in line for line in self.banner):  # the banner's last line

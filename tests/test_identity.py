@@ -28,6 +28,7 @@ from ono99_tui.client import Client, ServerError
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
+from server.access import AccessPolicy
 from server.names import name_key
 from tests.server_helpers import (
     FAST_PLAY,
@@ -119,20 +120,19 @@ async def test_a_key_is_proven_by_signing_the_challenge(tmp_path: Path) -> None:
         assert (await raw.error())["code"] == "no_challenge"
 
 
-async def test_the_access_policy_sees_the_proven_identity_and_the_address(tmp_path: Path) -> None:
+async def test_the_access_policy_sees_the_key_a_tcp_client_proved(tmp_path: Path) -> None:
+    """Under authorized-keys, a TCP client that proves a listed key comes in; another key and a
+    guest are refused with access_denied and told how to get in."""
     ada, eve = identity_in(tmp_path / "ada"), identity_in(tmp_path / "eve")
-    seen: list[tuple[str | None, str]] = []
-
-    def policy(identity: str | None, address: str) -> str | None:
-        seen.append((identity, address))
-        return None if identity == ada.fingerprint else "only Ada's key may play here"
-
+    listed = tmp_path / "authorized_keys"
+    listed.write_text(ada.public_key + "\n")
     async with running_server(tmp_path) as h:
-        h.server.lobby.access_policy = policy
+        h.server.access = AccessPolicy("authorized-keys", authorized_keys=listed)
         h.clients.append(await connect(h.port, "Ada", ada))
-        assert (await refused(h.port, "Eve", eve)).code == "not_allowed"
-        assert (await refused(h.port, "Gus", None)).reason == "only Ada's key may play here"
-        assert seen == [(ada.fingerprint, "127.0.0.1"), (eve.fingerprint, "127.0.0.1"), (None, "127.0.0.1")]
+        error = await refused(h.port, "Eve", eve)
+        assert error.code == "access_denied" and eve.fingerprint in error.reason
+        error = await refused(h.port, "Gus", None)
+        assert error.code == "access_denied" and "proved no key" in error.reason
 
 
 # --- names --------------------------------------------------------------------------------------------------

@@ -187,14 +187,28 @@ def test_an_oversized_header_after_a_good_frame_still_delivers_the_good_frame_fi
     b"\x82\xa1t",  # a map cut short
     msgpack.packb({"t": "ping"}) + b"\x00",  # two objects in one frame
     b"\x81\xa1t\xa2\xff\xfe",  # a string that is not UTF-8
-    msgpack.packb({1: "ping"}),  # a key that is not text
     msgpack.packb({"t": msgpack.ExtType(1, b"abc")}),  # an ext type
     b"",  # an empty frame
-], ids=["reserved-byte", "truncated", "extra-data", "bad-utf8", "int-key", "ext-type", "empty"])
+], ids=["reserved-byte", "truncated", "extra-data", "bad-utf8", "ext-type", "empty"])
 def test_invalid_msgpack_is_a_fatal_bad_frame(payload: bytes) -> None:
     error = fatal(payload)
     assert error.code == "bad_frame"
     assert "msgpack" in error.reason
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    ({1: "ping"}, "int"),
+    ({"t": "ping", b"x": 1}, "bytes"),
+    ({b"t": "ping"}, "bytes"),
+    ({"t": "ping", "x": [{"a": {2.5: 1}}]}, "float"),
+    ({"t": "ping", "x": {None: 1}}, "NoneType"),
+    ({"t": "ping", "x": {True: 1}}, "bool"),
+], ids=["int", "bin-beside-t", "bin-t", "deep-float", "nil", "bool"])
+def test_a_map_key_that_is_not_text_is_a_fatal_bad_frame_at_any_depth(value: dict[Any, Any], kind: str) -> None:
+    """One rule for every non-text key (integer, binary, ...), wherever the map is."""
+    error = fatal(msgpack.packb(value, use_bin_type=True))
+    assert error.code == "bad_frame"
+    assert f"a map key is {kind}, not text" in error.reason
 
 
 @pytest.mark.parametrize("value", [[1, 2], "ping", 7, None, True, b"map"])
@@ -357,6 +371,15 @@ def test_a_field_of_the_wrong_type_is_refused(message: dict[str, Any], field: st
     {"t": "hello", "version": 1, "name": "Ada", "key": "x" * 1025},
     {"t": "prove", "signature": "a text, not bytes"},
     {"t": "prove", "signature": bytes(1025)},
+    {"t": "act", "action": "7", "version": -1},
+    {"t": "act", "action": "7", "version": 2**31},
+    {"t": "act", "action": "7", "version": 2**64 - 1},
+    {"t": "join", "table": -1},
+    {"t": "join", "table": 2**63},
+    {"t": "spectate", "table": -(2**63)},
+    {"t": "ping", "n": -1},
+    {"t": "ping", "n": 2**64 - 1},
+    {"t": "hello", "version": 1, "name": "Ada", "password": "p" * 257},
 ])
 def test_out_of_range_values_are_refused(message: dict[str, Any]) -> None:
     refused(message)
@@ -368,7 +391,13 @@ def test_out_of_range_values_are_refused(message: dict[str, Any]) -> None:
     {"t": "sit", "seat": 0},
     {"t": "chat", "text": "x" * (MAX_CHAT * 4)},
     {"t": "hello", "version": 1, "name": "x" * 64, "resume": "r" * 128},
-    {"t": "act", "action": "x" * 16, "version": -5},
+    {"t": "act", "action": "x" * 16, "version": 2**31 - 1},
+    {"t": "act", "action": "7", "version": 0},
+    {"t": "join", "table": 0},
+    {"t": "join", "table": 2**31 - 1},
+    {"t": "spectate", "table": 2**31 - 1},
+    {"t": "ping", "n": 0},
+    {"t": "ping", "n": 2**31 - 1},
 ])
 def test_values_at_the_limits_are_accepted(message: dict[str, Any]) -> None:
     assert validate(message) == message["t"]

@@ -351,8 +351,10 @@ async def test_exec_sftp_forwarding_and_ptyless_sessions_are_refused(rig: Rig) -
     key = asyncssh.generate_private_key("ssh-ed25519")
     async with asyncssh.connect("127.0.0.1", rig.front.port, username="eve", client_keys=[key], known_hosts=None,
                                 agent_path=None, config=[]) as conn:
-        with pytest.raises(asyncssh.ChannelOpenError):
-            await conn.run("id", check=True)
+        refused = await conn.run("id", stdin=asyncssh.DEVNULL)  # like 'ssh host id': a reason, nothing run
+        assert refused.exit_status == 1 and not refused.stdout
+        assert "ONO 99 runs no commands" in str(refused.stderr) and "ssh -t -p" in str(refused.stderr)
+        assert str(refused.stderr).count("\n") == 1
         with pytest.raises((asyncssh.ChannelOpenError, asyncssh.SFTPError)):
             await conn.start_sftp_client()
         with pytest.raises(asyncssh.ChannelOpenError):
@@ -363,7 +365,8 @@ async def test_exec_sftp_forwarding_and_ptyless_sessions_are_refused(rig: Rig) -
                                 agent_path=None, config=[]) as conn:
         result = await conn.run(None, term_type=None, request_pty=False, stdin=asyncssh.DEVNULL)
         assert result.exit_status == 1
-        assert "ssh -t -p" in str(result.stdout) and result.stdout.count("\n") == 1
+        assert "ssh -t -p" in str(result.stdout) and "'ssh -tt'" in str(result.stdout)
+        assert result.stdout.count("\n") == 1
         assert not rig.front.sessions
     # agent and X11 forwarding: asked for with a session that is otherwise fine
     os.environ.setdefault("DISPLAY", ":0")
@@ -537,6 +540,30 @@ async def test_limits_per_address_idle_and_login(tmp_path: Path) -> None:
         await rig.close()
 
 
+async def test_connections_that_never_log_in_from_many_addresses_never_keep_a_player_out(tmp_path: Path) -> None:
+    """40 TCP connections to the SSH port from 20 addresses (127.0.0.10 to .29) say nothing, on a
+    front with room for 10 sessions and a login timeout far longer than the test. Tried: they hold
+    at most their own budget (6 logging in, 2 per address), and a player still logs in and reaches
+    the lobby."""
+    rig = await start_rig(tmp_path, ssh_max_sessions=10, ssh_max_waiting_logins=6,
+                          ssh_max_waiting_logins_per_address=2, ssh_login_timeout=120.0)
+    silent: list[asyncio.StreamWriter] = []
+    try:
+        for i in range(40):
+            address = f"127.0.0.{10 + i % 20}"
+            _, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, local_addr=(address, 0))
+            silent.append(writer)
+        await until(lambda: len(rig.front.waiting) == 6, "the budget of connections logging in to be full")
+        player = await Player.connect(rig, "ada")
+        await player.until_screen(LobbyScreen, "the lobby, beside 40 silent connections")
+        assert len(rig.front.waiting) <= 6
+        await player.close()
+    finally:
+        for writer in silent:
+            writer.close()
+        await rig.close()
+
+
 async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
     allowed, other = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
     keys_file = tmp_path / "authorized_keys"
@@ -549,6 +576,17 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
         for key in (other, None):  # another key, or none at all
             with pytest.raises(asyncssh.PermissionDenied):
                 await Player.connect(rig, "eve", key=key)
+        banners: list[str] = []
+
+        class Listening(asyncssh.SSHClient):
+            def auth_banner_received(self, msg: str, lang: str) -> None:
+                banners.append(msg)
+
+        with pytest.raises(asyncssh.PermissionDenied):  # a refused key is told its fingerprint, for the host
+            await asyncssh.connect("127.0.0.1", rig.front.port, username="eve", client_keys=[other], known_hosts=None,
+                                   agent_path=None, config=[], client_factory=Listening)
+        told = [b for b in banners if other.get_fingerprint() in b and "send this fingerprint" in b]
+        assert len(told) == 1, banners
     finally:
         await rig.close()
     rig = await start_rig(tmp_path, ssh_auth="password", ssh_password="open sesame")
@@ -648,9 +686,10 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
 async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_path: Path) -> None:
     bad = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "ono99_tui.cli", "serve", "--ssh-auth", "password", "--db", str(tmp_path / "x.db"),
-        stderr=asyncio.subprocess.PIPE, env={k: v for k, v in os.environ.items() if k != "ONO99_SSH_PASSWORD"})
+        stderr=asyncio.subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k not in ("ONO99_SSH_PASSWORD", "ONO99_PASSWORD")})
     _, err = await asyncio.wait_for(bad.communicate(), PATIENCE)
-    assert bad.returncode == 2 and b"needs --ssh-password" in err
+    assert bad.returncode == 2 and b"needs --password" in err
     with socket.socket() as probe:  # a free port for the listener
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -665,7 +704,9 @@ async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_p
             assert line, banner
             banner += line
         key = asyncssh.read_private_key(str(tmp_path / "ssh_host_ed25519_key"))
-        assert f"ssh: port {port} (any-key), host key {key.get_fingerprint()}" in banner
+        assert f"ssh: port {port} (any-key: open to anyone" in banner
+        assert f"host key {key.get_fingerprint()}" in banner
+        assert "TCP is off (--port 0)" in banner
         assert f"ssh -p {port} 127.0.0.1" in banner
     finally:
         proc.terminate()

@@ -80,8 +80,10 @@ class Ono99App(App[int]):
     def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
                  open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
                  bot_delay: float | None = None, discover: bool = False,
-                 browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None) -> None:
+                 browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
+                 password: str | None = None) -> None:
         super().__init__()
+        self.password = password  # for a server that asks for one (ono99 connect --password)
         self.local = local
         self.host = host
         self.port = port
@@ -136,7 +138,7 @@ class Ono99App(App[int]):
                              "client": "ono99-tui"})
             return link  # type: ignore[no-any-return]
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
-                                    client_name="ono99-tui", identity=self.identity)
+                                    client_name="ono99-tui", identity=self.identity, password=self.password)
 
     async def _network(self) -> None:
         attempt = 0

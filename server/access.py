@@ -1,0 +1,130 @@
+"""Who may come in: one access policy for every way into the server (TCP and SSH alike).
+
+The policy is loaded once, when the server starts, and every listener asks the same question:
+``decide(fingerprint, password, address)``, where ``fingerprint`` is the OpenSSH SHA256
+fingerprint of a key the client proved it holds (or None), ``password`` what the client offered
+(or None) and ``address`` where it connects from. The answer is None (come in) or the reason for
+the refusal, written for the person refused.
+
+Modes (``ServerConfig.ssh_auth``, named after the SSH front that had them first):
+
+- ``any-key``: open. Anyone comes in; a key, where one is proven, is the player's identity.
+- ``authorized-keys``: only the keys listed in an OpenSSH ``authorized_keys`` file (its ``from=``
+  options apply). A client without a listed key is told how to get in: the fingerprint of its key
+  to send to the host.
+- ``password``: anyone who gives the shared password.
+"""
+
+from __future__ import annotations
+
+import hmac
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import asyncssh
+
+if TYPE_CHECKING:
+    from .config import ServerConfig
+
+MODES = ("any-key", "authorized-keys", "password")
+FAILED_PASSWORD_DELAY = 1.0  # seconds a wrong password waits for its answer: guessing stays slow
+KEY_HELP = "'ssh-keygen -lf ~/.ssh/id_ed25519.pub' shows your key's fingerprint"
+
+
+class ListedKey:
+    """One line of an authorized_keys file: its key, and the line itself for its options."""
+
+    __slots__ = ("entry", "key")
+
+    def __init__(self, key: asyncssh.SSHKey, entry: asyncssh.SSHAuthorizedKeys) -> None:
+        self.key = key
+        self.entry = entry
+
+
+def read_listed_keys(path: Path) -> dict[str, ListedKey]:
+    """The keys of an authorized_keys file by fingerprint. Raises ``OSError`` if the file cannot be
+    read, ``ValueError`` for a line that is not an authorized key."""
+    keys: dict[str, ListedKey] = {}
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            entry = asyncssh.import_authorized_keys(line)
+        except (asyncssh.KeyImportError, ValueError) as exc:
+            raise ValueError(f"{path}, line {number}: not an authorized key ({exc})") from None
+        key = _key_of(line)
+        if key is None:  # a cert-authority line: it signs keys, it is not a player's key
+            continue
+        keys[key.get_fingerprint()] = ListedKey(key, entry)
+    if not keys:
+        raise ValueError(f"{path} lists no keys")
+    return keys
+
+
+def _key_of(line: str) -> asyncssh.SSHKey | None:
+    """The public key on an authorized_keys line, after any options (which may hold spaces)."""
+    words = line.split()
+    for start in range(len(words)):
+        if start and "cert-authority" in " ".join(words[:start]):
+            return None
+        try:
+            return asyncssh.import_public_key(" ".join(words[start:start + 2]))
+        except (asyncssh.KeyImportError, ValueError):
+            continue
+    return None
+
+
+class AccessPolicy:
+    def __init__(self, mode: str = "any-key", *, password: str | None = None,
+                 authorized_keys: Path | None = None) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown access mode {mode!r}; one of {', '.join(MODES)}")
+        if mode == "password" and not password:
+            raise ValueError("the password mode needs a password")
+        if mode == "authorized-keys" and authorized_keys is None:
+            raise ValueError("the authorized-keys mode needs an authorized_keys file")
+        self.mode = mode
+        self._password = password or ""
+        self.authorized_keys = authorized_keys
+        self._keys: dict[str, ListedKey] = read_listed_keys(authorized_keys) \
+            if mode == "authorized-keys" and authorized_keys is not None else {}
+        self.ssh_hint = "ssh -p PORT HOST"  # how to come in with a key; the SSH front fills in its port
+
+    @classmethod
+    def from_config(cls, config: ServerConfig) -> AccessPolicy:
+        return cls(config.ssh_auth, password=config.ssh_password, authorized_keys=config.ssh_authorized_keys)
+
+    @property
+    def open(self) -> bool:
+        return self.mode == "any-key"
+
+    def decide(self, fingerprint: str | None, password: str | None, address: str) -> str | None:
+        """None to let the client in, or why not (for the person refused)."""
+        if self.mode == "any-key":
+            return None
+        if self.mode == "password":
+            if password is None:
+                return "this server asks for a password: connect with --password"
+            if hmac.compare_digest(password.encode(), self._password.encode()):
+                return None
+            return "wrong password"
+        if fingerprint is None:
+            return ("this server lets in only the keys its host listed, and this connection proved no key: "
+                    f"play with {self.ssh_hint}, and if your key is refused, send the host its fingerprint "
+                    f"({KEY_HELP})")
+        listed = self._keys.get(fingerprint)
+        if listed is None:
+            return (f"your key {fingerprint} is not on this server's list: send this fingerprint to the "
+                    "server's host to be let in")
+        if listed.entry.validate(listed.key, address, address) is None:
+            return f"your key {fingerprint} is listed, but not for connections from {address}"
+        return None
+
+    def describe(self) -> str:
+        """The policy in a few words, for the startup banner."""
+        if self.mode == "any-key":
+            return "open to anyone"
+        if self.mode == "password":
+            return "password required"
+        return f"only the keys listed in {self.authorized_keys}"

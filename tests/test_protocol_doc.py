@@ -1,0 +1,158 @@
+"""docs/protocol.md is a contract: its example conversations (sections 3 and 13) are read out of
+the document and run against a real server, configured as the text before each says. Each `C→S`
+line is sent as written; each `S→C` line must match the next message received, field by field (a
+map written with `…` may have more fields; `OPTS` is the options map), the resume token aside,
+which is random. `NONCE` matches the 32 bytes of a `challenge`, and `SIGNATURE` is sent as the
+signature of the last nonce by the document's example key (tests/data/protocol_example_key). A
+line `… … …` between messages skips messages; meanwhile the client plays as the
+text says: the first card it may play. A line `… … connects again …` opens a new connection. The
+server deals from the seed the example was taken with."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import asyncssh
+import pytest
+
+from ono99_tui.protocol import identity_proof_message
+from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
+
+DOC = ROOT / "docs" / "protocol.md"
+EXAMPLE_SEED = 79  # the deal of the example: Table.start draws its seed with secrets.randbits
+MORE = "…"  # in a map: fields left out; between messages: messages left out
+ANY = object()
+EXAMPLE_KEY = asyncssh.read_private_key(str(ROOT / "tests" / "data" / "protocol_example_key"))
+
+
+# Each example's section, and the server it runs against (as its text says).
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "## 3. Connection life cycle": {"ssh_auth": "password", "ssh_password": "open sesame"},
+    "## 3a. Identity: a key, proven by a signature": {},
+    "## 13. Example": {},
+}
+
+
+def example_lines(heading: str, doc: Path = DOC) -> list[str]:
+    """The lines of the first `text` block after ``heading``, which must be in that section."""
+    text = doc.read_text(encoding="utf-8")
+    section = text[text.index(heading):]
+    start = section.index("```text\n") + len("```text\n")
+    assert "\n## " not in section[:start], f"no example in {heading}"
+    return section[start:section.index("```", start)].splitlines()
+
+
+def test_every_conversation_in_the_document_is_run():
+    text = DOC.read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    with_examples = []
+    for heading, after in zip(headings, [*headings[1:], None], strict=True):
+        body = text[text.index(heading):text.index(after) if after else len(text)]
+        if "C→S {" in body:
+            with_examples.append(heading)
+    assert with_examples == list(EXAMPLES)
+
+
+def entries(lines: list[str]) -> list[tuple[str, str]]:
+    """(direction, text) per message: "C→S", "S→C", or "skip"; indented lines continue a message."""
+    found: list[tuple[str, str]] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if line.startswith(("C→S ", "S→C ")):
+            found.append((line[:3], line[4:]))
+        elif stripped.startswith(MORE) and stripped.endswith(MORE):
+            found.append(("skip", stripped))
+        else:
+            assert found and line.startswith(" "), f"a line that is no message: {line!r}"
+            direction, text = found[-1]
+            found[-1] = (direction, f"{text} {stripped}")
+    return found
+
+
+def pattern(text: str) -> Any:
+    """A message as the document writes it, as JSON: `…` becomes a key saying more fields may be there."""
+    for placeholder in ("OPTS", "NONCE", "SIGNATURE"):
+        text = text.replace(placeholder, f'"__{placeholder}__"')
+    text = text.replace(MORE, f' "{MORE}": 0 ')
+    text = re.sub(rf'("{MORE}": 0)\s+(")', r"\1, \2", text)
+    text = re.sub(rf'([\d\]}}"el])\s+("{MORE}": 0)', r"\1, \2", text)
+    return json.loads(text)
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    if expected == "__OPTS__":
+        return isinstance(actual, dict)
+    if expected == "__NONCE__":
+        return isinstance(actual, bytes) and len(actual) == 32
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return False
+        shown = {k: v for k, v in expected.items() if k != MORE}
+        if MORE not in expected and set(shown) != set(actual):
+            return False
+        return all(k in actual and matches(v, actual[k]) for k, v in shown.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(
+            matches(e, a) for e, a in zip(expected, actual, strict=True))
+    return type(expected) is type(actual) and expected == actual
+
+
+def test_the_examples_are_read_whole_from_the_document():
+    found = entries(example_lines("## 13. Example"))
+    kinds = [k for k, _ in found]
+    assert kinds.count("C→S") >= 5 and kinds.count("S→C") >= 20 and kinds.count("skip") == 1
+    for heading in EXAMPLES:
+        for kind, text in entries(example_lines(heading)):
+            if kind != "skip":
+                assert isinstance(pattern(text), dict), text
+
+
+@pytest.mark.parametrize("heading", list(EXAMPLES))
+async def test_the_example_conversation_runs_against_a_server(tmp_path, heading):
+    script = entries(example_lines(heading))
+    with mock.patch("server.table.secrets.randbits", return_value=EXAMPLE_SEED):
+        async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
+            client = await h.raw()
+            acted: set[int] = set()
+            skipping = False
+            last: dict[str, Any] = {}
+
+            async def play_on(message: dict[str, Any]) -> None:
+                """Where messages are left out, the client plays its first legal card."""
+                view = message.get("view")
+                if message.get("t") == "state" and may_act(view) and view["version"] not in acted:
+                    acted.add(view["version"])
+                    await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+
+            for step, (kind, text) in enumerate(script):
+                if kind == "skip" and "connects again" in text:
+                    client = await h.raw()
+                    continue
+                if kind == "skip":
+                    skipping = True
+                    await play_on(last)  # the message just before may already be its turn
+                    continue
+                expected = pattern(text)
+                if kind == "C→S":
+                    assert not skipping, "a message left out must end at a server message"
+                    if expected.get("signature") == "__SIGNATURE__":
+                        expected["signature"] = EXAMPLE_KEY.sign(identity_proof_message(last["nonce"]), b"ssh-ed25519")
+                    await client.send(expected)
+                    continue
+                while True:
+                    message = await client.recv(TIMEOUT)
+                    if message.get("t") == "welcome":
+                        assert isinstance(message.pop("resume"), str)
+                        expected = {k: v for k, v in expected.items() if k != "resume"}
+                    if matches(expected, message):
+                        break
+                    assert skipping, f"message {step}: expected {text}\n got {json.dumps(message)}"
+                    await play_on(message)
+                last = message
+                skipping = False
