@@ -114,6 +114,8 @@ class Connection:
                 try:
                     data = await asyncio.wait_for(self.reader.read(READ_CHUNK), deadline)
                 except TimeoutError:
+                    if self._watching_a_game():
+                        continue  # its screen is following a game that moves: not idle
                     self.close("no hello in time" if self.member is None else "idle for too long")
                     break
                 if not data:
@@ -143,6 +145,10 @@ class Connection:
                 if not self._writer_task.done():
                     self._writer_task.cancel()
                     self.writer.close()
+
+    def _watching_a_game(self) -> bool:
+        table = self.member.table if self.member is not None else None
+        return table is not None and table.status == "playing"
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None

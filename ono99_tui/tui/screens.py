@@ -136,6 +136,8 @@ class TableScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        if not self.children:  # the app ended while the screen was being put up: nothing to show
+            return
         for log in self.query(RichLog):
             log.can_focus = False  # arrows and digits belong to the hand
         self.query_one("#chat-input", Input).can_focus = False  # until c is pressed
@@ -466,6 +468,8 @@ class LobbyScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        if not self.children:  # the app ended while the screen was being put up: nothing to show
+            return
         self.refresh_model(self.ono.model)
         self.query_one(DataTable).focus()
 
