@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer, Static
 
-from ..client import Client, ServerError
+from ..client import Client, ConnectionLost, ServerError
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
@@ -142,7 +142,7 @@ class Ono99App(App[int]):
             except ServerError as exc:
                 self._fatal(f"The server refused: {exc.reason}")
                 return
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
                     if self.discover:  # back to the list, to pick another
                         self.notify(f"Cannot reach {self.host}:{self.port} ({exc}).", severity="error", timeout=10)
