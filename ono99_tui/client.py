@@ -38,13 +38,17 @@ class Client:
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
-                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99") -> Client:
-        """Open a connection and complete the hello; raises ``ServerError`` if refused."""
+                      timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
+                      seen: dict[str, int] | None = None) -> Client:
+        """Open a connection and complete the hello; raises ``ServerError`` if refused. ``seen``:
+        what a resuming client last saw (protocol ``hello.seen``), so that only the rest is sent."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
         if resume:
             hello["resume"] = resume
+        if seen:
+            hello["seen"] = seen
         await client.send(hello)
         try:
             client.welcome = await client.expect("welcome", timeout=timeout)

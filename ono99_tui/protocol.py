@@ -143,7 +143,8 @@ SCOPES = ("table", "lobby")
 # Client to server.
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
-              "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64))},
+              "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
+              "seen": Field(dict, False)},
     "list_tables": {},
     "create_table": {
         "name": Field(str, False, _max_len(MAX_TABLE_NAME)),
@@ -186,6 +187,9 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
              "at": Field(float)},
     "chat_history": {"scope": Field(str), "table": Field((int, type(None))), "messages": Field(list)},
     "notice": {"table": Field((int, type(None))), "text": Field(str)},
+    "history": {"table": Field(int), "game_no": Field(int), "seq": Field(int), "reset": Field(bool),
+                "events": Field(list)},
+    "away": {"table": Field(int), "text": Field(str)},
     "leaderboard": {"edition": Field((str, type(None))), "rows": Field(list)},
     "pong": {"n": Field((int, type(None)), False)},
     "bye": {"reason": Field(str)},

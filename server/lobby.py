@@ -8,7 +8,6 @@ import logging
 import random
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,13 +26,15 @@ from ono99_tui.protocol import (
 )
 
 from .config import ServerConfig
+from .history import ChatLine, ChatRoom, seen_of
 from .storage import Storage
-from .table import ChatLine, Seat, Status, Table
+from .table import Seat, Status, Table
 
 if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("ono99.lobby")
+LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 
 
@@ -71,9 +72,6 @@ class Member:
         self.connection: Connection | None = None
         self.table: Table | None = None
         self.grace: asyncio.TimerHandle | None = None
-        # Restored from the database after a restart: their seat waits for them (only a turn clock
-        # plays for them) until they come back or the grace period ends; no bot runs ahead meanwhile.
-        self.awaited = False
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -95,7 +93,7 @@ class Lobby:
         self.members: dict[str, Member] = {}  # by name: names are unique on a server
         self.by_token: dict[str, Member] = {}  # by token hash
         self.tables: dict[int, Table] = {}
-        self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
+        self.lobby_chat = ChatRoom(config.chat_history, "lobby", None)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
@@ -112,7 +110,6 @@ class Lobby:
         resumed = member is not None
         token = resume or ""
         if member is not None:
-            member.awaited = False
             if member.connection is not None:
                 member.connection.close("you connected again from elsewhere")
             if member.grace is not None:
@@ -130,10 +127,10 @@ class Lobby:
         connection.send({"t": "welcome", "version": PROTOCOL_VERSION, "server": self.config.name,
                          "name": member.name, "resume": token, "resumed": resumed,
                          "table": member.table.id if member.table else None})
-        connection.send({"t": "chat_history", "scope": "lobby", "table": None,
-                         "messages": [c.to_wire() for c in self.lobby_chat]})
+        seen = seen_of(message) if resumed else {}
+        connection.send(self.lobby_chat.history(seen.get("lobby_chat")))
         if member.table is not None:
-            member.table.member_returned(member)
+            member.table.member_returned(member, seen)
         else:
             connection.send(self.tables_message())
         log.info("%s %s from %s", "resumed" if resumed else "hello", clean_text(member.name), connection.peer)
@@ -243,25 +240,28 @@ class Lobby:
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
         seat = table.seat_for(member, message.get("seat"))  # refused here, you keep your old seat
-        if member.table is not None and member.table is not table:
+        was_here = member.table is table
+        if member.table is not None and not was_here:
             member.table.leave(member)
         table.sit(member, seat)
-        self._welcome_to_table(member, table)
+        self._welcome_to_table(member, table, was_here)
 
     def on_spectate(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
-        if member.table is not None and member.table is not table:
+        was_here = member.table is table
+        if member.table is not None and not was_here:
             member.table.leave(member)
         if table.seat_of(member) is not None:
             raise ProtocolError("seated", "you are sitting at this table; stand up to watch")
         table.spectate(member)
-        self._welcome_to_table(member, table)
+        self._welcome_to_table(member, table, was_here)
 
-    def _welcome_to_table(self, member: Member, table: Table) -> None:
+    def _welcome_to_table(self, member: Member, table: Table, was_here: bool = False) -> None:
+        """The table, its chat and its game for a newcomer (all of them), or for one who was
+        already there (nothing they have seen again)."""
         member.send({"t": "table", "table": table.detail(member)})
-        member.send({"t": "chat_history", "scope": "table", "table": table.id,
-                     "messages": [c.to_wire() for c in table.chat_lines]})
-        table.send_state_to(member)
+        member.send(table.chat.history(table.chat.last_id if was_here else None))
+        table.send_state_to(member, table.last_seq if was_here else None)
 
     def _table_of(self, member: Member) -> Table:
         if member.table is None:
@@ -271,12 +271,12 @@ class Lobby:
     def on_sit(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
         table.sit(member, message["seat"])
-        table.send_state_to(member)
+        table.send_state_to(member, table.last_seq)
 
     def on_stand(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
         table.stand(member)
-        table.send_state_to(member)
+        table.send_state_to(member, table.last_seq)
 
     def on_leave(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
@@ -312,13 +312,16 @@ class Lobby:
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
         if table is not None:
-            table.chat(member, text)
+            table.say(member, text)
             return
-        line = ChatLine(member.name, text, time.time())
-        self.lobby_chat.append(line)
-        frame = encode({"t": "chat", "scope": "lobby", "table": None, **line.to_wire()})
-        for other in self.members.values():
-            other.send_frame(frame)
+        line = self.lobby_chat.add(member.name, text)
+
+        def show() -> None:
+            frame = encode(self.lobby_chat.message(line))
+            for other in self.members.values():
+                other.send_frame(frame)
+
+        self.persist_chat(LOBBY_CHAT, line, show)
 
     def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
         edition = message.get("edition")
@@ -386,40 +389,54 @@ class Lobby:
         self.storage.save_action(table.id, table.game_no, n, seat, action, on_saved)
         return True
 
+    def persist_chat(self, table_id: int, line: ChatLine, show: Callable[[], None]) -> None:
+        """Save a chat line (``table_id`` LOBBY_CHAT for the lobby's), then ``show`` it: a line
+        anybody saw is never lost by a crash."""
+        if self.storage is None:
+            show()
+            return
+        self.storage.save_chat(table_id, line.id, line.sender, line.text, line.at, self.config.chat_history, show)
+
     def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
         if self.storage is not None:
             self.storage.save_game(table.id, record, time.time(), results)
 
     def restore(self) -> int:
-        """Rebuild the tables saved in the database, exactly as they were; their human players are
-        away until they reconnect with their resume token. Returns the number of tables."""
+        """Rebuild the tables saved in the database, exactly as they were, with their chat; their
+        human players are away (a bot plays for them at once) until they reconnect with their resume
+        token. Returns the number of tables."""
         if self.storage is None:
             return 0
+        self.lobby_chat.restore(ChatLine(*line) for line in self.storage.load_chat(LOBBY_CHAT))
         for saved in self.storage.load_tables():
             meta = saved.meta
             options = TableOptions.from_mapping(meta["edition"], meta["options"])
             table = Table(self, saved.id, meta["name"], options, meta["seat_count"], meta["host"],
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
-                          seed=meta["seed"])
+                          seed=meta["seed"], seq_base=meta.get("seq_base", 0))
+            table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None
                 if seat["kind"] == "human" and seat.get("token"):
                     member = self.by_token.get(seat["token"])
                     if member is None:
                         member = Member(seat["name"], seat["token"], self.config)
-                        member.awaited = True
                         self.members[member.name] = member
                         self.by_token[member.token_hash] = member
                     member.table = table
-                table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member)
+                table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member, seat.get("away_seq"))
             if table.status != Status.WAITING and table.game_no:
                 game = Game(options, table.seat_count, random.Random(table.seed))
                 for seat_index, code in saved.actions:
                     game.apply(seat_index, Action.parse(code))
                 table.game = game
+                table.shown = len(game.log)  # every saved move was shown, or could have been
                 table.actions = list(saved.actions)
                 table.bot_rng = random.Random(table.seed ^ 0x5EED ^ len(saved.actions))
+            for seat_ in table.seats:  # every player is away now: a bot plays for them at once
+                if seat_.member is not None and seat_.away_seq is None:
+                    seat_.away_seq = table.last_seq
             self.tables[table.id] = table
             self._next_table_id = max(self._next_table_id, table.id + 1)
         loop = asyncio.get_running_loop()

@@ -10,8 +10,6 @@ import asyncio
 import logging
 import random
 import secrets
-import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +23,8 @@ from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
 from ono99_tui.core.view import TableView
 from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
+
+from .history import ChatRoom, away_summary, history_messages
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
@@ -48,6 +48,7 @@ class Seat:
     name: str = ""
     level: str = ""  # bot level, for bots
     member: Member | None = None  # the human sitting here
+    away_seq: int | None = None  # a human away: the table's seq when they left (a bot plays since)
 
     @property
     def connected(self) -> bool:
@@ -56,16 +57,6 @@ class Seat:
     def to_wire(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "level": self.level or None,
                 "connected": self.connected if self.kind == "human" else None}
-
-
-@dataclass(slots=True)
-class ChatLine:
-    sender: str
-    text: str
-    at: float
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"from": self.sender, "text": self.text, "at": self.at}
 
 
 @dataclass(slots=True)
@@ -87,7 +78,9 @@ class Table:
     game_no: int = 0
     seed: int = 0
     actions: list[tuple[int, str]] = field(default_factory=list)
-    chat_lines: deque[ChatLine] = field(default_factory=deque)
+    chat_room: ChatRoom | None = None
+    seq_base: int = 0  # the seq of the event before the current game's first (see server/history.py)
+    shown: int = 0  # events of the current game's log shown to the table so far
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
@@ -100,7 +93,17 @@ class Table:
             self.seats = [Seat() for _ in range(self.seat_count)]
         if self.private and not self.code:
             self.code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-        self.chat_lines = deque(maxlen=self.lobby.config.chat_history)
+        self.chat_room = ChatRoom(self.lobby.config.chat_history, "table", self.id)
+
+    @property
+    def chat(self) -> ChatRoom:
+        assert self.chat_room is not None
+        return self.chat_room
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last event shown at this table."""
+        return self.seq_base + self.shown
 
     # --- who is here --------------------------------------------------------------------------------
     def members(self) -> list[Member]:
@@ -280,6 +283,7 @@ class Table:
                 self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
         self._send_unsent_events()  # the last game's final moves, if a rematch overtook their saving
         self.game_no += 1
+        self.seq_base, self.shown = self.last_seq, 0
         self.seed = secrets.randbits(63)
         self.actions = []
         self.game = Game(self.options, self.seat_count, random.Random(self.seed))
@@ -363,7 +367,7 @@ class Table:
         s = self.seats[seat]
         if s.kind == "bot":
             return True
-        return s.kind == "human" and not s.connected and not (s.member is not None and s.member.awaited)
+        return s.kind == "human" and not s.connected
 
     def schedule(self) -> None:
         """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
@@ -433,16 +437,30 @@ class Table:
     # --- people coming and going ------------------------------------------------------------------------
     def member_dropped(self, member: Member) -> None:
         self.spectators.discard(member)
+        seat = self.seat_of(member)
+        if seat is not None:
+            self.seats[seat].away_seq = self.last_seq
         self.changed()
         if self.status == Status.PLAYING:
             self.schedule()  # a bot stands in while they are away
 
-    def member_returned(self, member: Member) -> None:
+    def member_returned(self, member: Member, seen: dict[str, int] | None = None) -> None:
+        """``seen``: what the returning client last saw (its hello's ``seen``)."""
+        seen = seen or {}
+        here = seen.get("table") == self.id
+        seat = self.seat_of(member)
+        away_seq = self.seats[seat].away_seq if seat is not None else None
+        if seat is not None:
+            self.seats[seat].away_seq = None
         self.changed()
         member.send({"t": "table", "table": self.detail(member)})
-        self.send_state_to(member)
-        member.send({"t": "chat_history", "scope": "table", "table": self.id,
-                     "messages": [c.to_wire() for c in self.chat_lines]})
+        self.send_state_to(member, seen.get("seq") if here else None)
+        member.send(self.chat.history(seen.get("chat") if here else None))
+        if seat is not None and away_seq is not None and self.game is not None:
+            missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
+            text = away_summary(missed, seat, member.name)
+            if text is not None:
+                member.send({"t": "away", "table": self.id, "text": text})
         if self.status == Status.PLAYING:
             self.schedule()
 
@@ -463,12 +481,16 @@ class Table:
         self.lobby.tables_changed()
         self.lobby.persist_table(self)
 
-    def chat(self, member: Member, text: str) -> None:
-        line = ChatLine(member.name, text, time.time())
-        self.chat_lines.append(line)
-        frame = encode({"t": "chat", "scope": "table", "table": self.id, **line.to_wire()})
-        for m in self.members():
-            m.send_frame(frame)
+    def say(self, member: Member, text: str) -> None:
+        """A chat line: numbered, saved, then shown to everyone at the table."""
+        line = self.chat.add(member.name, text)
+
+        def show() -> None:
+            frame = encode(self.chat.message(line))
+            for m in self.members():
+                m.send_frame(frame)
+
+        self.lobby.persist_chat(self.id, line, show)
 
     def notice(self, text: str) -> None:
         frame = encode({"t": "notice", "table": self.id, "text": text})
@@ -482,7 +504,8 @@ class Table:
 
     def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event],
                       shared: tuple[float | None, list[bool]] | None = None) -> dict[str, Any]:
-        """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once."""
+        """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once.
+        ``events`` are the last shown: the last of them has seq ``last_seq``."""
         game = self.game
         assert game is not None
         clock, bots = shared if shared is not None else self._state_shared()
@@ -492,6 +515,7 @@ class Table:
             "game_no": self.game_no,
             "view": view_to_wire(game.view(seat)),
             "events": [event_to_wire(e.seen_by(seat)) for e in events],
+            "seq": self.last_seq,
             "clock": clock,
             "controlled_by_bot": list(bots),
         }
@@ -500,13 +524,25 @@ class Table:
         """The parts of a state message that are the same for every recipient."""
         return self._clock_left(), [self.controlled_by_bot(i) for i in range(self.seat_count)]
 
-    def send_state_to(self, member: Member) -> None:
-        if self.game is None:
+    def send_state_to(self, member: Member, seen_seq: int | None = None) -> None:
+        """The game as ``member`` sees it now: the events of this game it has not seen (after
+        ``seen_seq``; all of them, starting its log over, when None or from an earlier game) in
+        ``history`` messages, then a ``state`` with no events."""
+        game = self.game
+        if game is None:
             return
         seat = self.seat_of(member)
-        member.send(self.state_message(seat, self.game.view(seat).recent_events))
+        reset = seen_seq is None or not self.seq_base <= seen_seq <= self.last_seq
+        start = 0 if reset or seen_seq is None else seen_seq - self.seq_base
+        for message in history_messages(self.id, self.game_no, game.log[start:self.shown],
+                                        self.seq_base + start + 1, seat, reset):
+            member.send(message)
+        member.send(self.state_message(seat, []))
 
     def _broadcast_state(self, events: tuple[Event, ...] | list[Event]) -> None:
+        """Show ``events``, the newest of the current game's log, to the table."""
+        assert self.game is not None
+        self.shown = len(self.game.log)
         spectator_frame: bytes | None = None
         shared = self._state_shared()
         for seat_index, seat in enumerate(self.seats):
@@ -532,7 +568,7 @@ class Table:
             "name": self.name, "edition": self.options.edition.value, "options": self.options.to_mapping(),
             "seat_count": self.seat_count, "host": self.host, "private": self.private, "code": self.code,
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
-            "game_no": self.game_no, "seed": self.seed,
-            "seats": [{"kind": s.kind, "name": s.name, "level": s.level,
+            "game_no": self.game_no, "seed": self.seed, "seq_base": self.seq_base,
+            "seats": [{"kind": s.kind, "name": s.name, "level": s.level, "away_seq": s.away_seq,
                        "token": s.member.token_hash if s.member is not None else None} for s in self.seats],
         }
