@@ -4,13 +4,19 @@ Pilot against a real server over loopback TCP (through a relay where the network
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
+from ono99_tui.client import Client
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.model import Model
 from ono99_tui.tui.screens import LobbyScreen, NewGameScreen
 from server import Server, ServerConfig
+from server.history import history_messages
 from tests.relay import Relay
-from tests.test_tui import wait_until
+from tests.server_helpers import play_client
+from tests.test_tui import play_my_turn, wait_until
 
 
 async def test_a_reconnect_that_is_accepted_then_cut_keeps_retrying_and_gets_back(tmp_path: Any) -> None:
@@ -49,3 +55,95 @@ async def test_a_reconnect_that_is_accepted_then_cut_keeps_retrying_and_gets_bac
         await server.close()
 
 
+
+
+def expected_log(app: Any, server: Server) -> list[str]:
+    """The log lines of the app's table's whole game for its seat, described by a fresh model."""
+    table = server.lobby.tables[app.model.table["id"]]
+    seat = app.model.view["seat"]
+    fresh = Model()
+    fresh.table, fresh.view = app.model.table, app.model.view
+    for message in history_messages(table.id, table.game_no, table.game.log[:table.shown], table.seq_base + 1,
+                                    seat, True):
+        fresh.apply(message)
+    return list(fresh.log)
+
+
+def shown_log(app: Any) -> list[str]:
+    return [line for line in app.model.log if not line.startswith("While you were away")]
+
+
+def table_chat(app: Any) -> list[tuple[str, str]]:
+    return [(c.sender, c.text) for c in app.model.chat if c.scope == "table"]
+
+
+async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restart(tmp_path: Path) -> None:
+    """Ada (the app) and Bo (a protocol client) play and chat at a table of a server with a
+    database. Ada's connection drops, and she is back: her log and chat are exactly what they were,
+    no line twice. The server is then shut down and a new one started on the same database and
+    port: the app comes back to its seat and plays the game to its end; its log is the game's log
+    exactly once, and the chat has each line once."""
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60,
+                          db_path=tmp_path / "x.db")
+    server = Server(config)
+    await server.start()
+    config.port = server.port
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    bo: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "create_table", "seats": 2, "turn_seconds": 0})
+            await wait_until(pilot, lambda: app.model.table is not None, "the table")
+            table_id = app.model.table["id"]  # type: ignore[index]
+            bo = await Client.connect("127.0.0.1", server.port, "Bo")
+            await bo.send({"t": "join", "table": table_id})
+            await wait_until(pilot, lambda: app.model.table["free"] == 0, "Bo to sit down")  # type: ignore[index]
+            await pilot.press("s")
+            bo_task = asyncio.create_task(play_client(bo, 120))
+            await wait_until(pilot, lambda: app.model.view is not None, "the game")
+            while app.model.view["version"] < 8 or not app.model.my_turn:  # type: ignore[index]
+                if app.model.my_turn or app.model.can_draw:
+                    before = app.model.view["version"]  # type: ignore[index]
+                    await play_my_turn(pilot, app)
+                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                else:
+                    await pilot.pause(0.02)
+            await bo.send({"t": "chat", "text": "nice one"})
+            app.send_message({"t": "chat", "text": "thanks"})
+            await wait_until(pilot, lambda: len(table_chat(app)) == 2, "the chat")
+            log_before, chat_before = shown_log(app), table_chat(app)
+            assert log_before == expected_log(app, server)
+
+            server.lobby.members["Ada"].connection.writer.transport.abort()  # type: ignore[union-attr]
+            await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
+            await wait_until(pilot, lambda: app.model.connected and app.model.view is not None, "the app back")
+            # her stand-in and Bo played on meanwhile; nothing moves once it is her turn (or the game is over)
+            await wait_until(pilot, lambda: app.model.my_turn or app.model.view["winner"] is not None,  # type: ignore[index]
+                             "a still moment")
+            await pilot.pause(0.2)
+            assert shown_log(app)[:len(log_before)] == log_before
+            assert shown_log(app) == expected_log(app, server)[-len(app.model.log):]
+            assert table_chat(app) == chat_before
+
+            await server.close()
+            server = Server(config)
+            await server.start()
+            await wait_until(pilot, lambda: app.model.connected and "Ada" in server.lobby.members
+                             and server.lobby.members["Ada"].connection is not None, "the app back after the restart")
+            while app.model.view is None or app.model.view["winner"] is None:
+                if app.model.my_turn or app.model.can_draw:
+                    before = app.model.view["version"]  # type: ignore[index]
+                    await play_my_turn(pilot, app)
+                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                else:
+                    await pilot.pause(0.02)
+            await pilot.pause(0.2)
+            expected = expected_log(app, server)
+            assert shown_log(app) == expected[-len(app.model.log):] and len(expected) >= len(log_before)
+            assert table_chat(app) == chat_before
+            bo_task.cancel()
+    finally:
+        if bo is not None:
+            await bo.close()
+        await server.close()

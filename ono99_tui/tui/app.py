@@ -132,7 +132,7 @@ class Ono99App(App[int]):
                              "client": "ono99-tui"})
             return link  # type: ignore[no-any-return]
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
-                                    client_name="ono99-tui")
+                                    client_name="ono99-tui", seen=self.model.seen() if self.model.resume else None)
 
     async def _network(self) -> None:
         attempt = 0
@@ -199,8 +199,8 @@ class Ono99App(App[int]):
             self._show(LobbyScreen)
         elif kind == "error":
             self.notify(Text(str(message.get("reason"))).plain, severity="error", timeout=6)
-        elif kind == "notice":
-            self.notify(self.model.notice, timeout=5)
+        elif kind in ("notice", "away"):
+            self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
         elif kind == "bye":
             self.notify(f"The server closed the connection: {message.get('reason')}", severity="warning")
         elif kind == "state":
