@@ -8,10 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Input
+
 from ono99_tui.client import Client
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.model import Model
-from ono99_tui.tui.screens import LobbyScreen, NewGameScreen
+from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.seats import ConfirmScreen
 from server import Server, ServerConfig
 from server.history import history_messages
 from tests.relay import Relay
@@ -146,4 +149,48 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
     finally:
         if bo is not None:
             await bo.close()
+        await server.close()
+
+
+async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_path: Path) -> None:
+    """Ada plays a bot on a server, and it is her turn. Typed into the chat input, digits and the
+    table's keys (1, l, q, n, d, s) are chat text: nothing is played and nobody leaves; Enter sends
+    the line and the input keeps the keyboard; Esc gives it back to the cards. Then l, q, Ctrl+Q
+    and n each ask first, and No or Esc keeps her seat; only a yes to l takes her to the lobby."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            await wait_until(pilot, lambda: app.model.my_turn and isinstance(app.screen, TableScreen), "her turn")
+            version = app.model.view["version"]  # type: ignore[index]
+            table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+
+            await pilot.press("c")
+            chat_input = app.screen.query_one("#chat-input", Input)
+            assert app.focused is chat_input
+            await pilot.press(*"1l q n d s", "enter")
+            await wait_until(pilot, lambda: table_chat(app) == [("Ada", "1l q n d s")], "the chat line")
+            assert app.focused is chat_input and chat_input.value == ""
+            await pilot.press(*"2f", "enter")
+            await wait_until(pilot, lambda: len(table_chat(app)) == 2, "a second line, without pressing c")
+            assert app.model.view["version"] == version and table.game.version == version  # type: ignore[index,union-attr]
+            assert isinstance(app.screen, TableScreen) and table.seats[0].kind == "human"
+            await pilot.press("escape")
+            assert app.focused is None
+
+            for key, answer in (("l", "escape"), ("q", "n"), ("ctrl+q", "escape"), ("n", "escape")):
+                await pilot.press(key)
+                await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), f"{key} to ask first")
+                await pilot.press(answer)
+                await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), f"{answer} to keep the seat")
+                assert app.is_running and table.seats[0].kind == "human" and app.model.table is not None
+            await pilot.press("l")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "l to ask")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after yes")
+            assert table.seats[0].kind == "bot"
+    finally:
         await server.close()

@@ -18,6 +18,7 @@ from ..client import Client, ConnectionLost, ServerError
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
+from .seats import ConfirmScreen, seated_in_running_game
 
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 
@@ -251,16 +252,33 @@ class Ono99App(App[int]):
             self.send_message({"t": "act", "action": code, "version": view["version"]})
 
     # --- app actions -------------------------------------------------------------------------------
+    def confirm_leaving(self, then: Callable[[], Any], doing: str) -> None:
+        """Do ``then`` at once, or, when that would give up a seat in a running game on a server,
+        only once the player says yes."""
+        if self.local or not seated_in_running_game(self.model) or isinstance(self.screen, ConfirmScreen):
+            then()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(f"{doing}? The game is running: a bot takes your seat for good.",
+                                       yes=doing), answered)
+
+    async def action_quit(self) -> None:
+        self.confirm_leaving(self.exit, "Quit")
+
     def action_new_game(self) -> None:
         def chosen(message: dict[str, Any] | None) -> None:
             if message is not None:
                 self.send_message(message)
 
-        self.push_screen(NewGameScreen(self.local), chosen)
+        self.confirm_leaving(lambda: self.push_screen(NewGameScreen(self.local), chosen), "Leave for a new game")
 
     def action_lobby(self) -> None:
         if self.model.table is not None:
-            self.send_message({"t": "leave"})
+            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), "Leave the table")
         else:
             self._show(LobbyScreen)
 

@@ -269,8 +269,7 @@ class TableScreen(ModelScreen):
     def chat_sent(self, event: Input.Submitted) -> None:
         if event.value.strip():
             self.ono.send_message({"t": "chat", "text": event.value, "scope": "table"})
-        event.input.value = ""
-        self.action_focus_hand()
+        event.input.value = ""  # the input keeps the keyboard, for the next line; Esc goes back to the cards
 
 
 def append_lines(log: RichLog, lines: list[Text]) -> None:
