@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ono99.lobby")
 LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
+MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
 
 
 def token_hash(token: str) -> str:
@@ -96,6 +97,7 @@ class Lobby:
         self.lobby_chat = ChatRoom(config.chat_history, "lobby", None)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
+        self._online_sent: list[dict[str, Any]] | None = None  # the last "online" pushed to the lobby
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
 
@@ -133,6 +135,8 @@ class Lobby:
             member.table.member_returned(member, seen)
         else:
             connection.send(self.tables_message())
+            connection.send(self.online_message())
+        self.tables_changed()  # the others' "online" lists
         log.info("%s %s from %s", "resumed" if resumed else "hello", clean_text(member.name), connection.peer)
         return member
 
@@ -164,6 +168,7 @@ class Lobby:
     def forget(self, member: Member) -> None:
         if self.members.get(member.name) is member:
             del self.members[member.name]
+            self.tables_changed()  # the others' "online" lists
         self.by_token.pop(member.token_hash, None)
 
     def forget_if_idle(self, member: Member) -> None:
@@ -208,7 +213,7 @@ class Lobby:
         table = Table(self, self._take_table_id(), name, options, seats, member.name,
                       private=message.get("private", False),
                       turn_seconds=message.get("turn_seconds", self.config.default_turn_seconds),
-                      bot_level=message.get("bot_level", "greedy"))
+                      bot_level=message.get("bot_level", "greedy"), replace_bots=message.get("replace_bots", False))
         self.tables[table.id] = table
         table.sit(member, 0)
         for _ in range(bots):
@@ -270,7 +275,10 @@ class Lobby:
 
     def on_sit(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
-        table.sit(member, message["seat"])
+        if table.status == Status.PLAYING and table.seat_of(member) is None:
+            table.wait_for_seat(member)
+            return
+        table.sit(member, message.get("seat"))
         table.send_state_to(member, table.last_seq)
 
     def on_stand(self, member: Member, message: dict[str, Any]) -> None:
@@ -283,12 +291,19 @@ class Lobby:
         table.leave(member)
         member.send({"t": "left", "table": table.id})
         member.send(self.tables_message())
+        member.send(self.online_message())
 
     def on_add_bot(self, member: Member, message: dict[str, Any]) -> None:
         self._table_of(member).add_bot(member, message.get("seat"), message.get("level"))
 
     def on_remove_bot(self, member: Member, message: dict[str, Any]) -> None:
         self._table_of(member).remove_bot(member, message["seat"])
+
+    def on_give_seat(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).give_seat(member, message["seat"], message["name"])
+
+    def on_table_options(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).set_options(member, message.get("replace_bots"))
 
     def on_kick(self, member: Member, message: dict[str, Any]) -> None:
         self._table_of(member).kick(member, message["seat"])
@@ -361,10 +376,23 @@ class Lobby:
             listener()
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
         if not in_lobby:  # nobody to tell: skip building the list (every game's end changes it)
+            self._online_sent = None
             return
         frame = encode(self.tables_message())
+        online = self.online_message()
+        online_frame = encode(online) if online["players"] != self._online_sent else None
+        self._online_sent = online["players"]
         for member in in_lobby:
             member.send_frame(frame)
+            if online_frame is not None:
+                member.send_frame(online_frame)
+
+    def online_message(self) -> dict[str, Any]:
+        """Who is on the server (at most MAX_ONLINE of them, by name), and where."""
+        players = [{"name": m.name, "table": m.table.id if m.table is not None and not m.table.private else None,
+                    "away": m.connection is None} for m in self.members.values()]
+        players.sort(key=lambda p: p["name"].casefold())
+        return {"t": "online", "players": players[:MAX_ONLINE], "total": len(players)}
 
     def table_emptied_check(self, table: Table) -> None:
         if table.has_people() or table.id not in self.tables:
@@ -414,7 +442,8 @@ class Lobby:
             table = Table(self, saved.id, meta["name"], options, meta["seat_count"], meta["host"],
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
-                          seed=meta["seed"], seq_base=meta.get("seq_base", 0))
+                          seed=meta["seed"], seq_base=meta.get("seq_base", 0),
+                          replace_bots=meta.get("replace_bots", False))
             table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None

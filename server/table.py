@@ -74,6 +74,8 @@ class Table:
     status: str = Status.WAITING
     seats: list[Seat] = field(default_factory=list)
     spectators: set[Member] = field(default_factory=set)
+    waiting: list[Member] = field(default_factory=list)  # spectators who asked for a seat at the next game
+    replace_bots: bool = False  # those waiting take bots' seats when no seat is empty
     game: Game | None = None
     game_no: int = 0
     seed: int = 0
@@ -136,6 +138,7 @@ class Table:
             "free": sum(1 for s in self.seats if s.kind == "empty"),
             "bots": sum(1 for s in self.seats if s.kind == "bot"),
             "spectators": len(self.spectators),
+            "replace_bots": self.replace_bots,
             "turn_seconds": self.turn_seconds,
             "bot_level": self.bot_level,
             "game_no": self.game_no,
@@ -147,6 +150,8 @@ class Table:
         data = self.info()
         data["code"] = self.code or None
         data["you"] = self.seat_of(member)
+        data["watchers"] = sorted(m.name for m in self.spectators)[:64]
+        data["waiting"] = [m.name for m in self.waiting][:64]
         return data
 
     # --- seating ------------------------------------------------------------------------------------
@@ -159,18 +164,77 @@ class Table:
         if seat is None:
             if current is not None:
                 return current
-            seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+            seat = self._free_seat()
             if seat is None:
                 raise ProtocolError("table_full", "every seat is taken; you can spectate")
         if not 0 <= seat < self.seat_count:
             raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}")
         if current == seat:
             return seat
-        if self.seats[seat].kind != "empty":
+        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot"):
             raise ProtocolError("seat_taken", f"seat {seat} is taken")
         if current is not None and self.status == Status.PLAYING:
             raise ProtocolError("game_running", "you cannot change seats during a game")
         return seat
+
+    def _free_seat(self) -> int | None:
+        """The seat a newcomer gets between games: the first empty one, else (``replace_bots``) a
+        bot's: one standing in for a player who left first, then the last added bot."""
+        seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+        if seat is None and self.replace_bots and self.status != Status.PLAYING:
+            bots = [i for i, s in enumerate(self.seats) if s.kind == "bot"]
+            stand_ins = [i for i in bots if self.seats[i].name.endswith(" (bot)")]
+            seat = (stand_ins or bots[::-1] or [None])[0]
+        return seat
+
+    def wait_for_seat(self, member: Member) -> None:
+        """A spectator asks for a seat while a game runs: they sit down when it is over, if a seat
+        is free then (or a bot's, with ``replace_bots``)."""
+        if member not in self.spectators:
+            raise ProtocolError("not_watching", "only a spectator of this table can wait for a seat")
+        if member not in self.waiting:
+            self.waiting.append(member)
+        member.send({"t": "notice", "table": self.id,
+                     "text": "You will sit down when this game is over, if a seat is free then."})
+        self.changed()
+
+    def _seat_waiting(self) -> None:
+        """Seat the spectators waiting for a seat, first come first served, while seats are free."""
+        for member in list(self.waiting):
+            if member not in self.spectators or member.connection is None:
+                self.waiting.remove(member)
+                continue
+            seat = self._free_seat()
+            if seat is None:
+                return
+            self.waiting.remove(member)
+            self.sit(member, seat)
+            if self.status != Status.PLAYING:
+                self.send_state_to(member, self.last_seq)
+
+    def give_seat(self, member: Member, seat: int, name: str) -> None:
+        """The host gives an empty or a bot's seat to a spectator, between games."""
+        self._require_host(member)
+        if self.status == Status.PLAYING:
+            raise ProtocolError("game_running", "seats can be given between games")
+        if not 0 <= seat < self.seat_count or self.seats[seat].kind == "human":
+            raise ProtocolError("bad_seat", f"seat {seat} is not empty and has no bot")
+        target = next((m for m in self.spectators if m.name == name and m.connection is not None), None)
+        if target is None:
+            raise ProtocolError("not_watching", f"{name[:20]!r} is not watching this table")
+        if target in self.waiting:
+            self.waiting.remove(target)
+        self.seats[seat] = Seat()
+        self.sit(target, seat)
+        self.send_state_to(target, self.last_seq)
+
+    def set_options(self, member: Member, replace_bots: bool | None) -> None:
+        self._require_host(member)
+        if replace_bots is not None:
+            self.replace_bots = replace_bots
+            if self.status != Status.PLAYING:
+                self._seat_waiting()
+        self.changed()
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         seat = self.seat_for(member, seat)
@@ -181,6 +245,8 @@ class Table:
             self.seats[current] = Seat()
         self.seats[seat] = Seat("human", member.name, member=member)
         self.spectators.discard(member)
+        if member in self.waiting:
+            self.waiting.remove(member)
         member.table = self
         self.changed()
         return seat
@@ -204,6 +270,8 @@ class Table:
         if seat is not None:
             self._vacate(seat)
         self.spectators.discard(member)
+        if member in self.waiting:
+            self.waiting.remove(member)
         if member.table is self:
             member.table = None
         self._pass_host(member.name)
@@ -278,6 +346,7 @@ class Table:
             self._require_host(member)
         if self.status == Status.PLAYING:
             raise ProtocolError("game_running", "the game is already running")
+        self._seat_waiting()
         for i, seat in enumerate(self.seats):
             if seat.kind == "empty":
                 self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
@@ -361,6 +430,7 @@ class Table:
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self.changed()
+        self._seat_waiting()
 
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:
@@ -437,6 +507,8 @@ class Table:
     # --- people coming and going ------------------------------------------------------------------------
     def member_dropped(self, member: Member) -> None:
         self.spectators.discard(member)
+        if member in self.waiting:
+            self.waiting.remove(member)
         seat = self.seat_of(member)
         if seat is not None:
             self.seats[seat].away_seq = self.last_seq
@@ -568,6 +640,7 @@ class Table:
             "name": self.name, "edition": self.options.edition.value, "options": self.options.to_mapping(),
             "seat_count": self.seat_count, "host": self.host, "private": self.private, "code": self.code,
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
+            "replace_bots": self.replace_bots,
             "game_no": self.game_no, "seed": self.seed, "seq_base": self.seq_base,
             "seats": [{"kind": s.kind, "name": s.name, "level": s.level, "away_seq": s.away_seq,
                        "token": s.member.token_hash if s.member is not None else None} for s in self.seats],

@@ -34,6 +34,11 @@ def numbered(messages: list[dict[str, Any]], kinds: tuple[str, ...] = ("history"
     return out
 
 
+def latest_state(client: TestClient, default: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The last state the client has read (a wait for another message may have read past some)."""
+    return next((m for m in reversed(client.received) if m["t"] == "state"), default)
+
+
 def since(client: TestClient, index: int, kind: str) -> list[dict[str, Any]]:
     return [m for m in client.received[index:] if m["t"] == kind]
 
@@ -182,3 +187,102 @@ async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) 
         assert loop.time() - began > 1.0, "the game was too short to show anything"
         bye = await watcher.expect("bye")
         assert bye["reason"] == "idle for too long"
+
+
+async def test_a_late_friend_waits_then_takes_a_bots_seat_at_the_next_game(tmp_path: Path) -> None:
+    """Alice plays two bots at a table whose host lets late joiners take bots' seats. Carol comes in
+    during the game: joining is refused, she watches and asks to sit: she is told she will sit when
+    the game is over and is listed as waiting. When it ends she sits in a bot's seat; the rematch
+    deals her a hand. At a table without that option a waiting Dan is seated only when the host
+    gives him a bot's seat."""
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        alice = await h.connect("alice")
+        carol = await h.connect("carol")
+        table_id = await create_table(alice, seats=3, bots=2, replace_bots=True)
+        await start(alice)
+        first = await alice.expect("state")
+        refused = await carol.request({"t": "join", "table": table_id}, "error")
+        assert refused["code"] == "game_running"
+        await carol.request({"t": "spectate", "table": table_id}, "state")
+        await carol.send({"t": "sit"})
+        notice = await carol.expect("notice")
+        assert "when this game is over" in notice["text"]
+        waiting = await carol.expect("table", where=lambda m: m["table"]["waiting"] == ["carol"])
+        assert waiting["table"]["replace_bots"] is True and waiting["table"]["watchers"] == ["carol"]
+        await play(alice, random.Random(8), initial=latest_state(alice, first))
+        seated = await carol.expect("table", where=lambda m: m["table"]["you"] is not None)
+        seat = seated["table"]["you"]
+        assert seated["table"]["seats"][seat] == {"kind": "human", "name": "carol", "level": None, "connected": True}
+        assert seated["table"]["waiting"] == [] and seated["table"]["bots"] == 1
+        await alice.send({"t": "rematch"})
+        dealt = await carol.expect("state", where=lambda m: m["game_no"] == 2)
+        assert dealt["view"]["seat"] == seat and len(dealt["view"]["hand"]) > 0
+
+        dan = await h.connect("dan")
+        ben = await h.connect("ben")
+        other = await create_table(ben, seats=2, bots=1)
+        await ben.send({"t": "start"})
+        game = await ben.expect("state")
+        await dan.request({"t": "spectate", "table": other}, "state")
+        await dan.send({"t": "sit"})
+        await dan.expect("notice")
+        await play(ben, random.Random(9), initial=latest_state(ben, game))
+        finished = await dan.expect("table", where=lambda m: m["table"]["status"] == "finished")
+        assert finished["table"]["you"] is None and finished["table"]["waiting"] == ["dan"]
+        refused = await dan.request({"t": "give_seat", "seat": 1, "name": "dan"}, "error")
+        assert refused["code"] == "not_host"
+        await ben.send({"t": "give_seat", "seat": 1, "name": "dan"})
+        given = await dan.expect("table", where=lambda m: m["table"]["you"] == 1)
+        assert given["table"]["seats"][1]["name"] == "dan" and given["table"]["bots"] == 0
+
+
+async def test_between_games_people_stand_sit_leave_and_the_host_removes(tmp_path: Path) -> None:
+    """After a game: Bob stands up (he watches) and sits down again; a bot's seat is not his to take; the host
+    removes a bot, then removes Bob, whose seat is then free; Carol sits and leaves, and her seat is
+    free again. During a game the host cannot remove a bot or give a seat."""
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        alice, bob, carol = await h.connect("alice"), await h.connect("bob"), await h.connect("carol")
+        table_id = await create_table(alice, seats=4, bots=1)
+        await join(bob, table_id, seat=2)
+        await start(alice)
+        await bob.expect("state")
+        assert (await alice.request({"t": "remove_bot", "seat": 1}, "error"))["code"] == "game_running"
+        assert (await alice.request({"t": "give_seat", "seat": 1, "name": "bob"}, "error"))["code"] == "game_running"
+        await asyncio.gather(*(play(c, random.Random(11), initial=latest_state(c)) for c in (alice, bob)))
+        table = h.server.lobby.tables[table_id]
+        await wait_until(lambda: table.status == "finished", "the game to finish")
+
+        await bob.send({"t": "stand"})
+        await bob.expect("table", where=lambda m: m["table"]["you"] is None and "bob" in m["table"]["watchers"])
+        assert (await bob.request({"t": "sit", "seat": 3}, "error"))["code"] == "seat_taken"  # a bot's
+        await bob.send({"t": "sit", "seat": 2})
+        await bob.expect("table", where=lambda m: m["table"]["you"] == 2)
+        await alice.send({"t": "remove_bot", "seat": 1})
+        await alice.expect("table", where=lambda m: m["table"]["seats"][1]["kind"] == "empty")
+        await alice.send({"t": "kick", "seat": 2})
+        await bob.expect("left")
+        await alice.expect("table", where=lambda m: m["table"]["seats"][2]["kind"] == "empty")
+        assert await join(carol, table_id) == 1
+        await carol.send({"t": "leave"})
+        await carol.expect("left")
+        detail = await alice.expect("table", where=lambda m: m["table"]["seats"][1]["kind"] == "empty")
+        assert detail["table"]["free"] == 2
+
+
+async def test_the_lobby_knows_who_is_online_and_where(tmp_path: Path) -> None:
+    """Dan in the lobby gets the list of who is online on arrival, and again when Eve arrives, sits
+    at a table and drops her connection (away, her seat kept); lobby chat reaches him with a
+    numbered line."""
+    async with running_server(tmp_path) as h:
+        dan = await h.connect("dan")
+        first = await dan.expect("online")
+        assert first["players"] == [{"name": "dan", "table": None, "away": False}] and first["total"] == 1
+        eve = await h.connect("eve")
+        await dan.expect("online", where=lambda m: [p["name"] for p in m["players"]] == ["dan", "eve"])
+        table_id = await create_table(eve, seats=2)
+        await dan.expect("online", where=lambda m: {"name": "eve", "table": table_id, "away": False} in m["players"])
+        await eve.send({"t": "chat", "scope": "lobby", "text": "anyone for a game?"})
+        line = await dan.expect("chat", where=lambda m: m["scope"] == "lobby")
+        assert (line["from"], line["text"], line["id"]) == ("eve", "anyone for a game?", 1)
+        await eve.close()  # she keeps her seat for the grace period: away
+        await dan.expect("online", where=lambda m: {"name": "eve", "table": table_id, "away": True} in m["players"])
