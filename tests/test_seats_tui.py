@@ -8,13 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
+from textual.widgets import Button, Input, RichLog, Static
 
 from ono99_tui.client import Client
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
-from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from server import Server, ServerConfig
 from server.history import history_messages
 from tests.relay import Relay
@@ -193,4 +193,50 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after yes")
             assert table.seats[0].kind == "bot"
     finally:
+        await server.close()
+
+
+async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots_seat(tmp_path: Path) -> None:
+    """In the lobby Ada sees who is online (Bo too) and Bo's lobby chat; c, a line and Enter send
+    hers. At her table (one bot, no game yet) Bo watches; m opens the seat menu, whose choice gives
+    the bot's seat to Bo. Then u stands Ada up to watch, and u again sits her down."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    bo: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            bo = await Client.connect("127.0.0.1", server.port, "Bo")
+            online = app.screen.query_one("#online", Static)
+            await wait_until(pilot, lambda: "Bo" in str(online.render()), "Bo in the online list")
+            await bo.send({"t": "chat", "scope": "lobby", "text": "evening all"})
+            await wait_until(pilot, lambda: any(c.text == "evening all" for c in app.model.chat), "Bo's line")
+            lobby_chat = app.screen.query_one("#lobby-chat", RichLog)
+            await wait_until(pilot, lambda: any("evening all" in line.text for line in lobby_chat.lines),
+                             "the line shown")
+            await pilot.press("c", *"hi bo", "enter")
+            line = await bo.expect("chat", where=lambda m: m["from"] == "Ada")
+            assert (line["scope"], line["text"]) == ("lobby", "hi bo")
+
+            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0})
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
+                             "her table")
+            table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+            await bo.send({"t": "spectate", "table": table.id})
+            await wait_until(pilot, lambda: "Bo" in app.model.table["watchers"], "Bo watching")  # type: ignore[index]
+            await pilot.press("m")
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatMenuScreen), "the seat menu")
+            labels = [str(b.label) for b in app.screen.query(Button)]
+            give = labels.index("Give seat 2 (Bot 2) to Bo")
+            await pilot.click(f"#choice-{give}")
+            await wait_until(pilot, lambda: table.seats[1].name == "Bo", "Bo in the bot's seat")
+            assert isinstance(app.screen, TableScreen)
+            await pilot.press("u")
+            await wait_until(pilot, lambda: app.model.table["you"] is None, "Ada standing")  # type: ignore[index]
+            await pilot.press("u")
+            await wait_until(pilot, lambda: app.model.table["you"] == 0, "Ada seated again")  # type: ignore[index]
+    finally:
+        if bo is not None:
+            await bo.close()
         await server.close()

@@ -66,6 +66,8 @@ class Model:
     log_count: int = 0  # lines ever logged, so a widget can append only the new ones
     log_epoch: int = 0  # bumped when the log starts over (a new table or game)
     chat_count: int = 0
+    online: list[dict[str, Any]] = field(default_factory=list)  # who is on the server (the lobby shows it)
+    online_total: int = 0
     seq: int = 0  # the table's seq of the last event taken in (each event is shown once)
     chat_seen: dict[str, int] = field(default_factory=dict)  # by scope: the id of the last chat line taken in
 
@@ -127,6 +129,9 @@ class Model:
         elif kind in ("notice", "away"):
             self.notice = str(message["text"])
             self.add_log(self.notice)
+        elif kind == "online":
+            self.online = list(message["players"])
+            self.online_total = int(message["total"])
         elif kind == "leaderboard":
             self.leaderboard = list(message["rows"])
             self.leaderboard_edition = message.get("edition")
