@@ -389,9 +389,9 @@ class Lobby:
 
     def online_message(self) -> dict[str, Any]:
         """Who is on the server (at most MAX_ONLINE of them, by name), and where."""
+        members = sorted(self.members.values(), key=lambda m: m.name.casefold())
         players = [{"name": m.name, "table": m.table.id if m.table is not None and not m.table.private else None,
-                    "away": m.connection is None} for m in self.members.values()]
-        players.sort(key=lambda p: p["name"].casefold())
+                    "away": m.connection is None} for m in members]
         return {"t": "online", "players": players[:MAX_ONLINE], "total": len(players)}
 
     def table_emptied_check(self, table: Table) -> None:

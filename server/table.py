@@ -184,7 +184,7 @@ class Table:
         if seat is None and self.replace_bots and self.status != Status.PLAYING:
             bots = [i for i, s in enumerate(self.seats) if s.kind == "bot"]
             stand_ins = [i for i in bots if self.seats[i].name.endswith(" (bot)")]
-            seat = (stand_ins or bots[::-1] or [None])[0]
+            seat = (stand_ins or bots[::-1])[0] if bots else None
         return seat
 
     def wait_for_seat(self, member: Member) -> None:
