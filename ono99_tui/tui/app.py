@@ -226,6 +226,8 @@ class Ono99App(App[int]):
         self.switch_screen(screen_type())
 
     def _refresh(self) -> None:
+        if self.return_code is not None:  # ending: the screens' widgets are being removed
+            return
         for screen in self.screen_stack:
             refresh = getattr(screen, "refresh_model", None)
             if refresh is not None and screen.is_mounted:

@@ -138,7 +138,7 @@ class TableScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if not self.children:  # the app ended while the screen was being put up: nothing to show
+        if self.app.return_code is not None:  # the app ended while the screen was put up: its widgets go
             return
         for log in self.query(RichLog):
             log.can_focus = False  # arrows and digits belong to the hand
@@ -494,7 +494,7 @@ class LobbyScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if not self.children:  # the app ended while the screen was being put up: nothing to show
+        if self.app.return_code is not None:  # the app ended while the screen was put up: its widgets go
             return
         self.query_one("#lobby-chat", RichLog).can_focus = False
         self.refresh_model(self.ono.model)
