@@ -37,6 +37,7 @@ log = logging.getLogger("ono99.lobby")
 LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
+ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
 
 
 def token_hash(token: str) -> str:
@@ -98,6 +99,7 @@ class Lobby:
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
         self._online_sent: list[dict[str, Any]] | None = None  # the last "online" pushed to the lobby
+        self._online_due = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
 
@@ -136,7 +138,7 @@ class Lobby:
         else:
             connection.send(self.tables_message())
             connection.send(self.online_message())
-        self.tables_changed()  # the others' "online" lists
+        self.online_changed()
         log.info("%s %s from %s", "resumed" if resumed else "hello", clean_text(member.name), connection.peer)
         return member
 
@@ -168,7 +170,7 @@ class Lobby:
     def forget(self, member: Member) -> None:
         if self.members.get(member.name) is member:
             del self.members[member.name]
-            self.tables_changed()  # the others' "online" lists
+            self.online_changed()
         self.by_token.pop(member.token_hash, None)
 
     def forget_if_idle(self, member: Member) -> None:
@@ -362,6 +364,7 @@ class Lobby:
 
     def tables_changed(self) -> None:
         """Push the table list to everyone in the lobby, once per loop turn however many changes."""
+        self.online_changed()  # where people sit is in it
         if self._tables_dirty:
             return
         self._tables_dirty = True
@@ -376,16 +379,35 @@ class Lobby:
             listener()
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
         if not in_lobby:  # nobody to tell: skip building the list (every game's end changes it)
-            self._online_sent = None
             return
         frame = encode(self.tables_message())
-        online = self.online_message()
-        online_frame = encode(online) if online["players"] != self._online_sent else None
-        self._online_sent = online["players"]
         for member in in_lobby:
             member.send_frame(frame)
-            if online_frame is not None:
-                member.send_frame(online_frame)
+
+    def online_changed(self) -> None:
+        """Push who is online to everyone in the lobby: at most once a second, however many players
+        come and go (a crowd connecting at once must not cost a list per player per arrival)."""
+        if self._online_due:
+            return
+        self._online_due = True
+        try:
+            asyncio.get_running_loop().call_later(ONLINE_EVERY, self._push_online)
+        except RuntimeError:
+            self._online_due = False
+
+    def _push_online(self) -> None:
+        self._online_due = False
+        if self.closed:
+            return
+        in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
+        online = self.online_message()
+        if not in_lobby or online["players"] == self._online_sent:
+            self._online_sent = online["players"] if in_lobby else None
+            return
+        self._online_sent = online["players"]
+        frame = encode(online)
+        for member in in_lobby:
+            member.send_frame(frame)
 
     def online_message(self) -> dict[str, Any]:
         """Who is on the server (at most MAX_ONLINE of them, by name), and where."""
