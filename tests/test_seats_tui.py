@@ -240,3 +240,43 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
         if bo is not None:
             await bo.close()
         await server.close()
+
+
+async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(tmp_path: Path) -> None:
+    """Bo (the app) watches Cy's game against bots. The server restarts on the same database and
+    port (spectators are not kept): the app reconnects and watches the same table again, its log
+    being that game's log once."""
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0.05, default_turn_seconds=0, grace_seconds=60,
+                          db_path=tmp_path / "x.db")
+    server = Server(config)
+    await server.start()
+    config.port = server.port
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Bo")
+    cy: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            cy = await Client.connect("127.0.0.1", server.port, "Cy")
+            await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0})
+            table_id = (await cy.expect("table"))["table"]["id"]
+            await cy.send({"t": "stand"})  # Cy watches too: only bots play
+            app.send_message({"t": "spectate", "table": table_id})
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await cy.send({"t": "start"})
+            await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] >= 4, "moves")
+            await server.close()
+            server = Server(config)
+            await server.start()
+            await wait_until(pilot, lambda: app.model.connected and app.model.table is not None
+                             and app.model.table["id"] == table_id and isinstance(app.screen, TableScreen)
+                             and app.model.view is not None, "the app watching again")
+            table = server.lobby.tables[table_id]
+            assert any(m.name == "Bo" for m in table.spectators)
+            await wait_until(pilot, lambda: table.status == "finished"
+                             and app.model.view["winner"] is not None, "the game's end")  # type: ignore[index]
+            await pilot.pause(0.2)
+            assert shown_log(app) == expected_log(app, server)[-len(app.model.log):]
+    finally:
+        if cy is not None:
+            await cy.close()
+        await server.close()

@@ -186,8 +186,13 @@ class Ono99App(App[int]):
 
     # --- messages from the server ------------------------------------------------------------------
     def handle(self, message: dict[str, Any]) -> None:
+        watched = self.model.table if message.get("t") == "welcome" else None  # the table before this welcome
         kind = self.model.apply(message)
         if kind == "welcome":
+            if watched is not None and watched.get("you") is None and message.get("table") is None:
+                # back on a server that did not keep us (spectators are not kept): watch that table again
+                self.send_message({"t": "spectate", "code": watched["code"]} if watched.get("code")
+                                  else {"t": "spectate", "table": watched["id"]})
             if self.local and message.get("table") is None:
                 self.send_message(self.first_table or {
                     "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
