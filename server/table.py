@@ -188,14 +188,14 @@ class Table:
         return seat
 
     def wait_for_seat(self, member: Member) -> None:
-        """A spectator asks for a seat while a game runs: they sit down when it is over, if a seat
-        is free then (or a bot's, with ``replace_bots``)."""
+        """A spectator asks for a seat while a game runs: they sit down when the next game starts,
+        if a seat is free then (or a bot's, with ``replace_bots``)."""
         if member not in self.spectators:
             raise ProtocolError("not_watching", "only a spectator of this table can wait for a seat")
         if member not in self.waiting:
             self.waiting.append(member)
         member.send({"t": "notice", "table": self.id,
-                     "text": "You will sit down when this game is over, if a seat is free then."})
+                     "text": "You will sit down when the next game starts, if a seat is free then."})
         self.changed()
 
     def _seat_waiting(self) -> None:
@@ -430,7 +430,6 @@ class Table:
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self.changed()
-        self._seat_waiting()
 
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:

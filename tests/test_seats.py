@@ -192,9 +192,9 @@ async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) 
 async def test_a_late_friend_waits_then_takes_a_bots_seat_at_the_next_game(tmp_path: Path) -> None:
     """Alice plays two bots at a table whose host lets late joiners take bots' seats. Carol comes in
     during the game: joining is refused, she watches and asks to sit: she is told she will sit when
-    the game is over and is listed as waiting. When it ends she sits in a bot's seat; the rematch
-    deals her a hand. At a table without that option a waiting Dan is seated only when the host
-    gives him a bot's seat."""
+    the next game starts and is listed as waiting. When the game ends she is still watching (its
+    result is that of its players); the rematch seats her in a bot's seat and deals her a hand. At a
+    table without that option a waiting Dan is seated only when the host gives him a bot's seat."""
     async with running_server(tmp_path, **FAST_PLAY) as h:
         alice = await h.connect("alice")
         carol = await h.connect("carol")
@@ -206,15 +206,17 @@ async def test_a_late_friend_waits_then_takes_a_bots_seat_at_the_next_game(tmp_p
         await carol.request({"t": "spectate", "table": table_id}, "state")
         await carol.send({"t": "sit"})
         notice = await carol.expect("notice")
-        assert "when this game is over" in notice["text"]
+        assert "when the next game starts" in notice["text"]
         waiting = await carol.expect("table", where=lambda m: m["table"]["waiting"] == ["carol"])
         assert waiting["table"]["replace_bots"] is True and waiting["table"]["watchers"] == ["carol"]
         await play(alice, random.Random(8), initial=latest_state(alice, first))
+        over = await carol.expect("table", where=lambda m: m["table"]["status"] == "finished")
+        assert over["table"]["you"] is None and over["table"]["waiting"] == ["carol"]
+        await alice.send({"t": "rematch"})
         seated = await carol.expect("table", where=lambda m: m["table"]["you"] is not None)
         seat = seated["table"]["you"]
         assert seated["table"]["seats"][seat] == {"kind": "human", "name": "carol", "level": None, "connected": True}
         assert seated["table"]["waiting"] == [] and seated["table"]["bots"] == 1
-        await alice.send({"t": "rematch"})
         dealt = await carol.expect("state", where=lambda m: m["game_no"] == 2)
         assert dealt["view"]["seat"] == seat and len(dealt["view"]["hand"]) > 0
 

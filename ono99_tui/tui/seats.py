@@ -72,7 +72,7 @@ def seat_choices(model: Any) -> list[tuple[str, dict[str, Any]]]:
         return f"seat {i + 1}"
 
     if me is None and playing:
-        choices.append(("Sit down when this game is over", {"t": "sit"}))
+        choices.append(("Sit down when the next game starts", {"t": "sit"}))
     elif me is None:
         for i, seat in enumerate(seats):
             if seat["kind"] == "empty" or (replace_bots and seat["kind"] == "bot"):
