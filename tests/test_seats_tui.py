@@ -155,8 +155,9 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
 async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_path: Path) -> None:
     """Ada plays a bot on a server, and it is her turn. Typed into the chat input, digits and the
     table's keys (1, l, q, n, d, s) are chat text: nothing is played and nobody leaves; Enter sends
-    the line and the input keeps the keyboard; Esc gives it back to the cards. Then l, q, Ctrl+Q
-    and n each ask first, and No or Esc keeps her seat; only a yes to l takes her to the lobby."""
+    the line and the input keeps the keyboard; Esc gives it back to the cards. Then l, q, Ctrl+Q,
+    n and u (stand up) each ask first, and No or Esc keeps her seat; only a yes to l takes her to
+    the lobby."""
     server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
     await server.start()
     app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
@@ -181,7 +182,7 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
             await pilot.press("escape")
             assert app.focused is None
 
-            for key, answer in (("l", "escape"), ("q", "n"), ("ctrl+q", "escape"), ("n", "escape")):
+            for key, answer in (("l", "escape"), ("q", "n"), ("ctrl+q", "escape"), ("n", "escape"), ("u", "escape")):
                 await pilot.press(key)
                 await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), f"{key} to ask first")
                 await pilot.press(answer)
