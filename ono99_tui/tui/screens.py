@@ -159,6 +159,8 @@ class TableScreen(ModelScreen):
         title.append(f"  ·  {table.get('summary', model.edition)}")
         if model.view is not None and model.view["seat"] is None:
             title.append("  ·  spectating")
+            if model.table is not None and model.table.get("you") is None:  # a server's table: say how to sit
+                title.append(" (u: sit down, m: seats)")
         if not model.connected:
             title.append("  ·  CONNECTION LOST, reconnecting…", style="bold reverse")
         self.show_text("#title", title)
