@@ -147,8 +147,11 @@ class Connection:
                     self.writer.close()
 
     def _watching_a_game(self) -> bool:
+        """At a table whose game moved within the idle timeout (a game stuck on a vanished player's
+        turn does not keep anyone connected)."""
         table = self.member.table if self.member is not None else None
-        return table is not None and table.status == "playing"
+        return table is not None and table.status == "playing" and \
+            asyncio.get_running_loop().time() - table.moved_at < self.server.config.idle_timeout
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None

@@ -83,6 +83,7 @@ class Table:
     chat_room: ChatRoom | None = None
     seq_base: int = 0  # the seq of the event before the current game's first (see server/history.py)
     shown: int = 0  # events of the current game's log shown to the table so far
+    moved_at: float = 0.0  # loop time the table last showed a move (its watchers are not idle)
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
@@ -614,6 +615,7 @@ class Table:
         """Show ``events``, the newest of the current game's log, to the table."""
         assert self.game is not None
         self.shown = len(self.game.log)
+        self.moved_at = asyncio.get_running_loop().time()
         spectator_frame: bytes | None = None
         shared = self._state_shared()
         for seat_index, seat in enumerate(self.seats):

@@ -288,3 +288,16 @@ async def test_the_lobby_knows_who_is_online_and_where(tmp_path: Path) -> None:
         assert (line["from"], line["text"], line["id"]) == ("eve", "anyone for a game?", 1)
         await eve.close()  # she keeps her seat for the grace period: away
         await dan.expect("online", where=lambda m: {"name": "eve", "table": table_id, "away": True} in m["players"])
+
+
+async def test_a_game_that_does_not_move_does_not_keep_its_players_connected(tmp_path: Path) -> None:
+    """With a 1-second idle timeout, two players who start a game without a clock and never move
+    are closed as idle: only a moving game counts as activity."""
+    async with running_server(tmp_path, idle_timeout=1.0) as h:
+        alice, bob = await h.connect("alice"), await h.connect("bob")
+        table_id = await create_table(alice, seats=2, turn_seconds=0)
+        await join(bob, table_id)
+        await start(alice)
+        for client in (alice, bob):
+            bye = await client.expect("bye")
+            assert bye["reason"] == "idle for too long"
