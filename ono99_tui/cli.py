@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-login-timeout", type=float, default=30.0,
                        help="seconds an SSH client has to log in (default 30)")
     serve.add_argument("--ssh-idle-timeout", type=float, default=900.0,
-                       help="seconds without a key pressed before an SSH session is closed (default 900)")
+                       help="seconds without a key pressed (or a running game's move on the screen) before an "
+                            "SSH session is closed (default 900)")
     serve.add_argument("--ssh-keepalive", type=float, default=30.0,
                        help="seconds between SSH keepalives; 3 unanswered close the connection (default 30)")
     serve.add_argument("--ssh-max-sessions", type=int, default=300, help="SSH sessions at once (default 300)")

@@ -42,10 +42,12 @@ class Client:
     @classmethod
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
-                      identity: Identity | None = None, password: str | None = None) -> Client:
+                      identity: Identity | None = None, password: str | None = None,
+                      seen: dict[str, int] | None = None) -> Client:
         """Open a connection and complete the hello (proving ``identity``'s key when there is one:
         without one the player is a guest); raises ``ServerError`` if refused. ``password`` is for
-        a server that asks for one."""
+        a server that asks for one; ``seen``: what a resuming client last saw (protocol
+        ``hello.seen``), so that only the rest is sent."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
@@ -55,6 +57,8 @@ class Client:
             hello["key"] = identity.public_key
         if password is not None:
             hello["password"] = password
+        if seen:
+            hello["seen"] = seen
         try:
             await client.send(hello)
             client.welcome = await client._answer_challenge(identity, timeout)

@@ -189,6 +189,8 @@ class Connection:
                 try:
                     data = await asyncio.wait_for(self.reader.read(READ_CHUNK), deadline)
                 except TimeoutError:
+                    if self._watching_a_game():
+                        continue  # its screen is following a game that moves: not idle
                     self.close("no hello in time" if self.member is None else "idle for too long")
                     break
                 if not data:
@@ -274,6 +276,12 @@ class Connection:
         if refusal is not None:
             log.warning("%s: refused at hello: %s", self.peer, refusal)
             self._refused = ProtocolError("access_denied", refusal, fatal=True)
+    def _watching_a_game(self) -> bool:
+        """At a table whose game moved within the idle timeout (a game stuck on a vanished player's
+        turn does not keep anyone connected)."""
+        table = self.member.table if self.member is not None else None
+        return table is not None and table.status == "playing" and \
+            asyncio.get_running_loop().time() - table.moved_at < self.server.config.idle_timeout
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None

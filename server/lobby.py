@@ -8,7 +8,6 @@ import logging
 import random
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,15 +26,19 @@ from ono99_tui.protocol import (
 )
 
 from .config import ServerConfig
+from .history import ChatLine, ChatRoom, seen_of
 from .names import NameRegistry, name_key, same_name_refusal
 from .storage import Storage
-from .table import ChatLine, Seat, Status, Table
+from .table import Seat, Status, Table
 
 if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("ono99.lobby")
+LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
+MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
+ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
 
 
 def token_hash(token: str) -> str:
@@ -73,9 +76,6 @@ class Member:
         self.connection: Connection | None = None
         self.table: Table | None = None
         self.grace: asyncio.TimerHandle | None = None
-        # Restored from the database after a restart: their seat waits for them (only a turn clock
-        # plays for them) until they come back or the grace period ends; no bot runs ahead meanwhile.
-        self.awaited = False
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
         self.follows_leaderboard = False  # sent a new leaderboard after each game that changes it
         self.leaderboard_edition: str | None = None  # the edition it follows (None: all of them)
@@ -103,10 +103,12 @@ class Lobby:
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.leaderboard_followers: set[Member] = set()  # sent the leaderboard after each counted game
         self.tables: dict[int, Table] = {}
-        self.lobby_chat: deque[ChatLine] = deque(maxlen=config.chat_history)
+        self.lobby_chat = ChatRoom(config.chat_history, "lobby", None)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
         self._tables_pushed_at = float("-inf")  # loop time of the last table-list push
+        self._online_sent: list[dict[str, Any]] | None = None  # the last "online" pushed to the lobby
+        self._online_due = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
 
@@ -132,7 +134,6 @@ class Lobby:
         resumed = member is not None
         token = secrets.token_urlsafe(24)
         if member is not None:
-            member.awaited = False
             if member.connection is not None:
                 member.connection.close("you connected again from elsewhere")
             if member.grace is not None:
@@ -158,12 +159,14 @@ class Lobby:
         connection.send({"t": "welcome", "version": PROTOCOL_VERSION, "server": self.config.name,
                          "name": member.name, "resume": token, "resumed": resumed,
                          "table": member.table.id if member.table else None, "identity": member.identity})
-        connection.send({"t": "chat_history", "scope": "lobby", "table": None,
-                         "messages": [c.to_wire() for c in self.lobby_chat]})
+        seen = seen_of(message) if resumed else {}
+        connection.send(self.lobby_chat.history(seen.get("lobby_chat")))
         if member.table is not None:
-            member.table.member_returned(member)
+            member.table.member_returned(member, seen)
         else:
             connection.send(self.tables_message())
+            connection.send(self.online_message())
+        self.online_changed()
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", connection.peer)
         return member
@@ -203,6 +206,7 @@ class Lobby:
     def forget(self, member: Member) -> None:
         if self.members.get(member.name) is member:
             del self.members[member.name]
+            self.online_changed()
         if self.by_token.get(member.token_hash) is member:
             del self.by_token[member.token_hash]
         key = name_key(member.name)
@@ -257,7 +261,7 @@ class Lobby:
         table = Table(self, self._take_table_id(), name, options, seats, member.name,
                       private=message.get("private", False),
                       turn_seconds=message.get("turn_seconds", self.config.default_turn_seconds),
-                      bot_level=message.get("bot_level", "greedy"))
+                      bot_level=message.get("bot_level", "greedy"), replace_bots=message.get("replace_bots", False))
         self.tables[table.id] = table
         table.sit(member, 0)
         for _ in range(bots):
@@ -289,25 +293,28 @@ class Lobby:
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
         seat = table.seat_for(member, message.get("seat"))  # refused here, you keep your old seat
-        if member.table is not None and member.table is not table:
+        was_here = member.table is table
+        if member.table is not None and not was_here:
             member.table.leave(member)
         table.sit(member, seat)
-        self._welcome_to_table(member, table)
+        self._welcome_to_table(member, table, was_here)
 
     def on_spectate(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
-        if member.table is not None and member.table is not table:
+        was_here = member.table is table
+        if member.table is not None and not was_here:
             member.table.leave(member)
         if table.seat_of(member) is not None:
             raise ProtocolError("seated", "you are sitting at this table; stand up to watch")
         table.spectate(member)
-        self._welcome_to_table(member, table)
+        self._welcome_to_table(member, table, was_here)
 
-    def _welcome_to_table(self, member: Member, table: Table) -> None:
+    def _welcome_to_table(self, member: Member, table: Table, was_here: bool = False) -> None:
+        """The table, its chat and its game for a newcomer (all of them), or for one who was
+        already there (nothing they have seen again)."""
         member.send({"t": "table", "table": table.detail(member)})
-        member.send({"t": "chat_history", "scope": "table", "table": table.id,
-                     "messages": [c.to_wire() for c in table.chat_lines]})
-        table.send_state_to(member)
+        member.send(table.chat.history(table.chat.last_id if was_here else None))
+        table.send_state_to(member, table.last_seq if was_here else None)
 
     def _table_of(self, member: Member) -> Table:
         if member.table is None:
@@ -316,25 +323,35 @@ class Lobby:
 
     def on_sit(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
-        table.sit(member, message["seat"])
-        table.send_state_to(member)
+        if table.status == Status.PLAYING and table.seat_of(member) is None:
+            table.wait_for_seat(member)
+            return
+        table.sit(member, message.get("seat"))
+        table.send_state_to(member, table.last_seq)
 
     def on_stand(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
         table.stand(member)
-        table.send_state_to(member)
+        table.send_state_to(member, table.last_seq)
 
     def on_leave(self, member: Member, message: dict[str, Any]) -> None:
         table = self._table_of(member)
         table.leave(member)
         member.send({"t": "left", "table": table.id})
         member.send(self.tables_message())
+        member.send(self.online_message())
 
     def on_add_bot(self, member: Member, message: dict[str, Any]) -> None:
         self._table_of(member).add_bot(member, message.get("seat"), message.get("level"))
 
     def on_remove_bot(self, member: Member, message: dict[str, Any]) -> None:
         self._table_of(member).remove_bot(member, message["seat"])
+
+    def on_give_seat(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).give_seat(member, message["seat"], message["name"])
+
+    def on_table_options(self, member: Member, message: dict[str, Any]) -> None:
+        self._table_of(member).set_options(member, message.get("replace_bots"))
 
     def on_kick(self, member: Member, message: dict[str, Any]) -> None:
         self._table_of(member).kick(member, message["seat"])
@@ -358,13 +375,16 @@ class Lobby:
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
         if table is not None:
-            table.chat(member, text)
+            table.say(member, text)
             return
-        line = ChatLine(member.name, text, time.time())
-        self.lobby_chat.append(line)
-        frame = encode({"t": "chat", "scope": "lobby", "table": None, **line.to_wire()})
-        for other in self.members.values():
-            other.send_frame(frame)
+        line = self.lobby_chat.add(member.name, text)
+
+        def show() -> None:
+            frame = encode(self.lobby_chat.message(line))
+            for other in self.members.values():
+                other.send_frame(frame)
+
+        self.persist_chat(LOBBY_CHAT, line, show)
 
     def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
         edition = message.get("edition")
@@ -412,6 +432,7 @@ class Lobby:
     def tables_changed(self) -> None:
         """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
         once per ``lobby_push_interval`` however many changes (the last push shows the latest list)."""
+        self.online_changed()  # where people sit is in it
         if self._tables_dirty:
             return
         self._tables_dirty = True
@@ -434,6 +455,38 @@ class Lobby:
         frame = encode(self.tables_message())
         for member in in_lobby:
             member.send_frame(frame)
+
+    def online_changed(self) -> None:
+        """Push who is online to everyone in the lobby: at most once a second, however many players
+        come and go (a crowd connecting at once must not cost a list per player per arrival)."""
+        if self._online_due:
+            return
+        self._online_due = True
+        try:
+            asyncio.get_running_loop().call_later(ONLINE_EVERY, self._push_online)
+        except RuntimeError:
+            self._online_due = False
+
+    def _push_online(self) -> None:
+        self._online_due = False
+        if self.closed:
+            return
+        in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
+        online = self.online_message()
+        if not in_lobby or online["players"] == self._online_sent:
+            self._online_sent = online["players"] if in_lobby else None
+            return
+        self._online_sent = online["players"]
+        frame = encode(online)
+        for member in in_lobby:
+            member.send_frame(frame)
+
+    def online_message(self) -> dict[str, Any]:
+        """Who is on the server (at most MAX_ONLINE of them, by name), and where."""
+        members = sorted(self.members.values(), key=lambda m: m.name.casefold())
+        players = [{"name": m.name, "table": m.table.id if m.table is not None and not m.table.private else None,
+                    "away": m.connection is None} for m in members]
+        return {"t": "online", "players": players[:MAX_ONLINE], "total": len(players)}
 
     def table_emptied_check(self, table: Table) -> None:
         if table.has_people() or table.id not in self.tables:
@@ -458,6 +511,14 @@ class Lobby:
         self.storage.save_action(table.id, table.game_no, n, seat, action, on_saved)
         return True
 
+    def persist_chat(self, table_id: int, line: ChatLine, show: Callable[[], None]) -> None:
+        """Save a chat line (``table_id`` LOBBY_CHAT for the lobby's), then ``show`` it: a line
+        anybody saw is never lost by a crash."""
+        if self.storage is None:
+            show()
+            return
+        self.storage.save_chat(table_id, line.id, line.sender, line.text, line.at, self.config.chat_history, show)
+
     def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
         """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
         if self.storage is not None:
@@ -466,20 +527,23 @@ class Lobby:
                 self._push_leaderboards()  # read after the save: the database thread keeps the order
 
     def restore(self) -> int:
-        """Rebuild the tables saved in the database, exactly as they were; their human players are
-        away until they reconnect with their key (or a guest with their resume token). Returns the
-        number of tables."""
+        """Rebuild the tables saved in the database, exactly as they were, with their chat; their
+        human players are away (a bot plays for them at once) until they reconnect with their key
+        (or a guest with their resume token). Returns the number of tables."""
         if self.storage is None:
             return 0
+        self.lobby_chat.restore(ChatLine(*line) for line in self.storage.load_chat(LOBBY_CHAT))
         for saved in self.storage.load_tables():
             meta = saved.meta
             options = TableOptions.from_mapping(meta["edition"], meta["options"])
             table = Table(self, saved.id, meta["name"], options, meta["seat_count"], meta["host"],
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
-                          seed=meta["seed"])
+                          seed=meta["seed"], seq_base=meta.get("seq_base", 0),
+                          replace_bots=meta.get("replace_bots", False))
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
+            table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None
                 identity = seat.get("identity")
@@ -487,17 +551,20 @@ class Lobby:
                     member = self.by_identity.get(identity) if identity else self.by_token.get(seat["token"])
                     if member is None:
                         member = Member(seat["name"], seat.get("token") or "", self.config, identity)
-                        member.awaited = True
                         self._remember(member)
                     member.table = table
-                table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member)
+                table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member, seat.get("away_seq"))
             if table.status != Status.WAITING and table.game_no:
                 game = Game(options, table.seat_count, random.Random(table.seed))
                 for seat_index, code in saved.actions:
                     game.apply(seat_index, Action.parse(code))
                 table.game = game
+                table.shown = len(game.log)  # every saved move was shown, or could have been
                 table.actions = list(saved.actions)
                 table.bot_rng = random.Random(table.seed ^ 0x5EED ^ len(saved.actions))
+            for seat_ in table.seats:  # every player is away now: a bot plays for them at once
+                if seat_.member is not None and seat_.away_seq is None:
+                    seat_.away_seq = table.last_seq
             self.tables[table.id] = table
             self._next_table_id = max(self._next_table_id, table.id + 1)
         loop = asyncio.get_running_loop()
@@ -506,7 +573,7 @@ class Lobby:
                 member.grace = loop.call_later(self.config.grace_seconds, self._grace_over, member)
         for table in self.tables.values():
             if table.status == Status.PLAYING:
-                table.schedule()
+                table.stand_ins_for_the_away()
         return len(self.tables)
 
     def close(self) -> None:

@@ -232,8 +232,10 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return False
 
     def eof_received(self) -> bool:
+        # The client sends no more (``ssh -tt HOST </dev/null``): end the app. The channel stays
+        # half open so the app can give the terminal back and print its farewell, then close it.
         self.end("Bye.")
-        return False
+        return self.app is not None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -256,7 +258,10 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def _idle_check(self) -> None:
         timeout = self.front.config.ssh_idle_timeout
-        left = self._last_input + timeout - asyncio.get_running_loop().time()
+        # A key pressed, or a running game's move on the screen (a spectator watching): not idle.
+        app = self.app
+        last = max(self._last_input, app.last_game_update if app is not None else 0.0)
+        left = last + timeout - asyncio.get_running_loop().time()
         if left > 0:
             self._schedule_idle_check(left)
             return

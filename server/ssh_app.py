@@ -66,6 +66,7 @@ class SessionApp(Ono99App):
         self.door = door
         self.farewell = "Bye." if door.fingerprint is None else "Bye. Come back with the same key to keep your seat."
         self._code_hint = ""
+        self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter)
         adapt_app_to_terminal(self, terminal)
 
@@ -120,6 +121,8 @@ class SessionApp(Ono99App):
         kind = message.get("t")
         if kind == "welcome":
             self._use_invite_code(message)
+        elif kind == "state" and message["view"].get("winner") is None:
+            self.last_game_update = asyncio.get_running_loop().time()
         elif kind == "table" and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""

@@ -68,6 +68,14 @@ CREATE TABLE IF NOT EXISTS live_actions (
     PRIMARY KEY (table_id, game_no, n)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live_chat (
+    table_id INTEGER NOT NULL,
+    id INTEGER NOT NULL,
+    sender TEXT NOT NULL,
+    text TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (table_id, id)
+);
 """
 
 
@@ -76,6 +84,7 @@ class SavedTable:
     id: int
     meta: dict[str, Any]
     actions: list[tuple[int, str]]  # (seat, action code) of the current game, in order
+    chat: list[tuple[str, str, float, int]]  # the kept chat lines: (sender, text, at, id), oldest first
 
 
 class Storage:
@@ -213,8 +222,39 @@ class Storage:
             with db:
                 db.execute("DELETE FROM live_tables WHERE id = ?", (table_id,))
                 db.execute("DELETE FROM live_actions WHERE table_id = ?", (table_id,))
+                db.execute("DELETE FROM live_chat WHERE table_id = ?", (table_id,))
 
         self.submit(write)
+
+    # --- chat ---------------------------------------------------------------------------------------
+    def save_chat(self, table_id: int, line_id: int, sender: str, text: str, at: float, keep: int,
+                  on_saved: Callable[[], None]) -> None:
+        """Save a chat line, keeping the last ``keep`` of its chat, in order with every other write;
+        ``on_saved`` is called on this event loop once it is committed (or its write failed)."""
+        loop = asyncio.get_running_loop()
+
+        def write() -> None:
+            try:
+                with self._conn as db:
+                    db.execute("INSERT OR REPLACE INTO live_chat(table_id, id, sender, text, at) "
+                               "VALUES (?, ?, ?, ?, ?)",
+                               (table_id, line_id, sender, text, at))
+                    db.execute("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
+            except Exception:
+                log.exception("could not save a chat line")
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
+                    loop.call_soon_threadsafe(on_saved)
+
+        self._run(write)
+
+    def load_chat(self, table_id: int) -> list[tuple[str, str, float, int]]:
+        return self._run(lambda: self._read_chat(self._conn, table_id)).result()
+
+    @staticmethod
+    def _read_chat(db: sqlite3.Connection, table_id: int) -> list[tuple[str, str, float, int]]:
+        rows = db.execute("SELECT sender, text, at, id FROM live_chat WHERE table_id = ? ORDER BY id", (table_id,))
+        return [(str(s), str(t), float(a), int(i)) for s, t, a, i in rows]
 
     def load_tables(self) -> list[SavedTable]:
         def read(db: sqlite3.Connection) -> list[SavedTable]:
@@ -224,7 +264,8 @@ class Storage:
                 rows = db.execute(
                     "SELECT seat, action FROM live_actions WHERE table_id = ? AND game_no = ? ORDER BY n",
                     (table_id, meta.get("game_no", 0))).fetchall()
-                out.append(SavedTable(table_id, meta, [(int(s), str(a)) for s, a in rows]))
+                out.append(SavedTable(table_id, meta, [(int(s), str(a)) for s, a in rows],
+                                      self._read_chat(db, table_id)))
             return out
 
         return self._run(lambda: read(self._conn)).result()

@@ -10,8 +10,6 @@ import asyncio
 import logging
 import random
 import secrets
-import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +25,7 @@ from ono99_tui.core.view import TableView
 from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
 
 from . import standin
+from .history import ChatRoom, away_summary, history_messages
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
@@ -50,6 +49,7 @@ class Seat:
     name: str = ""
     level: str = ""  # bot level, for bots
     member: Member | None = None  # the human sitting here
+    away_seq: int | None = None  # a human away: the table's seq when they left (a bot plays since)
 
     @property
     def connected(self) -> bool:
@@ -58,16 +58,6 @@ class Seat:
     def to_wire(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "level": self.level or None,
                 "connected": self.connected if self.kind == "human" else None}
-
-
-@dataclass(slots=True)
-class ChatLine:
-    sender: str
-    text: str
-    at: float
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"from": self.sender, "text": self.text, "at": self.at}
 
 
 @dataclass(slots=True)
@@ -85,11 +75,16 @@ class Table:
     status: str = Status.WAITING
     seats: list[Seat] = field(default_factory=list)
     spectators: set[Member] = field(default_factory=set)
+    waiting: list[Member] = field(default_factory=list)  # spectators who asked for a seat at the next game
+    replace_bots: bool = False  # those waiting take bots' seats when no seat is empty
     game: Game | None = None
     game_no: int = 0
     seed: int = 0
     actions: list[tuple[int, str]] = field(default_factory=list)
-    chat_lines: deque[ChatLine] = field(default_factory=deque)
+    chat_room: ChatRoom | None = None
+    seq_base: int = 0  # the seq of the event before the current game's first (see server/history.py)
+    shown: int = 0  # events of the current game's log shown to the table so far
+    moved_at: float = 0.0  # loop time the table last showed a move (its watchers are not idle)
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
@@ -107,7 +102,17 @@ class Table:
             self.seats = [Seat() for _ in range(self.seat_count)]
         if self.private and not self.code:
             self.code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-        self.chat_lines = deque(maxlen=self.lobby.config.chat_history)
+        self.chat_room = ChatRoom(self.lobby.config.chat_history, "table", self.id)
+
+    @property
+    def chat(self) -> ChatRoom:
+        assert self.chat_room is not None
+        return self.chat_room
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last event shown at this table."""
+        return self.seq_base + self.shown
 
     # --- who is here --------------------------------------------------------------------------------
     def members(self) -> list[Member]:
@@ -140,6 +145,7 @@ class Table:
             "free": sum(1 for s in self.seats if s.kind == "empty"),
             "bots": sum(1 for s in self.seats if s.kind == "bot"),
             "spectators": len(self.spectators),
+            "replace_bots": self.replace_bots,
             "turn_seconds": self.turn_seconds,
             "bot_level": self.bot_level,
             "game_no": self.game_no,
@@ -151,6 +157,8 @@ class Table:
         data = self.info()
         data["code"] = self.code or None
         data["you"] = self.seat_of(member)
+        data["watchers"] = sorted(m.name for m in self.spectators)[:64]
+        data["waiting"] = [m.name for m in self.waiting][:64]
         return data
 
     # --- seating ------------------------------------------------------------------------------------
@@ -163,18 +171,77 @@ class Table:
         if seat is None:
             if current is not None:
                 return current
-            seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+            seat = self._free_seat()
             if seat is None:
                 raise ProtocolError("table_full", "every seat is taken; you can spectate")
         if not 0 <= seat < self.seat_count:
             raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}")
         if current == seat:
             return seat
-        if self.seats[seat].kind != "empty":
+        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot"):
             raise ProtocolError("seat_taken", f"seat {seat} is taken")
         if current is not None and self.status == Status.PLAYING:
             raise ProtocolError("game_running", "you cannot change seats during a game")
         return seat
+
+    def _free_seat(self) -> int | None:
+        """The seat a newcomer gets between games: the first empty one, else (``replace_bots``) a
+        bot's: one standing in for a player who left first, then the last added bot."""
+        seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+        if seat is None and self.replace_bots and self.status != Status.PLAYING:
+            bots = [i for i, s in enumerate(self.seats) if s.kind == "bot"]
+            stand_ins = [i for i in bots if self.seats[i].name.endswith(" (bot)")]
+            seat = (stand_ins or bots[::-1])[0] if bots else None
+        return seat
+
+    def wait_for_seat(self, member: Member) -> None:
+        """A spectator asks for a seat while a game runs: they sit down when the next game starts,
+        if a seat is free then (or a bot's, with ``replace_bots``)."""
+        if member not in self.spectators:
+            raise ProtocolError("not_watching", "only a spectator of this table can wait for a seat")
+        if member not in self.waiting:
+            self.waiting.append(member)
+        member.send({"t": "notice", "table": self.id,
+                     "text": "You will sit down when the next game starts, if a seat is free then."})
+        self.changed()
+
+    def _seat_waiting(self) -> None:
+        """Seat the spectators waiting for a seat, first come first served, while seats are free."""
+        for member in list(self.waiting):
+            if member not in self.spectators or member.connection is None:
+                self.waiting.remove(member)
+                continue
+            seat = self._free_seat()
+            if seat is None:
+                return
+            self.waiting.remove(member)
+            self.sit(member, seat)
+            if self.status != Status.PLAYING:
+                self.send_state_to(member, self.last_seq)
+
+    def give_seat(self, member: Member, seat: int, name: str) -> None:
+        """The host gives an empty or a bot's seat to a spectator, between games."""
+        self._require_host(member)
+        if self.status == Status.PLAYING:
+            raise ProtocolError("game_running", "seats can be given between games")
+        if not 0 <= seat < self.seat_count or self.seats[seat].kind == "human":
+            raise ProtocolError("bad_seat", f"seat {seat} is not empty and has no bot")
+        target = next((m for m in self.spectators if m.name == name and m.connection is not None), None)
+        if target is None:
+            raise ProtocolError("not_watching", f"{name[:20]!r} is not watching this table")
+        if target in self.waiting:
+            self.waiting.remove(target)
+        self.seats[seat] = Seat()
+        self.sit(target, seat)
+        self.send_state_to(target, self.last_seq)
+
+    def set_options(self, member: Member, replace_bots: bool | None) -> None:
+        self._require_host(member)
+        if replace_bots is not None:
+            self.replace_bots = replace_bots
+            if self.status != Status.PLAYING:
+                self._seat_waiting()
+        self.changed()
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         seat = self.seat_for(member, seat)
@@ -185,6 +252,8 @@ class Table:
             self.seats[current] = Seat()
         self.seats[seat] = Seat("human", member.name, member=member)
         self.spectators.discard(member)
+        if member in self.waiting:
+            self.waiting.remove(member)
         member.table = self
         self.changed()
         return seat
@@ -208,6 +277,8 @@ class Table:
         if seat is not None:
             self._vacate(seat)
         self.spectators.discard(member)
+        if member in self.waiting:
+            self.waiting.remove(member)
         if member.table is self:
             member.table = None
         self._pass_host(member.name)
@@ -283,11 +354,13 @@ class Table:
             self._require_host(member)
         if self.status == Status.PLAYING:
             raise ProtocolError("game_running", "the game is already running")
+        self._seat_waiting()
         for i, seat in enumerate(self.seats):
             if seat.kind == "empty":
                 self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
         self._send_unsent_events()  # the last game's final moves, if a rematch overtook their saving
         self.game_no += 1
+        self.seq_base, self.shown = self.last_seq, 0
         self.seed = secrets.randbits(63)
         self.actions = []
         self.game = Game(self.options, self.seat_count, random.Random(self.seed))
@@ -381,7 +454,7 @@ class Table:
         s = self.seats[seat]
         if s.kind == "bot":
             return True
-        return s.kind == "human" and not s.connected and not (s.member is not None and s.member.awaited)
+        return s.kind == "human" and not s.connected
 
     def schedule(self) -> None:
         """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
@@ -455,23 +528,37 @@ class Table:
     # --- people coming and going ------------------------------------------------------------------------
     def member_dropped(self, member: Member) -> None:
         self.spectators.discard(member)
+        if member in self.waiting:
+            self.waiting.remove(member)
         seat = self.seat_of(member)
-        if seat is not None and self.status == Status.PLAYING:
-            self._stand_in_begins(seat)
+        if seat is not None:
+            self.seats[seat].away_seq = self.last_seq
+            if self.status == Status.PLAYING:
+                self._stand_in_begins(seat)
         self.changed()
         if self.status == Status.PLAYING:
             self.schedule()  # a bot stands in while they are away
 
-    def member_returned(self, member: Member) -> None:
+    def member_returned(self, member: Member, seen: dict[str, int] | None = None) -> None:
+        """``seen``: what the returning client last saw (its hello's ``seen``)."""
+        seen = seen or {}
+        here = seen.get("table") == self.id
         seat = self.seat_of(member)
         spans = self._spans(seat) if seat is not None and self.status == Status.PLAYING else None
         if spans is not None and self.game is not None:
             standin.close_span(spans, self.game)
+        away_seq = self.seats[seat].away_seq if seat is not None else None
+        if seat is not None:
+            self.seats[seat].away_seq = None
         self.changed()
         member.send({"t": "table", "table": self.detail(member)})
-        self.send_state_to(member)
-        member.send({"t": "chat_history", "scope": "table", "table": self.id,
-                     "messages": [c.to_wire() for c in self.chat_lines]})
+        self.send_state_to(member, seen.get("seq") if here else None)
+        member.send(self.chat.history(seen.get("chat") if here else None))
+        if seat is not None and away_seq is not None and self.game is not None:
+            missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
+            text = away_summary(missed, seat, member.name)
+            if text is not None:
+                member.send({"t": "away", "table": self.id, "text": text})
         if self.status == Status.PLAYING:
             self.schedule()
 
@@ -497,6 +584,14 @@ class Table:
             return None
         return self.stand_in[seat]
 
+    def stand_ins_for_the_away(self) -> None:
+        """After a restart: a bot plays at once for every human seat whose player is away, and the
+        game notes it (a stand-in span)."""
+        for i, seat in enumerate(self.seats):
+            if seat.kind == "human" and not seat.connected:
+                self._stand_in_begins(i)
+        self.schedule()
+
     def _stand_in_begins(self, seat: int) -> None:
         spans = self._spans(seat)
         if spans is not None and self.game is not None:
@@ -510,12 +605,16 @@ class Table:
         self.lobby.tables_changed()
         self.lobby.persist_table(self)
 
-    def chat(self, member: Member, text: str) -> None:
-        line = ChatLine(member.name, text, time.time())
-        self.chat_lines.append(line)
-        frame = encode({"t": "chat", "scope": "table", "table": self.id, **line.to_wire()})
-        for m in self.members():
-            m.send_frame(frame)
+    def say(self, member: Member, text: str) -> None:
+        """A chat line: numbered, saved, then shown to everyone at the table."""
+        line = self.chat.add(member.name, text)
+
+        def show() -> None:
+            frame = encode(self.chat.message(line))
+            for m in self.members():
+                m.send_frame(frame)
+
+        self.lobby.persist_chat(self.id, line, show)
 
     def notice(self, text: str) -> None:
         frame = encode({"t": "notice", "table": self.id, "text": text})
@@ -529,7 +628,8 @@ class Table:
 
     def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event],
                       shared: tuple[float | None, list[bool]] | None = None) -> dict[str, Any]:
-        """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once."""
+        """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once.
+        ``events`` are the last shown: the last of them has seq ``last_seq``."""
         game = self.game
         assert game is not None
         clock, bots = shared if shared is not None else self._state_shared()
@@ -539,6 +639,7 @@ class Table:
             "game_no": self.game_no,
             "view": view_to_wire(game.view(seat)),
             "events": [event_to_wire(e.seen_by(seat)) for e in events],
+            "seq": self.last_seq,
             "clock": clock,
             "controlled_by_bot": list(bots),
         }
@@ -547,13 +648,26 @@ class Table:
         """The parts of a state message that are the same for every recipient."""
         return self._clock_left(), [self.controlled_by_bot(i) for i in range(self.seat_count)]
 
-    def send_state_to(self, member: Member) -> None:
-        if self.game is None:
+    def send_state_to(self, member: Member, seen_seq: int | None = None) -> None:
+        """The game as ``member`` sees it now: the events of this game it has not seen (after
+        ``seen_seq``; all of them, starting its log over, when None or from an earlier game) in
+        ``history`` messages, then a ``state`` with no events."""
+        game = self.game
+        if game is None:
             return
         seat = self.seat_of(member)
-        member.send(self.state_message(seat, self.game.view(seat).recent_events))
+        reset = seen_seq is None or not self.seq_base <= seen_seq <= self.last_seq
+        start = 0 if reset or seen_seq is None else seen_seq - self.seq_base
+        for message in history_messages(self.id, self.game_no, game.log[start:self.shown],
+                                        self.seq_base + start + 1, seat, reset):
+            member.send(message)
+        member.send(self.state_message(seat, []))
 
     def _broadcast_state(self, events: tuple[Event, ...] | list[Event]) -> None:
+        """Show ``events``, the newest of the current game's log, to the table."""
+        assert self.game is not None
+        self.shown = len(self.game.log)
+        self.moved_at = asyncio.get_running_loop().time()
         spectator_frame: bytes | None = None
         shared = self._state_shared()
         for seat_index, seat in enumerate(self.seats):
@@ -579,8 +693,9 @@ class Table:
             "name": self.name, "edition": self.options.edition.value, "options": self.options.to_mapping(),
             "seat_count": self.seat_count, "host": self.host, "private": self.private, "code": self.code,
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
-            "game_no": self.game_no, "seed": self.seed,
-            "seats": [{"kind": s.kind, "name": s.name, "level": s.level,
+            "replace_bots": self.replace_bots,
+            "game_no": self.game_no, "seed": self.seed, "seq_base": self.seq_base,
+            "seats": [{"kind": s.kind, "name": s.name, "level": s.level, "away_seq": s.away_seq,
                        "token": s.member.token_hash if s.member is not None else None,
                        "identity": s.member.identity if s.member is not None else None} for s in self.seats],
             "players": self.players, "stand_in": self.stand_in,

@@ -244,12 +244,12 @@ def test_decode_payload_returns_the_map() -> None:
 
 # --- validation --------------------------------------------------------------------------------------
 VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
-    "hello": {"t": "hello", "version": 1, "name": "Ada"},
+    "hello": {"t": "hello", "version": 1, "name": "Ada", "seen": {"table": 1, "seq": 40, "chat": 3}},
     "prove": {"t": "prove", "signature": b"\x00\x00\x00\x0bssh-ed25519" + bytes(68)},
     "list_tables": {"t": "list_tables"},
     "create_table": {"t": "create_table", "name": "Ada's table", "edition": "1980", "options": {"scoring": "points"},
                      "seats": 8, "bots": 7, "bot_level": "random", "turn_seconds": 600, "private": True,
-                     "start": False},
+                     "start": False, "replace_bots": True},
     "join": {"t": "join", "table": 3, "seat": 0},
     "spectate": {"t": "spectate", "code": "ABC234"},
     "sit": {"t": "sit", "seat": 7},
@@ -258,6 +258,8 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "add_bot": {"t": "add_bot", "seat": 1, "level": "greedy"},
     "remove_bot": {"t": "remove_bot", "seat": 1},
     "kick": {"t": "kick", "seat": 2},
+    "give_seat": {"t": "give_seat", "seat": 2, "name": "Bo"},
+    "table_options": {"t": "table_options", "replace_bots": True},
     "start": {"t": "start"},
     "rematch": {"t": "rematch"},
     "act": {"t": "act", "action": "ONO99x4", "version": 0},
@@ -311,7 +313,7 @@ def test_server_messages_are_not_client_messages() -> None:
     ({"t": "hello", "version": 1}, "name"),
     ({"t": "act", "action": "7"}, "version"),
     ({"t": "act", "version": 3}, "action"),
-    ({"t": "sit"}, "seat"),
+    ({"t": "give_seat", "seat": 1}, "name"),
     ({"t": "remove_bot"}, "seat"),
     ({"t": "kick"}, "seat"),
     ({"t": "chat", "scope": "lobby"}, "text"),

@@ -14,12 +14,13 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer, Static
 
-from ..client import Client, ServerError
+from ..client import Client, ConnectionLost, ServerError
 from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
 from .names import NameScreen
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
+from .seats import ConfirmScreen, seated_in_running_game
 
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
@@ -138,7 +139,8 @@ class Ono99App(App[int]):
                              "client": "ono99-tui"})
             return link  # type: ignore[no-any-return]
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
-                                    client_name="ono99-tui", identity=self.identity, password=self.password)
+                                    client_name="ono99-tui", identity=self.identity, password=self.password,
+                                    seen=self.model.seen() if self.model.resume else None)
 
     async def _network(self) -> None:
         attempt = 0
@@ -155,7 +157,7 @@ class Ono99App(App[int]):
                     continue
                 self._fatal(f"The server refused: {exc.reason}")
                 return
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
                     if self.discover:  # back to the list, to pick another
                         self.notify(f"Cannot reach {self.host}:{self.port} ({exc}).", severity="error", timeout=10)
@@ -200,8 +202,13 @@ class Ono99App(App[int]):
 
     # --- messages from the server ------------------------------------------------------------------
     def handle(self, message: dict[str, Any]) -> None:
+        watched = self.model.table if message.get("t") == "welcome" else None  # the table before this welcome
         kind = self.model.apply(message)
         if kind == "welcome":
+            if watched is not None and watched.get("you") is None and message.get("table") is None:
+                # back on a server that did not keep us (spectators are not kept): watch that table again
+                self.send_message({"t": "spectate", "code": watched["code"]} if watched.get("code")
+                                  else {"t": "spectate", "table": watched["id"]})
             if self.local and message.get("table") is None:
                 self.send_message(self.first_table or {
                     "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
@@ -214,8 +221,8 @@ class Ono99App(App[int]):
             self._show(LobbyScreen)
         elif kind == "error":
             self.notify(Text(str(message.get("reason"))).plain, severity="error", timeout=6)
-        elif kind == "notice":
-            self.notify(self.model.notice, timeout=5)
+        elif kind in ("notice", "away"):
+            self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
         elif kind == "bye":
             self.notify(f"The server closed the connection: {message.get('reason')}", severity="warning")
         elif kind == "state":
@@ -240,6 +247,8 @@ class Ono99App(App[int]):
         self.switch_screen(screen_type())
 
     def _refresh(self) -> None:
+        if self.return_code is not None:  # ending: the screens' widgets are being removed
+            return
         for screen in self.screen_stack:
             refresh = getattr(screen, "refresh_model", None)
             if refresh is not None and screen.is_mounted:
@@ -266,16 +275,33 @@ class Ono99App(App[int]):
             self.send_message({"t": "act", "action": code, "version": view["version"]})
 
     # --- app actions -------------------------------------------------------------------------------
+    def confirm_leaving(self, then: Callable[[], Any], doing: str) -> None:
+        """Do ``then`` at once, or, when that would give up a seat in a running game on a server,
+        only once the player says yes."""
+        if self.local or not seated_in_running_game(self.model) or isinstance(self.screen, ConfirmScreen):
+            then()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(f"{doing}? The game is running: a bot takes your seat for good.",
+                                       yes=doing), answered)
+
+    async def action_quit(self) -> None:
+        self.confirm_leaving(self.exit, "Quit")
+
     def action_new_game(self) -> None:
         def chosen(message: dict[str, Any] | None) -> None:
             if message is not None:
                 self.send_message(message)
 
-        self.push_screen(NewGameScreen(self.local), chosen)
+        self.confirm_leaving(lambda: self.push_screen(NewGameScreen(self.local), chosen), "Leave for a new game")
 
     def action_lobby(self) -> None:
         if self.model.table is not None:
-            self.send_message({"t": "leave"})
+            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), "Leave the table")
         else:
             self._show(LobbyScreen)
 

@@ -66,6 +66,10 @@ class Model:
     log_count: int = 0  # lines ever logged, so a widget can append only the new ones
     log_epoch: int = 0  # bumped when the log starts over (a new table or game)
     chat_count: int = 0
+    online: list[dict[str, Any]] = field(default_factory=list)  # who is on the server (the lobby shows it)
+    online_total: int = 0
+    seq: int = 0  # the table's seq of the last event taken in (each event is shown once)
+    chat_seen: dict[str, int] = field(default_factory=dict)  # by scope: the id of the last chat line taken in
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -96,6 +100,9 @@ class Model:
             self.my_name = str(message["name"])
             self.resume = str(message["resume"])
             self.connected = True
+            if not message.get("resumed"):  # a new session: the server numbers everything afresh
+                self.seq = 0
+                self.chat_seen.clear()
         elif kind == "tables":
             self.tables = list(message["tables"])
         elif kind == "table":
@@ -103,21 +110,28 @@ class Model:
             if self.table is None or self.table.get("id") != new.get("id"):
                 self.view = None
                 self.clear_log()
+                self._forget_table()
             self.table = new
         elif kind == "left":
             self.table = None
             self.view = None
             self.clear_log()
+            self._forget_table()
         elif kind == "state":
             self._apply_state(message)
+        elif kind == "history":
+            self._apply_history(message)
         elif kind == "chat":
-            self.add_chat(ChatEntry(str(message["from"]), str(message["text"]), str(message["scope"])))
+            self._take_chat(message, str(message["scope"]))
         elif kind == "chat_history":
             for line in message["messages"]:
-                self.add_chat(ChatEntry(str(line["from"]), str(line["text"]), str(message["scope"])))
-        elif kind == "notice":
+                self._take_chat(line, str(message["scope"]))
+        elif kind in ("notice", "away"):
             self.notice = str(message["text"])
             self.add_log(self.notice)
+        elif kind == "online":
+            self.online = list(message["players"])
+            self.online_total = int(message["total"])
         elif kind == "leaderboard":
             self.leaderboard = list(message["rows"])
             self.leaderboard_edition = message.get("edition")
@@ -125,16 +139,55 @@ class Model:
             self.notice = str(message["reason"])
         return kind
 
-    def _apply_state(self, message: dict[str, Any]) -> None:
-        if message.get("game_no") != self.game_no:
-            self.game_no = int(message.get("game_no") or 0)
+    def _forget_table(self) -> None:
+        self.seq = 0
+        self.chat_seen.pop("table", None)
+
+    def _take_chat(self, line: dict[str, Any], scope: str) -> None:
+        """A chat line, unless it was taken in already (lines carry ids, counting up)."""
+        line_id = line.get("id")
+        if isinstance(line_id, int):
+            if line_id <= self.chat_seen.get(scope, 0):
+                return
+            self.chat_seen[scope] = line_id
+        self.add_chat(ChatEntry(str(line["from"]), str(line["text"]), scope))
+
+    def seen(self) -> dict[str, int]:
+        """What this client last took in, for a resuming hello (protocol ``hello.seen``)."""
+        seen = {"lobby_chat": self.chat_seen.get("lobby", 0)}
+        if self.table is not None:
+            seen.update(table=int(self.table["id"]), seq=self.seq, chat=self.chat_seen.get("table", 0))
+        return seen
+
+    def _new_game(self, game_no: Any) -> None:
+        if game_no != self.game_no:
+            self.game_no = int(game_no or 0)
             self.clear_log()
             self.out_order = []
+
+    def _apply_history(self, message: dict[str, Any]) -> None:
+        if message["reset"]:  # the game's whole log follows: start over
+            self.game_no = -1
+            self.seq = int(message["seq"]) - len(message["events"])
+        self._new_game(message.get("game_no"))
+        self._take_events(message["events"], message.get("seq"))
+
+    def _apply_state(self, message: dict[str, Any]) -> None:
+        self._new_game(message.get("game_no"))
         self.view = message["view"]
         self.clock = message.get("clock")
         self.clock_at = time.monotonic()
         self.bot_control = list(message.get("controlled_by_bot") or [])
-        for event in message["events"]:
+        self._take_events(message["events"], message.get("seq"))
+
+    def _take_events(self, events: list[dict[str, Any]], last_seq: Any) -> None:
+        """Events numbered up to ``last_seq``; those taken in already are skipped."""
+        first = last_seq - len(events) + 1 if isinstance(last_seq, int) else None
+        for i, event in enumerate(events):
+            if first is not None:
+                if first + i <= self.seq:
+                    continue
+                self.seq = first + i
             line = self.describe(event)
             if line:
                 self.add_log(line)

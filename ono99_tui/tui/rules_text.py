@@ -40,6 +40,8 @@ in 0), *O'NO 99 sets 99*, *out at zero tokens*, points target and how a points m
 | d | draw (manual draw tables) |
 | c / Esc | type in the chat / back to your hand |
 | n | new game |
+| u | stand up to watch, or sit down (during a game: at the next one) |
+| m | seats: sit, stand; the host adds, removes and gives seats between games |
 | l | back to the lobby |
 | ? | this help (Esc closes it) |
 | F2 | settings: theme (incl. high contrast), bell on your turn |

@@ -104,6 +104,8 @@ class TableScreen(ModelScreen):
         Binding("c", "focus_chat", "Chat"),
         Binding("escape", "focus_hand", "Hand", show=False),
         Binding("n", "new_game", "New game"),
+        Binding("u", "stand_or_sit", "Stand/sit", show=False),
+        Binding("m", "seat_menu", "Seats", show=False),
         Binding("l", "lobby", "Lobby"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
@@ -136,6 +138,8 @@ class TableScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        if self.app.return_code is not None:  # the app ended while the screen was put up: its widgets go
+            return
         for log in self.query(RichLog):
             log.can_focus = False  # arrows and digits belong to the hand
         self.query_one("#chat-input", Input).can_focus = False  # until c is pressed
@@ -155,6 +159,8 @@ class TableScreen(ModelScreen):
         title.append(f"  ·  {table.get('summary', model.edition)}")
         if model.view is not None and model.view["seat"] is None:
             title.append("  ·  spectating")
+            if model.table is not None and model.table.get("you") is None:  # a server's table: say how to sit
+                title.append(" (u: sit down, m: seats)")
         if not model.connected:
             title.append("  ·  CONNECTION LOST, reconnecting…", style="bold reverse")
         self.show_text("#title", title)
@@ -253,6 +259,23 @@ class TableScreen(ModelScreen):
     def action_new_game(self) -> None:
         self.ono.action_new_game()
 
+    def action_stand_or_sit(self) -> None:
+        """Sit down (at the next game, while one runs) or stand up to watch."""
+        table = self.ono.model.table or {}
+        if table.get("you") is None:
+            self.ono.send_message({"t": "sit"})
+        else:
+            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), "Stand up")
+
+    def action_seat_menu(self) -> None:
+        from .seats import SeatMenuScreen
+
+        def chosen(message: dict[str, Any] | None) -> None:
+            if message is not None:
+                self.ono.send_message(message)
+
+        self.app.push_screen(SeatMenuScreen(self.ono.model), chosen)
+
     def action_lobby(self) -> None:
         self.ono.action_lobby()
 
@@ -267,8 +290,7 @@ class TableScreen(ModelScreen):
     def chat_sent(self, event: Input.Submitted) -> None:
         if event.value.strip():
             self.ono.send_message({"t": "chat", "text": event.value, "scope": "table"})
-        event.input.value = ""
-        self.action_focus_hand()
+        event.input.value = ""  # the input keeps the keyboard, for the next line; Esc goes back to the cards
 
 
 def append_lines(log: RichLog, lines: list[Text]) -> None:
@@ -445,6 +467,8 @@ class LobbyScreen(ModelScreen):
         Binding("s", "spectate", "Spectate"),
         Binding("i", "invite", "Invite code"),
         Binding("b", "leaderboard", "Leaderboard"),
+        Binding("c", "focus_chat", "Chat", show=False),
+        Binding("escape", "focus_tables", "Tables", show=False),
         Binding("r", "refresh", "Refresh", show=False),  # the list updates by itself; r is for doubters
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
@@ -453,6 +477,7 @@ class LobbyScreen(ModelScreen):
     def __init__(self) -> None:
         super().__init__()
         self._rows: list[tuple[Any, ...]] | None = None
+        self._chat_written = 0
 
     def compose(self) -> ComposeResult:
         # The first content goes in at once: set after mounting, it would be drawn a second time.
@@ -463,11 +488,43 @@ class LobbyScreen(ModelScreen):
         grid.add_columns("#", "name", "rules", "seats", "bots", "status", "watching")
         yield grid
         yield Static(notice, id="lobby-notice", markup=False)
+        with Horizontal(id="lobby-bottom"):
+            with Vertical(id="lobby-chat-box"):
+                yield RichLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
+                yield Input(placeholder="lobby chat (c)", id="lobby-chat-input", max_length=300)
+            yield Static(self._online(model), id="online", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        if self.app.return_code is not None:  # the app ended while the screen was put up: its widgets go
+            return
+        self.query_one("#lobby-chat", RichLog).can_focus = False
         self.refresh_model(self.ono.model)
         self.query_one(DataTable).focus()
+
+    @staticmethod
+    def _online(model: Model) -> Text:
+        text = Text(f"Online ({model.online_total})\n", style="bold")
+        for player in model.online:
+            text.append(Text(str(player["name"])))
+            if player.get("away"):
+                text.append(" · away")
+            elif player.get("table") is not None:
+                text.append(f" · table {player['table']}")
+            text.append("\n")
+        return text
+
+    def action_focus_chat(self) -> None:
+        self.query_one("#lobby-chat-input", Input).focus()
+
+    def action_focus_tables(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(Input.Submitted, "#lobby-chat-input")
+    def lobby_chat_sent(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.ono.send_message({"t": "chat", "text": event.value, "scope": "lobby"})
+        event.input.value = ""
 
     @staticmethod
     def _title(model: Model) -> Text:
@@ -499,6 +556,18 @@ class LobbyScreen(ModelScreen):
             if rows:
                 grid.move_cursor(row=min(keep, len(rows) - 1))
         self.show_text("#lobby-notice", self._notice(model), fixed_size=False)  # its height follows its text
+        self.show_text("#online", self._online(model), fixed_size=False)
+        fresh = model.chat_count - self._chat_written
+        lines = []
+        for entry in list(model.chat)[-fresh:] if fresh > 0 else []:
+            if entry.scope == "lobby":
+                line = Text()
+                line.append(Text(entry.sender, style="bold"))
+                line.append(": ")
+                line.append(Text(entry.text))
+                lines.append(line)
+        append_lines(self.query_one("#lobby-chat", RichLog), lines)
+        self._chat_written = model.chat_count
 
     def _selected_table(self) -> int | None:
         grid = self.query_one(DataTable)

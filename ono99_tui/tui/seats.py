@@ -1,0 +1,150 @@
+"""Dialogs that keep a seat from being lost by one key: a confirmation before leaving a running
+game, and the seat menu (stand up, sit down, and the host's seat controls between games)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from .widgets import KeysFooter
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; anything but yes (No, Esc, n) answers no."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes") -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="confirm"):
+            yield Label(Text(self.question), id="question")
+            with Horizontal(id="buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+                yield Button("No (n, esc)", id="no", variant="primary")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()  # Enter keeps you where you are
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+def seated_in_running_game(model: Any) -> bool:
+    """True while the player sits at a table whose game is running: leaving then gives the seat to
+    a bot for good."""
+    table = model.table
+    return bool(table and table.get("status") == "playing" and table.get("you") is not None)
+
+
+MAX_CHOICES = 16
+
+
+def seat_choices(model: Any) -> list[tuple[str, dict[str, Any]]]:
+    """What the player may do with the table's seats now, as (label, message to send)."""
+    table = model.table or {}
+    seats = table.get("seats") or []
+    me = table.get("you")
+    playing = table.get("status") == "playing"
+    host = bool(table.get("host")) and table.get("host") == model.my_name
+    replace_bots = bool(table.get("replace_bots"))
+    choices: list[tuple[str, dict[str, Any]]] = []
+
+    def label(i: int) -> str:
+        return f"seat {i + 1}"
+
+    if me is None and playing:
+        choices.append(("Sit down when the next game starts", {"t": "sit"}))
+    elif me is None:
+        for i, seat in enumerate(seats):
+            if seat["kind"] == "empty" or (replace_bots and seat["kind"] == "bot"):
+                choices.append((f"Sit down in {label(i)}", {"t": "sit", "seat": i}))
+    elif not playing:
+        choices.append(("Stand up (watch the table)", {"t": "stand"}))
+    if host and not playing:
+        watchers = [w for w in table.get("waiting") or table.get("watchers") or [] if w != model.my_name]
+        for i, seat in enumerate(seats):
+            if seat["kind"] == "bot":
+                choices += [(f"Give {label(i)} ({seat['name']}) to {w}", {"t": "give_seat", "seat": i, "name": w})
+                            for w in watchers]
+                choices.append((f"Remove {seat['name']} from {label(i)}", {"t": "remove_bot", "seat": i}))
+            elif seat["kind"] == "empty":
+                choices += [(f"Give {label(i)} to {w}", {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
+                choices.append((f"Add a bot in {label(i)}", {"t": "add_bot", "seat": i}))
+            elif i != me:
+                choices.append((f"Remove {seat['name']} from the table", {"t": "kick", "seat": i}))
+    if host:
+        choices.append((f"Late joiners take bots' seats: {'on, turn off' if replace_bots else 'off, turn on'}",
+                        {"t": "table_options", "replace_bots": not replace_bots}))
+    return choices[:MAX_CHOICES]
+
+
+class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):
+    """The table's seats and what you may do with them: sit, stand, and the host's controls."""
+
+    BINDINGS = [Binding("escape", "close", "Close")]
+
+    def __init__(self, model: Any) -> None:
+        super().__init__()
+        self.model = model
+        self.choices = seat_choices(model)
+
+    def compose(self) -> ComposeResult:
+        table = self.model.table or {}
+        lines = Text()
+        for i, seat in enumerate(table.get("seats") or []):
+            lines.append(f"{i + 1}. ")
+            name = seat["name"] or "empty"
+            lines.append(Text(f"{name} (you)" if table.get("you") == i else name))
+            if seat["kind"] == "bot":
+                lines.append(" · bot")
+            elif seat["kind"] == "human" and not seat.get("connected"):
+                lines.append(" · away")
+            lines.append("\n")
+        watching = table.get("watchers") or []
+        if watching:
+            lines.append("Watching: ")
+            lines.append(Text(", ".join(watching)))
+            lines.append("\n")
+        if table.get("waiting"):
+            lines.append("Waiting for a seat: ")
+            lines.append(Text(", ".join(table["waiting"])))
+            lines.append("\n")
+        with VerticalScroll(id="dialog", classes="seat-menu"):
+            yield Label("Seats", id="dialog-title")
+            yield Static(lines, id="seat-list", markup=False)
+            for i, (text, _) in enumerate(self.choices):
+                yield Button(Text(text), id=f"choice-{i}", classes="seat-choice")
+            if not self.choices:
+                yield Static("Nothing to change now.", markup=False)
+            yield Button("Close (esc)", id="close")
+        yield KeysFooter()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        button_id = event.button.id or ""
+        if button_id.startswith("choice-"):
+            self.dismiss(self.choices[int(button_id.removeprefix("choice-"))][1])
+        else:
+            self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,68 @@
+"""A TCP relay on loopback between a client and a server, for network faults a test causes on
+purpose: ``drop()`` cuts every relayed connection, and while ``cutting`` is set the relay accepts
+new connections and closes them at once (a path that connects, then fails)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+
+class Relay:
+    def __init__(self, target_port: int, host: str = "127.0.0.1") -> None:
+        self.target = (host, target_port)
+        self.cutting = False
+        self.accepted = 0  # connections accepted, relayed or cut
+        self.cut = 0  # connections accepted and closed at once
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        return self.port
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        if self.cutting:
+            self.cut += 1
+            writer.transport.abort()
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers |= {writer, up_writer}
+        pumps = [asyncio.create_task(self._pump(reader, up_writer)), asyncio.create_task(self._pump(up_reader, writer))]
+        self._tasks.update(pumps)
+        await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        for w in (writer, up_writer):
+            w.transport.abort()
+            self._writers.discard(w)
+
+    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+
+    def drop(self) -> None:
+        """Cut every connection the relay carries now."""
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def close(self) -> None:
+        self.drop()
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 5)
+        for task in self._tasks:
+            task.cancel()

@@ -1,0 +1,78 @@
+"""SSH sessions that must not fail or be closed: a terminal that reports no size, and a spectator
+whose game keeps moving while they watch without pressing a key."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import asyncssh
+
+from ono99_tui.client import Client
+from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from tests.server_helpers import play_client
+from tests.test_ssh import PATIENCE, Player, rig, start_rig, until  # noqa: F401  (rig is a fixture)
+
+
+async def test_a_terminal_that_reports_0x0_gets_the_lobby_not_a_traceback(rig, caplog) -> None:  # noqa: F811
+    """``ssh -tt host </dev/null`` asks for a PTY of 0 columns and 0 rows: the session still shows
+    the lobby, and nothing fails on the server."""
+    player = await Player.connect(rig, "ada", size=(0, 0))
+    try:
+        await player.until_screen(LobbyScreen, "the lobby")
+        await player.until_shown(b"you are", "the lobby's title")
+        assert "failed" not in caplog.text and "Traceback" not in caplog.text, caplog.text
+    finally:
+        await player.close()
+
+
+async def test_ssh_tt_with_no_input_says_bye_and_fails_nothing(rig, capfd) -> None:  # noqa: F811
+    """What ``ssh -tt -p P host </dev/null`` does: a PTY of 0×0, and the end of input at once,
+    while the session's app is still starting. The session ends with its farewell on the terminal
+    (not a blank screen) and nothing fails on the server (no traceback)."""
+    conn = await asyncssh.connect("127.0.0.1", rig.front.port, username="ada", known_hosts=None, agent_path=None,
+                                  config=[], client_keys=[asyncssh.generate_private_key("ssh-ed25519")])
+    try:
+        stdin, stdout, _ = await conn.open_session(term_type="xterm", term_size=(0, 0), encoding=None,
+                                                   request_pty=True)
+        stdin.write_eof()
+        output = bytearray()
+        while data := await asyncio.wait_for(stdout.read(65536), PATIENCE):
+            output += data
+        assert b"Bye." in output
+        await until(lambda: not rig.front.sessions, "the session to end on the server")
+        err = capfd.readouterr().err
+        assert "Traceback" not in err and "NoMatches" not in err, err
+    finally:
+        conn.close()
+
+
+async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> None:
+    """With a 2-second idle timeout, an SSH spectator who presses nothing watches a whole game of
+    a TCP player and bots that lasts longer than that, and is still there at its end; once the
+    game is over and nothing moves, the idle timeout closes the session as before."""
+    rig = await start_rig(tmp_path, ssh_idle_timeout=2.0, bot_delay=0.15)  # noqa: F811
+    host = await Client.connect("127.0.0.1", rig.server.port, "Host")
+    watcher = await Player.connect(rig, "watcher")
+    try:
+        await watcher.until_screen(LobbyScreen, "the lobby")
+        await host.send({"t": "create_table", "seats": 4, "bots": 3, "turn_seconds": 0})
+        table_id = (await host.expect("table"))["table"]["id"]
+        await watcher.until(lambda a: any(t["id"] == table_id for t in a.model.tables), "the table listed")
+        await watcher.press("s")
+        await watcher.until_screen(TableScreen, "the table, as a spectator")
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        await host.send({"t": "start"})
+        await asyncio.wait_for(play_client(host), PATIENCE)
+        lasted = loop.time() - began
+        assert lasted > 2.0, f"the game lasted {lasted:.1f} s: too short to show anything"
+        await watcher.until(lambda a: a.model.view is not None and a.model.view["winner"] is not None,
+                            "the spectator to see the end")
+        assert not watcher.ended.is_set() and b"without a key pressed" not in watcher.output
+        await asyncio.wait_for(watcher.ended.wait(), PATIENCE)  # nothing moves now: idle
+        assert b"without a key pressed" in watcher.output
+    finally:
+        await watcher.close()
+        await host.close()
+        await rig.close()

@@ -1,0 +1,283 @@
+"""The app keeps its seat through ordinary mistakes and network faults: a reconnect that is cut,
+leaving a running game only after saying yes, chat that never plays a card. The real app under
+Pilot against a real server over loopback TCP (through a relay where the network fails)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Button, Input, RichLog, Static
+
+from ono99_tui.client import Client
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.model import Model
+from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
+from server import Server, ServerConfig
+from server.history import history_messages
+from tests.relay import Relay
+from tests.server_helpers import play_client
+from tests.test_tui import play_my_turn, wait_until
+
+
+async def test_a_reconnect_that_is_accepted_then_cut_keeps_retrying_and_gets_back(tmp_path: Any) -> None:
+    """Between the app and the server a relay fails: the connection drops, and the next attempts
+    are accepted and cut at once (before the welcome). The app says it is trying again, does not
+    fail, and once the path works again it is back in the lobby with the same name."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
+    await server.start()
+    relay = Relay(server.port)
+    await relay.start()
+    app = make_app(local=False, host="127.0.0.1", port=relay.port, name="Ada")
+    notes: list[str] = []
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            original = app.notify
+
+            def notify(message: Any, **kwargs: Any) -> None:
+                notes.append(str(message))
+                original(message, **kwargs)
+
+            app.notify = notify  # type: ignore[method-assign]
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            relay.cutting = True
+            relay.drop()
+            await wait_until(pilot, lambda: relay.cut >= 2, "two reconnects to be accepted and cut")
+            assert app.is_running and app.return_code is None
+            assert sum("trying again" in n for n in notes) >= 2, notes
+            relay.cutting = False
+            await wait_until(pilot, lambda: app.model.connected and "Ada" in server.lobby.members
+                             and server.lobby.members["Ada"].connection is not None, "the app to be back")
+            assert app.model.my_name == "Ada"
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the app to answer keys")
+    finally:
+        await relay.close()
+        await server.close()
+
+
+
+
+def expected_log(app: Any, server: Server) -> list[str]:
+    """The log lines of the app's table's whole game for its seat, described by a fresh model."""
+    table = server.lobby.tables[app.model.table["id"]]
+    seat = app.model.view["seat"]
+    fresh = Model()
+    fresh.table, fresh.view = app.model.table, app.model.view
+    for message in history_messages(table.id, table.game_no, table.game.log[:table.shown], table.seq_base + 1,
+                                    seat, True):
+        fresh.apply(message)
+    return list(fresh.log)
+
+
+def shown_log(app: Any) -> list[str]:
+    return [line for line in app.model.log if not line.startswith("While you were away")]
+
+
+def table_chat(app: Any) -> list[tuple[str, str]]:
+    return [(c.sender, c.text) for c in app.model.chat if c.scope == "table"]
+
+
+async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restart(tmp_path: Path) -> None:
+    """Ada (the app) and Bo (a protocol client) play and chat at a table of a server with a
+    database. Ada's connection drops, and she is back: her log and chat are exactly what they were,
+    no line twice. The server is then shut down and a new one started on the same database and
+    port: the app comes back to its seat and plays the game to its end; its log is the game's log
+    exactly once, and the chat has each line once."""
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60,
+                          db_path=tmp_path / "x.db")
+    server = Server(config)
+    await server.start()
+    config.port = server.port
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    bo: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "create_table", "seats": 2, "turn_seconds": 0})
+            await wait_until(pilot, lambda: app.model.table is not None, "the table")
+            table_id = app.model.table["id"]  # type: ignore[index]
+            bo = await Client.connect("127.0.0.1", server.port, "Bo")
+            await bo.send({"t": "join", "table": table_id})
+            await wait_until(pilot, lambda: app.model.table["free"] == 0, "Bo to sit down")  # type: ignore[index]
+            await pilot.press("s")
+            bo_task = asyncio.create_task(play_client(bo, 120))
+            await wait_until(pilot, lambda: app.model.view is not None, "the game")
+            while app.model.view["version"] < 8 or not app.model.my_turn:  # type: ignore[index]
+                if app.model.my_turn or app.model.can_draw:
+                    before = app.model.view["version"]  # type: ignore[index]
+                    await play_my_turn(pilot, app)
+                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                else:
+                    await pilot.pause(0.02)
+            await bo.send({"t": "chat", "text": "nice one"})
+            app.send_message({"t": "chat", "text": "thanks"})
+            await wait_until(pilot, lambda: len(table_chat(app)) == 2, "the chat")
+            log_before, chat_before = shown_log(app), table_chat(app)
+            assert log_before == expected_log(app, server)
+
+            server.lobby.members["Ada"].connection.writer.transport.abort()  # type: ignore[union-attr]
+            await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
+            await wait_until(pilot, lambda: app.model.connected and app.model.view is not None, "the app back")
+            # her stand-in and Bo played on meanwhile; nothing moves once it is her turn (or the game is over)
+            await wait_until(pilot, lambda: app.model.my_turn or app.model.view["winner"] is not None,  # type: ignore[index]
+                             "a still moment")
+            await pilot.pause(0.2)
+            assert shown_log(app)[:len(log_before)] == log_before
+            assert shown_log(app) == expected_log(app, server)[-len(app.model.log):]
+            assert table_chat(app) == chat_before
+
+            await server.close()
+            server = Server(config)
+            await server.start()
+            await wait_until(pilot, lambda: app.model.connected and "Ada" in server.lobby.members
+                             and server.lobby.members["Ada"].connection is not None, "the app back after the restart")
+            while app.model.view is None or app.model.view["winner"] is None:
+                if app.model.my_turn or app.model.can_draw:
+                    before = app.model.view["version"]  # type: ignore[index]
+                    await play_my_turn(pilot, app)
+                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                else:
+                    await pilot.pause(0.02)
+            await pilot.pause(0.2)
+            expected = expected_log(app, server)
+            assert shown_log(app) == expected[-len(app.model.log):] and len(expected) >= len(log_before)
+            assert table_chat(app) == chat_before
+            bo_task.cancel()
+    finally:
+        if bo is not None:
+            await bo.close()
+        await server.close()
+
+
+async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_path: Path) -> None:
+    """Ada plays a bot on a server, and it is her turn. Typed into the chat input, digits and the
+    table's keys (1, l, q, n, d, s) are chat text: nothing is played and nobody leaves; Enter sends
+    the line and the input keeps the keyboard; Esc gives it back to the cards. Then l, q, Ctrl+Q,
+    n and u (stand up) each ask first, and No or Esc keeps her seat; only a yes to l takes her to
+    the lobby."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            await wait_until(pilot, lambda: app.model.my_turn and isinstance(app.screen, TableScreen), "her turn")
+            version = app.model.view["version"]  # type: ignore[index]
+            table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+
+            await pilot.press("c")
+            chat_input = app.screen.query_one("#chat-input", Input)
+            assert app.focused is chat_input
+            await pilot.press(*"1l q n d s", "enter")
+            await wait_until(pilot, lambda: table_chat(app) == [("Ada", "1l q n d s")], "the chat line")
+            assert app.focused is chat_input and chat_input.value == ""
+            await pilot.press(*"2f", "enter")
+            await wait_until(pilot, lambda: len(table_chat(app)) == 2, "a second line, without pressing c")
+            assert app.model.view["version"] == version and table.game.version == version  # type: ignore[index,union-attr]
+            assert isinstance(app.screen, TableScreen) and table.seats[0].kind == "human"
+            await pilot.press("escape")
+            assert app.focused is None
+
+            for key, answer in (("l", "escape"), ("q", "n"), ("ctrl+q", "escape"), ("n", "escape"), ("u", "escape")):
+                await pilot.press(key)
+                await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), f"{key} to ask first")
+                await pilot.press(answer)
+                await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), f"{answer} to keep the seat")
+                assert app.is_running and table.seats[0].kind == "human" and app.model.table is not None
+            await pilot.press("l")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "l to ask")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby after yes")
+            assert table.seats[0].kind == "bot"
+    finally:
+        await server.close()
+
+
+async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots_seat(tmp_path: Path) -> None:
+    """In the lobby Ada sees who is online (Bo too) and Bo's lobby chat; c, a line and Enter send
+    hers. At her table (one bot, no game yet) Bo watches; m opens the seat menu, whose choice gives
+    the bot's seat to Bo. Then u stands Ada up to watch, and u again sits her down."""
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    bo: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            bo = await Client.connect("127.0.0.1", server.port, "Bo")
+            online = app.screen.query_one("#online", Static)
+            await wait_until(pilot, lambda: "Bo" in str(online.render()), "Bo in the online list")
+            await bo.send({"t": "chat", "scope": "lobby", "text": "evening all"})
+            await wait_until(pilot, lambda: any(c.text == "evening all" for c in app.model.chat), "Bo's line")
+            lobby_chat = app.screen.query_one("#lobby-chat", RichLog)
+            await wait_until(pilot, lambda: any("evening all" in line.text for line in lobby_chat.lines),
+                             "the line shown")
+            await pilot.press("c", *"hi bo", "enter")
+            line = await bo.expect("chat", where=lambda m: m["from"] == "Ada")
+            assert (line["scope"], line["text"]) == ("lobby", "hi bo")
+
+            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0})
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
+                             "her table")
+            table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+            await bo.send({"t": "spectate", "table": table.id})
+            await wait_until(pilot, lambda: "Bo" in app.model.table["watchers"], "Bo watching")  # type: ignore[index]
+            await pilot.press("m")
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatMenuScreen), "the seat menu")
+            labels = [str(b.label) for b in app.screen.query(Button)]
+            give = labels.index("Give seat 2 (Bot 2) to Bo")
+            await pilot.click(f"#choice-{give}")
+            await wait_until(pilot, lambda: table.seats[1].name == "Bo", "Bo in the bot's seat")
+            assert isinstance(app.screen, TableScreen)
+            await pilot.press("u")
+            await wait_until(pilot, lambda: app.model.table["you"] is None, "Ada standing")  # type: ignore[index]
+            await pilot.press("u")
+            await wait_until(pilot, lambda: app.model.table["you"] == 0, "Ada seated again")  # type: ignore[index]
+    finally:
+        if bo is not None:
+            await bo.close()
+        await server.close()
+
+
+async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(tmp_path: Path) -> None:
+    """Bo (the app) watches Cy's game against bots. The server restarts on the same database and
+    port (spectators are not kept): the app reconnects and watches the same table again, its log
+    being that game's log once."""
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0.05, default_turn_seconds=0, grace_seconds=60,
+                          db_path=tmp_path / "x.db")
+    server = Server(config)
+    await server.start()
+    config.port = server.port
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Bo")
+    cy: Client | None = None
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            cy = await Client.connect("127.0.0.1", server.port, "Cy")
+            await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0})
+            table_id = (await cy.expect("table"))["table"]["id"]
+            await cy.send({"t": "stand"})  # Cy watches too: only bots play
+            app.send_message({"t": "spectate", "table": table_id})
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await cy.send({"t": "start"})
+            await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] >= 4, "moves")
+            await server.close()
+            server = Server(config)
+            await server.start()
+            await wait_until(pilot, lambda: app.model.connected and app.model.table is not None
+                             and app.model.table["id"] == table_id and isinstance(app.screen, TableScreen)
+                             and app.model.view is not None, "the app watching again")
+            table = server.lobby.tables[table_id]
+            assert any(m.name == "Bo" for m in table.spectators)
+            await wait_until(pilot, lambda: table.status == "finished"
+                             and app.model.view["winner"] is not None, "the game's end")  # type: ignore[index]
+            await pilot.pause(0.2)
+            assert shown_log(app) == expected_log(app, server)[-len(app.model.log):]
+    finally:
+        if cy is not None:
+            await cy.close()
+        await server.close()
