@@ -361,7 +361,7 @@ async def test_refused_requests_leave_you_where_you_were(tmp_path):
 async def test_which_error_answers_when_several_apply(tmp_path):
     """§4's order of checks: a full table during a game → game_running; a full waiting table →
     table_full; a seated player asking for a taken seat during a game → seat_taken; a spectator
-    sitting down during a game → game_running."""
+    sitting down during a game is not refused but waits for the next game (a notice)."""
     async with running_server(tmp_path, **FAST_PLAY) as h:
         ann, bo, cy = await h.connect("ann"), await h.connect("bo"), await h.connect("cy")
         waiting = await create_table(ann, seats=2, bots=1)
@@ -378,7 +378,8 @@ async def test_which_error_answers_when_several_apply(tmp_path):
         await ann.send({"t": "spectate", "table": playing})
         await ann.expect("table", where=lambda m: m["table"]["id"] == playing)
         await ann.send({"t": "sit", "seat": 2})
-        assert (await ann.error())["code"] == "game_running"
+        notice = await ann.expect("notice")
+        assert notice["table"] == playing and "next game" in notice["text"]
 
 
 async def test_stand_is_answered_by_table_then_state(tmp_path):
