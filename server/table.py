@@ -94,6 +94,7 @@ class Table:
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
     bot_rng: random.Random = field(default_factory=random.Random)
+    paused: bool = False  # no bot moves while set (a local game with a dialog open)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -369,7 +370,7 @@ class Table:
         """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
         self._cancel_timer()
         game = self.game
-        if game is None or self.status != Status.PLAYING or game.is_over:
+        if game is None or self.status != Status.PLAYING or game.is_over or self.paused:
             self.deadline = None
             return
         loop = asyncio.get_running_loop()
@@ -378,6 +379,9 @@ class Table:
         for seat in game.actors():
             if self.controlled_by_bot(seat):
                 delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
+                if seat == turn and config.draw_window > delay and any(
+                        game.has_open_draw(s) and not self.controlled_by_bot(s) for s in range(self.seat_count)):
+                    delay = config.draw_window  # a person's open draw gets time to be taken
                 self._timer = loop.call_later(delay, self._bot_move, seat, game.version)
                 self.deadline = None
                 return
