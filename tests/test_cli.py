@@ -72,3 +72,14 @@ def test_a_name_over_the_limit_in_simulate_bots_uses_singular_and_plural() -> No
     out = ono99("simulate", "--players", "2", "--bots", "greedy,random,random", "--games", "1")
     assert out.returncode == 2
     assert "names 3 bots for 2 players" in out.stderr
+
+
+def test_the_default_name_is_the_login_name_never_you(monkeypatch: pytest.MonkeyPatch) -> None:
+    import getpass
+
+    from ono99_tui.cli import _settings_and_name
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "ada")
+    assert _settings_and_name(None)[1] == "ada"
+    assert _settings_and_name("Bo")[1] == "Bo"
+    assert _settings_and_name(None)[1] == "Bo"  # remembered

@@ -125,24 +125,23 @@ async def test_the_readers_own_moves_are_said_to_them_in_every_line() -> None:
 
 
 async def watch_a_whole_game(seat: int) -> None:
-    if True:
-        app, link, data = scripted_app(seat)
-        async with app.run_test(size=(100, 32)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
-            for state in data["states"]:
-                await feed(pilot, app, link, [state])
-                text = screen_text(app)
-                assert not any(bad in text for bad in FORBIDDEN), text
-                if isinstance(app.screen, KnockOutScreen):
-                    await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the dialog")
-            said = "\n".join(app.model.log)
-            assert not any(bad in said for bad in FORBIDDEN)
-            if seat == 2:  # the sample's winner
-                assert "You win the game!" in said
-                assert str(app.screen.query_one("#winner").render()) == "You win!"
-            else:
-                assert "You cannot play and are out" in said
+    app, link, data = scripted_app(seat)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        for state in data["states"]:
+            await feed(pilot, app, link, [state])
+            text = screen_text(app)
+            assert not any(bad in text for bad in FORBIDDEN), text
+            if isinstance(app.screen, KnockOutScreen):
+                await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the dialog")
+        said = "\n".join(app.model.log)
+        assert not any(bad in said for bad in FORBIDDEN)
+        if seat == 2:  # the sample's winner
+            assert "You win the game!" in said
+            assert str(app.screen.query_one("#winner").render()) == "You win!"
+        else:
+            assert "You cannot play and are out" in said
 
 
 def test_lines_about_the_reader_use_you_and_lines_about_others_use_their_name() -> None:
@@ -495,3 +494,24 @@ def test_text_helpers_choose_singular_for_one_only() -> None:
     assert [text.tokens(n) for n in (0, 1, 2)] == ["0 tokens", "1 token", "2 tokens"]
     assert text.free_seats(1) == "1 free seat" and text.records(1) == "1 record"
     assert isinstance(Text(text.cards(1)), Text)
+
+
+async def test_the_turn_clock_of_a_server_table_stays_visible_over_the_help() -> None:
+    from ono99_tui.tui.widgets import ClockBar
+
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=5, default_turn_seconds=0))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 60, "start": True})
+            await wait_until(pilot, lambda: app.model.view is not None and app.model.clock is not None,
+                             "a turn with the clock running")
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            await pilot.pause()
+            bar = app.screen.query_one(ClockBar)
+            assert bar.display and "clock" in str(bar.render()) and bar.region.height == 1
+    finally:
+        await server.close()

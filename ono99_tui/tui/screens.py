@@ -29,7 +29,17 @@ from .. import text as words
 from ..bots import BOT_LEVELS
 from .model import KnockOut, Model, card_label
 from .rules_text import HELP_MARKDOWN
-from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, TotalLabel, show_text
+from .widgets import (
+    Banner,
+    CardWidget,
+    ClockBar,
+    HandView,
+    KeysFooter,
+    SeatsView,
+    StatusLine,
+    TotalLabel,
+    show_text,
+)
 
 if TYPE_CHECKING:
     from .app import Ono99App
@@ -500,7 +510,7 @@ class KnockOutScreen(ModalScreen[str | None]):
         if self.offer_fast:
             self._bindings.bind("f", "fast", "Fast-forward")
             self.refresh_bindings()
-        self.query_one("#buttons Button", Button).focus()
+        self.query_one("#continue", Button).focus()  # Enter does what its label says
 
     def action_fast(self) -> None:
         self.dismiss("fast")
@@ -525,8 +535,8 @@ class HintScreen(ModalScreen[None]):
             yield Static(Text(
                 "1. Each card you play adds its value to one running total.\n"
                 "2. Keep the total at 98 or below: when none of your cards fit, you are out.\n"
-                "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes\n"
-                "   the next player play two cards. ONO 99 cards cannot be played alone.\n\n"
+                "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes "
+                "the next player play two cards. ONO 99 cards cannot be played alone.\n\n"
                 "Press a card's key [1]–[4] to play it. ? shows the full rules at any time."), markup=False)
             with Horizontal(id="buttons"):
                 yield Button("Got it (enter)", id="ok", variant="primary")
@@ -551,6 +561,7 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
+        yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
             yield Markdown(HELP_MARKDOWN)
         yield KeysFooter()
@@ -602,6 +613,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         edition = self._last("edition", "2022")
         edition = edition if edition in ("2022", "1980") else "2022"
         seats = self._last("seats", 4)
+        yield ClockBar(markup=False)
         with Vertical(id="dialog", classes="newgame"):
             yield Label("New game", id="dialog-title")
             with VerticalScroll(id="fields"):
@@ -744,7 +756,7 @@ class LobbyScreen(ModelScreen):
     BINDINGS = [
         Binding("n", "new_table", "New table"),
         Binding("j,enter", "join", "Join"),
-        Binding("s", "spectate", "Spectate"),
+        Binding("s", "spectate", "Watch"),
         Binding("i", "invite", "Invite code"),
         Binding("b", "leaderboard", "Leaderboard"),
         Binding("r", "refresh", "Refresh", show=False),  # the list updates by itself; r is for doubters
@@ -908,6 +920,7 @@ class SettingsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.app
+        yield ClockBar(markup=False)
         with Vertical(id="dialog"):
             yield Label("Settings")
             with Horizontal(classes="row"):

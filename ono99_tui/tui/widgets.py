@@ -69,14 +69,15 @@ class CardWidget(Static):
         super().__init__("", classes="card", markup=False)
         self.index = index
         self.code = ""
-        self._shown: tuple[str, str, bool, bool, bool] | None = None
+        self._shown: tuple[str, str, bool, bool, bool, bool] | None = None
 
-    def show(self, code: str, edition: str, playable: bool, selected: bool, new: bool = False) -> None:
+    def show(self, code: str, edition: str, playable: bool, selected: bool, new: bool = False,
+             your_turn: bool = True) -> None:
         if not self.display:
             self.display = True
-        if (code, edition, playable, selected, new) == self._shown:
+        if (code, edition, playable, selected, new, your_turn) == self._shown:
             return
-        self._shown = (code, edition, playable, selected, new)
+        self._shown = (code, edition, playable, selected, new, your_turn)
         self.code = code
         big, small = card_face(code, edition)
         text = Text()
@@ -87,7 +88,7 @@ class CardWidget(Static):
         text.append(f"{big}\n", style="bold")
         text.append(small or " ")
         text.append("\n")
-        text.append("playable" if playable else "blocked", style="" if playable else "dim")
+        text.append("playable" if playable else ("blocked" if your_turn else ""), style="" if playable else "dim")
         show_text(self, text, fixed_size=True)
         kind = card_kind(code)
         self.update_classes({"playable": playable, "blocked": not playable, "selected": selected,
@@ -114,7 +115,7 @@ class HandView(Horizontal):
             if widget.index < len(cards):
                 code = cards[widget.index]
                 widget.show(code, edition, model.viewer_on_turn and code in legal, widget.index == selected,
-                            widget.index == new)
+                            widget.index == new, model.viewer_on_turn)  # "blocked" only when it matters
             elif widget.display:
                 widget.display = False
 
@@ -279,6 +280,24 @@ class Banner(Static):
         self.set_class(bool(lines), "loud")
 
 
+class ClockBar(Static):
+    """Over a dialog: the table's turn clock, while one runs (the table under the dialog plays on)."""
+
+    def on_mount(self) -> None:
+        self._show()
+        self.set_interval(1.0, self._show)
+
+    def _show(self) -> None:
+        model: Model | None = getattr(self.app, "model", None)
+        left = model.clock_left() if model is not None and model.view is not None else None
+        if model is None or left is None or model.view is None or model.view["winner"] is not None:
+            self.display = False
+            return
+        whose = "Your turn" if model.my_turn else f"{model.plain_name(model.view['turn'])}'s turn"
+        self.display = True
+        show_text(self, Text(f"{whose} · clock {int(left)}s"), fixed_size=True)
+
+
 class FooterEntry(NamedTuple):
     key: str
     display: str
@@ -387,7 +406,10 @@ class KeysFooter(Widget, can_focus=False):
         self._spans = []
         for entry in self._entries:
             start = left.cell_len
-            left.append_text(self._entry_text(entry))
+            shown = self._entry_text(entry)
+            if start + shown.cell_len > left_width:
+                break  # a key is shown whole or not at all
+            left.append_text(shown)
             self._spans.append((start, left.cell_len, entry))
         left.truncate(left_width, pad=True)
         if self._palette is not None:
