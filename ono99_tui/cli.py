@@ -335,7 +335,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return EXIT_OK
     out = Console()
-    table = Table(title=f"{summary.games} games · {len(bots)} players · {options.summary()} · seed {args.seed}")
+    table = Table(title=f"{words.count(summary.games, '{n} game', '{n} games')} · {words.players(len(bots))} · "
+                        f"{options.summary()} · seed {args.seed}")
     table.add_column("who")
     table.add_column("wins", justify="right")
     table.add_column("win rate  [95% interval]", justify="right")

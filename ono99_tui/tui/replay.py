@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 
+from .. import text as words
 from ..core.game import Game
 from ..core.record import RecordError, replay
 from ..protocol import event_to_wire, view_to_wire
@@ -23,7 +24,7 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
     as each seat saw it (a record is public once the game is over: the viewer may follow any seat)."""
     lines = [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
     if not 1 <= line <= len(lines):
-        raise RecordError(f"the file holds {len(lines)} records; there is no record {line}")
+        raise RecordError(f"the file holds {words.records(len(lines))}; there is no record {line}")
     try:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:
