@@ -97,7 +97,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
 class ReplayApp(App[None]):
     CSS_PATH = "ono99.tcss"
     TITLE = "ONO 99 replay"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
 
     def __init__(self, replay_data: dict[str, Any]) -> None:
         super().__init__()
