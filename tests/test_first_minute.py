@@ -515,3 +515,19 @@ async def test_the_turn_clock_of_a_server_table_stays_visible_over_the_help() ->
             assert bar.display and "clock" in str(bar.render()) and bar.region.height == 1
     finally:
         await server.close()
+
+
+def test_a_1980_hand_lost_gives_one_summary_of_that_hand_and_the_match_end_its_own() -> None:
+    """In a 1980 points match, dropping out of a hand is summed up once, for the hand it happened in,
+    even when the same update ends that hand and deals the next; being out of the match is its own."""
+    data = load_replay(DATA / "sample_1980_points.jsonl")
+    for seat, expected in ((1, [(0, False), (1, True)]), (2, [(0, False)])):
+        model = Model(my_name="x")
+        model.apply({"t": "table", "table": data["table"]})
+        seen = []
+        for state in data["seat_states"][seat]:
+            model.apply(state)
+            if model.knockout is not None:
+                seen.append((model.knockout.hand, model.knockout.final))
+                model.knockout = None
+        assert seen == expected

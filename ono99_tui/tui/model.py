@@ -86,6 +86,7 @@ class Model:
     new_card: str | None = None  # the card the reader drew last, marked in their hand until they play
     knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
     _total_seen: int = 0  # the total after the last play event read
+    _hand_seen: int = 0  # the 1980 hand the last events belong to
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -175,6 +176,8 @@ class Model:
             self.clear_log()
             self._new_game()
         before = self.view
+        if before is None:
+            self._hand_seen = int(message["view"].get("hand_number") or 0)
         self.view = message["view"]
         self.clock = message.get("clock")
         self.clock_at = time.monotonic()
@@ -193,6 +196,7 @@ class Model:
             elif kind == "draw" and self.is_me(event.get("seat")) and event.get("card"):
                 self.new_card = str(event["card"])
             elif kind == "hand_started":
+                self._hand_seen = int(event["hand"])
                 self.last_play = None
                 self.recent_plays.clear()
                 self.new_card = None
@@ -206,8 +210,8 @@ class Model:
                 eliminated = [int(s) for s in event.get("eliminated") or []]
                 self.out_order.extend(eliminated)
                 me = self.view.get("seat") if not self.replay else None
-                if me is not None and (event.get("loser") == me or me in eliminated):
-                    self._knocked_out(before, final=me in eliminated, event=event)
+                if me is not None and (me in eliminated or (event.get("loser") == me and self.knockout is not None)):
+                    self._knocked_out(before, final=me in eliminated, event=event)  # with the hand's outcome
 
     def _knocked_out(self, before: dict[str, Any] | None, *, final: bool, event: dict[str, Any] | None = None) -> None:
         """Note how the reader lost: the total they faced and the cards they held."""
@@ -221,7 +225,7 @@ class Model:
             held, total = known.cards, known.total
         else:
             total = self._total_seen
-        hand = None if self.edition == "2022" else int(view.get("hand_number") or 0)
+        hand = None if self.edition == "2022" else self._hand_seen
         if event is not None:
             hand = int(event["hand"])
         tokens = event["tokens"][seat] if event is not None and event.get("tokens") is not None else None

@@ -475,6 +475,8 @@ class KnockOutScreen(ModalScreen[str | None]):
             title = "You are out of this game"
         elif k.final:
             title = "You are out of the match"
+        elif (model.view or {}).get("options", {}).get("scoring") == "points":
+            title = f"You dropped out of hand {(k.hand or 0) + 1}"
         else:
             title = f"You lost hand {(k.hand or 0) + 1}"
         text = Text()
