@@ -226,6 +226,8 @@ class TableScreen(ModelScreen):
         if view is not None and view["winner"] is not None and self._shown_game_over != game:
             self._shown_game_over = game
             model.knockout = None
+            if isinstance(self.app.screen, KnockOutScreen):
+                self.app.pop_screen()  # the game is over: the ranking says the rest
             self.ono.bell_if_wanted(end=True)
             self.app.push_screen(GameOverScreen(), self._after_dialog)
 
@@ -672,6 +674,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         self._show_rows()
+        self.set_focus(self.query_one("#start", Button))  # Enter starts the game shown
 
     @on(Select.Changed)
     def _choice_changed(self) -> None:
