@@ -531,3 +531,31 @@ def test_a_1980_hand_lost_gives_one_summary_of_that_hand_and_the_match_end_its_o
                 seen.append((model.knockout.hand, model.knockout.final))
                 model.knockout = None
         assert seen == expected
+
+
+async def test_at_80_columns_the_invite_placeholder_and_the_leaderboard_title_are_whole() -> None:
+    from textual.widgets import Input, Label
+
+    server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=5, default_turn_seconds=0))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("i")
+            await wait_until(pilot, lambda: bool(app.screen.query("#code")), "the invite dialog")
+            await pilot.pause()
+            code = app.screen.query_one("#code", Input)
+            assert code.content_region.width >= len(code.placeholder)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+            await pilot.press("b")
+            await wait_until(pilot, lambda: bool(app.screen.query("#leaders-title")), "the leaderboard")
+            await pilot.pause(0.3)
+            title = app.screen.query_one("#leaders-title", Label)
+            shown = str(title.render())
+            assert shown.startswith("Leaderboard") and title.content_region.width >= len(shown)
+            footer = app.screen.query_one(KeysFooter).render().plain
+            assert "2022" in footer and "1980" in footer  # the edition keys are in the footer, not the title
+    finally:
+        await server.close()
