@@ -762,7 +762,7 @@ class LobbyScreen(ModelScreen):
         Binding("n", "new_table", "New table"),
         Binding("j,enter", "join", "Join"),
         Binding("s", "spectate", "Watch"),
-        Binding("i", "invite", "Invite code"),
+        Binding("i", "invite", "Invite"),
         Binding("b", "leaderboard", "Leaderboard"),
         Binding("r", "refresh", "Refresh", show=False),  # the list updates by itself; r is for doubters
         Binding("question_mark", "help", "Help"),
