@@ -321,7 +321,10 @@ class TableScreen(ModelScreen):
         if table.get("host") != model.my_name and not self.ono.local:
             self.show_text("#why", Text(f"Only the host, {table.get('host')}, can start the game."))
             return
-        self.ono.send_message({"t": "rematch" if table.get("status") == "finished" else "start"})
+        if table.get("status") == "finished":
+            self.action_rematch()
+            return
+        self.ono.send_message({"t": "start"})
 
     def action_rematch(self) -> None:
         """Play again at this table, once the game is over."""
