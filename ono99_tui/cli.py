@@ -5,46 +5,109 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from . import text as words
 from .bots import BOT_LEVELS
 from .core.errors import OptionError
 from .core.options import TableOptions, parse_option_text
 from .core.record import check_lines
-from .protocol import DEFAULT_PORT
+from .protocol import DEFAULT_PORT, ProtocolError, check_name
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
 
 EXIT_OK = 0
 EXIT_FAULTY = 1
 EXIT_USAGE = 2
+MAX_BOT_DELAY = 10.0  # seconds; longer would look like a hang
+MAX_DRAW_WINDOW = 60.0
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (and exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def version() -> str:
+    try:
+        return metadata.version("ono99")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def port_number(low: int) -> Callable[[str], int]:
+    """An argparse type: a TCP port from ``low`` to 65535."""
+
+    def parse(text: str) -> int:
+        try:
+            port = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+        if not low <= port <= 65535:
+            raise argparse.ArgumentTypeError(f"{port} is not a port (use {low} to 65535)")
+        return port
+
+    return parse
+
+
+def seconds(high: float) -> Callable[[str], float]:
+    """An argparse type: seconds from 0 to ``high``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not 0 <= value <= high:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"{text} is not from 0 to {high:g} seconds")
+        return value
+
+    return parse
+
+
+def player_name(text: str) -> str:
+    """An argparse type: a name the server accepts."""
+    try:
+        return check_name(text)
+    except ProtocolError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc.reason}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ono99",
-        description="ONO 99, the card game: keep the running total under 99.",
+        description="ONO 99, the card game: keep the running total at 98 or below.",
     )
+    parser.add_argument("--version", action="version", version=f"ono99 {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play a local game against bots (the default with no command)",
                           description="Play against bots in this terminal; an embedded server runs in "
                                       "this process, no port is opened.")
-    play.add_argument("--name", default="You", help="your name at the table")
-    play.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
+    play.add_argument("--name", type=player_name, default=None,
+                      help="your name at the table, 1 to 20 characters (default: the last one used, or your "
+                           "login name); it is remembered")
+    play.add_argument("--bot-delay", type=seconds(MAX_BOT_DELAY), default=None,
+                      help=f"seconds a bot waits before it plays (0 to {MAX_BOT_DELAY:g}, default 0.8)")
+    play.add_argument("--draw-window", type=seconds(MAX_DRAW_WINDOW), default=None,
+                      help="at a manual_draw table, the least seconds a bot waits to play while your draw is "
+                           f"open (0 to {MAX_DRAW_WINDOW:g}, default 3)")
 
     connect = sub.add_parser("connect", help="join a server's lobby: ono99 connect [HOST[:PORT]]",
                              description="Join an ONO 99 server started with 'ono99 serve'. Without an "
                                          "address, lists the servers found on the local network.")
     connect.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
                          help=f"the server (default port {DEFAULT_PORT}); leave out to pick one on the network")
-    connect.add_argument("--name", default=None,
+    connect.add_argument("--name", type=player_name, default=None,
                          help="your name on the server (default: the name you used last, else your login name)")
     connect.add_argument("--data-dir", type=Path, default=None,
                          help="where your key (id_ed25519, your identity on every server) is kept "
@@ -56,11 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd = sub.add_parser("replay", help="step through a recorded game: ono99 replay FILE.jsonl",
                                 description="Step through a game record with the table screen.")
     replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
-    replay_cmd.add_argument("--line", type=int, default=1, help="which record of the file (default 1)")
+    replay_cmd.add_argument("--line", type=int, default=1,
+                            help="which record of the file, counting from 1 (default 1)")
 
     sim = sub.add_parser("simulate", help="play many headless bot games and report win rates",
                          description="Play many headless bot games (seats rotate between games) and "
-                                     "report wins per bot and per seat with 95%% confidence intervals.")
+                                     "report wins per bot and per seat with 95% confidence intervals.")
     sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     sim.add_argument("--players", type=int, default=None,
                      help="players per game (default: the number of --bots, or 4)")
@@ -77,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rec = sub.add_parser("records", help="check game record files, export a server's records",
                          description="Work with ono99-record/1 game record files (JSON Lines).")
+    rec.set_defaults(records_parser=rec)
     rec_sub = rec.add_subparsers(dest="records_command", metavar="ACTION")
     check = rec_sub.add_parser("check", help="validate every record of a file by replaying it")
     check.add_argument("file", type=Path, metavar="FILE.jsonl")
@@ -88,9 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Host an ONO 99 server: a lobby with tables that clients join "
                                        "with 'ono99 connect HOST', or with plain 'ssh -p 2222 HOST'.")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT,
+    serve.add_argument("--port", type=port_number(0), default=DEFAULT_PORT,
                        help=f"TCP port for 'ono99 connect' (default {DEFAULT_PORT}; 0 turns TCP off)")
-    serve.add_argument("--ssh-port", type=int, default=None,
+    serve.add_argument("--ssh-port", type=port_number(0), default=None,
                        help=f"SSH port: players join with 'ssh -p PORT HOST', nothing to install "
                             f"(default {DEFAULT_SSH_PORT}; 0 turns SSH off)")
     serve.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
@@ -122,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--grace", type=float, default=120.0,
                        help="seconds a dropped player's seat waits for them (default 120)")
     serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
-    serve.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
+    serve.add_argument("--bot-delay", type=seconds(MAX_BOT_DELAY), default=0.8,
+                       help=f"seconds a bot waits before it plays (0 to {MAX_BOT_DELAY:g}, default 0.8)")
     serve.add_argument("--max-connections", type=int, default=2000,
                        help="players connected at once, TCP and SSH (default 2000; connections that have not "
                             "said hello yet have a budget of their own)")
@@ -145,7 +211,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in (None, "play"):
-        return run_play(getattr(args, "name", "You"), getattr(args, "bot_delay", 0.8))
+        return run_play(getattr(args, "name", None), getattr(args, "bot_delay", None),
+                        getattr(args, "draw_window", None))
     if args.command == "connect":
         return run_connect(args.address, args.name, args.data_dir, args.password)
     if args.command == "replay":
@@ -157,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_records_check(args.file)
         if args.records_command == "export":
             return run_records_export(args.db, args.out)
-        parser.parse_args(["records", "--help"])
+        args.records_parser.error("say what to do: 'ono99 records check FILE.jsonl' or 'ono99 records export'")
     if args.command == "serve":
         from .serve import run_serve
 
@@ -166,10 +233,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK
 
 
-def run_play(name: str, bot_delay: float) -> int:
+def login_name() -> str:
+    """The user's login name if it makes a valid player name, else "Player"."""
+    import getpass
+
+    try:
+        return check_name(getpass.getuser()[:20])
+    except Exception:  # no login name, or one the server would refuse
+        return "Player"
+
+
+def _settings_and_name(name: str | None) -> tuple[Any, str]:
+    """The saved settings, and the name to play under (remembered when given)."""
+    from .tui.settings import Settings
+
+    settings = Settings.load()
+    if name is not None:
+        if name != settings.name:
+            settings.name = name
+            settings.save()
+        return settings, name
+    try:
+        return settings, check_name(settings.name)
+    except ProtocolError:
+        return settings, login_name()
+
+
+def run_play(name: str | None, bot_delay: float | None, draw_window: float | None = None) -> int:
     from .tui.app import make_app
 
-    app = make_app(local=True, name=name, bot_delay=bot_delay)
+    settings, name = _settings_and_name(name)
+    app = make_app(local=True, name=name, bot_delay=bot_delay, draw_window=draw_window, settings=settings)
     app.run()
     return app.exit_code
 
@@ -188,8 +282,8 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     if address is not None:
         try:
             host, port = parse_address(address)
-        except ValueError:
-            print(f"ono99 connect: {address!r} is not HOST or HOST:PORT", file=sys.stderr)
+        except ValueError as exc:
+            print(f"ono99 connect: {address!r} is not HOST or HOST:PORT: {exc}", file=sys.stderr)
             return EXIT_USAGE
     directory = identity_dir(data_dir)
     try:
@@ -197,19 +291,15 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     except (OSError, ValueError) as exc:  # unreadable, or not a key
         print(f"ono99 connect: cannot use the key in {directory}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    settings, default_name = _settings_and_name(None)
     if name is not None:
         remember_name(directory, name)
     else:
-        name = remembered_name(directory)
-    if name is None:
-        try:
-            name = getpass.getuser()[:20] or "Player"
-        except Exception:
-            name = "Player"
+        name = remembered_name(directory) or default_name
     if password == "":  # --password without a value
         password = os.environ.get("ONO99_PASSWORD") or getpass.getpass("password for the server: ")
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
-                   password=password)
+                   password=password, settings=settings)
     app.run()
     return app.exit_code
 
@@ -244,6 +334,8 @@ def run_simulate(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     try:
         options = _options_from_args(args.edition, args.option)
+        if args.players is not None:
+            options.check_players(args.players)
         bots = parse_bots(args.bots, args.players)
         options.check_players(len(bots))
         if args.games < 1:
@@ -282,7 +374,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return EXIT_OK
     out = Console()
-    table = Table(title=f"{summary.games} games · {len(bots)} players · {options.summary()} · seed {args.seed}")
+    table = Table(title=f"{words.count(summary.games, '{n} game', '{n} games')} · {words.players(len(bots))} · "
+                        f"{options.summary()} · seed {args.seed}")
     table.add_column("who")
     table.add_column("wins", justify="right")
     table.add_column("win rate  [95% interval]", justify="right")
@@ -314,7 +407,10 @@ def run_records_check(path: Path) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     total = valid + faulty
-    print(f"{total} record{'s' if total != 1 else ''} checked: {valid} valid, {faulty} faulty")
+    if total == 0:
+        print(f"ono99 records check: {path} holds no records", file=sys.stderr)
+        return EXIT_FAULTY
+    print(f"{words.records(total)} checked: {valid} valid, {faulty} faulty")
     return EXIT_FAULTY if faulty else EXIT_OK
 
 
@@ -335,7 +431,7 @@ def run_records_export(db: Path | None, out: Path | None) -> int:
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
-        print(f"{len(lines)} records written to {out}", file=sys.stderr)
+        print(f"{words.records(len(lines))} written to {out}", file=sys.stderr)
     return EXIT_OK
 
 

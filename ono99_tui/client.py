@@ -142,12 +142,27 @@ class Client:
 
 
 def parse_address(text: str) -> tuple[str, int]:
-    """``HOST`` or ``HOST:PORT`` (``[v6]:PORT`` for IPv6)."""
+    """``HOST`` or ``HOST:PORT`` (``[v6]:PORT`` for IPv6); ``ValueError`` for a port that is not
+    a number from 1 to 65535 or a missing host."""
     text = text.strip()
     if text.startswith("["):
         host, _, rest = text[1:].partition("]")
-        return host, int(rest[1:]) if rest.startswith(":") else DEFAULT_PORT
-    if text.count(":") == 1:
-        host, port = text.split(":")
-        return host, int(port)
-    return text, DEFAULT_PORT
+        port = _port(rest[1:]) if rest.startswith(":") else DEFAULT_PORT
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+        port = _port(port_text)
+    else:
+        host, port = text, DEFAULT_PORT
+    if not host:
+        raise ValueError("the address has no host")
+    return host, port
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise ValueError(f"the port {text!r} is not a number") from None
+    if not 1 <= port <= 65535:
+        raise ValueError(f"the port {port} is not from 1 to 65535")
+    return port

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
 
+from . import text as words
+
 if TYPE_CHECKING:
     from server.access import AccessPolicy
     from server.advertiser import Advertiser
@@ -116,7 +118,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
         print(f"  LAN: announced on {advertiser.where} as {config.name!r} "
               "('ono99 connect' lists it; --no-advertise to stop)", flush=True)
     if config.db_path is not None:
-        print(f"  database: {config.db_path} ({server.restored_tables} tables restored)", flush=True)
+        print(f"  database: {config.db_path} ({words.tables(server.restored_tables)} restored)", flush=True)
     print("  stop with Ctrl+C", flush=True)
     await stop.wait()
     print("shutting down: saving tables and telling players", flush=True)

@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import text as words
 from .bots import get_bot
 from .core.game import Game
 from .core.options import TableOptions
@@ -178,7 +179,7 @@ def parse_bots(text: str, players: int | None) -> tuple[str, ...]:
     if players is None:
         return names if len(names) > 1 else names * 4
     if len(names) > players:
-        raise ValueError(f"--bots names {len(names)} bots for {players} players")
+        raise ValueError(f"--bots names {words.bots(len(names))} for {words.players(players)}")
     return names + (names[-1],) * (players - len(names))
 
 

@@ -18,7 +18,7 @@ Install what it needs (Debian; as root):
 
 Run it from the repository root:
 
-    .venv/bin/python screenshots/make_screenshots.py             # all four
+    .venv/bin/python screenshots/make_screenshots.py             # all five
     .venv/bin/python screenshots/make_screenshots.py --only lobby,help --scale 2 --seed 7
     .venv/bin/python screenshots/make_screenshots.py --svg-only  # no chromium needed
 
@@ -55,7 +55,7 @@ from textual.pilot import Pilot  # noqa: E402
 import server.table as server_table  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, TableScreen  # noqa: E402
+from ono99_tui.tui.screens import GameOverScreen, HelpScreen, KnockOutScreen, LobbyScreen, TableScreen  # noqa: E402
 from server import Server, ServerConfig  # noqa: E402
 
 SIZE = (100, 32)
@@ -112,7 +112,7 @@ async def shoot_servers(out_dir: Path) -> list[Path]:
             clients.append(client)
             await client.send({"t": "create_table", "turn_seconds": 30, **table})
             await client.expect("table")
-        app = make_app(local=False, name="You", discover=True, browse_interfaces=["127.0.0.1"])
+        app = make_app(local=False, name="Joan", discover=True, browse_interfaces=["127.0.0.1"])
         async with app.run_test(size=SIZE) as pilot:
             def listed() -> bool:
                 screen = app.screen
@@ -170,7 +170,7 @@ async def shoot_lobby(out_dir: Path) -> list[Path]:
         await barbara.expect("table")
         expected = 4
 
-        app = make_app(local=False, host="127.0.0.1", port=server.port, name="You")
+        app = make_app(local=False, host="127.0.0.1", port=server.port, name="Joan")
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) >= expected,
                              f"the lobby with {expected} tables")
@@ -224,7 +224,7 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
     original_secrets = getattr(server_table, "secrets")  # noqa: B009 (the module the server draws seeds from)
     setattr(server_table, "secrets", SeededSecrets(seed))  # noqa: B010
     try:
-        app = make_app(local=True, bot_delay=0, name="You")
+        app = make_app(local=True, bot_delay=0, name="Joan")
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the local table")
@@ -247,6 +247,9 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
                 screen = app.screen
                 model = app.model
                 view = model.view
+                if isinstance(screen, KnockOutScreen):
+                    await pilot.press("enter")  # the summary of my knock-out: the bots play on
+                    continue
                 if isinstance(screen, GameOverScreen):
                     if need_over:
                         await settle(pilot)

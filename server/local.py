@@ -87,5 +87,18 @@ class EmbeddedServer:
     def link(self) -> LocalLink:
         return LocalLink(LocalConnection(self.server))
 
+    def pause(self, paused: bool) -> None:
+        """Hold every bot (a dialog is open in front of the game), or let them play on."""
+        for table in self.server.lobby.tables.values():
+            if table.paused != paused:
+                table.paused = paused
+                table.schedule()
+
+    def set_bot_delay(self, seconds: float) -> None:
+        """Bots play after ``seconds`` from their next move on (0: fast-forward a game of bots)."""
+        self.server.config.bot_delay = seconds
+        for table in self.server.lobby.tables.values():
+            table.schedule()
+
     async def close(self) -> None:
         await self.server.close()

@@ -96,6 +96,7 @@ class Table:
     # spans of it that a stand-in played for each seat (server/standin.py).
     players: list[dict[str, Any]] = field(default_factory=list)
     stand_in: list[list[dict[str, Any]]] = field(default_factory=list)
+    paused: bool = False  # no bot moves while set (a local game with a dialog open)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -460,7 +461,7 @@ class Table:
         """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
         self._cancel_timer()
         game = self.game
-        if game is None or self.status != Status.PLAYING or game.is_over:
+        if game is None or self.status != Status.PLAYING or game.is_over or self.paused:
             self.deadline = None
             return
         loop = asyncio.get_running_loop()
@@ -469,6 +470,9 @@ class Table:
         for seat in game.actors():
             if self.controlled_by_bot(seat):
                 delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
+                if seat == turn and config.draw_window > delay and any(
+                        game.has_open_draw(s) and not self.controlled_by_bot(s) for s in range(self.seat_count)):
+                    delay = config.draw_window  # a person's open draw gets time to be taken
                 self._timer = loop.call_later(delay, self._bot_move, seat, game.version)
                 self.deadline = None
                 return

@@ -1,4 +1,4 @@
-"""The layers of DEVELOPERS.md: the core, the bots and the protocol never pull in the UI, SSH or I/O."""
+"""The project's layers (README.md, "Layout"): the core, the bots and the protocol never pull in the UI, SSH or I/O."""
 
 from __future__ import annotations
 

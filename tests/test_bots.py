@@ -29,7 +29,7 @@ from ono99_tui.simulate import SimulationPlan, simulate
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = ("random", "casual", "greedy", "strong")
 
-# Every rule option of RULES.md appears in at least one set.
+# Every rule option of docs/rules.md appears in at least one set.
 OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
     ("2022", {}),
     ("2022", {"manual_draw": True}),

@@ -1,7 +1,7 @@
 """Property-based tests: whole games of both editions under every valid option set keep every
-check of RULES.md section 3.
+check of docs/rules.md, "What any implementation must keep true".
 
-A ``Referee`` follows each game independently of the engine. It knows the rules of RULES.md
+A ``Referee`` follows each game independently of the engine. It knows the rules of docs/rules.md
 (card effects, legal plays, turn order, Play 2 / Double Play, drawing, hands and scoring) and
 takes from the engine only what chance decided (the deal and each reshuffle, read from the
 unredacted log) and the actions the test chose. After every action it replays the events the
@@ -49,7 +49,7 @@ from ono99_tui.core import (
     play,
 )
 
-# --- the rules, written down again from RULES.md (not taken from the engine) ---------------------
+# --- the rules, written down again from docs/rules.md (not taken from the engine) ---------------------
 
 EXPECTED_DECK: dict[str, Counter[Card]] = {
     "2022": Counter(
@@ -109,7 +109,7 @@ def total_after(options: TableOptions, total: int, card: Card) -> int:
 
 
 def legal_plays(options: TableOptions, hand: Sequence[Card], total: int, first_of_two: bool) -> set[Action]:
-    """Every play RULES.md allows with ``hand`` at ``total``. ``first_of_two``: the seat holds a
+    """Every play docs/rules.md allows with ``hand`` at ``total``. ``first_of_two``: the seat holds a
     Play 2 / Double Play and has not played its first card yet."""
     is_2022 = edition_of(options) == "2022"
     legal: set[Action] = set()
@@ -209,7 +209,7 @@ class Referee:
         return (seat - self.first_of_hand) % self.n
 
     def legal_for_turn(self) -> set[Action]:
-        """What the seat on turn may do now, by RULES.md (cached until the next action)."""
+        """What the seat on turn may do now, by docs/rules.md (cached until the next action)."""
         if self.legal_cache is None:
             if self.draw_open[self.turn]:
                 self.legal_cache = {DRAW}
@@ -235,7 +235,7 @@ class Referee:
             assert seat == self.turn, f"seat {seat} plays out of turn (turn {self.turn})"
             assert self.in_hand[seat], f"seat {seat} plays after dropping out of the hand"
             assert action in self.legal_for_turn(), (
-                f"seat {seat} plays {action} which RULES.md forbids (hand "
+                f"seat {seat} plays {action} which docs/rules.md forbids (hand "
                 f"{[c.code for c in self.hands[seat]]}, total {self.total}, "
                 f"first of two {self.first_of_two})"
             )
@@ -572,7 +572,7 @@ class Referee:
         assert legal, f"seat {self.turn} is on turn with no legal action and was not knocked out"
         assert len(set(legal)) == len(legal), f"duplicate legal actions {legal}"
         assert set(legal) == self.legal_for_turn(), (
-            f"legal actions {sorted(a.code for a in legal)}, RULES.md "
+            f"legal actions {sorted(a.code for a in legal)}, docs/rules.md "
             f"{sorted(a.code for a in self.legal_for_turn())} (hand "
             f"{[c.code for c in self.hands[self.turn]]}, total {self.total})"
         )
@@ -885,7 +885,7 @@ ALL_BOOL_OPTIONS = ("bust_over_99", "ono99_on_zero", "ono99_sets_99", "manual_dr
 def test_option_sets_and_player_counts(
     edition: str, flags: dict[str, bool], scoring: str | None, players: int
 ) -> None:
-    """Exactly the combinations of RULES.md / the brief are accepted, and seat counts 2 to the max."""
+    """Exactly the combinations of docs/rules.md are accepted, and seat counts 2 to the max."""
     opts: dict[str, Any] = dict(flags)
     if scoring is not None:
         opts["scoring"] = scoring

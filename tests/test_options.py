@@ -196,7 +196,7 @@ def test_1980_only_option_on_2022_table_refused(name: str) -> None:
 
 
 def test_manual_draw_is_a_house_rule_on_2022_tables() -> None:
-    """RULES.md describes ``manual_draw`` with the 1980 edition; drawing works the same way in
+    """docs/rules.md describes ``manual_draw`` with the 1980 edition; drawing works the same way in
     both editions, so a 2022 table may choose it as a house rule (README, docs/records.md)."""
     options = TableOptions.from_mapping("2022", {"manual_draw": True})
     assert options.manual_draw is True

@@ -1,4 +1,4 @@
-"""RULES.md section 2: the 1980 edition (O'NO 99). One test per rule, named after it."""
+"""docs/rules.md, the 1980 edition (O'NO 99). One test per rule, named after it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 1: the 2022 edition. One test per rule, named after it."""
+"""docs/rules.md, the 2022 edition. One test per rule, named after it."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
             await until_closed(client)
 
         await second.start()
-        assert any("1 tables restored" in line for line in second.banner), second.banner
+        assert any("1 table restored" in line for line in second.banner), second.banner
         back = {}
         missed = {}
         for old, log in zip((alice, bob), before, strict=True):

@@ -17,8 +17,16 @@ from textual.widgets import Digits, Static
 
 from ono99_tui.client import Client
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.model import card_label
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.screens import (
+    GameOverScreen,
+    HelpScreen,
+    KnockOutScreen,
+    LobbyScreen,
+    NewGameScreen,
+    TableScreen,
+)
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
 from tests.server_helpers import new_identity, play_client
@@ -53,6 +61,24 @@ async def play_my_turn(pilot: Pilot[Any], app: Ono99App) -> None:
     await pilot.press("f" if index is None else str(index + 1))
 
 
+async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
+    """Play the reader's turns with the number keys until the game is over (a knock-out summary is
+    dismissed; the bots then play on). Returns the moves made."""
+    moves = 0
+    while app.model.view is not None and app.model.view["winner"] is None:
+        if isinstance(app.screen, KnockOutScreen):
+            await pilot.press("enter")
+        elif app.model.my_turn and isinstance(app.screen, TableScreen):
+            before = app.model.view["version"]
+            await play_my_turn(pilot, app)
+            await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view["version"] != b,
+                             "the server to take the move")
+            moves += 1
+        else:
+            await pilot.pause(0.02)
+    return moves
+
+
 async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
     app = make_app(bot_delay=0)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -60,7 +86,9 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
                          "the table screen")
         moves = 0
         while app.model.view is not None and app.model.view["winner"] is None:
-            if app.model.my_turn:
+            if isinstance(app.screen, KnockOutScreen):
+                await pilot.press("enter")
+            elif app.model.my_turn:
                 before = app.model.view["version"]
                 await play_my_turn(pilot, app)
                 await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view["version"] != b,
@@ -72,7 +100,8 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
         assert moves > 0
         winner = app.model.view["winner"]
         assert app.model.ranking()[0] == winner
-        assert f"{app.model.seat_name(winner)} wins the game!" in app.model.log
+        said = "You win the game!" if winner == app.model.my_seat else f"{app.model.seat_name(winner)} wins the game!"
+        assert said in app.model.log
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table after closing the dialog")
 
@@ -86,9 +115,12 @@ async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
         for _ in range(2000):
             view = app.model.view
             assert view is not None
+            if isinstance(app.screen, KnockOutScreen):
+                await pilot.press("enter")
+                continue
             if view["winner"] is not None:
-                await pilot.press("escape")
-                await pilot.press("s")  # a rematch: keep looking for a blocked card
+                await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+                await pilot.press("r")  # play again: keep looking for a blocked card
                 await wait_until(pilot, lambda: app.model.view is not None and app.model.view["winner"] is None,
                                  "the rematch")
                 continue
@@ -99,11 +131,11 @@ async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
                 await pilot.press(str(index + 1))
                 await pilot.pause(0.2)
                 why = str(app.screen.query_one("#why", Static).render())
-                assert why == f"Can't play {code}: {reason}"
+                assert why == f"Can't play {card_label(code)}: {reason}"
                 assert app.model.view is not None and app.model.view["version"] == version
                 assert any(w in reason for w in ("would make", "ONO 99"))
                 return
-            if app.model.my_turn:
+            if app.model.my_turn and isinstance(app.screen, TableScreen):
                 before = view["version"]
                 await play_my_turn(pilot, app)
                 await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
@@ -167,7 +199,7 @@ async def test_new_game_dialog_refuses_an_invalid_option_set_and_starts_a_1980_g
         dialog.query_one("#start").press()  # type: ignore[attr-defined]
         await pilot.pause(0.2)
         problem = str(dialog.query_one("#problem", Static).render())
-        assert "bust_over_99" in problem and isinstance(app.screen, NewGameScreen)
+        assert "Only going over 99 loses" in problem and "_" not in problem and isinstance(app.screen, NewGameScreen)
         dialog.query_one("#bust_over_99").value = True  # type: ignore[attr-defined]
         dialog.query_one("#seats").value = 3  # type: ignore[attr-defined]
         await pilot.pause(0.1)
@@ -294,7 +326,8 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
 # --- what a state update redraws ----------------------------------------------------------------------
 async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monkeypatch: Any) -> None:
     """Each widget of the table screen is updated only when what it shows changes: a new total
-    alone repaints the total, not the hand, the seats or the status lines, and lays nothing out."""
+    alone repaints the total and its label (the room left), not the hand, the seats or the status
+    lines, and lays nothing out."""
     app = make_replay_app(load_replay(DATA / "sample_2022.jsonl"))
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(5):
@@ -315,7 +348,7 @@ async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monke
         assert refreshed == []
         app.model.view = dict(app.model.view, total=app.model.view["total"] + 1)
         screen.refresh_model(app.model)
-        assert [name for name, _ in refreshed] == ["Digits"]
+        assert [name for name, _ in refreshed] == ["Digits", "TotalLabel"]
         assert not any(layout for _, layout in refreshed)
         assert screen.query_one("#total", Digits).value == str(app.model.view["total"])
 

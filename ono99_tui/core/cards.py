@@ -69,7 +69,7 @@ _LABELS: tuple[str, ...] = (
     *CODES[:11], "-10", "Reverse", "Play 2", "Double Play", "Hold", "ONO 99",
 )
 
-# How many of each card kind a deck holds (RULES.md sections 1 and 2).
+# How many of each card kind a deck holds (docs/rules.md, both editions' card tables).
 DECK_COUNTS: dict[Edition, dict[Card, int]] = {
     Edition.E2022: {
         Card.N0: 8,
@@ -107,7 +107,7 @@ def cards_of_edition(edition: Edition) -> frozenset[Card]:
     return frozenset(DECK_COUNTS[edition])
 
 
-# Points a card left in hand scores at the end of a 1980 points hand (RULES.md section 2).
+# Points a card left in hand scores at the end of a 1980 points hand (docs/rules.md, scoring a 1980 match).
 def card_points(card: Card) -> int:
     if card.is_number:
         return int(card)

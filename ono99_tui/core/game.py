@@ -551,7 +551,7 @@ class Game:
 
     # --- elimination, hands, match ----------------------------------------------------------------
     def _settle(self) -> None:
-        """Knock out the seat on turn while it has no legal play (RULES.md: nobody chooses to bust)."""
+        """Knock out the seat on turn while it has no legal play (docs/rules.md: nobody chooses to go out)."""
         while self._outcome is None:
             if self._legal_version != self._version:
                 self._legal = self._compute_legal(self._turn)

@@ -1,4 +1,4 @@
-"""Table options: one validated value holding the edition and every rule option of RULES.md."""
+"""Table options: one validated value holding the edition and every rule option of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ class TableOptions:
 
     # --- conversion ------------------------------------------------------------------------
     def to_mapping(self) -> dict[str, Any]:
-        """The options by their RULES.md names, as a record or the protocol carries them."""
+        """The options by their docs/rules.md names, as a record or the protocol carries them."""
         out: dict[str, Any] = {}
         for f in fields(self):
             if f.name == "edition":

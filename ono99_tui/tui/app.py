@@ -21,9 +21,12 @@ from .model import Model
 from .names import NameScreen
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
+from .settings import Settings
 
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
+LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
+LOCAL_DRAW_WINDOW = 3.0  # at least this long before a bot plays while your manual draw is open
 
 MONO_THEME = Theme(
     name="ono99-mono",
@@ -61,11 +64,11 @@ class StartScreen(Screen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.text), id="start-text", markup=False)
+        yield Static(Text(f"ONO 99\n\n{self.text}"), id="start-text", markup=False)
         yield Footer()
 
     def say(self, text: str) -> None:
-        self.query_one("#start-text", Static).update(Text(text))
+        self.query_one("#start-text", Static).update(Text(f"ONO 99\n\n{text}"))
 
 
 class Ono99App(App[int]):
@@ -78,20 +81,28 @@ class Ono99App(App[int]):
         Binding("question_mark", "help", "Help", show=False),
     ]
 
-    def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
+    def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
                  open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
                  bot_delay: float | None = None, discover: bool = False,
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
-                 password: str | None = None) -> None:
+                 password: str | None = None, draw_window: float | None = None,
+                 settings: Settings | None = None) -> None:
         super().__init__()
         self.password = password  # for a server that asks for one (ono99 connect --password)
+        # Settings passed in are the player's own, saved when they change; without, nothing is
+        # read or written (tests, SSH sessions) and the first-run hint is not shown.
+        self.keep_settings = settings is not None
+        self.settings = settings if settings is not None else Settings(hint_seen=True)
+        self.draw_window = LOCAL_DRAW_WINDOW if draw_window is None else draw_window
+        self._paused = False
+        self._terminal_title = ""
         self.local = local
         self.host = host
         self.port = port
         self.player_name = name
         self.model = Model()
         self.link: Link | None = None
-        self.bell_on_turn = True
+        self.bell_on_turn = self.settings.bell
         self.first_table = first_table
         self.bot_delay = bot_delay
         self._open_link = open_link
@@ -104,6 +115,8 @@ class Ono99App(App[int]):
 
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
         if self.discover:
             self._pick_server()
         else:
@@ -132,7 +145,8 @@ class Ono99App(App[int]):
             from server.local import EmbeddedServer
 
             config = ServerConfig(host="", port=0, default_turn_seconds=0, grace_seconds=3600,
-                                  bot_delay=0.8 if self.bot_delay is None else self.bot_delay)
+                                  bot_delay=LOCAL_BOT_DELAY if self.bot_delay is None else self.bot_delay,
+                                  draw_window=self.draw_window)
             self._embedded = EmbeddedServer(config)
             link = self._embedded.link()
             await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": self.player_name,
@@ -228,12 +242,37 @@ class Ono99App(App[int]):
         elif kind == "state":
             self._ring_on_turn()
         self._refresh()
+        self.show_terminal_title()
 
     def _ring_on_turn(self) -> None:
         mine = self.model.my_turn
         if mine and not self._was_my_turn:
             self.bell_if_wanted()
         self._was_my_turn = mine
+
+    def show_terminal_title(self) -> None:
+        """The terminal's (or tab's) title: the game's name, and when it is your turn."""
+        title = "ONO 99 — your turn" if self.model.my_turn else "ONO 99"
+        if title != self._terminal_title and self._driver is not None:
+            self._terminal_title = title
+            self._driver.write(f"\x1b]2;{title}\x07")
+
+    def save_settings(self) -> None:
+        if self.keep_settings:
+            self.settings.save()
+
+    # --- a local game's bots ---------------------------------------------------------------------
+    def pause_bots(self, paused: bool) -> None:
+        """Hold a local game's bots while a dialog covers the table (a server's table plays on)."""
+        if self._embedded is not None and paused != self._paused:
+            self._paused = paused
+            self._embedded.pause(paused)
+
+    def fast_forward(self, on: bool = True) -> None:
+        """A local game with no person left in it: bots play without waiting (until the next game)."""
+        if self._embedded is not None:
+            self._embedded.set_bot_delay(0.0 if on else (LOCAL_BOT_DELAY if self.bot_delay is None
+                                                           else self.bot_delay))
 
     def bell_if_wanted(self, end: bool = False) -> None:
         if self.bell_on_turn and not end:
@@ -295,6 +334,7 @@ class Ono99App(App[int]):
     def action_new_game(self) -> None:
         def chosen(message: dict[str, Any] | None) -> None:
             if message is not None:
+                self.fast_forward(False)
                 self.send_message(message)
 
         self.confirm_leaving(lambda: self.push_screen(NewGameScreen(self.local), chosen), "Leave for a new game")
@@ -319,7 +359,7 @@ class Ono99App(App[int]):
             await self._embedded.close()
 
 
-def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
+def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
              **kwargs: Any) -> Ono99App:
     """The app, as the CLI and the tests build it."""
     return Ono99App(local=local, host=host, port=port, name=name, **kwargs)

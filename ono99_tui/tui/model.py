@@ -8,9 +8,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import text as words
+
 CARD_LABELS = {
-    "REV": "Reverse", "PLAY2": "Play 2", "DOUBLE": "Double", "HOLD": "Hold", "ONO99": "ONO 99", "-10": "−10",
+    "REV": "Reverse", "PLAY2": "Play 2", "DOUBLE": "Double Play", "HOLD": "Hold", "ONO99": "ONO 99", "-10": "−10",
 }
+RECENT_PLAYS = 4  # plays shown in the strip above the hand
 CARD_SHORT = {"REV": "REV", "PLAY2": "+2P", "DOUBLE": "DBL", "HOLD": "HLD", "ONO99": "99!", "-10": "−10"}
 LOG_LINES = 200
 
@@ -44,6 +47,18 @@ class ChatEntry:
 
 
 @dataclass(slots=True)
+class KnockOut:
+    """How the reader lost a hand or the game, for the summary they dismiss."""
+
+    final: bool  # out of the game (or match), not only of a hand
+    total: int  # the total they could not play on
+    cards: list[str]  # the cards they held
+    hand: int | None  # the 1980 hand number (0-based), None in 2022
+    tokens: int | None = None  # tokens left (1980 tokens)
+    score: int | None = None  # score (1980 points)
+
+
+@dataclass(slots=True)
 class Model:
     server_name: str = ""
     my_name: str = ""
@@ -70,6 +85,12 @@ class Model:
     online_total: int = 0
     seq: int = 0  # the table's seq of the last event taken in (each event is shown once)
     chat_seen: dict[str, int] = field(default_factory=dict)  # by scope: the id of the last chat line taken in
+    replay: bool = False  # a replay's viewer follows a seat: no "you", no "your turn"
+    recent_plays: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=RECENT_PLAYS))
+    new_card: str | None = None  # the card the reader drew last, marked in their hand until they play
+    knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
+    _total_seen: int = 0  # the total after the last play event read
+    _hand_seen: int = 0  # the 1980 hand the last events belong to
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -78,10 +99,21 @@ class Model:
         seats = self.table["seats"] if self.table else []
         if 0 <= seat < len(seats) and seats[seat]["name"]:
             name = str(seats[seat]["name"])
-            if self.view is not None and self.view.get("seat") == seat and name != "You":
+            if self.is_me(seat) and name != "You":
                 return f"{name} (you)"
             return name
         return f"Seat {seat + 1}"
+
+    def is_me(self, seat: int | None) -> bool:
+        """Whether ``seat`` is the reader's own (never in a replay, where the viewer only follows)."""
+        return not self.replay and seat is not None and self.view is not None and self.view.get("seat") == seat
+
+    def plain_name(self, seat: int | None) -> str:
+        """The seat's name without "(you)"."""
+        seats = self.table["seats"] if self.table else []
+        if seat is not None and 0 <= seat < len(seats) and seats[seat]["name"]:
+            return str(seats[seat]["name"])
+        return "nobody" if seat is None else f"Seat {seat + 1}"
 
     @property
     def my_seat(self) -> int | None:
@@ -108,15 +140,11 @@ class Model:
         elif kind == "table":
             new = message["table"]
             if self.table is None or self.table.get("id") != new.get("id"):
-                self.view = None
-                self.clear_log()
-                self._forget_table()
+                self._new_table()
             self.table = new
         elif kind == "left":
+            self._new_table()
             self.table = None
-            self.view = None
-            self.clear_log()
-            self._forget_table()
         elif kind == "state":
             self._apply_state(message)
         elif kind == "history":
@@ -139,9 +167,22 @@ class Model:
             self.notice = str(message["reason"])
         return kind
 
-    def _forget_table(self) -> None:
+    def _new_table(self) -> None:
+        """Another table (or none): nothing of the last one carries over."""
+        self.view = None
+        self.game_no = 0
+        self._reset_game()
+        self.clear_log()
         self.seq = 0
         self.chat_seen.pop("table", None)
+
+    def _reset_game(self) -> None:
+        self.out_order = []
+        self.last_play = None
+        self.recent_plays.clear()
+        self.new_card = None
+        self.knockout = None
+        self._total_seen = 0
 
     def _take_chat(self, line: dict[str, Any], scope: str) -> None:
         """A chat line, unless it was taken in already (lines carry ids, counting up)."""
@@ -163,40 +204,85 @@ class Model:
         if game_no != self.game_no:
             self.game_no = int(game_no or 0)
             self.clear_log()
-            self.out_order = []
+            self._reset_game()
 
     def _apply_history(self, message: dict[str, Any]) -> None:
+        """Events the client missed (or the whole game so far): logged, never announced again."""
         if message["reset"]:  # the game's whole log follows: start over
             self.game_no = -1
             self.seq = int(message["seq"]) - len(message["events"])
         self._new_game(message.get("game_no"))
-        self._take_events(message["events"], message.get("seq"))
+        self._take_events(message["events"], message.get("seq"), self.view, live=False)
 
     def _apply_state(self, message: dict[str, Any]) -> None:
         self._new_game(message.get("game_no"))
+        before = self.view
+        if before is None:
+            self._hand_seen = int(message["view"].get("hand_number") or 0)
         self.view = message["view"]
         self.clock = message.get("clock")
         self.clock_at = time.monotonic()
         self.bot_control = list(message.get("controlled_by_bot") or [])
-        self._take_events(message["events"], message.get("seq"))
+        self._take_events(message["events"], message.get("seq"), before)
 
-    def _take_events(self, events: list[dict[str, Any]], last_seq: Any) -> None:
-        """Events numbered up to ``last_seq``; those taken in already are skipped."""
+    def _take_events(self, events: list[dict[str, Any]], last_seq: Any, before: dict[str, Any] | None,
+                     live: bool = True) -> None:
+        """Events numbered up to ``last_seq``; those taken in already are skipped. ``live``: as they
+        happen (a knock-out is announced), not caught up from history."""
         first = last_seq - len(events) + 1 if isinstance(last_seq, int) else None
         for i, event in enumerate(events):
             if first is not None:
                 if first + i <= self.seq:
                     continue
                 self.seq = first + i
-            line = self.describe(event)
+            kind = event.get("e")
+            line = self.describe(event, before)
             if line:
                 self.add_log(line)
-            if event.get("e") == "play":
+            if kind == "play":
                 self.last_play = event
-            elif event.get("e") == "out" and self.edition == "2022":
-                self.out_order.append(int(event["seat"]))
-            elif event.get("e") == "hand_ended":
-                self.out_order.extend(int(s) for s in event.get("eliminated") or [])
+                self.recent_plays.append(event)
+                self._total_seen = int(event["total"])
+                if self.is_me(event.get("seat")):
+                    self.new_card = None
+            elif kind == "draw" and self.is_me(event.get("seat")) and event.get("card"):
+                self.new_card = str(event["card"])
+            elif kind == "hand_started":
+                self._hand_seen = int(event["hand"])
+                self.last_play = None
+                self.recent_plays.clear()
+                self.new_card = None
+                self._total_seen = 0
+            elif kind == "out":
+                if self.edition == "2022":
+                    self.out_order.append(int(event["seat"]))
+                if live and self.is_me(event.get("seat")):
+                    self._knocked_out(before, final=self.edition == "2022")
+            elif kind == "hand_ended":
+                eliminated = [int(s) for s in event.get("eliminated") or []]
+                self.out_order.extend(eliminated)
+                me = self.view.get("seat") if live and self.view is not None and not self.replay else None
+                if me is not None and (me in eliminated or (event.get("loser") == me and self.knockout is not None)):
+                    self._knocked_out(before, final=me in eliminated, event=event)  # with the hand's outcome
+
+    def _knocked_out(self, before: dict[str, Any] | None, *, final: bool, event: dict[str, Any] | None = None) -> None:
+        """Note how the reader lost: the total they faced and the cards they held."""
+        view = self.view
+        assert view is not None
+        seat = view["seat"]
+        held = list(before["hand"]) if before is not None and before.get("hand") else list(view["hand"])
+        known = self.knockout
+        if known is not None and event is not None and known.hand == event.get("hand"):
+            known.final = known.final or final  # the out of this hand, now with its outcome
+            held, total = known.cards, known.total
+        else:
+            total = self._total_seen
+        hand = None if self.edition == "2022" else self._hand_seen
+        if event is not None:
+            hand = int(event["hand"])
+        tokens = event["tokens"][seat] if event is not None and event.get("tokens") is not None else None
+        score = event["scores"][seat] if event is not None and event.get("scores") is not None else None
+        self.knockout = KnockOut(final, total, held, hand, tokens, score)
 
     def clear_log(self) -> None:
         self.log.clear()
@@ -210,10 +296,13 @@ class Model:
         self.chat.append(entry)
         self.chat_count += 1
 
-    def describe(self, event: dict[str, Any]) -> str:
-        """One event in words, e.g. "Ada played 7 — total 42"."""
+    def describe(self, event: dict[str, Any], before: dict[str, Any] | None = None) -> str:
+        """One event in words, e.g. "Ada played 7 — total 42"; said to the reader when it is theirs
+        ("You played 7 — total 42"). ``before`` is the view before the event's state arrived."""
         kind = event.get("e")
-        who = self.seat_name(event.get("seat"))
+        seat = event.get("seat")
+        me = self.is_me(seat)
+        who = "You" if me else self.seat_name(seat)
         edition = self.edition
         if kind == "play":
             cards = event["cards"]
@@ -223,33 +312,54 @@ class Model:
             card = event.get("card")
             return f"{who} drew {card_label(card, edition)}" if card else f"{who} drew a card"
         if kind == "reshuffle":
-            return f"The discard pile was shuffled into a new draw pile of {event['size']} cards"
+            size = words.cards(int(event["size"]))
+            return f"The discard pile was shuffled into a new draw pile of {size}"
         if kind == "missed_draw":
+            if me:
+                return "You missed your draw and play one card short"
             return f"{who} missed a draw and plays one card short"
         if kind == "out":
             if edition == "1980" and self.view and self.view["options"]["scoring"] == "points":
-                return f"{who} cannot play and drops out of the hand"
+                return "You cannot play and drop out of the hand" if me else \
+                    f"{who} cannot play and drops out of the hand"
             if edition == "1980":
-                return f"{who} cannot play and loses the hand"
-            return f"{who} cannot play and is out"
+                return "You cannot play and lose the hand" if me else f"{who} cannot play and loses the hand"
+            return "You cannot play and are out" if me else f"{who} cannot play and is out"
         if kind == "hand_started":
-            return f"Hand {event['hand'] + 1}: {self.seat_name(event['first'])} plays first"
+            first = self.is_me(event["first"])
+            starts = "You play first" if first else f"{self.seat_name(event['first'])} plays first"
+            return starts if edition == "2022" else f"Hand {event['hand'] + 1}: {starts}"
         if kind == "hand_ended":
-            return self._describe_hand_end(event)
+            return self._describe_hand_end(event, before)
         if kind == "game_over":
+            if self.is_me(event["winner"]):
+                return "You win the game!"
             return f"{self.seat_name(event['winner'])} wins the game!"
         return ""
 
-    def _describe_hand_end(self, event: dict[str, Any]) -> str:
+    def _describe_hand_end(self, event: dict[str, Any], before: dict[str, Any] | None) -> str:
         parts = [f"Hand {event['hand'] + 1} is over"]
-        if event.get("tokens") is not None and event.get("loser") is not None:
-            parts.append(f"{self.seat_name(event['loser'])} lost a token")
+        eliminated = list(event.get("eliminated") or [])
+        loser = event.get("loser")
+        if event.get("tokens") is not None and loser is not None:
+            had = before["tokens"][loser] if before is not None and before.get("tokens") is not None else None
+            me = self.is_me(loser)
+            who = "you" if me else self.seat_name(loser)
+            verb = "are" if me else "is"
+            if loser not in eliminated:
+                parts.append(f"{who} lost a token")
+            elif had == 0:
+                parts.append(f"{who} had no token left and {verb} out of the match")
+            else:
+                parts.append(f"{who} lost {'your' if me else 'their'} last token and {verb} out of the match")
+            eliminated = [s for s in eliminated if s != loser]
         if event.get("hand_points") is not None:
             points = ", ".join(f"{self.seat_name(s)} +{p}" for s, p in enumerate(event["hand_points"]) if p)
             if points:
                 parts.append(points)
-        for seat in event.get("eliminated") or []:
-            parts.append(f"{self.seat_name(seat)} is out of the match")
+        for seat in eliminated:
+            parts.append("you are out of the match" if self.is_me(seat)
+                         else f"{self.seat_name(seat)} is out of the match")
         return ": ".join(parts[:1]) + (" — " + "; ".join(parts[1:]) if parts[1:] else "")
 
     # --- questions the screens ask -------------------------------------------------------------------
@@ -261,6 +371,11 @@ class Model:
 
     @property
     def my_turn(self) -> bool:
+        return not self.replay and self.viewer_on_turn
+
+    @property
+    def viewer_on_turn(self) -> bool:
+        """Whether the seat whose cards are shown is on turn (the reader's, or the one a replay follows)."""
         v = self.view
         return bool(v and v["winner"] is None and v["seat"] is not None and v["turn"] == v["seat"])
 
@@ -276,7 +391,11 @@ class Model:
             if card == code:
                 return str(reason)
         if not self.my_turn:
-            return f"it is {self.seat_name(self.view['turn'])}'s turn"
+            if self.view["winner"] is not None:
+                return "the game is over"
+            if self.view["seat"] is not None and not self.view["active"][self.view["seat"]]:
+                return "you are out of this game"
+            return f"it is {self.plain_name(self.view['turn'])}'s turn"
         if code not in self.view["legal"]:
             return "that card cannot be played now"
         return None

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 
+from .. import text as words
 from ..core.game import Game
 from ..core.record import RecordError, replay
 from ..protocol import event_to_wire, view_to_wire
@@ -19,36 +20,40 @@ from .screens import HelpScreen, TableScreen
 
 
 def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
-    """The steps of record number ``line`` of a JSON Lines file: the table, then one state per action."""
+    """The steps of record number ``line`` of a JSON Lines file: the table, then one state per action
+    as each seat saw it (a record is public once the game is over: the viewer may follow any seat)."""
     lines = [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
     if not 1 <= line <= len(lines):
-        raise RecordError(f"the file holds {len(lines)} records; there is no record {line}")
+        raise RecordError(f"the file holds {words.records(len(lines))}; there is no record {line}")
     try:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:
         raise RecordError(f"not valid JSON: {exc}", line=line) from None
-    states: list[dict[str, Any]] = []
+    seat_states: list[list[dict[str, Any]]] = []
     seen = 0
 
     def step(game: Game) -> None:
         nonlocal seen
-        seat = game.turn if game.turn is not None else (game.outcome.winner if game.outcome else None)
         events = game.log[seen:]
         seen = len(game.log)
-        states.append({"t": "state", "table": 0, "game_no": 1, "clock": None,
-                       "view": view_to_wire(game.view(seat)),
-                       "events": [event_to_wire(e.seen_by(seat)) for e in events]})
+        while len(seat_states) < game.seats:
+            seat_states.append([])
+        for seat, states in enumerate(seat_states):
+            states.append({"t": "state", "table": 0, "game_no": 1, "clock": None,
+                           "view": view_to_wire(game.view(seat)),
+                           "events": [event_to_wire(e.seen_by(seat)) for e in events]})
 
     try:
         done = replay(record, on_step=step)
     except RecordError as exc:
         raise exc.at_line(line) from None
     players = done.players
-    table = {"id": 0, "name": f"Replay of {path.name} #{line}", "summary": done.game.options.summary(),
+    count = f"record {line} of {len(lines)}"
+    table = {"id": 0, "name": f"Replay of {path.name}, {count}", "summary": done.game.options.summary(),
              "edition": done.game.options.edition.value, "host": "",
              "seats": [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
                         "level": None, "connected": True} for p in players]}
-    return {"table": table, "states": states}
+    return {"table": table, "states": seat_states[0], "seat_states": seat_states}
 
 
 class ReplayScreen(TableScreen, inherit_bindings=False):
@@ -59,6 +64,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         Binding("pageup", "step(-10)", "-10", show=False),
         Binding("home", "jump(0)", "Start"),
         Binding("end", "jump(-1)", "End"),
+        Binding("tab", "follow", "Next seat"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -71,24 +77,34 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         app: ReplayApp = self.app  # type: ignore[assignment]
         app.go_to(where if where >= 0 else len(app.states) - 1)
 
+    def action_follow(self) -> None:
+        app: ReplayApp = self.app  # type: ignore[assignment]
+        app.follow((app.seat + 1) % len(app.seat_states))
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
     def refresh_model(self, model: Model) -> None:
+        if model is not getattr(self, "_model_shown", None):  # another step: the log is written afresh
+            self._model_shown = model
+            self._log_epoch = -1
         super().refresh_model(model)
         app: ReplayApp = self.app  # type: ignore[assignment]
-        self.show_text("#why", Text(f"step {app.position + 1} of {len(app.states)} — ←/→ step, Home/End jump"))
+        self.show_text("#why", Text(f"step {app.position + 1} of {len(app.states)} · following "
+                                    f"{model.plain_name(app.seat)}'s cards (tab: next seat) · ←/→ step, Home/End"))
 
 
 class ReplayApp(App[None]):
     CSS_PATH = "ono99.tcss"
     TITLE = "ONO 99 replay"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
 
     def __init__(self, replay_data: dict[str, Any]) -> None:
         super().__init__()
         self.table = replay_data["table"]
-        self.states: list[dict[str, Any]] = replay_data["states"]
+        self.seat_states: list[list[dict[str, Any]]] = replay_data.get("seat_states") or [replay_data["states"]]
+        self.seat = 0  # whose cards are shown
+        self.states = self.seat_states[0]
         self.position = 0
         self.model = self._model_at(0)
         self.local = True
@@ -98,11 +114,17 @@ class ReplayApp(App[None]):
         self.push_screen(ReplayScreen())
 
     def _model_at(self, position: int) -> Model:
-        model = Model(my_name="", connected=True)
+        model = Model(my_name="", connected=True, replay=True)
         model.apply({"t": "table", "table": self.table})
         for state in self.states[:position + 1]:
             model.apply(state)
         return model
+
+    def follow(self, seat: int) -> None:
+        """Show the game through ``seat``'s eyes, at the same step."""
+        self.seat = seat
+        self.states = self.seat_states[seat]
+        self.go_to(self.position)
 
     def go_to(self, position: int) -> None:
         self.position = max(0, min(position, len(self.states) - 1))

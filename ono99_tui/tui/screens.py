@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -24,10 +25,21 @@ from textual.widgets import (
     Switch,
 )
 
+from .. import text as words
 from ..bots import BOT_LEVELS
-from .model import Model
+from .model import KnockOut, Model, card_label
 from .rules_text import HELP_MARKDOWN
-from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, show_text
+from .widgets import (
+    Banner,
+    CardWidget,
+    ClockBar,
+    HandView,
+    KeysFooter,
+    SeatsView,
+    StatusLine,
+    TotalLabel,
+    show_text,
+)
 
 if TYPE_CHECKING:
     from .app import Ono99App
@@ -100,7 +112,8 @@ class TableScreen(ModelScreen):
         Binding("enter", "play_selected", "Play"),
         Binding("f", "discard_four", "Four ONO 99", show=False),
         Binding("d", "draw", "Draw"),
-        Binding("s", "start", "Start", show=False),
+        Binding("s", "start", "Start"),
+        Binding("r", "rematch", "Play again"),
         Binding("c", "focus_chat", "Chat"),
         Binding("escape", "focus_hand", "Hand", show=False),
         Binding("n", "new_game", "New game"),
@@ -118,13 +131,16 @@ class TableScreen(ModelScreen):
         self._was_my_turn = False
         self._log_epoch = -1
         self._chat_written = 0
-        self._shown_game_over = -1
+        self._shown_game_over: tuple[Any, int] | None = None  # (table id, game number) of the last dialog
+        self._bindings_for: tuple[Any, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(id="title", markup=False)
         yield SeatsView(id="seats", markup=False)
         with Horizontal(id="middle"):
-            yield Digits("0", id="total")
+            with Vertical(id="total-box"):
+                yield Digits("0", id="total")
+                yield TotalLabel(id="total-label", markup=False)
             with Vertical(id="side"):
                 yield Banner(id="banner", markup=False)
                 yield StatusLine(id="status", markup=False)
@@ -138,7 +154,7 @@ class TableScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None:  # the app ended while the screen was put up: its widgets go
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         for log in self.query(RichLog):
             log.can_focus = False  # arrows and digits belong to the hand
@@ -146,6 +162,28 @@ class TableScreen(ModelScreen):
         self.refresh_model(self.ono.model)
         self.set_focus(None)
         self.set_interval(1.0, self._tick)
+        settings = getattr(self.app, "settings", None)
+        if settings is not None and not settings.hint_seen:
+            self.app.push_screen(HintScreen())
+
+    def on_screen_suspend(self) -> None:
+        pause = getattr(self.app, "pause_bots", None)
+        if pause is not None:
+            pause(True)  # a dialog (or another screen) covers the table: a local game waits
+
+    def on_screen_resume(self) -> None:
+        pause = getattr(self.app, "pause_bots", None)
+        if pause is not None:
+            pause(False)
+
+    def footer_shows(self, action: str) -> bool:
+        """Start and Play again show in the footer only when they would do something (pressed
+        otherwise, they say why not)."""
+        if action in ("start", "rematch"):
+            table = self.ono.model.table or {}
+            host = table.get("host") == self.ono.model.my_name or self.ono.local
+            return host and table.get("status") == ("waiting" if action == "start" else "finished")
+        return True
 
     def _tick(self) -> None:
         """Count the turn clock down between server messages."""
@@ -155,7 +193,10 @@ class TableScreen(ModelScreen):
     def refresh_model(self, model: Model) -> None:
         table = model.table or {}
         title = Text()
-        title.append(str(table.get("name", "Table")), style="bold")
+        title.append("ONO 99", style="bold")
+        name = str(table.get("name", "Table"))
+        title.append("  ·  ")
+        title.append("Your table" if model.my_name and name == f"{model.my_name}'s table" else name)
         title.append(f"  ·  {table.get('summary', model.edition)}")
         if model.view is not None and model.view["seat"] is None:
             title.append("  ·  spectating")
@@ -169,8 +210,13 @@ class TableScreen(ModelScreen):
         total = self.query_one("#total", Digits)
         if total.value != (shown := str(view["total"]) if view else "0"):
             total.update(shown)
+        self.query_one(TotalLabel).show(model)
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
+        keys = (table.get("status"), table.get("host"))
+        if keys != self._bindings_for:
+            self._bindings_for = keys
+            self.refresh_bindings()
         hand = view["hand"] if view else []
         if hand:
             self.selected = min(self.selected, len(hand) - 1)
@@ -179,10 +225,31 @@ class TableScreen(ModelScreen):
         self._was_my_turn = model.my_turn
         self.query_one(HandView).show(model, self.selected)
         self._write_new_lines(model)
-        if view is not None and view["winner"] is not None and self._shown_game_over != model.game_no:
-            self._shown_game_over = model.game_no
+        if model.knockout is not None and view is not None and view["winner"] is None:
+            knockout, model.knockout = model.knockout, None
+            self.app.push_screen(KnockOutScreen(knockout), self._after_dialog)
+        game = (table.get("id"), model.game_no)
+        if view is not None and view["winner"] is not None and self._shown_game_over != game:
+            self._shown_game_over = game
+            model.knockout = None
+            if isinstance(self.app.screen, KnockOutScreen):
+                self.app.pop_screen()  # the game is over: the ranking says the rest
             self.ono.bell_if_wanted(end=True)
-            self.app.push_screen(GameOverScreen())
+            self.app.push_screen(GameOverScreen(), self._after_dialog)
+
+    def _after_dialog(self, choice: str | None) -> None:
+        """The next step chosen in the game-over or knock-out dialog."""
+        if choice == "rematch":
+            self.action_rematch()
+        elif choice == "new":
+            self.action_new_game()
+        elif choice == "lobby":
+            self.action_lobby()
+        elif choice == "fast":
+            fast = getattr(self.app, "fast_forward", None)
+            if fast is not None:
+                fast()
+                self.show_text("#why", Text("Fast-forward: the bots play the game out without waiting."))
 
     def _write_new_lines(self, model: Model) -> None:
         log = self.query_one("#log", RichLog)
@@ -203,6 +270,8 @@ class TableScreen(ModelScreen):
             line.append(Text(entry.text))
             lines.append(line)
         append_lines(chat, lines)
+        if lines and self.has_class("-narrow"):  # no chat column: chat shows in the log
+            append_lines(log, [Text.assemble("chat · ", line) for line in lines])
         self._chat_written = model.chat_count
 
     # --- actions -------------------------------------------------------------------------------------
@@ -221,7 +290,7 @@ class TableScreen(ModelScreen):
         code = view["hand"][index]
         reason = model.reason_for(code)
         if reason is not None:
-            self.show_text("#why", Text(f"Can't play {code}: {reason}"))
+            self.show_text("#why", Text(f"Can't play {card_label(code, model.edition)}: {reason}"))
             self.refresh_model(model)
             return
         self.show_text("#why", Text())
@@ -231,8 +300,16 @@ class TableScreen(ModelScreen):
         self.action_play(self.selected)
 
     def action_discard_four(self) -> None:
-        if self.ono.model.view and "ONO99x4" in self.ono.model.view["legal"]:
+        model = self.ono.model
+        if model.view and "ONO99x4" in model.view["legal"]:
             self.ono.send_action("ONO99x4")
+        elif model.view is None or model.edition != "2022":
+            self.show_text("#why", Text("f discards four ONO 99 cards, a move of the 2022 edition only."))
+        elif not model.my_turn:
+            self.show_text("#why", Text("f discards four ONO 99 cards, on your turn."))
+        else:
+            held = model.view["hand"].count("ONO99")
+            self.show_text("#why", Text(f"f discards four ONO 99 cards at once; you hold {held}."))
 
     def action_draw(self) -> None:
         if self.ono.model.can_draw:
@@ -242,18 +319,43 @@ class TableScreen(ModelScreen):
 
     def action_start(self) -> None:
         """The host starts the game (or a rematch); empty seats get bots."""
-        table = self.ono.model.table or {}
+        model = self.ono.model
+        table = model.table or {}
         if table.get("status") == "playing":
+            self.show_text("#why", Text("The game is already running."))
             return
-        self.ono.send_message({"t": "rematch" if table.get("status") == "finished" else "start"})
+        if table.get("host") != model.my_name and not self.ono.local:
+            self.show_text("#why", Text(f"Only the host, {table.get('host')}, can start the game."))
+            return
+        if table.get("status") == "finished":
+            self.action_rematch()
+            return
+        self.ono.send_message({"t": "start"})
+
+    def action_rematch(self) -> None:
+        """Play again at this table, once the game is over."""
+        model = self.ono.model
+        table = model.table or {}
+        if table.get("status") != "finished":
+            self.show_text("#why", Text("r plays again once the game is over."))
+            return
+        if table.get("host") != model.my_name and not self.ono.local:
+            self.show_text("#why", Text(f"Only the host, {table.get('host')}, can start the next game."))
+            return
+        fast = getattr(self.app, "fast_forward", None)
+        if fast is not None:
+            fast(False)
+        self.ono.send_message({"t": "rematch"})
 
     def action_focus_chat(self) -> None:
         chat = self.query_one("#chat-input", Input)
         chat.can_focus = True
+        self.add_class("-chatting")  # a narrow screen shows the chat in place of the log meanwhile
         chat.focus()
 
     def action_focus_hand(self) -> None:
         self.query_one("#chat-input", Input).can_focus = False
+        self.remove_class("-chatting")
         self.set_focus(None)
 
     def action_new_game(self) -> None:
@@ -307,39 +409,188 @@ def append_lines(log: RichLog, lines: list[Text]) -> None:
     log.scroll_end(animate=False, immediate=True, x_axis=False)  # its height is known: the end is too
 
 
-# --- end of game ------------------------------------------------------------------------------------------
-class GameOverScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("r", "rematch", "Rematch")]
+# --- end of game ---------------------------------------------------------------------------------------
+class GameOverScreen(ModalScreen[str | None]):
+    """Who won, the ranking, and the next step: play again, a new game, the lobby, or close.
+    Dismissed with the step chosen ("rematch", "new", "lobby") or None."""
+
+    BINDINGS = [Binding("escape", "dismiss", "Close")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps: list[tuple[str, str, str]] = []  # (key, label, choice)
 
     def compose(self) -> ComposeResult:
-        model: Model = self.app.model  # type: ignore[attr-defined]
+        app = self.app
+        model: Model = app.model  # type: ignore[attr-defined]
         view = model.view or {}
         winner = view.get("winner")
+        table = model.table or {}
+        local = bool(getattr(app, "local", False))
+        replay = model.replay
+        host = local or table.get("host") == model.my_name
+        if replay:
+            self.steps = [("home", "Back to the start", "start")]
+        else:
+            if host:
+                self.steps.append(("r", "Play again", "rematch"))
+            self.steps.append(("n", "New game", "new"))
+            if not local:
+                self.steps.append(("l", "Lobby", "lobby"))
+        title = "You win!" if model.is_me(winner) else f"{model.plain_name(winner)} wins!"
         with Vertical(id="dialog", classes="gameover"):
-            yield Label(Text(f"{model.seat_name(winner)} wins!"), id="winner")
+            yield Label(Text(title), id="winner")
             lines = Text()
             for place, seat in enumerate(model.ranking(), start=1):
                 lines.append(f"{place}. ")
                 lines.append(Text(model.seat_name(seat)))
                 if view.get("tokens") is not None:
-                    lines.append(f"  {view['tokens'][seat]} tokens")
+                    lines.append(f"  {words.tokens(view['tokens'][seat])}")
                 if view.get("scores") is not None:
-                    lines.append(f"  {view['scores'][seat]} points")
+                    lines.append(f"  {words.points(view['scores'][seat])}")
                 lines.append("\n")
+            if not host and not replay:
+                lines.append(f"\n{table.get('host')} hosts this table and starts the next game.")
             yield Static(lines, id="ranking", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Rematch (r)", id="rematch", variant="primary")
+                for index, (key, label, choice) in enumerate(self.steps):
+                    yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
                 yield Button("Close (esc)", id="close")
         yield KeysFooter()
 
-    @on(Button.Pressed, "#rematch")
-    def action_rematch(self) -> None:
-        self.app.send_message({"t": "rematch"})  # type: ignore[attr-defined]
-        self.dismiss()
+    def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
+        for key, label, choice in self.steps:
+            self._bindings.bind(key, f"choose('{choice}')", label)
+        self.refresh_bindings()
+        buttons = self.query("#buttons Button")
+        if buttons:  # none while the app is closing
+            buttons.first(Button).focus()  # Enter takes the first step
 
-    @on(Button.Pressed, "#close")
-    def close_pressed(self) -> None:
-        self.dismiss()
+    def action_choose(self, choice: str) -> None:
+        if choice == "start":
+            go_to = getattr(self.app, "go_to", None)
+            if go_to is not None:
+                go_to(0)
+            self.dismiss(None)
+            return
+        self.dismiss(choice)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        choice = event.button.id
+        if choice == "close":
+            self.dismiss(None)
+        elif choice is not None:
+            self.action_choose(choice)
+
+
+class KnockOutScreen(ModalScreen[str | None]):
+    """How the reader was knocked out, dismissed before play goes on; with no person left in a
+    local game, it offers to fast-forward the bots."""
+
+    BINDINGS = [Binding("escape,enter", "dismiss", "Continue")]
+
+    def __init__(self, knockout: KnockOut) -> None:
+        super().__init__()
+        self.knockout = knockout
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        model: Model = app.model  # type: ignore[attr-defined]
+        k = self.knockout
+        edition = model.edition
+        held = ", ".join(card_label(code, edition) for code in k.cards) or "no cards"
+        if edition == "2022":
+            title = "You are out of this game"
+        elif k.final:
+            title = "You are out of the match"
+        elif (model.view or {}).get("options", {}).get("scoring") == "points":
+            title = f"You dropped out of hand {(k.hand or 0) + 1}"
+        else:
+            title = f"You lost hand {(k.hand or 0) + 1}"
+        text = Text()
+        text.append(f"At a total of {k.total}, none of your cards could be played.\n")
+        text.append(f"You held: {held}.\n")
+        if k.tokens is not None:
+            text.append(f"Tokens left: {k.tokens}.\n" if not k.final else "You have no tokens left.\n")
+        if k.score is not None:
+            text.append(f"Your score: {words.points(k.score)}.\n")
+        humans_left = self._people_left(model)
+        self.offer_fast = bool(getattr(app, "local", False)) and k.final and humans_left == 0
+        if k.final:
+            text.append("\nThe others play on" + (" (bots only)." if humans_left == 0 else "."))
+        with Vertical(id="dialog", classes="gameover"):
+            yield Label(Text(title), id="winner")
+            yield Static(text, id="ranking", markup=False)
+            with Horizontal(id="buttons"):
+                if self.offer_fast:
+                    yield Button("Fast-forward (f)", id="fast", variant="primary")
+                yield Button("Watch (enter)" if k.final else "Continue (enter)", id="continue",
+                             variant="default" if self.offer_fast else "primary")
+        yield KeysFooter()
+
+    @staticmethod
+    def _people_left(model: Model) -> int:
+        view = model.view or {}
+        seats = (model.table or {}).get("seats", [])
+        active = view.get("active") or []
+        return sum(1 for i, seat in enumerate(seats)
+                   if seat.get("kind") == "human" and i < len(active) and active[i] and i != view.get("seat"))
+
+    def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
+        if self.offer_fast:
+            self._bindings.bind("f", "fast", "Fast-forward")
+            self.refresh_bindings()
+        self.query_one("#continue", Button).focus()  # Enter does what its label says
+
+    def action_fast(self) -> None:
+        self.dismiss("fast")
+
+    @on(Button.Pressed, "#fast")
+    def fast_pressed(self) -> None:
+        self.dismiss("fast")
+
+    @on(Button.Pressed, "#continue")
+    def continue_pressed(self) -> None:
+        self.dismiss(None)
+
+
+class HintScreen(ModalScreen[None]):
+    """The three things to know, shown once: on the first game of a new player."""
+
+    BINDINGS = [Binding("escape,enter,space", "dismiss", "Got it")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="hint"):
+            yield Label("Welcome to ONO 99", id="winner")
+            yield Static(Text(
+                "1. Each card you play adds its value to one running total.\n"
+                "2. Keep the total at 98 or below: when none of your cards fit, you are out.\n"
+                "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes "
+                "the next player play two cards. ONO 99 cards cannot be played alone.\n\n"
+                "Press a card's key [1]–[4] to play it. ? shows the full rules at any time."), markup=False)
+            with Horizontal(id="buttons"):
+                yield Button("Got it (enter)", id="ok", variant="primary")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
+        self.query_one("#ok", Button).focus()
+
+    @on(Button.Pressed, "#ok")
+    def ok(self) -> None:
+        self.dismiss(None)
+
+    def dismiss(self, result: None = None) -> Any:  # type: ignore[override]
+        app: Any = self.app
+        app.settings.hint_seen = True
+        app.save_settings()
+        return super().dismiss(result)
 
 
 # --- help --------------------------------------------------------------------------------------------------
@@ -347,111 +598,192 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
+        yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
             yield Markdown(HELP_MARKDOWN)
         yield KeysFooter()
 
 
 # --- new game ---------------------------------------------------------------------------------------------
-BOOL_OPTIONS = [
-    ("manual_draw", "Manual draw (you draw yourself; the next play takes it away)"),
-    ("eight_players", "2022 house rule: up to 8 players"),
-    ("bust_over_99", "1980: only going over 99 loses"),
-    ("ono99_on_zero", "1980: O'NO 99 playable when the total ends in 0"),
-    ("ono99_sets_99", "1980: O'NO 99 sets the total to 99 (needs the rule above)"),
-    ("out_at_zero_tokens", "1980 tokens: out as soon as the last token is lost"),
+BOOL_OPTIONS = [  # (option, label, the edition it belongs to or "" for both)
+    ("manual_draw", "Manual draw: you draw yourself after playing; if the next player plays first, "
+                    "your draw is lost", ""),
+    ("eight_players", "House rule: up to 8 players", "2022"),
+    ("bust_over_99", "Only going over 99 loses (99 is a legal total)", "1980"),
+    ("ono99_on_zero", "O'NO 99 playable when the total ends in 0", "1980"),
+    ("ono99_sets_99", "O'NO 99 sets the total to 99 (needs the rule above it: only over 99 loses)", "1980"),
+    ("out_at_zero_tokens", "Out as soon as the last token is lost", "1980"),
 ]
+OPTION_LABELS = {
+    "manual_draw": "Manual draw", "eight_players": "Up to 8 players", "bust_over_99": "Only going over 99 loses",
+    "ono99_on_zero": "O'NO 99 when the total ends in 0", "ono99_sets_99": "O'NO 99 sets the total to 99",
+    "out_at_zero_tokens": "Out as soon as the last token is lost", "scoring": "Scoring",
+    "points_target": "Points target", "points_win": "Points win",
+}
+
+
+def readable_problem(text: str) -> str:
+    """An option error as the dialog's words: option names become the labels shown."""
+    for name, label in OPTION_LABELS.items():
+        text = text.replace(f"'{name}'", f"\u201c{label}\u201d")
+    text = text.replace("option \u201c", "\u201c").replace("options \u201c", "\u201c")
+    return text.replace("\u201d: true", "\u201d on")
 
 
 class NewGameScreen(ModalScreen[dict[str, Any] | None]):
-    """Choose edition, options, seats and bots; returns a create_table message."""
+    """Choose edition, options, seats and bots; returns a create_table message. Enter starts the
+    game with the settings shown; the choices are remembered for next time."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#start"
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "start", "Start")]
 
     def __init__(self, local: bool) -> None:
         super().__init__()
         self.local = local
 
+    def _last(self, name: str, default: Any) -> Any:
+        settings = getattr(self.app, "settings", None)
+        value = settings.new_game.get(name, default) if settings is not None else default
+        return value if isinstance(value, type(default)) else default
+
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="dialog"):
+        edition = self._last("edition", "2022")
+        edition = edition if edition in ("2022", "1980") else "2022"
+        seats = self._last("seats", 4)
+        yield ClockBar(markup=False)
+        with Vertical(id="dialog", classes="newgame"):
             yield Label("New game", id="dialog-title")
-            with Horizontal(classes="row"):
-                yield Label("Edition")
-                yield Select([("2022 (Mattel)", "2022"), ("1980 (O'NO 99)", "1980")], value="2022",
-                             allow_blank=False, id="edition")
-            with Horizontal(classes="row"):
-                yield Label("Players")
-                yield Select([(str(n), n) for n in range(2, 9)], value=4, allow_blank=False, id="seats")
-            with Horizontal(classes="row"):
-                yield Label("Bots")
-                yield Select([(str(n), n) for n in range(0, 8)], value=3 if self.local else 0,
-                             allow_blank=False, id="bots")
-            with Horizontal(classes="row"):
-                yield Label("Bot level")
-                yield Select([(f"{level.name}: {level.description}", level.name) for level in BOT_LEVELS.values()],
-                             value="greedy", allow_blank=False, id="bot_level")
-            with Horizontal(classes="row"):
-                yield Label("1980 scoring")
-                yield Select([("tokens", "tokens"), ("points", "points")], value="tokens", allow_blank=False,
-                             id="scoring")
-            with Horizontal(classes="row"):
-                yield Label("Points target")
-                yield Input("100", id="points_target", type="integer")
-            with Horizontal(classes="row"):
-                yield Label("Points win")
-                yield Select([("last standing", "last_standing"), ("lowest score", "lowest_score")],
-                             value="last_standing", allow_blank=False, id="points_win")
-            for name, label in BOOL_OPTIONS:
+            with VerticalScroll(id="fields"):
                 with Horizontal(classes="row"):
-                    yield Switch(False, id=name)
-                    yield Label(label)
-            if not self.local:
+                    yield Label("Edition")
+                    yield Select([("2022 (Mattel)", "2022"), ("1980 (O'NO 99)", "1980")], value=edition,
+                                 allow_blank=False, id="edition")
                 with Horizontal(classes="row"):
-                    yield Label("Turn clock (s)")
-                    yield Input("30", id="turn_seconds", type="integer")
+                    yield Label("Players" if not self.local else "Players (you and bots)")
+                    yield Select([(str(n), n) for n in range(2, 9)], value=seats if 2 <= seats <= 8 else 4,
+                                 allow_blank=False, id="seats")
+                if not self.local:
+                    with Horizontal(classes="row"):
+                        yield Label("Bots")
+                        bots = self._last("bots", 0)
+                        yield Select([(str(n), n) for n in range(0, 8)], value=bots if 0 <= bots <= 7 else 0,
+                                     allow_blank=False, id="bots")
                 with Horizontal(classes="row"):
-                    yield Switch(False, id="private")
-                    yield Label("Private (join by invite code)")
+                    yield Label("Bot level")
+                    level = self._last("bot_level", "greedy")
+                    yield Select([(f"{lv.name}: {lv.description}", lv.name) for lv in BOT_LEVELS.values()],
+                                 value=level if level in BOT_LEVELS else "greedy", allow_blank=False, id="bot_level")
+                with Horizontal(classes="row only-1980"):
+                    yield Label("Scoring")
+                    scoring = self._last("scoring", "tokens")
+                    yield Select([("tokens (3 each)", "tokens"), ("points", "points")],
+                                 value=scoring if scoring in ("tokens", "points") else "tokens",
+                                 allow_blank=False, id="scoring")
+                with Horizontal(classes="row only-1980 only-points"):
+                    yield Label("Points target")
+                    yield Input(str(self._last("points_target", 100)), id="points_target", type="integer")
+                with Horizontal(classes="row only-1980 only-points"):
+                    yield Label("Points win")
+                    win = self._last("points_win", "last_standing")
+                    yield Select([("last standing", "last_standing"), ("lowest score", "lowest_score")],
+                                 value=win if win in ("last_standing", "lowest_score") else "last_standing",
+                                 allow_blank=False, id="points_win")
+                for name, label, only in BOOL_OPTIONS:
+                    with Horizontal(classes=f"row switch-row only-{only}" if only else "row switch-row"):
+                        yield Switch(bool(self._last(name, False)), id=name)
+                        yield Label(label, classes="switch-label")
+                if not self.local:
+                    with Horizontal(classes="row"):
+                        yield Label("Turn clock (s)")
+                        yield Input(str(self._last("turn_seconds", 30)), id="turn_seconds", type="integer")
+                    with Horizontal(classes="row switch-row"):
+                        yield Switch(bool(self._last("private", False)), id="private")
+                        yield Label("Private (join by invite code)", classes="switch-label")
             yield Static(id="problem", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Start", id="start", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button("Start (enter)", id="start", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
+        self._show_rows()
+        self.set_focus(self.query_one("#start", Button))  # Enter starts the game shown
+
+    @on(Select.Changed)
+    def _choice_changed(self) -> None:
+        self._show_rows()
+
+    def _show_rows(self) -> None:
+        """Only the choices of the edition chosen."""
+        edition = self.query_one("#edition", Select).value
+        points = self.query_one("#scoring", Select).value == "points"
+        for row in self.query(".row"):
+            shown = not (row.has_class("only-1980") and edition != "1980") and \
+                not (row.has_class("only-2022") and edition != "2022") and \
+                not (row.has_class("only-points") and not points)
+            if row.display != shown:
+                row.display = shown
 
     def _message(self) -> dict[str, Any]:
         edition = self.query_one("#edition", Select).value
         options: dict[str, Any] = {}
-        for name, _ in BOOL_OPTIONS:
-            if self.query_one(f"#{name}", Switch).value:
+        for name, _, only in BOOL_OPTIONS:
+            if self.query_one(f"#{name}", Switch).value and only in ("", edition):
                 options[name] = True
         if edition == "1980":
             options["scoring"] = self.query_one("#scoring", Select).value
             if options["scoring"] == "points":
                 options["points_target"] = int(self.query_one("#points_target", Input).value or 100)
                 options["points_win"] = self.query_one("#points_win", Select).value
+        seats = int(self.query_one("#seats", Select).value)  # type: ignore[arg-type]
         message: dict[str, Any] = {
-            "t": "create_table", "edition": edition, "options": options,
-            "seats": self.query_one("#seats", Select).value, "bots": self.query_one("#bots", Select).value,
+            "t": "create_table", "edition": edition, "options": options, "seats": seats,
+            "bots": seats - 1 if self.local else self.query_one("#bots", Select).value,
             "bot_level": self.query_one("#bot_level", Select).value,
         }
         if self.local:
             message.update(turn_seconds=0, start=True)
-            message["bots"] = int(message["seats"]) - 1
         else:
             message["turn_seconds"] = int(self.query_one("#turn_seconds", Input).value or 0)
             message["private"] = self.query_one("#private", Switch).value
         return message
 
+    def _remember(self, message: dict[str, Any]) -> None:
+        app: Any = self.app
+        settings = getattr(app, "settings", None)
+        if settings is None:
+            return
+        choices: dict[str, Any] = {"edition": message["edition"], "seats": message["seats"],
+                                   "bot_level": message["bot_level"]}
+        if not self.local:
+            choices.update(bots=message["bots"], turn_seconds=message["turn_seconds"], private=message["private"])
+        for name, _, _ in BOOL_OPTIONS:
+            choices[name] = self.query_one(f"#{name}", Switch).value
+        choices["scoring"] = self.query_one("#scoring", Select).value
+        choices["points_win"] = self.query_one("#points_win", Select).value
+        with contextlib.suppress(ValueError):
+            choices["points_target"] = int(self.query_one("#points_target", Input).value or 100)
+        settings.new_game = choices
+        app.save_settings()
+
     @on(Button.Pressed, "#start")
-    def start(self) -> None:
-        message = self._message()
+    @on(Input.Submitted)
+    def action_start(self) -> None:
         from ono99_tui.core.errors import OptionError
         from ono99_tui.core.options import TableOptions
 
         try:
+            message = self._message()
             TableOptions.from_mapping(message["edition"], message["options"]).check_players(message["seats"])
+            if not self.local and message["bots"] > message["seats"] - 1:
+                raise ValueError(f"{words.players(message['seats'])} leave room for at most "
+                                 f"{words.bots(message['seats'] - 1)}")
         except (OptionError, ValueError) as exc:
-            self.query_one("#problem", Static).update(Text(str(exc)))
+            self.query_one("#problem", Static).update(Text(readable_problem(str(exc))))
             return
+        self._remember(message)
         self.dismiss(message)
 
     @on(Button.Pressed, "#cancel")
@@ -464,8 +796,8 @@ class LobbyScreen(ModelScreen):
     BINDINGS = [
         Binding("n", "new_table", "New table"),
         Binding("j,enter", "join", "Join"),
-        Binding("s", "spectate", "Spectate"),
-        Binding("i", "invite", "Invite code"),
+        Binding("s", "spectate", "Watch"),
+        Binding("i", "invite", "Invite"),
         Binding("b", "leaderboard", "Leaderboard"),
         Binding("c", "focus_chat", "Chat", show=False),
         Binding("escape", "focus_tables", "Tables", show=False),
@@ -496,7 +828,7 @@ class LobbyScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None:  # the app ended while the screen was put up: its widgets go
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         self.query_one("#lobby-chat", RichLog).can_focus = False
         self.refresh_model(self.ono.model)
@@ -529,7 +861,10 @@ class LobbyScreen(ModelScreen):
     @staticmethod
     def _title(model: Model) -> Text:
         title = Text()
-        title.append(model.server_name or "ONO 99", style="bold")
+        title.append("ONO 99", style="bold")
+        if model.server_name and model.server_name != "ONO 99":
+            title.append("  ·  ")
+            title.append(model.server_name)
         title.append("  ·  you are ")
         title.append(model.my_name or "?", style="bold")
         if not model.connected:
@@ -575,10 +910,15 @@ class LobbyScreen(ModelScreen):
             return None
         return int(self.ono.model.tables[min(grid.cursor_row, len(self.ono.model.tables) - 1)]["id"])
 
+    def _no_table(self, doing: str) -> None:
+        self.ono.notify(f"There is no table to {doing} yet: press n to create one.", timeout=5)
+
     def action_join(self) -> None:
         table = self._selected_table()
-        if table is not None:
-            self.ono.send_message({"t": "join", "table": table})
+        if table is None:
+            self._no_table("join")
+            return
+        self.ono.send_message({"t": "join", "table": table})
 
     @on(DataTable.RowSelected)
     def row_chosen(self) -> None:
@@ -586,8 +926,10 @@ class LobbyScreen(ModelScreen):
 
     def action_spectate(self) -> None:
         table = self._selected_table()
-        if table is not None:
-            self.ono.send_message({"t": "spectate", "table": table})
+        if table is None:
+            self._no_table("watch")
+            return
+        self.ono.send_message({"t": "spectate", "table": table})
 
     def action_new_table(self) -> None:
         self.ono.action_new_game()
@@ -616,7 +958,7 @@ class InviteScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label("Join a private table by its invite code")
-            yield Input(placeholder="code, e.g. K7QX2M", id="code", max_length=16)
+            yield Input(placeholder="e.g. K7QX2M", id="code", max_length=16)
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
@@ -636,7 +978,7 @@ class LeaderboardScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Leaderboard: most wins (a: all editions, 2: 2022, 1: 1980)", id="leaders-title")
+            yield Label("Leaderboard: most wins", id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
         yield KeysFooter()
 
@@ -651,14 +993,15 @@ class LeaderboardScreen(ModalScreen[None]):
         await super().action_dismiss(result)
 
     def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
         grid = self.query_one(DataTable)
         grid.add_columns("player", "wins", "games")
         self.refresh_model(self.app.model)  # type: ignore[attr-defined]
 
     def refresh_model(self, model: Model) -> None:
         which = model.leaderboard_edition or "all editions"
-        self.query_one("#leaders-title", Label).update(
-            f"Leaderboard, {which}: most wins (a: all editions, 2: 2022, 1: 1980)")
+        self.query_one("#leaders-title", Label).update(f"Leaderboard, {which}: most wins")
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
@@ -670,6 +1013,7 @@ class SettingsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.app
+        yield ClockBar(markup=False)
         with Vertical(id="dialog"):
             yield Label("Settings")
             with Horizontal(classes="row"):
@@ -680,11 +1024,33 @@ class SettingsScreen(ModalScreen[None]):
             with Horizontal(classes="row"):
                 yield Switch(bool(getattr(app, "bell_on_turn", True)), id="bell")
                 yield Label("Ring the terminal bell on your turn")
+            if getattr(app, "keep_settings", False):
+                with Horizontal(classes="row"):
+                    yield Label("Your name")
+                    yield Input(str(app.settings.name or getattr(app, "player_name", "")),  # type: ignore[attr-defined]
+                                id="name", max_length=20)
+                yield Static("Your name is used from the next game or connection on.", markup=False)
 
     @on(Select.Changed, "#theme")
     def theme_changed(self, event: Select.Changed) -> None:
-        self.app.theme = str(event.value)
+        app: Any = self.app
+        app.theme = str(event.value)
+        if hasattr(app, "settings"):
+            app.settings.theme = app.theme
+            app.save_settings()
+
+    @on(Input.Changed, "#name")
+    def name_changed(self, event: Input.Changed) -> None:
+        app: Any = self.app
+        name = event.value.strip()
+        if name and name.isprintable():
+            app.settings.name = name
+            app.save_settings()
 
     @on(Switch.Changed, "#bell")
     def bell_changed(self, event: Switch.Changed) -> None:
-        self.app.bell_on_turn = event.value  # type: ignore[attr-defined]
+        app: Any = self.app
+        app.bell_on_turn = event.value
+        if hasattr(app, "settings"):
+            app.settings.bell = event.value
+            app.save_settings()

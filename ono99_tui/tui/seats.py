@@ -38,6 +38,8 @@ class ConfirmScreen(ModalScreen[bool]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
         self.query_one("#no", Button).focus()  # Enter keeps you where you are
 
     def action_answer(self, yes: bool) -> None:

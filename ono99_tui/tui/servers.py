@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from .. import text as words
 from ..client import parse_address
 from ..discovery import FoundServer, ServerBrowser
 from ..lan import Advert
@@ -33,7 +34,8 @@ def describe_tables(advert: Advert) -> Text:
         if text:
             text.append("\n")
         text.append(table.name or f"table {table.id}", style="bold")
-        free = f"{table.free} of {table.seats} seats free" if table.free else f"{table.seats} seats, full"
+        seats = words.count(table.seats, "{n} seat", "{n} seats")
+        free = f"{table.free} of {seats} free" if table.free else f"{seats}, full"
         text.append(f"  ·  {free}  ·  {table.status}  ·  ")
         text.append(table.summary)
     hidden = advert.tables_total - len(advert.tables)
@@ -68,6 +70,8 @@ class ServersScreen(Screen[tuple[str, int]]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+            return
         grid = self.query_one("#servers", DataTable)
         grid.add_columns("server", "address", "tables", "free seats", "ssh")
         grid.focus()

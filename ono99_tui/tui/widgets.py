@@ -14,6 +14,7 @@ from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .. import text as words
 from .model import CARD_SHORT, Model, card_kind, card_label
 
 if TYPE_CHECKING:
@@ -68,22 +69,26 @@ class CardWidget(Static):
         super().__init__("", classes="card", markup=False)
         self.index = index
         self.code = ""
-        self._shown: tuple[str, str, bool, bool] | None = None
+        self._shown: tuple[str, str, bool, bool, bool, bool] | None = None
 
-    def show(self, code: str, edition: str, playable: bool, selected: bool) -> None:
+    def show(self, code: str, edition: str, playable: bool, selected: bool, new: bool = False,
+             your_turn: bool = True) -> None:
         if not self.display:
             self.display = True
-        if (code, edition, playable, selected) == self._shown:
+        if (code, edition, playable, selected, new, your_turn) == self._shown:
             return
-        self._shown = (code, edition, playable, selected)
+        self._shown = (code, edition, playable, selected, new, your_turn)
         self.code = code
         big, small = card_face(code, edition)
         text = Text()
-        text.append(f"{self.index + 1}\n", style="dim")
+        text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
+        if new:
+            text.append(" NEW", style="bold reverse")  # the card just drawn
+        text.append("\n")
         text.append(f"{big}\n", style="bold")
         text.append(small or " ")
         text.append("\n")
-        text.append("playable" if playable else "blocked", style="" if playable else "dim")
+        text.append("playable" if playable else ("blocked" if your_turn else ""), style="" if playable else "dim")
         show_text(self, text, fixed_size=True)
         kind = card_kind(code)
         self.update_classes({"playable": playable, "blocked": not playable, "selected": selected,
@@ -105,33 +110,54 @@ class HandView(Horizontal):
         cards = list(view["hand"]) if view else []
         edition = model.edition
         legal = set(view["legal"]) if view else set()
+        new = cards.index(model.new_card) if model.new_card in cards else None
         for widget in self.query(CardWidget):
             if widget.index < len(cards):
                 code = cards[widget.index]
-                widget.show(code, edition, model.my_turn and code in legal, widget.index == selected)
+                widget.show(code, edition, model.viewer_on_turn and code in legal, widget.index == selected,
+                            widget.index == new, model.viewer_on_turn)  # "blocked" only when it matters
             elif widget.display:
                 widget.display = False
 
 
 class SeatsView(Static):
-    """Everyone at the table: name, cards, tokens or score, and state."""
+    """Everyone at the table: name, cards, tokens or score, and state. An entry is never broken
+    across lines: entries are packed into lines of the widget's width."""
 
     def show(self, model: Model) -> None:
         view = model.view
         table = model.table or {}
         seats = table.get("seats", [])
-        text = Text()
+        entries: list[Text] = []
         count = view["seats"] if view else len(seats)
         for seat in range(count):
-            if seat:
-                text.append("   ")
-            on_turn = view is not None and view["turn"] == seat
-            marker = "▶ " if on_turn else "  "
-            text.append(marker, style="bold reverse" if on_turn else "")
-            text.append(Text(model.seat_name(seat), style="bold" if on_turn else ""))
-            text.append(" ")
-            text.append(self._status(model, view, seat, seats))
+            on_turn = view is not None and view["turn"] == seat and view["winner"] is None
+            entry = Text(no_wrap=True)
+            entry.append("▶ " if on_turn else "  ", style="bold reverse" if on_turn else "")
+            entry.append(Text(model.seat_name(seat), style="bold" if on_turn else ""))
+            entry.append(" ")
+            entry.append(self._status(model, view, seat, seats))
+            entries.append(entry)
+        self._entries = entries
+        self._pack()
+
+    def _pack(self) -> None:
+        entries: list[Text] = getattr(self, "_entries", [])
+        width = self.content_region.width or self.app.size.width - 2
+        lines: list[Text] = []
+        for entry in entries:
+            if lines and lines[-1].cell_len + 2 + entry.cell_len <= width:
+                lines[-1].append("  ")
+                lines[-1].append_text(entry)
+            else:
+                lines.append(entry.copy())
+        text = Text("\n").join(lines)
+        text.no_wrap = True
+        text.overflow = "ellipsis"
         show_text(self, text, fixed_size=False)  # its height follows its text
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._pack()
 
     @staticmethod
     def _status(model: Model, view: dict[str, Any] | None, seat: int, seats: list[dict[str, Any]]) -> str:
@@ -144,11 +170,11 @@ class SeatsView(Static):
         elif not view["in_hand"][seat]:
             parts.append("dropped")
         else:
-            parts.append(f"{view['hand_sizes'][seat]} cards")
+            parts.append(words.cards(view["hand_sizes"][seat]))
         if view["tokens"] is not None:
-            parts.append(f"{view['tokens'][seat]} tokens")
+            parts.append(words.tokens(view["tokens"][seat]))
         if view["scores"] is not None:
-            parts.append(f"{view['scores'][seat]} pts")
+            parts.append(words.points(view["scores"][seat]))
         info = seats[seat] if seat < len(seats) else {}
         if info.get("kind") == "human" and info.get("connected") is False:
             parts.append("away")
@@ -157,11 +183,28 @@ class SeatsView(Static):
             parts.append("bot playing")
         if view["open_draws"][seat]:
             parts.append("draw open")
-        return "[" + " ".join(parts) + "]"
+        return "[" + " · ".join(parts) + "]"
+
+
+class TotalLabel(Static):
+    """Under the big total: what it is, the highest legal total and the room left."""
+
+    def show(self, model: Model) -> None:
+        view = model.view
+        if view is None:
+            show_text(self, Text("TOTAL"), fixed_size=True)
+            return
+        limit = 99 if view["options"].get("bust_over_99") else 98
+        room = limit - int(view["total"])
+        text = Text()
+        text.append("TOTAL", style="bold")
+        text.append(f" · limit {limit}\n")
+        text.append(f"{room} to go" if room > 0 else ("at the limit" if room == 0 else "over the limit"))
+        show_text(self, text, fixed_size=True)
 
 
 class StatusLine(Static):
-    """Direction, top card, piles, clock."""
+    """Direction, top card, piles, clock, then the last few plays."""
 
     def show(self, model: Model) -> None:
         view = model.view
@@ -171,16 +214,32 @@ class StatusLine(Static):
         arrow = "→ clockwise" if view["direction"] == 1 else "← counter-clockwise"
         top = card_label(view["top_card"], model.edition) if view["top_card"] else "—"
         text = Text()
-        text.append(f"direction {arrow}   top card {top}   draw pile {view['draw_pile_size']}")
+        text.append(f"{arrow} · top card {top} · draw pile {view['draw_pile_size']}")
         left = model.clock_left()
         if left is not None and view["winner"] is None:
-            text.append(f"   clock {int(left)}s", style="bold reverse" if left < 10 else "bold")
-        if view["hand_number"] and view["edition"] == "1980":
-            text.append(f"   hand {view['hand_number'] + 1}")
-        if model.last_play is not None:
-            text.append("\nlast: ")
-            text.append(model.describe(model.last_play), style="bold reverse")  # what just happened
+            text.append(f" · clock {int(left)}s", style="bold reverse" if left < 10 else "bold")
+        if view["edition"] == "1980":
+            text.append(f" · hand {view['hand_number'] + 1}")
+        plays = list(model.recent_plays)
+        if plays:
+            text.append("\nlast plays: ")
+            for i, play in enumerate(plays):
+                if i:
+                    text.append(" · ")
+                newest = i == len(plays) - 1
+                shown = self._play(model, play)
+                if newest:
+                    shown.stylize("bold reverse")
+                text.append_text(shown)
         show_text(self, text, fixed_size=True)
+
+    @staticmethod
+    def _play(model: Model, play: dict[str, Any]) -> Text:
+        seat = play.get("seat")
+        who = "You" if model.is_me(seat) else model.plain_name(seat)
+        cards = play["cards"]
+        what = "4× ONO 99" if len(cards) == 4 else card_label(cards[0], model.edition)
+        return Text(f"{who} {what} → {play['total']}")
 
 
 class Banner(Static):
@@ -191,29 +250,52 @@ class Banner(Static):
         lines: list[str] = []
         table = model.table or {}
         if view is None and table.get("status") == "waiting":
-            free = sum(1 for seat in table.get("seats", []) if seat.get("kind") == "empty")
+            free = words.free_seats(sum(1 for seat in table.get("seats", []) if seat.get("kind") == "empty"))
             if table.get("host") == model.my_name:
-                lines.append(f"Waiting for players ({free} free seats). Press s to start: empty seats get bots.")
+                lines.append(f"Waiting for players ({free}). Press s to start: empty seats get bots.")
             else:
-                lines.append(f"Waiting for {table.get('host')} to start the game ({free} free seats).")
+                lines.append(f"Waiting for {table.get('host')} to start the game ({free}).")
             if table.get("code"):
                 lines.append(f"Invite code: {table['code']}")
         if view is not None and view["winner"] is None:
             ob = view["obligation"]
             if ob is not None:
+                me = model.is_me(ob["seat"])
                 name = model.seat_name(ob["seat"])
                 card = "PLAY 2" if model.edition == "2022" else "DOUBLE PLAY"
                 if ob["plays_left"] == 2:
                     dodge = " (or pass it on)" if ob["can_pass"] else ""
-                    lines.append(f"{card}! {name} must play two cards{dodge}")
+                    lines.append(f"{card}! You must play two cards{dodge}" if me
+                                 else f"{card}! {name} must play two cards{dodge}")
                 else:
-                    lines.append(f"{card}: {name} plays the second card")
+                    lines.append(f"{card}: you play the second card" if me
+                                 else f"{card}: {name} plays the second card")
             if model.can_draw:
                 lines.append("Your draw is still open: press d before the next player plays, or it is lost!")
             if model.my_turn:
                 lines.append("Your turn")
+            elif model.replay and view["turn"] is not None:
+                lines.append(f"{model.plain_name(view['turn'])}'s turn")
         show_text(self, Text("\n".join(lines)), fixed_size=True)
         self.set_class(bool(lines), "loud")
+
+
+class ClockBar(Static):
+    """Over a dialog: the table's turn clock, while one runs (the table under the dialog plays on)."""
+
+    def on_mount(self) -> None:
+        self._show()
+        self.set_interval(1.0, self._show)
+
+    def _show(self) -> None:
+        model: Model | None = getattr(self.app, "model", None)
+        left = model.clock_left() if model is not None and model.view is not None else None
+        if model is None or left is None or model.view is None or model.view["winner"] is not None:
+            self.display = False
+            return
+        whose = "Your turn" if model.my_turn else f"{model.plain_name(model.view['turn'])}'s turn"
+        self.display = True
+        show_text(self, Text(f"{whose} · clock {int(left)}s"), fixed_size=True)
 
 
 class FooterEntry(NamedTuple):
@@ -279,8 +361,9 @@ class KeysFooter(Widget, can_focus=False):
         active = self.screen.active_bindings
         entries: list[FooterEntry] = []
         actions: set[str] = set()
+        shows = getattr(self.screen, "footer_shows", None)  # a screen may hide keys that do nothing now
         for _, binding, enabled, _ in active.values():
-            if binding.show and binding.action not in actions:
+            if binding.show and binding.action not in actions and (shows is None or shows(binding.action)):
                 actions.add(binding.action)
                 entries.append(FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled))
         palette = None
@@ -323,7 +406,10 @@ class KeysFooter(Widget, can_focus=False):
         self._spans = []
         for entry in self._entries:
             start = left.cell_len
-            left.append_text(self._entry_text(entry))
+            shown = self._entry_text(entry)
+            if start + shown.cell_len > left_width:
+                break  # a key is shown whole or not at all
+            left.append_text(shown)
             self._spans.append((start, left.cell_len, entry))
         left.truncate(left_width, pad=True)
         if self._palette is not None:
