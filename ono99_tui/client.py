@@ -18,10 +18,11 @@ CONNECT_TIMEOUT = 10.0
 class ServerError(Exception):
     """The server answered with an ``error`` message."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, message: dict[str, Any] | None = None) -> None:
         super().__init__(f"{code}: {reason}")
         self.code = code
         self.reason = reason
+        self.message = message if message is not None else {"code": code, "reason": reason}  # with its params
 
 
 class ConnectionLost(Exception):
@@ -77,7 +78,7 @@ class Client:
             if kind == "welcome":
                 return message
             if kind == "error":
-                raise ServerError(str(message.get("code")), str(message.get("reason")))
+                raise ServerError(str(message.get("code")), str(message.get("reason")), message)
             if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
                 await self.send({"t": "prove", "signature": identity.prove(message["nonce"])})
 
@@ -114,7 +115,7 @@ class Client:
             if message.get("t") == kind and (where is None or where(message)):
                 return message
             if message.get("t") == "error" and kind != "error":
-                raise ServerError(str(message.get("code")), str(message.get("reason")))
+                raise ServerError(str(message.get("code")), str(message.get("reason")), message)
 
     async def _read_loop(self) -> None:
         decoder = FrameDecoder()

@@ -44,13 +44,16 @@ def identity_proof_message(nonce: bytes) -> bytes:
 
 class ProtocolError(ValueError):
     """A message that breaks the protocol. ``code`` is the error code sent back; ``fatal`` errors
-    (framing) close the connection, the others answer with an ``error`` message."""
+    (framing) close the connection, the others answer with an ``error`` message. ``params`` are
+    the values a client needs to say ``reason`` in its player's language (docs/protocol.md, section 9)."""
 
-    def __init__(self, code: str, reason: str, *, fatal: bool = False) -> None:
+    def __init__(self, code: str, reason: str, *, fatal: bool = False,
+                 params: Mapping[str, str | int] | None = None) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
         self.fatal = fatal
+        self.params: dict[str, str | int] = dict(params or {})
 
 
 # --- framing ---------------------------------------------------------------------------------------
@@ -210,7 +213,8 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
                 "resumed": Field(bool), "table": Field((int, type(None))),
                 "identity": Field((str, type(None)), False)},
     "challenge": {"nonce": Field(bytes)},
-    "error": {"code": Field(str), "reason": Field(str), "ref": Field((str, type(None)), False)},
+    "error": {"code": Field(str), "reason": Field(str), "ref": Field((str, type(None)), False),
+              "params": Field(dict, False)},
     "tables": {"tables": Field(list), "total": Field(int, False)},
     "table": {"table": Field(dict)},
     "left": {"table": Field(int)},
@@ -218,10 +222,11 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     "chat": {"scope": Field(str), "table": Field((int, type(None))), "from": Field(str), "text": Field(str),
              "at": Field(float)},
     "chat_history": {"scope": Field(str), "table": Field((int, type(None))), "messages": Field(list)},
-    "notice": {"table": Field((int, type(None))), "text": Field(str)},
+    "notice": {"table": Field((int, type(None))), "text": Field(str), "code": Field(str, False),
+               "params": Field(dict, False)},
     "history": {"table": Field(int), "game_no": Field(int), "seq": Field(int), "reset": Field(bool),
                 "events": Field(list)},
-    "away": {"table": Field(int), "text": Field(str)},
+    "away": {"table": Field(int), "text": Field(str), "code": Field(str, False), "params": Field(dict, False)},
     "online": {"players": Field(list), "total": Field(int)},
     "leaderboard": {"edition": Field((str, type(None))), "rows": Field(list)},
     "pong": {"n": Field((int, type(None)), False)},

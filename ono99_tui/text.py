@@ -1,22 +1,15 @@
 """Player-facing words: every text that depends on a number goes through ``ngettext``.
 
-The functions have gettext's signatures (``gettext(message)``, ``ngettext(singular, plural, n)``),
-so that a translation catalogue can take their place without touching the callers. Until then
-they hold the English rules: the singular for exactly one, the plural otherwise.
+``gettext`` and ``ngettext`` are the player's language's (``ono99_tui.i18n``); ``count`` is
+``ngettext`` with the number formatted in, and the extraction keywords (docs/translating.md) know it.
 """
 
 from __future__ import annotations
 
+from .i18n import gettext, ngettext
 
-def gettext(message: str) -> str:
-    """``message`` in the player's language."""
-    return message
-
-
-def ngettext(singular: str, plural: str, n: int) -> str:
-    """The form of a message that fits ``n``; format the number in afterwards, e.g.
-    ``ngettext("{n} token", "{n} tokens", n).format(n=n)``."""
-    return singular if n == 1 else plural
+__all__ = ["bots", "cards", "count", "free_seats", "gettext", "ngettext", "players", "points", "records",
+           "tables", "tokens"]
 
 
 def count(n: int, singular: str, plural: str) -> str:

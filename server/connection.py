@@ -8,6 +8,7 @@ import contextlib
 import logging
 import secrets
 import socket
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
@@ -130,8 +131,9 @@ class Connection:
         """Bytes this server holds for the client outside the kernel: queued and in the transport."""
         return self.queued_bytes + self.writer.transport.get_write_buffer_size()
 
-    def error(self, code: str, reason: str, ref: str | None = None) -> None:
-        self.send({"t": "error", "code": code, "reason": reason, "ref": ref})
+    def error(self, code: str, reason: str, ref: str | None = None,
+              params: Mapping[str, str | int] | None = None) -> None:
+        self.send({"t": "error", "code": code, "reason": reason, "ref": ref, "params": dict(params or {})})
 
     async def _write_loop(self) -> None:
         timeout = self.server.config.write_timeout
@@ -202,12 +204,12 @@ class Connection:
                             break
                     if self._refused is not None:  # refused at the door: answered after a pause, then closed
                         await asyncio.sleep(FAILED_PASSWORD_DELAY)
-                        self.error(self._refused.code, self._refused.reason, "hello")
+                        self.error(self._refused.code, self._refused.reason, "hello", self._refused.params)
                         self.close(self._refused.reason)
                         break
                 except ProtocolError as exc:  # framing: the stream cannot be trusted any more
                     log.info("%s: %s: %s, closing", self.peer, exc.code, exc.reason)
-                    self.error(exc.code, exc.reason)
+                    self.error(exc.code, exc.reason, params=exc.params)
                     self.close(exc.reason)
                     break
         except (ConnectionError, OSError):
@@ -308,7 +310,7 @@ class Connection:
             self.server.lobby.handle(self.member, kind, message)
         except ProtocolError as exc:
             log.info("%s: %s: %s", self.peer, exc.code, clean_text(exc.reason))
-            self.error(exc.code, exc.reason, ref)
+            self.error(exc.code, exc.reason, ref, exc.params)
             if exc.fatal:
                 self.close(exc.reason)
         except Exception:

@@ -87,6 +87,15 @@ def history_messages(table_id: int, game_no: int, log: Sequence[Event], first_se
     return out
 
 
+def away_params(missed: Sequence[Event], seat: int, name: str) -> dict[str, str | int]:
+    """The ``params`` of an ``away`` message (docs/protocol.md): ``name``, ``plays`` (how many),
+    ``cards`` (their codes, comma-separated; ``ONO99x4`` for four ONO 99 at once), ``out`` (1 if the seat went out)."""
+    plays = [e for e in missed if isinstance(e, Played) and e.seat == seat]
+    went_out = any(isinstance(e, Out) and e.seat == seat for e in missed)
+    cards = ",".join("ONO99x4" if len(p.cards) == 4 else p.cards[0].code for p in plays)
+    return {"name": name, "plays": len(plays), "cards": cards, "out": int(went_out)}
+
+
 def away_summary(missed: Sequence[Event], seat: int, name: str) -> str | None:
     """A line on what a stand-in did for ``seat`` in ``missed``, or None if it did nothing."""
     plays = [e for e in missed if isinstance(e, Played) and e.seat == seat]

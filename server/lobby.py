@@ -27,7 +27,7 @@ from ono99_tui.protocol import (
 
 from .config import ServerConfig
 from .history import ChatLine, ChatRoom, seen_of
-from .names import NameRegistry, name_key, same_name_refusal
+from .names import NameRegistry, name_key, name_taken_params, same_name_refusal
 from .storage import Storage
 from .table import Seat, Status, Table
 
@@ -117,7 +117,8 @@ class Lobby:
         if message["version"] != PROTOCOL_VERSION:
             raise ProtocolError("version_mismatch",
                                 f"this server speaks protocol version {PROTOCOL_VERSION}, the client "
-                                f"{message['version']}; update the client", fatal=True)
+                                f"{message['version']}; update the client", fatal=True,
+                                params={"server": PROTOCOL_VERSION, "client": str(message["version"])[:20]})
 
 
     def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
@@ -149,7 +150,8 @@ class Lobby:
             name = check_name(message["name"])
             holder = self.in_use.get(name_key(name))
             if holder is not None:
-                raise ProtocolError("name_taken", same_name_refusal(name, holder.name))
+                raise ProtocolError("name_taken", same_name_refusal(name, holder.name),
+                                    params=name_taken_params(name, holder.name))
             self.names.check(name, identity)
             if identity is not None:
                 self.names.claim(identity, name)
@@ -244,7 +246,8 @@ class Lobby:
         if hosted >= self.config.max_tables_per_player:
             raise ProtocolError("too_many_tables",
                                 f"you already host {hosted} tables (the limit is "
-                                f"{self.config.max_tables_per_player}); close one first")
+                                f"{self.config.max_tables_per_player}); close one first",
+                                params={"hosted": hosted, "limit": self.config.max_tables_per_player})
         edition = message.get("edition", "2022")
         options = options_from_wire(edition, message.get("options") or {})
         seats = message.get("seats", 4)
@@ -254,7 +257,8 @@ class Lobby:
             raise ProtocolError("bad_options", str(exc)) from None
         bots = message.get("bots", 0)
         if bots > seats - 1:
-            raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots")
+            raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",
+                                params={"why": "bots", "seats": seats, "bots": seats - 1})
         name = check_name(message.get("name", f"{member.name}'s table"), "table name", MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
@@ -283,11 +287,13 @@ class Lobby:
             for table in self.tables.values():
                 if table.code and table.code == wanted:
                     return table
-            raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}")
+            raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}",
+                                params={"why": "code", "code": wanted[:16]})
         table_id = message.get("table")
         table = self.tables.get(table_id) if isinstance(table_id, int) else None
         if table is None or (table.private and not code):
-            raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again")
+            raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again",
+                                params={"why": "id"})
         return table
 
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
@@ -318,7 +324,7 @@ class Lobby:
 
     def _table_of(self, member: Member) -> Table:
         if member.table is None:
-            raise ProtocolError("no_table", "you are not at a table; join one first")
+            raise ProtocolError("no_table", "you are not at a table; join one first", params={"why": "none"})
         return member.table
 
     def on_sit(self, member: Member, message: dict[str, Any]) -> None:
@@ -370,7 +376,8 @@ class Lobby:
         if not text:
             raise ProtocolError("empty_chat", "the message is empty")
         if len(text) > MAX_CHAT:
-            raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters")
+            raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters",
+                                params={"max": MAX_CHAT})
         table = self._table_of(member) if message.get("scope", "table") == "table" else None
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")

@@ -90,6 +90,18 @@ def same_name_refusal(wanted: str, existing: str, taken: str = "is taken on this
     return f"the name {wanted!r} looks like {existing!r}, which {taken}; choose another"
 
 
+def name_taken_params(wanted: str, existing: str, keyed: bool = False) -> dict[str, str | int]:
+    """The ``params`` of a ``name_taken`` error: ``why`` is ``taken``, ``same`` or ``looks_like`` (as in
+    ``same_name_refusal``), ``keyed`` 1 when the name belongs to a player with a key."""
+    if wanted == existing:
+        why = "taken"
+    elif unicodedata.normalize("NFKC", wanted).casefold() == unicodedata.normalize("NFKC", existing).casefold():
+        why = "same"
+    else:
+        why = "looks_like"
+    return {"why": why, "name": wanted, "existing": existing, "keyed": int(keyed)}
+
+
 class NameRegistry:
     """The names owned by identities, kept in memory and written through to the database."""
 
@@ -117,7 +129,8 @@ class NameRegistry:
         owned = self.owner(name)
         if owned is not None and owned[1] != identity:
             taken = "is taken on this server" if identity is not None else "belongs to a player with a key"
-            raise ProtocolError("name_taken", same_name_refusal(name, owned[0], taken))
+            raise ProtocolError("name_taken", same_name_refusal(name, owned[0], taken),
+                                params=name_taken_params(name, owned[0], identity is None))
 
     def claim(self, identity: str, name: str) -> None:
         """Make ``name`` the name of ``identity`` (checked first with ``check``)."""

@@ -25,7 +25,7 @@ from ono99_tui.core.view import TableView
 from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
 
 from . import standin
-from .history import ChatRoom, away_summary, history_messages
+from .history import ChatRoom, away_params, away_summary, history_messages
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
@@ -168,21 +168,23 @@ class Table:
         error that refuses it. Changes nothing."""
         current = self.seat_of(member)
         if self.status == Status.PLAYING and current is None:
-            raise ProtocolError("game_running", "the game has started; spectate it or wait for the rematch")
+            raise ProtocolError("game_running", "the game has started; spectate it or wait for the rematch",
+                                params={"why": "started"})
         if seat is None:
             if current is not None:
                 return current
             seat = self._free_seat()
             if seat is None:
-                raise ProtocolError("table_full", "every seat is taken; you can spectate")
+                raise ProtocolError("table_full", "every seat is taken; you can spectate", params={"why": "spectate"})
         if not 0 <= seat < self.seat_count:
-            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}")
+            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}",
+                                params={"why": "range", "last": self.seat_count - 1})
         if current == seat:
             return seat
         if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot"):
-            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+            raise ProtocolError("seat_taken", f"seat {seat} is taken", params={"seat": seat})
         if current is not None and self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "you cannot change seats during a game")
+            raise ProtocolError("game_running", "you cannot change seats during a game", params={"why": "change_seats"})
         return seat
 
     def _free_seat(self) -> int | None:
@@ -199,10 +201,11 @@ class Table:
         """A spectator asks for a seat while a game runs: they sit down when the next game starts,
         if a seat is free then (or a bot's, with ``replace_bots``)."""
         if member not in self.spectators:
-            raise ProtocolError("not_watching", "only a spectator of this table can wait for a seat")
+            raise ProtocolError("not_watching", "only a spectator of this table can wait for a seat",
+                                params={"why": "wait"})
         if member not in self.waiting:
             self.waiting.append(member)
-        member.send({"t": "notice", "table": self.id,
+        member.send({"t": "notice", "table": self.id, "code": "waiting_for_seat", "params": {},
                      "text": "You will sit down when the next game starts, if a seat is free then."})
         self.changed()
 
@@ -224,12 +227,14 @@ class Table:
         """The host gives an empty or a bot's seat to a spectator, between games."""
         self._require_host(member)
         if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "seats can be given between games")
+            raise ProtocolError("game_running", "seats can be given between games", params={"why": "give_seat"})
         if not 0 <= seat < self.seat_count or self.seats[seat].kind == "human":
-            raise ProtocolError("bad_seat", f"seat {seat} is not empty and has no bot")
+            raise ProtocolError("bad_seat", f"seat {seat} is not empty and has no bot",
+                                params={"why": "not_free", "seat": seat})
         target = next((m for m in self.spectators if m.name == name and m.connection is not None), None)
         if target is None:
-            raise ProtocolError("not_watching", f"{name[:20]!r} is not watching this table")
+            raise ProtocolError("not_watching", f"{name[:20]!r} is not watching this table",
+                                params={"why": "name", "name": name[:20]})
         if target in self.waiting:
             self.waiting.remove(target)
         self.seats[seat] = Seat()
@@ -268,7 +273,7 @@ class Table:
         """Leave the seat but stay to watch."""
         seat = self.seat_of(member)
         if seat is None:
-            raise ProtocolError("not_seated", "you are not sitting at this table")
+            raise ProtocolError("not_seated", "you are not sitting at this table", params={"why": "stand"})
         self._vacate(seat)
         self.spectators.add(member)
         self.changed()
@@ -307,15 +312,16 @@ class Table:
     def add_bot(self, member: Member, seat: int | None, level: str | None) -> None:
         self._require_host(member)
         if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "bots can be added before the game starts")
+            raise ProtocolError("game_running", "bots can be added before the game starts", params={"why": "add_bot"})
         if seat is None:
             seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
             if seat is None:
-                raise ProtocolError("table_full", "every seat is taken")
+                raise ProtocolError("table_full", "every seat is taken", params={"why": "bot"})
         if not 0 <= seat < self.seat_count:
-            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}")
+            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}",
+                                params={"why": "range", "last": self.seat_count - 1})
         if self.seats[seat].kind != "empty":
-            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+            raise ProtocolError("seat_taken", f"seat {seat} is taken", params={"seat": seat})
         level = level or self.bot_level
         self.seats[seat] = Seat("bot", f"Bot {seat + 1}", level)
         self.changed()
@@ -323,38 +329,41 @@ class Table:
     def remove_bot(self, member: Member, seat: int) -> None:
         self._require_host(member)
         if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "bots can be removed between games")
+            raise ProtocolError("game_running", "bots can be removed between games", params={"why": "remove_bot"})
         if not 0 <= seat < self.seat_count or self.seats[seat].kind != "bot":
-            raise ProtocolError("bad_seat", f"there is no bot in seat {seat}")
+            raise ProtocolError("bad_seat", f"there is no bot in seat {seat}", params={"why": "no_bot", "seat": seat})
         self.seats[seat] = Seat()
         self.changed()
 
     def kick(self, member: Member, seat: int) -> None:
         self._require_host(member)
         if not 0 <= seat < self.seat_count or self.seats[seat].kind != "human":
-            raise ProtocolError("bad_seat", f"there is no player in seat {seat}")
+            raise ProtocolError("bad_seat", f"there is no player in seat {seat}",
+                                params={"why": "no_player", "seat": seat})
         target = self.seats[seat].member
         if target is member:
-            raise ProtocolError("bad_seat", "you cannot kick yourself; leave instead")
+            raise ProtocolError("bad_seat", "you cannot kick yourself; leave instead", params={"why": "self"})
         self._vacate(seat)
         if target is not None:
             if target.table is self:
                 target.table = None
             target.send({"t": "left", "table": self.id})
-            target.send({"t": "notice", "table": None, "text": f"You were removed from table {self.name!s}."})
+            target.send({"t": "notice", "table": None, "code": "removed", "params": {"table": self.name},
+                         "text": f"You were removed from table {self.name!s}."})
             self.lobby.forget_if_idle(target)
         self.changed()
 
     def _require_host(self, member: Member) -> None:
         if member.name != self.host:
-            raise ProtocolError("not_host", f"only the table's host ({self.host}) can do that")
+            raise ProtocolError("not_host", f"only the table's host ({self.host}) can do that",
+                                params={"host": self.host})
 
     # --- the game -------------------------------------------------------------------------------------
     def start(self, member: Member | None) -> None:
         if member is not None:
             self._require_host(member)
         if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "the game is already running")
+            raise ProtocolError("game_running", "the game is already running", params={"why": "running"})
         self._seat_waiting()
         for i, seat in enumerate(self.seats):
             if seat.kind == "empty":
@@ -381,20 +390,20 @@ class Table:
         self._require_host(member)
         if self.status != Status.FINISHED:
             raise ProtocolError("game_running" if self.status == Status.PLAYING else "not_finished",
-                                "a rematch can start once the game is over")
+                                "a rematch can start once the game is over", params={"why": "rematch"})
         self.start(member)
 
     def act(self, member: Member, code: str, version: int) -> None:
         game = self.game
         seat = self.seat_of(member)
         if seat is None:
-            raise ProtocolError("not_seated", "only seated players can play")
+            raise ProtocolError("not_seated", "only seated players can play", params={"why": "play"})
         if game is None or self.status != Status.PLAYING:
             raise ProtocolError("no_game", "no game is running at this table")
         if version != game.version:
             raise ProtocolError("stale_action",
                                 f"that action was for state {version}, the table is at {game.version}; "
-                                "it was not applied")
+                                "it was not applied", params={"version": version, "current": game.version})
         try:
             action = Action.parse(code)
             self._apply(seat, action)
@@ -522,7 +531,7 @@ class Table:
         action = get_bot(STAND_IN_LEVEL).choose(game.seat_view(seat), self.bot_rng)
         text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {action.code} for them"
         log.info("table %d: %s", self.id, text)
-        self.notice(text)
+        self.notice(text, "clock_ran_out", {"name": self.seats[seat].name, "bot": STAND_IN_LEVEL, "card": action.code})
         spans = self._spans(seat)
         if spans is not None and not standin.is_open(spans):
             spans.append(standin.one_move_span(game))
@@ -562,7 +571,8 @@ class Table:
             missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
             text = away_summary(missed, seat, member.name)
             if text is not None:
-                member.send({"t": "away", "table": self.id, "text": text})
+                member.send({"t": "away", "table": self.id, "text": text, "code": "stood_in",
+                             "params": away_params(missed, seat, member.name)})
         if self.status == Status.PLAYING:
             self.schedule()
 
@@ -620,8 +630,8 @@ class Table:
 
         self.lobby.persist_chat(self.id, line, show)
 
-    def notice(self, text: str) -> None:
-        frame = encode({"t": "notice", "table": self.id, "text": text})
+    def notice(self, text: str, code: str, params: dict[str, str | int]) -> None:
+        frame = encode({"t": "notice", "table": self.id, "text": text, "code": code, "params": params})
         for m in self.members():
             m.send_frame(frame)
 

@@ -15,8 +15,10 @@ from textual.theme import Theme
 from textual.widgets import Footer, Static
 
 from ..client import Client, ConnectionLost, ServerError
+from ..i18n import N_, gettext as _
 from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
+from ..reasons import render_message_reason
 from .model import Model
 from .names import NameScreen
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
@@ -57,7 +59,7 @@ class Link(Protocol):
 class StartScreen(Screen[None]):
     """Shown while the app connects or starts a local server."""
 
-    BINDINGS = [Binding("q", "app.quit", "Quit")]
+    BINDINGS = [Binding("q", "app.quit", N_("Quit"))]
 
     def __init__(self, text: str) -> None:
         super().__init__()
@@ -76,9 +78,9 @@ class Ono99App(App[int]):
     TITLE = "ONO 99"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # under 90 columns the chat column folds away
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
-        Binding("f2", "settings", "Settings"),
-        Binding("question_mark", "help", "Help", show=False),
+        Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False),
+        Binding("f2", "settings", N_("Settings")),
+        Binding("question_mark", "help", N_("Help"), show=False),
     ]
 
     def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
@@ -133,7 +135,7 @@ class Ono99App(App[int]):
         self.push_screen(ServersScreen(self.browse_interfaces), chosen)
 
     def _start_network(self) -> None:
-        self.push_screen(StartScreen("Starting a local game…" if self.local else f"Connecting to {self.host}…"))
+        self.push_screen(StartScreen(_("Starting a local game…") if self.local else _("Connecting to {host}…").format(host=self.host)))
         self.run_worker(self._network(), exclusive=True, group="network", name="network")
 
     # --- the network worker -----------------------------------------------------------------------
@@ -163,23 +165,24 @@ class Ono99App(App[int]):
                 self.link = await self._connect()
             except ServerError as exc:
                 if exc.code in NAME_ERRORS and not self.local and self._open_link is None:
-                    name = await self.push_screen(NameScreen(self.player_name, exc.reason), wait_for_dismiss=True)
+                    name = await self.push_screen(NameScreen(self.player_name, render_message_reason(exc.message)), wait_for_dismiss=True)
                     if name is None:
                         self.exit()
                         return
                     self.player_name = name  # and try again with it
                     continue
-                self._fatal(f"The server refused: {exc.reason}")
+                self._fatal(_("The server refused: {reason}").format(reason=render_message_reason(exc.message)))
                 return
             except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
                     if self.discover:  # back to the list, to pick another
-                        self.notify(f"Cannot reach {self.host}:{self.port} ({exc}).", severity="error", timeout=10)
+                        self.notify(_("Cannot reach {host}:{port} ({error}).").format(host=self.host, port=self.port, error=exc),
+                                    severity="error", timeout=10)
                         self.pop_screen()
                         self._pick_server()
                         return
-                    self._fatal(f"Cannot reach {self.host}:{self.port} ({exc}). Check the address and that "
-                                "'ono99 serve' runs there.")
+                    self._fatal(_("Cannot reach {host}:{port} ({error}). Check the address and that 'ono99 serve' runs "
+                                  "there.").format(host=self.host, port=self.port, error=exc))
                     return
                 await self._wait_to_retry(attempt)
                 attempt += 1
@@ -203,14 +206,15 @@ class Ono99App(App[int]):
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-        self.notify(f"Connection lost; trying again in {delay:g} s", severity="warning", timeout=delay)
+        self.notify(_("Connection lost; trying again in {seconds} s").format(seconds=f"{delay:g}"), severity="warning",
+                    timeout=delay)
         await asyncio.sleep(delay)
 
     def _fatal(self, text: str) -> None:
         self.exit_code = 2
         screen = self.screen
         if isinstance(screen, StartScreen):
-            screen.say(text + "\n\nPress q to quit.")
+            screen.say(text + "\n\n" + _("Press q to quit."))
         else:
             self.notify(text, severity="error", timeout=30)
 
@@ -226,7 +230,7 @@ class Ono99App(App[int]):
             if self.local and message.get("table") is None:
                 self.send_message(self.first_table or {
                     "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
-                    "turn_seconds": 0, "start": True, "name": "Local game"})
+                    "turn_seconds": 0, "start": True, "name": _("Local game")})
             elif message.get("table") is None:
                 self._show(LobbyScreen)
         elif kind == "table":
@@ -234,11 +238,12 @@ class Ono99App(App[int]):
         elif kind == "left":
             self._show(LobbyScreen)
         elif kind == "error":
-            self.notify(Text(str(message.get("reason"))).plain, severity="error", timeout=6)
+            self.notify(Text(render_message_reason(message)).plain, severity="error", timeout=6)
         elif kind in ("notice", "away"):
             self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
         elif kind == "bye":
-            self.notify(f"The server closed the connection: {message.get('reason')}", severity="warning")
+            self.notify(_("The server closed the connection: {reason}").format(reason=render_message_reason(message)),
+                        severity="warning")
         elif kind == "state":
             self._ring_on_turn()
         self._refresh()
@@ -252,7 +257,7 @@ class Ono99App(App[int]):
 
     def show_terminal_title(self) -> None:
         """The terminal's (or tab's) title: the game's name, and when it is your turn."""
-        title = "ONO 99 — your turn" if self.model.my_turn else "ONO 99"
+        title = _("ONO 99 — your turn") if self.model.my_turn else "ONO 99"
         if title != self._terminal_title and self._driver is not None:
             self._terminal_title = title
             self._driver.write(f"\x1b]2;{title}\x07")
@@ -297,14 +302,14 @@ class Ono99App(App[int]):
     def send_message(self, message: dict[str, Any]) -> None:
         link = self.link
         if link is None:
-            self.notify("Not connected yet.", severity="warning")
+            self.notify(_("Not connected yet."), severity="warning")
             return
 
         async def send() -> None:
             try:
                 await link.send(message)
             except Exception as exc:  # the connection is gone; the network worker reconnects
-                self.notify(f"Could not send: {exc}", severity="warning")
+                self.notify(_("Could not send: {error}").format(error=exc), severity="warning")
 
         self.run_worker(send(), group="send")
 
@@ -325,11 +330,11 @@ class Ono99App(App[int]):
             if yes:
                 then()
 
-        self.push_screen(ConfirmScreen(f"{doing}? The game is running: a bot takes your seat for good.",
+        self.push_screen(ConfirmScreen(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing),
                                        yes=doing), answered)
 
     async def action_quit(self) -> None:
-        self.confirm_leaving(self.exit, "Quit")
+        self.confirm_leaving(self.exit, _("Quit"))
 
     def action_new_game(self) -> None:
         def chosen(message: dict[str, Any] | None) -> None:
@@ -337,11 +342,11 @@ class Ono99App(App[int]):
                 self.fast_forward(False)
                 self.send_message(message)
 
-        self.confirm_leaving(lambda: self.push_screen(NewGameScreen(self.local), chosen), "Leave for a new game")
+        self.confirm_leaving(lambda: self.push_screen(NewGameScreen(self.local), chosen), _("Leave for a new game"))
 
     def action_lobby(self) -> None:
         if self.model.table is not None:
-            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), "Leave the table")
+            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), _("Leave the table"))
         else:
             self._show(LobbyScreen)
 

@@ -9,10 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import text as words
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..reasons import render_message_reason
 
 CARD_LABELS = {
-    "REV": "Reverse", "PLAY2": "Play 2", "DOUBLE": "Double Play", "HOLD": "Hold", "ONO99": "ONO 99", "-10": "−10",
-}
+    "REV": N_("Reverse"), "PLAY2": N_("Play 2"), "DOUBLE": N_("Double Play"), "HOLD": N_("Hold"), "ONO99": "ONO 99",
+    "-10": "−10",
+}  # translated where shown (card_label)
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
 CARD_SHORT = {"REV": "REV", "PLAY2": "+2P", "DOUBLE": "DBL", "HOLD": "HLD", "ONO99": "99!", "-10": "−10"}
 LOG_LINES = 200
@@ -22,10 +26,10 @@ def card_label(code: str, edition: str = "2022") -> str:
     if code == "ONO99" and edition == "1980":
         return "O'NO 99"
     if code == "ONO99x4":
-        return "four ONO 99"
+        return _("four ONO 99")
     if code == "draw":
-        return "draw"
-    return CARD_LABELS.get(code, code)
+        return _("draw")
+    return _(CARD_LABELS[code]) if code in CARD_LABELS else code
 
 
 def card_kind(code: str) -> str:
@@ -95,14 +99,14 @@ class Model:
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
         if seat is None:
-            return "nobody"
+            return _("nobody")
         seats = self.table["seats"] if self.table else []
         if 0 <= seat < len(seats) and seats[seat]["name"]:
             name = str(seats[seat]["name"])
             if self.is_me(seat) and name != "You":
-                return f"{name} (you)"
+                return _("{name} (you)").format(name=name)
             return name
-        return f"Seat {seat + 1}"
+        return _("Seat {n}").format(n=seat + 1)
 
     def is_me(self, seat: int | None) -> bool:
         """Whether ``seat`` is the reader's own (never in a replay, where the viewer only follows)."""
@@ -113,7 +117,7 @@ class Model:
         seats = self.table["seats"] if self.table else []
         if seat is not None and 0 <= seat < len(seats) and seats[seat]["name"]:
             return str(seats[seat]["name"])
-        return "nobody" if seat is None else f"Seat {seat + 1}"
+        return _("nobody") if seat is None else _("Seat {n}").format(n=seat + 1)
 
     @property
     def my_seat(self) -> int | None:
@@ -155,7 +159,7 @@ class Model:
             for line in message["messages"]:
                 self._take_chat(line, str(message["scope"]))
         elif kind in ("notice", "away"):
-            self.notice = str(message["text"])
+            self.notice = render_message_reason(message)
             self.add_log(self.notice)
         elif kind == "online":
             self.online = list(message["players"])
@@ -164,7 +168,7 @@ class Model:
             self.leaderboard = list(message["rows"])
             self.leaderboard_edition = message.get("edition")
         elif kind == "error":
-            self.notice = str(message["reason"])
+            self.notice = render_message_reason(message)
         return kind
 
     def _new_table(self) -> None:
@@ -302,64 +306,75 @@ class Model:
         kind = event.get("e")
         seat = event.get("seat")
         me = self.is_me(seat)
-        who = "You" if me else self.seat_name(seat)
+        who = self.seat_name(seat)
         edition = self.edition
         if kind == "play":
             cards = event["cards"]
-            what = "four ONO 99 cards" if len(cards) == 4 else card_label(cards[0], edition)
-            return f"{who} played {what} — total {event['total']}"
+            total = event["total"]
+            if len(cards) == 4:
+                return (_("You played four ONO 99 cards — total {total}") if me
+                        else _("{who} played four ONO 99 cards — total {total}")).format(who=who, total=total)
+            what = card_label(cards[0], edition)
+            return (_("You played {card} — total {total}") if me
+                    else _("{who} played {card} — total {total}")).format(who=who, card=what, total=total)
         if kind == "draw":
             card = event.get("card")
-            return f"{who} drew {card_label(card, edition)}" if card else f"{who} drew a card"
+            if card:
+                return (_("You drew {card}") if me else _("{who} drew {card}")).format(
+                    who=who, card=card_label(card, edition))
+            return (_("You drew a card") if me else _("{who} drew a card")).format(who=who)
         if kind == "reshuffle":
-            size = words.cards(int(event["size"]))
-            return f"The discard pile was shuffled into a new draw pile of {size}"
+            return words.count(int(event["size"]), "The discard pile was shuffled into a new draw pile of {n} card",
+                               "The discard pile was shuffled into a new draw pile of {n} cards")
         if kind == "missed_draw":
             if me:
-                return "You missed your draw and play one card short"
-            return f"{who} missed a draw and plays one card short"
+                return _("You missed your draw and play one card short")
+            return _("{who} missed a draw and plays one card short").format(who=who)
         if kind == "out":
             if edition == "1980" and self.view and self.view["options"]["scoring"] == "points":
-                return "You cannot play and drop out of the hand" if me else \
-                    f"{who} cannot play and drops out of the hand"
+                return _("You cannot play and drop out of the hand") if me else \
+                    _("{who} cannot play and drops out of the hand").format(who=who)
             if edition == "1980":
-                return "You cannot play and lose the hand" if me else f"{who} cannot play and loses the hand"
-            return "You cannot play and are out" if me else f"{who} cannot play and is out"
+                return _("You cannot play and lose the hand") if me else \
+                    _("{who} cannot play and loses the hand").format(who=who)
+            return _("You cannot play and are out") if me else _("{who} cannot play and is out").format(who=who)
         if kind == "hand_started":
             first = self.is_me(event["first"])
-            starts = "You play first" if first else f"{self.seat_name(event['first'])} plays first"
-            return starts if edition == "2022" else f"Hand {event['hand'] + 1}: {starts}"
+            starts = _("You play first") if first else _("{who} plays first").format(
+                who=self.seat_name(event["first"]))
+            return starts if edition == "2022" else _("Hand {n}: {starts}").format(n=event["hand"] + 1, starts=starts)
         if kind == "hand_ended":
             return self._describe_hand_end(event, before)
         if kind == "game_over":
             if self.is_me(event["winner"]):
-                return "You win the game!"
-            return f"{self.seat_name(event['winner'])} wins the game!"
+                return _("You win the game!")
+            return _("{who} wins the game!").format(who=self.seat_name(event["winner"]))
         return ""
 
     def _describe_hand_end(self, event: dict[str, Any], before: dict[str, Any] | None) -> str:
-        parts = [f"Hand {event['hand'] + 1} is over"]
+        parts = [_("Hand {n} is over").format(n=event["hand"] + 1)]
         eliminated = list(event.get("eliminated") or [])
         loser = event.get("loser")
         if event.get("tokens") is not None and loser is not None:
             had = before["tokens"][loser] if before is not None and before.get("tokens") is not None else None
             me = self.is_me(loser)
-            who = "you" if me else self.seat_name(loser)
-            verb = "are" if me else "is"
+            who = self.seat_name(loser)
             if loser not in eliminated:
-                parts.append(f"{who} lost a token")
+                parts.append(_("you lost a token") if me else _("{who} lost a token").format(who=who))
             elif had == 0:
-                parts.append(f"{who} had no token left and {verb} out of the match")
+                parts.append(_("you had no token left and are out of the match") if me
+                             else _("{who} had no token left and is out of the match").format(who=who))
             else:
-                parts.append(f"{who} lost {'your' if me else 'their'} last token and {verb} out of the match")
+                parts.append(_("you lost your last token and are out of the match") if me
+                             else _("{who} lost their last token and is out of the match").format(who=who))
             eliminated = [s for s in eliminated if s != loser]
         if event.get("hand_points") is not None:
             points = ", ".join(f"{self.seat_name(s)} +{p}" for s, p in enumerate(event["hand_points"]) if p)
             if points:
                 parts.append(points)
         for seat in eliminated:
-            parts.append("you are out of the match" if self.is_me(seat)
-                         else f"{self.seat_name(seat)} is out of the match")
+            parts.append(_("you are out of the match") if self.is_me(seat)
+                         else _("{who} is out of the match").format(who=self.seat_name(seat)))
         return ": ".join(parts[:1]) + (" — " + "; ".join(parts[1:]) if parts[1:] else "")
 
     # --- questions the screens ask -------------------------------------------------------------------
@@ -392,12 +407,12 @@ class Model:
                 return str(reason)
         if not self.my_turn:
             if self.view["winner"] is not None:
-                return "the game is over"
+                return _("the game is over")
             if self.view["seat"] is not None and not self.view["active"][self.view["seat"]]:
-                return "you are out of this game"
-            return f"it is {self.plain_name(self.view['turn'])}'s turn"
+                return _("you are out of this game")
+            return _("it is {name}'s turn").format(name=self.plain_name(self.view["turn"]))
         if code not in self.view["legal"]:
-            return "that card cannot be played now"
+            return _("that card cannot be played now")
         return None
 
     def ranking(self) -> list[int]:

@@ -1,0 +1,111 @@
+"""The server's errors, notices and ``away`` lines in the player's language.
+
+The server sends a ``code`` and ``params`` (docs/protocol.md, section 9) beside an English text;
+this module says them in the current language (``ono99_tui.i18n``). A code or parameters it does
+not know (a newer server) show the server's English text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .i18n import N_, gettext, ngettext
+
+# (code, params' "why" or None) → message; {names} are params.
+MESSAGES: dict[tuple[str, str | None], str] = {
+    ("game_running", "started"): N_("the game has started; spectate it or wait for the rematch"),
+    ("game_running", "change_seats"): N_("you cannot change seats during a game"),
+    ("game_running", "give_seat"): N_("seats can be given between games"),
+    ("game_running", "add_bot"): N_("bots can be added before the game starts"),
+    ("game_running", "remove_bot"): N_("bots can be removed between games"),
+    ("game_running", "running"): N_("the game is already running"),
+    ("game_running", "rematch"): N_("a rematch can start once the game is over"),
+    ("not_finished", "rematch"): N_("a rematch can start once the game is over"),
+    ("table_full", "spectate"): N_("every seat is taken; you can spectate"),
+    ("table_full", "bot"): N_("every seat is taken"),
+    ("bad_seat", "range"): N_("this table has seats 0 to {last}"),
+    ("bad_seat", "not_free"): N_("seat {seat} is not empty and has no bot"),
+    ("bad_seat", "no_bot"): N_("there is no bot in seat {seat}"),
+    ("bad_seat", "no_player"): N_("there is no player in seat {seat}"),
+    ("bad_seat", "self"): N_("you cannot kick yourself; leave instead"),
+    ("seat_taken", None): N_("seat {seat} is taken"),
+    ("not_watching", "wait"): N_("only a spectator of this table can wait for a seat"),
+    ("not_watching", "name"): N_("{name} is not watching this table"),
+    ("not_seated", "stand"): N_("you are not sitting at this table"),
+    ("not_seated", "play"): N_("only seated players can play"),
+    ("not_host", None): N_("only the table's host ({host}) can do that"),
+    ("no_game", None): N_("no game is running at this table"),
+    ("stale_action", None): N_("that action was for state {version}, the table is at {current}; it was not applied"),
+    ("version_mismatch", None): N_("this server speaks protocol version {server}, the client {client}; "
+                                   "update the client"),
+    ("bad_field", "bots"): N_("a table of {seats} seats has room for at most {bots} bots"),
+    ("no_table", "code"): N_("no table has the invite code {code}"),
+    ("no_table", "id"): N_("there is no open table with that number; list the tables again"),
+    ("no_table", "none"): N_("you are not at a table; join one first"),
+    ("seated", None): N_("you are sitting at this table; stand up to watch"),
+    ("empty_chat", None): N_("the message is empty"),
+    ("chat_too_long", None): N_("chat messages are at most {max} characters"),
+    ("rate_limited", None): N_("slow down: that was not carried out; wait a moment"),
+    ("name_taken", "taken"): N_("the name {name} is taken on this server; choose another"),
+    ("name_taken", "same"): N_("the name {name} is the same as {existing}, which is taken on this server; "
+                               "choose another"),
+    ("name_taken", "looks_like"): N_("the name {name} looks like {existing}, which is taken on this server; "
+                                     "choose another"),
+    ("too_many_connections", None): N_("the server is full"),
+    ("server_error", None): N_("the server failed to handle that message; it was not applied"),
+    # notices
+    ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
+    ("removed", None): N_("You were removed from table {table}."),
+    ("clock_ran_out", None): N_("{name}'s clock ran out: the {bot} bot played {card} for them"),
+}
+
+
+def render(code: Any, params: Any, fallback: str) -> str:
+    """The text of ``code`` with ``params`` in the current language, else ``fallback`` (the server's
+    English text)."""
+    if not isinstance(code, str) or not isinstance(params, Mapping):
+        return fallback
+    if code == "too_many_tables":
+        try:
+            hosted, limit = int(params["hosted"]), int(params["limit"])
+        except (KeyError, TypeError, ValueError):
+            return fallback
+        return ngettext("you already host {hosted} table (the limit is {limit}); close one first",
+                        "you already host {hosted} tables (the limit is {limit}); close one first",
+                        hosted).format(hosted=hosted, limit=limit)
+    if code == "stood_in":
+        return _stood_in(params, fallback)
+    why = params.get("why")
+    template = MESSAGES.get((code, why if isinstance(why, str) else None)) or MESSAGES.get((code, None))
+    if template is None:
+        return fallback
+    try:
+        return gettext(template).format(**{k: v for k, v in params.items() if isinstance(k, str)})
+    except (KeyError, IndexError, ValueError):
+        return fallback
+
+
+def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
+    try:
+        name, plays, out = str(params["name"]), int(params["plays"]), bool(params["out"])
+        cards = [c for c in str(params["cards"]).split(",") if c]
+    except (KeyError, TypeError, ValueError):
+        return fallback
+    shown = ", ".join(gettext("four ONO 99") if c == "ONO99x4" else c for c in cards)
+    if plays and out:
+        text = ngettext("While you were away, a bot played for {name}: {n} card ({cards}); the seat went out.",
+                        "While you were away, a bot played for {name}: {n} cards ({cards}); the seat went out.",
+                        plays)
+    elif plays:
+        text = ngettext("While you were away, a bot played for {name}: {n} card ({cards}).",
+                        "While you were away, a bot played for {name}: {n} cards ({cards}).", plays)
+    else:
+        text = gettext("While you were away, a bot played for {name}; the seat went out.")
+    return text.format(name=name, n=plays, cards=shown)
+
+
+def render_message_reason(message: Mapping[str, Any]) -> str:
+    """An ``error`` or ``bye``'s reason, a ``notice`` or ``away``'s text, in the current language."""
+    fallback = str(message.get("reason", message.get("text", "")))
+    return render(message.get("code"), message.get("params", {}), fallback)
