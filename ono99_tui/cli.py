@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
@@ -19,6 +20,8 @@ from .bots import BOT_LEVELS
 from .core.errors import OptionError
 from .core.options import TableOptions, parse_option_text
 from .core.record import check_lines
+from .i18n import LANGUAGES, choose_language, set_default_language
+from .i18n import gettext as _
 from .protocol import DEFAULT_PORT, ProtocolError, check_name
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
@@ -34,7 +37,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, with a usage error said in one line (and exit code 2)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} " + _("(see '{prog} --help')").format(prog=self.prog) + "\n")
 
 
 def version() -> str:
@@ -51,9 +54,9 @@ def port_number(low: int) -> Callable[[str], int]:
         try:
             port = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+            raise argparse.ArgumentTypeError(_("{text} is not a port number").format(text=repr(text))) from None
         if not low <= port <= 65535:
-            raise argparse.ArgumentTypeError(f"{port} is not a port (use {low} to 65535)")
+            raise argparse.ArgumentTypeError(_("{port} is not a port (use {low} to 65535)").format(port=port, low=low))
         return port
 
     return parse
@@ -66,9 +69,10 @@ def seconds(high: float) -> Callable[[str], float]:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+            raise argparse.ArgumentTypeError(_("{text} is not a number of seconds").format(text=repr(text))) from None
         if not 0 <= value <= high:  # also refuses nan
-            raise argparse.ArgumentTypeError(f"{text} is not from 0 to {high:g} seconds")
+            raise argparse.ArgumentTypeError(_("{text} is not from 0 to {high} seconds").format(text=text,
+                                                                                              high=f"{high:g}"))
         return value
 
     return parse
@@ -85,129 +89,161 @@ def player_name(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="ono99",
-        description="ONO 99, the card game: keep the running total at 98 or below.",
+        description=_("ONO 99, the card game: keep the running total at 98 or below."),
     )
     parser.add_argument("--version", action="version", version=f"ono99 {version()}")
+    parser.add_argument("--lang", metavar="LANG", default=None,
+                        help=_("the language of the game: {languages} (default: the one chosen in the settings, "
+                               "else your environment's LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else English)").format(
+                            languages=", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play a local game against bots (the default with no command)",
-                          description="Play against bots in this terminal; an embedded server runs in "
-                                      "this process, no port is opened.")
+    play = sub.add_parser("play", help=_("play a local game against bots (the default with no command)"),
+                          description=_("Play against bots in this terminal; an embedded server runs in "
+                                      "this process, no port is opened."))
     play.add_argument("--name", type=player_name, default=None,
-                      help="your name at the table, 1 to 20 characters (default: the last one used, or your "
-                           "login name); it is remembered")
+                      help=_("your name at the table, 1 to 20 characters (default: the last one used, or your "
+                           "login name); it is remembered"))
     play.add_argument("--bot-delay", type=seconds(MAX_BOT_DELAY), default=None,
-                      help=f"seconds a bot waits before it plays (0 to {MAX_BOT_DELAY:g}, default 0.8)")
+                      help=_("seconds a bot waits before it plays (0 to {max}, default 0.8)").format(
+                          max=f"{MAX_BOT_DELAY:g}"))
     play.add_argument("--draw-window", type=seconds(MAX_DRAW_WINDOW), default=None,
-                      help="at a manual_draw table, the least seconds a bot waits to play while your draw is "
-                           f"open (0 to {MAX_DRAW_WINDOW:g}, default 3)")
+                      help=_("at a manual_draw table, the least seconds a bot waits to play while your draw is "
+                             "open (0 to {max}, default 3)").format(max=f"{MAX_DRAW_WINDOW:g}"))
 
-    connect = sub.add_parser("connect", help="join a server's lobby: ono99 connect [HOST[:PORT]]",
-                             description="Join an ONO 99 server started with 'ono99 serve'. Without an "
-                                         "address, lists the servers found on the local network.")
+    connect = sub.add_parser("connect", help=_("join a server's lobby: ono99 connect [HOST[:PORT]]"),
+                             description=_("Join an ONO 99 server started with 'ono99 serve'. Without an "
+                                         "address, lists the servers found on the local network."))
     connect.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
-                         help=f"the server (default port {DEFAULT_PORT}); leave out to pick one on the network")
+                         help=_("the server (default port {port}); leave out to pick one on the network").format(
+                             port=DEFAULT_PORT))
     connect.add_argument("--name", type=player_name, default=None,
-                         help="your name on the server (default: the name you used last, else your login name)")
+                         help=_("your name on the server (default: the name you used last, else your login name)"))
     connect.add_argument("--data-dir", type=Path, default=None,
-                         help="where your key (id_ed25519, your identity on every server) is kept "
-                              "(default: $ONO99_DATA_DIR, else the user data directory)")
+                         help=_("where your key (id_ed25519, your identity on every server) is kept "
+                              "(default: $ONO99_DATA_DIR, else the user data directory)"))
     connect.add_argument("--password", nargs="?", const="", default=None, metavar="PASSWORD",
-                         help="for a server that asks for a password: --password alone asks for it (or set "
-                              "$ONO99_PASSWORD), which keeps it out of the process list")
+                         help=_("for a server that asks for a password: --password alone asks for it (or set "
+                              "$ONO99_PASSWORD), which keeps it out of the process list"))
 
-    replay_cmd = sub.add_parser("replay", help="step through a recorded game: ono99 replay FILE.jsonl",
-                                description="Step through a game record with the table screen.")
+    replay_cmd = sub.add_parser("replay", help=_("step through a recorded game: ono99 replay FILE.jsonl"),
+                                description=_("Step through a game record with the table screen."))
     replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
     replay_cmd.add_argument("--line", type=int, default=1,
-                            help="which record of the file, counting from 1 (default 1)")
+                            help=_("which record of the file, counting from 1 (default 1)"))
 
-    sim = sub.add_parser("simulate", help="play many headless bot games and report win rates",
-                         description="Play many headless bot games (seats rotate between games) and "
-                                     "report wins per bot and per seat with 95% confidence intervals.")
-    sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    sim = sub.add_parser("simulate", help=_("play many headless bot games and report win rates"),
+                         description=_("Play many headless bot games (seats rotate between games) and "
+                                     "report wins per bot and per seat with 95% confidence intervals."))
+    sim.add_argument("--games", type=int, default=1000, help=_("number of games (default 1000)"))
     sim.add_argument("--players", type=int, default=None,
-                     help="players per game (default: the number of --bots, or 4)")
+                     help=_("players per game (default: the number of --bots, or 4)"))
     sim.add_argument("--bots", default="greedy,random,random,random",
-                     help=f"comma-separated bot levels, one per seat ({', '.join(BOT_LEVELS)}); "
-                          "the last one fills the remaining seats (default greedy,random,random,random)")
-    sim.add_argument("--edition", choices=["2022", "1980"], default="2022", help="rules edition (default 2022)")
+                     help=_("comma-separated bot levels, one per seat ({levels}); the last one fills the remaining "
+                            "seats (default greedy,random,random,random)").format(levels=", ".join(BOT_LEVELS)))
+    sim.add_argument("--edition", choices=["2022", "1980"], default="2022", help=_("rules edition (default 2022)"))
     sim.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                     help="a table option by its name, e.g. manual_draw=true or scoring=points (repeatable)")
-    sim.add_argument("--seed", type=int, default=0, help="base seed; the same seed gives the same games")
-    sim.add_argument("--record", type=Path, metavar="FILE.jsonl", help="write every game as a record here")
-    sim.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    sim.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+                     help=_("a table option by its name, e.g. manual_draw=true or scoring=points (repeatable)"))
+    sim.add_argument("--seed", type=int, default=0, help=_("base seed; the same seed gives the same games"))
+    sim.add_argument("--record", type=Path, metavar="FILE.jsonl", help=_("write every game as a record here"))
+    sim.add_argument("--workers", type=int, default=1, help=_("worker processes (default 1)"))
+    sim.add_argument("--json", action="store_true", help=_("print the summary as one JSON object"))
 
-    rec = sub.add_parser("records", help="check game record files, export a server's records",
-                         description="Work with ono99-record/1 game record files (JSON Lines).")
+    rec = sub.add_parser("records", help=_("check game record files, export a server's records"),
+                         description=_("Work with ono99-record/1 game record files (JSON Lines)."))
     rec.set_defaults(records_parser=rec)
     rec_sub = rec.add_subparsers(dest="records_command", metavar="ACTION")
-    check = rec_sub.add_parser("check", help="validate every record of a file by replaying it")
+    check = rec_sub.add_parser("check", help=_("validate every record of a file by replaying it"))
     check.add_argument("file", type=Path, metavar="FILE.jsonl")
-    export = rec_sub.add_parser("export", help="write a server database's finished games as JSON Lines")
-    export.add_argument("--db", type=Path, default=None, help="the server's database (default: its usual place)")
-    export.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help="output file (default: stdout)")
+    export = rec_sub.add_parser("export", help=_("write a server database's finished games as JSON Lines"))
+    export.add_argument("--db", type=Path, default=None, help=_("the server's database (default: its usual place)"))
+    export.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help=_("output file (default: stdout)"))
 
-    serve = sub.add_parser("serve", help="host a server for LAN or internet play",
-                           description="Host an ONO 99 server: a lobby with tables that clients join "
-                                       "with 'ono99 connect HOST', or with plain 'ssh -p 2222 HOST'.")
-    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all interfaces)")
+    serve = sub.add_parser("serve", help=_("host a server for LAN or internet play"),
+                           description=_("Host an ONO 99 server: a lobby with tables that clients join "
+                                       "with 'ono99 connect HOST', or with plain 'ssh -p 2222 HOST'."))
+    serve.add_argument("--host", default="0.0.0.0", help=_("address to listen on (default: all interfaces)"))
     serve.add_argument("--port", type=port_number(0), default=DEFAULT_PORT,
-                       help=f"TCP port for 'ono99 connect' (default {DEFAULT_PORT}; 0 turns TCP off)")
+                       help=_("TCP port for 'ono99 connect' (default {port}; 0 turns TCP off)").format(
+                           port=DEFAULT_PORT))
     serve.add_argument("--ssh-port", type=port_number(0), default=None,
-                       help=f"SSH port: players join with 'ssh -p PORT HOST', nothing to install "
-                            f"(default {DEFAULT_SSH_PORT}; 0 turns SSH off)")
+                       help=_("SSH port: players join with 'ssh -p PORT HOST', nothing to install "
+                              "(default {port}; 0 turns SSH off)").format(port=DEFAULT_SSH_PORT))
     serve.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
                        metavar=("MODE", "PATH"),
-                       help="who may come in, over TCP and SSH alike: 'any-key' (default: anyone; over SSH a key's "
+                       help=_("who may come in, over TCP and SSH alike: 'any-key' (default: anyone; over SSH a key's "
                             "fingerprint is the player's identity, without a key a guest), 'authorized-keys PATH' "
                             "(only the keys of that authorized_keys file: SSH players with a listed key), or "
-                            "'password' (a shared password)")
+                            "'password' (a shared password)"))
     serve.add_argument("--password", "--ssh-password", dest="ssh_password", default=None,
-                       help="the shared password of --auth password (default: $ONO99_PASSWORD, or "
-                            "$ONO99_SSH_PASSWORD; the environment keeps it out of the process list)")
+                       help=_("the shared password of --auth password (default: $ONO99_PASSWORD, or "
+                            "$ONO99_SSH_PASSWORD; the environment keeps it out of the process list)"))
     serve.add_argument("--ssh-login-timeout", type=float, default=30.0,
-                       help="seconds an SSH client has to log in (default 30)")
+                       help=_("seconds an SSH client has to log in (default 30)"))
     serve.add_argument("--ssh-idle-timeout", type=float, default=900.0,
-                       help="seconds without a key pressed (or a running game's move on the screen) before an "
-                            "SSH session is closed (default 900)")
+                       help=_("seconds without a key pressed (or a running game's move on the screen) before an "
+                            "SSH session is closed (default 900)"))
     serve.add_argument("--ssh-keepalive", type=float, default=30.0,
-                       help="seconds between SSH keepalives; 3 unanswered close the connection (default 30)")
-    serve.add_argument("--ssh-max-sessions", type=int, default=300, help="SSH sessions at once (default 300)")
+                       help=_("seconds between SSH keepalives; 3 unanswered close the connection (default 30)"))
+    serve.add_argument("--ssh-max-sessions", type=int, default=300, help=_("SSH sessions at once (default 300)"))
     serve.add_argument("--ssh-max-per-address", type=int, default=8,
-                       help="SSH sessions at once from one address (default 8)")
+                       help=_("SSH sessions at once from one address (default 8)"))
     serve.add_argument("--db", type=Path, default=None,
-                       help="SQLite database for games, stats and tables in progress "
-                            "(default: ono99.db in the user's data directory)")
-    serve.add_argument("--name", default="ONO 99", help="the server's name shown to players")
+                       help=_("SQLite database for games, stats and tables in progress "
+                            "(default: ono99.db in the user's data directory)"))
+    serve.add_argument("--name", default="ONO 99", help=_("the server's name shown to players"))
     serve.add_argument("--no-advertise", dest="advertise", action="store_false",
-                       help="do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "
-                            "by default 'ono99 connect' without an address lists it")
+                       help=_("do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "
+                            "by default 'ono99 connect' without an address lists it"))
     serve.add_argument("--grace", type=float, default=120.0,
-                       help="seconds a dropped player's seat waits for them (default 120)")
-    serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
+                       help=_("seconds a dropped player's seat waits for them (default 120)"))
+    serve.add_argument("--turn-seconds", type=int, default=30, help=_("default turn clock of new tables (default 30)"))
     serve.add_argument("--bot-delay", type=seconds(MAX_BOT_DELAY), default=0.8,
-                       help=f"seconds a bot waits before it plays (0 to {MAX_BOT_DELAY:g}, default 0.8)")
+                       help=_("seconds a bot waits before it plays (0 to {max}, default 0.8)").format(
+                          max=f"{MAX_BOT_DELAY:g}"))
     serve.add_argument("--max-connections", type=int, default=2000,
-                       help="players connected at once, TCP and SSH (default 2000; connections that have not "
-                            "said hello yet have a budget of their own)")
+                       help=_("players connected at once, TCP and SSH (default 2000; connections that have not "
+                            "said hello yet have a budget of their own)"))
     serve.add_argument("--max-per-address", type=int, default=32,
-                       help="TCP connections at once from one address (default 32)")
+                       help=_("TCP connections at once from one address (default 32)"))
     serve.add_argument("--max-waiting-per-address", type=int, default=None,
-                       help="TCP connections from one address that have not said hello yet (default 8; they have "
-                            "a budget of their own, 256 in all, apart from the players' places)")
+                       help=_("TCP connections from one address that have not said hello yet (default 8; they have "
+                            "a budget of their own, 256 in all, apart from the players' places)"))
     serve.add_argument("--max-tables-per-player", type=int, default=3,
-                       help="tables one player may host at once (default 3)")
+                       help=_("tables one player may host at once (default 3)"))
     serve.add_argument("--messages-per-second", type=float, default=None,
-                       help="messages one connection may send each second, in bursts of twice as many "
-                            "(default 50); over it messages are refused, a flood is dropped")
+                       help=_("messages one connection may send each second, in bursts of twice as many "
+                            "(default 50); over it messages are refused, a flood is dropped"))
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
-                       help="how much the server logs on stderr (default info)")
+                       help=_("how much the server logs on stderr (default info)"))
     return parser
 
 
+def lang_flag(argv: Sequence[str]) -> str | None:
+    """The value of ``--lang`` before the subcommand, read before the parser (whose help it translates) is built."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang", default=None)
+    known, _rest = early.parse_known_args(list(argv))
+    return known.lang if isinstance(known.lang, str) else None
+
+
+def pick_language(argv: Sequence[str]) -> str:
+    """``--lang``, else the saved setting, else the environment, else English."""
+    from .tui.settings import Settings
+
+    flag = lang_flag(argv)
+    saved = Settings.load().language if flag is None else None
+    return choose_language(flag, saved, os.environ)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    flag = lang_flag(argv)
+    if flag is not None and flag not in LANGUAGES:
+        print("ono99: " + _("unknown language {lang}; choose one of {languages}").format(
+            lang=repr(flag), languages=", ".join(LANGUAGES)), file=sys.stderr)
+        return EXIT_USAGE
+    set_default_language(pick_language(argv))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in (None, "play"):
@@ -283,7 +319,8 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
         try:
             host, port = parse_address(address)
         except ValueError as exc:
-            print(f"ono99 connect: {address!r} is not HOST or HOST:PORT: {exc}", file=sys.stderr)
+            print("ono99 connect: " + _("{address} is not HOST or HOST:PORT: {error}").format(
+                address=repr(address), error=exc), file=sys.stderr)
             return EXIT_USAGE
     directory = identity_dir(data_dir)
     try:
@@ -311,10 +348,12 @@ def run_replay(path: Path, line: int) -> int:
     try:
         steps = load_replay(path, line)
     except OSError as exc:
-        print(f"ono99 replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        print("ono99 replay: " + _("cannot read {path}: {error}").format(path=path, error=exc.strerror),
+              file=sys.stderr)
         return EXIT_USAGE
     except RecordError as exc:
-        print(f"ono99 replay: {path}: {exc.describe()}; check it with 'ono99 records check'", file=sys.stderr)
+        print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
+            path=path, error=exc.describe()), file=sys.stderr)
         return EXIT_FAULTY
     make_replay_app(steps).run()
     return EXIT_OK

@@ -37,8 +37,19 @@ LANGUAGES: dict[str, str] = {
 }
 ENV_ORDER = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
-_default = ENGLISH
-_current: ContextVar[str | None] = ContextVar("ono99_language", default=None)
+
+
+class _Choice:
+    """The language of one app (and every task it starts); changed in place by the settings screen."""
+
+    __slots__ = ("language",)
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+
+_default = _Choice(ENGLISH)
+_current: ContextVar[_Choice | None] = ContextVar("ono99_language", default=None)
 
 
 @cache
@@ -90,20 +101,31 @@ def choose_language(flag: str | None, saved: str | None, env: Mapping[str, str])
     return language_from_env(env) or ENGLISH
 
 
+def _supported(language: str) -> str:
+    return language if language in LANGUAGES else ENGLISH
+
+
 def set_default_language(language: str) -> None:
-    """The language of the process (the CLI's app, its messages); contexts may override it."""
-    global _default
-    _default = language if language in LANGUAGES else ENGLISH
+    """The language of the process (the CLI's app, its messages); contexts may have their own."""
+    _default.language = _supported(language)
 
 
 def set_language(language: str) -> None:
-    """The language of the current context (an SSH session's task and the tasks it starts)."""
-    _current.set(language if language in LANGUAGES else ENGLISH)
+    """Give the current context its own language: an SSH session's task, and the tasks it starts
+    from then on (an app's widgets), share it."""
+    _current.set(_Choice(_supported(language)))
+
+
+def change_language(language: str) -> None:
+    """Change the current language where it was set (the settings screen): for the whole app whose
+    task set it, or for the process."""
+    (_current.get() or _default).language = _supported(language)
 
 
 @contextmanager
 def using(language: str) -> Iterator[None]:
-    token = _current.set(language if language in LANGUAGES else ENGLISH)
+    """The current context in ``language`` for a while."""
+    token = _current.set(_Choice(_supported(language)))
     try:
         yield
     finally:
@@ -111,12 +133,13 @@ def using(language: str) -> Iterator[None]:
 
 
 def current_language() -> str:
-    language = _current.get()
-    return _default if language is None else language
+    return (_current.get() or _default).language
 
 
 def gettext(message: str) -> str:
-    """``message`` in the current language."""
+    """``message`` in the current language ("" stays "": gettext would give the catalog's header)."""
+    if not message:
+        return message
     return translations(current_language()).gettext(message)
 
 

@@ -14,6 +14,9 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ono99_tui.i18n import N_, language_from_ssh_env, using
+from ono99_tui.i18n import gettext as _
+from ono99_tui.reasons import render_message_reason
 from ono99_tui.tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
 from ono99_tui.tui.names import KEY_HELP, NameScreen
 from ono99_tui.tui.screens import ModelScreen
@@ -26,8 +29,8 @@ if TYPE_CHECKING:
 # Palette commands that stay inside the session; Textual's others include saving a screenshot, which
 # would write a file on the server.
 SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
-SSH_NAME_HELP = ("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your seat "
-                 "between sessions.")
+SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
+                   "seat between sessions.")
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 
@@ -64,10 +67,14 @@ class SessionApp(Ono99App):
     def __init__(self, terminal: ChannelTerminal, door: Door) -> None:
         self.terminal = terminal
         self.door = door
-        self.farewell = "Bye." if door.fingerprint is None else "Bye. Come back with the same key to keep your seat."
+        language = language_from_ssh_env(terminal.env)  # the player's, as their SSH client sent it
+        with using(language):
+            self.farewell = _("Bye.") if door.fingerprint is None else \
+                _("Bye. Come back with the same key to keep your seat.")
         self._code_hint = ""
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
-        super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter)
+        super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
+                         language=language)
         adapt_app_to_terminal(self, terminal)
 
     def get_driver_class(self) -> type[Driver]:
@@ -95,7 +102,7 @@ class SessionApp(Ono99App):
         while True:
             if name is None and not door.returning():
                 if not isinstance(self.screen, OpeningScreen):
-                    await self.push_screen(OpeningScreen(f"Opening the lobby of {self.host}…"))
+                    await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
                 help_text = SSH_NAME_HELP if door.fingerprint is None else KEY_HELP
                 name = await self.push_screen(NameScreen(door.default_name, problem, help_text),
                                               wait_for_dismiss=True)
@@ -106,7 +113,7 @@ class SessionApp(Ono99App):
                 self.player_name = name or ""
                 return result
             if door.closed or door.returning():  # no other name would change the answer
-                self.farewell = f"The server closed the session: {result}"
+                self.farewell = _("The server closed the session: {reason}").format(reason=result)
                 return await self._leave()
             problem, name = result, None
 
@@ -129,7 +136,8 @@ class SessionApp(Ono99App):
         elif kind == "bye":
             # The link is closed for good (shutdown, the same key connected elsewhere, flooding):
             # end the session rather than reconnect.
-            self.farewell = f"The server closed the session: {message.get('reason')}"
+            self.farewell = _("The server closed the session: {reason}").format(
+                reason=render_message_reason(message))
             self.exit()
 
     def _use_invite_code(self, welcome: dict[str, Any]) -> None:
@@ -137,11 +145,14 @@ class SessionApp(Ono99App):
         if code is None:
             return
         if welcome.get("table") is not None:
-            self.notify(f"You are back at your own table; the invite code {code} was not used.", timeout=10)
+            self.notify(_("You are back at your own table; the invite code {code} was not used.").format(code=code),
+                        timeout=10)
             return
         self.send_message({"t": "spectate" if self.door.watch else "join", "code": code})
-        doing = "Watching" if self.door.watch else "Playing at"
-        self._code_hint = f"{doing} the table of invite code {code}. Press l for the lobby, ? for help, q to leave."
+        self._code_hint = (_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
+                           if self.door.watch else
+                           _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
+                             "leave.")).format(code=code)
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -158,4 +169,4 @@ class SessionApp(Ono99App):
         return None
 
     def _refuse_file(self) -> None:
-        self.notify("Screenshots are not saved from an SSH session; use your terminal's own.", severity="warning")
+        self.notify(_("Screenshots are not saved from an SSH session; use your terminal's own."), severity="warning")

@@ -12,10 +12,11 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..client import Client, ConnectionLost, ServerError
-from ..i18n import N_, gettext as _
+from ..i18n import N_, set_language
+from ..i18n import gettext as _
 from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from ..reasons import render_message_reason
@@ -24,6 +25,7 @@ from .names import NameScreen
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
+from .widgets import KeysFooter
 
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
@@ -67,7 +69,7 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"ONO 99\n\n{self.text}"), id="start-text", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def say(self, text: str) -> None:
         self.query_one("#start-text", Static).update(Text(f"ONO 99\n\n{text}"))
@@ -88,8 +90,9 @@ class Ono99App(App[int]):
                  bot_delay: float | None = None, discover: bool = False,
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
                  password: str | None = None, draw_window: float | None = None,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings | None = None, language: str | None = None) -> None:
         super().__init__()
+        self.language = language  # this app's own language (an SSH session's); None: the process's
         self.password = password  # for a server that asks for one (ono99 connect --password)
         # Settings passed in are the player's own, saved when they change; without, nothing is
         # read or written (tests, SSH sessions) and the first-run hint is not shown.
@@ -115,6 +118,13 @@ class Ono99App(App[int]):
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
 
+    async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run the app in its own language, if it has one: the task that runs it, and every task
+        it starts, speak it."""
+        if self.language is not None:
+            set_language(self.language)
+        return await super().run_async(*args, **kwargs)
+
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
         if self.settings.theme in self.available_themes:
@@ -135,7 +145,8 @@ class Ono99App(App[int]):
         self.push_screen(ServersScreen(self.browse_interfaces), chosen)
 
     def _start_network(self) -> None:
-        self.push_screen(StartScreen(_("Starting a local game…") if self.local else _("Connecting to {host}…").format(host=self.host)))
+        self.push_screen(StartScreen(_("Starting a local game…") if self.local
+                                     else _("Connecting to {host}…").format(host=self.host)))
         self.run_worker(self._network(), exclusive=True, group="network", name="network")
 
     # --- the network worker -----------------------------------------------------------------------
@@ -165,7 +176,8 @@ class Ono99App(App[int]):
                 self.link = await self._connect()
             except ServerError as exc:
                 if exc.code in NAME_ERRORS and not self.local and self._open_link is None:
-                    name = await self.push_screen(NameScreen(self.player_name, render_message_reason(exc.message)), wait_for_dismiss=True)
+                    problem = render_message_reason(exc.message)
+                    name = await self.push_screen(NameScreen(self.player_name, problem), wait_for_dismiss=True)
                     if name is None:
                         self.exit()
                         return
@@ -176,8 +188,8 @@ class Ono99App(App[int]):
             except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
                     if self.discover:  # back to the list, to pick another
-                        self.notify(_("Cannot reach {host}:{port} ({error}).").format(host=self.host, port=self.port, error=exc),
-                                    severity="error", timeout=10)
+                        self.notify(_("Cannot reach {host}:{port} ({error}).").format(
+                            host=self.host, port=self.port, error=exc), severity="error", timeout=10)
                         self.pop_screen()
                         self._pick_server()
                         return
@@ -330,8 +342,8 @@ class Ono99App(App[int]):
             if yes:
                 then()
 
-        self.push_screen(ConfirmScreen(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing),
-                                       yes=doing), answered)
+        question = _("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing)
+        self.push_screen(ConfirmScreen(question, yes=doing), answered)
 
     async def action_quit(self) -> None:
         self.confirm_leaving(self.exit, _("Quit"))
@@ -353,6 +365,13 @@ class Ono99App(App[int]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def relabel(self) -> None:
+        """Show the lobby or the table again in the language just chosen (dialogs opened from now
+        on are in it too)."""
+        top = self.screen
+        if type(top) in (LobbyScreen, TableScreen):
+            self.switch_screen(type(top)())
 
     def action_settings(self) -> None:
         self.push_screen(SettingsScreen())

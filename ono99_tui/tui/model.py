@@ -32,6 +32,14 @@ def card_label(code: str, edition: str = "2022") -> str:
     return _(CARD_LABELS[code]) if code in CARD_LABELS else code
 
 
+STATUS_WORDS = {"waiting": N_("waiting"), "playing": N_("playing"), "finished": N_("finished")}
+
+
+def status_word(status: str) -> str:
+    """A table's status (as the server names it) in the player's language."""
+    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+
+
 def card_kind(code: str) -> str:
     """A word for what a card is, readable without colour."""
     if code in ("REV", "PLAY2", "DOUBLE", "HOLD"):

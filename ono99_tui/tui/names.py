@@ -10,9 +10,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from ..i18n import N_
+from ..i18n import gettext as _
 from ..protocol import MAX_NAME
 
-KEY_HELP = "Enter to go to the lobby · Esc to leave. Your name belongs to your key on this server."
+KEY_HELP = N_("Enter to go to the lobby · Esc to leave. Your name belongs to your key on this server.")
 
 
 class NameScreen(ModalScreen[str | None]):
@@ -23,7 +25,7 @@ class NameScreen(ModalScreen[str | None]):
     NameScreen #dialog Input { width: 32; }
     NameScreen #name-help { margin-top: 1; color: $foreground 70%; }
     """
-    BINDINGS = [Binding("escape", "leave", "Leave")]
+    BINDINGS = [Binding("escape", "leave", N_("Leave"))]
 
     def __init__(self, default: str, problem: str = "", help_text: str = KEY_HELP) -> None:
         super().__init__()
@@ -33,12 +35,12 @@ class NameScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Welcome to ONO 99. Your name at the tables:")
-            name = Input(value=self.default, placeholder="your name", max_length=MAX_NAME, id="name")
+            yield Label(_("Welcome to ONO 99. Your name at the tables:"))
+            name = Input(value=self.default, placeholder=_("your name"), max_length=MAX_NAME, id="name")
             name.cursor_blink = False  # each blink would be a redraw sent to the client while it waits
             yield name
             yield Static(Text(self.problem), id="problem", markup=False)
-            yield Static(self.help_text, id="name-help", markup=False)
+            yield Static(_(self.help_text), id="name-help", markup=False)
 
     @on(Input.Submitted, "#name")
     def submitted(self, event: Input.Submitted) -> None:

@@ -13,6 +13,8 @@ from textual.binding import Binding
 from .. import text as words
 from ..core.game import Game
 from ..core.record import RecordError, replay
+from ..i18n import N_
+from ..i18n import gettext as _
 from ..protocol import event_to_wire, view_to_wire
 from .app import MONO_THEME
 from .model import Model
@@ -58,15 +60,15 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
 
 class ReplayScreen(TableScreen, inherit_bindings=False):
     BINDINGS = [
-        Binding("right,space,n", "step(1)", "Next"),
-        Binding("left,p", "step(-1)", "Previous"),
+        Binding("right,space,n", "step(1)", N_("Next")),
+        Binding("left,p", "step(-1)", N_("Previous")),
         Binding("pagedown", "step(10)", "+10", show=False),
         Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
-        Binding("tab", "follow", "Next seat"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("home", "jump(0)", N_("Start")),
+        Binding("end", "jump(-1)", N_("End")),
+        Binding("tab", "follow", N_("Next seat")),
+        Binding("question_mark", "help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def action_step(self, delta: int) -> None:
@@ -90,14 +92,15 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
             self._log_epoch = -1
         super().refresh_model(model)
         app: ReplayApp = self.app  # type: ignore[assignment]
-        self.show_text("#why", Text(f"step {app.position + 1} of {len(app.states)} · following "
-                                    f"{model.plain_name(app.seat)}'s cards (tab: next seat) · ←/→ step, Home/End"))
+        self.show_text("#why", Text(_("step {n} of {total} · following {name}'s cards (tab: next seat) · ←/→ step, "
+                                      "Home/End").format(n=app.position + 1, total=len(app.states),
+                                                         name=model.plain_name(app.seat))))
 
 
 class ReplayApp(App[None]):
     CSS_PATH = "ono99.tcss"
     TITLE = "ONO 99 replay"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+    BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
 
     def __init__(self, replay_data: dict[str, Any]) -> None:
         super().__init__()

@@ -27,8 +27,10 @@ from textual.widgets import (
 
 from .. import text as words
 from ..bots import BOT_LEVELS
-from .model import KnockOut, Model, card_label
-from .rules_text import HELP_MARKDOWN
+from ..i18n import LANGUAGES, N_, change_language, current_language
+from ..i18n import gettext as _
+from .model import KnockOut, Model, card_label, status_word
+from .rules_text import help_markdown
 from .widgets import (
     Banner,
     CardWidget,
@@ -84,7 +86,7 @@ class ModelScreen(Screen[None]):
         breakpoints = self.HORIZONTAL_BREAKPOINTS or self.app.HORIZONTAL_BREAKPOINTS or []
         fitting = [(low, name) for low, name in breakpoints if width >= low]
         chosen = max(fitting)[1] if fitting else None
-        for _, name in breakpoints:
+        for _low, name in breakpoints:
             self.set_class(name == chosen, name, update=False)
 
     @property
@@ -103,25 +105,25 @@ class ModelScreen(Screen[None]):
 class TableScreen(ModelScreen):
     AUTO_FOCUS = None  # keys go to the hand; the chat input takes focus only with c
     BINDINGS = [
-        Binding("1", "play(0)", "Play 1", show=False),
-        Binding("2", "play(1)", "Play 2", show=False),
-        Binding("3", "play(2)", "Play 3", show=False),
-        Binding("4", "play(3)", "Play 4", show=False),
-        Binding("left", "select(-1)", "Select", show=False),
-        Binding("right", "select(1)", "Select", show=False),
-        Binding("enter", "play_selected", "Play"),
-        Binding("f", "discard_four", "Four ONO 99", show=False),
-        Binding("d", "draw", "Draw"),
-        Binding("s", "start", "Start"),
-        Binding("r", "rematch", "Play again"),
-        Binding("c", "focus_chat", "Chat"),
-        Binding("escape", "focus_hand", "Hand", show=False),
-        Binding("n", "new_game", "New game"),
-        Binding("u", "stand_or_sit", "Stand/sit", show=False),
-        Binding("m", "seat_menu", "Seats", show=False),
-        Binding("l", "lobby", "Lobby"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("1", "play(0)", N_("Play card 1"), show=False),
+        Binding("2", "play(1)", N_("Play card 2"), show=False),
+        Binding("3", "play(2)", N_("Play card 3"), show=False),
+        Binding("4", "play(3)", N_("Play card 4"), show=False),
+        Binding("left", "select(-1)", N_("Select"), show=False),
+        Binding("right", "select(1)", N_("Select"), show=False),
+        Binding("enter", "play_selected", N_("Play")),
+        Binding("f", "discard_four", N_("Four ONO 99"), show=False),
+        Binding("d", "draw", N_("Draw")),
+        Binding("s", "start", N_("Start")),
+        Binding("r", "rematch", N_("Play again")),
+        Binding("c", "focus_chat", N_("Chat")),
+        Binding("escape", "focus_hand", N_("Hand"), show=False),
+        Binding("n", "new_game", N_("New game")),
+        Binding("u", "stand_or_sit", N_("Stand/sit"), show=False),
+        Binding("m", "seat_menu", N_("Seats"), show=False),
+        Binding("l", "lobby", N_("Lobby")),
+        Binding("question_mark", "help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self) -> None:
@@ -150,7 +152,7 @@ class TableScreen(ModelScreen):
             yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
             with Vertical(id="chat-box"):
                 yield RichLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
-                yield Input(placeholder="chat (c)", id="chat-input", max_length=300)
+                yield Input(placeholder=_("chat (c)"), id="chat-input", max_length=300)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -196,14 +198,14 @@ class TableScreen(ModelScreen):
         title.append("ONO 99", style="bold")
         name = str(table.get("name", "Table"))
         title.append("  ·  ")
-        title.append("Your table" if model.my_name and name == f"{model.my_name}'s table" else name)
+        title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
         title.append(f"  ·  {table.get('summary', model.edition)}")
         if model.view is not None and model.view["seat"] is None:
-            title.append("  ·  spectating")
+            title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.get("you") is None:  # a server's table: say how to sit
-                title.append(" (u: sit down, m: seats)")
+                title.append(" " + _("(u: sit down, m: seats)"))
         if not model.connected:
-            title.append("  ·  CONNECTION LOST, reconnecting…", style="bold reverse")
+            title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
         self.show_text("#title", title)
         self.query_one(SeatsView).show(model)
         view = model.view
@@ -249,7 +251,7 @@ class TableScreen(ModelScreen):
             fast = getattr(self.app, "fast_forward", None)
             if fast is not None:
                 fast()
-                self.show_text("#why", Text("Fast-forward: the bots play the game out without waiting."))
+                self.show_text("#why", Text(_("Fast-forward: the bots play the game out without waiting.")))
 
     def _write_new_lines(self, model: Model) -> None:
         log = self.query_one("#log", RichLog)
@@ -271,7 +273,7 @@ class TableScreen(ModelScreen):
             lines.append(line)
         append_lines(chat, lines)
         if lines and self.has_class("-narrow"):  # no chat column: chat shows in the log
-            append_lines(log, [Text.assemble("chat · ", line) for line in lines])
+            append_lines(log, [Text.assemble(_("chat") + " · ", line) for line in lines])
         self._chat_written = model.chat_count
 
     # --- actions -------------------------------------------------------------------------------------
@@ -290,7 +292,8 @@ class TableScreen(ModelScreen):
         code = view["hand"][index]
         reason = model.reason_for(code)
         if reason is not None:
-            self.show_text("#why", Text(f"Can't play {card_label(code, model.edition)}: {reason}"))
+            self.show_text("#why", Text(_("Can't play {card}: {reason}").format(card=card_label(code, model.edition),
+                                                                             reason=reason)))
             self.refresh_model(model)
             return
         self.show_text("#why", Text())
@@ -304,28 +307,28 @@ class TableScreen(ModelScreen):
         if model.view and "ONO99x4" in model.view["legal"]:
             self.ono.send_action("ONO99x4")
         elif model.view is None or model.edition != "2022":
-            self.show_text("#why", Text("f discards four ONO 99 cards, a move of the 2022 edition only."))
+            self.show_text("#why", Text(_("f discards four ONO 99 cards, a move of the 2022 edition only.")))
         elif not model.my_turn:
-            self.show_text("#why", Text("f discards four ONO 99 cards, on your turn."))
+            self.show_text("#why", Text(_("f discards four ONO 99 cards, on your turn.")))
         else:
             held = model.view["hand"].count("ONO99")
-            self.show_text("#why", Text(f"f discards four ONO 99 cards at once; you hold {held}."))
+            self.show_text("#why", Text(_("f discards four ONO 99 cards at once; you hold {held}.").format(held=held)))
 
     def action_draw(self) -> None:
         if self.ono.model.can_draw:
             self.ono.send_action("draw")
         else:
-            self.show_text("#why", Text("There is no draw to take."))
+            self.show_text("#why", Text(_("There is no draw to take.")))
 
     def action_start(self) -> None:
         """The host starts the game (or a rematch); empty seats get bots."""
         model = self.ono.model
         table = model.table or {}
         if table.get("status") == "playing":
-            self.show_text("#why", Text("The game is already running."))
+            self.show_text("#why", Text(_("The game is already running.")))
             return
         if table.get("host") != model.my_name and not self.ono.local:
-            self.show_text("#why", Text(f"Only the host, {table.get('host')}, can start the game."))
+            self.show_text("#why", Text(_("Only the host, {host}, can start the game.").format(host=table.get("host"))))
             return
         if table.get("status") == "finished":
             self.action_rematch()
@@ -337,10 +340,11 @@ class TableScreen(ModelScreen):
         model = self.ono.model
         table = model.table or {}
         if table.get("status") != "finished":
-            self.show_text("#why", Text("r plays again once the game is over."))
+            self.show_text("#why", Text(_("r plays again once the game is over.")))
             return
         if table.get("host") != model.my_name and not self.ono.local:
-            self.show_text("#why", Text(f"Only the host, {table.get('host')}, can start the next game."))
+            self.show_text("#why", Text(_("Only the host, {host}, can start the next game.").format(
+                host=table.get("host"))))
             return
         fast = getattr(self.app, "fast_forward", None)
         if fast is not None:
@@ -367,7 +371,7 @@ class TableScreen(ModelScreen):
         if table.get("you") is None:
             self.ono.send_message({"t": "sit"})
         else:
-            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), "Stand up")
+            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"))
 
     def action_seat_menu(self) -> None:
         from .seats import SeatMenuScreen
@@ -414,7 +418,7 @@ class GameOverScreen(ModalScreen[str | None]):
     """Who won, the ranking, and the next step: play again, a new game, the lobby, or close.
     Dismissed with the step chosen ("rematch", "new", "lobby") or None."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
 
     def __init__(self) -> None:
         super().__init__()
@@ -430,14 +434,14 @@ class GameOverScreen(ModalScreen[str | None]):
         replay = model.replay
         host = local or table.get("host") == model.my_name
         if replay:
-            self.steps = [("home", "Back to the start", "start")]
+            self.steps = [("home", _("Back to the start"), "start")]
         else:
             if host:
-                self.steps.append(("r", "Play again", "rematch"))
-            self.steps.append(("n", "New game", "new"))
+                self.steps.append(("r", _("Play again"), "rematch"))
+            self.steps.append(("n", _("New game"), "new"))
             if not local:
-                self.steps.append(("l", "Lobby", "lobby"))
-        title = "You win!" if model.is_me(winner) else f"{model.plain_name(winner)} wins!"
+                self.steps.append(("l", _("Lobby"), "lobby"))
+        title = _("You win!") if model.is_me(winner) else _("{name} wins!").format(name=model.plain_name(winner))
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
             lines = Text()
@@ -450,12 +454,13 @@ class GameOverScreen(ModalScreen[str | None]):
                     lines.append(f"  {words.points(view['scores'][seat])}")
                 lines.append("\n")
             if not host and not replay:
-                lines.append(f"\n{table.get('host')} hosts this table and starts the next game.")
+                lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
+                    host=table.get("host")))
             yield Static(lines, id="ranking", markup=False)
             with Horizontal(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
                     yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
-                yield Button("Close (esc)", id="close")
+                yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -490,7 +495,7 @@ class KnockOutScreen(ModalScreen[str | None]):
     """How the reader was knocked out, dismissed before play goes on; with no person left in a
     local game, it offers to fast-forward the bots."""
 
-    BINDINGS = [Binding("escape,enter", "dismiss", "Continue")]
+    BINDINGS = [Binding("escape,enter", "dismiss", N_("Continue"))]
 
     def __init__(self, knockout: KnockOut) -> None:
         super().__init__()
@@ -501,33 +506,34 @@ class KnockOutScreen(ModalScreen[str | None]):
         model: Model = app.model  # type: ignore[attr-defined]
         k = self.knockout
         edition = model.edition
-        held = ", ".join(card_label(code, edition) for code in k.cards) or "no cards"
+        held = ", ".join(card_label(code, edition) for code in k.cards) or _("no cards")
         if edition == "2022":
-            title = "You are out of this game"
+            title = _("You are out of this game")
         elif k.final:
-            title = "You are out of the match"
+            title = _("You are out of the match")
         elif (model.view or {}).get("options", {}).get("scoring") == "points":
-            title = f"You dropped out of hand {(k.hand or 0) + 1}"
+            title = _("You dropped out of hand {n}").format(n=(k.hand or 0) + 1)
         else:
-            title = f"You lost hand {(k.hand or 0) + 1}"
+            title = _("You lost hand {n}").format(n=(k.hand or 0) + 1)
         text = Text()
-        text.append(f"At a total of {k.total}, none of your cards could be played.\n")
-        text.append(f"You held: {held}.\n")
+        text.append(_("At a total of {total}, none of your cards could be played.").format(total=k.total) + "\n")
+        text.append(_("You held: {cards}.").format(cards=held) + "\n")
         if k.tokens is not None:
-            text.append(f"Tokens left: {k.tokens}.\n" if not k.final else "You have no tokens left.\n")
+            text.append(_("Tokens left: {n}.").format(n=k.tokens) + "\n" if not k.final
+                        else _("You have no tokens left.") + "\n")
         if k.score is not None:
-            text.append(f"Your score: {words.points(k.score)}.\n")
+            text.append(_("Your score: {points}.").format(points=words.points(k.score)) + "\n")
         humans_left = self._people_left(model)
         self.offer_fast = bool(getattr(app, "local", False)) and k.final and humans_left == 0
         if k.final:
-            text.append("\nThe others play on" + (" (bots only)." if humans_left == 0 else "."))
+            text.append("\n" + (_("The others play on (bots only).") if humans_left == 0 else _("The others play on.")))
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
             yield Static(text, id="ranking", markup=False)
             with Horizontal(id="buttons"):
                 if self.offer_fast:
-                    yield Button("Fast-forward (f)", id="fast", variant="primary")
-                yield Button("Watch (enter)" if k.final else "Continue (enter)", id="continue",
+                    yield Button(_("Fast-forward (f)"), id="fast", variant="primary")
+                yield Button(_("Watch (enter)") if k.final else _("Continue (enter)"), id="continue",
                              variant="default" if self.offer_fast else "primary")
         yield KeysFooter()
 
@@ -543,7 +549,7 @@ class KnockOutScreen(ModalScreen[str | None]):
         if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         if self.offer_fast:
-            self._bindings.bind("f", "fast", "Fast-forward")
+            self._bindings.bind("f", "fast", N_("Fast-forward"))
             self.refresh_bindings()
         self.query_one("#continue", Button).focus()  # Enter does what its label says
 
@@ -562,19 +568,19 @@ class KnockOutScreen(ModalScreen[str | None]):
 class HintScreen(ModalScreen[None]):
     """The three things to know, shown once: on the first game of a new player."""
 
-    BINDINGS = [Binding("escape,enter,space", "dismiss", "Got it")]
+    BINDINGS = [Binding("escape,enter,space", "dismiss", N_("Got it"))]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="hint"):
-            yield Label("Welcome to ONO 99", id="winner")
-            yield Static(Text(
+            yield Label(_("Welcome to ONO 99"), id="winner")
+            yield Static(Text(_(
                 "1. Each card you play adds its value to one running total.\n"
                 "2. Keep the total at 98 or below: when none of your cards fit, you are out.\n"
                 "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes "
                 "the next player play two cards. ONO 99 cards cannot be played alone.\n\n"
-                "Press a card's key [1]–[4] to play it. ? shows the full rules at any time."), markup=False)
+                "Press a card's key [1]–[4] to play it. ? shows the full rules at any time.")), markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Got it (enter)", id="ok", variant="primary")
+                yield Button(_("Got it (enter)"), id="ok", variant="primary")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -595,37 +601,38 @@ class HintScreen(ModalScreen[None]):
 
 # --- help --------------------------------------------------------------------------------------------------
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("question_mark", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("question_mark", "dismiss", N_("Close"))]
 
     def compose(self) -> ComposeResult:
         yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
-            yield Markdown(HELP_MARKDOWN)
+            yield Markdown(help_markdown())
         yield KeysFooter()
 
 
 # --- new game ---------------------------------------------------------------------------------------------
 BOOL_OPTIONS = [  # (option, label, the edition it belongs to or "" for both)
-    ("manual_draw", "Manual draw: you draw yourself after playing; if the next player plays first, "
-                    "your draw is lost", ""),
-    ("eight_players", "House rule: up to 8 players", "2022"),
-    ("bust_over_99", "Only going over 99 loses (99 is a legal total)", "1980"),
-    ("ono99_on_zero", "O'NO 99 playable when the total ends in 0", "1980"),
-    ("ono99_sets_99", "O'NO 99 sets the total to 99 (needs the rule above it: only over 99 loses)", "1980"),
-    ("out_at_zero_tokens", "Out as soon as the last token is lost", "1980"),
-]
+    ("manual_draw", N_("Manual draw: you draw yourself after playing; if the next player plays first, "
+                       "your draw is lost"), ""),
+    ("eight_players", N_("House rule: up to 8 players"), "2022"),
+    ("bust_over_99", N_("Only going over 99 loses (99 is a legal total)"), "1980"),
+    ("ono99_on_zero", N_("O'NO 99 playable when the total ends in 0"), "1980"),
+    ("ono99_sets_99", N_("O'NO 99 sets the total to 99 (needs the rule above it: only over 99 loses)"), "1980"),
+    ("out_at_zero_tokens", N_("Out as soon as the last token is lost"), "1980"),
+]  # labels translated where shown
 OPTION_LABELS = {
-    "manual_draw": "Manual draw", "eight_players": "Up to 8 players", "bust_over_99": "Only going over 99 loses",
-    "ono99_on_zero": "O'NO 99 when the total ends in 0", "ono99_sets_99": "O'NO 99 sets the total to 99",
-    "out_at_zero_tokens": "Out as soon as the last token is lost", "scoring": "Scoring",
-    "points_target": "Points target", "points_win": "Points win",
+    "manual_draw": N_("Manual draw"), "eight_players": N_("Up to 8 players"),
+    "bust_over_99": N_("Only going over 99 loses"),
+    "ono99_on_zero": N_("O'NO 99 when the total ends in 0"), "ono99_sets_99": N_("O'NO 99 sets the total to 99"),
+    "out_at_zero_tokens": N_("Out as soon as the last token is lost"), "scoring": N_("Scoring"),
+    "points_target": N_("Points target"), "points_win": N_("Points win"),
 }
 
 
 def readable_problem(text: str) -> str:
     """An option error as the dialog's words: option names become the labels shown."""
     for name, label in OPTION_LABELS.items():
-        text = text.replace(f"'{name}'", f"\u201c{label}\u201d")
+        text = text.replace(f"'{name}'", f"\u201c{_(label)}\u201d")
     text = text.replace("option \u201c", "\u201c").replace("options \u201c", "\u201c")
     return text.replace("\u201d: true", "\u201d on")
 
@@ -635,7 +642,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
     game with the settings shown; the choices are remembered for next time."""
 
     AUTO_FOCUS = "#start"
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "start", "Start")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel")), Binding("enter", "start", N_("Start"))]
 
     def __init__(self, local: bool) -> None:
         super().__init__()
@@ -652,57 +659,57 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         seats = self._last("seats", 4)
         yield ClockBar(markup=False)
         with Vertical(id="dialog", classes="newgame"):
-            yield Label("New game", id="dialog-title")
+            yield Label(_("New game"), id="dialog-title")
             with VerticalScroll(id="fields"):
                 with Horizontal(classes="row"):
-                    yield Label("Edition")
+                    yield Label(_("Edition"))
                     yield Select([("2022 (Mattel)", "2022"), ("1980 (O'NO 99)", "1980")], value=edition,
                                  allow_blank=False, id="edition")
                 with Horizontal(classes="row"):
-                    yield Label("Players" if not self.local else "Players (you and bots)")
+                    yield Label(_("Players") if not self.local else _("Players (you and bots)"))
                     yield Select([(str(n), n) for n in range(2, 9)], value=seats if 2 <= seats <= 8 else 4,
                                  allow_blank=False, id="seats")
                 if not self.local:
                     with Horizontal(classes="row"):
-                        yield Label("Bots")
+                        yield Label(_("Bots"))
                         bots = self._last("bots", 0)
                         yield Select([(str(n), n) for n in range(0, 8)], value=bots if 0 <= bots <= 7 else 0,
                                      allow_blank=False, id="bots")
                 with Horizontal(classes="row"):
-                    yield Label("Bot level")
+                    yield Label(_("Bot level"))
                     level = self._last("bot_level", "greedy")
-                    yield Select([(f"{lv.name}: {lv.description}", lv.name) for lv in BOT_LEVELS.values()],
+                    yield Select([(f"{lv.name}: {_(lv.description)}", lv.name) for lv in BOT_LEVELS.values()],
                                  value=level if level in BOT_LEVELS else "greedy", allow_blank=False, id="bot_level")
                 with Horizontal(classes="row only-1980"):
-                    yield Label("Scoring")
+                    yield Label(_("Scoring"))
                     scoring = self._last("scoring", "tokens")
-                    yield Select([("tokens (3 each)", "tokens"), ("points", "points")],
+                    yield Select([(_("tokens (3 each)"), "tokens"), (_("points"), "points")],
                                  value=scoring if scoring in ("tokens", "points") else "tokens",
                                  allow_blank=False, id="scoring")
                 with Horizontal(classes="row only-1980 only-points"):
-                    yield Label("Points target")
+                    yield Label(_("Points target"))
                     yield Input(str(self._last("points_target", 100)), id="points_target", type="integer")
                 with Horizontal(classes="row only-1980 only-points"):
-                    yield Label("Points win")
+                    yield Label(_("Points win"))
                     win = self._last("points_win", "last_standing")
-                    yield Select([("last standing", "last_standing"), ("lowest score", "lowest_score")],
+                    yield Select([(_("last standing"), "last_standing"), (_("lowest score"), "lowest_score")],
                                  value=win if win in ("last_standing", "lowest_score") else "last_standing",
                                  allow_blank=False, id="points_win")
                 for name, label, only in BOOL_OPTIONS:
                     with Horizontal(classes=f"row switch-row only-{only}" if only else "row switch-row"):
                         yield Switch(bool(self._last(name, False)), id=name)
-                        yield Label(label, classes="switch-label")
+                        yield Label(_(label), classes="switch-label")
                 if not self.local:
                     with Horizontal(classes="row"):
-                        yield Label("Turn clock (s)")
+                        yield Label(_("Turn clock (s)"))
                         yield Input(str(self._last("turn_seconds", 30)), id="turn_seconds", type="integer")
                     with Horizontal(classes="row switch-row"):
                         yield Switch(bool(self._last("private", False)), id="private")
-                        yield Label("Private (join by invite code)", classes="switch-label")
+                        yield Label(_("Private (join by invite code)"), classes="switch-label")
             yield Static(id="problem", markup=False)
             with Horizontal(id="buttons"):
-                yield Button("Start (enter)", id="start", variant="primary")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button(_("Start (enter)"), id="start", variant="primary")
+                yield Button(_("Cancel (esc)"), id="cancel")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -729,7 +736,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
     def _message(self) -> dict[str, Any]:
         edition = self.query_one("#edition", Select).value
         options: dict[str, Any] = {}
-        for name, _, only in BOOL_OPTIONS:
+        for name, _label, only in BOOL_OPTIONS:
             if self.query_one(f"#{name}", Switch).value and only in ("", edition):
                 options[name] = True
         if edition == "1980":
@@ -759,7 +766,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                                    "bot_level": message["bot_level"]}
         if not self.local:
             choices.update(bots=message["bots"], turn_seconds=message["turn_seconds"], private=message["private"])
-        for name, _, _ in BOOL_OPTIONS:
+        for name, _label, _only in BOOL_OPTIONS:
             choices[name] = self.query_one(f"#{name}", Switch).value
         choices["scoring"] = self.query_one("#scoring", Select).value
         choices["points_win"] = self.query_one("#points_win", Select).value
@@ -778,8 +785,8 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
             message = self._message()
             TableOptions.from_mapping(message["edition"], message["options"]).check_players(message["seats"])
             if not self.local and message["bots"] > message["seats"] - 1:
-                raise ValueError(f"{words.players(message['seats'])} leave room for at most "
-                                 f"{words.bots(message['seats'] - 1)}")
+                raise ValueError(_("{players} leave room for at most {bots}").format(
+                    players=words.players(message["seats"]), bots=words.bots(message["seats"] - 1)))
         except (OptionError, ValueError) as exc:
             self.query_one("#problem", Static).update(Text(readable_problem(str(exc))))
             return
@@ -792,18 +799,25 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
 
 
 # --- lobby -------------------------------------------------------------------------------------------------
+# the bot levels' descriptions (ono99_tui/bots/levels.py), for the catalogs: shown translated in the new-game dialog
+BOT_DESCRIPTIONS = [
+    N_("Plays any legal card at random."),
+    N_("Plays a random number that fits and keeps escape cards until none does."),
+    N_("Plays its biggest safe number and saves escape cards for emergencies."),
+    N_("Counts cards and looks ahead over the possible hidden hands."),
+]
 class LobbyScreen(ModelScreen):
     BINDINGS = [
-        Binding("n", "new_table", "New table"),
-        Binding("j,enter", "join", "Join"),
-        Binding("s", "spectate", "Watch"),
-        Binding("i", "invite", "Invite"),
-        Binding("b", "leaderboard", "Leaderboard"),
-        Binding("c", "focus_chat", "Chat", show=False),
-        Binding("escape", "focus_tables", "Tables", show=False),
-        Binding("r", "refresh", "Refresh", show=False),  # the list updates by itself; r is for doubters
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("n", "new_table", N_("New table")),
+        Binding("j,enter", "join", N_("Join")),
+        Binding("s", "spectate", N_("Watch")),
+        Binding("i", "invite", N_("Invite")),
+        Binding("b", "leaderboard", N_("Leaderboard")),
+        Binding("c", "focus_chat", N_("Chat"), show=False),
+        Binding("escape", "focus_tables", N_("Tables"), show=False),
+        Binding("r", "refresh", N_("Refresh"), show=False),  # the list updates by itself; r is for doubters
+        Binding("question_mark", "help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self) -> None:
@@ -817,13 +831,13 @@ class LobbyScreen(ModelScreen):
         title, notice = self._title(model), self._notice(model)
         yield Static(title, id="title", markup=False)
         grid: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        grid.add_columns("#", "name", "rules", "seats", "bots", "status", "watching")
+        grid.add_columns("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching"))
         yield grid
         yield Static(notice, id="lobby-notice", markup=False)
         with Horizontal(id="lobby-bottom"):
             with Vertical(id="lobby-chat-box"):
                 yield RichLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
-                yield Input(placeholder="lobby chat (c)", id="lobby-chat-input", max_length=300)
+                yield Input(placeholder=_("lobby chat (c)"), id="lobby-chat-input", max_length=300)
             yield Static(self._online(model), id="online", markup=False)
         yield KeysFooter()
 
@@ -836,13 +850,13 @@ class LobbyScreen(ModelScreen):
 
     @staticmethod
     def _online(model: Model) -> Text:
-        text = Text(f"Online ({model.online_total})\n", style="bold")
+        text = Text(_("Online ({n})").format(n=model.online_total) + "\n", style="bold")
         for player in model.online:
             text.append(Text(str(player["name"])))
             if player.get("away"):
-                text.append(" · away")
+                text.append(" · " + _("away"))
             elif player.get("table") is not None:
-                text.append(f" · table {player['table']}")
+                text.append(" · " + _("table {n}").format(n=player["table"]))
             text.append("\n")
         return text
 
@@ -865,22 +879,22 @@ class LobbyScreen(ModelScreen):
         if model.server_name and model.server_name != "ONO 99":
             title.append("  ·  ")
             title.append(model.server_name)
-        title.append("  ·  you are ")
+        title.append("  ·  " + _("you are") + " ")
         title.append(model.my_name or "?", style="bold")
         if not model.connected:
-            title.append("  ·  CONNECTION LOST, reconnecting…", style="bold reverse")
+            title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
         return title
 
     @staticmethod
     def _notice(model: Model) -> Text:
-        hint = "Enter or j: join the selected table · s: watch it · n: new table · i: invite code"
-        return Text(model.notice or ("No tables yet: press n to create one." if not model.tables else hint))
+        hint = _("Enter or j: join the selected table · s: watch it · n: new table · i: invite code")
+        return Text(model.notice or (_("No tables yet: press n to create one.") if not model.tables else hint))
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
         rows = [(str(info["id"]), str(info["name"]), str(info["summary"]),
                  f"{sum(1 for s in info['seats'] if s['kind'] != 'empty')}/{len(info['seats'])}",
-                 str(info["bots"]), str(info["status"]), str(info["spectators"])) for info in model.tables]
+                 str(info["bots"]), status_word(str(info["status"])), str(info["spectators"])) for info in model.tables]
         if rows != self._rows:
             self._rows = rows
             grid = self.query_one(DataTable)
@@ -911,7 +925,9 @@ class LobbyScreen(ModelScreen):
         return int(self.ono.model.tables[min(grid.cursor_row, len(self.ono.model.tables) - 1)]["id"])
 
     def _no_table(self, doing: str) -> None:
-        self.ono.notify(f"There is no table to {doing} yet: press n to create one.", timeout=5)
+        text = (_("There is no table to join yet: press n to create one.") if doing == "join"
+                else _("There is no table to watch yet: press n to create one."))
+        self.ono.notify(text, timeout=5)
 
     def action_join(self) -> None:
         table = self._selected_table()
@@ -953,12 +969,12 @@ class LobbyScreen(ModelScreen):
 
 
 class InviteScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Join a private table by its invite code")
-            yield Input(placeholder="e.g. K7QX2M", id="code", max_length=16)
+            yield Label(_("Join a private table by its invite code"))
+            yield Input(placeholder=_("e.g. K7QX2M"), id="code", max_length=16)
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
@@ -970,15 +986,15 @@ class InviteScreen(ModalScreen[str | None]):
 
 class LeaderboardScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape", "dismiss", "Close"),
-        Binding("a", "edition('')", "All"),
+        Binding("escape", "dismiss", N_("Close")),
+        Binding("a", "edition('')", N_("All")),
         Binding("2", "edition('2022')", "2022"),
         Binding("1", "edition('1980')", "1980"),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Leaderboard: most wins", id="leaders-title")
+            yield Label(_("Leaderboard: most wins"), id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
         yield KeysFooter()
 
@@ -996,12 +1012,12 @@ class LeaderboardScreen(ModalScreen[None]):
         if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         grid = self.query_one(DataTable)
-        grid.add_columns("player", "wins", "games")
+        grid.add_columns(_("player"), _("wins"), _("games"))
         self.refresh_model(self.app.model)  # type: ignore[attr-defined]
 
     def refresh_model(self, model: Model) -> None:
-        which = model.leaderboard_edition or "all editions"
-        self.query_one("#leaders-title", Label).update(f"Leaderboard, {which}: most wins")
+        which = model.leaderboard_edition or _("all editions")
+        self.query_one("#leaders-title", Label).update(_("Leaderboard, {which}: most wins").format(which=which))
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
@@ -1009,27 +1025,31 @@ class LeaderboardScreen(ModalScreen[None]):
 
 
 class SettingsScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
 
     def compose(self) -> ComposeResult:
         app = self.app
         yield ClockBar(markup=False)
         with Vertical(id="dialog"):
-            yield Label("Settings")
+            yield Label(_("Settings"))
             with Horizontal(classes="row"):
-                yield Label("Theme")
-                themes = [("high contrast (no colour)", "ono99-mono"), *[(n, n) for n in sorted(app.available_themes)
+                yield Label(_("Theme"))
+                themes = [(_("high contrast (no colour)"), "ono99-mono"), *[(n, n) for n in sorted(app.available_themes)
                                                                       if n != "ono99-mono"]]
                 yield Select(themes, value=app.theme, allow_blank=False, id="theme")
             with Horizontal(classes="row"):
+                yield Label(_("Language"))
+                yield Select([(name, code) for code, name in LANGUAGES.items()], value=current_language(),
+                             allow_blank=False, id="language")
+            with Horizontal(classes="row"):
                 yield Switch(bool(getattr(app, "bell_on_turn", True)), id="bell")
-                yield Label("Ring the terminal bell on your turn")
+                yield Label(_("Ring the terminal bell on your turn"))
             if getattr(app, "keep_settings", False):
                 with Horizontal(classes="row"):
-                    yield Label("Your name")
+                    yield Label(_("Your name"))
                     yield Input(str(app.settings.name or getattr(app, "player_name", "")),  # type: ignore[attr-defined]
                                 id="name", max_length=20)
-                yield Static("Your name is used from the next game or connection on.", markup=False)
+                yield Static(_("Your name is used from the next game or connection on."), markup=False)
 
     @on(Select.Changed, "#theme")
     def theme_changed(self, event: Select.Changed) -> None:
@@ -1038,6 +1058,20 @@ class SettingsScreen(ModalScreen[None]):
         if hasattr(app, "settings"):
             app.settings.theme = app.theme
             app.save_settings()
+
+    @on(Select.Changed, "#language")
+    def language_changed(self, event: Select.Changed) -> None:
+        """Speak the language chosen from now on (an SSH session: that session only), and keep it."""
+        language = str(event.value)
+        if language == current_language():
+            return
+        change_language(language)
+        app: Any = self.app
+        if hasattr(app, "settings"):
+            app.settings.language = language
+            app.save_settings()
+        self.dismiss()
+        app.relabel()
 
     @on(Input.Changed, "#name")
     def name_changed(self, event: Input.Changed) -> None:

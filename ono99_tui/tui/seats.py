@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from ..i18n import N_
+from ..i18n import gettext as _
 from .widgets import KeysFooter
 
 
@@ -20,21 +22,21 @@ class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question; anything but yes (No, Esc, n) answers no."""
 
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding("y", "answer(True)", N_("Yes")),
+        Binding("n,escape", "answer(False)", N_("No")),
     ]
 
-    def __init__(self, question: str, yes: str = "Yes") -> None:
+    def __init__(self, question: str, yes: str | None = None) -> None:
         super().__init__()
         self.question = question
-        self.yes = yes
+        self.yes = _("Yes") if yes is None else yes
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="confirm"):
             yield Label(Text(self.question), id="question")
             with Horizontal(id="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
-                yield Button("No (n, esc)", id="no", variant="primary")
+                yield Button(_("No (n, esc)"), id="no", variant="primary")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -70,31 +72,31 @@ def seat_choices(model: Any) -> list[tuple[str, dict[str, Any]]]:
     replace_bots = bool(table.get("replace_bots"))
     choices: list[tuple[str, dict[str, Any]]] = []
 
-    def label(i: int) -> str:
-        return f"seat {i + 1}"
-
     if me is None and playing:
-        choices.append(("Sit down when the next game starts", {"t": "sit"}))
+        choices.append((_("Sit down when the next game starts"), {"t": "sit"}))
     elif me is None:
         for i, seat in enumerate(seats):
             if seat["kind"] == "empty" or (replace_bots and seat["kind"] == "bot"):
-                choices.append((f"Sit down in {label(i)}", {"t": "sit", "seat": i}))
+                choices.append((_("Sit down in seat {n}").format(n=i + 1), {"t": "sit", "seat": i}))
     elif not playing:
-        choices.append(("Stand up (watch the table)", {"t": "stand"}))
+        choices.append((_("Stand up (watch the table)"), {"t": "stand"}))
     if host and not playing:
         watchers = [w for w in table.get("waiting") or table.get("watchers") or [] if w != model.my_name]
         for i, seat in enumerate(seats):
             if seat["kind"] == "bot":
-                choices += [(f"Give {label(i)} ({seat['name']}) to {w}", {"t": "give_seat", "seat": i, "name": w})
-                            for w in watchers]
-                choices.append((f"Remove {seat['name']} from {label(i)}", {"t": "remove_bot", "seat": i}))
+                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat["name"], name=w),
+                             {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
+                choices.append((_("Remove {bot} from seat {n}").format(bot=seat["name"], n=i + 1),
+                                {"t": "remove_bot", "seat": i}))
             elif seat["kind"] == "empty":
-                choices += [(f"Give {label(i)} to {w}", {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
-                choices.append((f"Add a bot in {label(i)}", {"t": "add_bot", "seat": i}))
+                choices += [(_("Give seat {n} to {name}").format(n=i + 1, name=w),
+                             {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
+                choices.append((_("Add a bot in seat {n}").format(n=i + 1), {"t": "add_bot", "seat": i}))
             elif i != me:
-                choices.append((f"Remove {seat['name']} from the table", {"t": "kick", "seat": i}))
+                choices.append((_("Remove {name} from the table").format(name=seat["name"]), {"t": "kick", "seat": i}))
     if host:
-        choices.append((f"Late joiners take bots' seats: {'on, turn off' if replace_bots else 'off, turn on'}",
+        choices.append((_("Late joiners take bots' seats: on, turn off") if replace_bots
+                        else _("Late joiners take bots' seats: off, turn on"),
                         {"t": "table_options", "replace_bots": not replace_bots}))
     return choices[:MAX_CHOICES]
 
@@ -102,7 +104,7 @@ def seat_choices(model: Any) -> list[tuple[str, dict[str, Any]]]:
 class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):
     """The table's seats and what you may do with them: sit, stand, and the host's controls."""
 
-    BINDINGS = [Binding("escape", "close", "Close")]
+    BINDINGS = [Binding("escape", "close", N_("Close"))]
 
     def __init__(self, model: Any) -> None:
         super().__init__()
@@ -114,30 +116,30 @@ class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):
         lines = Text()
         for i, seat in enumerate(table.get("seats") or []):
             lines.append(f"{i + 1}. ")
-            name = seat["name"] or "empty"
-            lines.append(Text(f"{name} (you)" if table.get("you") == i else name))
+            name = seat["name"] or _("empty")
+            lines.append(Text(_("{name} (you)").format(name=name) if table.get("you") == i else name))
             if seat["kind"] == "bot":
-                lines.append(" · bot")
+                lines.append(" · " + _("bot"))
             elif seat["kind"] == "human" and not seat.get("connected"):
-                lines.append(" · away")
+                lines.append(" · " + _("away"))
             lines.append("\n")
         watching = table.get("watchers") or []
         if watching:
-            lines.append("Watching: ")
+            lines.append(_("Watching:") + " ")
             lines.append(Text(", ".join(watching)))
             lines.append("\n")
         if table.get("waiting"):
-            lines.append("Waiting for a seat: ")
+            lines.append(_("Waiting for a seat:") + " ")
             lines.append(Text(", ".join(table["waiting"])))
             lines.append("\n")
         with VerticalScroll(id="dialog", classes="seat-menu"):
-            yield Label("Seats", id="dialog-title")
+            yield Label(_("Seats"), id="dialog-title")
             yield Static(lines, id="seat-list", markup=False)
-            for i, (text, _) in enumerate(self.choices):
+            for i, (text, _message) in enumerate(self.choices):
                 yield Button(Text(text), id=f"choice-{i}", classes="seat-choice")
             if not self.choices:
-                yield Static("Nothing to change now.", markup=False)
-            yield Button("Close (esc)", id="close")
+                yield Static(_("Nothing to change now."), markup=False)
+            yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
 
     @on(Button.Pressed)

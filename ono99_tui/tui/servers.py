@@ -11,32 +11,37 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from .. import text as words
 from ..client import parse_address
 from ..discovery import FoundServer, ServerBrowser
+from ..i18n import N_
+from ..i18n import gettext as _
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
+from .model import status_word
+from .widgets import KeysFooter
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address
-NOTHING_FOUND = ("No ONO 99 server found on this network yet (still looking). Type an address below "
-                 "(HOST or HOST:PORT) and press Enter, or host one with 'ono99 serve'.")
+NOTHING_FOUND = N_("No ONO 99 server found on this network yet (still looking). Type an address below "
+                   "(HOST or HOST:PORT) and press Enter, or host one with 'ono99 serve'.")
 
 
 def describe_tables(advert: Advert) -> Text:
     """The open tables of one server, a line each, as plain text (every string came from the network)."""
     text = Text()
     if not advert.tables:
-        text.append("No tables yet: join and create one.", style="dim")
+        text.append(_("No tables yet: join and create one."), style="dim")
         return text
     for table in advert.tables:
         if text:
             text.append("\n")
-        text.append(table.name or f"table {table.id}", style="bold")
+        text.append(table.name or _("table {n}").format(n=table.id), style="bold")
         seats = words.count(table.seats, "{n} seat", "{n} seats")
-        free = f"{table.free} of {seats} free" if table.free else f"{seats}, full"
-        text.append(f"  ·  {free}  ·  {table.status}  ·  ")
+        free = _("{free} of {seats} free").format(free=table.free, seats=seats) if table.free \
+            else _("{seats}, full").format(seats=seats)
+        text.append(f"  ·  {free}  ·  {status_word(table.status)}  ·  ")
         text.append(table.summary)
     hidden = advert.tables_total - len(advert.tables)
     if hidden > 0:
@@ -48,10 +53,10 @@ class ServersScreen(Screen[tuple[str, int]]):
     """Picks a server; dismisses with its ``(host, port)``."""
 
     BINDINGS = [
-        Binding("enter", "join", "Join", show=True),
-        Binding("a", "type_address", "Type an address"),
-        Binding("escape", "back_to_list", "List", show=False),
-        Binding("q", "app.quit", "Quit"),
+        Binding("enter", "join", N_("Join"), show=True),
+        Binding("a", "type_address", N_("Type an address")),
+        Binding("escape", "back_to_list", N_("List"), show=False),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self, interfaces: Sequence[str] | None = None) -> None:
@@ -62,18 +67,18 @@ class ServersScreen(Screen[tuple[str, int]]):
         self.quiet_over = False  # True once QUIET_SECONDS have passed
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("ONO 99 servers on your network", style="bold"), id="title")
+        yield Static(Text(_("ONO 99 servers on your network"), style="bold"), id="title")
         yield DataTable(id="servers", cursor_type="row", zebra_stripes=True)
         yield Static(id="server-tables", markup=False)
-        yield Static(Text("Looking for servers…"), id="discovery-status", markup=False)
-        yield Input(placeholder="…or type an address: HOST or HOST:PORT, then Enter", id="address")
-        yield Footer()
+        yield Static(Text(_("Looking for servers…")), id="discovery-status", markup=False)
+        yield Input(placeholder=_("…or type an address: HOST or HOST:PORT, then Enter"), id="address")
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         grid = self.query_one("#servers", DataTable)
-        grid.add_columns("server", "address", "tables", "free seats", "ssh")
+        grid.add_columns(_("server"), _("address"), _("tables"), _("free seats"), "ssh")
         grid.focus()
         self.run_worker(self._browse(), exclusive=True, group="discovery", name="discovery")
         self.set_timer(QUIET_SECONDS, self._end_quiet)
@@ -92,8 +97,8 @@ class ServersScreen(Screen[tuple[str, int]]):
         except OSError as exc:
             self.searching = False
             self.action_type_address()
-            self._say(f"Cannot search this network ({exc}). Type the server's address below (HOST or "
-                      "HOST:PORT) and press Enter.")
+            self._say(_("Cannot search this network ({error}). Type the server's address below (HOST or "
+                        "HOST:PORT) and press Enter.").format(error=exc))
         finally:
             await browser.close()
 
@@ -107,7 +112,7 @@ class ServersScreen(Screen[tuple[str, int]]):
         for found in self.servers:
             advert = found.advert
             open_seats = sum(t.free for t in advert.tables if t.status == "waiting")
-            ssh = f"port {advert.ssh_port}" if advert.ssh_port else "no"
+            ssh = _("port {port}").format(port=advert.ssh_port) if advert.ssh_port else _("no")
             grid.add_row(Text(advert.name), found.address, str(advert.tables_total), str(open_seats), ssh,
                          key=found.key)
         keys = [s.key for s in self.servers]
@@ -126,20 +131,21 @@ class ServersScreen(Screen[tuple[str, int]]):
         text.append(f"{found.advert.name}  ({found.key})", style="bold underline")
         text.append("\n")
         if not found.advert.compatible:
-            text.append(f"Speaks protocol {found.advert.protocol}; this ono99 speaks {PROTOCOL_VERSION}: one of "
-                        "you needs to update.\n", style="bold")
+            text.append(_("Speaks protocol {theirs}; this ono99 speaks {ours}: one of you needs to update.").format(
+                theirs=found.advert.protocol, ours=PROTOCOL_VERSION) + "\n", style="bold")
         text.append_text(describe_tables(found.advert))
         if found.advert.ssh_port:
-            text.append(f"\nNothing installed? ssh -p {found.advert.ssh_port} {found.host}", style="dim")
+            text.append("\n" + _("Nothing installed? {command}").format(
+                command=f"ssh -p {found.advert.ssh_port} {found.host}"), style="dim")
         panel.update(text)
 
     def _say_status(self) -> None:
         if not self.searching:
             return
         if self.servers:
-            self._say("Enter: join the selected server  ·  a: type an address  ·  the list updates by itself")
+            self._say(_("Enter: join the selected server  ·  a: type an address  ·  the list updates by itself"))
         else:
-            self._say(NOTHING_FOUND if self.quiet_over else "Looking for servers…")
+            self._say(_(NOTHING_FOUND) if self.quiet_over else _("Looking for servers…"))
 
     def _say(self, text: str) -> None:
         self.query_one("#discovery-status", Static).update(Text(text))
@@ -162,11 +168,12 @@ class ServersScreen(Screen[tuple[str, int]]):
     def action_join(self) -> None:
         found = self.selected()
         if found is None:
-            self.notify("No server to join yet: wait for one to appear, or type an address.", severity="warning")
+            self.notify(_("No server to join yet: wait for one to appear, or type an address."),
+                        severity="warning")
             return
         if not found.advert.compatible:
-            self.notify(f"{found.advert.name} speaks protocol {found.advert.protocol}, this ono99 speaks "
-                        f"{PROTOCOL_VERSION}: update the older one.", severity="error")
+            self.notify(_("{server} speaks protocol {theirs}, this ono99 speaks {ours}: update the older one.").format(
+                server=found.advert.name, theirs=found.advert.protocol, ours=PROTOCOL_VERSION), severity="error")
             return
         self.dismiss((found.host, found.port))
 
@@ -179,8 +186,8 @@ class ServersScreen(Screen[tuple[str, int]]):
         except ValueError:
             host, port = "", 0
         if not host or not 0 < port < 65536:
-            self.notify(f"{text!r} is not an address: type HOST or HOST:PORT (for example 192.168.1.20:9999).",
-                        severity="error")
+            self.notify(_("{text} is not an address: type HOST or HOST:PORT (for example 192.168.1.20:9999).").format(
+                text=repr(text)), severity="error")
             return
         self.dismiss((host, port))
 

@@ -1,5 +1,5 @@
-"""The player's settings, kept between runs: theme, bell, name, the last new-game choices, and
-whether the first-run hint was seen.
+"""The player's settings, kept between runs: theme, bell, name, language, the last new-game choices,
+and whether the first-run hint was seen.
 
 They live in ``settings.json`` under the user's config directory (platformdirs'
 ``user_config_dir("ono99")``), or under ``$ONO99_CONFIG_DIR`` when that is set. A missing or broken
@@ -33,6 +33,7 @@ class Settings:
     name: str = ""  # the name of the last game or connection ("" before the first)
     new_game: dict[str, Any] = field(default_factory=dict)  # the last new-game dialog's choices
     hint_seen: bool = False  # the first-run hint was dismissed
+    language: str = ""  # a language code (ono99_tui.i18n.LANGUAGES); "" until one is picked: the environment's
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:

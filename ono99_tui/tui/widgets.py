@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from .. import text as words
+from ..i18n import gettext as _
 from .model import CARD_SHORT, Model, card_kind, card_label
 
 if TYPE_CHECKING:
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
 def card_face(code: str, edition: str) -> tuple[str, str]:
     """The big text and the small word of a card."""
     big = CARD_SHORT.get(code, code)
-    small = {"number": "", "minus": "minus", "action": card_label(code, edition).lower(),
-             "ono99": "stuck"}[card_kind(code)]
+    small = {"number": "", "minus": _("minus"), "action": card_label(code, edition).lower(),
+             "ono99": _("stuck")}[card_kind(code)]
     if code == "ONO99":
         small = "O'NO 99" if edition == "1980" else "ONO 99"
     return big, small
@@ -163,12 +164,13 @@ class SeatsView(Static):
     def _status(model: Model, view: dict[str, Any] | None, seat: int, seats: list[dict[str, Any]]) -> str:
         if view is None:
             info = seats[seat] if seat < len(seats) else {}
-            return "(empty)" if info.get("kind") == "empty" else f"({info.get('kind', '')})"
+            kind = {"empty": _("empty"), "human": _("player"), "bot": _("bot")}.get(info.get("kind", ""), "")
+            return f"({kind})"
         parts = []
         if not view["active"][seat]:
-            parts.append("OUT")
+            parts.append(_("OUT"))
         elif not view["in_hand"][seat]:
-            parts.append("dropped")
+            parts.append(_("dropped"))
         else:
             parts.append(words.cards(view["hand_sizes"][seat]))
         if view["tokens"] is not None:
@@ -177,12 +179,12 @@ class SeatsView(Static):
             parts.append(words.points(view["scores"][seat]))
         info = seats[seat] if seat < len(seats) else {}
         if info.get("kind") == "human" and info.get("connected") is False:
-            parts.append("away")
+            parts.append(_("away"))
         if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] \
                 and info.get("kind") == "human":
-            parts.append("bot playing")
+            parts.append(_("bot playing"))
         if view["open_draws"][seat]:
-            parts.append("draw open")
+            parts.append(_("draw open"))
         return "[" + " · ".join(parts) + "]"
 
 
@@ -192,14 +194,15 @@ class TotalLabel(Static):
     def show(self, model: Model) -> None:
         view = model.view
         if view is None:
-            show_text(self, Text("TOTAL"), fixed_size=True)
+            show_text(self, Text(_("TOTAL")), fixed_size=True)
             return
         limit = 99 if view["options"].get("bust_over_99") else 98
         room = limit - int(view["total"])
         text = Text()
-        text.append("TOTAL", style="bold")
-        text.append(f" · limit {limit}\n")
-        text.append(f"{room} to go" if room > 0 else ("at the limit" if room == 0 else "over the limit"))
+        text.append(_("TOTAL"), style="bold")
+        text.append(" · " + _("limit {limit}").format(limit=limit) + "\n")
+        text.append(_("{room} to go").format(room=room) if room > 0
+                    else (_("at the limit") if room == 0 else _("over the limit")))
         show_text(self, text, fixed_size=True)
 
 
@@ -209,20 +212,22 @@ class StatusLine(Static):
     def show(self, model: Model) -> None:
         view = model.view
         if view is None:
-            show_text(self, Text("Waiting for the game to start…"), fixed_size=True)
+            show_text(self, Text(_("Waiting for the game to start…")), fixed_size=True)
             return
-        arrow = "→ clockwise" if view["direction"] == 1 else "← counter-clockwise"
+        arrow = "→ " + _("clockwise") if view["direction"] == 1 else "← " + _("counter-clockwise")
         top = card_label(view["top_card"], model.edition) if view["top_card"] else "—"
         text = Text()
-        text.append(f"{arrow} · top card {top} · draw pile {view['draw_pile_size']}")
+        text.append(f"{arrow} · " + _("top card {card} · draw pile {size}").format(card=top,
+                                                                                 size=view["draw_pile_size"]))
         left = model.clock_left()
         if left is not None and view["winner"] is None:
-            text.append(f" · clock {int(left)}s", style="bold reverse" if left < 10 else "bold")
+            text.append(" · " + _("clock {seconds}s").format(seconds=int(left)),
+                        style="bold reverse" if left < 10 else "bold")
         if view["edition"] == "1980":
-            text.append(f" · hand {view['hand_number'] + 1}")
+            text.append(" · " + _("hand {n}").format(n=view["hand_number"] + 1))
         plays = list(model.recent_plays)
         if plays:
-            text.append("\nlast plays: ")
+            text.append("\n" + _("last plays:") + " ")
             for i, play in enumerate(plays):
                 if i:
                     text.append(" · ")
@@ -236,7 +241,7 @@ class StatusLine(Static):
     @staticmethod
     def _play(model: Model, play: dict[str, Any]) -> Text:
         seat = play.get("seat")
-        who = "You" if model.is_me(seat) else model.plain_name(seat)
+        who = _("You") if model.is_me(seat) else model.plain_name(seat)
         cards = play["cards"]
         what = "4× ONO 99" if len(cards) == 4 else card_label(cards[0], model.edition)
         return Text(f"{who} {what} → {play['total']}")
@@ -252,30 +257,34 @@ class Banner(Static):
         if view is None and table.get("status") == "waiting":
             free = words.free_seats(sum(1 for seat in table.get("seats", []) if seat.get("kind") == "empty"))
             if table.get("host") == model.my_name:
-                lines.append(f"Waiting for players ({free}). Press s to start: empty seats get bots.")
+                lines.append(_("Waiting for players ({free}). Press s to start: empty seats get bots.").format(
+                    free=free))
             else:
-                lines.append(f"Waiting for {table.get('host')} to start the game ({free}).")
+                lines.append(_("Waiting for {host} to start the game ({free}).").format(host=table.get("host"),
+                                                                                         free=free))
             if table.get("code"):
-                lines.append(f"Invite code: {table['code']}")
+                lines.append(_("Invite code: {code}").format(code=table["code"]))
         if view is not None and view["winner"] is None:
             ob = view["obligation"]
             if ob is not None:
                 me = model.is_me(ob["seat"])
                 name = model.seat_name(ob["seat"])
-                card = "PLAY 2" if model.edition == "2022" else "DOUBLE PLAY"
+                card = card_label("PLAY2" if model.edition == "2022" else "DOUBLE", model.edition).upper()
                 if ob["plays_left"] == 2:
-                    dodge = " (or pass it on)" if ob["can_pass"] else ""
-                    lines.append(f"{card}! You must play two cards{dodge}" if me
-                                 else f"{card}! {name} must play two cards{dodge}")
+                    if ob["can_pass"]:
+                        line = (_("{card}! You must play two cards (or pass it on)") if me
+                                else _("{card}! {name} must play two cards (or pass it on)"))
+                    else:
+                        line = _("{card}! You must play two cards") if me else _("{card}! {name} must play two cards")
                 else:
-                    lines.append(f"{card}: you play the second card" if me
-                                 else f"{card}: {name} plays the second card")
+                    line = _("{card}: you play the second card") if me else _("{card}: {name} plays the second card")
+                lines.append(line.format(card=card, name=name))
             if model.can_draw:
-                lines.append("Your draw is still open: press d before the next player plays, or it is lost!")
+                lines.append(_("Your draw is still open: press d before the next player plays, or it is lost!"))
             if model.my_turn:
-                lines.append("Your turn")
+                lines.append(_("Your turn"))
             elif model.replay and view["turn"] is not None:
-                lines.append(f"{model.plain_name(view['turn'])}'s turn")
+                lines.append(_("{name}'s turn").format(name=model.plain_name(view["turn"])))
         show_text(self, Text("\n".join(lines)), fixed_size=True)
         self.set_class(bool(lines), "loud")
 
@@ -293,9 +302,10 @@ class ClockBar(Static):
         if model is None or left is None or model.view is None or model.view["winner"] is not None:
             self.display = False
             return
-        whose = "Your turn" if model.my_turn else f"{model.plain_name(model.view['turn'])}'s turn"
+        turn = model.plain_name(model.view["turn"])
+        whose = _("Your turn") if model.my_turn else _("{name}'s turn").format(name=turn)
         self.display = True
-        show_text(self, Text(f"{whose} · clock {int(left)}s"), fixed_size=True)
+        show_text(self, Text(f"{whose} · " + _("clock {seconds}s").format(seconds=int(left))), fixed_size=True)
 
 
 class FooterEntry(NamedTuple):
@@ -362,14 +372,15 @@ class KeysFooter(Widget, can_focus=False):
         entries: list[FooterEntry] = []
         actions: set[str] = set()
         shows = getattr(self.screen, "footer_shows", None)  # a screen may hide keys that do nothing now
-        for _, binding, enabled, _ in active.values():
+        for _key, binding, enabled, _tooltip in active.values():
             if binding.show and binding.action not in actions and (shows is None or shows(binding.action)):
                 actions.add(binding.action)
-                entries.append(FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled))
+                entries.append(FooterEntry(binding.key, app.get_key_display(binding), _(binding.description),
+                                           enabled))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
-            _, binding, enabled, _ = active[app.COMMAND_PALETTE_BINDING]
-            palette = FooterEntry(binding.key, app.get_key_display(binding), binding.description, enabled)
+            _key, binding, enabled, _tooltip = active[app.COMMAND_PALETTE_BINDING]
+            palette = FooterEntry(binding.key, app.get_key_display(binding), _(binding.description), enabled)
         return tuple(entries), palette
 
     def _bindings_changed(self, screen: Screen[Any]) -> None:
