@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help=_("play many headless bot games and report win rates"),
                          description=_("Play many headless bot games (seats rotate between games) and "
-                                     "report wins per bot and per seat with 95% confidence intervals."))
+                                     "report wins per bot and per seat with confidence intervals (95%)."))
     sim.add_argument("--games", type=int, default=1000, help=_("number of games (default 1000)"))
     sim.add_argument("--players", type=int, default=None,
                      help=_("players per game (default: the number of --bots, or 4)"))

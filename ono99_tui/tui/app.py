@@ -20,6 +20,7 @@ from ..i18n import gettext as _
 from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from ..reasons import render_message_reason
+from .cells import match_terminal_widths
 from .model import Model
 from .names import NameScreen
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
@@ -27,6 +28,7 @@ from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
 from .widgets import KeysFooter
 
+match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays

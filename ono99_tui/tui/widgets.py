@@ -408,23 +408,32 @@ class KeysFooter(Widget, can_focus=False):
     def render(self) -> Text:
         width = self.size.width
         right = Text()
-        if self._palette is not None:
+        palette = self._palette
+        # Each key with its padding; when they do not all fit (a long language, a narrow terminal),
+        # each key close to its label, one space between keys, and the screen's keys before the
+        # command palette's.
+        compact = sum(self._entry_text(entry).cell_len for entry in self._entries) > width - 14
+        if compact and sum(self._entry_text(e, compact=True).cell_len + 1 for e in self._entries) > width - 14:
+            palette = None
+        if palette is not None:
             right.append("▏", self.get_component_rich_style("keys-footer--divider"))
-            right.append_text(self._entry_text(self._palette, compact=True))
+            right.append_text(self._entry_text(palette, compact=True))
             right.append(" ")
         left_width = max(0, width - right.cell_len)
         left = Text()
         self._spans = []
         for entry in self._entries:
             start = left.cell_len
-            shown = self._entry_text(entry)
+            shown = self._entry_text(entry, compact=compact)
+            if compact and start:
+                shown = Text.assemble(" ", shown)
             if start + shown.cell_len > left_width:
                 break  # a key is shown whole or not at all
             left.append_text(shown)
             self._spans.append((start, left.cell_len, entry))
         left.truncate(left_width, pad=True)
-        if self._palette is not None:
-            self._spans.append((left_width + 1, width, self._palette))
+        if palette is not None:
+            self._spans.append((left_width + 1, width, palette))
         line = Text.assemble(left, right, no_wrap=True, end="")
         line.stylize_before(self.rich_style)
         return line
