@@ -9,7 +9,9 @@ What it makes, in this folder (``screenshots/``), each as ``.svg`` (Textual's ow
 * ``help``         the help screen (``?``) over a local game;
 * ``table-play2``  a local game against 3 bots where a Play 2 obligation is pending on you, reached by
                    playing legal cards with the number keys;
-* ``game-over``    the same game played on (keys only) until the game-over dialog shows.
+* ``game-over``    the same game played on (keys only) until the game-over dialog shows;
+* ``lobby-de``     the lobby as ``lobby``, in German;
+* ``table-vi``     a local game's first turn, in Vietnamese.
 
 Install what it needs (Debian; as root):
 
@@ -54,6 +56,7 @@ from textual.pilot import Pilot  # noqa: E402
 
 import server.table as server_table  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
+from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, KnockOutScreen, LobbyScreen, TableScreen  # noqa: E402
 from server import Server, ServerConfig  # noqa: E402
@@ -61,7 +64,7 @@ from server import Server, ServerConfig  # noqa: E402
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL_HINT = "apt-get update && apt-get install -y chromium fonts-firacode"
-ALL_SHOTS = ("lobby", "servers", "help", "table-play2", "game-over")
+ALL_SHOTS = ("lobby", "servers", "help", "table-play2", "game-over", "lobby-de", "table-vi")
 
 
 class ScreenshotError(RuntimeError):
@@ -131,7 +134,7 @@ async def shoot_servers(out_dir: Path) -> list[Path]:
 
 
 # --- (1) the lobby of a real server -------------------------------------------------------------------
-async def shoot_lobby(out_dir: Path) -> list[Path]:
+async def shoot_lobby(out_dir: Path, lang: str = "en", name: str = "lobby") -> list[Path]:
     server = Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0))
     await server.start()
     clients: list[Client] = []
@@ -171,15 +174,33 @@ async def shoot_lobby(out_dir: Path) -> list[Path]:
         expected = 4
 
         app = make_app(local=False, host="127.0.0.1", port=server.port, name="Joan")
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) >= expected,
-                             f"the lobby with {expected} tables")
-            await settle(pilot)
-            return [save_svg(app, out_dir, "lobby", "ONO 99 — lobby")]
+        with using(lang):
+            async with app.run_test(size=SIZE) as pilot:
+                await wait_until(pilot,
+                                 lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) >= expected,
+                                 f"the lobby with {expected} tables")
+                await settle(pilot)
+                return [save_svg(app, out_dir, name, "ONO 99 — lobby")]
     finally:
         for c in clients:
             await c.close()
         await server.close()
+
+
+async def shoot_table_in(out_dir: Path, lang: str, seed: int) -> list[Path]:
+    """A local game's table at its first state, in ``lang``."""
+    original_secrets = getattr(server_table, "secrets")  # noqa: B009
+    setattr(server_table, "secrets", SeededSecrets(seed))  # noqa: B010
+    try:
+        app = make_app(local=True, bot_delay=5, name="Joan")
+        with using(lang):
+            async with app.run_test(size=SIZE) as pilot:
+                await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                                 "the local table")
+                await settle(pilot)
+                return [save_svg(app, out_dir, f"table-{lang}", "ONO 99")]
+    finally:
+        setattr(server_table, "secrets", original_secrets)  # noqa: B010
 
 
 # --- (2)-(4) a local game against bots ------------------------------------------------------------------
@@ -386,6 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         if "servers" in wanted:
             print("servers: two servers advertised on loopback, the app's server list")
             svgs += asyncio.run(shoot_servers(args.out))
+        if "lobby-de" in wanted:
+            print("lobby-de: the lobby in German")
+            svgs += asyncio.run(shoot_lobby(args.out, "de", "lobby-de"))
+        if "table-vi" in wanted:
+            print("table-vi: a local table in Vietnamese")
+            svgs += asyncio.run(shoot_table_in(args.out, "vi", args.seed))
         local = wanted & {"help", "table-play2", "game-over"}
         if local:
             print(f"local game: {', '.join(sorted(local))}")

@@ -367,3 +367,24 @@ def test_a_fresh_install_ships_the_compiled_catalogs() -> None:
     assert '"locale/*/LC_MESSAGES/*.mo"' in text
     for lang in TRANSLATED:
         assert gettext.find("ono99", str(LOCALE), [lang]) is not None
+
+
+# --- SSH: the client's LANG/LC_* -------------------------------------------------------------------------------
+async def test_ssh_players_each_get_the_language_their_client_sends(tmp_path: Path) -> None:
+    from tests.test_ssh import Player, start_rig
+
+    rig = await start_rig(tmp_path)
+    try:
+        ada = await Player.connect(rig, "ada", env={"LANG": "de_DE.UTF-8"}, size=(80, 24))
+        bob = await Player.connect(rig, "bob", env={"LC_ALL": "vi_VN.UTF-8", "LANG": "de_DE.UTF-8"}, size=(80, 24))
+        eve = await Player.connect(rig, "eve", env={"LANGUAGE": "de", "ONO99_LANG": "de"}, size=(80, 24))
+        for player in (ada, bob, eve):
+            await player.until_screen(LobbyScreen, "the lobby")
+        await ada.until_shown(b"Rangliste", "the German lobby")
+        await bob.until_shown("Bảng xếp hạng".encode(), "the Vietnamese lobby")
+        await eve.until_shown(b"Leaderboard", "an English lobby: only LANG and LC_* are read")
+        assert b"Rangliste" not in bob.output and b"Rangliste" not in eve.output
+        for player in (ada, bob, eve):
+            await player.close()
+    finally:
+        await rig.close()
