@@ -7,6 +7,7 @@ not know (a newer server) show the server's English text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,6 +60,26 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("removed", None): N_("You were removed from table {table}."),
     ("clock_ran_out", None): N_("{name}'s clock ran out: the {bot} bot played {card} for them"),
 }
+
+
+# Why a card cannot be played, as the rules engine says it in a view's "unplayable" (English); the
+# numbers' reason is "7 would make 101".
+UNPLAYABLE: dict[str, str] = {
+    "draw your cards first": N_("draw your cards first"),
+    "ONO 99 cards can only be discarded as four of a kind": N_("ONO 99 cards can only be discarded as four of a kind"),
+    "O'NO 99 cannot be played": N_("O'NO 99 cannot be played"),
+    "O'NO 99 can only be played when the total ends in 0": N_("O'NO 99 can only be played when the total ends in 0"),
+    "Double Play cannot be the first of your two turns": N_("Double Play cannot be the first of your two turns"),
+}
+WOULD_MAKE = re.compile(r"^(-?\d+) would make (-?\d+)$")
+
+
+def unplayable_reason(reason: str) -> str:
+    """The engine's reason why a card cannot be played, in the current language."""
+    made = WOULD_MAKE.match(reason)
+    if made is not None:
+        return gettext("{card} would make {total}").format(card=made.group(1), total=made.group(2))
+    return gettext(UNPLAYABLE[reason]) if reason in UNPLAYABLE else reason
 
 
 def render(code: Any, params: Any, fallback: str) -> str:

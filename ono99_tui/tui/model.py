@@ -11,7 +11,7 @@ from typing import Any
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..reasons import render_message_reason
+from ..reasons import render_message_reason, unplayable_reason
 
 CARD_LABELS = {
     "REV": N_("Reverse"), "PLAY2": N_("Play 2"), "DOUBLE": N_("Double Play"), "HOLD": N_("Hold"), "ONO99": "ONO 99",
@@ -412,7 +412,7 @@ class Model:
             return None
         for card, reason in self.view["unplayable"]:
             if card == code:
-                return str(reason)
+                return unplayable_reason(str(reason))
         if not self.my_turn:
             if self.view["winner"] is not None:
                 return _("the game is over")

@@ -50,8 +50,8 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
     except RecordError as exc:
         raise exc.at_line(line) from None
     players = done.players
-    count = f"record {line} of {len(lines)}"
-    table = {"id": 0, "name": f"Replay of {path.name}, {count}", "summary": done.game.options.summary(),
+    name = _("Replay of {file}, record {n} of {total}").format(file=path.name, n=line, total=len(lines))
+    table = {"id": 0, "name": name, "summary": done.game.options.summary(),
              "edition": done.game.options.edition.value, "host": "",
              "seats": [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
                         "level": None, "connected": True} for p in players]}

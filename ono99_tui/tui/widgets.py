@@ -84,12 +84,12 @@ class CardWidget(Static):
         text = Text()
         text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
         if new:
-            text.append(" NEW", style="bold reverse")  # the card just drawn
+            text.append(" " + _("NEW"), style="bold reverse")  # the card just drawn
         text.append("\n")
         text.append(f"{big}\n", style="bold")
         text.append(small or " ")
         text.append("\n")
-        text.append("playable" if playable else ("blocked" if your_turn else ""), style="" if playable else "dim")
+        text.append(_("playable") if playable else (_("blocked") if your_turn else ""), style="" if playable else "dim")
         show_text(self, text, fixed_size=True)
         kind = card_kind(code)
         self.update_classes({"playable": playable, "blocked": not playable, "selected": selected,
