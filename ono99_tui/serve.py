@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
 
-from . import text as words
+from .i18n import gettext as _
+from .i18n import ngettext
 
 if TYPE_CHECKING:
     from server.access import AccessPolicy
@@ -56,7 +57,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     from server.ssh import SshFront
 
     if config.port is None and config.ssh_port is None:
-        print("ono99 serve: both TCP (--port 0) and SSH (--ssh-port 0) are off: nobody could join", file=sys.stderr)
+        print("ono99 serve: " + _("both TCP (--port 0) and SSH (--ssh-port 0) are off: nobody could join"),
+              file=sys.stderr)
         return 2
     try:
         server = Server(config)
@@ -66,8 +68,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     try:
         await server.start()
     except OSError as exc:
-        print(f"ono99 serve: cannot listen on {config.host}:{config.port}: {exc.strerror}. "
-              "Is another server running? Pick another --port.", file=sys.stderr)
+        print("ono99 serve: " + _("cannot listen on {address}: {error}. Is another server running? Pick another "
+                                  "--port.").format(address=f"{config.host}:{config.port}", error=exc.strerror),
+              file=sys.stderr)
         await server.close()
         return 2
     front: SshFront | None = None
@@ -82,12 +85,14 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
             await front.start()
         except OSError as exc:
             if ssh_required:
-                print(f"ono99 serve: cannot listen on SSH port {config.ssh_port}: {exc.strerror}. Pick another "
-                      "--ssh-port, or 0 for no SSH.", file=sys.stderr)
+                print("ono99 serve: " + _("cannot listen on SSH port {port}: {error}. Pick another --ssh-port, or 0 "
+                                          "for no SSH.").format(port=config.ssh_port, error=exc.strerror),
+                      file=sys.stderr)
                 await server.close()
                 return 2
-            print(f"ono99 serve: SSH port {config.ssh_port} is not available ({exc.strerror}); carrying on "
-                  "without SSH (choose one with --ssh-port)", file=sys.stderr, flush=True)
+            print("ono99 serve: " + _("SSH port {port} is not available ({error}); carrying on without SSH (choose "
+                                      "one with --ssh-port)").format(port=config.ssh_port, error=exc.strerror),
+                  file=sys.stderr, flush=True)
             front = None
     advertiser: Advertiser | None = None
     if config.advertise and server.listening:  # the record gives the TCP port: nothing to announce without it
@@ -100,28 +105,31 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     access = server.access
     if server.listening:
         where = f"{config.host}:{server.port}"
-        print(f"ONO 99 server {config.name!r} listening on {where} (protocol over TCP)", flush=True)
+        print(_("ONO 99 server {name} listening on {address} (protocol over TCP)").format(
+            name=repr(config.name), address=where), flush=True)
         print(f"  tcp: {_tcp_policy(access)}", flush=True)
-        print(f"  join with: {_join_hint(config.host, server.port)}", flush=True)
+        print("  " + _("join with: {command}").format(command=_join_hint(config.host, server.port)), flush=True)
     else:
-        print(f"ONO 99 server {config.name!r}: TCP is off (--port 0)", flush=True)
+        print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
     if front is not None:
         host = config.ssh_host if config.ssh_host is not None else config.host
         print(f"  ssh: port {front.port} ({config.ssh_auth}: {_ssh_policy(access)}), host key {front.fingerprint}",
               flush=True)
-        print(f"  play with: ssh -p {front.port} {_shown_host(host)}", flush=True)
+        print("  " + _("play with: {command}").format(command=f"ssh -p {front.port} {_shown_host(host)}"), flush=True)
     else:
-        print("  ssh: off", flush=True)
+        print("  ssh: " + _("off"), flush=True)
     with contextlib.suppress(OSError, ValueError):
-        print(f"  this machine's addresses: {', '.join(interface_plan(config.host)[2])}", flush=True)
+        print("  " + _("this machine's addresses: {addresses}").format(
+            addresses=", ".join(interface_plan(config.host)[2])), flush=True)
     if advertiser is not None:
-        print(f"  LAN: announced on {advertiser.where} as {config.name!r} "
-              "('ono99 connect' lists it; --no-advertise to stop)", flush=True)
+        print("  " + _("LAN: announced on {where} as {name} ('ono99 connect' lists it; --no-advertise to stop)").format(
+            where=advertiser.where, name=repr(config.name)), flush=True)
     if config.db_path is not None:
-        print(f"  database: {config.db_path} ({words.tables(server.restored_tables)} restored)", flush=True)
-    print("  stop with Ctrl+C", flush=True)
+        print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
+                              server.restored_tables).format(path=config.db_path, n=server.restored_tables), flush=True)
+    print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
-    print("shutting down: saving tables and telling players", flush=True)
+    print(_("shutting down: saving tables and telling players"), flush=True)
     if advertiser is not None:
         advertising.cancel()
         await advertiser.close()  # the goodbye takes the server off every player's list at once
@@ -137,8 +145,9 @@ async def _advertise(advertiser: Advertiser) -> None:
     try:
         await advertiser.start()
     except Exception as exc:  # no multicast here, a firewall, no usable interface: play goes on without it
-        print(f"ono99 serve: cannot announce the server on the local network ({exc}); players can still "
-              "join by typing the address (or pass --no-advertise)", file=sys.stderr, flush=True)
+        print("ono99 serve: " + _("cannot announce the server on the local network ({error}); players can still "
+                                  "join by typing the address (or pass --no-advertise)").format(error=exc),
+              file=sys.stderr, flush=True)
         await advertiser.close()
 
 
@@ -159,10 +168,10 @@ def run_serve(args: argparse.Namespace) -> int:
     if mode == "authorized-keys" and len(auth_args) == 1:
         authorized_keys = Path(auth_args[0])
     elif mode not in ("any-key", "password") or auth_args:
-        print("ono99 serve: --auth takes 'any-key', 'authorized-keys PATH' or 'password'", file=sys.stderr)
+        print("ono99 serve: " + _("--auth takes 'any-key', 'authorized-keys PATH' or 'password'"), file=sys.stderr)
         return 2
     if mode == "password" and not password:
-        print("ono99 serve: --auth password needs --password (or $ONO99_PASSWORD)", file=sys.stderr)
+        print("ono99 serve: " + _("--auth password needs --password (or $ONO99_PASSWORD)"), file=sys.stderr)
         return 2
     db_path = args.db or default_db_path()
     overrides: dict[str, Any] = {} if args.messages_per_second is None else {  # bursts of twice the rate

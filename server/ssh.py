@@ -27,6 +27,7 @@ import asyncssh
 
 from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
 
+from . import ssh_words
 from .access import FAILED_PASSWORD_DELAY
 from .app import Server
 from .config import ServerConfig
@@ -163,14 +164,12 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         assert chan is not None
         port = self.front.port
         if self.command is not None:
-            chan.write_stderr(f"ONO 99 runs no commands, it is a game: play with 'ssh -t -p {port} HOST'.\r\n"
-                              .encode())
+            chan.write_stderr(f"{ssh_words.no_commands(chan.get_environment(), port)}\r\n".encode())
             chan.exit(1)
             self.owner.close_soon()
             return
         if self.term_type is None:
-            chan.write(f"ONO 99 is played in a terminal: connect from one with 'ssh -t -p {port} HOST' "
-                       "('ssh -tt' when your input is not a terminal).\r\n".encode())
+            chan.write(f"{ssh_words.no_terminal(chan.get_environment(), port)}\r\n".encode())
             chan.exit(1)
             self.owner.close_soon()
             return
@@ -194,7 +193,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             await app.run_async(mouse=True, size=self.terminal.size if self.terminal else None)
         except Exception:
             log.exception("ssh %s: the session's app failed", self.owner.address)
-            app.farewell = "Sorry: the game failed on the server. Connect again to carry on."
+            app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
         finally:
             farewell = app.farewell
             await door.leave()
@@ -267,7 +266,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         self._idle_handle = None
         log.info("ssh %s: idle, closing", self.owner.address)
-        self.end(f"Closed after {timeout / 60:g} minutes without a key pressed.")
+        self.end(ssh_words.idle_closed(self.terminal.env if self.terminal else {}, timeout / 60))
 
     def _cancel_idle_check(self) -> None:
         if self._idle_handle is not None:
@@ -477,7 +476,7 @@ class SshFront:
         self.stop_listening()
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
-            session.end(f"The server closed the session: {reason}")
+            session.end(ssh_words.server_closed(session.terminal.env if session.terminal else {}, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
         for connection in list(self.connections):

@@ -1,0 +1,37 @@
+"""What the SSH front says to a session outside its app, in the language the player's SSH client
+asked for (``LANG``/``LC_*``, ``ono99_tui.i18n.language_from_ssh_env``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ono99_tui.i18n import gettext as _
+from ono99_tui.i18n import language_from_ssh_env, ngettext, using
+
+
+def no_commands(env: Mapping[str, str], port: int) -> str:
+    with using(language_from_ssh_env(env)):
+        return _("ONO 99 runs no commands, it is a game: play with 'ssh -t -p {port} HOST'.").format(port=port)
+
+
+def no_terminal(env: Mapping[str, str], port: int) -> str:
+    with using(language_from_ssh_env(env)):
+        return _("ONO 99 is played in a terminal: connect from one with 'ssh -t -p {port} HOST' ('ssh -tt' when "
+                 "your input is not a terminal).").format(port=port)
+
+
+def game_failed(env: Mapping[str, str]) -> str:
+    with using(language_from_ssh_env(env)):
+        return _("Sorry: the game failed on the server. Connect again to carry on.")
+
+
+def idle_closed(env: Mapping[str, str], minutes: float) -> str:
+    with using(language_from_ssh_env(env)):
+        count = int(minutes) if minutes == int(minutes) else 2  # a fraction takes the plural (1.5 minutes)
+        return ngettext("Closed after {minutes} minute without a key pressed.",
+                        "Closed after {minutes} minutes without a key pressed.", count).format(minutes=f"{minutes:g}")
+
+
+def server_closed(env: Mapping[str, str], reason: str) -> str:
+    with using(language_from_ssh_env(env)):
+        return _("The server closed the session: {reason}").format(reason=reason)
