@@ -423,3 +423,24 @@ async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
             footer = app.screen.query_one(KeysFooter).render().plain
             assert "Axuda" in footer and "Help" not in footer
     assert Settings.load().language == "gl"
+
+
+def test_a_tables_rules_read_in_english_as_the_engine_sums_them_up_and_in_each_language() -> None:
+    from itertools import product
+
+    from ono99_tui.core.options import TableOptions
+    from ono99_tui.tui.model import rules_summary
+
+    cases = [("2022", {}), ("2022", {"eight_players": True, "manual_draw": True})]
+    for scoring, win, zero, bust, sets in product(("tokens", "points"), ("last_standing", "lowest_score"),
+                                                  (False, True), (False, True), (False, True)):
+        cases.append(("1980", {"scoring": scoring, "points_win": win, "out_at_zero_tokens": zero,
+                               "bust_over_99": bust or sets, "ono99_sets_99": sets, "ono99_on_zero": not sets}))
+    for edition, given in cases:
+        options = TableOptions.from_mapping(edition, given)
+        info = {"edition": edition, "options": options.to_mapping()}
+        with using("en"):
+            assert rules_summary(info) == options.summary()
+    with using("gl"):
+        info = {"edition": "1980", "options": TableOptions.from_mapping("1980", {"manual_draw": True}).to_mapping()}
+        assert rules_summary(info) == "1980 · fichas · roubo manual"

@@ -40,6 +40,30 @@ def status_word(status: str) -> str:
     return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
+RULE_WORDS = {  # the options' words in a table's summary (TableOptions.summary says them in English)
+    "bust_over_99": N_("bust over 99"), "ono99_on_zero": N_("ono99 on zero"), "ono99_sets_99": N_("ono99 sets 99"),
+    "manual_draw": N_("manual draw"), "eight_players": N_("eight players"),
+}
+POINTS_WIN_WORDS = {"last_standing": N_("last standing"), "lowest_score": N_("lowest score")}
+
+
+def rules_summary(info: dict[str, Any]) -> str:
+    """A table's rules in a few words, in the player's language, e.g. "1980 · tokens · manual draw";
+    from its ``edition`` and ``options`` (the server's English ``summary`` when they are missing)."""
+    edition, options = info.get("edition"), info.get("options")
+    if not isinstance(edition, str) or not isinstance(options, dict):
+        return str(info.get("summary", ""))
+    parts = [edition]
+    if options.get("scoring") == "points":
+        win = options.get("points_win")
+        parts.append(_("points to {target} ({win})").format(
+            target=options.get("points_target"), win=_(POINTS_WIN_WORDS[win]) if win in POINTS_WIN_WORDS else win))
+    elif options.get("scoring") == "tokens":
+        parts.append(_("tokens (out at zero)") if options.get("out_at_zero_tokens") else _("tokens"))
+    parts += [_(words) for name, words in RULE_WORDS.items() if options.get(name)]
+    return " · ".join(parts)
+
+
 def card_kind(code: str) -> str:
     """A word for what a card is, readable without colour."""
     if code in ("REV", "PLAY2", "DOUBLE", "HOLD"):

@@ -51,7 +51,7 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
         raise exc.at_line(line) from None
     players = done.players
     name = _("Replay of {file}, record {n} of {total}").format(file=path.name, n=line, total=len(lines))
-    table = {"id": 0, "name": name, "summary": done.game.options.summary(),
+    table = {"id": 0, "name": name, "summary": done.game.options.summary(), "options": done.game.options.to_mapping(),
              "edition": done.game.options.edition.value, "host": "",
              "seats": [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
                         "level": None, "connected": True} for p in players]}

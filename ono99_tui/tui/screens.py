@@ -29,7 +29,7 @@ from .. import text as words
 from ..bots import BOT_LEVELS
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
-from .model import KnockOut, Model, card_label, status_word
+from .model import KnockOut, Model, card_label, rules_summary, status_word
 from .rules_text import help_markdown
 from .widgets import (
     Banner,
@@ -199,7 +199,7 @@ class TableScreen(ModelScreen):
         name = str(table.get("name", "Table"))
         title.append("  ·  ")
         title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
-        title.append(f"  ·  {table.get('summary', model.edition)}")
+        title.append(f"  ·  {rules_summary(table) if table else model.edition}")
         if model.view is not None and model.view["seat"] is None:
             title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.get("you") is None:  # a server's table: say how to sit
@@ -892,7 +892,7 @@ class LobbyScreen(ModelScreen):
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
-        rows = [(str(info["id"]), str(info["name"]), str(info["summary"]),
+        rows = [(str(info["id"]), str(info["name"]), rules_summary(info),
                  f"{sum(1 for s in info['seats'] if s['kind'] != 'empty')}/{len(info['seats'])}",
                  str(info["bots"]), status_word(str(info["status"])), str(info["spectators"])) for info in model.tables]
         if rows != self._rows:
