@@ -23,6 +23,7 @@ from .core.record import check_lines
 from .i18n import LANGUAGES, choose_language, set_default_language
 from .i18n import gettext as _
 from .protocol import DEFAULT_PORT, ProtocolError, check_name
+from .reasons import render
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
 
@@ -83,7 +84,7 @@ def player_name(text: str) -> str:
     try:
         return check_name(text)
     except ProtocolError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: {exc.reason}") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: {render(exc.code, exc.params, exc.reason)}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -138,10 +138,13 @@ def clean_text(text: str) -> str:
 
 def check_name(name: str, what: str = "name", limit: int = MAX_NAME) -> str:
     name = name.strip()
+    table = "table_" if what == "table name" else ""  # params.why: control, length, table_control, table_length
     if clean_text(name) != name:
-        raise ProtocolError("bad_name", f"the {what} may not contain control characters")
+        raise ProtocolError("bad_name", f"the {what} may not contain control characters",
+                            params={"why": f"{table}control"})
     if not 1 <= len(name) <= limit:
-        raise ProtocolError("bad_name", f"the {what} must be 1 to {limit} characters long")
+        raise ProtocolError("bad_name", f"the {what} must be 1 to {limit} characters long",
+                            params={"why": f"{table}length", "limit": limit})
     return name
 
 

@@ -108,7 +108,7 @@ class Door:
             return "the lobby did not answer"
         answer = link.inbox.get_nowait()
         if answer is None or answer.get("t") != "welcome":
-            return str(answer.get("reason") if answer else "the server closed the session")
+            return ssh_words.refusal(answer)
         link.welcome = answer
         log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, answer.get("name"),
                  self.fingerprint or "guest")

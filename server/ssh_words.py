@@ -7,6 +7,12 @@ from collections.abc import Mapping
 
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import language_from_ssh_env, ngettext, using
+from ono99_tui.reasons import render_message_reason
+
+
+def refusal(answer: Mapping[str, object] | None) -> str:
+    """Why the lobby refused a session's hello, in the session's language (called in its app's context)."""
+    return render_message_reason(answer) if answer else _("the server closed the session")
 
 
 def no_commands(env: Mapping[str, str], port: int) -> str:

@@ -234,6 +234,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("name_taken", "taken"): {"name", "existing", "keyed"}, ("name_taken", "same"): {"name", "existing", "keyed"},
         ("name_taken", "looks_like"): {"name", "existing", "keyed"}, ("removed", None): {"table"},
         ("clock_ran_out", None): {"name", "bot", "card"},
+        ("bad_name", "length"): {"limit"}, ("bad_name", "table_length"): {"limit"},
     }
     for key, template_text in MESSAGES.items():
         used = {f.strip("{}") for f in FIELD.findall(template_text)}
