@@ -228,6 +228,20 @@ def lang_flag(argv: Sequence[str]) -> str | None:
     return known.lang if isinstance(known.lang, str) else None
 
 
+def lang_removed(argv: Sequence[str]) -> list[str]:
+    """``argv`` without its ``--lang VALUE`` / ``--lang=VALUE``."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--lang":
+            skip = True
+        elif not arg.startswith("--lang="):
+            out.append(arg)
+    return out
+
+
 def pick_language(argv: Sequence[str]) -> str:
     """``--lang``, else the saved setting, else the environment, else English."""
     from .tui.settings import Settings
@@ -245,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             lang=repr(flag), languages=", ".join(LANGUAGES)), file=sys.stderr)
         return EXIT_USAGE
     set_default_language(pick_language(argv))
+    if flag is not None:  # --lang may come after the command too: the parser takes it before
+        argv = ["--lang", flag, *lang_removed(argv)]
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in (None, "play"):

@@ -196,6 +196,9 @@ def test_the_cli_help_speaks_the_flags_language() -> None:
     bad = subprocess.run([sys.executable, "-m", "ono99_tui.cli", "--lang", "xx"], capture_output=True, text=True,
                          cwd=ROOT)
     assert bad.returncode == 2 and "unknown language 'xx'" in bad.stderr
+    after = subprocess.run([sys.executable, "-m", "ono99_tui.cli", "replay", str(ROOT / "nothing.jsonl"), "--lang",
+                            "de"], capture_output=True, text=True, cwd=ROOT)
+    assert after.returncode != 0 and "kann nicht gelesen werden" in after.stderr
 
 
 # --- reasons from codes ------------------------------------------------------------------------------------
