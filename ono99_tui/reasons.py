@@ -57,6 +57,11 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                "choose another"),
     ("name_taken", "looks_like"): N_("the name {name} looks like {existing}, which is taken on this server; "
                                      "choose another"),
+    ("name_taken", "taken_keyed"): N_("the name {name} belongs to a player with a key; choose another"),
+    ("name_taken", "same_keyed"): N_("the name {name} is the same as {existing}, which belongs to a player with a "
+                                     "key; choose another"),
+    ("name_taken", "looks_like_keyed"): N_("the name {name} looks like {existing}, which belongs to a player with a "
+                                           "key; choose another"),
     ("too_many_connections", None): N_("the server is full"),
     ("server_error", None): N_("the server failed to handle that message; it was not applied"),
     # notices
@@ -86,6 +91,9 @@ def unplayable_reason(reason: str) -> str:
     return gettext(UNPLAYABLE[reason]) if reason in UNPLAYABLE else reason
 
 
+QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",)}
+
+
 def render(code: Any, params: Any, fallback: str) -> str:
     """The text of ``code`` with ``params`` in the current language, else ``fallback`` (the server's
     English text)."""
@@ -102,11 +110,17 @@ def render(code: Any, params: Any, fallback: str) -> str:
     if code == "stood_in":
         return _stood_in(params, fallback)
     why = params.get("why")
+    if code == "name_taken" and params.get("keyed") and isinstance(why, str):
+        why += "_keyed"  # the name is a keyed player's: a guest is told so
     template = MESSAGES.get((code, why if isinstance(why, str) else None)) or MESSAGES.get((code, None))
     if template is None:
         return fallback
+    values = {k: v for k, v in params.items() if isinstance(k, str)}
+    for quoted in QUOTED.get(code, ()):  # names in quotes, as the server says them: 'Аda' looks like 'Ada'
+        if quoted in values:
+            values[quoted] = repr(str(values[quoted]))
     try:
-        return gettext(template).format(**{k: v for k, v in params.items() if isinstance(k, str)})
+        return gettext(template).format(**values)
     except (KeyError, IndexError, ValueError):
         return fallback
 

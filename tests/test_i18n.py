@@ -212,6 +212,20 @@ def test_an_error_is_said_in_the_readers_language_from_its_code_and_params() -> 
         assert render_message_reason(message) == "seat 2 is taken"
 
 
+def test_a_guest_refused_a_keyed_players_name_is_told_whose_it_is() -> None:
+    from server.names import name_taken_params, same_name_refusal
+
+    for wanted, existing in (("carol", "carol"), ("Carol", "carol"), ("car0l", "carol")):
+        english = same_name_refusal(wanted, existing, "belongs to a player with a key")
+        params = name_taken_params(wanted, existing, keyed=True)
+        with using("en"):
+            assert render("name_taken", params, "") == english
+    for wanted, existing in (("carol", "carol"), ("Carol", "carol"), ("car0l", "carol")):
+        english = same_name_refusal(wanted, existing)
+        with using("en"):
+            assert render("name_taken", name_taken_params(wanted, existing), "") == english
+
+
 def test_an_unknown_code_or_missing_param_shows_the_servers_text() -> None:
     with using("de"):
         assert render("brand_new", {}, "something new") == "something new"
@@ -236,6 +250,8 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("no_table", "code"): {"code"}, ("chat_too_long", None): {"max"},
         ("name_taken", "taken"): {"name", "existing", "keyed"}, ("name_taken", "same"): {"name", "existing", "keyed"},
         ("name_taken", "looks_like"): {"name", "existing", "keyed"}, ("removed", None): {"table"},
+        ("name_taken", "taken_keyed"): {"name"}, ("name_taken", "same_keyed"): {"name", "existing"},
+        ("name_taken", "looks_like_keyed"): {"name", "existing"},
         ("clock_ran_out", None): {"name", "bot", "card"},
         ("bad_name", "length"): {"limit"}, ("bad_name", "table_length"): {"limit"},
     }
