@@ -559,3 +559,17 @@ async def test_at_80_columns_the_invite_placeholder_and_the_leaderboard_title_ar
             assert "2022" in footer and "1980" in footer  # the edition keys are in the footer, not the title
     finally:
         await server.close()
+
+
+async def test_a_knockout_summary_replaced_as_it_opens_draws_nothing() -> None:
+    """The game ends the moment you are knocked out: the summary is put up and replaced at once."""
+    from ono99_tui.tui.model import KnockOut
+
+    app = make_app(local=True, name="Ada", bot_delay=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the table")
+        app.push_screen(KnockOutScreen(KnockOut(final=True, total=97, cards=["9"], hand=None)))
+        app.pop_screen()
+        await pilot.pause(0.2)
+        assert app.return_code is None and isinstance(app.screen, TableScreen)

@@ -551,7 +551,9 @@ class KnockOutScreen(ModalScreen[str | None]):
         if self.offer_fast:
             self._bindings.bind("f", "fast", N_("Fast-forward"))
             self.refresh_bindings()
-        self.query_one("#continue", Button).focus()  # Enter does what its label says
+        buttons = self.query("#continue")
+        if buttons:  # none when the dialog was replaced as it opened (the game ended at once)
+            buttons.first(Button).focus()  # Enter does what its label says
 
     def action_fast(self) -> None:
         self.dismiss("fast")
