@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 
 if TYPE_CHECKING:
+    from .fronts import FrontAssertion
     from .identity import Identity
 
 CONNECT_TIMEOUT = 10.0
@@ -42,10 +43,11 @@ class Client:
     @classmethod
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
-                      identity: Identity | None = None, password: str | None = None) -> Client:
+                      identity: Identity | None = None, password: str | None = None,
+                      front: FrontAssertion | None = None) -> Client:
         """Open a connection and complete the hello (proving ``identity``'s key when there is one:
         without one the player is a guest); raises ``ServerError`` if refused. ``password`` is for
-        a server that asks for one."""
+        a server that asks for one. ``front``: a trusted front's word for its player (the SSH front)."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
@@ -55,6 +57,8 @@ class Client:
             hello["key"] = identity.public_key
         if password is not None:
             hello["password"] = password
+        if front is not None:
+            hello["front"] = front.to_wire()
         try:
             await client.send(hello)
             client.welcome = await client._answer_challenge(identity, timeout)

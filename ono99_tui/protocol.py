@@ -169,7 +169,8 @@ SCOPES = ("table", "lobby")
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
               "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
-              "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256))},
+              "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256)),
+              "front": Field(dict, False)},  # checked by ono99_tui.fronts.check_front
     "prove": {"signature": Field(bytes, check=_max_len(1024))},
     "list_tables": {},
     "create_table": {
