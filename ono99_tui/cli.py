@@ -199,9 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_play(name: str, bot_delay: float) -> int:
+    from .local_game import open_local_game
     from .tui.app import make_app
 
-    app = make_app(local=True, name=name, bot_delay=bot_delay)
+    app = make_app(local=True, name=name, bot_delay=bot_delay, local_game=open_local_game)
     app.run()
     return app.exit_code
 
@@ -247,7 +248,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
 
 
 def run_replay(path: Path, line: int) -> int:
-    from .core.record import RecordError
+    from .core.errors import RecordError
     from .tui.replay import load_replay, make_replay_app
 
     try:

@@ -56,7 +56,7 @@ class ProtocolError(ValueError):
 # --- framing ---------------------------------------------------------------------------------------
 def encode(message: Mapping[str, Any]) -> bytes:
     """One frame: header and msgpack payload."""
-    payload = msgpack.packb(message, use_bin_type=True)
+    payload: bytes = msgpack.packb(message, use_bin_type=True)
     if len(payload) > MAX_FRAME:
         raise ProtocolError("too_large", f"message of {len(payload)} bytes is over the {MAX_FRAME} byte limit")
     return HEADER.pack(len(payload)) + payload

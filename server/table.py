@@ -12,6 +12,7 @@ import random
 import secrets
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -527,7 +528,7 @@ class Table:
             return None
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
-    def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event],
+    def state_message(self, seat: int | None, events: Sequence[Event],
                       shared: tuple[float | None, list[bool]] | None = None) -> dict[str, Any]:
         """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once."""
         game = self.game
@@ -553,7 +554,7 @@ class Table:
         seat = self.seat_of(member)
         member.send(self.state_message(seat, self.game.view(seat).recent_events))
 
-    def _broadcast_state(self, events: tuple[Event, ...] | list[Event]) -> None:
+    def _broadcast_state(self, events: Sequence[Event]) -> None:
         spectator_frame: bytes | None = None
         shared = self._state_shared()
         for seat_index, seat in enumerate(self.seats):

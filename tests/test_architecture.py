@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,38 @@ def test_core_bots_and_protocol_import_no_ui_ssh_or_io_modules() -> None:
     assert out.stdout.strip() == "", f"pure layers loaded: {out.stdout.strip()}"
 
 
+def loaded_after_importing(modules: list[str]) -> set[str]:
+    """The modules a fresh interpreter holds after importing ``modules``."""
+    code = "import sys\n" + "".join(f"import {name}\n" for name in modules) + "print(' '.join(sys.modules))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(out.stdout.split())
+
+
+def modules_under(folder: str) -> list[str]:
+    return sorted(".".join(path.relative_to(ROOT).with_suffix("").parts) for path in (ROOT / folder).rglob("*.py")
+                  if path.name not in ("__init__.py", "__main__.py"))
+
+
+def test_the_game_server_never_imports_textual() -> None:
+    loaded = loaded_after_importing(modules_under("server"))
+    assert "server.lobby" in loaded  # the import worked
+    assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
+
+
+def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
+    """They are clients: the app takes its link from outside (a TCP client, or the local game's
+    embedded server, opened by ono99_tui/local_game.py); the front links over TCP."""
+    client_side = ["ono99_tui.client", *modules_under("ono99_tui/tui"), *modules_under("ono99_tui/front")]
+    loaded = loaded_after_importing(client_side)
+    assert "ono99_tui.front.ssh" in loaded and "ono99_tui.tui.app" in loaded
+    assert not {m for m in loaded if m == "server" or m.startswith("server.")}
+    # nor later, from inside a function: no import of server/ in their text at all
+    offenders = [str(path.relative_to(ROOT)) for folder in ("ono99_tui/tui", "ono99_tui/front")
+                 for path in (ROOT / folder).rglob("*.py")
+                 if re.search(r"^\s*(from|import)\s+server\b", path.read_text(), re.MULTILINE)]
+    assert offenders == []
+
+
 def test_core_never_imports_the_global_random_functions() -> None:
     """Randomness comes from an injected random.Random: no module-level random.choice & co."""
     offenders = []
@@ -40,6 +73,7 @@ def test_ruff_is_clean() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_mypy_is_clean_on_the_core_and_bots() -> None:
+def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
+    """pyproject's [tool.mypy] files: ono99_tui (every layer) and server/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr

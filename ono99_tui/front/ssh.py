@@ -127,7 +127,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:  # type: ignore[override]
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
@@ -376,8 +376,7 @@ class SshFront:
     def __init__(self, config: FrontConfig) -> None:
         self.config = config
         # The game server's access policy, applied at the SSH login; the server trusts this front's word.
-        self.access = AccessPolicy(config.ssh_auth, password=config.ssh_password,
-                                   authorized_keys=config.ssh_authorized_keys)
+        self.access = AccessPolicy.from_config(config)
         self.auth = self.access.mode
         self.opening = asyncio.Semaphore(OPENING_AT_ONCE)
         # Files are read here, so a bad path or key fails before anything listens.

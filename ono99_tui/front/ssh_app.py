@@ -69,7 +69,7 @@ class SessionApp(Ono99App):
     def get_driver_class(self) -> type[Driver]:
         return ChannelDriver
 
-    def on_mount(self, event: events.Mount) -> None:
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # it stops Ono99App's own
         # Ono99App's handler without its start screen: the in-process link opens at once, and the
         # lobby replaces the blank default screen before anything is drawn (a screen composed only
         # to be replaced costs every session's start its styling and layout).

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
+from textual._path import CSSPathType
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -50,6 +51,10 @@ class Link(Protocol):
     async def close(self) -> None: ...
 
 
+# Opens a local game's link (ono99_tui/local_game.py embeds a server): the link and how to close it.
+LocalGame = Callable[[float], Awaitable[tuple[Link, Callable[[], Awaitable[None]]]]]
+
+
 class StartScreen(Screen[None]):
     """Shown while the app connects or starts a local server."""
 
@@ -68,7 +73,7 @@ class StartScreen(Screen[None]):
 
 
 class Ono99App(App[int]):
-    CSS_PATH = "ono99.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = "ono99.tcss"
     TITLE = "ONO 99"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # under 90 columns the chat column folds away
     BINDINGS = [
@@ -81,7 +86,7 @@ class Ono99App(App[int]):
                  open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
                  bot_delay: float | None = None, discover: bool = False,
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
-                 password: str | None = None) -> None:
+                 password: str | None = None, local_game: LocalGame | None = None) -> None:
         super().__init__()
         self.password = password  # for a server that asks for one (ono99 connect --password)
         self.local = local
@@ -94,7 +99,8 @@ class Ono99App(App[int]):
         self.first_table = first_table
         self.bot_delay = bot_delay
         self._open_link = open_link
-        self._embedded: Any = None
+        self._local_game = local_game
+        self._close_local: Callable[[], Awaitable[None]] | None = None
         self._was_my_turn = False
         self.exit_code = 0
         self.discover = discover  # no address given: pick a server found on the network first
@@ -127,16 +133,12 @@ class Ono99App(App[int]):
         if self._open_link is not None:
             return await self._open_link()
         if self.local:
-            from server.config import ServerConfig
-            from server.local import EmbeddedServer
-
-            config = ServerConfig(host="", port=0, default_turn_seconds=0, grace_seconds=3600,
-                                  bot_delay=0.8 if self.bot_delay is None else self.bot_delay)
-            self._embedded = EmbeddedServer(config)
-            link = self._embedded.link()
+            if self._local_game is None:
+                raise RuntimeError("a local game needs local_game= (ono99_tui.local_game.open_local_game)")
+            link, self._close_local = await self._local_game(0.8 if self.bot_delay is None else self.bot_delay)
             await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": self.player_name,
                              "client": "ono99-tui"})
-            return link  # type: ignore[no-any-return]
+            return link
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
                                     client_name="ono99-tui", identity=self.identity, password=self.password)
 
@@ -289,8 +291,8 @@ class Ono99App(App[int]):
     async def on_unmount(self) -> None:
         if self.link is not None:
             await self.link.close()
-        if self._embedded is not None:
-            await self._embedded.close()
+        if self._close_local is not None:
+            await self._close_local()
 
 
 def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "You",
