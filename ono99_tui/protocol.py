@@ -330,4 +330,5 @@ def view_to_wire(view: TableView) -> dict[str, Any]:
         "discard_size": view.discard_size,
         "top_card": view.top_card.code if view.top_card is not None else None,
         "winner": view.winner,
+        "ranking": list(view.ranking) if view.ranking is not None else None,
     }
