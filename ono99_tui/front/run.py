@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -16,6 +17,7 @@ from .config import FrontConfig
 
 CONFIG_ENV = "ONO99_FRONT_CONFIG"  # a worker's settings, credential included, as JSON: never on the command line
 READY = "ono99-front ready"  # the line a worker prints once its SSH listener is up
+WORKER_NICE = 10  # how much lower a worker's CPU priority is than the game server's
 
 
 def config_to_env(config: FrontConfig) -> str:
@@ -66,6 +68,10 @@ def worker_main() -> int:
         print("ono99 front worker: no settings (it is started by 'ono99 serve')", file=sys.stderr)
         return 2
     config = config_from_env(text)
+    # Rendering is the fronts' work and the game is the server's: when the cores are busy, the game
+    # server (at the ordinary priority) runs first, so a move is never held up behind redraws.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
     level = os.environ.get("ONO99_LOG_LEVEL", "info")
     logging.basicConfig(level=level.upper(), format=f"%(asctime)s ssh-worker[{os.getpid()}] %(name)s "
                                                     "%(levelname)s %(message)s")
