@@ -19,7 +19,7 @@ from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity
 from server import Server, table
-from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, running_server, wait_until
+from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
 from tests.test_ssh import Player, create_table_through_keys, start_rig
 
 GOOD = new_credential()
@@ -222,3 +222,19 @@ async def test_serve_runs_ssh_workers_and_restarts_one_killed_with_sigkill(tmp_p
             await host.close()
         await server.stop()
     assert "ended (signal 9); starting it again" in (tmp_path / "serve.log").read_text()
+
+
+async def test_a_second_server_is_refused_the_ssh_port_its_workers_would_share(tmp_path: Path) -> None:
+    """Workers share their SSH port with SO_REUSEPORT; another `ono99 serve` of the same user must
+    not silently join them on it."""
+    ssh_port = free_port()
+    first = ServerProcess(tmp_path / "a.db", tmp_path / "a.log", "--ssh-port", str(ssh_port), "--ssh-workers", "1",
+                          "--no-advertise")
+    try:
+        await first.start()
+        second = await ono99("serve", "--host", "127.0.0.1", "--port", str(free_port()), "--ssh-port", str(ssh_port),
+                             "--db", str(tmp_path / "b.db"), "--no-advertise")
+        assert second.returncode == 2
+        assert f"cannot listen on SSH port {ssh_port}" in second.stderr
+    finally:
+        await first.stop()

@@ -23,10 +23,18 @@ def reserve_port(host: str, port: int) -> socket.socket:
     """Bind (without listening) the SSH port with SO_REUSEPORT: a busy port fails here, port 0 picks
     one, and the workers join the same port. The caller keeps the socket until the workers are gone."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    address = host or "0.0.0.0"
+    # First without SO_REUSEPORT: a port another program (or another `ono99 serve` of this user,
+    # whose workers share it with SO_REUSEPORT) holds is busy, not silently shared.
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((address, port))
+        port = int(probe.getsockname()[1])
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host or "0.0.0.0", port))
+        sock.bind((address, port))
     except OSError:
         sock.close()
         raise
