@@ -28,11 +28,11 @@ MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dro
 
 class Connection:
     # The identity (key fingerprint) this connection has proven: by a TCP client's answer to the
-    # challenge, or set by the SSH front for an SSH login. None: a guest so far.
+    # challenge, or asserted by a trusted front for its SSH login (section 3b). None: a guest so far.
     identity: str | None = None
     _challenge: tuple[dict[str, Any], Any, bytes] | None = None  # (hello, its key, the nonce sent)
-    # Whether the access policy was already applied before the hello (an SSH player, at the SSH
-    # door; the local game): a TCP hello is checked here.
+    # Whether the access policy was already applied before the hello (a trusted front's player, at
+    # the SSH login; the local game): a TCP hello is checked here.
     admitted_at_the_door = False
     front = False  # a trusted front's connection for one of its players (docs/protocol.md section 3b)
 
