@@ -238,3 +238,22 @@ async def test_a_second_server_is_refused_the_ssh_port_its_workers_would_share(t
         assert f"cannot listen on SSH port {ssh_port}" in second.stderr
     finally:
         await first.stop()
+
+
+async def test_serve_with_no_workers_runs_the_front_inside_its_own_process(tmp_path: Path) -> None:
+    ssh_port = free_port()
+    server = ServerProcess(tmp_path / "a.db", tmp_path / "a.log", "--ssh-port", str(ssh_port), "--ssh-workers", "0",
+                           "--no-advertise")
+    conn: asyncssh.SSHClientConnection | None = None
+    try:
+        await server.start()
+        assert "ssh front: in this process" in "".join(server.banner)
+        assert server.proc is not None and children(server.proc.pid) == set()
+        conn, stdout = await ssh_connect(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
+        seen = b""
+        while b"you are" not in seen:
+            seen += await asyncio.wait_for(stdout.read(65536), TIMEOUT)
+    finally:
+        if conn is not None:
+            conn.close()
+        await server.stop()
