@@ -70,7 +70,7 @@ class SessionApp(Ono99App):
         return ChannelDriver
 
     def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # it stops Ono99App's own
-        # Ono99App's handler without its start screen: the in-process link opens at once, and the
+        # Ono99App's handler without its start screen: the link to the game server opens at once, and the
         # lobby replaces the blank default screen before anything is drawn (a screen composed only
         # to be replaced costs every session's start its styling and layout).
         event.prevent_default()
