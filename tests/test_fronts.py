@@ -161,17 +161,19 @@ async def drive(host: Client, done: Callable[[dict[str, Any]], bool]) -> dict[st
     """Read the host's messages, playing its turns (lowest legal card first), until ``done(message)``."""
     while True:
         message = await host.recv(TIMEOUT)
+        if done(message):
+            return message
         if message["t"] == "state":
             view = message["view"]
             assert view["winner"] is None, "the game ended too soon"
             if may_act(view):
                 await host.send({"t": "act", "action": sorted(view["legal"])[0], "version": view["version"]})
-        if done(message):
-            return message
 
 
 def played_by(seat: int) -> Callable[[dict[str, Any]], bool]:
-    return lambda m: m["t"] == "state" and any(e["e"] == "play" and e.get("seat") == seat for e in m["events"])
+    """A state where ``seat`` took its turn: played, or was knocked out having no card to play."""
+    return lambda m: m["t"] == "state" and any(e["e"] in ("play", "out") and e.get("seat") == seat
+                                               for e in m["events"])
 
 
 async def test_serve_runs_ssh_workers_and_restarts_one_killed_with_sigkill(tmp_path: Path) -> None:
