@@ -56,7 +56,7 @@ class ProtocolError(ValueError):
 # --- framing ---------------------------------------------------------------------------------------
 def encode(message: Mapping[str, Any]) -> bytes:
     """One frame: header and msgpack payload."""
-    payload = msgpack.packb(message, use_bin_type=True)
+    payload: bytes = msgpack.packb(message, use_bin_type=True)
     if len(payload) > MAX_FRAME:
         raise ProtocolError("too_large", f"message of {len(payload)} bytes is over the {MAX_FRAME} byte limit")
     return HEADER.pack(len(payload)) + payload
@@ -170,7 +170,8 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
               "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
               "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256)),
-              "seen": Field(dict, False)},
+              "seen": Field(dict, False),
+              "front": Field(dict, False)},  # checked by ono99_tui.fronts.check_front
     "prove": {"signature": Field(bytes, check=_max_len(1024))},
     "list_tables": {},
     "create_table": {
@@ -337,4 +338,5 @@ def view_to_wire(view: TableView) -> dict[str, Any]:
         "discard_size": view.discard_size,
         "top_card": view.top_card.code if view.top_card is not None else None,
         "winner": view.winner,
+        "ranking": list(view.ranking) if view.ranking is not None else None,
     }

@@ -285,10 +285,10 @@ class Lobby:
                     return table
             raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}")
         table_id = message.get("table")
-        table = self.tables.get(table_id) if isinstance(table_id, int) else None
-        if table is None or (table.private and not code):
+        found = self.tables.get(table_id) if isinstance(table_id, int) else None
+        if found is None or (found.private and not code):
             raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again")
-        return table
+        return found
 
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)

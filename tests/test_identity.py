@@ -24,11 +24,11 @@ from typing import Any
 import asyncssh
 import pytest
 
+from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
-from server.access import AccessPolicy
 from server.names import name_key
 from tests.server_helpers import (
     FAST_PLAY,
@@ -208,7 +208,7 @@ async def test_the_same_key_file_is_the_same_player_over_ssh_and_tcp(tmp_path: P
         await tcp_carol.close()
 
         guest = await Player.connect(rig, "carol", key=None)  # the SSH guest is refused the name too
-        from server.ssh_app import NameScreen
+        from ono99_tui.front.ssh_app import NameScreen
 
         await guest.until(lambda a: isinstance(a.screen, NameScreen), "the name screen")
         await guest.press("enter")

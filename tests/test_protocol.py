@@ -486,7 +486,7 @@ def test_check_name_takes_the_limit_and_the_name_of_what_is_checked() -> None:
 VIEW_FIELDS = {
     "edition", "options", "seats", "seat", "hand", "legal", "unplayable", "hand_number", "version",
     "total", "direction", "turn", "obligation", "hand_sizes", "active", "in_hand", "open_draws",
-    "missed_draws", "tokens", "scores", "draw_pile_size", "discard_size", "top_card", "winner",
+    "missed_draws", "tokens", "scores", "draw_pile_size", "discard_size", "top_card", "winner", "ranking",
 }
 CARD_CODES = {card.code for card in Card}
 GAMES = [

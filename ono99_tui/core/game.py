@@ -636,8 +636,8 @@ class Game:
                 eliminated = tuple(reached)
                 for s in reached:
                     self._active = _with(self._active, s, False)
-                self._elimination_order.append(
-                    sorted(reached, key=lambda s: (-scores[s], self._clockwise_from(first_of_hand, s)))
+                self._elimination_order.append(  # best first: the lowest score, ties clockwise as for the win
+                    sorted(reached, key=lambda s: (scores[s], self._clockwise_from(first_of_hand, s)))
                 )
             if len(remaining) == 1:
                 winner = remaining[0]
@@ -785,6 +785,7 @@ class Game:
             self._outcome.winner if self._outcome else None,
             self._recent_events(seat),
             tuple(self._discard_counts),
+            self._outcome.ranking if self._outcome else None,
         ))
 
     def seat_view(self, seat: int) -> TableView:

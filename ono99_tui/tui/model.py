@@ -405,6 +405,8 @@ class Model:
         v = self.view
         if v is None:
             return []
+        if v.get("ranking") is not None:  # the server's, from the game itself
+            return list(v["ranking"])
         winner = v["winner"]
         if v["scores"] is not None and v["options"]["points_win"] == "lowest_score":
             return sorted(range(v["seats"]), key=lambda s: (s != winner, v["scores"][s], s))

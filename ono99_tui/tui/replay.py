@@ -11,8 +11,9 @@ from textual.app import App
 from textual.binding import Binding
 
 from .. import text as words
+from ..core.errors import RecordError
 from ..core.game import Game
-from ..core.record import RecordError, replay
+from ..core.record import replay
 from ..protocol import event_to_wire, view_to_wire
 from .app import MONO_THEME
 from .model import Model

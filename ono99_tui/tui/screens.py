@@ -67,7 +67,7 @@ class ModelScreen(Screen[None]):
             self._resumed = True
             event.refresh_styles = False
 
-    def _on_resize(self, event: events.Resize) -> None:
+    def _on_resize(self, event: events.Resize) -> None:  # type: ignore[override]  # Screen's is async
         # A screen's first layout sends the screen a Resize of the size it was just laid out at,
         # which would lay it out and draw it a second time; any later Resize is a real one.
         if not self._resized and event.size == self.size:
@@ -218,7 +218,7 @@ class TableScreen(ModelScreen):
             self._bindings_for = keys
             self.refresh_bindings()
         hand = view["hand"] if view else []
-        if hand:
+        if hand and view:
             self.selected = min(self.selected, len(hand) - 1)
             if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
                 self.selected = next((i for i, c in enumerate(hand) if c in view["legal"]), self.selected)
@@ -586,7 +586,7 @@ class HintScreen(ModalScreen[None]):
     def ok(self) -> None:
         self.dismiss(None)
 
-    def dismiss(self, result: None = None) -> Any:  # type: ignore[override]
+    def dismiss(self, result: None = None) -> Any:
         app: Any = self.app
         app.settings.hint_seen = True
         app.save_settings()
