@@ -259,3 +259,25 @@ async def test_serve_with_no_workers_runs_the_front_inside_its_own_process(tmp_p
         if conn is not None:
             conn.close()
         await server.stop()
+
+
+async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -> None:
+    """kill -9 of `ono99 serve` once left its SSH workers running, holding the SSH port for good.
+    Tried: a server with two workers is killed with SIGKILL; both workers end by themselves and the
+    port is free for the restarted server."""
+    ssh_port = free_port()
+    args = ("--ssh-port", str(ssh_port), "--ssh-workers", "2", "--no-advertise")
+    server = ServerProcess(tmp_path / "x.db", tmp_path / "serve.log", *args)
+    await server.start()
+    assert server.proc is not None
+    workers = children(server.proc.pid)
+    assert len(workers) == 2
+    await server.kill9()
+    await wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers),
+                     "the workers to end after their server")
+    again = ServerProcess(tmp_path / "x.db", tmp_path / "serve2.log", *args)
+    try:
+        await again.start()
+        assert "ssh workers: 2" in "".join(again.banner)
+    finally:
+        await again.stop()

@@ -33,8 +33,10 @@ def config_from_env(text: str) -> FrontConfig:
     return FrontConfig(**values)
 
 
-async def run_front(config: FrontConfig, announce: bool = True) -> int:
-    """Listen for SSH until SIGINT or SIGTERM, then end every session and close."""
+async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: bool = False) -> int:
+    """Listen for SSH until SIGINT or SIGTERM, then end every session and close. ``parent_pipe``:
+    a worker of ``ono99 serve``, which also ends when its server is gone (its standard input, a
+    pipe from the server, closes), even one killed with SIGKILL: no worker outlives its server."""
     from .ssh import SshFront
 
     try:
@@ -52,6 +54,8 @@ async def run_front(config: FrontConfig, announce: bool = True) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    if parent_pipe:
+        loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
     print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
     if announce:
         print(f"ONO 99 SSH front: port {front.port}, host key {front.fingerprint}, game server "
@@ -59,6 +63,16 @@ async def run_front(config: FrontConfig, announce: bool = True) -> int:
     await stop.wait()
     await front.close()
     return 0
+
+
+def _parent_gone(stop: asyncio.Event) -> None:
+    """The server's end of the pipe: the server writes nothing, so readable means closed."""
+    with contextlib.suppress(OSError):
+        if os.read(sys.stdin.fileno(), 1):
+            return
+    asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
+    logging.getLogger("ono99.workers").warning("the server is gone: this SSH worker stops")
+    stop.set()
 
 
 def worker_main() -> int:
@@ -77,4 +91,4 @@ def worker_main() -> int:
                                                     "%(levelname)s %(message)s")
     if level != "debug":
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
-    return asyncio.run(run_front(config, announce=False))
+    return asyncio.run(run_front(config, announce=False, parent_pipe=True))

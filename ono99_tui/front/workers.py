@@ -67,7 +67,8 @@ class WorkerPool:
         env[CONFIG_ENV] = config_to_env(self.config)
         env["ONO99_LOG_LEVEL"] = self.log_level
         return await asyncio.create_subprocess_exec(sys.executable, "-m", "ono99_tui.front", env=env,
-                                                    stdout=asyncio.subprocess.PIPE, stdin=asyncio.subprocess.DEVNULL)
+                                                    stdout=asyncio.subprocess.PIPE,
+                                                    stdin=asyncio.subprocess.PIPE)  # closed: the server is gone
 
     async def _keep(self, index: int) -> None:
         loop = asyncio.get_running_loop()

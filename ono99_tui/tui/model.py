@@ -106,7 +106,12 @@ class Model:
 
     def is_me(self, seat: int | None) -> bool:
         """Whether ``seat`` is the reader's own (never in a replay, where the viewer only follows)."""
-        return not self.replay and seat is not None and self.view is not None and self.view.get("seat") == seat
+        if self.replay or seat is None:
+            return False
+        if self.view is not None:
+            return bool(self.view.get("seat") == seat)
+        # the history of a game comes before its first state: the table says which seat is ours
+        return self.table is not None and self.table.get("you") == seat
 
     def plain_name(self, seat: int | None) -> str:
         """The seat's name without "(you)"."""
