@@ -55,7 +55,8 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     if parent_pipe:
-        loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
+        with contextlib.suppress(OSError, ValueError):  # not a pipe (a file, /dev/null): nothing to watch
+            loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
     print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
     if announce:
         print(f"ONO 99 SSH front: port {front.port}, host key {front.fingerprint}, game server "
