@@ -115,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds a dropped player's seat waits for them (default 120)")
     serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
     serve.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before it plays")
+    serve.add_argument("--play-now-wait", type=float, default=20.0, metavar="SECONDS",
+                       help="seconds the first player in a play-now queue waits before bots fill the table")
     serve.add_argument("--max-connections", type=int, default=2000)
     serve.add_argument("--max-per-address", type=int, default=32, help="connections allowed from one address")
     serve.add_argument("--max-tables-per-player", type=int, default=3)

@@ -20,6 +20,7 @@ class ServerConfig:
     grace_seconds: float = 120.0  # how long a dropped player's seat waits for them
     default_turn_seconds: int = 30  # the turn clock of a new table unless it says otherwise
     bot_delay: float = 0.8  # pause before a bot acts, so people can follow the play
+    play_now_wait: float = 20.0  # seconds a play-now queue's first player waits before bots fill the table
     hello_timeout: float = 10.0
     idle_timeout: float = 900.0  # a connection that sends nothing for this long is closed
     write_timeout: float = 10.0  # a client that does not take its data for this long is dropped

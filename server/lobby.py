@@ -8,6 +8,7 @@ import logging
 import random
 import secrets
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,9 @@ from ono99_tui.protocol import (
     options_from_wire,
 )
 
+from . import ratings
 from .config import ServerConfig
+from .matchmaking import Matchmaker
 from .names import NameRegistry, name_key, same_name_refusal
 from .storage import Storage
 from .table import ChatLine, Seat, Status, Table
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 log = logging.getLogger("ono99.lobby")
+LEAVE_QUEUE_ON = frozenset({"join", "spectate", "create_table"})  # a player at another table waits no more
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 
 
@@ -111,6 +115,8 @@ class Lobby:
         self._tables_dirty = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
+        self.ratings = ratings.RatingBook(storage)
+        self.matchmaker = Matchmaker(self)  # play now
 
     # --- identity -----------------------------------------------------------------------------------
     def check_version(self, message: dict[str, Any]) -> None:
@@ -175,6 +181,7 @@ class Lobby:
             member.table.member_returned(member)
         else:
             connection.send(self.tables_message())
+            connection.send(self.matchmaker.status(member))
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", connection.peer)
         return member
@@ -189,6 +196,7 @@ class Lobby:
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""
         member.connection = None
+        self.matchmaker.leave(member)
         if self.closed:  # the server is shutting down: every seat and table stays as it is
             return
         table = member.table
@@ -233,6 +241,8 @@ class Lobby:
         if handler is None:
             raise ProtocolError("unknown_type", f"{kind!r} is not a client message")
         handler(member, message)
+        if kind in LEAVE_QUEUE_ON:
+            self.matchmaker.leave(member)
 
     def on_hello(self, member: Member, message: dict[str, Any]) -> None:
         raise ProtocolError("already_hello", "hello was already received on this connection")
@@ -377,6 +387,64 @@ class Lobby:
         for other in self.members.values():
             other.send_frame(frame)
 
+    def on_play_now(self, member: Member, message: dict[str, Any]) -> None:
+        self.matchmaker.join(member, message.get("edition", "2022"), message.get("seats", 4))
+
+    def on_leave_queue(self, member: Member, message: dict[str, Any]) -> None:
+        if not self.matchmaker.leave(member):
+            raise ProtocolError("not_queued", "you are not waiting to play now")
+        member.send(self.matchmaker.status(member))
+
+    def on_profile(self, member: Member, message: dict[str, Any]) -> None:
+        name = message.get("name")
+        identity = member.identity
+        if name is not None:
+            owner = self.names.owner(name)
+            if owner is None:
+                raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}")
+            name, identity = owner
+        elif identity is None:
+            raise ProtocolError("no_identity", "a guest has no profile: connect with a key to be rated")
+        else:
+            name = member.name
+        self._answer_from_database(member, lambda db: {
+            "t": "profile", "name": name, "you": identity == member.identity,
+            **(ratings.profile(db, identity) if identity is not None else {})})
+
+    def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
+        game_id = message["game"]
+
+        def read(db: Any) -> dict[str, Any]:
+            text = ratings.game_record(db, game_id)
+            if text is None:
+                return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
+                        "ref": "game_record"}
+            return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}
+
+        self._answer_from_database(member, read)
+
+    def _answer_from_database(self, member: Member, read: Callable[[Any], dict[str, Any]]) -> None:
+        if self.storage is None:
+            raise ProtocolError("no_database", "this server keeps no games or ratings")
+
+        async def answer() -> None:
+            assert self.storage is not None
+            try:
+                reply = await self.storage.call(read)
+                member.send(reply)
+            except ProtocolError as exc:  # the answer is too large for a frame
+                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": None})
+
+        asyncio.get_running_loop().create_task(answer())
+
+    def _ratings_changed(self, changes: list[ratings.Change]) -> None:
+        """Tell each rated player of a finished game their new rating."""
+        for change in changes:
+            member = self.by_identity.get(change.identity)
+            if member is not None:
+                member.send({"t": "notice", "table": member.table.id if member.table is not None else None,
+                             "text": ratings.describe_change(change)})
+
     def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
         edition = message.get("edition")
         if "follow" in message:
@@ -391,14 +459,14 @@ class Lobby:
     def _send_leaderboard(self, members: list[Member], edition: str | None) -> None:
         if self.storage is None:
             for member in members:
-                member.send({"t": "leaderboard", "edition": edition, "rows": []})
+                member.send({"t": "leaderboard", "edition": edition, "rows": [], "bots": []})
             return
 
         async def answer() -> None:
             assert self.storage is not None
-            rows = await self.storage.leaderboard(edition)
+            board = await self.storage.leaderboard(edition)
             for member in members:
-                member.send({"t": "leaderboard", "edition": edition, "rows": rows})
+                member.send({"t": "leaderboard", "edition": edition, **board})
 
         asyncio.get_running_loop().create_task(answer())
 
@@ -467,7 +535,12 @@ class Lobby:
     def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
         """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
         if self.storage is not None:
-            self.storage.save_game(table.id, record, time.time(), results)
+            now = time.time()
+            game = table.game
+            assert game is not None and game.outcome is not None
+            rated = ratings.entries(table.players, game.outcome.ranking, game.outcome.winner)
+            self.storage.save_game(table.id, record, now, results,
+                                   then=self.ratings.rater(record["edition"], now, rated, self._ratings_changed))
             if results:
                 self._push_leaderboards()  # read after the save: the database thread keeps the order
 
@@ -518,6 +591,7 @@ class Lobby:
     def close(self) -> None:
         """Stop every clock, bot and grace timer (the server is shutting down)."""
         self.closed = True
+        self.matchmaker.close()
         for table in self.tables.values():
             table.close()
         for member in self.members.values():
