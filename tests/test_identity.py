@@ -650,4 +650,5 @@ async def test_a_turn_the_clock_played_is_noted_and_the_player_present_keeps_the
         plays = sum(1 for hand_ in record["hands"] for e in hand_["events"] if e["e"] == "play" and e["seat"] == 0)
         board = await alice.request({"t": "leaderboard"}, "leaderboard")
         credited = winner == 0 and 2 * len(spans) <= plays
-        assert board["rows"] == [{"name": "alice", "games": 1, "wins": int(credited)}]
+        assert [{k: row[k] for k in ("name", "games", "wins")} for row in board["rows"]] == [
+            {"name": "alice", "games": 1, "wins": int(credited)}]
