@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,18 @@ log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
 FILL_PREFERENCE = ("greedy", "casual", "strong", "random")
 assert sorted(FILL_PREFERENCE) == sorted(BOT_LEVEL_NAMES)
+
+
+PLAY_USER = re.compile(r"play(?:-(2022|1980))?(?:-([2-8]))?", re.IGNORECASE)
+
+
+def play_shortcut(username: str) -> tuple[str, int] | None:
+    """The SSH user names that play now: ``play`` (2022, 4 seats), ``play-1980``, ``play-3``,
+    ``play-1980-3``: (edition, seats), or None for any other name."""
+    match = PLAY_USER.fullmatch(username.strip())
+    if match is None:
+        return None
+    return match.group(1) or "2022", int(match.group(2) or 4)
 
 
 @dataclass(slots=True)

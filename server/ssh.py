@@ -30,6 +30,7 @@ from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
 from .app import Server
 from .config import SSH_AUTH_MODES, ServerConfig
 from .local import LocalConnection, LocalLink
+from .matchmaking import play_shortcut
 from .ssh_app import SessionApp
 from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
@@ -73,12 +74,14 @@ class Door:
         self.port = port
         self.fingerprint = fingerprint
         self.code, self.watch = front.read_shortcut(username)
-        self.default_name = "" if self.code else username[:MAX_NAME]
+        self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
+        shortcut = self.code is not None or self.play_now is not None
+        self.default_name = "" if shortcut else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, the
         # name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
-            self.name_hint = front.server.lobby.names.name_of(fingerprint) if self.code else username
+            self.name_hint = front.server.lobby.names.name_of(fingerprint) if shortcut else username
         self.link: LocalLink | None = None
 
     @property

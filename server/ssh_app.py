@@ -39,6 +39,7 @@ class Door(Protocol):
     default_name: str  # offered on the name screen
     name_hint: str | None  # a name to try without asking (an SSH key's user name)
     code: str | None  # an invite code from the user name
+    play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
     watch: bool  # spectate the code's table instead of sitting down
 
     @property
@@ -120,6 +121,7 @@ class SessionApp(Ono99App):
         kind = message.get("t")
         if kind == "welcome":
             self._use_invite_code(message)
+            self._play_now(message)
         elif kind == "table" and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""
@@ -139,6 +141,14 @@ class SessionApp(Ono99App):
         self.send_message({"t": "spectate" if self.door.watch else "join", "code": code})
         doing = "Watching" if self.door.watch else "Playing at"
         self._code_hint = f"{doing} the table of invite code {code}. Press l for the lobby, ? for help, q to leave."
+
+    def _play_now(self, welcome: dict[str, Any]) -> None:
+        """``ssh play@host``: into the play-now queue at once (unless back at a table)."""
+        wish = self.door.play_now
+        if wish is None or welcome.get("table") is not None:
+            return
+        self.play_now_wish = wish
+        self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

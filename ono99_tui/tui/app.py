@@ -19,6 +19,7 @@ from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
 from .names import NameScreen
+from .profile import after_message
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
@@ -98,6 +99,7 @@ class Ono99App(App[int]):
         self.discover = discover  # no address given: pick a server found on the network first
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
+        self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
 
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
@@ -219,6 +221,7 @@ class Ono99App(App[int]):
         elif kind == "state":
             self._ring_on_turn()
         self._refresh()
+        after_message(self, kind, message)  # play now and ratings (profile.py)
 
     def _ring_on_turn(self) -> None:
         mine = self.model.my_turn

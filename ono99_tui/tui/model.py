@@ -66,6 +66,12 @@ class Model:
     log_count: int = 0  # lines ever logged, so a widget can append only the new ones
     log_epoch: int = 0  # bumped when the log starts over (a new table or game)
     chat_count: int = 0
+    # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
+    queue: dict[str, Any] | None = None
+    queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
+    queues: list[dict[str, Any]] = field(default_factory=list)
+    leaderboard_bots: list[dict[str, Any]] = field(default_factory=list)
+    profile: dict[str, Any] | None = None
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -121,6 +127,13 @@ class Model:
         elif kind == "leaderboard":
             self.leaderboard = list(message["rows"])
             self.leaderboard_edition = message.get("edition")
+            self.leaderboard_bots = list(message.get("bots") or [])
+        elif kind == "queue":
+            self.queue = message["queued"]
+            self.queue_at = time.monotonic()
+            self.queues = list(message["queues"])
+        elif kind == "profile":
+            self.profile = message
         elif kind == "error":
             self.notice = str(message["reason"])
         return kind
