@@ -59,13 +59,13 @@ class QueueScreen(ModalScreen[None]):
         self.refresh_model(self.app.model)  # type: ignore[attr-defined]
         self.set_interval(1.0, lambda: self.refresh_model(self.app.model))  # type: ignore[attr-defined]
 
-    _closing = False
+    _gone = False
 
     def refresh_model(self, model: Model) -> None:
-        if self._closing:
+        if self._gone:
             return
         if model.queue is None:  # seated, or out of the queue
-            self._closing = True
+            self._gone = True
             self.dismiss()
             return
         self.query_one("#queue-text", Static).update(Text(queue_text(model)))
@@ -89,6 +89,6 @@ class QueueScreen(ModalScreen[None]):
 
     def action_leave(self) -> None:
         self.app.send_message({"t": "leave_queue"})  # type: ignore[attr-defined]
-        if not self._closing:
-            self._closing = True
+        if not self._gone:
+            self._gone = True
             self.dismiss()
