@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 import shutil
 import uuid
 from collections.abc import Callable
@@ -174,7 +175,8 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
             ssh = (f"ssh -F /dev/null -p {rig.front.port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
                    f"-o LogLevel=ERROR -o IdentitiesOnly=yes -o BatchMode=yes -i {key_path} play@127.0.0.1")
             await run(*tmux, "new-session", "-d", "-s", name, "-x", "100", "-y", "32", ssh)
-            await until(lambda n=len(clients): len(rig.front.sessions) > n and all(
+            opened = len(clients)
+            await until(lambda n=opened: len(rig.front.sessions) > n and all(  # type: ignore[misc]
                 s.app is not None for s in rig.front.sessions), "the session")
             clients.append(name)
 
@@ -209,14 +211,17 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
         await asyncio.gather(*(play_through_keys(p) for p in ssh_players), *games)  # type: ignore[arg-type]
         for name in ("ann", "ben"):
             await pane_shows(name, "wins!", "the game-over dialog")
+            session = sessions[name]
             await run(*tmux, "send-keys", "-t", name, "Escape")
+            await until(lambda s=session: s.app is not None and type(s.app.screen) is TableScreen, "Esc")
             await run(*tmux, "send-keys", "-t", name, "l")
-            await pane_shows(name, "Play now", "the lobby")
+            await until(lambda s=session: s.app is not None and isinstance(s.app.screen, LobbyScreen), "the lobby")
             await run(*tmux, "send-keys", "-t", name, "b")
             await pane_shows(name, "highest rating", "the leaderboard")
-            await pane_shows(name, "?", "a provisional rating")
             screen = await pane(name)
-            assert "ann" in screen and "ben" in screen, screen
+            for player in ("ann", "ben", "cat", "dan"):  # cat and dan are guests: not rated
+                row = next((line for line in screen.splitlines() if f" {player} " in line), "")
+                assert bool(re.search(r"-?\d+\.\d\d\?", row)) == (player in ("ann", "ben")), screen
         for other in others:
             await other.close()
     finally:
