@@ -27,11 +27,6 @@ if TYPE_CHECKING:
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # a fetched record is refused beyond this size once unpacked
 
 
-def rating_text(row: dict[str, Any]) -> str:
-    """A rating as shown: the conservative estimate, with "?" while provisional."""
-    return f"{row['rating']:.2f}{'?' if row.get('provisional') else ''}"
-
-
 class ProfileScreen(ModalScreen[None]):
     """Someone's profile (``name``; None: mine). Enter on a recent game replays it."""
 
@@ -69,7 +64,7 @@ class ProfileScreen(ModalScreen[None]):
         lines = Text()
         for row in profile["editions"]:
             rate = "–" if row["win_rate"] is None else f"{100 * row['win_rate']:.0f}%"
-            lines.append(f"{row['edition']}: rating {rating_text(row)}"
+            lines.append(f"{row['edition']}: rating {row['rating']:.2f}"
                          f"{' (provisional)' if row['provisional'] else ''} · {row['games']} games · "
                          f"{row['wins']} wins · win rate {rate}\n")
         if not profile["editions"]:

@@ -583,7 +583,7 @@ class LeaderboardScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Leaderboard: highest rating (a: all editions, 2: 2022, 1: 1980)", id="leaders-title")
+            yield Label("Leaderboard, by rating (? provisional)", id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
         yield KeysFooter()
 
@@ -605,14 +605,15 @@ class LeaderboardScreen(ModalScreen[None]):
     def refresh_model(self, model: Model) -> None:
         which = model.leaderboard_edition or "all editions"
         self.query_one("#leaders-title", Label).update(
-            f"Leaderboard, {which}: highest rating; ? marks a provisional one (a: all, 2: 2022, 1: 1980)")
+            f"Leaderboard, {which}, by rating (? provisional)")
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
             rating = f"{row['rating']:.2f}{'?' if row.get('provisional') else ''}" if "rating" in row else "–"
             grid.add_row(Text(str(row["name"])), rating, str(row["wins"]), str(row["games"]))
         for bot in model.leaderboard_bots:
-            grid.add_row(Text(f"bot: {bot['level']}", style="italic"), f"{bot['rating']:.2f}", str(bot["wins"]),
+            grid.add_row(Text(f"bot: {bot['level']}", style="italic"),
+                         f"{bot['rating']:.2f}{'?' if bot.get('provisional') else ''}", str(bot["wins"]),
                          str(bot["games"]))
 
     @on(DataTable.RowSelected)
