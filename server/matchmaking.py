@@ -57,6 +57,7 @@ class Matchmaker:
         self.lobby = lobby
         self.waiting: dict[Member, Waiting] = {}  # in the order they came
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._filling: set[asyncio.Task[None]] = set()
         self._dirty = False
 
     @property
@@ -107,10 +108,19 @@ class Matchmaker:
             self._timers[(edition, seats)] = loop.call_later(delay, self._fill, edition, seats)
 
     def _fill(self, edition: str, seats: int) -> None:
-        """The first player's wait is over: seat everyone waiting here, with bots."""
+        """The first player's wait is over: seat everyone waiting here, with bots (once their
+        ratings, read when they joined, are known)."""
         self._timers.pop((edition, seats), None)
         queue = self.queue_of(edition, seats)
         if queue:
+            task = asyncio.get_running_loop().create_task(self._fill_when_known(edition, seats, queue))
+            self._filling.add(task)
+            task.add_done_callback(self._filling.discard)
+
+    async def _fill_when_known(self, edition: str, seats: int, queue: list[Waiting]) -> None:
+        await self.lobby.ratings.ready([w.member.identity for w in queue])
+        queue = self.queue_of(edition, seats)  # as it is now: some may have left meanwhile
+        if queue and not self.lobby.closed and (edition, seats) not in self._timers:
             self._seat(queue, edition, seats)
             self._changed()
 
@@ -183,3 +193,5 @@ class Matchmaker:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+        for task in self._filling:
+            task.cancel()

@@ -233,6 +233,7 @@ class RatingBook:
     def __init__(self, storage: Storage | None) -> None:
         self.storage = storage
         self.known: dict[tuple[str, str], tuple[float, float]] = {}
+        self._reading: dict[str, asyncio.Task[None]] = {}  # identities whose ratings are being read
         if storage is not None:
             self.known = storage.run_now(lambda db: known_ratings(db, [bot_identity(b) for b in BOT_LEVEL_NAMES]))
 
@@ -242,16 +243,25 @@ class RatingBook:
         return self.known.get((identity, edition), (MODEL.mu, MODEL.sigma))[0]
 
     def learn(self, identity: str, edition: str) -> None:
-        """Read a player's rating into ``known`` (for the matchmaker), in the background."""
-        if self.storage is None or (identity, edition) in self.known:
+        """Read a player's ratings into ``known`` (for the matchmaker), in the background."""
+        if self.storage is None or (identity, edition) in self.known or identity in self._reading:
             return
 
         async def read() -> None:
             assert self.storage is not None
-            found = await self.storage.call(lambda db: known_ratings(db, [identity]))
-            self.known.update(found)
+            try:
+                found = await self.storage.call(lambda db: known_ratings(db, [identity]))
+                self.known.update(found)
+            finally:
+                self._reading.pop(identity, None)
 
-        asyncio.get_running_loop().create_task(read())
+        self._reading[identity] = asyncio.get_running_loop().create_task(read())
+
+    async def ready(self, identities: Sequence[str | None]) -> None:
+        """Wait for the ratings of ``identities`` still being read."""
+        tasks = [self._reading[i] for i in identities if i is not None and i in self._reading]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def rater(self, edition: str, at: float, game: Sequence[Entry],
               told: Callable[[list[Change]], None]) -> Callable[[sqlite3.Connection, int], None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sqlite3
 import zlib
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,26 @@ async def test_a_player_who_left_the_game_is_rated_last(tmp_path: Path) -> None:
         [game] = profile["recent"]
         assert game["place"] == 3 and game["credited"] is False and game["won"] is False
         assert profile["editions"][0]["games"] == 1
+
+
+async def test_the_bots_that_fill_a_table_are_of_the_level_rated_nearest_its_players(tmp_path: Path) -> None:
+    key = new_identity()
+    async with running_server(tmp_path) as h:
+        ada = await h.connect("Ada", identity=key)
+        fingerprint = ada.welcome["identity"]
+    db = sqlite3.connect(tmp_path / "x.db")
+    with db:
+        for identity, mu in (("bot:random", 10.0), ("bot:casual", 18.0), ("bot:strong", 31.0), (fingerprint, 16.5)):
+            db.execute("INSERT INTO ratings(identity, edition, mu, sigma, games, wins) "
+                       "VALUES (?, '2022', ?, 2.0, 30, 9)", (identity, mu))
+    db.close()
+    async with running_server(tmp_path, play_now_wait=0.2) as h:
+        ada = await h.connect("Ada", identity=key)
+        await queued(ada, "2022", 3)
+        table = await seated(ada)
+        assert [(s["kind"], s["level"]) for s in table["seats"]] == [
+            ("human", None), ("bot", "casual"), ("bot", "casual")]
+        bob = await h.connect("Bob")  # a guest counts as a new player (25): greedy, not yet rated, is nearest
+        await queued(bob, "2022", 2)
+        table = await seated(bob)
+        assert [s["level"] for s in table["seats"]] == [None, "greedy"]
