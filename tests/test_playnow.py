@@ -92,6 +92,7 @@ async def test_leaving_the_queue_works(tmp_path: Path) -> None:
         await queued(ada)
         left = await ada.request({"t": "leave_queue"}, "queue")
         assert left["queued"] is None and left["queues"] == []
+        assert not h.server.lobby.matchmaker._timers  # no bots will come for her
         error = await ada.request({"t": "leave_queue"}, "error")
         assert error["code"] == "not_queued"
         await queued(bob)  # alone: Ada, who left, is not seated with him
