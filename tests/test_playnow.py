@@ -252,3 +252,20 @@ async def test_the_bots_that_fill_a_table_are_of_the_level_rated_nearest_its_pla
         await queued(bob, "2022", 2)
         table = await seated(bob)
         assert [s["level"] for s in table["seats"]] == [None, "greedy"]
+
+
+def test_players_the_stand_in_rule_does_not_credit_share_the_last_place() -> None:
+    from server.ratings import Entry, entries
+
+    players = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
+               {"name": "b", "kind": "bot:strong", "identity": None},
+               {"name": "c", "kind": "human", "identity": None, "credited": True},  # a guest
+               {"name": "d", "kind": "human", "identity": "D", "credited": False},
+               {"name": "e", "kind": "human", "identity": "E", "credited": True}]
+    assert entries(players, ranking=[0, 3, 4, 1, 2], winner=0) == [
+        Entry(0, "A", 4, won=False, credited=False),  # won the game while away: no win, last place
+        Entry(1, "bot:strong", 2, won=False, credited=True),
+        Entry(2, None, 3, won=False, credited=True),
+        Entry(3, "D", 4, won=False, credited=False),
+        Entry(4, "E", 1, won=False, credited=True),
+    ]
