@@ -248,3 +248,31 @@ class _TmuxPlayer:
 
     async def until(self, condition: Callable[[Any], Any], what: str) -> None:
         await until(lambda: self.session.app is not None and condition(self.session.app), what)
+
+
+async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
+    from ono99_tui.tui.screens import GameOverScreen
+    from tests.test_tui import play_my_turn
+
+    async with running_server(tmp_path, play_now_wait=0.1) as h:
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
+        app.play_now_wish = ("2022", 2)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("p")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                             "a table with a bot")
+            first = app.model.table["id"]  # type: ignore[index]
+            while app.model.view["winner"] is None:  # type: ignore[index]
+                if app.model.my_turn or app.model.can_draw:
+                    before = app.model.view["version"]  # type: ignore[index]
+                    await play_my_turn(pilot, app)
+                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b,  # type: ignore[index]
+                                     "the move taken")
+                else:
+                    await pilot.pause(0.02)
+            await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+            await pilot.press("p")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
+                             and app.model.table["id"] != first and app.model.view is not None, "the next table")
+            assert app.model.table["status"] == "playing"  # type: ignore[index]

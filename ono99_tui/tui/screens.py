@@ -287,7 +287,8 @@ def append_lines(log: RichLog, lines: list[Text]) -> None:
 
 # --- end of game ------------------------------------------------------------------------------------------
 class GameOverScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("r", "rematch", "Rematch")]
+    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("r", "rematch", "Rematch"),
+                Binding("p", "play_now", "Play now")]
 
     def compose(self) -> ComposeResult:
         model: Model = self.app.model  # type: ignore[attr-defined]
@@ -317,6 +318,18 @@ class GameOverScreen(ModalScreen[None]):
 
     @on(Button.Pressed, "#close")
     def close_pressed(self) -> None:
+        self.dismiss()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # play now is for a server's tables: a local game or a replay has nobody to meet
+        return action != "play_now" or not getattr(self.app, "local", True)
+
+    def action_play_now(self) -> None:
+        """Leave this table for the play-now queue."""
+        app: Any = self.app
+        edition, seats = app.play_now_wish
+        app.send_message({"t": "leave"})
+        app.send_message({"t": "play_now", "edition": edition, "seats": seats})
         self.dismiss()
 
 
