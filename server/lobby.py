@@ -8,7 +8,6 @@ import logging
 import random
 import secrets
 import time
-import zlib
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -27,10 +26,10 @@ from ono99_tui.protocol import (
     options_from_wire,
 )
 
-from . import ratings
 from .config import ServerConfig
 from .matchmaking import Matchmaker
 from .names import NameRegistry, name_key, same_name_refusal
+from .ratings import RatingBook
 from .storage import Storage
 from .table import ChatLine, Seat, Status, Table
 
@@ -115,8 +114,10 @@ class Lobby:
         self._tables_dirty = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
-        self.ratings = ratings.RatingBook(storage)
+        self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
+        self.handlers: dict[str, Callable[[Member, dict[str, Any]], None]] = {  # beside the on_ methods
+            **self.matchmaker.handlers(), **self.ratings.handlers()}
 
     # --- identity -----------------------------------------------------------------------------------
     def check_version(self, message: dict[str, Any]) -> None:
@@ -237,7 +238,8 @@ class Lobby:
 
     # --- dispatch -------------------------------------------------------------------------------------
     def handle(self, member: Member, kind: str, message: dict[str, Any]) -> None:
-        handler: Callable[[Member, dict[str, Any]], None] | None = getattr(self, f"on_{kind}", None)
+        handler: Callable[[Member, dict[str, Any]], None] | None = getattr(self, f"on_{kind}", None) \
+            or self.handlers.get(kind)
         if handler is None:
             raise ProtocolError("unknown_type", f"{kind!r} is not a client message")
         handler(member, message)
@@ -387,64 +389,6 @@ class Lobby:
         for other in self.members.values():
             other.send_frame(frame)
 
-    def on_play_now(self, member: Member, message: dict[str, Any]) -> None:
-        self.matchmaker.join(member, message.get("edition", "2022"), message.get("seats", 4))
-
-    def on_leave_queue(self, member: Member, message: dict[str, Any]) -> None:
-        if not self.matchmaker.leave(member):
-            raise ProtocolError("not_queued", "you are not waiting to play now")
-        member.send(self.matchmaker.status(member))
-
-    def on_profile(self, member: Member, message: dict[str, Any]) -> None:
-        name = message.get("name")
-        identity = member.identity
-        if name is not None:
-            owner = self.names.owner(name)
-            if owner is None:
-                raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}")
-            name, identity = owner
-        elif identity is None:
-            raise ProtocolError("no_identity", "a guest has no profile: connect with a key to be rated")
-        else:
-            name = member.name
-        self._answer_from_database(member, lambda db: {
-            "t": "profile", "name": name, "you": identity == member.identity,
-            **(ratings.profile(db, identity) if identity is not None else {})})
-
-    def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
-        game_id = message["game"]
-
-        def read(db: Any) -> dict[str, Any]:
-            text = ratings.game_record(db, game_id)
-            if text is None:
-                return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
-                        "ref": "game_record"}
-            return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}
-
-        self._answer_from_database(member, read)
-
-    def _answer_from_database(self, member: Member, read: Callable[[Any], dict[str, Any]]) -> None:
-        if self.storage is None:
-            raise ProtocolError("no_database", "this server keeps no games or ratings")
-
-        async def answer() -> None:
-            assert self.storage is not None
-            try:
-                reply = await self.storage.call(read)
-                member.send(reply)
-            except ProtocolError as exc:  # the answer is too large for a frame
-                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": None})
-
-        asyncio.get_running_loop().create_task(answer())
-
-    def _ratings_changed(self, changes: list[ratings.Change]) -> None:
-        """Tell each rated player of a finished game their new rating."""
-        for change in changes:
-            member = self.by_identity.get(change.identity)
-            if member is not None:
-                member.send({"t": "notice", "table": member.table.id if member.table is not None else None,
-                             "text": ratings.describe_change(change)})
-
     def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
         edition = message.get("edition")
         if "follow" in message:
@@ -536,11 +480,7 @@ class Lobby:
         """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
         if self.storage is not None:
             now = time.time()
-            game = table.game
-            assert game is not None and game.outcome is not None
-            rated = ratings.entries(table.players, game.outcome.ranking, game.outcome.winner)
-            self.storage.save_game(table.id, record, now, results,
-                                   then=self.ratings.rater(record["edition"], now, rated, self._ratings_changed))
+            self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now))
             if results:
                 self._push_leaderboards()  # read after the save: the database thread keeps the order
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,18 @@ class Matchmaker:
         return self.lobby.config.play_now_wait
 
     # --- joining and leaving ------------------------------------------------------------------------
+    def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
+        """The lobby's handlers of the play-now messages."""
+        return {"play_now": self.on_play_now, "leave_queue": self.on_leave_queue}
+
+    def on_play_now(self, member: Member, message: dict[str, Any]) -> None:
+        self.join(member, message.get("edition", "2022"), message.get("seats", 4))
+
+    def on_leave_queue(self, member: Member, message: dict[str, Any]) -> None:
+        if not self.leave(member):
+            raise ProtocolError("not_queued", "you are not waiting to play now")
+        member.send(self.status(member))
+
     def join(self, member: Member, edition: str, seats: int) -> None:
         table = member.table
         if table is not None and table.status == Status.PLAYING and table.seat_of(member) is not None:

@@ -27,16 +27,18 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from openskill.models import PlackettLuce
 
-from ono99_tui.protocol import BOT_LEVEL_NAMES
+from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
 
 if TYPE_CHECKING:
-    from .storage import Storage
+    from .lobby import Lobby, Member
+    from .table import Table
 
 MODEL = PlackettLuce()
 PROVISIONAL_GAMES = 10
@@ -228,14 +230,17 @@ def game_record(db: sqlite3.Connection, game_id: int) -> str | None:
 
 class RatingBook:
     """The lobby's side of the ratings: rates each finished game on the database thread, right
-    after it is saved, and keeps the ratings the matchmaker asks for (bot levels, waiting players)."""
+    after it is saved; keeps the ratings the matchmaker asks for (bot levels, waiting players);
+    answers ``profile`` and ``game_record``."""
 
-    def __init__(self, storage: Storage | None) -> None:
-        self.storage = storage
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.storage = lobby.storage
         self.known: dict[tuple[str, str], tuple[float, float]] = {}
         self._reading: dict[str, asyncio.Task[None]] = {}  # identities whose ratings are being read
-        if storage is not None:
-            self.known = storage.run_now(lambda db: known_ratings(db, [bot_identity(b) for b in BOT_LEVEL_NAMES]))
+        if self.storage is not None:
+            self.known = self.storage.run_now(
+                lambda db: known_ratings(db, [bot_identity(b) for b in BOT_LEVEL_NAMES]))
 
     def mu(self, identity: str | None, edition: str) -> float:
         if identity is None:
@@ -263,23 +268,78 @@ class RatingBook:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def rater(self, edition: str, at: float, game: Sequence[Entry],
-              told: Callable[[list[Change]], None]) -> Callable[[sqlite3.Connection, int], None]:
-        """What ``Storage.save_game`` runs after saving the game: rate it; ``told(changes)`` is then
-        called on this event loop."""
+    # --- a finished game ----------------------------------------------------------------------------
+    def rater(self, table: Table, record: dict[str, Any], at: float) -> Callable[[sqlite3.Connection, int], None]:
+        """What ``Storage.save_game`` runs after saving the table's finished game: rate it, then
+        tell its players (on this event loop)."""
+        game = table.game
+        assert game is not None and game.outcome is not None
+        rated = entries(table.players, game.outcome.ranking, game.outcome.winner)
+        edition = str(record["edition"])
         loop = asyncio.get_running_loop()
 
         def then(db: sqlite3.Connection, game_id: int) -> None:
-            changes = record_game(db, game_id, edition, at, game)
+            changes = record_game(db, game_id, edition, at, rated)
             if changes:
-                loop.call_soon_threadsafe(self._changed, changes, told)
+                loop.call_soon_threadsafe(self._changed, changes)
 
         return then
 
-    def _changed(self, changes: list[Change], told: Callable[[list[Change]], None]) -> None:
+    def _changed(self, changes: list[Change]) -> None:
         for change in changes:
             self.known[(change.identity, change.edition)] = (change.mu, change.sigma)
-        told(changes)
+            member = self.lobby.by_identity.get(change.identity)
+            if member is not None:
+                member.send({"t": "notice", "table": member.table.id if member.table is not None else None,
+                             "text": describe_change(change)})
+
+    # --- requests -------------------------------------------------------------------------------------
+    def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
+        """The lobby's handlers of the rating messages."""
+        return {"profile": self.on_profile, "game_record": self.on_game_record}
+
+    def on_profile(self, member: Member, message: dict[str, Any]) -> None:
+        name = message.get("name")
+        identity = member.identity
+        if name is not None:
+            owner = self.lobby.names.owner(name)
+            if owner is None:
+                raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}")
+            name, identity = owner
+        elif identity is None:
+            raise ProtocolError("no_identity", "a guest has no profile: connect with a key to be rated")
+        else:
+            name = member.name
+        found: str = identity
+        self._answer(member, lambda db: {"t": "profile", "name": name, "you": found == member.identity,
+                                         **profile(db, found)})
+
+    def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
+        game_id = message["game"]
+
+        def read(db: sqlite3.Connection) -> dict[str, Any]:
+            text = game_record(db, game_id)
+            if text is None:
+                return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
+                        "ref": "game_record"}
+            return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}
+
+        self._answer(member, read)
+
+    def _answer(self, member: Member, read: Callable[[sqlite3.Connection], dict[str, Any]]) -> None:
+        """Send ``member`` what ``read`` builds on the database thread."""
+        if self.storage is None:
+            raise ProtocolError("no_database", "this server keeps no games or ratings")
+
+        async def answer() -> None:
+            assert self.storage is not None
+            reply = await self.storage.call(read)
+            try:
+                member.send(reply)
+            except ProtocolError as exc:  # the answer is too large for a frame
+                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": reply["t"]})
+
+        asyncio.get_running_loop().create_task(answer())
 
 
 def describe_change(change: Change) -> str:
