@@ -189,6 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--turn-seconds", type=int, default=30, help="default turn clock of new tables (default 30)")
     serve.add_argument("--bot-delay", type=seconds(MAX_BOT_DELAY), default=0.8,
                        help=f"seconds a bot waits before it plays (0 to {MAX_BOT_DELAY:g}, default 0.8)")
+    serve.add_argument("--play-now-wait", type=seconds(600), default=20.0, metavar="SECONDS",
+                       help="seconds the first player in a play-now queue waits before bots fill the table "
+                            "(default 20)")
     serve.add_argument("--max-connections", type=int, default=2000,
                        help="players connected at once, TCP and SSH (default 2000; connections that have not "
                             "said hello yet have a budget of their own)")

@@ -203,6 +203,11 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "chat": {"text": Field(str, check=_max_len(MAX_CHAT * 4)), "scope": Field(str, False, _one_of(*SCOPES))},
     "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980")), "follow": Field(bool, False)},
     "ping": {"n": Field(int, False, _range(0, MAX_WIRE_INT))},
+    # play now and ratings (docs/protocol.md section 5a)
+    "play_now": {"edition": Field(str, False, _one_of("2022", "1980")), "seats": Field(int, False, _range(2, 8))},
+    "leave_queue": {},
+    "profile": {"name": Field(str, False, _max_len(64))},
+    "game_record": {"game": Field(int, check=_range(1, MAX_WIRE_INT))},
 }
 
 # Server to client (validated by clients; listed here so the document and the code agree).
@@ -227,6 +232,10 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     "leaderboard": {"edition": Field((str, type(None))), "rows": Field(list)},
     "pong": {"n": Field((int, type(None)), False)},
     "bye": {"reason": Field(str)},
+    "queue": {"queued": Field((dict, type(None))), "queues": Field(list), "wait": Field(float)},
+    "profile": {"name": Field(str), "you": Field(bool), "editions": Field(list), "history": Field(list),
+                "recent": Field(list)},
+    "game_record": {"game": Field(int), "record": Field(bytes)},
 }
 
 

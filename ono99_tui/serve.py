@@ -236,6 +236,7 @@ def run_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
+                          play_now_wait=args.play_now_wait,
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
                           **overrides,

@@ -23,6 +23,7 @@ class ServerConfig:
     max_waiting_hellos: int = 256  # connections that have not said hello yet: a budget of their own
     max_waiting_hellos_per_address: int = 8
     draw_window: float = 0.0  # at least this long before a bot plays while a person's manual draw is open
+    play_now_wait: float = 20.0  # seconds a play-now queue's first player waits before bots fill the table
     idle_timeout: float = 900.0  # a connection that sends nothing for this long is closed
     write_timeout: float = 10.0  # a client that does not take its data for this long is dropped
     send_queue_frames: int = 512  # frames waiting for one client before it counts as stuck

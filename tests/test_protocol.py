@@ -266,6 +266,10 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "chat": {"t": "chat", "text": "hi", "scope": "table"},
     "leaderboard": {"t": "leaderboard", "edition": "2022"},
     "ping": {"t": "ping", "n": 1},
+    "play_now": {"t": "play_now", "edition": "1980", "seats": 3},
+    "leave_queue": {"t": "leave_queue"},
+    "profile": {"t": "profile", "name": "Ada"},
+    "game_record": {"t": "game_record", "game": 12},
 }
 
 

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,18 @@ def load_or_create_host_key(path: Path | None) -> asyncssh.SSHKey:
     return key
 
 
+PLAY_USER = re.compile(r"play(?:-(2022|1980))?(?:-([2-8]))?", re.IGNORECASE)
+
+
+def play_shortcut(username: str) -> tuple[str, int] | None:
+    """The SSH user names that play now: ``play`` (2022, 4 seats), ``play-1980``, ``play-3``,
+    ``play-1980-3``: (edition, seats), or None for any other name."""
+    match = PLAY_USER.fullmatch(username.strip())
+    if match is None:
+        return None
+    return match.group(1) or "2022", int(match.group(2) or 4)
+
+
 class Door:
     """How one SSH session's player enters the lobby: their identity and the user-name shortcut."""
 
@@ -80,12 +93,13 @@ class Door:
         self.port = port
         self.fingerprint = fingerprint
         self.code, self.watch, self.maybe_name = front.read_shortcut(username)
-        self.default_name = "" if self.code and not self.maybe_name else username[:MAX_NAME]
+        self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
+        self.default_name = "" if (self.code and not self.maybe_name) or self.play_now else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, ""
         # asks for the name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
-            self.name_hint = "" if self.code else username
+            self.name_hint = "" if self.code or self.play_now else username
         self.link: Client | None = None
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:

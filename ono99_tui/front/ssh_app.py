@@ -39,6 +39,7 @@ class Door(Protocol):
     default_name: str  # offered on the name screen
     name_hint: str | None  # a name to try without asking (an SSH key's user name; "": the key's own name)
     code: str | None  # an invite code from the user name
+    play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
     watch: bool  # spectate the code's table instead of sitting down
     maybe_name: bool  # the user name only looks like an invite code: no such table is no error
 
@@ -136,6 +137,7 @@ class SessionApp(Ono99App):
         kind = message.get("t")
         if kind == "welcome":
             self._use_invite_code(message)
+            self._play_now(message)
         elif kind == "state" and message["view"].get("winner") is None:
             self.last_game_update = asyncio.get_running_loop().time()
         elif kind == "table" and self._code_hint:
@@ -158,6 +160,14 @@ class SessionApp(Ono99App):
         self._probing_code = self.door.maybe_name
         doing = "Watching" if self.door.watch else "Playing at"
         self._code_hint = f"{doing} the table of invite code {code}. Press l for the lobby, ? for help, q to leave."
+
+    def _play_now(self, welcome: dict[str, Any]) -> None:
+        """``ssh play@host``: into the play-now queue at once (unless back at a table)."""
+        wish = self.door.play_now
+        if wish is None or welcome.get("table") is not None:
+            return
+        self.play_now_wish = wish
+        self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

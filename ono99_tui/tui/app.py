@@ -20,6 +20,7 @@ from ..identity import Identity, remember_name
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
 from .model import Model
 from .names import NameScreen
+from .profile import after_message
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
@@ -131,6 +132,7 @@ class Ono99App(App[int]):
         self.discover = discover  # no address given: pick a server found on the network first
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
+        self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
 
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
@@ -259,6 +261,7 @@ class Ono99App(App[int]):
             self._ring_on_turn()
         self._refresh()
         self.show_terminal_title()
+        after_message(self, kind, message)  # play now and ratings (profile.py)
 
     def _ring_on_turn(self) -> None:
         mine = self.model.my_turn

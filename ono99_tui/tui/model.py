@@ -91,6 +91,12 @@ class Model:
     knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
     _total_seen: int = 0  # the total after the last play event read
     _hand_seen: int = 0  # the 1980 hand the last events belong to
+    # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
+    queue: dict[str, Any] | None = None
+    queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
+    queues: list[dict[str, Any]] = field(default_factory=list)
+    leaderboard_bots: list[dict[str, Any]] = field(default_factory=list)
+    profile: dict[str, Any] | None = None
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -168,6 +174,13 @@ class Model:
         elif kind == "leaderboard":
             self.leaderboard = list(message["rows"])
             self.leaderboard_edition = message.get("edition")
+            self.leaderboard_bots = list(message.get("bots") or [])
+        elif kind == "queue":
+            self.queue = message["queued"]
+            self.queue_at = time.monotonic()
+            self.queues = list(message["queues"])
+        elif kind == "profile":
+            self.profile = message
         elif kind == "error":
             self.notice = str(message["reason"])
         return kind

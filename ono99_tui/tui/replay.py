@@ -30,6 +30,15 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:
         raise RecordError(f"not valid JSON: {exc}", line=line) from None
+    try:
+        return replay_steps(record, f"Replay of {path.name}, record {line} of {len(lines)}")
+    except RecordError as exc:
+        raise exc.at_line(line) from None
+
+
+def replay_steps(record: Any, title: str) -> dict[str, Any]:
+    """The steps of one record: the table (named ``title``), then one state per action as each seat
+    saw it."""
     seat_states: list[list[dict[str, Any]]] = []
     seen = 0
 
@@ -44,13 +53,9 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
                            "view": view_to_wire(game.view(seat)),
                            "events": [event_to_wire(e.seen_by(seat)) for e in events]})
 
-    try:
-        done = replay(record, on_step=step)
-    except RecordError as exc:
-        raise exc.at_line(line) from None
+    done = replay(record, on_step=step)
     players = done.players
-    count = f"record {line} of {len(lines)}"
-    table = {"id": 0, "name": f"Replay of {path.name}, {count}", "summary": done.game.options.summary(),
+    table = {"id": 0, "name": title, "summary": done.game.options.summary(),
              "edition": done.game.options.edition.value, "host": "",
              "seats": [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
                         "level": None, "connected": True} for p in players]}

@@ -437,6 +437,7 @@ class GameOverScreen(ModalScreen[str | None]):
             self.steps.append(("n", "New game", "new"))
             if not local:
                 self.steps.append(("l", "Lobby", "lobby"))
+                self.steps.append(("p", "Play now", "play_now"))  # a new table with whoever is waiting
         title = "You win!" if model.is_me(winner) else f"{model.plain_name(winner)} wins!"
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
@@ -469,6 +470,13 @@ class GameOverScreen(ModalScreen[str | None]):
             buttons.first(Button).focus()  # Enter takes the first step
 
     def action_choose(self, choice: str) -> None:
+        if choice == "play_now":  # leave this table for the play-now queue
+            app: Any = self.app
+            edition, seats = app.play_now_wish
+            app.send_message({"t": "leave"})
+            app.send_message({"t": "play_now", "edition": edition, "seats": seats})
+            self.dismiss(None)
+            return
         if choice == "start":
             go_to = getattr(self.app, "go_to", None)
             if go_to is not None:
@@ -794,6 +802,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
 # --- lobby -------------------------------------------------------------------------------------------------
 class LobbyScreen(ModelScreen):
     BINDINGS = [
+        Binding("p", "play_now", "Play now"),
         Binding("n", "new_table", "New table"),
         Binding("j,enter", "join", "Join"),
         Binding("s", "spectate", "Watch"),
@@ -801,6 +810,7 @@ class LobbyScreen(ModelScreen):
         Binding("b", "leaderboard", "Leaderboard"),
         Binding("c", "focus_chat", "Chat", show=False),
         Binding("escape", "focus_tables", "Tables", show=False),
+        Binding("v", "profile", "Profile"),
         Binding("r", "refresh", "Refresh", show=False),  # the list updates by itself; r is for doubters
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
@@ -873,8 +883,12 @@ class LobbyScreen(ModelScreen):
 
     @staticmethod
     def _notice(model: Model) -> Text:
-        hint = "Enter or j: join the selected table · s: watch it · n: new table · i: invite code"
-        return Text(model.notice or ("No tables yet: press n to create one." if not model.tables else hint))
+        from .playnow import queue_line
+
+        hint = "p: play now · Enter or j: join the selected table · s: watch it · n: new table · i: invite code"
+        text = model.notice or ("No tables yet: press p to play now, n to create one." if not model.tables else hint)
+        queues = queue_line(model)
+        return Text(f"{text}\n{queues}" if queues else text)
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
@@ -948,6 +962,15 @@ class LobbyScreen(ModelScreen):
     def action_refresh(self) -> None:
         self.ono.send_message({"t": "list_tables"})
 
+    def action_play_now(self) -> None:
+        edition, seats = self.ono.play_now_wish
+        self.ono.send_message({"t": "play_now", "edition": edition, "seats": seats})
+
+    def action_profile(self) -> None:
+        from .profile import ProfileScreen
+
+        self.app.push_screen(ProfileScreen())
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
@@ -974,11 +997,12 @@ class LeaderboardScreen(ModalScreen[None]):
         Binding("a", "edition('')", "All"),
         Binding("2", "edition('2022')", "2022"),
         Binding("1", "edition('1980')", "1980"),
+        Binding("enter", "profile", "Profile"),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Leaderboard: most wins", id="leaders-title")
+            yield Label("Leaderboard, by rating (? provisional)", id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
         yield KeysFooter()
 
@@ -996,16 +1020,34 @@ class LeaderboardScreen(ModalScreen[None]):
         if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         grid = self.query_one(DataTable)
-        grid.add_columns("player", "wins", "games")
+        grid.add_columns("player", "rating", "wins", "games")
         self.refresh_model(self.app.model)  # type: ignore[attr-defined]
 
     def refresh_model(self, model: Model) -> None:
         which = model.leaderboard_edition or "all editions"
-        self.query_one("#leaders-title", Label).update(f"Leaderboard, {which}: most wins")
+        self.query_one("#leaders-title", Label).update(
+            f"Leaderboard, {which}, by rating (? provisional)")
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
-            grid.add_row(Text(str(row["name"])), str(row["wins"]), str(row["games"]))
+            rating = f"{row['rating']:.2f}{'?' if row.get('provisional') else ''}" if "rating" in row else "–"
+            grid.add_row(Text(str(row["name"])), rating, str(row["wins"]), str(row["games"]))
+        for bot in model.leaderboard_bots:
+            grid.add_row(Text(f"bot: {bot['level']}", style="italic"),
+                         f"{bot['rating']:.2f}{'?' if bot.get('provisional') else ''}", str(bot["wins"]),
+                         str(bot["games"]))
+
+    @on(DataTable.RowSelected)
+    def row_chosen(self) -> None:
+        self.action_profile()
+
+    def action_profile(self) -> None:
+        from .profile import ProfileScreen
+
+        model: Model = self.app.model  # type: ignore[attr-defined]
+        row = self.query_one(DataTable).cursor_row
+        if 0 <= row < len(model.leaderboard):
+            self.app.push_screen(ProfileScreen(str(model.leaderboard[row]["name"])))
 
 
 class SettingsScreen(ModalScreen[None]):
