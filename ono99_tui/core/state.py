@@ -284,9 +284,11 @@ class State:
         out_of_play: Sequence[Card] = (),
         first: int = 0,
         chance: Chance,
+        auto_draw: bool = False,
     ) -> State:
         """A table in the middle of a hand, from its parts (a bot's guess at the hidden cards plus
-        what its view shows). It records nothing and stops at the end of the hand."""
+        what its view shows). It records nothing and stops at the end of the hand. ``auto_draw``:
+        under ``manual_draw``, every seat takes its draw at once (as bots do)."""
         state = cls.__new__(cls)
         state._setup(options, seats, chance, record=False)
         state._hands = [list(h) for h in hands]
@@ -313,6 +315,8 @@ class State:
             state._tokens = list(tokens)
         if scores is not None and state._scores is not None:
             state._scores = list(scores)
+        if auto_draw:
+            state._manual_draw = False
         state._first = first
         state._hand_index = 0
         state.deal_next = False
@@ -331,6 +335,26 @@ class State:
     def hand(self, seat: int) -> list[Card]:
         """``seat``'s hand itself (not a copy)."""
         return self._hands[seat]
+
+    def on_turn(self) -> tuple[list[Card], int, bool]:
+        """The hand of the seat on turn (not a copy), how much the total may still grow, and
+        whether that seat holds a Play 2 / Double Play whose first card is due (a Double Play
+        cannot be it)."""
+        return self._hands[self._turn], self._limit - self._total, self._obliged
+
+    def is_in(self, seat: int) -> bool:
+        """``seat`` is still in the game or match."""
+        return self._active[seat]
+
+    def players_left(self) -> int:
+        return self._active.count(True)
+
+    def winner(self) -> int | None:
+        return self._outcome.winner if self._outcome is not None else None
+
+    def ono99_playable(self) -> bool:
+        """An O'NO 99 may be played now (1980, by the table's options and the total)."""
+        return self._ono99_playable()
 
     # --- what the seat on turn may do -----------------------------------------------------------
     def _has_play(self, seat: int) -> bool:
