@@ -168,10 +168,7 @@ class Game(State):
         if self._outcome:
             return ()
         if seat is None or seat == self._turn:
-            if self._legal_version != self._version:
-                self._legal = self._compute_legal(self._turn)
-                self._legal_version = self._version
-            return self._legal
+            return self.moves()
         self._check_seat(seat)
         return (DRAW,) if self._draw_open[seat] else ()
 

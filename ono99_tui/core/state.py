@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from .actions import DISCARD_FOUR, DRAW, PLAYS, Action
+from .actions import DISCARD_FOUR, DRAW, PLAYS, Action, ActionKind
 from .cards import HAND_SIZE, Card, Edition, card_points, new_deck
 from .errors import IllegalActionError
 from .events import (
@@ -198,6 +198,16 @@ class State:
         self.hand_loser: int | None = None  # of the hand that ended last: who lost / first dropped out
         self.hand_points: tuple[int, ...] | None = None  # points: what each seat scored in it
 
+    @classmethod
+    def start(cls, options: TableOptions, seats: int, chance: Chance) -> State:
+        """A new game dealt from ``chance`` that records no events (``Game`` is the one that
+        does): for simulations that need only the rules."""
+        state = cls.__new__(cls)
+        state._setup(options, seats, chance, record=False)
+        dealer = chance.choose_dealer(seats)
+        state._start_hand(dealer, (dealer + 1) % seats)
+        return state
+
     # --- copies ---------------------------------------------------------------------------------
     def clone(self, chance: Chance | None = None) -> State:
         """A copy of the table that records no events and stops at the end of the hand. Later
@@ -374,6 +384,23 @@ class State:
             elif card is not _DOUBLE or not self._obliged:
                 return True
         return onos >= 4 and self._is_2022
+
+    def moves(self) -> tuple[Action, ...]:
+        """The legal actions of the seat on turn (cached until the table changes)."""
+        if self._legal_version != self._version:
+            self._legal = self._compute_legal(self._turn)
+            self._legal_version = self._version
+        return self._legal
+
+    def act(self, seat: int, action: Action) -> None:
+        """Do ``action`` for ``seat``, known to be legal (``Game.apply`` is the checked way)."""
+        card = action.card
+        if card is not None:
+            self.play(card)
+        elif action.kind is ActionKind.DRAW:
+            self.take_draw(seat)
+        else:
+            self.discard_four()
 
     def _compute_legal(self, seat: int) -> tuple[Action, ...]:
         hand = self._hands[seat]
