@@ -176,6 +176,7 @@ def run_rollout(options: TableOptions, players: int, games: int, seed: int) -> i
         rng = random.Random(seed + i)
         state = State.start(options, players, RandomChance(rng))
         state.deal_next = False  # a 1980 row would stop at the end of the first hand, as a rollout does
+        state.watch = 0
         _value, steps = _rollout(state, 0, 1 << 30)
         turns += steps
     return turns

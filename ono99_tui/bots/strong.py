@@ -153,23 +153,22 @@ def greedy_move(hand: Sequence[Card], room: int, obliged: bool, ono99_playable: 
 
 def _rollout(state: State, me: int, budget: int) -> tuple[float, int]:
     """Play on with the greedy policy at every seat until the table's end for ``me``: on a 2022
-    table until ``me`` is out or wins, on a 1980 table until the hand ends (the next deal is
-    not known). Returns ``me``'s value and the turns simulated. Value: 2022, 1 won, 0 out,
-    1 / players left when the budget ran out; 1980 tokens, 0 if ``me`` lost the hand, else 1;
-    1980 points, minus the points ``me`` scored in the hand, in hundreds."""
+    table until ``me`` is out (``state.watch``) or wins, on a 1980 table until the hand ends (the
+    next deal is not known). Returns ``me``'s value and the turns simulated. Value: 2022, 1 won,
+    0 out, 1 / players left when the budget ran out; 1980 tokens, 0 if ``me`` lost the hand, else
+    1; 1980 points, minus the points ``me`` scored in the hand, in hundreds."""
     steps = 0
     four_discard = state.options.edition is Edition.E2022
-    elimination = state.options.scoring is Scoring.ELIMINATION
-    while steps < budget and not state.finished:
-        if elimination and not state.is_in(me):
-            return 0.0, steps
-        hand, room, obliged = state.on_turn()
+    play = state.play
+    on_turn = state.on_turn
+    while not state.over and steps < budget:
+        hand, room, obliged = on_turn()
         steps += 1
         card = greedy_move(hand, room, obliged, _ONO99_CARD in hand and state.ono99_playable(), four_discard)
         if card is None:
             state.discard_four()
         else:
-            state.play(card)
+            play(card)
     return _value(state, me), steps
 
 
@@ -443,6 +442,7 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             state = base.clone(_RolloutChance(random.Random(seed)))
+            state.watch = me
             if action.kind is ActionKind.DISCARD_FOUR:
                 state.discard_four()
             else:

@@ -141,7 +141,7 @@ class State:
         "_in_hand", "_tokens", "_scores", "_draw_open", "_any_draw_open", "_missed", "_dropped",
         "_drop_penalty", "_elimination_order", "_outcome", "_version", "_hand_index", "_turns",
         "hands_log", "_log", "_hand_events", "_public", "_private_at", "_blocked", "_legal_version",
-        "_legal", "_rec", "_first", "deal_next", "hand_over", "hand_loser", "hand_points",
+        "_legal", "_rec", "_first", "deal_next", "hand_over", "hand_loser", "hand_points", "over", "watch",
     )
 
     def _setup(self, options: TableOptions, seats: int, chance: Chance, record: bool) -> None:
@@ -195,6 +195,8 @@ class State:
         self._first = 0  # who played first in this hand (breaks ties between equal scores)
         self.deal_next = True
         self.hand_over = False  # a clone that does not deal on: the hand has ended
+        self.watch: int | None = None  # search: a seat whose knock-out ends the table
+        self.over = False  # the game is over, or the hand (not dealing on), or ``watch`` is out
         self.hand_loser: int | None = None  # of the hand that ended last: who lost / first dropped out
         self.hand_points: tuple[int, ...] | None = None  # points: what each seat scored in it
 
@@ -260,6 +262,8 @@ class State:
         new._first = self._first
         new.deal_next = False
         new.hand_over = False
+        new.watch = None
+        new.over = self._outcome is not None
         new.hand_loser = None
         new.hand_points = None
         return new
@@ -335,8 +339,9 @@ class State:
     # --- plain reads ----------------------------------------------------------------------------
     @property
     def finished(self) -> bool:
-        """The game is over, or (for a table that does not deal on) its hand is."""
-        return self._outcome is not None or self.hand_over
+        """The game is over, or (for a table that does not deal on) its hand is, or the seat it
+        ``watch``es is out."""
+        return self.over
 
     @property
     def seat_on_turn(self) -> int:
@@ -440,7 +445,8 @@ class State:
         """The seat on turn plays ``card``."""
         self._play(self._turn, card, False)
         self._version += 1
-        self._settle()
+        if not self.over and not self._has_play(self._turn):
+            self._settle()
 
     def discard_four(self) -> None:
         """The seat on turn discards four ONO 99 cards (2022)."""
@@ -458,61 +464,64 @@ class State:
             self._settle()
 
     def _play(self, seat: int, card: Card, four: bool) -> None:
+        # The hottest code of every game and every search: locals over attributes, and the usual
+        # case (one card, no draws open, one card to draw) inline.
         hand = self._hands[seat]
         if four:
             for _ in range(4):
                 hand.remove(_ONO99)
             self._discard.extend(_FOUR_ONO99)
             self._discard_counts[_ONO99] += 4
-            cards: tuple[Card, ...] = _FOUR_ONO99
         else:
             hand.remove(card)
             self._discard.append(card)
             self._discard_counts[card] += 1
-            cards = _SINGLE[card]
             if card <= _N10:
                 self._total += card
             elif card is _MINUS_TEN:
-                self._total -= 10
-                if self._is_2022 and self._total < 0:
-                    self._total = 0
+                total = self._total - 10
+                self._total = 0 if total < 0 and self._is_2022 else total
             elif card is _ONO99 and self._sets_99:
                 self._total = 99
         self._turns += 1
-        if self._rec:
-            event = Played(seat, cards, self._total)
+        rec = self._rec
+        if rec:
+            event = Played(seat, _FOUR_ONO99 if four else _SINGLE[card], self._total)
             self._log.append(event)
             self._public.append(event)
             self._hand_events.append(event)
         if self._any_draw_open:
             self._forfeit_open_draws(seat)  # a play by another seat ends every open draw
 
-        if card is _REVERSE and self._in_hand.count(True) > 2:
+        if card is _REVERSE and not four and self._in_hand.count(True) > 2:
             self._direction = -self._direction
-        passes_on = False
-        obliges = False
-        if not four:
-            if self._obliged and card in self._responses:
-                passes_on = True  # a response: one card, the obligation moves on
-            elif card is _PLAY2 or card is _DOUBLE:
-                obliges = True
+        # a response passes the obligation on (one card); a Play 2 / Double Play makes one
+        passes_on = not four and self._obliged and card in self._responses
+        obliges = passes_on or (not four and (card is _PLAY2 or card is _DOUBLE))
 
         if self._manual_draw:
             self._draw_open = _with(self._draw_open, seat, True)
             self._any_draw_open = True
-        else:
+        elif rec or len(hand) != HAND_SIZE - 1 or self._missed[seat] or not self._draw:
             self._refill(seat)
+        else:
+            hand.append(self._draw.pop())
 
         if self._plays_left == 2 and not passes_on:
             self._plays_left = 1  # the first of two cards: the same seat plays again
             self._obliged = False
             self._second_due = True
         else:
-            self._turn = self._next_seat(seat)
-            pending = passes_on or obliges
-            self._plays_left = 2 if pending else 1
+            step = self._direction
+            n = self.seats
+            in_hand = self._in_hand
+            nxt = (seat + step) % n
+            while not in_hand[nxt]:
+                nxt = (nxt + step) % n
+            self._turn = nxt
+            self._plays_left = 2 if obliges else 1
             self._second_due = False
-            self._obliged = pending
+            self._obliged = obliges
 
     def _forfeit_open_draws(self, player: int) -> None:
         for seat in range(self.seats):
@@ -589,7 +598,7 @@ class State:
     # --- elimination, hands, match ----------------------------------------------------------------
     def _settle(self) -> None:
         """Knock out the seat on turn while it has no legal play (RULES.md: nobody chooses to bust)."""
-        while self._outcome is None and not self.hand_over:
+        while not self.over:
             if self._has_play(self._turn):
                 return
             self._knock_out(self._turn)
@@ -597,6 +606,8 @@ class State:
     def _knock_out(self, seat: int) -> None:
         if self._rec:
             self._emit(Out(seat))
+        if seat == self.watch:
+            self.over = True
         self._version += 1
         scoring = self._scoring
         if scoring is Scoring.TOKENS:
@@ -707,6 +718,7 @@ class State:
     def _start_next_hand(self, starter: int) -> None:
         if not self.deal_next:
             self.hand_over = True
+            self.over = True
             return
         first = starter
         while not self._active[first]:
@@ -779,6 +791,7 @@ class State:
             ranking = [winner, *others]
         self._draw_open = (False,) * self.seats
         self._any_draw_open = False
+        self.over = True
         self._outcome = Outcome(
             winner,
             tuple(ranking),
