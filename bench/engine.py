@@ -8,7 +8,11 @@ Rows (4-player 2022 games unless ``--players``; the 1980 rows play whole token m
   used by the project; it is what the engine is measured against.
 - ``state-random``: the engine's ``State`` alone (``State.start``, ``moves``, ``act``): rules only.
 - ``simulate-random``: what ``ono99 simulate --bots random`` does per game (``simulate.play_game``):
-  a ``Game`` with checked actions, a ``TableView`` per decision and the full event log.
+  without ``--record``, levels that read only the legal actions play on the rules state, with no
+  views or events.
+- ``game-views-random``: the same games through a ``Game``: checked actions, a ``TableView`` per
+  decision and the full event log (what ``simulate --record``, the ``strong`` level and a server
+  table pay).
 - ``bare-greedy``: the ceiling loop with the greedy policy.
 - ``rollout-greedy``: the strong bot's rollout (``strong._rollout``: the greedy policy on a
   ``State``) from the deal until seat 0 is out or wins, as in a search.
@@ -165,9 +169,9 @@ def run_state(options: TableOptions, players: int, games: int, seed: int) -> int
     return turns
 
 
-def run_simulate(options: TableOptions, players: int, games: int, seed: int) -> int:
+def run_simulate(options: TableOptions, players: int, games: int, seed: int, views: bool = False) -> int:
     plan = SimulationPlan(games, ("random",) * players, options, seed=seed)
-    return sum(play_game(plan, i).turns for i in range(games))
+    return sum(play_game(plan, i, views=views).turns for i in range(games))
 
 
 def run_rollout(options: TableOptions, players: int, games: int, seed: int) -> int:
@@ -186,11 +190,13 @@ ROWS: dict[str, tuple[str, Callable[[TableOptions, int, int, int], int]]] = {
     "bare-random": ("2022", lambda o, p, g, s: run_bare(p, g, s, greedy=False)),
     "state-random": ("2022", run_state),
     "simulate-random": ("2022", run_simulate),
+    "game-views-random": ("2022", lambda o, p, g, s: run_simulate(o, p, g, s, views=True)),
     "bare-greedy": ("2022", lambda o, p, g, s: run_bare(p, g, s, greedy=True)),
     "rollout-greedy": ("2022", run_rollout),
     "simulate-random-1980": ("1980", run_simulate),
 }
-RATIOS = (("state-random", "bare-random"), ("simulate-random", "bare-random"), ("rollout-greedy", "bare-greedy"))
+RATIOS = (("state-random", "bare-random"), ("simulate-random", "bare-random"), ("game-views-random", "bare-random"),
+          ("rollout-greedy", "bare-greedy"))
 
 
 def timed(row: str, players: int, games: int, seed: int, repeat: int) -> tuple[float, int]:

@@ -116,17 +116,8 @@ class Game(State):
         return self._outcome is not None
 
     @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
-    @property
     def hand_index(self) -> int:
         return self._hand_index
-
-    @property
-    def turns(self) -> int:
-        """Plays made so far (the four-card discard counts as one)."""
-        return self._turns
 
     @property
     def log(self) -> Sequence[Event]:
@@ -150,15 +141,6 @@ class Game(State):
 
     def has_open_draw(self, seat: int) -> bool:
         return self._draw_open[self._check_seat(seat)]
-
-    def actors(self) -> tuple[int, ...]:
-        """Seats that may act now: owed draws first, then the seat on turn."""
-        if self._outcome:
-            return ()
-        if not self._any_draw_open:
-            return (self._turn,)
-        owed = tuple(s for s in range(self.seats) if self._draw_open[s] and s != self._turn)
-        return (*owed, self._turn)
 
     # --- legal actions --------------------------------------------------------------------------
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:

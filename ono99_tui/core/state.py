@@ -347,6 +347,24 @@ class State:
     def seat_on_turn(self) -> int:
         return self._turn
 
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    @property
+    def turns(self) -> int:
+        """Plays made so far (the four-card discard counts as one)."""
+        return self._turns
+
+    def actors(self) -> tuple[int, ...]:
+        """Seats that may act now: owed draws first, then the seat on turn."""
+        if self._outcome:
+            return ()
+        if not self._any_draw_open:
+            return (self._turn,)
+        owed = tuple(s for s in range(self.seats) if self._draw_open[s] and s != self._turn)
+        return (*owed, self._turn)
+
     def hand(self, seat: int) -> list[Card]:
         """``seat``'s hand itself (not a copy)."""
         return self._hands[seat]
