@@ -420,7 +420,8 @@ class State:
         card = action.card
         if card is not None:
             self.play(card)
-        elif action.kind is ActionKind.DRAW:
+            return
+        if action.kind is ActionKind.DRAW:
             self.take_draw(seat)
         else:
             self.discard_four()
@@ -463,8 +464,19 @@ class State:
         """The seat on turn plays ``card``."""
         self._play(self._turn, card, False)
         self._version += 1
-        if not self.over and not self._has_play(self._turn):
-            self._settle()
+        if self.over:
+            return
+        # _has_play's usual answer inline (a number that fits, an escape); _settle decides the rest
+        turn = self._turn
+        if not self._draw_open[turn]:
+            room = self._limit - self._total
+            for c in self._hands[turn]:
+                if c <= _N10:
+                    if c <= room:
+                        return
+                elif c is not _ONO99 and (c is not _DOUBLE or not self._obliged):
+                    return
+        self._settle()
 
     def discard_four(self) -> None:
         """The seat on turn discards four ONO 99 cards (2022)."""
