@@ -4,15 +4,18 @@ It decides from its seat's view alone. What it counts is public: the deck of the
 hand, and the cards lying face up on the discard pile (``view.discard_counts``). Every other card
 is unseen: in an opponent's hand, in the draw pile, or out of play with an eliminated player.
 
-On a 2022 table (drawing automatically) it starts from the greedy choice with a few fixed
-departures (``_rule``: answering a Play 2 near 98, -10 rather than a Reverse with two players
-left), and with three or more players searches only when the total leaves 10 or less or no
-number is due: there, far from 98, the search's departures from a number lost more than they won.
-The search deals the unseen cards into possible opponent hands and a possible draw pile many
-times (a *determinization*), and for each of its distinct legal actions plays the game on to
-the end with the greedy policy at every seat. Each action is tried on the same deals (common
-random numbers), and it leaves the default choice only for an action that won clearly more
-often on them (``CONFIDENCE`` standard errors of the paired difference). The deals are not
+On a 2022 table it starts from the greedy choice with a few fixed departures (``_rule``:
+answering a Play 2 near 98, -10 rather than a Reverse with two players left); on a 1980 table from
+the greedy choice. With three or more players in the hand it searches only when the total leaves
+10 or less or no number is due: there, far from the limit, the search's departures from a number
+lost more than they won. The search deals the unseen cards into possible opponent hands and a
+possible draw pile many times (a *determinization*), builds the table from each deal with the
+engine's own rules state (``State.position``), and for each of its distinct legal actions plays a
+copy of it (``State.clone``) on with the greedy policy at every seat: to the end of the game on a
+2022 table, to the end of the hand on a 1980 one (tokens: did it lose the hand; points: the points
+it scored in it). Each action is tried on the same deals (common random numbers), and it leaves
+the default choice only for an action that did clearly better on them (``CONFIDENCE`` standard
+errors of the paired difference). The deals are not
 uniform:
 
 - opponents hold more escapes (-10, Reverse, Play 2) and ONO 99 cards than the draw pile does,
@@ -24,9 +27,10 @@ uniform:
   fitting number above 3; which of its cards it has kept since which play is itself inferred
   (``_seat_hypotheses``).
 
-The search is bounded by a budget of simulated turns, not by a clock, so that a decision takes
-about the same time on every call and a seeded game replays identically. Elsewhere (1980 tables,
-``manual_draw``) it plays as the greedy bot does.
+The inference from plays (``_inferred_holds``) reads 2022 plays only; on 1980 tables the deals
+use ``HAND_BIAS`` alone. Under ``manual_draw`` the rollouts have every seat take its draw at once,
+as bots do. The search is bounded by a budget of simulated turns, not by a clock, so that a
+decision takes about the same time on every call and a seeded game replays identically.
 """
 
 from __future__ import annotations
@@ -46,11 +50,7 @@ KINDS = len(Card)
 _MINUS_TEN = int(Card.MINUS_TEN)
 _REVERSE = int(Card.REVERSE)
 _PLAY2 = int(Card.PLAY2)
-_ONO99 = int(Card.ONO99)
 LIMIT_2022 = 98
-HAND = 4
-
-_DECK_2022 = tuple(DECK_COUNTS[Edition.E2022].get(Card(k), 0) for k in range(KINDS))
 
 # How much more often a kind sits in an opponent's hand than its share of the unseen pool
 # suggests (ratio of actual to uniform expectation, 600 four-player greedy games).
@@ -82,7 +82,6 @@ _ESCAPE_RANK = [0] * KINDS
 for _rank, _card in enumerate(reversed(ESCAPE_ORDER), start=1):
     _ESCAPE_RANK[_card] = _rank
 _CARDS = tuple(Card)
-_N10 = Card.N10
 _DOUBLE = Card.DOUBLE
 _ONO99_CARD = Card.ONO99
 
