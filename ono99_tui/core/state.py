@@ -268,12 +268,6 @@ class State:
         new.hand_points = None
         return new
 
-    def place(self, hands: Sequence[Sequence[Card]], draw_pile: Sequence[Card]) -> None:
-        """Put these hands and this draw pile (top first) on the table: a determinization of the
-        hidden cards. The seats' hand sizes may differ from the real ones."""
-        self._hands = [list(h) for h in hands]
-        self._draw = list(draw_pile)[::-1]
-
     @classmethod
     def position(
         cls,
@@ -364,10 +358,6 @@ class State:
             return (self._turn,)
         owed = tuple(s for s in range(self.seats) if self._draw_open[s] and s != self._turn)
         return (*owed, self._turn)
-
-    def hand(self, seat: int) -> list[Card]:
-        """``seat``'s hand itself (not a copy)."""
-        return self._hands[seat]
 
     def on_turn(self) -> tuple[list[Card], int, bool]:
         """The hand of the seat on turn (not a copy), how much the total may still grow, and
