@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import Game, TableOptions
+from ono99_tui.core import Game, HandEnded, TableOptions
 from ono99_tui.core.record import Player, game_to_record, replay
 from ono99_tui.core.state import RandomChance, State
 
@@ -124,3 +124,56 @@ def test_every_valid_option_set_is_covered() -> None:
     assert seen >= {"manual_draw", "eight_players", "bust_over_99", "ono99_on_zero", "ono99_sets_99",
                     "out_at_zero_tokens", "scoring", "points_win", "points_target"}
     assert len(OPTION_SETS) == len({repr(sorted(o.items())) + e for e, o in OPTION_SETS}) == 64
+
+
+POSITION_FIELDS = (
+    "_hands", "_draw", "_discard", "_discard_counts", "_out_of_play", "_total", "_direction", "_turn",
+    "_plays_left", "_second_due", "_obliged", "_active", "_in_hand", "_draw_open", "_any_draw_open", "_missed",
+)
+
+
+@pytest.mark.parametrize(("edition", "opts"), OPTION_SETS[::5], ids=[f"{e}-{i}" for i, (e, _) in
+                                                                   enumerate(OPTION_SETS[::5])])
+def test_a_position_built_from_a_tables_parts_plays_on_as_the_table(edition: str, opts: dict[str, Any]) -> None:
+    """``State.position`` (what the strong bot builds from a deal of the hidden cards) given a
+    table's true parts plays on exactly as that table to the end of the hand."""
+    options = TableOptions.from_mapping(edition, opts)
+    top = max_players(edition, bool(opts.get("eight_players")))
+    checked = 0
+    for i in range(12):
+        players = 2 + i % (top - 1)
+        game = Game(options, players, random.Random(i))
+        policy = Policy(i, draw_eagerness=0.5)
+        start = random.Random(i).randrange(0, 40)
+        for _ in range(start):
+            if game.is_over:
+                break
+            game.apply(*policy.choose(game))
+        if game.is_over:
+            continue
+        assert isinstance(game._chance, RandomChance)
+        hand = game.hand_index
+        position = State.position(
+            options, players, hands=game._hands, draw_pile=game.draw_pile(), discard=game.discard_pile(),
+            total=game.total, direction=game.direction, turn=game._turn, plays_left=game._plays_left,
+            second_due=game._second_due, obliged=game._obliged, active=game._active, in_hand=game._in_hand,
+            missed=game._missed, draw_open=game._draw_open, tokens=game._tokens, scores=game._scores,
+            out_of_play=game.out_of_play(), dropped=game._dropped, drop_penalty=game._drop_penalty,
+            first=game._first, chance=RandomChance(copy_of(game._chance.rng)),
+        )
+        while True:
+            for name in POSITION_FIELDS:
+                assert getattr(position, name) == getattr(game, name), (edition, opts, i, name)
+            seat, action = policy.choose(game)
+            game.apply(seat, action)
+            position.act(seat, action)
+            checked += 1
+            if game.is_over or game.hand_index != hand:
+                assert position.finished
+                ended = [e for e in game.hands_log[hand].events if isinstance(e, HandEnded)]
+                assert position.hand_loser == (ended[0].loser if ended else None)
+                if ended and ended[0].hand_points is not None:
+                    assert position.hand_points == ended[0].hand_points
+                break
+            assert not position.finished
+    assert checked > 50

@@ -290,13 +290,18 @@ class State:
         tokens: Sequence[int] | None = None,
         scores: Sequence[int] | None = None,
         out_of_play: Sequence[Card] = (),
+        dropped: Sequence[int] = (),
+        drop_penalty: Sequence[int] | None = None,
         first: int = 0,
         chance: Chance,
         auto_draw: bool = False,
     ) -> State:
         """A table in the middle of a hand, from its parts (a bot's guess at the hidden cards plus
         what its view shows). It records nothing and stops at the end of the hand. ``auto_draw``:
-        under ``manual_draw``, every seat takes its draw at once (as bots do)."""
+        under ``manual_draw``, every seat takes its draw at once (as bots do). Points: ``dropped``
+        lists who dropped out of this hand so far, in order, and ``drop_penalty`` what each will
+        pay for it (default: nobody, nothing); ``first`` (who played first in the hand) breaks
+        ties between equal scores."""
         state = cls.__new__(cls)
         state._setup(options, seats, chance, record=False)
         state._hands = [list(h) for h in hands]
@@ -306,6 +311,9 @@ class State:
         for card in discard:
             counts[card] += 1
         state._out_of_play = list(out_of_play)
+        state._dropped = list(dropped)
+        if drop_penalty is not None:
+            state._drop_penalty = list(drop_penalty)
         state._total = total
         state._direction = direction
         state._turn = turn
