@@ -125,9 +125,10 @@ class _RolloutChance:
 def greedy_move(hand: Sequence[Card], room: int, obliged: bool, ono99_playable: bool,
                 four_discard: bool) -> Card | None:
     """The greedy bot's choice (``choose_greedy``) from the seat on turn's hand: the card it plays,
-    or None for the four-ONO 99 discard. ``room``: how much
-    the total may still grow; ``obliged``: the first card of a Play 2 / Double Play is due (a
-    Double Play cannot be it); ``four_discard``: the 2022 four-card discard exists."""
+    or None for the four-ONO 99 discard. ``room``: how much the total may still grow;
+    ``obliged``: the first card of a Play 2 / Double Play is due (a Double Play cannot be it);
+    ``ono99_playable``: an O'NO 99 may be played now; ``four_discard``: the 2022 four-card
+    discard exists."""
     best = -1
     esc = 0
     onos = 0
