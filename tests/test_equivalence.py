@@ -3,7 +3,7 @@ under every valid option set.
 
 Three things agree after every action of every game:
 
-- the ``Referee`` of test_invariants.py (the rules written down again from RULES.md, fed only the
+- the ``Referee`` of test_invariants.py (the rules written down again from docs/rules.md, fed only the
   chance the engine drew) accepts every event the recording ``Game`` emits and sees the same table;
 - a non-recording ``State`` started from the same seed (``State.start``: no events, no views, the
   fast paths of ``play``) and driven with the same actions holds exactly the same table, field by

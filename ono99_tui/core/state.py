@@ -1,7 +1,7 @@
 """The rules of ONO 99 as one lean state: both editions, every option, no views and no validation.
 
 ``State`` holds a table as plain lists, ints and shared tuples (cards are ``Card`` members, which
-are ints), and changes it by the rules of RULES.md: plays, draws, reshuffles, knock-outs, hands
+are ints), and changes it by the rules of docs/rules.md: plays, draws, reshuffles, knock-outs, hands
 and scoring. ``Game`` (game.py) is a ``State`` with the public API on top: checked actions, legal
 actions with reasons, views and redaction. Search uses a ``State`` directly: ``clone()`` copies a
 table cheaply without its event log, and ``State.position`` builds one from a possible deal of the
@@ -625,7 +625,7 @@ class State:
 
     # --- elimination, hands, match ----------------------------------------------------------------
     def _settle(self) -> None:
-        """Knock out the seat on turn while it has no legal play (RULES.md: nobody chooses to bust)."""
+        """Knock out the seat on turn while it has no legal play (docs/rules.md: nobody chooses to bust)."""
         while not self.over:
             if self._has_play(self._turn):
                 return
