@@ -21,7 +21,8 @@ from ono99_tui.front.ssh import play_shortcut
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.names import NameScreen
 from ono99_tui.tui.playnow import QueueScreen
-from ono99_tui.tui.profile import ProfileScreen, ServerReplayScreen
+from ono99_tui.tui.profile import ProfileScreen
+from ono99_tui.tui.replay import ServerReplayScreen
 from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen, TableScreen
 from tests.server_helpers import FAST_PLAY, create_table, new_identity, play, play_client, running_server
 from tests.test_ssh import PATIENCE, Player, play_through_keys, run, start_rig, until
@@ -106,17 +107,17 @@ async def test_the_leaderboard_shows_ratings_and_opens_a_profile_and_its_game_re
             profile = app.model.profile
             assert profile is not None and profile["name"] == "Cy" and profile["editions"][0]["games"] == 1
             editions = str(app.screen.query_one("#profile-editions").render())
-            assert "2022: rating" in editions and "(provisional)" in editions and "1 games" in editions
+            assert "2022: rating" in editions and "(provisional)" in editions and "1 game ·" in editions
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, ServerReplayScreen), "the replay of the game")
             replay = app.screen
             assert isinstance(replay, ServerReplayScreen) and replay.position == 0 and len(replay.states) > 2
             await pilot.press("right", "right")
             await wait_until(pilot, lambda: replay.position == 2, "two steps on")
-            assert replay.host.model.table["seats"][0]["name"] == "Cy"  # type: ignore[index]
+            assert replay.cursor.model.table["seats"][0]["name"] == "Cy"  # type: ignore[index]
             await pilot.press("end")
-            await wait_until(pilot, lambda: replay.host.model.view is not None
-                             and replay.host.model.view["winner"] is not None, "the end of the game")
+            await wait_until(pilot, lambda: replay.cursor.model.view is not None
+                             and replay.cursor.model.view["winner"] is not None, "the end of the game")
             await pilot.press("escape")
             await wait_until(pilot, lambda: isinstance(app.screen, ProfileScreen), "back to the profile")
 

@@ -62,62 +62,21 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
     return {"table": table, "states": seat_states[0], "seat_states": seat_states}
 
 
-class ReplayScreen(TableScreen, inherit_bindings=False):
-    BINDINGS = [
-        Binding("right,space,n", "step(1)", "Next"),
-        Binding("left,p", "step(-1)", "Previous"),
-        Binding("pagedown", "step(10)", "+10", show=False),
-        Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
-        Binding("tab", "follow", "Next seat"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
-    ]
+class ReplayCursor:
+    """Where a viewer is in a record: the seat whose cards are shown and the step, with the model
+    of that moment. Also what a table screen asks of its app, for a replay: nothing is sent and no
+    bell rings. ``ReplayApp`` is one (``ono99 replay``); the app's replay of a server's game holds
+    one of its own (profile.py)."""
 
-    def action_step(self, delta: int) -> None:
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        app.go_to(app.position + delta)
+    local = True
 
-    def action_jump(self, where: int) -> None:
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        app.go_to(where if where >= 0 else len(app.states) - 1)
-
-    def action_follow(self) -> None:
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        app.follow((app.seat + 1) % len(app.seat_states))
-
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
-
-    def refresh_model(self, model: Model) -> None:
-        if model is not getattr(self, "_model_shown", None):  # another step: the log is written afresh
-            self._model_shown = model
-            self._log_epoch = -1
-        super().refresh_model(model)
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        self.show_text("#why", Text(f"step {app.position + 1} of {len(app.states)} · following "
-                                    f"{model.plain_name(app.seat)}'s cards (tab: next seat) · ←/→ step, Home/End"))
-
-
-class ReplayApp(App[None]):
-    CSS_PATH = "ono99.tcss"
-    TITLE = "ONO 99 replay"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
-
-    def __init__(self, replay_data: dict[str, Any]) -> None:
-        super().__init__()
-        self.table = replay_data["table"]
+    def setup_cursor(self, replay_data: dict[str, Any]) -> None:
+        self.table: dict[str, Any] = replay_data["table"]
         self.seat_states: list[list[dict[str, Any]]] = replay_data.get("seat_states") or [replay_data["states"]]
         self.seat = 0  # whose cards are shown
         self.states = self.seat_states[0]
         self.position = 0
         self.model = self._model_at(0)
-        self.local = True
-
-    def on_mount(self) -> None:
-        self.register_theme(MONO_THEME)
-        self.push_screen(ReplayScreen())
 
     def _model_at(self, position: int) -> Model:
         model = Model(my_name="", connected=True, replay=True)
@@ -135,9 +94,10 @@ class ReplayApp(App[None]):
     def go_to(self, position: int) -> None:
         self.position = max(0, min(position, len(self.states) - 1))
         self.model = self._model_at(self.position)
-        screen = self.screen
-        if isinstance(screen, ReplayScreen):
-            screen.refresh_model(self.model)
+        self.show_step()
+
+    def show_step(self) -> None:
+        """Draw the step now in ``model``."""
 
     # the table screen's hooks: a replay sends nothing and rings no bell
     def send_action(self, code: str) -> None:
@@ -154,6 +114,122 @@ class ReplayApp(App[None]):
 
     def action_lobby(self) -> None:
         return
+
+
+class ReplayScreen(TableScreen, inherit_bindings=False):
+    BINDINGS = [
+        Binding("right,space,n", "step(1)", "Next"),
+        Binding("left,p", "step(-1)", "Previous"),
+        Binding("pagedown", "step(10)", "+10", show=False),
+        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("tab", "follow", "Next seat"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    @property
+    def replay(self) -> ReplayCursor:
+        """The record and where the viewer is in it: the app's, for ``ono99 replay``."""
+        return self.app  # type: ignore[return-value]
+
+    def action_step(self, delta: int) -> None:
+        self.replay.go_to(self.replay.position + delta)
+
+    def action_jump(self, where: int) -> None:
+        self.replay.go_to(where if where >= 0 else len(self.replay.states) - 1)
+
+    def action_follow(self) -> None:
+        self.replay.follow((self.replay.seat + 1) % len(self.replay.seat_states))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def refresh_model(self, model: Model) -> None:
+        model = self.replay.model  # the replay's model, at its step
+        if model is not getattr(self, "_model_shown", None):  # another step: the log is written afresh
+            self._model_shown = model
+            self._log_epoch = -1
+        super().refresh_model(model)
+        replay = self.replay
+        self.show_text("#why", Text(f"step {replay.position + 1} of {len(replay.states)} · following "
+                                    f"{model.plain_name(replay.seat)}'s cards (tab: next seat) · "
+                                    f"{self.STEP_KEYS}"))
+
+    STEP_KEYS = "←/→ step, Home/End"
+
+
+class ReplayApp(ReplayCursor, App[None]):
+    CSS_PATH = "ono99.tcss"
+    TITLE = "ONO 99 replay"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+
+    def __init__(self, replay_data: dict[str, Any]) -> None:
+        super().__init__()
+        self.setup_cursor(replay_data)
+
+    def on_mount(self) -> None:
+        self.register_theme(MONO_THEME)
+        self.push_screen(ReplayScreen())
+
+    def show_step(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ReplayScreen):
+            screen.refresh_model(self.model)
+
+
+class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
+    """A finished game of the server, stepped through on the table screen inside the app: the same
+    screen as ``ono99 replay``, with a replay cursor of its own, closed with Esc."""
+
+    BINDINGS = [
+        Binding("right,space,n", "step(1)", "Next"),
+        Binding("left,p", "step(-1)", "Previous"),
+        Binding("pagedown", "step(10)", "+10", show=False),
+        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("tab", "follow", "Next seat"),
+        Binding("escape,q", "close", "Close"),
+        Binding("question_mark", "help", "Help"),
+    ]
+    STEP_KEYS = "←/→ step, Home/End jump, Esc close"
+
+    def __init__(self, steps: dict[str, Any]) -> None:
+        self.cursor = _ScreenCursor(self, steps)
+        super().__init__()
+        self._shown_game_over = (0, 1)  # the game is over; the replay shows its end without the dialog
+
+    @property
+    def replay(self) -> ReplayCursor:
+        return self.cursor
+
+    @property
+    def ono(self) -> Any:  # the replay's cursor stands in for the app
+        return self.cursor
+
+    @property
+    def position(self) -> int:
+        return self.cursor.position
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        return self.cursor.states
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
+
+
+class _ScreenCursor(ReplayCursor):
+    """A replay cursor that draws on its screen (not the app's screen)."""
+
+    def __init__(self, screen: ServerReplayScreen, steps: dict[str, Any]) -> None:
+        self.screen = screen
+        self.setup_cursor(steps)
+
+    def show_step(self) -> None:
+        self.screen.refresh_model(self.model)
 
 
 def make_replay_app(replay_data: dict[str, Any]) -> ReplayApp:
