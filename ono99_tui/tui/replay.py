@@ -183,17 +183,8 @@ class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
     """A finished game of the server, stepped through on the table screen inside the app: the same
     screen as ``ono99 replay``, with a replay cursor of its own, closed with Esc."""
 
-    BINDINGS = [
-        Binding("right,space,n", "step(1)", "Next"),
-        Binding("left,p", "step(-1)", "Previous"),
-        Binding("pagedown", "step(10)", "+10", show=False),
-        Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
-        Binding("tab", "follow", "Next seat"),
-        Binding("escape,q", "close", "Close"),
-        Binding("question_mark", "help", "Help"),
-    ]
+    BINDINGS = [*(b for b in ReplayScreen.BINDINGS if isinstance(b, Binding) and b.action != "app.quit"),
+                Binding("escape,q", "close", "Close")]
     STEP_KEYS = "←/→ step, Home/End jump, Esc close"
 
     def __init__(self, steps: dict[str, Any]) -> None:
