@@ -1,45 +1,273 @@
-"""Random-bot games per second on one core, with the full engine: validated actions, a view for
-every decision, the event log. Run: python bench/engine.py [--games N]"""
+"""The rules engine against its speed ceiling, side by side in one run.
+
+Rows (4-player 2022 games unless ``--players``; the 1980 rows play whole token matches):
+
+- ``bare-random``: the speed ceiling. A self-contained loop of plain ints and lists that plays the
+  same game (2022 deck, random legal play among the distinct legal actions, Play 2, Reverse,
+  knock-outs, reshuffles) with no engine at all: no checks, views, events or records. It is not
+  used by the project; it is what the engine is measured against.
+- ``state-random``: the engine's ``State`` alone (``State.start``, ``moves``, ``act``): rules only.
+- ``simulate-random``: what ``ono99 simulate --bots random`` does per game (``simulate.play_game``):
+  without ``--record``, levels that read only the legal actions play on the rules state, with no
+  views or events.
+- ``game-views-random``: the same games through a ``Game``: checked actions, a ``TableView`` per
+  decision and the full event log (what ``simulate --record``, the ``strong`` level and a server
+  table pay).
+- ``bare-greedy``: the ceiling loop with the greedy policy.
+- ``rollout-greedy``: the strong bot's rollout (``strong._rollout``: the greedy policy on a
+  ``State``) from the deal until seat 0 is out or wins, as in a search.
+
+Games differ in length between rows (a rollout stops when its seat is out), so the rows are
+compared per play: plays per second, or instructions per play.
+
+Run: python bench/engine.py [--games N] [--rows ...] [--repeat R]
+     python bench/engine.py --callgrind [--games N]   # instructions per game under valgrind
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
+import re
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 
-from ono99_tui.bots.basic import choose_random
-from ono99_tui.core import Game, TableOptions
+from ono99_tui.bots.strong import _rollout
+from ono99_tui.core import TableOptions
+from ono99_tui.core.cards import DECK_COUNTS, Edition
+from ono99_tui.core.state import RandomChance, State
+from ono99_tui.simulate import SimulationPlan, play_game
+
+ONO99 = 16
+PLAY2 = 13
+REVERSE = 12
+MINUS_TEN = 11
+FOUR = -1
+DECK = tuple(int(card) for card, n in DECK_COUNTS[Edition.E2022].items() for _ in range(n))
+ESCAPE_RANK = {PLAY2: 3, REVERSE: 2, MINUS_TEN: 1}
 
 
-def play_games(options: TableOptions, players: int, games: int, seed: int) -> tuple[float, int]:
+def bare_game(rng: random.Random, players: int, greedy: bool) -> int:
+    """One 2022 game on plain ints; returns the plays made."""
+    rand = rng.random
+    deck = list(DECK)
+    keys = [rand() for _ in deck]
+    cards = [deck[i] for i in sorted(range(len(deck)), key=keys.__getitem__)]
+    dealer = int(rand() * players)
+    first = (dealer + 1) % players
+    hands: list[list[int]] = [[] for _ in range(players)]
+    for _ in range(4):
+        for i in range(players):
+            hands[(first + i) % players].append(cards.pop())
+    draw = cards  # top last
+    discard: list[int] = []
+    total = 0
+    direction = 1
+    turn = first
+    plays_left = 1
+    obliged = False
+    alive = [True] * players
+    nalive = players
+    turns = 0
+    while True:
+        hand = hands[turn]
+        room = 98 - total
+        if greedy:
+            best = -1
+            esc = 0
+            onos = 0
+            for c in hand:
+                if c <= 10:
+                    if best < c <= room:
+                        best = c
+                elif c == ONO99:
+                    onos += 1
+                elif ESCAPE_RANK[c] > esc:
+                    esc = ESCAPE_RANK[c]
+            if onos >= 4:
+                card = FOUR
+            elif best >= 0:
+                card = best
+            elif esc:
+                card = (MINUS_TEN, REVERSE, PLAY2)[esc - 1]
+            else:
+                card = None
+        else:
+            legal = [c for c in dict.fromkeys(hand) if (c <= room if c <= 10 else c != ONO99)]
+            if hand.count(ONO99) >= 4:
+                legal.append(FOUR)
+            card = legal[int(rand() * len(legal))] if legal else None
+        if card is None:  # no legal play: out
+            alive[turn] = False
+            hands[turn] = []
+            nalive -= 1
+            if nalive == 1:
+                return turns
+            turn = (turn + direction) % players
+            while not alive[turn]:
+                turn = (turn + direction) % players
+            plays_left = 1
+            obliged = False
+            continue
+        turns += 1
+        if card == FOUR:
+            for _ in range(4):
+                hand.remove(ONO99)
+            discard.extend((ONO99,) * 4)
+        else:
+            hand.remove(card)
+            discard.append(card)
+            if card <= 10:
+                total += card
+            elif card == MINUS_TEN:
+                total = total - 10 if total > 10 else 0
+            elif card == REVERSE and nalive > 2:
+                direction = -direction
+        while len(hand) < 4:
+            if not draw:
+                if len(discard) < 2:
+                    break
+                top = discard.pop()
+                keys = [rand() for _ in discard]
+                draw = [discard[i] for i in sorted(range(len(discard)), key=keys.__getitem__)]
+                discard = [top]
+            hand.append(draw.pop())
+        passes_on = obliged and card in (REVERSE, PLAY2)
+        if plays_left == 2 and not passes_on:
+            plays_left = 1
+            obliged = False
+        else:
+            turn = (turn + direction) % players
+            while not alive[turn]:
+                turn = (turn + direction) % players
+            pending = passes_on or card == PLAY2
+            plays_left = 2 if pending else 1
+            obliged = pending
+
+
+def run_bare(players: int, games: int, seed: int, greedy: bool) -> int:
+    turns = 0
+    for i in range(games):
+        turns += bare_game(random.Random(seed + i), players, greedy)
+    return turns
+
+
+def run_state(options: TableOptions, players: int, games: int, seed: int) -> int:
     decide = random.Random(seed)
     turns = 0
-    started = time.perf_counter()
     for i in range(games):
-        game = Game(options, players, random.Random(seed + i))
-        while not game.is_over:
-            seat = game.actors()[0]
-            game.apply(seat, choose_random(game.seat_view(seat), decide))
-        turns += game.turns
-    return time.perf_counter() - started, turns
+        state = State.start(options, players, RandomChance(random.Random(seed + i)))
+        while not state.finished:
+            moves = state.moves()
+            state.act(state.seat_on_turn, moves[int(decide.random() * len(moves))])
+        turns += state._turns
+    return turns
+
+
+def run_simulate(options: TableOptions, players: int, games: int, seed: int, views: bool = False) -> int:
+    plan = SimulationPlan(games, ("random",) * players, options, seed=seed)
+    return sum(play_game(plan, i, views=views).turns for i in range(games))
+
+
+def run_rollout(options: TableOptions, players: int, games: int, seed: int) -> int:
+    turns = 0
+    for i in range(games):
+        rng = random.Random(seed + i)
+        state = State.start(options, players, RandomChance(rng))
+        state.deal_next = False  # a 1980 row would stop at the end of the first hand, as a rollout does
+        state.watch = 0
+        _value, steps = _rollout(state, 0, 1 << 30)
+        turns += steps
+    return turns
+
+
+ROWS: dict[str, tuple[str, Callable[[TableOptions, int, int, int], int]]] = {
+    "bare-random": ("2022", lambda o, p, g, s: run_bare(p, g, s, greedy=False)),
+    "state-random": ("2022", run_state),
+    "simulate-random": ("2022", run_simulate),
+    "game-views-random": ("2022", lambda o, p, g, s: run_simulate(o, p, g, s, views=True)),
+    "bare-greedy": ("2022", lambda o, p, g, s: run_bare(p, g, s, greedy=True)),
+    "rollout-greedy": ("2022", run_rollout),
+    "simulate-random-1980": ("1980", run_simulate),
+}
+RATIOS = (("state-random", "bare-random"), ("simulate-random", "bare-random"), ("game-views-random", "bare-random"),
+          ("rollout-greedy", "bare-greedy"))
+
+
+def timed(row: str, players: int, games: int, seed: int, repeat: int) -> tuple[float, int]:
+    edition, run = ROWS[row]
+    options = TableOptions.from_mapping(edition)
+    best = float("inf")
+    turns = 0
+    for _ in range(repeat):
+        started = time.perf_counter()
+        turns = run(options, players, games, seed)
+        best = min(best, time.perf_counter() - started)
+    return best, turns
+
+
+def callgrind_instructions(row: str, players: int, games: int, seed: int) -> int:
+    """Instructions executed by a process that plays ``games`` games of ``row``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__,
+             "--rows", row, "--games", str(games), "--players", str(players), "--seed", str(seed),
+             "--repeat", "1", "--quiet"],
+            check=True, capture_output=True,
+        )
+        with open(out) as f:
+            match = re.search(r"^summary:\s+(\d+)", f.read(), re.MULTILINE)
+        assert match, "no summary line in the callgrind output"
+        return int(match.group(1))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=3000)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the fastest is reported")
+    parser.add_argument("--rows", nargs="*", default=[r for r in ROWS if r != "simulate-random-1980"],
+                        choices=list(ROWS))
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions per game: each row under valgrind with --games and with 0 games")
+    parser.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"python {platform.python_version()} on {platform.machine()}, {platform.processor() or 'cpu'}")
-    print(f"{'edition':8} {'players':>7} {'games':>6} {'games/s':>9} {'turns/game':>10} {'µs/turn':>8}")
-    for edition in ("2022", "1980"):
-        options = TableOptions.from_mapping(edition)
-        for players in (2, 4, 6):
-            games = args.games if edition == "2022" else max(1, args.games // 8)
-            seconds, turns = min(play_games(options, players, games, args.seed) for _ in range(args.repeat))
-            print(f"{edition:8} {players:7} {games:6} {games / seconds:9.0f} {turns / games:10.1f} "
-                  f"{seconds / turns * 1e6:8.2f}")
+    if args.quiet:
+        for row in args.rows:
+            timed(row, args.players, args.games, args.seed, 1)
+        return
+    print(f"python {platform.python_version()} on {platform.machine()}; {args.players} players, "
+          f"{args.games} games per row")
+    if args.callgrind:
+        per_play: dict[str, float] = {}
+        print(f"{'row':22} {'instructions/game':>18} {'plays/game':>10} {'per play':>9}")
+        for row in args.rows:
+            base = callgrind_instructions(row, args.players, 0, args.seed)
+            full = callgrind_instructions(row, args.players, args.games, args.seed)
+            _, turns = timed(row, args.players, args.games, args.seed, 1)
+            per_play[row] = (full - base) / max(turns, 1)
+            print(f"{row:22} {(full - base) / args.games / 1e6:17.3f}M {turns / args.games:10.1f} "
+                  f"{per_play[row]:9.0f}")
+        for row, ceiling in RATIOS:
+            if row in per_play and ceiling in per_play:
+                print(f"{row} / {ceiling}: {per_play[ceiling] / per_play[row]:.2f}x the ceiling's speed per play")
+        return
+    speed: dict[str, float] = {}  # plays per second
+    print(f"{'row':22} {'games/s':>9} {'plays/game':>10} {'µs/play':>8}")
+    for row in args.rows:
+        seconds, turns = timed(row, args.players, args.games, args.seed, args.repeat)
+        speed[row] = turns / seconds
+        print(f"{row:22} {args.games / seconds:9.0f} {turns / args.games:10.1f} {seconds / max(turns, 1) * 1e6:8.2f}")
+    for row, ceiling in RATIOS:
+        if row in speed and ceiling in speed:
+            print(f"{row} / {ceiling}: {speed[row] / speed[ceiling]:.2f}x the ceiling's speed per play")
 
 
 if __name__ == "__main__":

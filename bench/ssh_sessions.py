@@ -54,9 +54,10 @@ NOTICE_SECONDS = 22.0  # a little over the 20 s an invite-code notice stays on s
 
 
 class ServerProcess:
-    def __init__(self, workdir: Path, max_sessions: int) -> None:
+    def __init__(self, workdir: Path, max_sessions: int, workers: int = 1) -> None:
         self.workdir = workdir
         self.max_sessions = max_sessions
+        self.workers = workers
         self.proc: subprocess.Popen[bytes] | None = None
         self.tcp_port = 0
         self.ssh_port = 0
@@ -67,7 +68,8 @@ class ServerProcess:
                "--db", str(self.workdir / "bench.db"), "--ssh-port", str(ssh_port), "--bot-delay", "0",
                "--turn-seconds", "0", "--max-per-address", "10000", "--max-connections", "10000",
                "--ssh-max-sessions", str(self.max_sessions), "--ssh-max-per-address", str(self.max_sessions),
-               "--ssh-idle-timeout", "3600", "--log-level", "warning"]
+               "--ssh-idle-timeout", "3600", "--log-level", "warning", "--ssh-workers", str(self.workers),
+               "--no-advertise"]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                      stderr=(self.workdir / "server.log").open("wb"))
         assert self.proc.stdout is not None
@@ -83,19 +85,31 @@ class ServerProcess:
         assert tcp and ssh, banner
         self.tcp_port, self.ssh_port = int(tcp.group(1)), int(ssh.group(1))
 
-    def rss(self) -> int:
+    def pids(self) -> list[int]:
+        """The game server, then its SSH front workers."""
         assert self.proc is not None
-        with open(f"/proc/{self.proc.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        raise RuntimeError("no VmRSS")
+        with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+            return [self.proc.pid, *(int(p) for p in f.read().split())]
+
+    def rss(self) -> int:
+        """The game server's and its fronts' resident memory."""
+        total = 0
+        for pid in self.pids():
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
+                total += next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+        return total
+
+    def cpu_split(self) -> tuple[float, float]:
+        """CPU seconds (user+system, /proc) of the game server and of its fronts."""
+        seconds = []
+        for pid in self.pids():
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            seconds.append((int(fields[11]) + int(fields[12])) / CLOCK_TICKS)  # utime, stime
+        return seconds[0], sum(seconds[1:])
 
     def cpu_seconds(self) -> float:
-        assert self.proc is not None
-        with open(f"/proc/{self.proc.pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+        return sum(self.cpu_split())
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -186,8 +200,8 @@ async def first_screens(server: ServerProcess, count: int, keys: list[asyncssh.S
 
 
 async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey], moves: int) -> dict[str, float]:
-    for chunk in range(0, count, 10):  # each key enters once under a name, which watch-CODE then uses
-        named = [Session(f"w{i}", keys[i]) for i in range(chunk, min(count, chunk + 10))]
+    for chunk in range(0, count, 3):  # each key enters once under a name, which watch-CODE then uses
+        named = [Session(f"w{i}", keys[i]) for i in range(chunk, min(count, chunk + 3))]
         await asyncio.gather(*(s.open(server.ssh_port, b"you are") for s in named))
         await asyncio.gather(*(s.close() for s in named))
     host = await Client.connect(HOST, server.tcp_port, "host")
@@ -200,8 +214,8 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
         await guest.expect("table")
         await host.send({"t": "start"})
         sessions = [Session(f"watch-{code}", keys[i]) for i in range(count)]
-        for chunk in range(0, count, 10):  # ten at a time: this part is not what is measured
-            await asyncio.gather(*(s.open(server.ssh_port, b"spectating") for s in sessions[chunk:chunk + 10]))
+        for chunk in range(0, count, 3):  # three at a time (a front lets 4 logins from one address wait)
+            await asyncio.gather(*(s.open(server.ssh_port, b"spectating") for s in sessions[chunk:chunk + 3]))
         players = {0: host, 1: guest}
         await asyncio.sleep(NOTICE_SECONDS)  # the "Watching the table..." notices expire: each is a redraw
         await quiet(sessions)
@@ -211,6 +225,7 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
         idle_rate = (server.cpu_seconds() - idle_cpu) / (time.perf_counter() - idle_started)
         views = {seat: await latest_view(client) for seat, client in players.items()}
         cpu_ms: list[float] = []
+        game_ms: list[float] = []
         last_ms: list[float] = []
         for _ in range(moves):
             turn = views[0]["turn"]
@@ -218,7 +233,7 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
             if view["winner"] is not None:
                 break
             counts = [s.received for s in sessions]
-            started, cpu = time.perf_counter(), server.cpu_seconds()
+            started, cpu, game = time.perf_counter(), server.cpu_seconds(), server.cpu_split()[0]
             action = next(a for a in view["legal"] if a != "draw") if view["legal"] else "draw"
             await players[turn].send({"t": "act", "action": action, "version": view["version"]})
             while any(s.received == c for s, c in zip(sessions, counts, strict=True)):
@@ -227,10 +242,12 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
             await quiet(sessions, QUIET)
             elapsed = time.perf_counter() - started
             cpu_ms.append((server.cpu_seconds() - cpu - idle_rate * elapsed) * 1000)
+            game_ms.append((server.cpu_split()[0] - game) * 1000)
             last_ms.append(last * 1000)
             views = {seat: await latest_view(client) for seat, client in players.items()}
         return {"cpu_ms": statistics.median(cpu_ms), "cpu_ms_per_session": statistics.median(cpu_ms) / count,
                 "last_ms": statistics.median(last_ms), "idle_cpu_pct": idle_rate * 100, "rss": rss,
+                "game_ms": statistics.median(game_ms),
                 "moves": len(cpu_ms)}
     finally:
         await asyncio.gather(*(s.close() for s in sessions))
@@ -259,6 +276,8 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 50, 100])
     parser.add_argument("--moves", type=int, default=10, help="table updates measured per fan-out run")
+    parser.add_argument("--ssh-workers", type=int, default=1, help="front processes of the server (default 1)")
+    parser.add_argument("--fan-out-only", action="store_true", help="only the watching table")
     args = parser.parse_args()
     biggest = max(args.sessions)
     keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(biggest)]
@@ -267,28 +286,28 @@ async def main() -> None:
     print("| sessions at once | lobby drawn: median | p90 | max | server CPU per session start "
           "| server RSS with them | RSS per session |")
     print("|---|---|---|---|---|---|---|")
-    for count in args.sessions:
-        with fresh_server(biggest) as server:
+    for count in [] if args.fan_out_only else args.sessions:
+        with fresh_server(biggest, args.ssh_workers) as server:
             r = await first_screens(server, count, keys)
             print(f"| {count} | {r['median_ms']:.0f} ms | {r['p90_ms']:.0f} ms "
                   f"| {r['max_ms']:.0f} ms | {r['cpu_ms']:.0f} ms | {r['rss'] / 2**20:.1f} MiB "
                   f"| {r['per_session'] / 2**20:.2f} MiB |",
                   flush=True)
     print()
-    print("| sessions watching | server CPU per table update | per session | last redraw received "
-          "| idle CPU | server RSS with them |")
-    print("|---|---|---|---|---|---|")
+    print("| sessions watching | CPU per table update (fronts and game) | per session | of which the game server "
+          "| last redraw received | idle CPU | RSS with them (fronts and game) |")
+    print("|---|---|---|---|---|---|---|")
     for count in args.sessions:
-        with fresh_server(biggest) as server:
+        with fresh_server(biggest, args.ssh_workers) as server:
             f = await fan_out(server, count, keys, args.moves)
-            print(f"| {count} | {f['cpu_ms']:.0f} ms | {f['cpu_ms_per_session']:.1f} ms | {f['last_ms']:.0f} ms "
-                  f"| {f['idle_cpu_pct']:.1f}% | {f['rss'] / 2**20:.1f} MiB |", flush=True)
+            print(f"| {count} | {f['cpu_ms']:.0f} ms | {f['cpu_ms_per_session']:.1f} ms | {f['game_ms']:.1f} ms "
+                  f"| {f['last_ms']:.0f} ms | {f['idle_cpu_pct']:.1f}% | {f['rss'] / 2**20:.1f} MiB |", flush=True)
 
 
 @contextlib.contextmanager
-def fresh_server(sessions: int) -> Iterator[ServerProcess]:
+def fresh_server(sessions: int, workers: int = 1) -> Iterator[ServerProcess]:
     with tempfile.TemporaryDirectory(prefix="ono99-ssh-bench-") as tmp:
-        server = ServerProcess(Path(tmp), sessions + 10)
+        server = ServerProcess(Path(tmp), sessions + 10, workers)
         server.start()
         try:
             time.sleep(1.0)

@@ -202,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--bot-delay", type=seconds(MAX_BOT_DELAY), default=0.8,
                        help=_("seconds a bot waits before it plays (0 to {max}, default 0.8)").format(
                           max=f"{MAX_BOT_DELAY:g}"))
+    serve.add_argument("--play-now-wait", type=seconds(600), default=20.0, metavar="SECONDS",
+                       help=_("seconds the first player in a play-now queue waits before bots fill the table "
+                              "(default 20)"))
     serve.add_argument("--max-connections", type=int, default=2000,
                        help=_("players connected at once, TCP and SSH (default 2000; connections that have not "
                             "said hello yet have a budget of their own)"))
@@ -217,6 +220,35 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default 50); over it messages are refused, a flood is dropped"))
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                        help=_("how much the server logs on stderr (default info)"))
+    serve.add_argument("--ssh-workers", type=int, default=None,
+                       help=_("SSH front processes sharing the SSH port, each reaching the game over loopback; one "
+                              "that dies is started again (default: the number of cores; 0: the front runs "
+                              "inside the server process)"))
+    serve.add_argument("--front-credential-file", type=Path, default=None,
+                       help=_("a file holding the credential of SSH fronts on other machines ('ono99 front'); "
+                              "made (mode 0600) if missing"))
+    front = sub.add_parser("front", help=_("run an SSH front for a game server elsewhere"),
+                           description=_("An SSH front on this machine for the game server at --server: players "
+                                         "'ssh -p PORT' here and play on that server. The server trusts the front "
+                                         "by the credential of its --front-credential-file."))
+    front.add_argument("--server", required=True, help=_("the game server's TCP address, HOST:PORT"))
+    front.add_argument("--credential-file", type=Path, required=True,
+                       help=_("a copy of the game server's --front-credential-file"))
+    front.add_argument("--ssh-host", default="0.0.0.0", help=_("address to listen on for SSH (default: all)"))
+    front.add_argument("--ssh-port", type=int, default=DEFAULT_SSH_PORT,
+                       help=_("SSH port (default {port})").format(port=DEFAULT_SSH_PORT))
+    front.add_argument("--host-key", type=Path, default=None,
+                       help=_("the SSH host key file (default: ssh_host_ed25519_key in the user's data directory; "
+                              "made if missing). Give every front of one server the same key"))
+    front.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
+                       metavar=("MODE", "PATH"), help=_("as for 'ono99 serve': the game server's access policy"))
+    front.add_argument("--password", "--ssh-password", dest="ssh_password", default=None,
+                       help=_("the shared password of --auth password (default: $ONO99_PASSWORD)"))
+    front.add_argument("--name", default="ONO 99", help=_("the server's name, shown while a session opens"))
+    front.add_argument("--reuse-port", action="store_true",
+                       help=_("share the SSH port with other fronts on this machine (SO_REUSEPORT)"))
+    front.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                       help=_("how much the front logs on stderr (default info)"))
     return parser
 
 
@@ -278,6 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.records_command == "export":
             return run_records_export(args.db, args.out)
         args.records_parser.error("say what to do: 'ono99 records check FILE.jsonl' or 'ono99 records export'")
+    if args.command == "front":
+        from .serve import run_front_command
+
+        return run_front_command(args)
     if args.command == "serve":
         from .serve import run_serve
 
@@ -313,10 +349,12 @@ def _settings_and_name(name: str | None) -> tuple[Any, str]:
 
 
 def run_play(name: str | None, bot_delay: float | None, draw_window: float | None = None) -> int:
+    from .local_game import open_local_game
     from .tui.app import make_app
 
     settings, name = _settings_and_name(name)
-    app = make_app(local=True, name=name, bot_delay=bot_delay, draw_window=draw_window, settings=settings)
+    app = make_app(local=True, name=name, bot_delay=bot_delay, draw_window=draw_window, settings=settings,
+                   local_game=open_local_game)
     app.run()
     return app.exit_code
 
@@ -359,7 +397,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
 
 
 def run_replay(path: Path, line: int) -> int:
-    from .core.record import RecordError
+    from .core.errors import RecordError
     from .tui.replay import load_replay, make_replay_app
 
     try:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 
 if TYPE_CHECKING:
+    from .fronts import FrontAssertion
     from .identity import Identity
 
 CONNECT_TIMEOUT = 10.0
@@ -44,11 +45,12 @@ class Client:
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
                       identity: Identity | None = None, password: str | None = None,
-                      seen: dict[str, int] | None = None) -> Client:
+                      seen: dict[str, int] | None = None, front: FrontAssertion | None = None) -> Client:
         """Open a connection and complete the hello (proving ``identity``'s key when there is one:
         without one the player is a guest); raises ``ServerError`` if refused. ``password`` is for
         a server that asks for one; ``seen``: what a resuming client last saw (protocol
-        ``hello.seen``), so that only the rest is sent."""
+        ``hello.seen``), so that only the rest is sent. ``front``: a trusted front's word for its
+        player (the SSH front)."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
@@ -60,6 +62,8 @@ class Client:
             hello["password"] = password
         if seen:
             hello["seen"] = seen
+        if front is not None:
+            hello["front"] = front.to_wire()
         try:
             await client.send(hello)
             client.welcome = await client._answer_challenge(identity, timeout)

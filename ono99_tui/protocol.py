@@ -59,7 +59,7 @@ class ProtocolError(ValueError):
 # --- framing ---------------------------------------------------------------------------------------
 def encode(message: Mapping[str, Any]) -> bytes:
     """One frame: header and msgpack payload."""
-    payload = msgpack.packb(message, use_bin_type=True)
+    payload: bytes = msgpack.packb(message, use_bin_type=True)
     if len(payload) > MAX_FRAME:
         raise ProtocolError("too_large", f"message of {len(payload)} bytes is over the {MAX_FRAME} byte limit")
     return HEADER.pack(len(payload)) + payload
@@ -176,7 +176,8 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
               "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
               "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256)),
-              "seen": Field(dict, False)},
+              "seen": Field(dict, False),
+              "front": Field(dict, False)},  # checked by ono99_tui.fronts.check_front
     "prove": {"signature": Field(bytes, check=_max_len(1024))},
     "list_tables": {},
     "create_table": {
@@ -208,6 +209,11 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "chat": {"text": Field(str, check=_max_len(MAX_CHAT * 4)), "scope": Field(str, False, _one_of(*SCOPES))},
     "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980")), "follow": Field(bool, False)},
     "ping": {"n": Field(int, False, _range(0, MAX_WIRE_INT))},
+    # play now and ratings (docs/protocol.md section 5a)
+    "play_now": {"edition": Field(str, False, _one_of("2022", "1980")), "seats": Field(int, False, _range(2, 8))},
+    "leave_queue": {},
+    "profile": {"name": Field(str, False, _max_len(64))},
+    "game_record": {"game": Field(int, check=_range(1, MAX_WIRE_INT))},
 }
 
 # Server to client (validated by clients; listed here so the document and the code agree).
@@ -234,6 +240,10 @@ SERVER_MESSAGES: dict[str, dict[str, Field]] = {
     "leaderboard": {"edition": Field((str, type(None))), "rows": Field(list)},
     "pong": {"n": Field((int, type(None)), False)},
     "bye": {"reason": Field(str)},
+    "queue": {"queued": Field((dict, type(None))), "queues": Field(list), "wait": Field(float)},
+    "profile": {"name": Field(str), "you": Field(bool), "editions": Field(list), "history": Field(list),
+                "recent": Field(list)},
+    "game_record": {"game": Field(int), "record": Field(bytes)},
 }
 
 
@@ -345,4 +355,5 @@ def view_to_wire(view: TableView) -> dict[str, Any]:
         "discard_size": view.discard_size,
         "top_card": view.top_card.code if view.top_card is not None else None,
         "winner": view.winner,
+        "ranking": list(view.ranking) if view.ranking is not None else None,
     }

@@ -14,12 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
 
+from .front.config import FrontConfig
+from .fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
 
 if TYPE_CHECKING:
-    from server.access import AccessPolicy
     from server.advertiser import Advertiser
+
+    from .access import AccessPolicy
+    from .front.ssh import SshFront
+    from .front.workers import WorkerPool
 
 
 def _shown_host(host: str) -> str:
@@ -50,16 +55,44 @@ def _ssh_policy(access: AccessPolicy) -> str:
     return access.describe()
 
 
-async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
+def front_config_for(config: ServerConfig, server_port: int, credential: str) -> FrontConfig:
+    """The settings of this server's own SSH fronts: its SSH options, and the way to it over loopback."""
+    ssh_host = config.ssh_host if config.ssh_host is not None else config.host
+    return FrontConfig(server_host="127.0.0.1", server_port=server_port, credential=credential, name=config.name,
+                       ssh_host=ssh_host, ssh_port=config.ssh_port or 0, ssh_host_key=config.ssh_host_key,
+                       ssh_auth=config.ssh_auth, ssh_authorized_keys=config.ssh_authorized_keys,
+                       ssh_password=config.ssh_password, ssh_login_timeout=config.ssh_login_timeout,
+                       ssh_idle_timeout=config.ssh_idle_timeout, ssh_keepalive=config.ssh_keepalive,
+                       ssh_max_sessions=config.ssh_max_sessions,
+                       ssh_max_sessions_per_address=config.ssh_max_sessions_per_address,
+                       ssh_max_waiting_logins=config.ssh_max_waiting_logins,
+                       ssh_max_waiting_logins_per_address=config.ssh_max_waiting_logins_per_address,
+                       ssh_input_bytes_per_second=config.ssh_input_bytes_per_second,
+                       ssh_input_burst=config.ssh_input_burst)
+
+
+async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
+                log_level: str = "info") -> int:
     """Run until SIGINT or SIGTERM. Without ``ssh_required`` (the SSH port was not chosen), a busy
-    SSH port only turns SSH off."""
+    SSH port only turns SSH off. ``ssh_workers`` front processes share the SSH port (0: one front
+    inside this process, still over loopback TCP)."""
     from server.advertiser import Advertiser, interface_plan
-    from server.ssh import SshFront
+
+    from .front.ssh import load_or_create_host_key
+    from .front.workers import WorkerPool, reserve_port
 
     if config.port is None and config.ssh_port is None:
         print("ono99 serve: " + _("both TCP (--port 0) and SSH (--ssh-port 0) are off: nobody could join"),
               file=sys.stderr)
         return 2
+    credential = new_credential()  # for this server's own fronts; remote fronts bring theirs (a file)
+    tcp_for_players = config.port is not None
+    ssh_host = config.ssh_host if config.ssh_host is not None else config.host
+    if config.ssh_port is not None:
+        config.front_credentials = (*config.front_credentials, credential)
+        config.ssh_host = ssh_host
+        if not tcp_for_players:  # the fronts still reach the game over loopback; players cannot
+            config.host, config.port, config.fronts_only = "127.0.0.1", 0, True
     try:
         server = Server(config)
     except (OSError, ValueError) as exc:  # the access policy: an authorized_keys file missing or wrong
@@ -74,36 +107,57 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
         await server.close()
         return 2
     front: SshFront | None = None
+    pool: WorkerPool | None = None
+    ssh_port = 0
+    reserved = None
     if config.ssh_port is not None:
         try:
-            front = SshFront(server)
-        except (OSError, ValueError) as exc:  # the host key or authorized_keys file
-            print(f"ono99 serve: SSH: {exc}", file=sys.stderr)
-            await server.close()
-            return 2
-        try:
-            await front.start()
-        except OSError as exc:
-            if ssh_required:
+            load_or_create_host_key(config.ssh_host_key)  # made once here, before the workers read it
+            reserved = reserve_port(ssh_host, config.ssh_port) if ssh_workers > 0 else None
+        except (OSError, ValueError) as exc:
+            if ssh_required or not isinstance(exc, OSError):
                 print("ono99 serve: " + _("cannot listen on SSH port {port}: {error}. Pick another --ssh-port, or 0 "
-                                          "for no SSH.").format(port=config.ssh_port, error=exc.strerror),
-                      file=sys.stderr)
+                                          "for no SSH.").format(port=config.ssh_port, error=exc), file=sys.stderr)
                 await server.close()
                 return 2
             print("ono99 serve: " + _("SSH port {port} is not available ({error}); carrying on without SSH (choose "
-                                      "one with --ssh-port)").format(port=config.ssh_port, error=exc.strerror),
+                                      "one with --ssh-port)").format(port=config.ssh_port, error=exc),
                   file=sys.stderr, flush=True)
-            front = None
+        front_config = front_config_for(config, server.port, credential)
+        if reserved is not None:
+            ssh_port = int(reserved.getsockname()[1])
+            front_config.ssh_port, front_config.reuse_port = ssh_port, True
+            pool = WorkerPool(front_config, ssh_workers, log_level)
+            try:
+                await pool.start()
+            except TimeoutError:
+                print("ono99 serve: " + _("the SSH front workers did not start"), file=sys.stderr)
+                await pool.close()
+                await server.close()
+                return 2
+        elif ssh_workers == 0:
+            from .front.ssh import SshFront
+
+            try:
+                front = SshFront(front_config)
+                await front.start()
+                ssh_port = front.port
+            except (OSError, ValueError) as exc:
+                print(f"ono99 serve: SSH: {exc}", file=sys.stderr)
+                await server.close()
+                return 2
+        if pool is not None or front is not None:
+            server.access.ssh_hint = f"ssh -p {ssh_port} HOST"
     advertiser: Advertiser | None = None
-    if config.advertise and server.listening:  # the record gives the TCP port: nothing to announce without it
-        advertiser = Advertiser(server, front.port if front is not None else None)
+    if config.advertise and tcp_for_players:  # the record gives the TCP port: nothing to announce without it
+        advertiser = Advertiser(server, ssh_port or None)
         advertising = asyncio.create_task(_advertise(advertiser))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     access = server.access
-    if server.listening:
+    if tcp_for_players:
         where = f"{config.host}:{server.port}"
         print(_("ONO 99 server {name} listening on {address} (protocol over TCP)").format(
             name=repr(config.name), address=where), flush=True)
@@ -111,11 +165,17 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
         print("  " + _("join with: {command}").format(command=_join_hint(config.host, server.port)), flush=True)
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
-    if front is not None:
-        host = config.ssh_host if config.ssh_host is not None else config.host
-        print(f"  ssh: port {front.port} ({config.ssh_auth}: {_ssh_policy(access)}), host key {front.fingerprint}",
+    if ssh_port:
+        print(f"  ssh: port {ssh_port} ({config.ssh_auth}: {_ssh_policy(access)}), host key "
+              f"{load_or_create_host_key(config.ssh_host_key).get_fingerprint()}", flush=True)
+        print("  " + _("play with: {command}").format(command=f"ssh -p {ssh_port} {_shown_host(ssh_host)}"),
               flush=True)
-        print("  " + _("play with: {command}").format(command=f"ssh -p {front.port} {_shown_host(host)}"), flush=True)
+        if pool is not None:
+            print("  " + ngettext("ssh workers: {n} (pid {pids}), restarted if it dies",
+                                  "ssh workers: {n} (pids {pids}), restarted if they die", pool.count).format(
+                n=pool.count, pids=", ".join(map(str, pool.pids))), flush=True)
+        else:
+            print("  " + _("ssh front: in this process (--ssh-workers 0)"), flush=True)
     else:
         print("  ssh: " + _("off"), flush=True)
     with contextlib.suppress(OSError, ValueError):
@@ -133,11 +193,14 @@ async def serve(config: ServerConfig, ssh_required: bool = True) -> int:
     if advertiser is not None:
         advertising.cancel()
         await advertiser.close()  # the goodbye takes the server off every player's list at once
-    if front is not None:
-        front.stop_listening()
-    await server.close()  # also tells the SSH players, whose links count among its connections
+    # The fronts first: each SSH session gets its goodbye while its link is still up.
+    if pool is not None:
+        await pool.close()
     if front is not None:
         await front.close()
+    if reserved is not None:
+        reserved.close()
+    await server.close()
     return 0
 
 
@@ -155,8 +218,9 @@ def run_serve(args: argparse.Namespace) -> int:
     import os
 
     from server.config import DEFAULT_SSH_PORT
-    from server.ssh import host_key_path_for
     from server.storage import default_db_path
+
+    from .front.ssh import host_key_path_for
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":
@@ -182,6 +246,7 @@ def run_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
+                          play_now_wait=args.play_now_wait,
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
                           **overrides,
@@ -190,4 +255,61 @@ def run_serve(args: argparse.Namespace) -> int:
                           ssh_login_timeout=args.ssh_login_timeout, ssh_idle_timeout=args.ssh_idle_timeout,
                           ssh_keepalive=args.ssh_keepalive, ssh_max_sessions=args.ssh_max_sessions,
                           ssh_max_sessions_per_address=args.ssh_max_per_address, advertise=args.advertise)
-    return asyncio.run(serve(config, ssh_required=args.ssh_port is not None))
+    if args.front_credential_file is not None:
+        try:
+            config.front_credentials = (read_or_create_credential(args.front_credential_file),)
+        except (OSError, ValueError) as exc:
+            print(f"ono99 serve: --front-credential-file: {exc}", file=sys.stderr)
+            return 2
+    workers = (os.cpu_count() or 1) if args.ssh_workers is None else args.ssh_workers
+    return asyncio.run(serve(config, ssh_required=args.ssh_port is not None, ssh_workers=workers,
+                             log_level=args.log_level))
+
+
+def read_or_create_credential(path: Path) -> str:
+    """The front credential kept in ``path``, made there (mode 0600) if the file does not exist yet:
+    give a copy to each front on another machine (``ono99 front --credential-file``)."""
+    import os
+
+    if path.exists():
+        text = path.read_text(encoding="utf-8").strip()
+        if not 16 <= len(text) <= 128 or not text.isprintable():
+            raise ValueError(f"{path} does not hold a front credential (16 to 128 printable characters)")
+        return text
+    credential = new_credential()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(credential + "\n")
+    print(f"ono99 serve: made the front credential {path}: copy it to the machines of remote fronts", flush=True)
+    return credential
+
+
+def run_front_command(args: argparse.Namespace) -> int:
+    """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
+    import os
+
+    from .client import parse_address
+    from .front.run import run_front
+    from .identity import data_dir
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.log_level != "debug":
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    try:
+        host, port = parse_address(args.server)
+        credential = args.credential_file.read_text(encoding="utf-8").strip()
+    except ValueError:
+        print(f"ono99 front: --server takes HOST:PORT, not {args.server!r}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"ono99 front: cannot read the credential file {args.credential_file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    mode, *auth_args = args.ssh_auth
+    password = args.ssh_password or os.environ.get("ONO99_PASSWORD") or None
+    keys = Path(auth_args[0]) if mode == "authorized-keys" and len(auth_args) == 1 else None
+    host_key = args.host_key or (data_dir() / "ssh_host_ed25519_key")
+    config = FrontConfig(server_host=host, server_port=port, credential=credential, name=args.name,
+                         ssh_host=args.ssh_host, ssh_port=args.ssh_port, ssh_host_key=host_key, ssh_auth=mode,
+                         ssh_authorized_keys=keys, ssh_password=password, reuse_port=args.reuse_port)
+    return asyncio.run(run_front(config))

@@ -12,9 +12,12 @@ from typing import Any
 
 from . import text as words
 from .bots import get_bot
+from .bots.levels import LegalActionsBot
+from .core.actions import DRAW
 from .core.game import Game
 from .core.options import TableOptions
 from .core.record import Player, dumps, game_to_record
+from .core.state import RandomChance, State
 
 CHUNK_GAMES = 200  # games a worker plays per task
 
@@ -51,13 +54,20 @@ def entry_at_seat(index: int, seat: int, players: int) -> int:
     return (seat - index) % players
 
 
-def play_game(plan: SimulationPlan, index: int) -> GameResult:
+def play_game(plan: SimulationPlan, index: int, *, views: bool = False) -> GameResult:
+    """Play game ``index`` of ``plan``. Without records, and when every level decides from the
+    legal actions alone, the game is played on the rules state with no views or events (the
+    same game: the same deal, the same choices); ``views`` forces the full ``Game``."""
     seed = game_seed(plan.seed, index)
     n = plan.players
+    entries = [entry_at_seat(index, seat, n) for seat in range(n)]
+    levels = [get_bot(plan.bots[e]) for e in entries]
+    picks = [level.pick for level in levels if level.pick is not None]
+    if not plan.record and not views and len(picks) == n:
+        return _play_lean(plan, index, seed, entries, picks)
     game = Game(plan.options, n, random.Random(seed))
     decide = random.Random(seed ^ 0x5EED)
-    entries = [entry_at_seat(index, seat, n) for seat in range(n)]
-    choosers = [get_bot(plan.bots[e]).choose for e in entries]
+    choosers = [level.choose for level in levels]
     while not game.is_over:
         seat = game.actors()[0]  # bots take owed draws before the next player moves
         game.apply(seat, choosers[seat](game.seat_view(seat), decide))
@@ -68,6 +78,20 @@ def play_game(plan: SimulationPlan, index: int) -> GameResult:
         players = [Player(f"Bot {seat + 1}", f"bot:{plan.bots[entries[seat]]}") for seat in range(n)]
         line = dumps(game_to_record(game, players, seed))
     return GameResult(index, outcome.winner, entries[outcome.winner], game.turns, line)
+
+
+def _play_lean(plan: SimulationPlan, index: int, seed: int, entries: list[int],
+               picks: list[LegalActionsBot]) -> GameResult:
+    state = State.start(plan.options, plan.players, RandomChance(random.Random(seed)))
+    decide = random.Random(seed ^ 0x5EED)
+    draw_only = (DRAW,)
+    while not state.finished:
+        seat = state.actors()[0]  # bots take owed draws before the next player moves
+        legal = state.moves() if seat == state.seat_on_turn else draw_only
+        state.act(seat, picks[seat](legal, decide))
+    outcome = state.outcome
+    assert outcome is not None
+    return GameResult(index, outcome.winner, entries[outcome.winner], state.turns, None)
 
 
 def _play_chunk(plan: SimulationPlan, start: int, stop: int) -> list[GameResult]:

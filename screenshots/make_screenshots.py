@@ -57,6 +57,7 @@ from textual.pilot import Pilot  # noqa: E402
 import server.table as server_table  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
+from ono99_tui.local_game import open_local_game  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, KnockOutScreen, LobbyScreen, TableScreen  # noqa: E402
 from server import Server, ServerConfig  # noqa: E402
@@ -192,7 +193,7 @@ async def shoot_table_in(out_dir: Path, lang: str, seed: int) -> list[Path]:
     original_secrets = getattr(server_table, "secrets")  # noqa: B009
     setattr(server_table, "secrets", SeededSecrets(seed))  # noqa: B010
     try:
-        app = make_app(local=True, bot_delay=5, name="Joan")
+        app = make_app(local=True, bot_delay=5, name="Joan", local_game=open_local_game)
         with using(lang):
             async with app.run_test(size=SIZE) as pilot:
                 await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
@@ -245,7 +246,7 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
     original_secrets = getattr(server_table, "secrets")  # noqa: B009 (the module the server draws seeds from)
     setattr(server_table, "secrets", SeededSecrets(seed))  # noqa: B010
     try:
-        app = make_app(local=True, bot_delay=0, name="Joan")
+        app = make_app(local=True, bot_delay=0, name="Joan", local_game=open_local_game)
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the local table")

@@ -41,7 +41,7 @@ def interface_plan(host: str) -> tuple[list[str] | InterfaceChoice, IPVersion, l
     try:
         ip = ipaddress.ip_address(host)
     except ValueError:  # a host name: the addresses it stands for on this machine
-        ips = sorted({info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)})
+        ips = sorted({str(info[4][0]) for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)})
         v4 = [a for a in ips if ipaddress.ip_address(a).version == 4]
         return (v4 or ips), (IPVersion.V4Only if v4 else IPVersion.V6Only), (v4 or ips)
     version = IPVersion.V4Only if ip.version == 4 else IPVersion.V6Only

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 from collections import Counter
 
-from .access import AccessPolicy
+from ono99_tui.access import AccessPolicy
+from ono99_tui.limits import HelloQueue
+
 from .config import ServerConfig
 from .connection import Connection
-from .limits import HelloQueue
 from .lobby import Lobby
 from .storage import Storage
 
@@ -58,6 +60,27 @@ class Server:
     def said_hello(self, connection: Connection) -> None:
         self.waiting.remove(connection)
 
+    def trusts(self, credential: str) -> bool:
+        """Whether ``credential`` is one of a trusted front's (compared in constant time)."""
+        return any(hmac.compare_digest(credential.encode(), known.encode()) for known in self.config.front_credentials)
+
+    def readdress(self, connection: Connection, address: str) -> str | None:
+        """A trusted front's connection counts from now on under its player's real address: None, or
+        why that address has no room (the per-address limit, as for a direct player)."""
+        if address == connection.address:
+            return None
+        if self._per_address[address] >= self.config.max_connections_per_address:
+            return f"too many connections from {address}"
+        self._forget_address(connection.address)
+        self._per_address[address] += 1
+        connection.address = address
+        return None
+
+    def _forget_address(self, address: str) -> None:
+        self._per_address[address] -= 1
+        if self._per_address[address] <= 0:
+            del self._per_address[address]
+
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = Connection(self, reader, writer)
         address = connection.address
@@ -93,9 +116,7 @@ class Server:
         finally:
             self.connections.discard(connection)
             self.waiting.remove(connection)
-            self._per_address[address] -= 1
-            if self._per_address[address] <= 0:
-                del self._per_address[address]
+            self._forget_address(connection.address)  # a front's connection counts under its player's
             if task is not None:
                 self._tasks.discard(task)
 

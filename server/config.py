@@ -23,6 +23,7 @@ class ServerConfig:
     max_waiting_hellos: int = 256  # connections that have not said hello yet: a budget of their own
     max_waiting_hellos_per_address: int = 8
     draw_window: float = 0.0  # at least this long before a bot plays while a person's manual draw is open
+    play_now_wait: float = 20.0  # seconds a play-now queue's first player waits before bots fill the table
     idle_timeout: float = 900.0  # a connection that sends nothing for this long is closed
     write_timeout: float = 10.0  # a client that does not take its data for this long is dropped
     send_queue_frames: int = 512  # frames waiting for one client before it counts as stuck
@@ -39,11 +40,11 @@ class ServerConfig:
     chat_per_minute: int = 20
     chat_history: int = 50
     advertise: bool = False  # announce the server on the local network (mDNS); `ono99 serve` turns it on
-    # --- the SSH front (server/ssh.py) ---
+    # --- the SSH front (ono99_tui/front/ssh.py, in processes of its own) ---
     ssh_port: int | None = None  # None: no SSH listener; 0: any free port
     ssh_host: str | None = None  # None: the address of the TCP listener
     ssh_host_key: Path | None = None  # created on first start; None: a new key in memory each start
-    # The access policy of every listener, TCP and SSH alike (server/access.py; named after the SSH
+    # The access policy of every listener, TCP and SSH alike (ono99_tui/access.py; named after the SSH
     # front that had it first): "any-key" (open), "authorized-keys" or "password".
     ssh_auth: str = "any-key"
     ssh_authorized_keys: Path | None = None  # for "authorized-keys"
@@ -57,3 +58,8 @@ class ServerConfig:
     ssh_max_waiting_logins_per_address: int = 4
     ssh_input_bytes_per_second: float = 1024.0  # typing and clicks use a fraction; a paste flood waits
     ssh_input_burst: int = 4096
+    # --- fronts: SSH front processes that reach this server over TCP (ono99_tui/front/) ---
+    # Credentials that make a connection a trusted front, which may assert a player's key and
+    # address in its hello (docs/protocol.md section 3b). Empty: no front is trusted.
+    front_credentials: tuple[str, ...] = ()
+    fronts_only: bool = False  # the TCP listener takes only trusted fronts (TCP play is off, SSH on)

@@ -11,9 +11,10 @@ import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ono99_tui.access import FAILED_PASSWORD_DELAY
+from ono99_tui.fronts import check_front
 from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
 
-from .access import FAILED_PASSWORD_DELAY
 from .identity import fingerprint, parse_public_key, verify_proof
 from .lobby import Member, TokenBucket
 
@@ -28,12 +29,13 @@ MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dro
 
 class Connection:
     # The identity (key fingerprint) this connection has proven: by a TCP client's answer to the
-    # challenge, or set by the SSH front for an SSH login. None: a guest so far.
+    # challenge, or asserted by a trusted front for its SSH login (section 3b). None: a guest so far.
     identity: str | None = None
     _challenge: tuple[dict[str, Any], Any, bytes] | None = None  # (hello, its key, the nonce sent)
-    # Whether the access policy was already applied before the hello (an SSH player, at the SSH
-    # door; the local game): a TCP hello is checked here.
+    # Whether the access policy was already applied before the hello (a trusted front's player, at
+    # the SSH login; the local game): a TCP hello is checked here.
     admitted_at_the_door = False
+    front = False  # a trusted front's connection for one of its players (docs/protocol.md section 3b)
 
     def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
@@ -232,6 +234,12 @@ class Connection:
         """A hello: with a key not yet proven on this connection, challenge it first."""
         self.server.lobby.check_version(message)
         self._challenge = None
+        if "front" in message or self.front:
+            self._front_hello(message)
+            return
+        if self.server.config.fronts_only:
+            raise ProtocolError("access_denied", "this port takes only the server's SSH fronts: play with "
+                                                 f"{self.server.access.ssh_hint}", fatal=True)
         key_text = message.get("key")
         if key_text:
             key = parse_public_key(key_text)
@@ -240,6 +248,26 @@ class Connection:
                 self._challenge = (message, key, nonce)
                 self.send({"t": "challenge", "nonce": nonce})
                 return
+        self._enter(message)
+
+    def _front_hello(self, message: dict[str, Any]) -> None:
+        """A trusted front's hello for one of its players: the key and address the front vouches for."""
+        asserted = check_front(message.get("front"))
+        if not self.front:
+            if not self.server.trusts(asserted.credential):
+                log.warning("%s: refused: a front hello with a credential this server does not trust", self.peer)
+                raise ProtocolError("not_trusted", "hello.front: this server does not trust that credential",
+                                    fatal=True)
+            why = self.server.readdress(self, asserted.address)
+            if why is not None:
+                raise ProtocolError("too_many_connections", why, fatal=True)
+            self.front = True
+            self.identity = asserted.identity
+            self.admitted_at_the_door = True  # the front applied the access policy at its SSH login
+        elif asserted.identity != self.identity or asserted.address != self.address:
+            raise ProtocolError("bad_field", "hello.front: a connection speaks for one player only")
+        if self.identity is not None and not message["name"].strip():  # the name this key owns, if any
+            message = {**message, "name": self.server.lobby.names.name_of(self.identity) or ""}
         self._enter(message)
 
     def _prove(self, message: dict[str, Any]) -> None:

@@ -27,7 +27,9 @@ from ono99_tui.protocol import (
 
 from .config import ServerConfig
 from .history import ChatLine, ChatRoom, seen_of
+from .matchmaking import Matchmaker
 from .names import NameRegistry, name_key, name_taken_params, same_name_refusal
+from .ratings import RatingBook
 from .storage import Storage
 from .table import Seat, Status, Table
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.lobby")
 LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
+LEAVE_QUEUE_ON = frozenset({"join", "spectate", "create_table"})  # a player at another table waits no more
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
 ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
@@ -111,6 +114,10 @@ class Lobby:
         self._online_due = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
+        self.ratings = RatingBook(self)
+        self.matchmaker = Matchmaker(self)  # play now
+        self.handlers: dict[str, Callable[[Member, dict[str, Any]], None]] = {  # beside the on_ methods
+            **self.matchmaker.handlers(), **self.ratings.handlers()}
 
     # --- identity -----------------------------------------------------------------------------------
     def check_version(self, message: dict[str, Any]) -> None:
@@ -168,6 +175,7 @@ class Lobby:
         else:
             connection.send(self.tables_message())
             connection.send(self.online_message())
+            connection.send(self.matchmaker.status(member))
         self.online_changed()
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", connection.peer)
@@ -183,6 +191,7 @@ class Lobby:
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""
         member.connection = None
+        self.matchmaker.leave(member)
         if self.closed:  # the server is shutting down: every seat and table stays as it is
             return
         table = member.table
@@ -224,10 +233,13 @@ class Lobby:
 
     # --- dispatch -------------------------------------------------------------------------------------
     def handle(self, member: Member, kind: str, message: dict[str, Any]) -> None:
-        handler: Callable[[Member, dict[str, Any]], None] | None = getattr(self, f"on_{kind}", None)
+        handler: Callable[[Member, dict[str, Any]], None] | None = getattr(self, f"on_{kind}", None) \
+            or self.handlers.get(kind)
         if handler is None:
             raise ProtocolError("unknown_type", f"{kind!r} is not a client message")
         handler(member, message)
+        if kind in LEAVE_QUEUE_ON:
+            self.matchmaker.leave(member)
 
     def on_hello(self, member: Member, message: dict[str, Any]) -> None:
         raise ProtocolError("already_hello", "hello was already received on this connection")
@@ -290,11 +302,11 @@ class Lobby:
             raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}",
                                 params={"why": "code", "code": wanted[:16]})
         table_id = message.get("table")
-        table = self.tables.get(table_id) if isinstance(table_id, int) else None
-        if table is None or (table.private and not code):
+        found = self.tables.get(table_id) if isinstance(table_id, int) else None
+        if found is None or (found.private and not code):
             raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again",
                                 params={"why": "id"})
-        return table
+        return found
 
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
@@ -407,14 +419,14 @@ class Lobby:
     def _send_leaderboard(self, members: list[Member], edition: str | None) -> None:
         if self.storage is None:
             for member in members:
-                member.send({"t": "leaderboard", "edition": edition, "rows": []})
+                member.send({"t": "leaderboard", "edition": edition, "rows": [], "bots": []})
             return
 
         async def answer() -> None:
             assert self.storage is not None
-            rows = await self.storage.leaderboard(edition)
+            board = await self.storage.leaderboard(edition)
             for member in members:
-                member.send({"t": "leaderboard", "edition": edition, "rows": rows})
+                member.send({"t": "leaderboard", "edition": edition, **board})
 
         asyncio.get_running_loop().create_task(answer())
 
@@ -529,7 +541,8 @@ class Lobby:
     def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
         """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
         if self.storage is not None:
-            self.storage.save_game(table.id, record, time.time(), results)
+            now = time.time()
+            self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now))
             if results:
                 self._push_leaderboards()  # read after the save: the database thread keeps the order
 
@@ -586,6 +599,7 @@ class Lobby:
     def close(self) -> None:
         """Stop every clock, bot and grace timer (the server is shutting down)."""
         self.closed = True
+        self.matchmaker.close()
         for table in self.tables.values():
             table.close()
         for member in self.members.values():

@@ -20,7 +20,7 @@ from .lobby import TokenBucket
 class LocalConnection(Connection):
     """The server's end of an in-process link."""
 
-    admitted_at_the_door = True  # an SSH player passed the access policy at the SSH door; a local game is yours
+    admitted_at_the_door = True  # a local game is yours
 
     def __init__(self, server: Server, address: str = "local", peer: str | None = None) -> None:
         # no socket: nothing of Connection.__init__ applies

@@ -8,7 +8,8 @@ as positions in the game's record: ``{"from": [hand, event], "to": [hand, event]
 
 The rule (docs/server.md): a finished game counts as played for every human seat's player, but a
 win is credited only if the player was at the table when the game ended and made at least half
-of their seat's plays themselves. A game never goes uncounted because its player left it.
+of their seat's plays themselves. A game never goes uncounted because its player left it. The
+ratings apply the same rule to the player's place in the game (server/ratings.py).
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ def settle(record: dict[str, Any], players: list[dict[str, Any]], stand_in: list
            end: list[int]) -> list[tuple[str, bool]]:
     """Close the spans still open (their players were away at the end), write them into the
     record's player entries, and return the stats of the game: (identity, win credited) for each
-    human seat whose player has an identity. ``end`` is the record's end position."""
+    human seat whose player has an identity. ``end`` is the record's end position. Each human
+    seat's entry of ``players`` gets ``credited``: whether the rule credits the player (server/ratings.py
+    credits their place in the game by it)."""
     results = []
     winner = record["result"]["winner"] if record.get("result") else None
     for seat, player in enumerate(players):
@@ -79,9 +82,11 @@ def settle(record: dict[str, Any], players: list[dict[str, Any]], stand_in: list
             spans[-1]["to"] = list(end)
         if spans:
             record["players"][seat]["stand_in"] = [{"from": list(s["from"]), "to": list(s["to"])} for s in spans]
-        if player.get("kind") != "human" or not player.get("identity"):
+        if player.get("kind") != "human":
             continue
         plays, by_stand_in = plays_by_stand_in(record, seat, spans)
         credited = not away_at_end and 2 * by_stand_in <= plays
-        results.append((str(player["identity"]), seat == winner and credited))
+        player["credited"] = credited  # the same rule credits the player's place in the ratings
+        if player.get("identity"):
+            results.append((str(player["identity"]), seat == winner and credited))
     return results

@@ -76,6 +76,29 @@ CREATE TABLE IF NOT EXISTS live_chat (
     at REAL NOT NULL,
     PRIMARY KEY (table_id, id)
 );
+CREATE TABLE IF NOT EXISTS ratings (
+    identity TEXT NOT NULL,  -- a key fingerprint, or bot:LEVEL for the bots of a level
+    edition TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    wins INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (identity, edition)
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    identity TEXT NOT NULL,
+    edition TEXT NOT NULL,
+    game_id INTEGER NOT NULL,
+    place INTEGER NOT NULL,
+    won INTEGER NOT NULL,
+    credited INTEGER NOT NULL,
+    mu_before REAL NOT NULL,
+    sigma_before REAL NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (identity, game_id)
+);
 """
 
 
@@ -285,35 +308,38 @@ class Storage:
 
     # --- finished games -----------------------------------------------------------------------------
     def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
-                  results: list[tuple[str, bool]]) -> None:
+                  results: list[tuple[str, bool]],
+                  then: Callable[[sqlite3.Connection, int], None] | None = None) -> None:
         """Store a finished game's record and count it in the stats of each identity of ``results``
-        (identity, whether a win is credited)."""
+        (identity, whether a win is credited); ``then(db, game_id)`` runs in the same transaction
+        (the game's ratings, server/ratings.py)."""
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         edition = record["edition"]
 
         def write(db: sqlite3.Connection) -> None:
             with db:
-                db.execute("INSERT INTO games(table_id, edition, finished_at, record) VALUES (?, ?, ?, ?)",
-                           (table_id, edition, finished_at, text))
+                cursor = db.execute("INSERT INTO games(table_id, edition, finished_at, record) VALUES (?, ?, ?, ?)",
+                                    (table_id, edition, finished_at, text))
                 for identity, won in results:
                     db.execute("INSERT INTO player_stats(identity, edition, games, wins) VALUES (?, ?, 1, ?) "
                                "ON CONFLICT(identity, edition) DO UPDATE SET games = games + 1, wins = wins + ?",
                                (identity, edition, int(won), int(won)))
+                if then is not None:
+                    assert cursor.lastrowid is not None
+                    then(db, cursor.lastrowid)
 
         self.submit(write)
 
-    async def leaderboard(self, edition: str | None, limit: int = 20) -> list[dict[str, Any]]:
-        """The identities with the most wins, under their names."""
-        def read(db: sqlite3.Connection) -> list[dict[str, Any]]:
-            where = "" if edition is None else "WHERE s.edition = ?"
-            rows = db.execute(
-                "SELECT COALESCE(n.name, s.identity), SUM(s.games), SUM(s.wins) FROM player_stats s "
-                f"LEFT JOIN names n ON n.identity = s.identity {where} GROUP BY s.identity "
-                "ORDER BY SUM(s.wins) DESC, SUM(s.games) ASC, COALESCE(n.name, s.identity) LIMIT ?",
-                (limit,) if edition is None else (edition, limit))
-            return [{"name": n, "games": int(g), "wins": int(w)} for n, g, w in rows]
+    async def leaderboard(self, edition: str | None, limit: int = 20) -> dict[str, Any]:
+        """The identities with the highest conservative rating, under their names, and the bots'
+        ratings (server/ratings.py)."""
+        from .ratings import leaderboard
 
-        return await self.call(read)
+        return await self.call(lambda db: leaderboard(db, edition, limit))
+
+    def run_now(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(db)`` on the database thread and wait for it (at start-up, before play)."""
+        return self._run(lambda: fn(self._conn)).result()
 
     # --- names ---------------------------------------------------------------------------------------
     def load_names(self) -> list[tuple[str, str]]:

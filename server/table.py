@@ -10,6 +10,7 @@ import asyncio
 import logging
 import random
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -640,7 +641,7 @@ class Table:
             return None
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
-    def state_message(self, seat: int | None, events: tuple[Event, ...] | list[Event],
+    def state_message(self, seat: int | None, events: Sequence[Event],
                       shared: tuple[float | None, list[bool]] | None = None) -> dict[str, Any]:
         """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once.
         ``events`` are the last shown: the last of them has seq ``last_seq``."""
@@ -677,7 +678,7 @@ class Table:
             member.send(message)
         member.send(self.state_message(seat, []))
 
-    def _broadcast_state(self, events: tuple[Event, ...] | list[Event]) -> None:
+    def _broadcast_state(self, events: Sequence[Event]) -> None:
         """Show ``events``, the newest of the current game's log, to the table."""
         assert self.game is not None
         self.shown = len(self.game.log)

@@ -386,7 +386,8 @@ class ServerProcess:
         with self.log_path.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", str(free_port()),
-                "--db", str(self.db), *self.args, cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=log)
+                "--db", str(self.db), *self.args, *self._ssh_off(), cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+                stderr=log)
         assert self.proc.stdout is not None
         while not any("stop with" in line for line in self.banner):  # the banner's last line
             line = (await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)).decode()
@@ -397,6 +398,10 @@ class ServerProcess:
                 self.port = int(match.group(1))
         assert self.port, self.banner
         return self.port
+
+    def _ssh_off(self) -> tuple[str, ...]:
+        """SSH stays off unless the test asks for it: no worker takes the default SSH port."""
+        return () if "--ssh-port" in self.args else ("--ssh-port", "0")
 
     async def kill9(self) -> None:
         assert self.proc is not None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the protocol and the LAN advertisement's TXT record are sans-I/O too
-PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots", "ono99_tui.protocol", "ono99_tui.lan"]
+# the protocol, the LAN advertisement's TXT record, a front's hello and the limits are sans-I/O too
+PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots", "ono99_tui.protocol", "ono99_tui.lan", "ono99_tui.fronts",
+                 "ono99_tui.limits"]
 FORBIDDEN = ["textual", "asyncssh", "zeroconf", "asyncio", "rich", "sqlite3", "socket"]
 
 
@@ -21,6 +23,38 @@ def test_core_bots_and_protocol_import_no_ui_ssh_or_io_modules() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "", f"pure layers loaded: {out.stdout.strip()}"
+
+
+def loaded_after_importing(modules: list[str]) -> set[str]:
+    """The modules a fresh interpreter holds after importing ``modules``."""
+    code = "import sys\n" + "".join(f"import {name}\n" for name in modules) + "print(' '.join(sys.modules))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(out.stdout.split())
+
+
+def modules_under(folder: str) -> list[str]:
+    return sorted(".".join(path.relative_to(ROOT).with_suffix("").parts) for path in (ROOT / folder).rglob("*.py")
+                  if path.name not in ("__init__.py", "__main__.py"))
+
+
+def test_the_game_server_never_imports_textual() -> None:
+    loaded = loaded_after_importing(modules_under("server"))
+    assert "server.lobby" in loaded  # the import worked
+    assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
+
+
+def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
+    """They are clients: the app takes its link from outside (a TCP client, or the local game's
+    embedded server, opened by ono99_tui/local_game.py); the front links over TCP."""
+    client_side = ["ono99_tui.client", *modules_under("ono99_tui/tui"), *modules_under("ono99_tui/front")]
+    loaded = loaded_after_importing(client_side)
+    assert "ono99_tui.front.ssh" in loaded and "ono99_tui.tui.app" in loaded
+    assert not {m for m in loaded if m == "server" or m.startswith("server.")}
+    # nor later, from inside a function: no import of server/ in their text at all
+    offenders = [str(path.relative_to(ROOT)) for folder in ("ono99_tui/tui", "ono99_tui/front")
+                 for path in (ROOT / folder).rglob("*.py")
+                 if re.search(r"^\s*(from|import)\s+server\b", path.read_text(), re.MULTILINE)]
+    assert offenders == []
 
 
 def test_core_never_imports_the_global_random_functions() -> None:
@@ -40,6 +74,7 @@ def test_ruff_is_clean() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_mypy_is_clean_on_the_core_and_bots() -> None:
+def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
+    """pyproject's [tool.mypy] files: ono99_tui (every layer) and server/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr

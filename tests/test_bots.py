@@ -20,7 +20,7 @@ import pytest
 from ono99_tui.bots import BOT_LEVELS, get_bot
 from ono99_tui.bots import strong as strong_module
 from ono99_tui.core import Game, Obligation, TableOptions, TableView
-from ono99_tui.core.actions import PLAYS
+from ono99_tui.core.actions import DISCARD_FOUR, PLAYS
 from ono99_tui.core.cards import Card
 from ono99_tui.core.game import HandLog
 from ono99_tui.protocol import BOT_LEVEL_NAMES
@@ -246,3 +246,50 @@ def test_simulate_runs_the_strong_bot_from_the_command_line() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert '"level": "strong"' in out.stdout
+
+
+# --- the strong bot's rollouts play greedy on the real rules -------------------------------------
+
+
+@pytest.mark.parametrize(("edition", "options"), OPTION_SETS)
+def test_the_rollout_policy_is_the_greedy_bot(edition: str, options: dict[str, Any]) -> None:
+    """``strong.greedy_move`` reads the rules state the search plays on; in every position of
+    seeded games it picks what ``choose_greedy`` picks from the seat's view."""
+    table = TableOptions.from_mapping(edition, options)
+    greedy = get_bot("greedy").choose
+    positions = 0
+    for seed in range(12):
+        game = Game(table, 2 + seed % 5, random.Random(seed))
+        rng = random.Random(seed)
+        while not game.is_over:
+            seat = game.actors()[0]
+            view = game.seat_view(seat)
+            action = greedy(view, rng)
+            if seat == game.turn and not game.has_open_draw(seat):
+                hand, room, obliged = game.on_turn()
+                card = strong_module.greedy_move(hand, room, obliged, game.ono99_playable(), edition == "2022")
+                assert (DISCARD_FOUR if card is None else PLAYS[card]) == action, (view.hand, view.total)
+                positions += 1
+            game.apply(seat, action)
+    assert positions > 300
+
+
+@pytest.mark.parametrize(("edition", "options"), [OPTION_SETS[3], OPTION_SETS[7], OPTION_SETS[9]])
+def test_strong_searches_1980_tables(edition: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """On 1980 tables (tokens and points) the strong bot's search runs and sometimes departs
+    from the greedy choice; every choice is legal."""
+    monkeypatch.setattr(strong_module, "TURN_BUDGET", 400)
+    table = TableOptions.from_mapping(edition, options)
+    strong, greedy = get_bot("strong").choose, get_bot("greedy").choose
+    departures = 0
+    for seed in range(6):
+        game = Game(table, 3, random.Random(seed))
+        rng = random.Random(seed)
+        while not game.is_over and game.hand_index < 2:
+            seat = game.actors()[0]
+            view = game.seat_view(seat)
+            action = strong(view, random.Random(seed))
+            assert action in view.legal_actions
+            departures += action != greedy(view, rng)
+            game.apply(seat, action)
+    assert departures > 0

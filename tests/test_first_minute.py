@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, RichLog, Static
 
 from ono99_tui.client import Client
+from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.replay import load_replay, make_replay_app
@@ -93,7 +94,7 @@ async def feed(pilot: Pilot[Any], app: Ono99App, link: ScriptedLink, states: lis
 async def test_a_new_game_started_with_n_and_enter_ends_in_a_game_over_dialog_that_offers_the_next_step() -> None:
     """n, then Enter at once, starts a new local table; its game (game 1 again) still ends in the
     dialog, and its Play again starts the next game, which ends in the dialog too."""
-    app = make_app(bot_delay=0)
+    app = make_app(bot_delay=0, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
         first_table = app.model.table["id"]  # type: ignore[index]
@@ -208,7 +209,7 @@ async def test_a_local_bot_waits_the_draw_window_while_the_persons_manual_draw_i
     """At a manual_draw table the bot after a person is scheduled no sooner than the draw window
     while that person's draw is open, and at the usual delay once it is taken (read from the
     table's timer, not from a clock)."""
-    app = make_app(bot_delay=0.5, draw_window=30)
+    app = make_app(bot_delay=0.5, draw_window=30, local_game=open_local_game)
     app.first_table = {"t": "create_table", "edition": "2022", "options": {"manual_draw": True}, "seats": 2,
                        "bots": 1, "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": "Draw test"}
     async with app.run_test(size=(80, 24)) as pilot:
@@ -231,7 +232,7 @@ async def test_a_local_bot_waits_the_draw_window_while_the_persons_manual_draw_i
 
 
 async def test_a_local_game_holds_its_bots_while_a_dialog_is_open() -> None:
-    app = make_app(bot_delay=0.05)
+    app = make_app(bot_delay=0.05, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "the game")
         table = next(iter(app._embedded.server.lobby.tables.values()))
@@ -282,7 +283,7 @@ async def test_replay_follows_one_seat_and_home_and_steps_rewrite_the_log_exactl
 # --- 8: the new-game dialog -------------------------------------------------------------------------------
 async def test_the_new_game_dialog_starts_on_enter_with_what_it_shows_and_remembers_it() -> None:
     settings = Settings(hint_seen=True)
-    app = make_app(bot_delay=5, settings=settings)
+    app = make_app(bot_delay=5, settings=settings, local_game=open_local_game)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("n")
@@ -313,7 +314,7 @@ async def test_the_new_game_dialog_starts_on_enter_with_what_it_shows_and_rememb
 
 
 async def test_the_new_game_dialog_names_options_by_their_labels_at_80_columns() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("n")
@@ -408,7 +409,7 @@ async def test_the_screen_says_1_token_and_1_free_seat() -> None:
 
 # --- 11: keys that did nothing say why --------------------------------------------------------------------------
 async def test_f_without_four_ono99_cards_says_why() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "the game")
         await pilot.press("f")
@@ -439,7 +440,7 @@ async def test_join_and_watch_in_an_empty_lobby_and_start_during_a_game_say_why(
 
 # --- the first minute -------------------------------------------------------------------------------------------
 async def test_the_first_screen_names_the_game_labels_the_total_and_marks_card_keys() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None and app.model.my_turn, "my first turn")
         await pilot.pause()
@@ -468,7 +469,7 @@ async def test_the_card_just_drawn_is_marked_new() -> None:
 async def test_settings_are_kept_in_the_config_directory_and_the_first_run_hint_shows_once(tmp_path: Path,
                                                                                           monkeypatch: Any) -> None:
     monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path))
-    app = make_app(bot_delay=5, settings=Settings.load())
+    app = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, HintScreen), "the first-run hint")
         assert "98 or below" in str(app.screen.query(Static).last().render())
@@ -481,7 +482,7 @@ async def test_settings_are_kept_in_the_config_directory_and_the_first_run_hint_
         await pilot.pause()
     saved = Settings.load(tmp_path / "settings.json")
     assert saved.hint_seen and saved.theme == "ono99-mono" and saved.bell is False
-    again = make_app(bot_delay=5, settings=Settings.load())
+    again = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
     async with again.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(again.screen, TableScreen), "the table")
         await pilot.pause(0.2)

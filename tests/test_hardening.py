@@ -195,17 +195,20 @@ async def test_under_password_a_tcp_hello_needs_the_password(tmp_path):
         assert ada.welcome["name"] == "ada" and set(h.server.lobby.members) == {"ada"}
 
 
-async def test_every_listener_shares_one_policy_loaded_once(tmp_path):
-    """The SSH front decides with the server's own policy object."""
-    from server.ssh import SshFront
+async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path):
+    """The SSH front, a process of its own, is given the server's policy settings by `ono99 serve`
+    and decides as the server does."""
+    from ono99_tui.front.ssh import SshFront
+    from ono99_tui.serve import front_config_for
 
     async with running_server(tmp_path, ssh_auth="password", ssh_password="pw", ssh_port=0,
                               ssh_host_key=tmp_path / "hk") as h:
-        front = SshFront(h.server)
-        assert front.auth == "password"
-        h.server.access.decide(None, "pw", "127.0.0.1")
-        assert h.server.access.decide(None, "pw", "127.0.0.1") is None
-        assert h.server.access.decide(None, "nope", "127.0.0.1") == "wrong password"
+        front = SshFront(front_config_for(h.server.config, h.port, "a credential"))
+        assert front.auth == h.server.access.mode == "password"
+        for offered in ("pw", "nope", None):
+            assert front.access.decide(None, offered, "127.0.0.1") == h.server.access.decide(None, offered,
+                                                                                            "127.0.0.1")
+        assert front.access.decide(None, "nope", "127.0.0.1") == "wrong password"
 
 
 async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tmp_path):

@@ -266,6 +266,10 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "chat": {"t": "chat", "text": "hi", "scope": "table"},
     "leaderboard": {"t": "leaderboard", "edition": "2022"},
     "ping": {"t": "ping", "n": 1},
+    "play_now": {"t": "play_now", "edition": "1980", "seats": 3},
+    "leave_queue": {"t": "leave_queue"},
+    "profile": {"t": "profile", "name": "Ada"},
+    "game_record": {"t": "game_record", "game": 12},
 }
 
 
@@ -486,7 +490,7 @@ def test_check_name_takes_the_limit_and_the_name_of_what_is_checked() -> None:
 VIEW_FIELDS = {
     "edition", "options", "seats", "seat", "hand", "legal", "unplayable", "hand_number", "version",
     "total", "direction", "turn", "obligation", "hand_sizes", "active", "in_hand", "open_draws",
-    "missed_draws", "tokens", "scores", "draw_pile_size", "discard_size", "top_card", "winner",
+    "missed_draws", "tokens", "scores", "draw_pile_size", "discard_size", "top_card", "winner", "ranking",
 }
 CARD_CODES = {card.code for card in Card}
 GAMES = [

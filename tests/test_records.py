@@ -7,13 +7,15 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ono99_tui.core import Game, RecordError, TableOptions
-from ono99_tui.core.record import Player, check_lines, dumps, game_to_record, replay
+from ono99_tui.core import DRAW, Game, Out, Played, RecordError, TableOptions
+from ono99_tui.core.record import RECORD_EVENTS, Player, check_lines, dumps, game_to_record, replay
 
 OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
     ("2022", {}),
@@ -128,6 +130,101 @@ def test_record_reader_accepts_missed_draws_written_before_the_play() -> None:
                     moved += 1
         assert replay(record).game.outcome == game.outcome
     assert moved > 0
+
+
+def test_records_check_rejects_a_missed_draw_moved_before_the_seats_own_play() -> None:
+    """A seat that has not played since it last drew holds a full hand: a missed draw of that
+    seat written before its own play (and the play that really cost it) is refused, not
+    reordered into a valid game."""
+    mutated = 0
+    for seed in range(40):
+        record = record_of(random_game("2022", {"manual_draw": True}, 2, seed))
+        for h, hand in enumerate(record["hands"]):
+            events = hand["events"]
+            for k in range(len(events) - 2):
+                a, b, c = events[k:k + 3]
+                if (a["e"], b["e"], c["e"]) == ("play", "play", "missed_draw") and c["seat"] == a["seat"]:
+                    bad = copy.deepcopy(record)
+                    bad["hands"][h]["events"][k:k + 3] = [c, a, b]
+                    with pytest.raises(RecordError, match=f"seat {a['seat']} cannot lose a draw here") as err:
+                        replay(bad)
+                    assert (err.value.hand, err.value.event) == (h, k)
+                    mutated += 1
+                    break
+    assert mutated > 5
+
+
+def _early_draw_records(options: dict[str, Any], players: int,
+                        seeds: int) -> Iterator[tuple[dict[str, Any], bool, tuple[int, int]]]:
+    """Records of random manual_draw games where a play put the next seat out at once, each
+    rewritten so that the player draws before that seat's ``out`` (a draw the engine logs after
+    it, or never when the out ends the hand). Yields the record, whether the out ended the hand,
+    and where the early draw is (hand, event)."""
+    for seed in range(seeds):
+        game = Game(TableOptions.from_mapping("1980" if "scoring" in options else "2022", options), players,
+                    random.Random(seed))
+        choose = random.Random(seed + 1)
+        found: tuple[int, int, int, str, bool] | None = None  # hand, index of the out, seat, card, ended
+        while not game.is_over:
+            seat = game.actors()[-1]  # the seat on turn: open draws stay open until after its play
+            if game.has_open_draw(seat):
+                game.apply(seat, DRAW)
+                continue
+            pile = game.draw_pile()
+            hand = game.hand_index
+            events = game.apply(seat, choose.choice(game.legal_actions(seat)))
+            outs = [e for e in events if isinstance(e, Out)]
+            if found is None and len(outs) == 1 and isinstance(events[0], Played) and pile:
+                index = sum(1 for e in game.hands_log[hand].events if isinstance(e, RECORD_EVENTS)) - sum(
+                    1 for e in events if isinstance(e, RECORD_EVENTS)) + 1
+                found = (hand, index, seat, pile[0].code, game.hand_index != hand or game.is_over)
+            for other in game.actors()[:-1]:
+                game.apply(other, DRAW)  # everyone else takes their draw at once
+        if found is None:
+            continue
+        record = record_of(game)
+        hand, index, seat, card, ended = found
+        events = record["hands"][hand]["events"]
+        assert events[index]["e"] == "out"
+        if ended:
+            events.insert(index, {"e": "draw", "seat": seat, "card": card})
+        else:
+            nxt = index + 1
+            assert events[nxt] == {"e": "draw", "seat": seat, "card": card}
+            events[index], events[nxt] = events[nxt], events[index]
+        yield record, ended, (hand, index)
+
+
+def test_records_check_accepts_a_draw_taken_before_the_next_seat_is_out() -> None:
+    """Under manual_draw an ``out`` is not a play and ends no open draw: the player who just
+    played may draw before or after the next seat is declared out. Where the out ends the hand
+    (tokens) or the game, the early draw must be the top card and changes nothing after."""
+    kinds: Counter[bool] = Counter()
+    for options, players in (({"manual_draw": True}, 4), ({"manual_draw": True, "scoring": "tokens"}, 3)):
+        for record, ended, (h, i) in _early_draw_records(options, players, 40):
+            replay(record)
+            kinds[ended] += 1
+            if ended:  # the early draw must still be the card on top of the pile
+                wrong = copy.deepcopy(record)
+                early = wrong["hands"][h]["events"][i]
+                early["card"] = "ONO99" if early["card"] != "ONO99" else "10"
+                with pytest.raises(RecordError, match="must be the card on top of the draw pile"):
+                    replay(wrong)
+    assert kinds[True] > 3 and kinds[False] > 3, kinds
+
+
+def test_records_check_refuses_an_early_draw_that_would_change_the_points() -> None:
+    """1980 points: when the out ends the hand, an open draw is never taken (and the cards in hand
+    are scored), so a record that has it drawn before the out describes other points."""
+    refused = 0
+    for record, ended, _ in _early_draw_records({"manual_draw": True, "scoring": "points"}, 2, 40):
+        if ended:
+            with pytest.raises(RecordError, match="never taken"):
+                replay(record)
+            refused += 1
+        else:
+            replay(record)
+    assert refused > 3
 
 
 def test_record_reader_ignores_unknown_fields_and_options() -> None:

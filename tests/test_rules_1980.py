@@ -30,6 +30,7 @@ from ono99_tui.core import (
     TableOptions,
     new_deck,
 )
+from ono99_tui.protocol import view_to_wire
 from tests.stacking import act, cards, obligation, played, stacked_game
 from tests.stacking import ramp as _ramp
 
@@ -641,6 +642,19 @@ def test_points_lowest_score_ends_match_when_anyone_reaches_target() -> None:
     assert game.outcome.scores == (67, 62, 34)
     assert game.outcome.ranking == (2, 1, 0)
     assert events[-1] == GameOver(2)
+
+
+def test_points_seats_eliminated_together_rank_by_their_scores() -> None:
+    """Seats 0 (67) and 1 (62) reach the target of 60 in the same hand, seat 2 (34) is left and
+    wins: seat 1, with fewer points, ranks before seat 0; the view and its wire form carry it."""
+    game = points_hand(target=60)
+    play_points_hand(game)
+    assert game.outcome is not None
+    assert game.outcome.scores == (67, 62, 34)
+    assert game.outcome.winner == 2
+    assert game.outcome.ranking == (2, 1, 0)
+    assert game.view(None).ranking == (2, 1, 0)
+    assert view_to_wire(game.view(0))["ranking"] == [2, 1, 0]
 
 
 @pytest.mark.parametrize("points_win", ["last_standing", "lowest_score"])

@@ -281,3 +281,19 @@ async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(t
         if cy is not None:
             await cy.close()
         await server.close()
+
+
+def test_the_readers_own_moves_in_the_history_of_a_resumed_game_are_said_to_them() -> None:
+    """A resumed client gets the game's history before its first state: its own plays in it once
+    read "Ada played 10" beside "You 10" in the strip of last plays. Tried: a model that knows its
+    seat only from the table takes a history with its own play."""
+    model = Model()
+    model.apply({"t": "table", "table": {"id": 1, "name": "t", "you": 0, "host": "Ada", "status": "playing",
+                                         "seats": [{"kind": "human", "name": "Ada", "level": None, "connected": True},
+                                                   {"kind": "bot", "name": "Bot 2", "level": "greedy",
+                                                    "connected": None}]}})
+    model.apply({"t": "history", "table": 1, "game_no": 1, "seq": 2, "reset": True,
+                 "events": [{"e": "play", "seat": 0, "cards": ["10"], "total": 10},
+                            {"e": "play", "seat": 1, "cards": ["7"], "total": 17}]})
+    assert any(line.startswith("You played 10") for line in model.log)
+    assert any(line.startswith("Bot 2 played 7") for line in model.log)

@@ -13,7 +13,7 @@ import pytest
 
 from ono99_tui.core import TableOptions
 from ono99_tui.core.record import check_lines
-from ono99_tui.simulate import SimulationPlan, simulate, wilson_interval
+from ono99_tui.simulate import SimulationPlan, play_game, simulate, wilson_interval
 
 from .test_records import OPTION_SETS
 
@@ -112,3 +112,16 @@ def test_wilson_interval_brackets_the_rate() -> None:
     assert low < 0.53 < high
     assert round(low, 3) == 0.433 and round(high, 3) == 0.625
     assert wilson_interval(0, 0) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(("edition", "options"), OPTION_SETS)
+def test_simulate_without_views_plays_the_same_games(edition: str, options: dict[str, Any]) -> None:
+    """Levels that read only the legal actions are simulated on the rules state without views or
+    events: every game has the same winner and length as through ``Game`` and its views."""
+    table = TableOptions.from_mapping(edition, options)
+    for bots in (("random", "greedy", "casual"), ("greedy", "greedy", "random", "casual")):
+        plan = SimulationPlan(12, bots, table, seed=5)
+        for i in range(plan.games):
+            lean, full = play_game(plan, i), play_game(plan, i, views=True)
+            assert (lean.winner_seat, lean.winner_entry, lean.turns) == (
+                full.winner_seat, full.winner_entry, full.turns), (edition, options, bots, i)

@@ -34,13 +34,17 @@ from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 
 from ono99_tui.client import Client
+from ono99_tui.front import ssh_driver
+from ono99_tui.front.ssh import SshFront, SshSession
+from ono99_tui.front.ssh_app import SAFE_SYSTEM_COMMANDS, NameScreen, SessionApp
+from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
+from ono99_tui.fronts import new_credential
+from ono99_tui.serve import front_config_for
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
-from server import Server, ServerConfig, ssh_driver
-from server.ssh import SshFront, SshSession
-from server.ssh_app import SAFE_SYSTEM_COMMANDS, NameScreen, SessionApp
-from server.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
+from server import Server, ServerConfig
 from tests.server_helpers import play_client
 
+CREDENTIAL = new_credential()  # the in-process front reaches the game server over loopback TCP, trusted
 PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed requirement
 KEYS = {"enter": b"\r", "escape": b"\x1b", "tab": b"\t", "ctrl+p": b"\x10"}
 
@@ -63,10 +67,12 @@ async def start_rig(tmp_path: Path, **overrides: Any) -> Rig:
                               "default_turn_seconds": 0, "grace_seconds": 120, "db_path": tmp_path / "x.db",
                               "ssh_host_key": tmp_path / "keys" / "host_key"}
     values.update(overrides)
+    values["front_credentials"] = (CREDENTIAL,)
     server = Server(ServerConfig(**values))
     await server.start()
-    front = SshFront(server)
+    front = SshFront(front_config_for(server.config, server.port, CREDENTIAL))
     await front.start()
+    server.access.ssh_hint = f"ssh -p {front.port} HOST"
     return Rig(server, front, tmp_path)
 
 

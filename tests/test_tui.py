@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Digits, Static
 
 from ono99_tui.client import Client
+from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.model import card_label
 from ono99_tui.tui.replay import load_replay, make_replay_app
@@ -80,7 +81,7 @@ async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
 
 
 async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
-    app = make_app(bot_delay=0)
+    app = make_app(bot_delay=0, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                          "the table screen")
@@ -109,7 +110,7 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
 async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
     """Tried: pressing the key of a card the rules block (an ONO 99 card, or a number that would
     pass 98). The screen says why; the game does not move."""
-    app = make_app(bot_delay=0)
+    app = make_app(bot_delay=0, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "a view")
         for _ in range(2000):
@@ -145,7 +146,7 @@ async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
 
 
 async def test_resize_relays_out_and_keeps_all_four_cards_on_screen() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "a view")
         await pilot.pause(0.2)
@@ -167,7 +168,7 @@ async def test_resize_relays_out_and_keeps_all_four_cards_on_screen() -> None:
 
 
 async def test_help_opens_with_question_mark_and_closes_with_escape() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("question_mark")
@@ -179,7 +180,7 @@ async def test_help_opens_with_question_mark_and_closes_with_escape() -> None:
 
 
 async def test_q_quits() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("q")
@@ -187,7 +188,7 @@ async def test_q_quits() -> None:
 
 
 async def test_new_game_dialog_refuses_an_invalid_option_set_and_starts_a_1980_game() -> None:
-    app = make_app(bot_delay=5)
+    app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("n")

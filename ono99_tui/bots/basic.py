@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from ..core.actions import DISCARD_FOUR, DRAW, PLAYS, Action, ActionKind
 from ..core.cards import Card
@@ -12,16 +13,20 @@ from ..core.view import SeatView
 ESCAPE_ORDER = (Card.PLAY2, Card.REVERSE, Card.HOLD, Card.MINUS_TEN, Card.DOUBLE)
 
 
-def choose_random(view: SeatView, rng: random.Random) -> Action:
+# These three levels decide from the seat's legal actions alone (``pick_*``), so a simulation
+# that needs no view can call them with the legal actions; ``choose_*`` take the view.
+def pick_random(legal: Sequence[Action], rng: random.Random) -> Action:
     """Uniform over the legal actions."""
-    legal = view.legal_actions
     return legal[int(rng.random() * len(legal))]  # one C call; rng.choice loops in Python
 
 
-def choose_casual(view: SeatView, rng: random.Random) -> Action:
+def choose_random(view: SeatView, rng: random.Random) -> Action:
+    return pick_random(view.legal_actions, rng)
+
+
+def pick_casual(legal: Sequence[Action], rng: random.Random) -> Action:
     """Any number that fits, picked at random; an escape (or any other legal card) only when no
     number fits; the four-ONO 99 discard and a playable O'NO 99 at once."""
-    legal = view.legal_actions
     if len(legal) == 1:
         return legal[0]
     numbers: list[Action] = []
@@ -35,10 +40,13 @@ def choose_casual(view: SeatView, rng: random.Random) -> Action:
     return pick[int(rng.random() * len(pick))]
 
 
-def choose_greedy(view: SeatView, rng: random.Random) -> Action:
+def choose_casual(view: SeatView, rng: random.Random) -> Action:
+    return pick_casual(view.legal_actions, rng)
+
+
+def pick_greedy(legal: Sequence[Action], rng: random.Random) -> Action:
     """Play the biggest number that fits, keep escapes for when nothing else is legal, take the
     four-ONO 99 discard, get rid of a playable O'NO 99 at once."""
-    legal = view.legal_actions
     if len(legal) == 1:
         return legal[0]
     if DRAW in legal:
@@ -62,3 +70,7 @@ def choose_greedy(view: SeatView, rng: random.Random) -> Action:
         if card in playable:
             return PLAYS[card]
     return legal[0]
+
+
+def choose_greedy(view: SeatView, rng: random.Random) -> Action:
+    return pick_greedy(view.legal_actions, rng)

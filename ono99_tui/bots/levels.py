@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..core.actions import Action
 from ..core.view import SeatView
-from .basic import choose_casual, choose_greedy, choose_random
+from .basic import choose_casual, choose_greedy, choose_random, pick_casual, pick_greedy, pick_random
 from .strong import choose_strong
 
 Bot = Callable[[SeatView, random.Random], Action]
+# A level that decides from the legal actions alone: the same choice as its ``Bot`` given the view.
+LegalActionsBot = Callable[[Sequence[Action], random.Random], Action]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,16 +21,17 @@ class BotLevel:
     name: str
     description: str
     choose: Bot
+    pick: LegalActionsBot | None = None  # when the legal actions are all it reads
 
 
 BOT_LEVELS: dict[str, BotLevel] = {
     level.name: level
     for level in (
-        BotLevel("random", "Plays any legal card at random.", choose_random),
+        BotLevel("random", "Plays any legal card at random.", choose_random, pick_random),
         BotLevel("casual", "Plays a random number that fits and keeps escape cards until none does.",
-                 choose_casual),
+                 choose_casual, pick_casual),
         BotLevel("greedy", "Plays its biggest safe number and saves escape cards for emergencies.",
-                 choose_greedy),
+                 choose_greedy, pick_greedy),
         BotLevel("strong", "Counts cards and looks ahead over the possible hidden hands.", choose_strong),
     )
 }

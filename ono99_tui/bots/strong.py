@@ -4,15 +4,18 @@ It decides from its seat's view alone. What it counts is public: the deck of the
 hand, and the cards lying face up on the discard pile (``view.discard_counts``). Every other card
 is unseen: in an opponent's hand, in the draw pile, or out of play with an eliminated player.
 
-On a 2022 table (drawing automatically) it starts from the greedy choice with a few fixed
-departures (``_rule``: answering a Play 2 near 98, -10 rather than a Reverse with two players
-left), and with three or more players searches only when the total leaves 10 or less or no
-number is due: there, far from 98, the search's departures from a number lost more than they won.
-The search deals the unseen cards into possible opponent hands and a possible draw pile many
-times (a *determinization*), and for each of its distinct legal actions plays the game on to
-the end with the greedy policy at every seat. Each action is tried on the same deals (common
-random numbers), and it leaves the default choice only for an action that won clearly more
-often on them (``CONFIDENCE`` standard errors of the paired difference). The deals are not
+On a 2022 table it starts from the greedy choice with a few fixed departures (``_rule``:
+answering a Play 2 near 98, -10 rather than a Reverse with two players left); on a 1980 table from
+the greedy choice. With three or more players in the hand it searches only when the total leaves
+10 or less or no number is due: there, far from the limit, the search's departures from a number
+lost more than they won. The search deals the unseen cards into possible opponent hands and a
+possible draw pile many times (a *determinization*), builds the table from each deal with the
+engine's own rules state (``State.position``), and for each of its distinct legal actions plays a
+copy of it (``State.clone``) on with the greedy policy at every seat: to the end of the game on a
+2022 table, to the end of the hand on a 1980 one (tokens: did it lose the hand; points: the points
+it scored in it). Each action is tried on the same deals (common random numbers), and it leaves
+the default choice only for an action that did clearly better on them (``CONFIDENCE`` standard
+errors of the paired difference). The deals are not
 uniform:
 
 - opponents hold more escapes (-10, Reverse, Play 2) and ONO 99 cards than the draw pile does,
@@ -24,32 +27,30 @@ uniform:
   fitting number above 3; which of its cards it has kept since which play is itself inferred
   (``_seat_hypotheses``).
 
-The search is bounded by a budget of simulated turns, not by a clock, so that a decision takes
-about the same time on every call and a seeded game replays identically. Elsewhere (1980 tables,
-``manual_draw``) it plays as the greedy bot does.
+The inference from plays (``_inferred_holds``) reads 2022 plays only; on 1980 tables the deals
+use ``HAND_BIAS`` alone. Under ``manual_draw`` the rollouts have every seat take its draw at once,
+as bots do. The search is bounded by a budget of simulated turns, not by a clock, so that a
+decision takes about the same time on every call and a seeded game replays identically.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from ..core.actions import PLAYS, Action, ActionKind
 from ..core.cards import DECK_COUNTS, Card, Edition
 from ..core.events import Drew, Played
 from ..core.options import Scoring
+from ..core.state import State
 from ..core.view import SeatView
-from .basic import choose_greedy
+from .basic import ESCAPE_ORDER, choose_greedy
 
 KINDS = len(Card)
 _MINUS_TEN = int(Card.MINUS_TEN)
 _REVERSE = int(Card.REVERSE)
 _PLAY2 = int(Card.PLAY2)
-_ONO99 = int(Card.ONO99)
-_FOUR = -1  # the four-ONO 99 discard, in the rollout's card numbering
 LIMIT_2022 = 98
-HAND = 4
-
-_DECK_2022 = tuple(DECK_COUNTS[Edition.E2022].get(Card(k), 0) for k in range(KINDS))
 
 # How much more often a kind sits in an opponent's hand than its share of the unseen pool
 # suggests (ratio of actual to uniform expectation, 600 four-player greedy games).
@@ -67,118 +68,131 @@ MAX_DEALS = 120
 MIN_DEALS = 8
 INFER = True  # use _inferred_holds (False: only HAND_BIAS)
 MAX_PLAYS = 5  # an opponent's latest plays that _inferred_holds reads
-FULL_ROLLOUTS = True  # False: a rollout stops at the next player out
 CONFIDENCE = 1.5  # standard errors by which an action must beat the default choice
+ROLLOUT_TURNS = 400  # a rollout longer than this stops and counts as a share of the win
 SEARCH_ROOM = 10  # with 3+ players: search only with this much room or less, or no number due
 ANSWER_ROOM = 10  # see _rule
 _PLAY_MINUS_TEN = PLAYS[Card.MINUS_TEN]
 
 
 # --- the rollout ---------------------------------------------------------------------------------
-def _rollout(
-    hands: list[list[int]],
-    draw: list[int],
-    discard: list[int],
-    total: int,
-    direction: int,
-    turn: int,
-    plays_left: int,
-    obliged: bool,
-    alive: list[bool],
-    me: int,
-    rng: random.Random,
-    budget: int,
-    first: int | None = None,
-) -> tuple[float, int]:
-    """Play on with the greedy policy at every seat until ``me`` wins or is out (or, without
-    ``FULL_ROLLOUTS``, until the next player is out), or ``budget`` turns have passed. Returns
-    ``me``'s value (1 won, 0 out, 1 / players left when cut short) and the turns simulated.
-    ``first``: the card (or ``_FOUR``) the seat on turn plays first instead of greedy's, a turn
-    that is not counted."""
-    n = len(hands)
-    nalive = alive.count(True)
+# Greedy's preference among the cards that change the total by nothing or less (``ESCAPE_ORDER``),
+# by card kind; 0 for numbers and O'NO 99.
+_ESCAPE_RANK = [0] * KINDS
+for _rank, _card in enumerate(reversed(ESCAPE_ORDER), start=1):
+    _ESCAPE_RANK[_card] = _rank
+_CARDS = tuple(Card)
+_DOUBLE = Card.DOUBLE
+_ONO99_CARD = Card.ONO99
+
+
+class _NoChance:
+    """The chance of a position itself: its clones get their own (``_RolloutChance``)."""
+
+    def choose_dealer(self, seats: int) -> int:
+        raise AssertionError("a position does not deal")
+
+    def deal(self, hand: int, deck: list[Card], receivers: Sequence[int]) -> tuple[dict[int, list[Card]], list[Card]]:
+        raise AssertionError("a position does not deal")
+
+    def reshuffle(self, cards: list[Card]) -> list[Card]:
+        raise AssertionError("a position is cloned before it is played")
+
+
+_NO_CHANCE = _NoChance()
+
+
+class _RolloutChance:
+    """Reshuffles inside a rollout, from one seeded generator (the same for every candidate of a
+    deal: common random numbers)."""
+
+    __slots__ = ("shuffle",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.shuffle = rng.shuffle
+
+    def choose_dealer(self, seats: int) -> int:  # a rollout never deals: it stops at the hand's end
+        raise AssertionError("a rollout does not deal")
+
+    def deal(self, hand: int, deck: list[Card], receivers: Sequence[int]) -> tuple[dict[int, list[Card]], list[Card]]:
+        raise AssertionError("a rollout does not deal")
+
+    def reshuffle(self, cards: list[Card]) -> list[Card]:
+        self.shuffle(cards)
+        return cards
+
+
+def greedy_move(hand: Sequence[Card], room: int, obliged: bool, ono99_playable: bool,
+                four_discard: bool) -> Card | None:
+    """The greedy bot's choice (``choose_greedy``) from the seat on turn's hand: the card it plays,
+    or None for the four-ONO 99 discard. ``room``: how much the total may still grow;
+    ``obliged``: the first card of a Play 2 / Double Play is due (a Double Play cannot be it);
+    ``ono99_playable``: an O'NO 99 may be played now; ``four_discard``: the 2022 four-card
+    discard exists."""
+    best = -1
+    esc = 0
+    onos = 0
+    for c in hand:
+        if c <= 10:
+            if best < c <= room:
+                best = c
+        elif c is _ONO99_CARD:
+            onos += 1
+        elif _ESCAPE_RANK[c] > esc and (c is not _DOUBLE or not obliged):
+            esc = _ESCAPE_RANK[c]
+    if onos >= 4 and four_discard:
+        return None
+    if onos and ono99_playable:
+        return _ONO99_CARD
+    if best >= 0:
+        return _CARDS[best]
+    if esc:
+        return ESCAPE_ORDER[len(ESCAPE_ORDER) - esc]
+    raise ValueError("no legal play (a settled table has knocked such a seat out)")
+
+
+def _rollout(state: State, me: int, budget: int) -> tuple[float, int]:
+    """Play on with the greedy policy at every seat until the table's end for ``me``: on a 2022
+    table until ``me`` is out (``state.watch``) or wins, on a 1980 table until the hand ends (the
+    next deal is not known). Returns ``me``'s value and the turns simulated. Value: 2022, 1 won,
+    0 out, 1 / players left when the budget ran out; 1980 tokens, 0 if ``me`` lost the hand, else
+    1; 1980 points, minus the points ``me`` scored in the hand, in hundreds."""
     steps = 0
-    while steps < budget:
-        hand = hands[turn]
-        if first is not None:
-            card, first = first, None
+    four_discard = state.options.edition is Edition.E2022
+    play = state.play
+    on_turn = state.on_turn
+    while not state.over and steps < budget:
+        hand, room, obliged = on_turn()
+        steps += 1
+        card = greedy_move(hand, room, obliged, _ONO99_CARD in hand and state.ono99_playable(), four_discard)
+        if card is None:
+            state.discard_four()
         else:
-            steps += 1
-            room = LIMIT_2022 - total
-            best = -1
-            esc = 0
-            onos = 0
-            for c in hand:
-                if c <= 10:
-                    if best < c <= room:
-                        best = c
-                elif c == _ONO99:
-                    onos += 1
-                elif c > esc:
-                    esc = c  # 13 Play 2 > 12 Reverse > 11 -10: greedy's order of escapes
-            if onos == 4:
-                card = _FOUR
-            elif best >= 0:
-                card = best
-            elif esc:
-                card = esc
-            else:
-                # out: no legal play
-                if turn == me:
-                    return 0.0, steps
-                if not FULL_ROLLOUTS or nalive == 2:
-                    return 1.0, steps
-                alive[turn] = False
-                nalive -= 1
-                nxt = (turn + direction) % n
-                while not alive[nxt]:
-                    nxt = (nxt + direction) % n
-                turn = nxt
-                plays_left = 1
-                obliged = False
-                continue
-        seat = turn
-        if card == _FOUR:
-            for _ in range(4):
-                hand.remove(_ONO99)
-            discard.extend((_ONO99,) * 4)
-        else:
-            hand.remove(card)
-            discard.append(card)
-            if card <= 10:
-                total += card
-            elif card == _MINUS_TEN:
-                total = total - 10 if total > 10 else 0
-            elif card == _REVERSE and nalive > 2:
-                direction = -direction
-        while len(hand) < HAND:
-            if not draw:
-                if len(discard) < 2:
-                    break
-                top = discard.pop()
-                draw = discard
-                rng.shuffle(draw)
-                discard = [top]
-            hand.append(draw.pop())
-        passes_on = obliged and card in (_REVERSE, _PLAY2)
-        if plays_left == 2 and not passes_on:
-            plays_left = 1
-            obliged = False
-        else:
-            nxt = (seat + direction) % n
-            while not alive[nxt]:
-                nxt = (nxt + direction) % n
-            turn = nxt
-            pending = passes_on or card == _PLAY2
-            plays_left = 2 if pending else 1
-            obliged = pending
-    return 1.0 / nalive, steps
+            play(card)
+    return _value(state, me), steps
+
+
+def _value(state: State, me: int) -> float:
+    scoring = state.options.scoring
+    if scoring is Scoring.ELIMINATION:
+        winner = state.winner()
+        if winner is not None:
+            return 1.0 if winner == me else 0.0
+        if not state.is_in(me):
+            return 0.0
+        return 1.0 / state.players_left()
+    if scoring is Scoring.TOKENS:
+        if not state.finished:
+            return 0.5
+        return 0.0 if state.hand_loser == me else 1.0
+    points = state.hand_points
+    if points is None:
+        return 0.0
+    return -points[me] / 100.0
 
 
 def _searchable(view: SeatView) -> bool:
-    options = view.options
-    return (options.edition is Edition.E2022 and options.scoring is Scoring.ELIMINATION
-            and not options.manual_draw and view.seat is not None and view.turn == view.seat)
+    return view.seat is not None and view.turn == view.seat and view.winner is None
 
 
 Holds = list[list[tuple[int, frozenset[int]]]]
@@ -306,7 +320,7 @@ def _pick(hypotheses: list[Hypotheses], rng: random.Random) -> Holds:
 _ALL = frozenset(range(KINDS))
 
 
-def _deal(view: SeatView, pool: list[int], holds: Holds, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+def _deal(view: SeatView, pool: list[Card], holds: Holds, rng: random.Random) -> tuple[list[list[Card]], list[Card]]:
     """One possible placement of the unseen cards: opponents' hands drawn with ``HAND_BIAS``
     weights (Efraimidis-Spirakis keys) and within what their plays allow, then a uniformly
     shuffled draw pile."""
@@ -317,7 +331,7 @@ def _deal(view: SeatView, pool: list[int], holds: Holds, rng: random.Random) -> 
     keyed = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__, reverse=True)]
     me = view.seat
     sizes = view.hand_sizes
-    hands: list[list[int]] = [[] for _ in sizes]
+    hands: list[list[Card]] = [[] for _ in sizes]
     used = [False] * len(keyed)
     for seat, groups in enumerate(holds):
         hand = hands[seat]
@@ -376,35 +390,36 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     legal = view.legal_actions
     if len(legal) == 1 or not _searchable(view):
         return choose_greedy(view, rng)
+    options = view.options
+    is_2022 = options.edition is Edition.E2022
     greedy = choose_greedy(view, rng)
-    first = _rule(view, greedy) or greedy
-    if (first.card is not None and first.card <= Card.N10 and view.total < LIMIT_2022 - SEARCH_ROOM
-            and sum(view.active) >= 3):
-        return first  # far from 98 the search's departures from a number lost more than they won
+    first = (_rule(view, greedy) if is_2022 else None) or greedy
+    room = options.limit - view.total
+    if (first.card is not None and first.card <= Card.N10 and room > SEARCH_ROOM
+            and sum(view.in_hand) >= 3):
+        return first  # far from the limit the search's departures from a number lost more than they won
     me = view.seat
     assert me is not None
     candidates: list[Action] = list(legal)
-    pool: list[int] = []
+    deck = DECK_COUNTS[options.edition]
     seen = view.discard_counts
     mine = [0] * KINDS
     for c in view.hand:
         mine[c] += 1
+    pool_counts = [deck.get(_CARDS[k], 0) - mine[k] - seen[k] for k in range(KINDS)]
+    pool: list[Card] = []
     for k in range(KINDS):
-        pool.extend([k] * (_DECK_2022[k] - mine[k] - seen[k]))
-    discard_base: list[int] = []
+        pool.extend([_CARDS[k]] * pool_counts[k])
+    discard: list[Card] = []
     top = view.top_card
     for k in range(KINDS):
-        count = seen[k] - (1 if top is not None and k == top else 0)
-        discard_base.extend([k] * count)
+        discard.extend([_CARDS[k]] * (seen[k] - (1 if k == top else 0)))
     if top is not None:
-        discard_base.append(int(top))
+        discard.append(top)
     obligation = view.obligation
     plays_left = obligation.plays_left if obligation is not None else 1
-    obliged = obligation.can_pass if obligation is not None else False
-    alive0 = list(view.active)
-    my_hand = [int(c) for c in view.hand]
-    pool_counts = [_DECK_2022[k] - mine[k] - seen[k] for k in range(KINDS)]
-    hypotheses = _inferred_holds(view, pool_counts) if INFER else [([1.0], [[]])] * view.seats
+    hypotheses = (_inferred_holds(view, pool_counts) if INFER and is_2022
+                  else [([1.0], [[]])] * view.seats)
 
     default = candidates.index(first)
     scores = [0.0] * len(candidates)
@@ -414,26 +429,32 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     deals = 0
     while deals < MAX_DEALS and (spent < TURN_BUDGET or deals < MIN_DEALS):
         deals += 1
-        hands0, draw0 = _deal(view, pool, _pick(hypotheses, rng), rng)
-        hands0[me] = my_hand
+        hands, draw_pile = _deal(view, pool, _pick(hypotheses, rng), rng)
+        hands[me] = list(view.hand)
+        base = State.position(
+            options, view.seats, hands=hands, draw_pile=draw_pile, discard=discard, total=view.total,
+            direction=view.direction, turn=me, plays_left=plays_left,
+            second_due=obligation is not None and plays_left == 1,
+            obliged=obligation is not None and obligation.can_pass, active=view.active, in_hand=view.in_hand,
+            missed=view.missed_draws, draw_open=view.open_draws, tokens=view.tokens, scores=view.scores,
+            chance=_NO_CHANCE, auto_draw=True,
+        )
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
-            hands = [list(h) for h in hands0]
-            draw = list(draw0)
-            discard = list(discard_base)
+            state = base.clone(_RolloutChance(random.Random(seed)))
+            state.watch = me
             if action.kind is ActionKind.DISCARD_FOUR:
-                card = _FOUR
+                state.discard_four()
             else:
                 assert action.card is not None
-                card = int(action.card)
-            value, steps = _rollout(hands, draw, discard, view.total, view.direction, me, plays_left, obliged,
-                                    list(alive0), me, random.Random(seed), 400, first=card)
+                state.play(action.card)
+            value, steps = _rollout(state, me, ROLLOUT_TURNS)
             values[i] = value
-            spent += steps
-        base = values[default]
+            spent += steps + 1
+        base_value = values[default]
         for i, value in enumerate(values):
-            scores[i] += value - base
-            squares[i] += (value - base) ** 2
+            scores[i] += value - base_value
+            squares[i] += (value - base_value) ** 2
     # Leave the default choice only for an action that is better by a clear margin over
     # the same deals: chasing noise costs more than the search gains.
     best = default
@@ -444,4 +465,3 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
         if mean > best_mean and mean > CONFIDENCE * (var / deals) ** 0.5:
             best, best_mean = i, mean
     return candidates[best]
-

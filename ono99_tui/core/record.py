@@ -18,7 +18,7 @@ from .cards import HAND_SIZE, Card, Edition
 from .errors import IllegalActionError, MalformedActionError, OptionError, RecordError
 from .events import Drew, Event, MissedDraw, Out, Played, Reshuffled
 from .game import Game
-from .options import MAX_PLAYERS, MAX_PLAYERS_2022_BOX, MIN_PLAYERS, TableOptions
+from .options import MAX_PLAYERS, MAX_PLAYERS_2022_BOX, MIN_PLAYERS, Scoring, TableOptions
 
 FORMAT = "ono99-record/1"
 RECORD_EVENTS = (Played, Drew, Reshuffled, MissedDraw, Out)
@@ -247,40 +247,109 @@ def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool,
                  on_step: Callable[[Game], None] | None = None) -> None:
     events = chance.events[h]
     produced = _Produced(game, h)
+    early = _EarlyDraws()
+    skipped = 0  # early draws of a hand that ended at the out: in the record, not in the engine
     for i, raw in enumerate(events):
         if not isinstance(raw, Mapping):
             raise RecordError("an event must be an object", hand=h, event=i)
-        expected = produced[i]
+        if i in early.ended:
+            early.check_ended(raw, h, i)
+            skipped += 1
+            continue
+        expected = produced[i - skipped]
         if expected is None:
-            if raw.get("e") == "missed_draw" and _play_first(events, i):
+            if raw.get("e") == "missed_draw" and _play_first(game, events, i, h):
                 raw = events[i]
             if game.is_over or game.hand_index != h:
                 ended = "the game is over" if game.is_over else "the hand is over"
                 raise RecordError(f"{ended}, but the record goes on with {_describe_raw(raw)}",
                                   hand=h, event=i)
+            if manual_draw and raw.get("e") == "play":
+                early.before_play(game)
             _drive(game, raw, h, i, manual_draw)
-            expected = produced[i]
+            expected = produced[i - skipped]
             if expected is None:
                 raise RecordError(f"{_describe_raw(raw)} changed nothing", hand=h, event=i)
             if on_step is not None:
                 on_step(game)
+        elif manual_draw and type(expected) is Out and raw.get("e") == "draw":
+            raw = early.out_first(game, events, i, expected, h)
         _match(_json(expected), raw, h, i)
-    missing = produced[len(events)]
+    missing = produced[len(events) - skipped]
     if missing is not None:
         raise RecordError(f"the rules require {_describe(_json(missing))} next, but the hand's events end here",
                           hand=h, event=len(events))
 
 
-def _play_first(events: list[Any], i: int) -> bool:
+def _play_first(game: Game, events: list[Any], i: int, h: int) -> bool:
     """The engine logs a play and then the draws it cost others; a writer that logs such missed
-    draws just before the play says the same, so move that play ahead of them (in place)."""
+    draws just before the play says the same, so move that play ahead of them (in place). Only a
+    seat that owes a draw now can lose it to that play: a seat that has not played since it last
+    drew holds a full hand."""
     j = i
     while j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "missed_draw":
         j += 1
-    if j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "play":
-        events[i:j + 1] = [events[j], *events[i:j]]
-        return True
-    return False
+    if not (j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "play"):
+        return False
+    player = events[j].get("seat")
+    for k in range(i, j):
+        seat = events[k].get("seat")
+        if type(seat) is int and 0 <= seat < game.seats and (seat == player or not game.has_open_draw(seat)):
+            why = ("its own play cannot cost it a draw" if seat == player
+                   else "it owes no draw: it has not played since it last drew")
+            raise RecordError(f"seat {seat} cannot lose a draw here ({why})", hand=h, event=k)
+    events[i:j + 1] = [events[j], *events[i:j]]
+    return True
+
+
+class _EarlyDraws:
+    """Under ``manual_draw``, draws a writer logged between a play and the ``out`` of the next
+    seat, where the engine logs the ``out`` first. An out is not a play: it ends no open draw,
+    so both orders are one game when the hand goes on, and the draws are moved after the out.
+    When the out ends the hand (or the game), the engine's open draw is never taken; the
+    record's draws must then be the top cards of the draw pile as the play left it, and change
+    nothing after (tokens: the next hand is dealt from the whole deck; a finished 2022 game).
+    With points they would add to the player's hand points, so there they are refused."""
+
+    def __init__(self) -> None:
+        self.pile: tuple[Any, ...] = ()  # the draw pile (top first) just before the latest play
+        self.player: int | None = None
+        self.ended: dict[int, int] = {}  # event index of each early draw -> its place in the pile
+
+    def before_play(self, game: Game) -> None:
+        self.pile = game.draw_pile()
+        self.player = game.turn
+
+    def out_first(self, game: Game, events: list[Any], i: int, out: Out, h: int) -> Mapping[str, Any]:
+        """Move the out that the engine gave at ``i`` ahead of the draws the record has there;
+        return the record's event now at ``i``."""
+        first: Mapping[str, Any] = events[i]
+        j = i
+        while j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "draw":
+            if events[j].get("seat") != self.player:
+                return first  # not the draws of the player who just played: no match below
+            j += 1
+        if not (j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "out"
+                and events[j].get("seat") == out.seat):
+            return first
+        first = events[j]
+        events[i:j + 1] = [first, *events[i:j]]
+        if game.is_over or game.hand_index != h:
+            if game.options.scoring is Scoring.POINTS:
+                raise RecordError(
+                    f"seat {out.seat} out ends the hand, so the open draw of seat {self.player} is never "
+                    f"taken (it would count in the hand's points), but the record has it drawn first",
+                    hand=h, event=i)
+            for k in range(i + 1, j + 1):
+                self.ended[k] = k - i - 1
+        return first
+
+    def check_ended(self, raw: Mapping[str, Any], h: int, i: int) -> None:
+        place = self.ended[i]
+        top = self.pile[place].code if place < len(self.pile) else None
+        if raw.get("card") != top:
+            raise RecordError(f"{_describe_raw(raw)} must be the card on top of the draw pile, {top}",
+                              hand=h, event=i)
 
 
 def _json(event: Event) -> dict[str, Any]:

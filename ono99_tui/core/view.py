@@ -56,6 +56,7 @@ class TableView(NamedTuple):
     # How many of each card kind (indexed by ``Card``) lie face up on the discard pile: every card
     # played since the deal or the last reshuffle. Public: everyone saw them played.
     discard_counts: tuple[int, ...]
+    ranking: tuple[int, ...] | None  # once the game is over: every seat, best first (Outcome.ranking)
 
     @property
     def is_over(self) -> bool:

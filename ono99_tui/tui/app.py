@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
+from textual._path import CSSPathType
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -23,6 +24,7 @@ from ..reasons import render_message_reason
 from .cells import match_terminal_widths
 from .model import Model
 from .names import NameScreen
+from .profile import after_message
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
@@ -60,6 +62,23 @@ class Link(Protocol):
     async def close(self) -> None: ...
 
 
+class LocalServer(Protocol):
+    """The game server of a local game, embedded in this process (ono99_tui/local_game.py)."""
+
+    def link(self) -> Link: ...
+
+    def pause(self, paused: bool) -> None: ...
+
+    def set_bot_delay(self, seconds: float) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+# Makes a local game's server from (bot delay, draw window): the CLI passes
+# ono99_tui.local_game.open_local_game, so the app itself never imports the server.
+LocalGame = Callable[[float, float], LocalServer]
+
+
 class StartScreen(Screen[None]):
     """Shown while the app connects or starts a local server."""
 
@@ -78,7 +97,7 @@ class StartScreen(Screen[None]):
 
 
 class Ono99App(App[int]):
-    CSS_PATH = "ono99.tcss"
+    CSS_PATH: ClassVar[CSSPathType | None] = "ono99.tcss"
     TITLE = "ONO 99"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # under 90 columns the chat column folds away
     BINDINGS = [
@@ -92,7 +111,8 @@ class Ono99App(App[int]):
                  bot_delay: float | None = None, discover: bool = False,
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
                  password: str | None = None, draw_window: float | None = None,
-                 settings: Settings | None = None, language: str | None = None) -> None:
+                 settings: Settings | None = None, local_game: LocalGame | None = None,
+                 language: str | None = None) -> None:
         super().__init__()
         self.language = language  # this app's own language (an SSH session's); None: the process's
         self.password = password  # for a server that asks for one (ono99 connect --password)
@@ -113,12 +133,14 @@ class Ono99App(App[int]):
         self.first_table = first_table
         self.bot_delay = bot_delay
         self._open_link = open_link
-        self._embedded: Any = None
+        self._local_game = local_game
+        self._embedded: LocalServer | None = None
         self._was_my_turn = False
         self.exit_code = 0
         self.discover = discover  # no address given: pick a server found on the network first
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
+        self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
 
     async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
         """Run the app in its own language, if it has one: the task that runs it, and every task
@@ -156,17 +178,14 @@ class Ono99App(App[int]):
         if self._open_link is not None:
             return await self._open_link()
         if self.local:
-            from server.config import ServerConfig
-            from server.local import EmbeddedServer
-
-            config = ServerConfig(host="", port=0, default_turn_seconds=0, grace_seconds=3600,
-                                  bot_delay=LOCAL_BOT_DELAY if self.bot_delay is None else self.bot_delay,
-                                  draw_window=self.draw_window)
-            self._embedded = EmbeddedServer(config)
+            if self._local_game is None:
+                raise RuntimeError("a local game needs local_game= (ono99_tui.local_game.open_local_game)")
+            self._embedded = self._local_game(LOCAL_BOT_DELAY if self.bot_delay is None else self.bot_delay,
+                                              self.draw_window)
             link = self._embedded.link()
             await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": self.player_name,
                              "client": "ono99-tui"})
-            return link  # type: ignore[no-any-return]
+            return link
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
                                     client_name="ono99-tui", identity=self.identity, password=self.password,
                                     seen=self.model.seen() if self.model.resume else None)
@@ -262,6 +281,7 @@ class Ono99App(App[int]):
             self._ring_on_turn()
         self._refresh()
         self.show_terminal_title()
+        after_message(self, kind, message)  # play now and ratings (profile.py)
 
     def _ring_on_turn(self) -> None:
         mine = self.model.my_turn

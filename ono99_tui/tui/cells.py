@@ -20,7 +20,7 @@ import rich.cells
 INDIC = range(0x0900, 0x0E00)  # Devanagari to Sinhala
 SPACING_MARKS = frozenset(code for code in INDIC if unicodedata.category(chr(code)) == "Mc")
 
-_original_load = rich.cells.load_cell_table
+_original_load = getattr(rich.cells, "load_cell_table")  # noqa: B009 (not in rich.cells' exported names)
 
 
 @cache
@@ -45,9 +45,9 @@ def _load(unicode_version: str = "auto") -> Any:
 
 def match_terminal_widths() -> None:
     """Count Indic spacing marks as one cell each, from now on (idempotent)."""
-    if rich.cells.load_cell_table is _load:
+    if getattr(rich.cells, "load_cell_table") is _load:  # noqa: B009 (not in rich.cells' exported names)
         return
-    rich.cells.load_cell_table = _load
+    setattr(rich.cells, "load_cell_table", _load)  # noqa: B010
     rich.cells.get_character_cell_size.cache_clear()
     rich.cells.cached_cell_len.cache_clear()
 

@@ -127,6 +127,12 @@ class Model:
     knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
     _total_seen: int = 0  # the total after the last play event read
     _hand_seen: int = 0  # the 1980 hand the last events belong to
+    # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
+    queue: dict[str, Any] | None = None
+    queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
+    queues: list[dict[str, Any]] = field(default_factory=list)
+    leaderboard_bots: list[dict[str, Any]] = field(default_factory=list)
+    profile: dict[str, Any] | None = None
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -142,7 +148,12 @@ class Model:
 
     def is_me(self, seat: int | None) -> bool:
         """Whether ``seat`` is the reader's own (never in a replay, where the viewer only follows)."""
-        return not self.replay and seat is not None and self.view is not None and self.view.get("seat") == seat
+        if self.replay or seat is None:
+            return False
+        if self.view is not None:
+            return bool(self.view.get("seat") == seat)
+        # the history of a game comes before its first state: the table says which seat is ours
+        return self.table is not None and self.table.get("you") == seat
 
     def plain_name(self, seat: int | None) -> str:
         """The seat's name without "(you)"."""
@@ -199,6 +210,13 @@ class Model:
         elif kind == "leaderboard":
             self.leaderboard = list(message["rows"])
             self.leaderboard_edition = message.get("edition")
+            self.leaderboard_bots = list(message.get("bots") or [])
+        elif kind == "queue":
+            self.queue = message["queued"]
+            self.queue_at = time.monotonic()
+            self.queues = list(message["queues"])
+        elif kind == "profile":
+            self.profile = message
         elif kind == "error":
             self.notice = render_message_reason(message)
         return kind
@@ -452,6 +470,8 @@ class Model:
         v = self.view
         if v is None:
             return []
+        if v.get("ranking") is not None:  # the server's, from the game itself
+            return list(v["ranking"])
         winner = v["winner"]
         if v["scores"] is not None and v["options"]["points_win"] == "lowest_score":
             return sorted(range(v["seats"]), key=lambda s: (s != winner, v["scores"][s], s))

@@ -11,8 +11,9 @@ from textual.app import App
 from textual.binding import Binding
 
 from .. import text as words
+from ..core.errors import RecordError
 from ..core.game import Game
-from ..core.record import RecordError, replay
+from ..core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..protocol import event_to_wire, view_to_wire
@@ -31,6 +32,16 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:
         raise RecordError(f"not valid JSON: {exc}", line=line) from None
+    try:
+        return replay_steps(record, _("Replay of {file}, record {n} of {total}").format(
+            file=path.name, n=line, total=len(lines)))
+    except RecordError as exc:
+        raise exc.at_line(line) from None
+
+
+def replay_steps(record: Any, title: str) -> dict[str, Any]:
+    """The steps of one record: the table (named ``title``), then one state per action as each seat
+    saw it."""
     seat_states: list[list[dict[str, Any]]] = []
     seen = 0
 
@@ -45,76 +56,30 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
                            "view": view_to_wire(game.view(seat)),
                            "events": [event_to_wire(e.seen_by(seat)) for e in events]})
 
-    try:
-        done = replay(record, on_step=step)
-    except RecordError as exc:
-        raise exc.at_line(line) from None
+    done = replay(record, on_step=step)
     players = done.players
-    name = _("Replay of {file}, record {n} of {total}").format(file=path.name, n=line, total=len(lines))
-    table = {"id": 0, "name": name, "summary": done.game.options.summary(), "options": done.game.options.to_mapping(),
+    table = {"id": 0, "name": title, "summary": done.game.options.summary(), "options": done.game.options.to_mapping(),
              "edition": done.game.options.edition.value, "host": "",
              "seats": [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
                         "level": None, "connected": True} for p in players]}
     return {"table": table, "states": seat_states[0], "seat_states": seat_states}
 
 
-class ReplayScreen(TableScreen, inherit_bindings=False):
-    BINDINGS = [
-        Binding("right,space,n", "step(1)", N_("Next")),
-        Binding("left,p", "step(-1)", N_("Previous")),
-        Binding("pagedown", "step(10)", "+10", show=False),
-        Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("home", "jump(0)", N_("Start")),
-        Binding("end", "jump(-1)", N_("End")),
-        Binding("tab", "follow", N_("Next seat")),
-        Binding("question_mark", "help", N_("Help")),
-        Binding("q", "app.quit", N_("Quit")),
-    ]
+class ReplayCursor:
+    """Where a viewer is in a record: the seat whose cards are shown and the step, with the model
+    of that moment. Also what a table screen asks of its app, for a replay: nothing is sent and no
+    bell rings. ``ReplayApp`` is one (``ono99 replay``); the app's replay of a server's game holds
+    one of its own (profile.py)."""
 
-    def action_step(self, delta: int) -> None:
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        app.go_to(app.position + delta)
+    local = True
 
-    def action_jump(self, where: int) -> None:
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        app.go_to(where if where >= 0 else len(app.states) - 1)
-
-    def action_follow(self) -> None:
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        app.follow((app.seat + 1) % len(app.seat_states))
-
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
-
-    def refresh_model(self, model: Model) -> None:
-        if model is not getattr(self, "_model_shown", None):  # another step: the log is written afresh
-            self._model_shown = model
-            self._log_epoch = -1
-        super().refresh_model(model)
-        app: ReplayApp = self.app  # type: ignore[assignment]
-        self.show_text("#why", Text(_("step {n} of {total} · following {name}'s cards (tab: next seat) · ←/→ step, "
-                                      "Home/End").format(n=app.position + 1, total=len(app.states),
-                                                         name=model.plain_name(app.seat))))
-
-
-class ReplayApp(App[None]):
-    CSS_PATH = "ono99.tcss"
-    TITLE = "ONO 99 replay"
-    BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
-
-    def __init__(self, replay_data: dict[str, Any]) -> None:
-        super().__init__()
-        self.table = replay_data["table"]
+    def setup_cursor(self, replay_data: dict[str, Any]) -> None:
+        self.table: dict[str, Any] = replay_data["table"]
         self.seat_states: list[list[dict[str, Any]]] = replay_data.get("seat_states") or [replay_data["states"]]
         self.seat = 0  # whose cards are shown
         self.states = self.seat_states[0]
         self.position = 0
         self.model = self._model_at(0)
-        self.local = True
-
-    def on_mount(self) -> None:
-        self.register_theme(MONO_THEME)
-        self.push_screen(ReplayScreen())
 
     def _model_at(self, position: int) -> Model:
         model = Model(my_name="", connected=True, replay=True)
@@ -132,9 +97,10 @@ class ReplayApp(App[None]):
     def go_to(self, position: int) -> None:
         self.position = max(0, min(position, len(self.states) - 1))
         self.model = self._model_at(self.position)
-        screen = self.screen
-        if isinstance(screen, ReplayScreen):
-            screen.refresh_model(self.model)
+        self.show_step()
+
+    def show_step(self) -> None:
+        """Draw the step now in ``model``."""
 
     # the table screen's hooks: a replay sends nothing and rings no bell
     def send_action(self, code: str) -> None:
@@ -151,6 +117,113 @@ class ReplayApp(App[None]):
 
     def action_lobby(self) -> None:
         return
+
+
+class ReplayScreen(TableScreen, inherit_bindings=False):
+    BINDINGS = [
+        Binding("right,space,n", "step(1)", N_("Next")),
+        Binding("left,p", "step(-1)", N_("Previous")),
+        Binding("pagedown", "step(10)", "+10", show=False),
+        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("home", "jump(0)", N_("Start")),
+        Binding("end", "jump(-1)", N_("End")),
+        Binding("tab", "follow", N_("Next seat")),
+        Binding("question_mark", "help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
+    ]
+
+    @property
+    def replay(self) -> ReplayCursor:
+        """The record and where the viewer is in it: the app's, for ``ono99 replay``."""
+        return self.app  # type: ignore[return-value]
+
+    def action_step(self, delta: int) -> None:
+        self.replay.go_to(self.replay.position + delta)
+
+    def action_jump(self, where: int) -> None:
+        self.replay.go_to(where if where >= 0 else len(self.replay.states) - 1)
+
+    def action_follow(self) -> None:
+        self.replay.follow((self.replay.seat + 1) % len(self.replay.seat_states))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def refresh_model(self, model: Model) -> None:
+        model = self.replay.model  # the replay's model, at its step
+        if model is not getattr(self, "_model_shown", None):  # another step: the log is written afresh
+            self._model_shown = model
+            self._log_epoch = -1
+        super().refresh_model(model)
+        replay = self.replay
+        where = _("step {n} of {total} · following {name}'s cards (tab: next seat) · {keys}")
+        self.show_text("#why", Text(where.format(n=replay.position + 1, total=len(replay.states),
+                                                 name=model.plain_name(replay.seat), keys=_(self.STEP_KEYS))))
+
+    STEP_KEYS = N_("←/→ step, Home/End")
+
+
+class ReplayApp(ReplayCursor, App[None]):
+    CSS_PATH = "ono99.tcss"
+    TITLE = "ONO 99 replay"
+    BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
+
+    def __init__(self, replay_data: dict[str, Any]) -> None:
+        super().__init__()
+        self.setup_cursor(replay_data)
+
+    def on_mount(self) -> None:
+        self.register_theme(MONO_THEME)
+        self.push_screen(ReplayScreen())
+
+    def show_step(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ReplayScreen):
+            screen.refresh_model(self.model)
+
+
+class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
+    """A finished game of the server, stepped through on the table screen inside the app: the same
+    screen as ``ono99 replay``, with a replay cursor of its own, closed with Esc."""
+
+    BINDINGS = [*(b for b in ReplayScreen.BINDINGS if isinstance(b, Binding) and b.action != "app.quit"),
+                Binding("escape,q", "close", N_("Close"))]
+    STEP_KEYS = N_("←/→ step, Home/End jump, Esc close")
+
+    def __init__(self, steps: dict[str, Any]) -> None:
+        self.cursor = _ScreenCursor(self, steps)
+        super().__init__()
+        self._shown_game_over = (0, 1)  # the game is over; the replay shows its end without the dialog
+
+    @property
+    def replay(self) -> ReplayCursor:
+        return self.cursor
+
+    @property
+    def ono(self) -> Any:  # the replay's cursor stands in for the app
+        return self.cursor
+
+    @property
+    def position(self) -> int:
+        return self.cursor.position
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        return self.cursor.states
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
+
+
+class _ScreenCursor(ReplayCursor):
+    """A replay cursor that draws on its screen (not the app's screen)."""
+
+    def __init__(self, screen: ServerReplayScreen, steps: dict[str, Any]) -> None:
+        self.screen = screen
+        self.setup_cursor(steps)
+
+    def show_step(self) -> None:
+        self.screen.refresh_model(self.model)
 
 
 def make_replay_app(replay_data: dict[str, Any]) -> ReplayApp:

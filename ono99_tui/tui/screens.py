@@ -69,7 +69,7 @@ class ModelScreen(Screen[None]):
             self._resumed = True
             event.refresh_styles = False
 
-    def _on_resize(self, event: events.Resize) -> None:
+    def _on_resize(self, event: events.Resize) -> None:  # type: ignore[override]  # Screen's is async
         # A screen's first layout sends the screen a Resize of the size it was just laid out at,
         # which would lay it out and draw it a second time; any later Resize is a real one.
         if not self._resized and event.size == self.size:
@@ -220,7 +220,7 @@ class TableScreen(ModelScreen):
             self._bindings_for = keys
             self.refresh_bindings()
         hand = view["hand"] if view else []
-        if hand:
+        if hand and view:
             self.selected = min(self.selected, len(hand) - 1)
             if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
                 self.selected = next((i for i, c in enumerate(hand) if c in view["legal"]), self.selected)
@@ -441,6 +441,7 @@ class GameOverScreen(ModalScreen[str | None]):
             self.steps.append(("n", _("New game"), "new"))
             if not local:
                 self.steps.append(("l", _("Lobby"), "lobby"))
+                self.steps.append(("p", _("Play now"), "play_now"))  # a new table with whoever is waiting
         title = _("You win!") if model.is_me(winner) else _("{name} wins!").format(name=model.plain_name(winner))
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
@@ -474,6 +475,13 @@ class GameOverScreen(ModalScreen[str | None]):
             buttons.first(Button).focus()  # Enter takes the first step
 
     def action_choose(self, choice: str) -> None:
+        if choice == "play_now":  # leave this table for the play-now queue
+            app: Any = self.app
+            edition, seats = app.play_now_wish
+            app.send_message({"t": "leave"})
+            app.send_message({"t": "play_now", "edition": edition, "seats": seats})
+            self.dismiss(None)
+            return
         if choice == "start":
             go_to = getattr(self.app, "go_to", None)
             if go_to is not None:
@@ -594,7 +602,7 @@ class HintScreen(ModalScreen[None]):
     def ok(self) -> None:
         self.dismiss(None)
 
-    def dismiss(self, result: None = None) -> Any:  # type: ignore[override]
+    def dismiss(self, result: None = None) -> Any:
         app: Any = self.app
         app.settings.hint_seen = True
         app.save_settings()
@@ -810,6 +818,7 @@ BOT_DESCRIPTIONS = [
 ]
 class LobbyScreen(ModelScreen):
     BINDINGS = [
+        Binding("p", "play_now", N_("Play now")),
         Binding("n", "new_table", N_("New table")),
         Binding("j,enter", "join", N_("Join")),
         Binding("s", "spectate", N_("Watch")),
@@ -817,6 +826,7 @@ class LobbyScreen(ModelScreen):
         Binding("b", "leaderboard", N_("Leaderboard")),
         Binding("c", "focus_chat", N_("Chat"), show=False),
         Binding("escape", "focus_tables", N_("Tables"), show=False),
+        Binding("v", "profile", N_("Profile")),
         Binding("r", "refresh", N_("Refresh"), show=False),  # the list updates by itself; r is for doubters
         Binding("question_mark", "help", N_("Help")),
         Binding("q", "app.quit", N_("Quit")),
@@ -889,8 +899,13 @@ class LobbyScreen(ModelScreen):
 
     @staticmethod
     def _notice(model: Model) -> Text:
-        hint = _("Enter or j: join the selected table · s: watch it · n: new table · i: invite code")
-        return Text(model.notice or (_("No tables yet: press n to create one.") if not model.tables else hint))
+        from .playnow import queue_line
+
+        hint = _("p: play now · Enter or j: join the selected table · s: watch it · n: new table · i: invite code")
+        text = model.notice or (_("No tables yet: press p to play now, n to create one.") if not model.tables
+                                else hint)
+        queues = queue_line(model)
+        return Text(f"{text}\n{queues}" if queues else text)
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
@@ -966,6 +981,15 @@ class LobbyScreen(ModelScreen):
     def action_refresh(self) -> None:
         self.ono.send_message({"t": "list_tables"})
 
+    def action_play_now(self) -> None:
+        edition, seats = self.ono.play_now_wish
+        self.ono.send_message({"t": "play_now", "edition": edition, "seats": seats})
+
+    def action_profile(self) -> None:
+        from .profile import ProfileScreen
+
+        self.app.push_screen(ProfileScreen())
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
@@ -992,11 +1016,12 @@ class LeaderboardScreen(ModalScreen[None]):
         Binding("a", "edition('')", N_("All")),
         Binding("2", "edition('2022')", "2022"),
         Binding("1", "edition('1980')", "1980"),
+        Binding("enter", "profile", N_("Profile")),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(_("Leaderboard: most wins"), id="leaders-title")
+            yield Label(_("Leaderboard, by rating (? provisional)"), id="leaders-title")
             yield DataTable(id="leaders", cursor_type="row")
         yield KeysFooter()
 
@@ -1014,16 +1039,34 @@ class LeaderboardScreen(ModalScreen[None]):
         if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
             return
         grid = self.query_one(DataTable)
-        grid.add_columns(_("player"), _("wins"), _("games"))
+        grid.add_columns(_("player"), _("rating"), _("wins"), _("games"))
         self.refresh_model(self.app.model)  # type: ignore[attr-defined]
 
     def refresh_model(self, model: Model) -> None:
         which = model.leaderboard_edition or _("all editions")
-        self.query_one("#leaders-title", Label).update(_("Leaderboard, {which}: most wins").format(which=which))
+        self.query_one("#leaders-title", Label).update(
+            _("Leaderboard, {which}, by rating (? provisional)").format(which=which))
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
-            grid.add_row(Text(str(row["name"])), str(row["wins"]), str(row["games"]))
+            rating = f"{row['rating']:.2f}{'?' if row.get('provisional') else ''}" if "rating" in row else "–"
+            grid.add_row(Text(str(row["name"])), rating, str(row["wins"]), str(row["games"]))
+        for bot in model.leaderboard_bots:
+            grid.add_row(Text(f"bot: {bot['level']}", style="italic"),
+                         f"{bot['rating']:.2f}{'?' if bot.get('provisional') else ''}", str(bot["wins"]),
+                         str(bot["games"]))
+
+    @on(DataTable.RowSelected)
+    def row_chosen(self) -> None:
+        self.action_profile()
+
+    def action_profile(self) -> None:
+        from .profile import ProfileScreen
+
+        model: Model = self.app.model  # type: ignore[attr-defined]
+        row = self.query_one(DataTable).cursor_row
+        if 0 <= row < len(model.leaderboard):
+            self.app.push_screen(ProfileScreen(str(model.leaderboard[row]["name"])))
 
 
 class SettingsScreen(ModalScreen[None]):

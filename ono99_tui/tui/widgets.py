@@ -55,7 +55,7 @@ def _height_changes(widget: Static, text: Text) -> bool:
         return True
     styles = widget.styles
     new = visualize(widget, text, markup=False)
-    return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))
+    return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
 class CardWidget(Static):

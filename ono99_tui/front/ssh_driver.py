@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, cast
 
 import textual.app as textual_app
 from rich.color import Color, ColorSystem
@@ -177,12 +177,12 @@ class SessionParser(XTermParser):
     session that ever received such a key would stay in memory, and two sessions would share
     event objects."""
 
-    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:
+    def _parse_extended_key(self, sequence: str) -> list[events.Key] | None:  # type: ignore[override]  # cached there
         return _parse_extended_key_uncached(self, sequence)
 
 
 _parse_extended_key_uncached: Callable[[XTermParser, str], list[events.Key] | None] = \
-    XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+    XTermParser._parse_extended_key.__wrapped__
 
 
 class ChannelDriver(Driver):
@@ -340,7 +340,8 @@ def client_color_system(term: str, env: Mapping[str, str]) -> str | None:
     """The colour depth of the client's terminal from its TERM and COLORTERM, as Rich reads them
     (and not from the server's environment)."""
     environ = {"TERM": term} | ({"COLORTERM": env["COLORTERM"]} if "COLORTERM" in env else {})
-    return Console(color_system="auto", force_terminal=True, _environ=environ, file=_NoPrintCapture()).color_system
+    console = Console(color_system="auto", force_terminal=True, _environ=environ, file=cast(IO[str], _NoPrintCapture()))
+    return console.color_system
 
 
 @lru_cache(maxsize=8192)

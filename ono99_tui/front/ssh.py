@@ -1,9 +1,12 @@
 """The SSH front: ``ssh -p 2222 HOST`` plays in the terminal app with nothing installed.
 
-One asyncssh listener. Each interactive session with a PTY runs its own ``SessionApp`` (the
-ordinary Textual app, drawing through ``ChannelDriver``) inside the server process, on an
-in-process link to the lobby: SSH players are ordinary lobby members, at the same tables as TCP
-clients. The SSH key is the player's identity, as a key proven over TCP is (server/identity.py):
+One asyncssh listener, in a process of its own (``ono99 serve`` starts several, sharing the port;
+``ono99 front`` runs one on another machine). Each interactive session with a PTY runs its own
+``SessionApp`` (the ordinary Textual app, drawing through ``ChannelDriver``) on a TCP link to the
+game server, one connection per player, speaking the protocol as any client does: SSH players are
+ordinary lobby members, at the same tables as TCP clients. The front is trusted by the game server
+(a credential, ono99_tui/fronts.py) to assert what the SSH login established: the player's key and
+address. The SSH key is the player's identity, as a key proven over TCP is (server/identity.py):
 its fingerprint owns the player's name and stats and finds their seat again after a dropped
 connection and after a server restart. Without a key (where the auth mode allows) a player is a
 guest who picks a name first.
@@ -19,20 +22,21 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import asyncssh
 
-from ono99_tui.protocol import MAX_NAME, PROTOCOL_VERSION
-
+from ..access import FAILED_PASSWORD_DELAY, AccessPolicy
+from ..client import Client, ServerError
+from ..fronts import FrontAssertion
+from ..limits import HelloQueue
+from ..protocol import MAX_NAME
+from ..reasons import render_message_reason
 from . import ssh_words
-from .access import FAILED_PASSWORD_DELAY
-from .app import Server
-from .config import ServerConfig
-from .limits import HelloQueue
-from .local import LocalConnection, LocalLink
+from .config import FrontConfig
 from .ssh_app import SessionApp
 from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
@@ -43,6 +47,10 @@ INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading 
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
+CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite code (server/table.py makes them)
+CODE_LENGTH = 6
+NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the session asks for another
+OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello
 
 
 def host_key_path_for(db_path: Path) -> Path:
@@ -65,6 +73,18 @@ def load_or_create_host_key(path: Path | None) -> asyncssh.SSHKey:
     return key
 
 
+PLAY_USER = re.compile(r"play(?:-(2022|1980))?(?:-([2-8]))?", re.IGNORECASE)
+
+
+def play_shortcut(username: str) -> tuple[str, int] | None:
+    """The SSH user names that play now: ``play`` (2022, 4 seats), ``play-1980``, ``play-3``,
+    ``play-1980-3``: (edition, seats), or None for any other name."""
+    match = PLAY_USER.fullmatch(username.strip())
+    if match is None:
+        return None
+    return match.group(1) or "2022", int(match.group(2) or 4)
+
+
 class Door:
     """How one SSH session's player enters the lobby: their identity and the user-name shortcut."""
 
@@ -74,50 +94,37 @@ class Door:
         self.address = address
         self.port = port
         self.fingerprint = fingerprint
-        self.code, self.watch = front.read_shortcut(username)
-        self.default_name = "" if self.code else username[:MAX_NAME]
-        # A key's user name is tried as the player's name (with a shortcut instead of a name, the
-        # name this key owns on the server); a guest confirms or changes it first.
+        self.code, self.watch, self.maybe_name = front.read_shortcut(username)
+        self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
+        self.default_name = "" if (self.code and not self.maybe_name) or self.play_now else username[:MAX_NAME]
+        # A key's user name is tried as the player's name (with a shortcut instead of a name, ""
+        # asks for the name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
-            self.name_hint = front.server.lobby.names.name_of(fingerprint) if self.code else username
-        self.link: LocalLink | None = None
+            self.name_hint = "" if self.code or self.play_now else username
+        self.link: Client | None = None
 
-    @property
-    def closed(self) -> bool:
-        """The server closed this door's link (shutdown, or the same key entered elsewhere)."""
-        return self.link is not None and self.link.connection.closed
-
-    def returning(self) -> bool:
-        """The lobby still knows this key's player (seated, or within the grace period)."""
-        return self.fingerprint is not None and self.fingerprint in self.front.server.lobby.by_identity
-
-    def enter(self, name: str) -> LocalLink | str:
-        """Say hello (a known key comes back to its player): the link, welcomed, or why the lobby refused."""
-        if self.closed:
-            return "the server closed the session"
-        if self.link is None:
-            connection = LocalConnection(self.front.server, self.address, f"ssh {self.address}:{self.port}")
-            connection.identity = self.fingerprint  # proven by the SSH login
-            self.front.server.connections.add(connection)  # counted, and closed at shutdown, with TCP ones
-            self.link = LocalLink(connection)
-        link = self.link
-        hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name or "-", "client": "ono99-ssh"}
-        link.connection.receive(hello)  # answered at once, in process
-        if link.inbox.empty():
-            return "the lobby did not answer"
-        answer = link.inbox.get_nowait()
-        if answer is None or answer.get("t") != "welcome":
-            return ssh_words.refusal(answer)
-        link.welcome = answer
-        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, answer.get("name"),
+    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
+        """Say hello for the player over a new link to the game server (a known key comes back to
+        its player): the link, welcomed, or why the lobby refused (in the session's language) and
+        whether another name could change that. Raises ``OSError`` when the game server cannot be
+        reached."""
+        config = self.front.config
+        assertion = FrontAssertion(config.credential, self.address, self.fingerprint)
+        async with self.front.opening:
+            try:
+                link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
+                                            timeout=config.link_timeout, client_name="ono99-ssh", front=assertion)
+            except ServerError as exc:
+                return render_message_reason(exc.message), exc.code not in NAME_ERRORS
+        self.link = link
+        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, link.welcome.get("name"),
                  self.fingerprint or "guest")
         return link
 
     async def leave(self) -> None:
         if self.link is not None:
             await self.link.close()  # the seat waits for the grace period, as for a dropped TCP client
-            self.front.server.connections.discard(self.link.connection)
 
 
 class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
@@ -137,7 +144,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:  # type: ignore[override]
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
@@ -323,7 +330,7 @@ class SshConnection(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         fingerprint = key.get_fingerprint()
-        refusal = self.front.server.access.decide(fingerprint, None, self.address)
+        refusal = self.front.access.decide(fingerprint, None, self.address)
         self._key = key if refusal is None else None
         if refusal is not None and self.conn is not None and fingerprint not in self._told:
             self._told.add(fingerprint)  # a client asks about a key before it signs with it: say it once
@@ -345,7 +352,7 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth == "password"
 
     async def validate_password(self, username: str, password: str) -> bool:
-        if self.front.server.access.decide(None, password, self.address) is None:
+        if self.front.access.decide(None, password, self.address) is None:
             self._key = None
             return True
         await asyncio.sleep(FAILED_PASSWORD_DELAY)
@@ -383,12 +390,15 @@ class SshConnection(asyncssh.SSHServer):
 
 
 class SshFront:
-    """The SSH listener of a ``Server``: ``await start()``, then ``await close()``."""
+    """An SSH listener whose players reach the game server over TCP: ``await start()``, then
+    ``await close()``."""
 
-    def __init__(self, server: Server, config: ServerConfig | None = None) -> None:
-        self.server = server
-        self.config = config or server.config
-        self.auth = server.access.mode  # the server's access policy (server/access.py) decides who comes in
+    def __init__(self, config: FrontConfig) -> None:
+        self.config = config
+        # The game server's access policy, applied at the SSH login; the server trusts this front's word.
+        self.access = AccessPolicy.from_config(config)
+        self.auth = self.access.mode
+        self.opening = asyncio.Semaphore(OPENING_AT_ONCE)
         # Files are read here, so a bad path or key fails before anything listens.
         self.host_key = load_or_create_host_key(self.config.ssh_host_key)
         self.fingerprint = self.host_key.get_fingerprint()
@@ -410,15 +420,15 @@ class SshFront:
     async def start(self) -> None:
         config = self.config
         self.task_factory = asyncio.get_running_loop().get_task_factory()
-        host = config.ssh_host if config.ssh_host is not None else config.host
         self._listener = await asyncssh.create_server(
-            lambda: SshConnection(self), host or None, config.ssh_port or 0,
+            lambda: SshConnection(self), config.ssh_host or None, config.ssh_port or 0,
+            reuse_port=config.reuse_port or None,
             server_host_keys=[self.host_key], server_version="ONO99",
             encoding=None, allow_pty=True, line_editor=False,  # raw bytes: Textual reads every key itself
             x11_forwarding=False, agent_forwarding=False, allow_scp=False,
             login_timeout=config.ssh_login_timeout, keepalive_interval=config.ssh_keepalive,
             keepalive_count_max=3, window=INPUT_WINDOW)
-        self.server.access.ssh_hint = f"ssh -p {self.port} HOST"
+        self.access.ssh_hint = f"ssh -p {self.port} HOST"
 
     # --- limits ------------------------------------------------------------------------------------
     def admit(self, connection: SshConnection) -> str | None:
@@ -454,16 +464,17 @@ class SshFront:
                 del self._per_address[connection.address]
 
     # --- identity ----------------------------------------------------------------------------------
-    def read_shortcut(self, username: str) -> tuple[str | None, bool]:
-        """``watch-CODE`` and ``join-CODE``, or a bare invite code of a table: (code, watch)."""
+    def read_shortcut(self, username: str) -> tuple[str | None, bool, bool]:
+        """``watch-CODE`` and ``join-CODE``, or a bare user name shaped like an invite code:
+        (code, watch, whether the user name may be a name instead; the lobby's answer tells)."""
         lowered = username.lower()
         for prefix, watch in SHORTCUT_PREFIXES:
             if lowered.startswith(prefix) and len(username) > len(prefix):
-                return username[len(prefix):].strip().upper()[:16], watch
+                return username[len(prefix):].strip().upper()[:16], watch, False
         wanted = username.strip().upper()
-        if wanted and any(table.code == wanted for table in self.server.lobby.tables.values() if table.code):
-            return wanted, False
-        return None, False
+        if len(wanted) == CODE_LENGTH and set(wanted) <= CODE_ALPHABET:
+            return wanted, False, True
+        return None, False, False
 
     # --- shutdown ----------------------------------------------------------------------------------
     def stop_listening(self) -> None:

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import hmac
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import asyncssh
-
-if TYPE_CHECKING:
-    from .config import ServerConfig
 
 MODES = ("any-key", "authorized-keys", "password")
 FAILED_PASSWORD_DELAY = 1.0  # seconds a wrong password waits for its answer: guessing stays slow
@@ -75,6 +72,19 @@ def _key_of(line: str) -> asyncssh.SSHKey | None:
     return None
 
 
+class AccessSettings(Protocol):
+    """Where a policy's settings live: the game server's ``ServerConfig``, a front's ``FrontConfig``."""
+
+    @property
+    def ssh_auth(self) -> str: ...
+
+    @property
+    def ssh_password(self) -> str | None: ...
+
+    @property
+    def ssh_authorized_keys(self) -> Path | None: ...
+
+
 class AccessPolicy:
     def __init__(self, mode: str = "any-key", *, password: str | None = None,
                  authorized_keys: Path | None = None) -> None:
@@ -92,7 +102,7 @@ class AccessPolicy:
         self.ssh_hint = "ssh -p PORT HOST"  # how to come in with a key; the SSH front fills in its port
 
     @classmethod
-    def from_config(cls, config: ServerConfig) -> AccessPolicy:
+    def from_config(cls, config: AccessSettings) -> AccessPolicy:
         return cls(config.ssh_auth, password=config.ssh_password, authorized_keys=config.ssh_authorized_keys)
 
     @property

@@ -1,5 +1,5 @@
-"""The terminal app of one SSH session: the ordinary ONO 99 app with the lobby first, run in the
-server process on an in-process link, drawing on the session's channel."""
+"""The terminal app of one SSH session: the ordinary ONO 99 app with the lobby first, run in a
+front process on a TCP link to the game server, drawing on the session's channel."""
 
 from __future__ import annotations
 
@@ -14,42 +14,39 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ono99_tui.i18n import N_, language_from_ssh_env, using
-from ono99_tui.i18n import gettext as _
-from ono99_tui.reasons import render_message_reason
-from ono99_tui.tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
-from ono99_tui.tui.names import KEY_HELP, NameScreen
-from ono99_tui.tui.screens import ModelScreen
-
+from ..i18n import N_, language_from_ssh_env, using
+from ..i18n import gettext as _
+from ..reasons import render_message_reason
+from ..tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
+from ..tui.names import KEY_HELP, NameScreen
+from ..tui.screens import ModelScreen
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
-    from .local import LocalLink
+    from ..client import Client
 
 # Palette commands that stay inside the session; Textual's others include saving a screenshot, which
 # would write a file on the server.
 SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
+SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 
 class Door(Protocol):
-    """How a session's player enters the lobby (``server.ssh.Door``)."""
+    """How a session's player enters the lobby (``ono99_tui.front.ssh.Door``)."""
 
     server_name: str
     fingerprint: str | None  # the SSH key's; None for a guest
     default_name: str  # offered on the name screen
-    name_hint: str | None  # a name to try without asking (an SSH key's user name)
+    name_hint: str | None  # a name to try without asking (an SSH key's user name; "": the key's own name)
     code: str | None  # an invite code from the user name
+    play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
     watch: bool  # spectate the code's table instead of sitting down
+    maybe_name: bool  # the user name only looks like an invite code: no such table is no error
 
-    @property
-    def closed(self) -> bool: ...
-
-    def returning(self) -> bool: ...
-
-    def enter(self, name: str) -> LocalLink | str: ...
+    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
 
 
 class OpeningScreen(StartScreen):
@@ -73,6 +70,7 @@ class SessionApp(Ono99App):
                 _("Bye. Come back with the same key to keep your seat.")
         self._code_hint = ""
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
+        self._probing_code = False  # a user name shaped like an invite code was tried as one
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -80,8 +78,8 @@ class SessionApp(Ono99App):
     def get_driver_class(self) -> type[Driver]:
         return ChannelDriver
 
-    def on_mount(self, event: events.Mount) -> None:
-        # Ono99App's handler without its start screen: the in-process link opens at once, and the
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # it stops Ono99App's own
+        # Ono99App's handler without its start screen: the link to the game server opens at once, and the
         # lobby replaces the blank default screen before anything is drawn (a screen composed only
         # to be replaced costs every session's start its styling and layout).
         event.prevent_default()
@@ -95,12 +93,19 @@ class SessionApp(Ono99App):
         super()._show(screen_type)
 
     async def _enter(self) -> Link:
-        """Say hello to the lobby: as a returning key, under the user name, or under a name asked for."""
+        """Say hello to the lobby: as a returning key, under the user name, or under a name asked for;
+        after a lost link, as the same player again (by the key, or a guest's resume token)."""
         door = self.door
+        if self.model.resume:  # reconnecting: OSError goes to the app's network worker, which tries again
+            result = await door.enter(self.player_name, self.model.resume)
+            if isinstance(result, tuple):
+                self.farewell = _("The server closed the session: {reason}").format(reason=result[0])
+                return await self._leave()
+            return result
         name = door.name_hint
         problem = ""
         while True:
-            if name is None and not door.returning():
+            if name is None:
                 if not isinstance(self.screen, OpeningScreen):
                     await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
                 help_text = SSH_NAME_HELP if door.fingerprint is None else KEY_HELP
@@ -108,14 +113,20 @@ class SessionApp(Ono99App):
                                               wait_for_dismiss=True)
                 if name is None:
                     return await self._leave()
-            result = door.enter(name or "")
-            if not isinstance(result, str):
-                self.player_name = name or ""
-                return result
-            if door.closed or door.returning():  # no other name would change the answer
-                self.farewell = _("The server closed the session: {reason}").format(reason=result)
+            try:
+                result = await door.enter(name or "")
+            except (OSError, TimeoutError):
+                self.farewell = _("The game server cannot be reached just now; try again in a moment.")
                 return await self._leave()
-            problem, name = result, None
+            if not isinstance(result, tuple):
+                self.player_name = str(result.welcome.get("name", name))
+                return result
+            reason, final = result
+            if final:  # no other name would change the answer
+                self.farewell = _("The server closed the session: {reason}").format(reason=reason)
+                return await self._leave()
+            problem = "" if name == "" else reason  # "": this key has no name here yet
+            name = None
 
     async def _leave(self) -> Link:
         """End the session from the network worker, which ends with the app."""
@@ -124,18 +135,24 @@ class SessionApp(Ono99App):
         raise AssertionError("unreachable")
 
     def handle(self, message: dict[str, Any]) -> None:
+        if self._probing_code and message.get("t") in ("error", "table"):
+            self._probing_code = False
+            if message.get("t") == "error" and message.get("ref") in ("join", "spectate"):
+                self._code_hint = ""  # the user name was a name, not an invite code
+                return
         super().handle(message)
         kind = message.get("t")
         if kind == "welcome":
             self._use_invite_code(message)
+            self._play_now(message)
         elif kind == "state" and message["view"].get("winner") is None:
             self.last_game_update = asyncio.get_running_loop().time()
         elif kind == "table" and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""
-        elif kind == "bye":
-            # The link is closed for good (shutdown, the same key connected elsewhere, flooding):
-            # end the session rather than reconnect.
+        elif kind == "bye" and message.get("reason") != SERVER_RESTARTING:
+            # The link is closed for good (the same key connected elsewhere, flooding): end the
+            # session rather than reconnect. A game server shutting down is reconnected to.
             self.farewell = _("The server closed the session: {reason}").format(
                 reason=render_message_reason(message))
             self.exit()
@@ -149,10 +166,19 @@ class SessionApp(Ono99App):
                         timeout=10)
             return
         self.send_message({"t": "spectate" if self.door.watch else "join", "code": code})
+        self._probing_code = self.door.maybe_name
         self._code_hint = (_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
                            if self.door.watch else
                            _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
                              "leave.")).format(code=code)
+
+    def _play_now(self, welcome: dict[str, Any]) -> None:
+        """``ssh play@host``: into the play-now queue at once (unless back at a table)."""
+        wish = self.door.play_now
+        if wish is None or welcome.get("table") is not None:
+            return
+        self.play_now_wish = wish
+        self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

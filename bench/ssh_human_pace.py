@@ -1,0 +1,250 @@
+"""SSH players at human pace: N asyncssh clients with a PTY, seated four to a table, each pressing
+a key 1 to 3 s after its turn comes, against ``ono99 serve --ssh-workers W``.
+
+Set-up (not measured): every player's key gets a name and a seat over TCP (the key's identity),
+then the player comes in over SSH with that key, which brings it back to its seat; the first
+player of each table starts the game with ``s``. A TCP spectator at each table (not measured)
+tells the bench whose turn it is. On its turn a player waits 1 to 3 s, then presses 1, 2, 3, 4
+and f in turn, 0.4 s apart, until the move is made (the app refuses a card it cannot play); the
+press that made the move is the one before the spectator saw it.
+
+Measured over --seconds: per move, from that key press until every seat's terminal has received
+output after it (the move drawn on all four screens), p50/p99; the CPU (user+system, /proc) of the
+fronts and of the game server per player-minute; the fronts' resident memory per session above
+the idle fronts.
+
+Run: python bench/ssh_human_pace.py --players 20 60 --workers 1 2 [--seconds 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+
+from ono99_tui.client import Client
+from ono99_tui.identity import Identity
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 120.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+KEYS_TO_TRY = (b"1", b"2", b"3", b"4", b"f")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def children(pid: int) -> list[int]:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+    return []
+
+
+def cpu_seconds(pid: int) -> float:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return 0.0
+
+
+def rss(pid: int) -> int:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+    return 0
+
+
+class Player:
+    """One SSH client with a PTY; remembers when its terminal last received output."""
+
+    def __init__(self, key: asyncssh.SSHKey) -> None:
+        self.key = key
+        self.stdin: Any = None
+        self.conn: asyncssh.SSHClientConnection | None = None
+        self.outputs: list[float] = []  # when output arrived (the last few hundred)
+        self.got = asyncio.Event()
+
+    async def open(self, port: int) -> None:
+        self.conn = await asyncssh.connect(HOST, port, username="player", client_keys=[self.key], known_hosts=None,
+                                           agent_path=None, config=[])
+        self.stdin, stdout, _ = await self.conn.open_session(term_type="xterm-256color", term_size=(100, 30),
+                                                             encoding=None)
+        asyncio.get_running_loop().create_task(self._read(stdout))
+
+    async def _read(self, stdout: Any) -> None:
+        with contextlib.suppress(Exception):
+            while await stdout.read(65536):
+                self.outputs.append(time.perf_counter())
+                if len(self.outputs) > 500:
+                    del self.outputs[:250]
+                self.got.set()
+
+    def output_after(self, moment: float) -> float | None:
+        return next((t for t in self.outputs if t > moment), None)
+
+    def press(self, key: bytes) -> float:
+        self.stdin.write(key)
+        return time.perf_counter()
+
+
+async def seat_everyone(tcp_port: int, keys: list[asyncssh.SSHKey]) -> list[int]:
+    """Tables of four, every seat taken by a key over TCP; returns the table ids."""
+    tables = []
+    for start in range(0, len(keys), 4):
+        clients = [await Client.connect(HOST, tcp_port, f"p{start + i}", identity=Identity(keys[start + i]))
+                   for i in range(4)]
+        await clients[0].send({"t": "create_table", "name": f"t{start // 4}", "seats": 4, "turn_seconds": 0})
+        table_id = (await clients[0].expect("table"))["table"]["id"]
+        for client in clients[1:]:
+            await client.send({"t": "join", "table": table_id})
+            await client.expect("table", where=lambda m: m["table"]["you"] is not None)
+        for client in clients:
+            await client.close()
+        tables.append(int(table_id))
+    return tables
+
+
+async def run_table(spectator: Client, players: list[Player], end: float, rng: random.Random,
+                    latencies: list[float]) -> None:
+    """Play the table at human pace until ``end``; note each move's key-to-every-screen time."""
+    presses: dict[int, float] = {}
+    turn_task: asyncio.Task[None] | None = None
+
+    async def take_turn(seat: int, version: int, current: dict[str, int]) -> None:
+        await asyncio.sleep(rng.uniform(1.0, 3.0))
+        for key in KEYS_TO_TRY * 3:
+            if current["version"] != version:
+                return
+            presses[seat] = players[seat].press(key)
+            await asyncio.sleep(0.4)
+
+    current = {"version": -1}
+    while time.perf_counter() < end:
+        try:
+            message = await spectator.expect("state", timeout=max(0.1, end - time.perf_counter()))
+        except TimeoutError:
+            break
+        view = message["view"]
+        current["version"] = view["version"]
+        for event in message["events"]:
+            seat = event.get("seat")
+            if event["e"] == "play" and seat in presses:
+                pressed = presses.pop(seat)
+                asyncio.get_running_loop().create_task(note_latency(players, pressed, latencies))
+        if view["winner"] is not None:
+            break
+        if view["turn"] is not None and (turn_task is None or turn_task.done()):
+            turn_task = asyncio.create_task(take_turn(view["turn"], view["version"], current))
+        elif view["turn"] is not None:
+            turn_task.cancel()
+            turn_task = asyncio.create_task(take_turn(view["turn"], view["version"], current))
+    if turn_task is not None:
+        turn_task.cancel()
+
+
+async def note_latency(players: list[Player], pressed: float, latencies: list[float]) -> None:
+    deadline = time.perf_counter() + 10
+    while time.perf_counter() < deadline:
+        seen = [p.output_after(pressed) for p in players]
+        if all(t is not None for t in seen):
+            latencies.append((max(t for t in seen if t is not None) - pressed) * 1000)
+            return
+        await asyncio.sleep(0.01)
+
+
+async def run(players_count: int, workers: int, seconds: float) -> None:
+    with tempfile.TemporaryDirectory(prefix="ono99-pace-") as tmp:
+        ssh_port, tcp_port = free_port(), free_port()
+        cmd = [sys.executable, "-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(tcp_port),
+               "--db", str(Path(tmp) / "b.db"), "--ssh-port", str(ssh_port), "--ssh-workers", str(workers),
+               "--bot-delay", "3600", "--turn-seconds", "0", "--grace", "3600", "--max-per-address", "10000",
+               "--max-connections", "10000", "--ssh-max-sessions", "1000", "--ssh-max-per-address", "1000",
+               "--ssh-idle-timeout", "3600", "--log-level", "warning", "--no-advertise"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=(Path(tmp) / "log").open("wb"))
+        try:
+            assert proc.stdout is not None
+            banner = ""
+            while "stop with" not in banner:
+                line = proc.stdout.readline().decode()
+                assert line, "the server exited"
+                banner += line
+            assert re.search(r"ssh workers: \d+", banner), banner
+            fronts = children(proc.pid)
+            idle_rss = sum(rss(p) for p in fronts)
+            keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(players_count)]
+            tables = await seat_everyone(tcp_port, keys)
+            players = [Player(k) for k in keys]
+            for start in range(0, len(players), 3):  # a front lets 4 logins from one address wait at once
+                await asyncio.gather(*(p.open(ssh_port) for p in players[start:start + 3]))
+            await asyncio.sleep(2)
+            spectators = []
+            for table_id in tables:
+                spectator = await Client.connect(HOST, tcp_port, f"s{table_id}")
+                await spectator.send({"t": "spectate", "table": table_id})
+                await spectator.expect("table")
+                spectators.append(spectator)
+            for index in range(0, len(players), 4):
+                players[index].press(b"s")  # the host starts the game
+            await asyncio.sleep(2)
+            latencies: list[float] = []
+            game0, fronts0 = cpu_seconds(proc.pid), sum(cpu_seconds(p) for p in fronts)
+            started = time.perf_counter()
+            end = started + seconds
+            await asyncio.gather(*(run_table(s, players[4 * i:4 * i + 4], end, random.Random(i), latencies)
+                                   for i, s in enumerate(spectators)))
+            minutes = (time.perf_counter() - started) / 60
+            game = (cpu_seconds(proc.pid) - game0) * 1000 / (players_count * minutes)
+            front = (sum(cpu_seconds(p) for p in fronts) - fronts0) * 1000 / (players_count * minutes)
+            per_session = (sum(rss(p) for p in fronts) - idle_rss) / players_count / 2**20
+            print(f"| {workers} | {players_count} | {len(latencies)} | {statistics.median(latencies):.0f} ms "
+                  f"| {sorted(latencies)[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]:.0f} ms "
+                  f"| {front:.0f} ms | {game:.1f} ms | {per_session:.2f} MiB | {os.getloadavg()[0]:.1f} |", flush=True)
+            for spectator in spectators:
+                await spectator.close()
+            for player in players:
+                if player.conn is not None:
+                    player.conn.close()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, nargs="+", default=[20, 60], help="multiples of 4")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--seconds", type=float, default=40.0)
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} cores; load average at the start {os.getloadavg()[0]:.1f}")
+    print("| workers | players | moves | key press to every seat's screen: p50 | p99 | fronts CPU per player-minute "
+          "| game server CPU per player-minute | fronts memory per session | load average |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for workers in args.workers:
+        for count in args.players:
+            await run(count, workers, args.seconds)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

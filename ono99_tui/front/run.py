@@ -1,0 +1,95 @@
+"""Running a front process: ``ono99 front`` on its own, or a worker that ``ono99 serve`` starts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from .config import FrontConfig
+
+CONFIG_ENV = "ONO99_FRONT_CONFIG"  # a worker's settings, credential included, as JSON: never on the command line
+READY = "ono99-front ready"  # the line a worker prints once its SSH listener is up
+WORKER_NICE = 10  # how much lower a worker's CPU priority is than the game server's
+
+
+def config_to_env(config: FrontConfig) -> str:
+    values = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    return json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in values.items()})
+
+
+def config_from_env(text: str) -> FrontConfig:
+    values: dict[str, Any] = json.loads(text)
+    for name in ("ssh_host_key", "ssh_authorized_keys"):
+        if values.get(name) is not None:
+            values[name] = Path(values[name])
+    return FrontConfig(**values)
+
+
+async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: bool = False) -> int:
+    """Listen for SSH until SIGINT or SIGTERM, then end every session and close. ``parent_pipe``:
+    a worker of ``ono99 serve``, which also ends when its server is gone (its standard input, a
+    pipe from the server, closes), even one killed with SIGKILL: no worker outlives its server."""
+    from .ssh import SshFront
+
+    try:
+        front = SshFront(config)
+    except (OSError, ValueError) as exc:  # the host key or the authorized_keys file
+        print(f"ono99 front: {exc}", file=sys.stderr, flush=True)
+        return 2
+    try:
+        await front.start()
+    except OSError as exc:
+        print(f"ono99 front: cannot listen on SSH port {config.ssh_port}: {exc.strerror}", file=sys.stderr,
+              flush=True)
+        return 2
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    if parent_pipe:
+        with contextlib.suppress(OSError, ValueError):  # not a pipe (a file, /dev/null): nothing to watch
+            loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
+    print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
+    if announce:
+        print(f"ONO 99 SSH front: port {front.port}, host key {front.fingerprint}, game server "
+              f"{config.server_host}:{config.server_port}", flush=True)
+    await stop.wait()
+    await front.close()
+    return 0
+
+
+def _parent_gone(stop: asyncio.Event) -> None:
+    """The server's end of the pipe: the server writes nothing, so readable means closed."""
+    with contextlib.suppress(OSError):
+        if os.read(sys.stdin.fileno(), 1):
+            return
+    asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
+    logging.getLogger("ono99.workers").warning("the server is gone: this SSH worker stops")
+    stop.set()
+
+
+def worker_main() -> int:
+    """A worker of ``ono99 serve`` (``python -m ono99_tui.front``): its settings come in $ONO99_FRONT_CONFIG."""
+    text = os.environ.pop(CONFIG_ENV, "")
+    if not text:
+        print("ono99 front worker: no settings (it is started by 'ono99 serve')", file=sys.stderr)
+        return 2
+    config = config_from_env(text)
+    # Rendering is the fronts' work and the game is the server's: when the cores are busy, the game
+    # server (at the ordinary priority) runs first, so a move is never held up behind redraws.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
+    level = os.environ.get("ONO99_LOG_LEVEL", "info")
+    logging.basicConfig(level=level.upper(), format=f"%(asctime)s ssh-worker[{os.getpid()}] %(name)s "
+                                                    "%(levelname)s %(message)s")
+    if level != "debug":
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    return asyncio.run(run_front(config, announce=False, parent_pipe=True))

@@ -1,0 +1,94 @@
+"""Play now in the app: the queue dialog, and the queue as the lobby shows it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from .model import Model
+from .widgets import KeysFooter
+
+EDITIONS = ("2022", "1980")
+
+
+def queue_line(model: Model) -> str:
+    """Every queue's size in a line, e.g. "Play now: 3 waiting for 2022 · 4 seats"; "" when empty."""
+    if not model.queues:
+        return ""
+    parts = [f"{q['waiting']} waiting for {q['edition']} · {q['seats']} seats" for q in model.queues]
+    return "Play now: " + "; ".join(parts)
+
+
+def queue_text(model: Model) -> str:
+    """Where I wait, and how long until bots fill the table."""
+    queued = model.queue
+    if queued is None:
+        return "You are not waiting."
+    left = max(0.0, float(queued["fill_in"]) - (time.monotonic() - model.queue_at))
+    others = int(queued["waiting"]) - 1
+    who = "nobody else yet" if others == 0 else f"{others} other player{'s' if others != 1 else ''}"
+    return (f"Looking for players: {queued['edition']} · {queued['seats']} seats\n"
+            f"Waiting with {who}. Bots take the empty seats in {left:.0f} s.")
+
+
+class QueueScreen(ModalScreen[None]):
+    """Shown while waiting to play now: the wait, and keys to change the wish or leave the queue."""
+
+    BINDINGS = [
+        Binding("escape", "leave", "Leave the queue"),
+        Binding("e", "edition", "Edition"),
+        Binding("plus,equals_sign", "seats(1)", "More seats"),
+        Binding("minus", "seats(-1)", "Fewer seats"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Play now", id="queue-title")
+            yield Static(id="queue-text", markup=False)
+            yield Static(id="queue-all", markup=False)
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        self.refresh_model(self.app.model)  # type: ignore[attr-defined]
+        self.set_interval(1.0, lambda: self.refresh_model(self.app.model))  # type: ignore[attr-defined]
+
+    _gone = False
+
+    def refresh_model(self, model: Model) -> None:
+        if self._gone:
+            return
+        if model.queue is None:  # seated, or out of the queue
+            self._gone = True
+            self.dismiss()
+            return
+        self.query_one("#queue-text", Static).update(Text(queue_text(model)))
+        self.query_one("#queue-all", Static).update(Text(queue_line(model)))
+
+    def _ask(self, edition: str, seats: int) -> None:
+        app: Any = self.app
+        app.play_now_wish = (edition, seats)
+        app.send_message({"t": "play_now", "edition": edition, "seats": seats})
+
+    def action_edition(self) -> None:
+        queued = self.app.model.queue  # type: ignore[attr-defined]
+        if queued is not None:
+            edition = EDITIONS[(EDITIONS.index(queued["edition"]) + 1) % len(EDITIONS)]
+            self._ask(edition, int(queued["seats"]))
+
+    def action_seats(self, step: int) -> None:
+        queued = self.app.model.queue  # type: ignore[attr-defined]
+        if queued is not None:
+            self._ask(str(queued["edition"]), max(2, min(8, int(queued["seats"]) + step)))
+
+    def action_leave(self) -> None:
+        self.app.send_message({"t": "leave_queue"})  # type: ignore[attr-defined]
+        if not self._gone:
+            self._gone = True
+            self.dismiss()

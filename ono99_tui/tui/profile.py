@@ -1,0 +1,132 @@
+"""A player's profile (ratings, win rates, rating history, recent games) and the replay of a
+finished game fetched from the server; also the app's handling of the play-now and rating messages."""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Label, Sparkline, Static
+
+from .. import text as words
+from .model import Model
+from .playnow import QueueScreen
+from .screens import TableScreen
+from .widgets import KeysFooter
+
+if TYPE_CHECKING:
+    from .app import Ono99App
+
+MAX_RECORD_BYTES = 4 * 1024 * 1024  # a fetched record is refused beyond this size once unpacked
+
+
+class ProfileScreen(ModalScreen[None]):
+    """Someone's profile (``name``; None: mine). Enter on a recent game replays it."""
+
+    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("enter", "replay", "Replay the game")]
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+        self.player = name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="profile"):
+            yield Label("Profile: loading…", id="profile-title")
+            yield Static(id="profile-editions", markup=False)
+            yield Static(id="profile-history-text", markup=False)
+            yield Sparkline([], id="profile-history")
+            yield Label("Recent games (Enter: replay)")
+            yield DataTable(id="profile-games", cursor_type="row")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("game", "edition", "when", "place", "players")
+        app: Any = self.app
+        app.model.profile = None
+        message: dict[str, Any] = {"t": "profile"}
+        if self.player is not None:
+            message["name"] = self.player
+        app.send_message(message)
+        self.query_one(DataTable).focus()
+
+    def refresh_model(self, model: Model) -> None:
+        profile = model.profile
+        if profile is None:
+            return
+        self.query_one("#profile-title", Label).update(Text(f"Profile of {profile['name']}"))
+        lines = Text()
+        for row in profile["editions"]:
+            rate = "–" if row["win_rate"] is None else f"{100 * row['win_rate']:.0f}%"
+            lines.append(f"{row['edition']}: rating {row['rating']:.2f}"
+                         f"{' (provisional)' if row['provisional'] else ''} · "
+                         f"{words.count(row['games'], '{n} game', '{n} games')} · "
+                         f"{words.count(row['wins'], '{n} win', '{n} wins')} · win rate {rate}\n")
+        if not profile["editions"]:
+            lines.append("No rated games yet: press p in the lobby to play now.\n")
+        self.query_one("#profile-editions", Static).update(lines)
+        history = profile["history"]
+        shown = " → ".join(f"{h['rating']:.2f}" for h in history[-6:])
+        self.query_one("#profile-history-text", Static).update(
+            Text(f"Rating history, {words.count(len(history), 'the last game', 'the last {n} games')}: {shown}"
+                 if history else "No rating history yet."))
+        self.query_one(Sparkline).data = [float(h["rating"]) for h in history]
+        grid = self.query_one(DataTable)
+        grid.clear()
+        for game in profile["recent"]:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game["at"]))
+            place = f"{game['place']}{' (won)' if game['won'] else ''}{'' if game['credited'] else ' (away)'}"
+            grid.add_row(str(game["game"]), game["edition"], when, place, Text(", ".join(game["players"])),
+                         key=str(game["game"]))
+
+    @on(DataTable.RowSelected)
+    def row_chosen(self) -> None:
+        self.action_replay()
+
+    def action_replay(self) -> None:
+        grid = self.query_one(DataTable)
+        profile = self.app.model.profile  # type: ignore[attr-defined]
+        if profile is None or not profile["recent"] or grid.cursor_row < 0:
+            return
+        game = profile["recent"][min(grid.cursor_row, len(profile["recent"]) - 1)]["game"]
+        self.app.send_message({"t": "game_record", "game": int(game)})  # type: ignore[attr-defined]
+
+
+def open_record(app: Ono99App, message: dict[str, Any]) -> None:
+    """Show a ``game_record`` the server sent."""
+    from .replay import ServerReplayScreen, replay_steps  # here: replay.py imports the app, which imports this module
+
+    try:
+        unpacker = zlib.decompressobj()
+        text = unpacker.decompress(message["record"], MAX_RECORD_BYTES)
+        if unpacker.unconsumed_tail:
+            raise ValueError("the record is too large")
+        steps = replay_steps(json.loads(text), f"Replay of game {message['game']}")
+    except Exception as exc:  # a record this app cannot read: say so, keep going
+        app.notify(f"Cannot replay game {message.get('game')}: {exc}", severity="error")
+        return
+    app.push_screen(ServerReplayScreen(steps))
+
+
+def after_message(app: Ono99App, kind: str, message: dict[str, Any]) -> None:
+    """The app's part for play now and ratings, after the model took ``message`` in."""
+    if kind == "queue":
+        if app.model.queue is not None and not any(isinstance(s, QueueScreen) for s in app.screen_stack):
+            app.push_screen(QueueScreen())
+    elif kind == "game_record":
+        open_record(app, message)
+    elif kind == "table":
+        from .replay import ServerReplayScreen  # here: replay.py imports the app, which imports this module
+
+        if any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
+            # Seated (play now found a table) while watching a replay: to the table.
+            while any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
+                app.pop_screen()
+            app._show(TableScreen)

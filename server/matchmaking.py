@@ -1,0 +1,197 @@
+"""Play now: one queue per edition and table size, filled into tables.
+
+A player who asks to play now waits in the queue of their edition and table size. As soon as
+enough players wait there to fill a table, the first of them (in the order they came) are seated
+together and the game starts. When the first player in a queue has waited ``play_now_wait``
+seconds (``ono99 serve --play-now-wait``), everyone waiting there is seated at one table and the
+other seats go to bots of one level: the level whose rating (server/ratings.py) is nearest the
+mean rating of the table's players. A player leaves the queue by asking, by joining, creating or
+watching a table, or by disconnecting. The queue lives in memory: a restart empties it (its
+players were disconnected anyway).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, encode, options_from_wire
+
+from .ratings import bot_identity
+from .table import Status, Table
+
+if TYPE_CHECKING:
+    from .lobby import Lobby, Member
+
+log = logging.getLogger("ono99.matchmaking")
+# Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
+FILL_PREFERENCE = ("greedy", "casual", "strong", "random")
+assert sorted(FILL_PREFERENCE) == sorted(BOT_LEVEL_NAMES)
+
+
+@dataclass(slots=True)
+class Waiting:
+    member: Member
+    edition: str
+    seats: int
+    since: float  # the loop's time when they joined the queue
+
+
+class Matchmaker:
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.waiting: dict[Member, Waiting] = {}  # in the order they came
+        self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._filling: set[asyncio.Task[None]] = set()
+        self._dirty = False
+
+    @property
+    def wait(self) -> float:
+        return self.lobby.config.play_now_wait
+
+    # --- joining and leaving ------------------------------------------------------------------------
+    def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
+        """The lobby's handlers of the play-now messages."""
+        return {"play_now": self.on_play_now, "leave_queue": self.on_leave_queue}
+
+    def on_play_now(self, member: Member, message: dict[str, Any]) -> None:
+        self.join(member, message.get("edition", "2022"), message.get("seats", 4))
+
+    def on_leave_queue(self, member: Member, message: dict[str, Any]) -> None:
+        if not self.leave(member):
+            raise ProtocolError("not_queued", "you are not waiting to play now")
+        member.send(self.status(member))
+
+    def join(self, member: Member, edition: str, seats: int) -> None:
+        table = member.table
+        if table is not None and table.status == Status.PLAYING and table.seat_of(member) is not None:
+            raise ProtocolError("game_running", "you are playing a game; leave the table first")
+        try:
+            options_from_wire(edition, {}).check_players(seats)
+        except ValueError as exc:
+            raise ProtocolError("bad_options", str(exc)) from None
+        self.waiting.pop(member, None)  # asked again (perhaps for another queue): to the back of it
+        self.waiting[member] = Waiting(member, edition, seats, asyncio.get_running_loop().time())
+        if member.identity is not None:
+            self.lobby.ratings.learn(member.identity, edition)
+        self._match(edition, seats)
+        self._changed()
+
+    def leave(self, member: Member) -> bool:
+        """Take ``member`` out of the queue; False if they were not in it."""
+        entry = self.waiting.pop(member, None)
+        if entry is None:
+            return False
+        self._match(entry.edition, entry.seats)  # the next player's wait decides the bots now
+        self._changed()
+        return True
+
+    def queue_of(self, edition: str, seats: int) -> list[Waiting]:
+        return [w for w in self.waiting.values() if w.edition == edition and w.seats == seats]
+
+    # --- seating ----------------------------------------------------------------------------------------
+    def _match(self, edition: str, seats: int) -> None:
+        """Seat full tables from a queue, then time its first player's wait."""
+        queue = self.queue_of(edition, seats)
+        while len(queue) >= seats:
+            self._seat(queue[:seats], edition, seats)
+            queue = queue[seats:]
+        timer = self._timers.pop((edition, seats), None)
+        if timer is not None:
+            timer.cancel()
+        if queue:
+            loop = asyncio.get_running_loop()
+            delay = max(0.0, queue[0].since + self.wait - loop.time())
+            self._timers[(edition, seats)] = loop.call_later(delay, self._fill, edition, seats)
+
+    def _fill(self, edition: str, seats: int) -> None:
+        """The first player's wait is over: seat everyone waiting here, with bots (once their
+        ratings, read when they joined, are known)."""
+        self._timers.pop((edition, seats), None)
+        queue = self.queue_of(edition, seats)
+        if queue:
+            task = asyncio.get_running_loop().create_task(self._fill_when_known(edition, seats, queue))
+            self._filling.add(task)
+            task.add_done_callback(self._filling.discard)
+
+    async def _fill_when_known(self, edition: str, seats: int, queue: list[Waiting]) -> None:
+        await self.lobby.ratings.ready([w.member.identity for w in queue])
+        queue = self.queue_of(edition, seats)  # as it is now: some may have left meanwhile
+        if queue and not self.lobby.closed and (edition, seats) not in self._timers:
+            self._seat(queue, edition, seats)
+            self._changed()
+
+    def bot_level_for(self, members: list[Member], edition: str) -> str:
+        """The bot level whose rating is nearest the mean rating of the players."""
+        book = self.lobby.ratings
+        mean = sum(book.mu(m.identity, edition) for m in members) / len(members)
+        return min(FILL_PREFERENCE, key=lambda level: (abs(book.mu(bot_identity(level), edition) - mean),
+                                                       FILL_PREFERENCE.index(level)))
+
+    def _seat(self, group: list[Waiting], edition: str, seats: int) -> Table:
+        lobby = self.lobby
+        members = [w.member for w in group]
+        for member in members:
+            del self.waiting[member]
+        level = self.bot_level_for(members, edition)
+        table_id = lobby._take_table_id()
+        table = Table(lobby, table_id, f"Play now #{table_id}", options_from_wire(edition, {}), seats,
+                      members[0].name, turn_seconds=lobby.config.default_turn_seconds, bot_level=level)
+        lobby.tables[table.id] = table
+        for member in members:
+            if member.table is not None:
+                member.table.leave(member)
+            table.sit(member)
+        table.start(None)  # the empty seats get bots of the table's level
+        for member in members:
+            member.send({"t": "chat_history", "scope": "table", "table": table.id, "messages": []})
+            member.send(self.status(member))
+        log.info("play now: table %d for %s (%s, %d seats, %s bots)", table.id,
+                 ", ".join(m.name for m in members), edition, seats, level)
+        return table
+
+    # --- what the queue looks like --------------------------------------------------------------------------
+    def status(self, member: Member) -> dict[str, Any]:
+        """The ``queue`` message for ``member``: their place, if waiting, and every queue's size."""
+        counts: dict[tuple[str, int], int] = {}
+        for w in self.waiting.values():
+            counts[(w.edition, w.seats)] = counts.get((w.edition, w.seats), 0) + 1
+        queues = [{"edition": e, "seats": s, "waiting": n} for (e, s), n in sorted(counts.items())]
+        entry = self.waiting.get(member)
+        queued: dict[str, Any] | None = None
+        if entry is not None:
+            queue = self.queue_of(entry.edition, entry.seats)
+            left = queue[0].since + self.wait - asyncio.get_running_loop().time()
+            queued = {"edition": entry.edition, "seats": entry.seats, "waiting": len(queue),
+                      "position": queue.index(entry) + 1, "fill_in": round(max(0.0, left), 1)}
+        return {"t": "queue", "queued": queued, "queues": queues, "wait": float(self.wait)}
+
+    def _changed(self) -> None:
+        """Tell the lobby (everyone not at a table, and every waiting player), once per loop turn."""
+        if self._dirty:
+            return
+        self._dirty = True
+        asyncio.get_running_loop().call_soon(self._push)
+
+    def _push(self) -> None:
+        self._dirty = False
+        shared: bytes | None = None
+        for member in list(self.lobby.members.values()):
+            if member.connection is None:
+                continue
+            if member in self.waiting:
+                member.send(self.status(member))
+            elif member.table is None:
+                if shared is None:
+                    shared = encode(self.status(member))  # the same for everyone not waiting
+                member.send_frame(shared)
+
+    def close(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        for task in self._filling:
+            task.cancel()

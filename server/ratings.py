@@ -1,0 +1,351 @@
+"""Ratings: a multiplayer rating per identity and edition, from each finished game's final ranking.
+
+The model is openskill's Plackett–Luce (``openskill.models.PlackettLuce`` with its defaults: a new
+player has mu 25 and sigma 25/3). Every seat of a game is one team of one player, ranked by the
+game's final ranking (``Outcome.ranking``: the winner first). Who is rated:
+
+- a human with an identity (a key fingerprint): their own rating, stored;
+- the bots of a level: one identity per level, ``bot:LEVEL``, stored, so beating strong bots counts
+  for more than beating random ones. When bots of one level fill several seats of a game, each seat
+  is rated from the level's rating before the game, and the level's new rating is the mean of its
+  seats' new mu and sigma;
+- a guest (no key): takes part with a new player's rating, which is not stored.
+
+A game is rated only when at least one human with an identity played in it.
+
+Stand-ins (server/standin.py): a game counts as played for every human seat's player, and the
+player is credited with their place only if they were at the table when it ended and made at least
+half of their seat's plays themselves (the rule that credits a win). A player who is not credited
+shares the last place with any other such player; everyone else keeps their order, above them.
+
+The conservative estimate shown and ordered by is ``mu - 3 * sigma`` (openskill's ``ordinal()``);
+a rating is provisional until its owner has played ``PROVISIONAL_GAMES`` rated games of the edition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from openskill.models import PlackettLuce
+
+from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
+
+if TYPE_CHECKING:
+    from .lobby import Lobby, Member
+    from .table import Table
+
+MODEL = PlackettLuce()
+PROVISIONAL_GAMES = 10
+BOT_PREFIX = "bot:"
+HISTORY_ROWS = 50  # rating history entries a profile shows, the newest
+RECENT_GAMES = 15  # recent games a profile lists
+
+
+def bot_identity(level: str) -> str:
+    return f"{BOT_PREFIX}{level}"
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """The rating shown: the skill the player is very likely (three sigmas) to have at least."""
+    return float(MODEL.rating(mu=mu, sigma=sigma).ordinal())
+
+
+def is_provisional(games: int) -> bool:
+    return games < PROVISIONAL_GAMES
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One seat of a finished game, as rated."""
+
+    seat: int
+    identity: str | None  # whose rating: a fingerprint, bot:LEVEL, or None for a guest (not stored)
+    place: int  # 1 is the best; equal places are ties
+    won: bool  # the win is credited (the stats' rule)
+    credited: bool  # the place is the player's own (see the module's text)
+
+
+def entries(players: Sequence[dict[str, Any]], ranking: Sequence[int], winner: int) -> list[Entry]:
+    """The rated seats of a game: ``players`` as the table notes them (``name``, ``kind`` "human"
+    or "bot:LEVEL", ``identity``, and ``credited`` once ``standin.settle`` ran), ``ranking`` the
+    seats best first."""
+    credited = [not (p.get("kind") == "human" and p.get("credited") is False) for p in players]
+    order = [seat for seat in ranking if credited[seat]]
+    last = len(order) + 1
+    place = {seat: i + 1 for i, seat in enumerate(order)}
+    out = []
+    for seat, player in enumerate(players):
+        kind = str(player.get("kind", "human"))
+        identity = bot_identity(kind[len("bot:"):]) if kind.startswith("bot:") else player.get("identity")
+        out.append(Entry(seat, identity, place.get(seat, last), seat == winner and credited[seat], credited[seat]))
+    return out
+
+
+def is_rated(game: Sequence[Entry]) -> bool:
+    return any(e.identity is not None and not e.identity.startswith(BOT_PREFIX) for e in game)
+
+
+def rate(before: Sequence[tuple[float, float]], places: Sequence[int]) -> list[tuple[float, float]]:
+    """openskill's Plackett–Luce update: each seat a team of one, ``places`` as its ranks."""
+    teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
+    after = MODEL.rate(teams, ranks=[float(p) for p in places])
+    return [(team[0].mu, team[0].sigma) for team in after]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    identity: str
+    edition: str
+    mu_before: float
+    sigma_before: float
+    mu: float
+    sigma: float
+    games: int  # rated games of the edition, this one included
+    place: int
+
+
+def record_game(db: sqlite3.Connection, game_id: int, edition: str, at: float,
+                game: Sequence[Entry]) -> list[Change]:
+    """Rate a stored game (on the database thread, inside the transaction that saved it): read the
+    ratings before it, compute, write the new ratings and one history row per rated identity."""
+    if not is_rated(game):
+        return []
+    current: dict[str, tuple[float, float, int]] = {}
+    for entry in game:
+        if entry.identity is not None and entry.identity not in current:
+            row = db.execute("SELECT mu, sigma, games FROM ratings WHERE identity = ? AND edition = ?",
+                             (entry.identity, edition)).fetchone()
+            current[entry.identity] = (float(row[0]), float(row[1]), int(row[2])) if row else \
+                (MODEL.mu, MODEL.sigma, 0)
+    before = [current[e.identity][:2] if e.identity is not None else (MODEL.mu, MODEL.sigma) for e in game]
+    after = rate(before, [e.place for e in game])
+    seats: dict[str, list[int]] = {}
+    for i, entry in enumerate(game):
+        if entry.identity is not None:
+            seats.setdefault(entry.identity, []).append(i)
+    changes = []
+    for identity, indexes in seats.items():
+        mu = sum(after[i][0] for i in indexes) / len(indexes)
+        sigma = sum(after[i][1] for i in indexes) / len(indexes)
+        best = min((game[i] for i in indexes), key=lambda e: e.place)
+        mu0, sigma0, games = current[identity]
+        won = any(game[i].won for i in indexes)
+        db.execute("INSERT INTO ratings(identity, edition, mu, sigma, games, wins) VALUES (?, ?, ?, ?, 1, ?) "
+                   "ON CONFLICT(identity, edition) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+                   "games = games + 1, wins = wins + excluded.wins", (identity, edition, mu, sigma, int(won)))
+        db.execute("INSERT OR REPLACE INTO rating_history(identity, edition, game_id, place, won, credited, "
+                   "mu_before, sigma_before, mu, sigma, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (identity, edition, game_id, best.place, int(won), int(best.credited), mu0, sigma0, mu, sigma, at))
+        changes.append(Change(identity, edition, mu0, sigma0, mu, sigma, games + 1, best.place))
+    return changes
+
+
+def _rating_fields(mu: float, sigma: float, rated: int) -> dict[str, Any]:
+    return {"rating": round(conservative(mu, sigma), 2), "mu": round(mu, 3), "sigma": round(sigma, 3),
+            "rated": rated, "provisional": is_provisional(rated)}
+
+
+def leaderboard(db: sqlite3.Connection, edition: str | None, limit: int) -> dict[str, Any]:
+    """Players by conservative rating, best first (at most ``limit``), and the bot levels' ratings.
+    Without an edition, a player's games and wins are summed over both editions and their rating
+    is the best of their editions' ratings."""
+    rows = db.execute(
+        "SELECT s.identity, COALESCE(n.name, s.identity), s.edition, s.games, s.wins, r.mu, r.sigma, "
+        "COALESCE(r.games, 0) FROM player_stats s LEFT JOIN names n ON n.identity = s.identity "
+        "LEFT JOIN ratings r ON r.identity = s.identity AND r.edition = s.edition "
+        + ("" if edition is None else "WHERE s.edition = ?"), () if edition is None else (edition,)).fetchall()
+    players: dict[str, dict[str, Any]] = {}
+    for identity, name, _edition, games, wins, mu, sigma, rated in rows:
+        fields = _rating_fields(MODEL.mu if mu is None else mu, MODEL.sigma if sigma is None else sigma, rated)
+        row = players.get(identity)
+        if row is None:
+            players[identity] = {"name": name, "games": int(games), "wins": int(wins), **fields}
+            continue
+        row["games"] += int(games)
+        row["wins"] += int(wins)
+        if fields["rating"] > row["rating"]:
+            row.update(fields)
+    ranked = sorted(players.values(), key=lambda r: (-r["rating"], -r["games"], r["name"]))[:limit]
+    bots: dict[str, dict[str, Any]] = {}
+    for identity, mu, sigma, games, wins in db.execute(
+            "SELECT identity, mu, sigma, games, wins FROM ratings WHERE identity LIKE 'bot:%'"
+            + ("" if edition is None else " AND edition = ?"), () if edition is None else (edition,)):
+        level = identity[len(BOT_PREFIX):]
+        fields = {"level": level, "games": int(games), "wins": int(wins), **_rating_fields(mu, sigma, games)}
+        if level not in bots or fields["rating"] > bots[level]["rating"]:
+            bots[level] = fields
+    return {"rows": ranked, "bots": sorted(bots.values(), key=lambda r: -r["rating"])}
+
+
+def known_ratings(db: sqlite3.Connection, identities: Sequence[str]) -> dict[tuple[str, str], tuple[float, float]]:
+    """(mu, sigma) by (identity, edition) for the given identities (the bot levels, at start-up)."""
+    out = {}
+    for identity in identities:
+        for edition, mu, sigma in db.execute("SELECT edition, mu, sigma FROM ratings WHERE identity = ?",
+                                             (identity,)):
+            out[(identity, str(edition))] = (float(mu), float(sigma))
+    return out
+
+
+def profile(db: sqlite3.Connection, identity: str) -> dict[str, Any]:
+    """A player's ratings, win rates per edition, rating history and recent games."""
+    editions = []
+    stats = {str(e): (int(g), int(w)) for e, g, w in db.execute(
+        "SELECT edition, games, wins FROM player_stats WHERE identity = ?", (identity,))}
+    ratings = {str(e): (float(mu), float(s), int(g)) for e, mu, s, g in db.execute(
+        "SELECT edition, mu, sigma, games FROM ratings WHERE identity = ?", (identity,))}
+    for edition in sorted(set(stats) | set(ratings)):
+        games, wins = stats.get(edition, (0, 0))
+        mu, sigma, rated = ratings.get(edition, (MODEL.mu, MODEL.sigma, 0))
+        editions.append({"edition": edition, "games": games, "wins": wins,
+                         "win_rate": round(wins / games, 4) if games else None, **_rating_fields(mu, sigma, rated)})
+    history = [{"game": int(g), "edition": str(e), "at": float(at), "rating": round(conservative(mu, s), 2),
+                "change": round(conservative(mu, s) - conservative(mu0, s0), 2)}
+               for g, e, at, mu, s, mu0, s0 in reversed(db.execute(
+                   "SELECT game_id, edition, at, mu, sigma, mu_before, sigma_before FROM rating_history "
+                   "WHERE identity = ? ORDER BY game_id DESC LIMIT ?", (identity, HISTORY_ROWS)).fetchall())]
+    recent = []
+    for game_id, edition, at, place, won, credited, text in db.execute(
+            "SELECT h.game_id, h.edition, h.at, h.place, h.won, h.credited, g.record FROM rating_history h "
+            "JOIN games g ON g.id = h.game_id WHERE h.identity = ? ORDER BY h.game_id DESC LIMIT ?",
+            (identity, RECENT_GAMES)):
+        record = json.loads(text)
+        recent.append({"game": int(game_id), "edition": str(edition), "at": float(at), "place": int(place),
+                       "won": bool(won), "credited": bool(credited),
+                       "players": [str(p.get("name", "")) for p in record.get("players", [])]})
+    return {"editions": editions, "history": history, "recent": recent}
+
+
+def game_record(db: sqlite3.Connection, game_id: int) -> str | None:
+    """The stored record of a finished game, as its JSON text."""
+    row = db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+class RatingBook:
+    """The lobby's side of the ratings: rates each finished game on the database thread, right
+    after it is saved; keeps the ratings the matchmaker asks for (bot levels, waiting players);
+    answers ``profile`` and ``game_record``."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.storage = lobby.storage
+        self.known: dict[tuple[str, str], tuple[float, float]] = {}
+        self._reading: dict[str, asyncio.Task[None]] = {}  # identities whose ratings are being read
+        if self.storage is not None:
+            self.known = self.storage.run_now(
+                lambda db: known_ratings(db, [bot_identity(b) for b in BOT_LEVEL_NAMES]))
+
+    def mu(self, identity: str | None, edition: str) -> float:
+        if identity is None:
+            return MODEL.mu
+        return self.known.get((identity, edition), (MODEL.mu, MODEL.sigma))[0]
+
+    def learn(self, identity: str, edition: str) -> None:
+        """Read a player's ratings into ``known`` (for the matchmaker), in the background."""
+        if self.storage is None or (identity, edition) in self.known or identity in self._reading:
+            return
+
+        async def read() -> None:
+            assert self.storage is not None
+            try:
+                found = await self.storage.call(lambda db: known_ratings(db, [identity]))
+                self.known.update(found)
+            finally:
+                self._reading.pop(identity, None)
+
+        self._reading[identity] = asyncio.get_running_loop().create_task(read())
+
+    async def ready(self, identities: Sequence[str | None]) -> None:
+        """Wait for the ratings of ``identities`` still being read."""
+        tasks = [self._reading[i] for i in identities if i is not None and i in self._reading]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- a finished game ----------------------------------------------------------------------------
+    def rater(self, table: Table, record: dict[str, Any], at: float) -> Callable[[sqlite3.Connection, int], None]:
+        """What ``Storage.save_game`` runs after saving the table's finished game: rate it, then
+        tell its players (on this event loop)."""
+        game = table.game
+        assert game is not None and game.outcome is not None
+        rated = entries(table.players, game.outcome.ranking, game.outcome.winner)
+        edition = str(record["edition"])
+        loop = asyncio.get_running_loop()
+
+        def then(db: sqlite3.Connection, game_id: int) -> None:
+            changes = record_game(db, game_id, edition, at, rated)
+            if changes:
+                loop.call_soon_threadsafe(self._changed, changes)
+
+        return then
+
+    def _changed(self, changes: list[Change]) -> None:
+        for change in changes:
+            self.known[(change.identity, change.edition)] = (change.mu, change.sigma)
+            member = self.lobby.by_identity.get(change.identity)
+            if member is not None:
+                member.send({"t": "notice", "table": member.table.id if member.table is not None else None,
+                             "text": describe_change(change)})
+
+    # --- requests -------------------------------------------------------------------------------------
+    def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
+        """The lobby's handlers of the rating messages."""
+        return {"profile": self.on_profile, "game_record": self.on_game_record}
+
+    def on_profile(self, member: Member, message: dict[str, Any]) -> None:
+        name = message.get("name")
+        identity = member.identity
+        if name is not None:
+            owner = self.lobby.names.owner(name)
+            if owner is None:
+                raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}")
+            name, identity = owner
+        elif identity is None:
+            raise ProtocolError("no_identity", "a guest has no profile: connect with a key to be rated")
+        else:
+            name = member.name
+        found: str = identity
+        self._answer(member, lambda db: {"t": "profile", "name": name, "you": found == member.identity,
+                                         **profile(db, found)})
+
+    def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
+        game_id = message["game"]
+
+        def read(db: sqlite3.Connection) -> dict[str, Any]:
+            text = game_record(db, game_id)
+            if text is None:
+                return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
+                        "ref": "game_record"}
+            return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}
+
+        self._answer(member, read)
+
+    def _answer(self, member: Member, read: Callable[[sqlite3.Connection], dict[str, Any]]) -> None:
+        """Send ``member`` what ``read`` builds on the database thread."""
+        if self.storage is None:
+            raise ProtocolError("no_database", "this server keeps no games or ratings")
+
+        async def answer() -> None:
+            assert self.storage is not None
+            reply = await self.storage.call(read)
+            try:
+                member.send(reply)
+            except ProtocolError as exc:  # the answer is too large for a frame
+                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": reply["t"]})
+
+        asyncio.get_running_loop().create_task(answer())
+
+
+def describe_change(change: Change) -> str:
+    """A player's new rating in words, for the notice after a game."""
+    before, after = conservative(change.mu_before, change.sigma_before), conservative(change.mu, change.sigma)
+    text = f"Your {change.edition} rating: {before:.2f} → {after:.2f} ({after - before:+.2f})"
+    if is_provisional(change.games):
+        text += f", provisional ({change.games} of {PROVISIONAL_GAMES} games)"
+    return text
