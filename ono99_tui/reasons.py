@@ -22,6 +22,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("game_running", "remove_bot"): N_("bots can be removed between games"),
     ("game_running", "running"): N_("the game is already running"),
     ("game_running", "rematch"): N_("a rematch can start once the game is over"),
+    ("game_running", "play_now"): N_("you are playing a game; leave the table first"),
     ("not_finished", "rematch"): N_("a rematch can start once the game is over"),
     ("table_full", "spectate"): N_("every seat is taken; you can spectate"),
     ("table_full", "bot"): N_("every seat is taken"),
@@ -64,6 +65,11 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                            "key; choose another"),
     ("too_many_connections", None): N_("the server is full"),
     ("server_error", None): N_("the server failed to handle that message; it was not applied"),
+    ("not_queued", None): N_("you are not waiting to play now"),
+    ("no_identity", None): N_("a guest has no profile: connect with a key to be rated"),
+    ("no_player", None): N_("no player with a key is called {name}"),
+    ("no_record", None): N_("there is no finished game {game}"),
+    ("no_database", None): N_("this server keeps no games or ratings"),
     # notices
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
     ("removed", None): N_("You were removed from table {table}."),
@@ -91,7 +97,7 @@ def unplayable_reason(reason: str) -> str:
     return gettext(UNPLAYABLE[reason]) if reason in UNPLAYABLE else reason
 
 
-QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",)}
+QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",)}
 
 
 def render(code: Any, params: Any, fallback: str) -> str:
@@ -109,6 +115,8 @@ def render(code: Any, params: Any, fallback: str) -> str:
                         hosted).format(hosted=hosted, limit=limit)
     if code == "stood_in":
         return _stood_in(params, fallback)
+    if code == "rating":
+        return _rating(params, fallback)
     why = params.get("why")
     if code == "name_taken" and params.get("keyed") and isinstance(why, str):
         why += "_keyed"  # the name is a keyed player's: a guest is told so
@@ -142,6 +150,21 @@ def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
     else:
         text = gettext("While you were away, a bot played for {name}; the seat went out.")
     return text.format(name=name, n=plays, cards=shown)
+
+
+def _rating(params: Mapping[str, Any], fallback: str) -> str:
+    try:
+        edition, before, after = str(params["edition"]), str(params["before"]), str(params["after"])
+        change, provisional = str(params["change"]), bool(params["provisional"])
+        games, limit = int(params["games"]), int(params["limit"])
+    except (KeyError, TypeError, ValueError):
+        return fallback
+    text = gettext("Your {edition} rating: {before} → {after} ({change})").format(
+        edition=edition, before=before, after=after, change=change)
+    if provisional:
+        text += ngettext(", provisional ({games} of {limit} game)", ", provisional ({games} of {limit} games)",
+                         limit).format(games=games, limit=limit)
+    return text
 
 
 def render_message_reason(message: Mapping[str, Any]) -> str:

@@ -68,7 +68,8 @@ class Matchmaker:
     def join(self, member: Member, edition: str, seats: int) -> None:
         table = member.table
         if table is not None and table.status == Status.PLAYING and table.seat_of(member) is not None:
-            raise ProtocolError("game_running", "you are playing a game; leave the table first")
+            raise ProtocolError("game_running", "you are playing a game; leave the table first",
+                                params={"why": "play_now"})
         try:
             options_from_wire(edition, {}).check_players(seats)
         except ValueError as exc:

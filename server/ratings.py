@@ -291,7 +291,7 @@ class RatingBook:
             member = self.lobby.by_identity.get(change.identity)
             if member is not None:
                 member.send({"t": "notice", "table": member.table.id if member.table is not None else None,
-                             "text": describe_change(change)})
+                             "text": describe_change(change), "code": "rating", "params": change_params(change)})
 
     # --- requests -------------------------------------------------------------------------------------
     def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
@@ -304,7 +304,8 @@ class RatingBook:
         if name is not None:
             owner = self.lobby.names.owner(name)
             if owner is None:
-                raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}")
+                raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}",
+                                    params={"name": clean_text(name)[:32]})
             name, identity = owner
         elif identity is None:
             raise ProtocolError("no_identity", "a guest has no profile: connect with a key to be rated")
@@ -321,7 +322,7 @@ class RatingBook:
             text = game_record(db, game_id)
             if text is None:
                 return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
-                        "ref": "game_record"}
+                        "ref": "game_record", "params": {"game": game_id}}
             return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}
 
         self._answer(member, read)
@@ -337,9 +338,18 @@ class RatingBook:
             try:
                 member.send(reply)
             except ProtocolError as exc:  # the answer is too large for a frame
-                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": reply["t"]})
+                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": reply["t"],
+                             "params": exc.params})
 
         asyncio.get_running_loop().create_task(answer())
+
+
+def change_params(change: Change) -> dict[str, str | int]:
+    """The rating notice's ``params`` (docs/protocol.md, section 9a): the ratings as text, 2 decimals."""
+    before, after = conservative(change.mu_before, change.sigma_before), conservative(change.mu, change.sigma)
+    return {"edition": change.edition, "before": f"{before:.2f}", "after": f"{after:.2f}",
+            "change": f"{after - before:+.2f}", "provisional": int(is_provisional(change.games)),
+            "games": change.games, "limit": PROVISIONAL_GAMES}
 
 
 def describe_change(change: Change) -> str:

@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..i18n import gettext as _
+from ..i18n import set_default_language
 from .config import FrontConfig
 
+LANGUAGE_ENV = "ONO99_FRONT_LANGUAGE"  # the language of a worker's printed lines: its server's
 CONFIG_ENV = "ONO99_FRONT_CONFIG"  # a worker's settings, credential included, as JSON: never on the command line
 READY = "ono99-front ready"  # the line a worker prints once its SSH listener is up
 WORKER_NICE = 10  # how much lower a worker's CPU priority is than the game server's
@@ -47,8 +50,9 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     try:
         await front.start()
     except OSError as exc:
-        print(f"ono99 front: cannot listen on SSH port {config.ssh_port}: {exc.strerror}", file=sys.stderr,
-              flush=True)
+        print("ono99 front: " + _("cannot listen on SSH port {port}: {error}").format(port=config.ssh_port,
+                                                                                     error=exc.strerror),
+              file=sys.stderr, flush=True)
         return 2
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -59,8 +63,9 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
             loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
     print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
     if announce:
-        print(f"ONO 99 SSH front: port {front.port}, host key {front.fingerprint}, game server "
-              f"{config.server_host}:{config.server_port}", flush=True)
+        print(_("ONO 99 SSH front: port {port}, host key {fingerprint}, game server {address}").format(
+            port=front.port, fingerprint=front.fingerprint, address=f"{config.server_host}:{config.server_port}"),
+            flush=True)
     await stop.wait()
     await front.close()
     return 0
@@ -79,8 +84,9 @@ def _parent_gone(stop: asyncio.Event) -> None:
 def worker_main() -> int:
     """A worker of ``ono99 serve`` (``python -m ono99_tui.front``): its settings come in $ONO99_FRONT_CONFIG."""
     text = os.environ.pop(CONFIG_ENV, "")
+    set_default_language(os.environ.get(LANGUAGE_ENV, "en"))
     if not text:
-        print("ono99 front worker: no settings (it is started by 'ono99 serve')", file=sys.stderr)
+        print("ono99 front worker: " + _("no settings (it is started by 'ono99 serve')"), file=sys.stderr)
         return 2
     config = config_from_env(text)
     # Rendering is the fronts' work and the game is the server's: when the cores are busy, the game

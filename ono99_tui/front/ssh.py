@@ -240,7 +240,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def eof_received(self) -> bool:
         # The client sends no more (``ssh -tt HOST </dev/null``): end the app. The channel stays
         # half open so the app can give the terminal back and print its farewell, then close it.
-        self.end("Bye.")
+        self.end(ssh_words.bye(self.terminal.env if self.terminal else {}))
         return self.app is not None
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -435,11 +435,11 @@ class SshFront:
         """None if the connection may go on, else why not; an admitted one must be released."""
         config = self.config
         if self.closing:
-            return "the server is shutting down"
+            return ssh_words.admission("closing", connection.address)
         if len(self.connections) - len(self.waiting) >= config.ssh_max_sessions:
-            return "the server is full; try again later"
+            return ssh_words.admission("full", connection.address)
         if self._per_address[connection.address] >= config.ssh_max_sessions_per_address:
-            return f"too many sessions from {connection.address}"
+            return ssh_words.admission("address", connection.address)
         why, making_room = self.waiting.admit(connection.address)
         if why is not None:
             return why
@@ -482,12 +482,14 @@ class SshFront:
         if self._listener is not None:
             self._listener.close()
 
-    async def close(self, reason: str = "the server is shutting down") -> None:
-        """End every session (each prints ``reason``) and close every connection. Safe twice."""
+    async def close(self, reason: str | None = None) -> None:
+        """End every session (each prints ``reason``, by default that the server is shutting down, in
+        the session's language) and close every connection. Safe twice."""
         self.stop_listening()
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
-            session.end(ssh_words.server_closed(session.terminal.env if session.terminal else {}, reason))
+            env = session.terminal.env if session.terminal else {}
+            session.end(ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
         for connection in list(self.connections):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ono99_tui.i18n import N_, language_from_ssh_env, ngettext, using
 from ono99_tui.i18n import gettext as _
-from ono99_tui.i18n import language_from_ssh_env, ngettext, using
 from ono99_tui.reasons import render_message_reason
 
 
@@ -38,6 +38,29 @@ def idle_closed(env: Mapping[str, str], minutes: float) -> str:
                         "Closed after {minutes} minutes without a key pressed.", count).format(minutes=f"{minutes:g}")
 
 
-def server_closed(env: Mapping[str, str], reason: str) -> str:
+def server_closed(env: Mapping[str, str], reason: str | None = None) -> str:
+    """The farewell when the front closes; ``reason`` None: the server is shutting down."""
     with using(language_from_ssh_env(env)):
-        return _("The server closed the session: {reason}").format(reason=reason)
+        return _("The server closed the session: {reason}").format(reason=reason or shutting_down())
+
+
+def bye(env: Mapping[str, str]) -> str:
+    with using(language_from_ssh_env(env)):
+        return _("Bye.")
+
+
+def shutting_down() -> str:
+    """Why the sessions end when the front closes (in the current language: each session's own)."""
+    return _("the server is shutting down")
+
+
+def admission(why: str, address: str) -> str:
+    """Why a connection is refused before its login (the SSH client's language is not known yet: the host's)."""
+    return _(ADMISSION[why]).format(address=address)
+
+
+ADMISSION = {
+    "closing": N_("the server is shutting down"),
+    "full": N_("the server is full; try again later"),
+    "address": N_("too many sessions from {address}"),
+}

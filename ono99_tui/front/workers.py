@@ -10,8 +10,9 @@ import os
 import socket
 import sys
 
+from ..i18n import current_language
 from .config import FrontConfig
-from .run import CONFIG_ENV, READY, config_to_env
+from .run import CONFIG_ENV, LANGUAGE_ENV, READY, config_to_env
 
 log = logging.getLogger("ono99.workers")
 RESTART_DELAYS = (0.2, 0.5, 1.0, 2.0, 5.0)  # a worker that keeps dying is restarted ever more slowly
@@ -65,6 +66,7 @@ class WorkerPool:
     async def _spawn(self, index: int) -> asyncio.subprocess.Process:
         env = dict(os.environ)
         env[CONFIG_ENV] = config_to_env(self.config)
+        env[LANGUAGE_ENV] = current_language()
         env["ONO99_LOG_LEVEL"] = self.log_level
         return await asyncio.create_subprocess_exec(sys.executable, "-m", "ono99_tui.front", env=env,
                                                     stdout=asyncio.subprocess.PIPE,

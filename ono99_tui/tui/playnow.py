@@ -12,6 +12,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from .. import text as words
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
 from .model import Model
 from .widgets import KeysFooter
 
@@ -22,35 +25,39 @@ def queue_line(model: Model) -> str:
     """Every queue's size in a line, e.g. "Play now: 3 waiting for 2022 · 4 seats"; "" when empty."""
     if not model.queues:
         return ""
-    parts = [f"{q['waiting']} waiting for {q['edition']} · {q['seats']} seats" for q in model.queues]
-    return "Play now: " + "; ".join(parts)
+    parts = [ngettext("{n} waiting for {edition}", "{n} waiting for {edition}", int(q["waiting"])).format(
+        n=q["waiting"], edition=q["edition"]) + " · " + words.count(int(q["seats"]), "{n} seat", "{n} seats")
+        for q in model.queues]
+    return _("Play now: {queues}").format(queues="; ".join(parts))
 
 
 def queue_text(model: Model) -> str:
     """Where I wait, and how long until bots fill the table."""
     queued = model.queue
     if queued is None:
-        return "You are not waiting."
+        return _("You are not waiting.")
     left = max(0.0, float(queued["fill_in"]) - (time.monotonic() - model.queue_at))
     others = int(queued["waiting"]) - 1
-    who = "nobody else yet" if others == 0 else f"{others} other player{'s' if others != 1 else ''}"
-    return (f"Looking for players: {queued['edition']} · {queued['seats']} seats\n"
-            f"Waiting with {who}. Bots take the empty seats in {left:.0f} s.")
+    who = _("nobody else yet") if others == 0 else words.count(others, "{n} other player", "{n} other players")
+    seats = words.count(int(queued["seats"]), "{n} seat", "{n} seats")
+    return (_("Looking for players: {edition} · {seats}").format(edition=queued["edition"], seats=seats) + "\n"
+            + _("Waiting with {who}. Bots take the empty seats in {seconds} s.").format(who=who,
+                                                                                        seconds=f"{left:.0f}"))
 
 
 class QueueScreen(ModalScreen[None]):
     """Shown while waiting to play now: the wait, and keys to change the wish or leave the queue."""
 
     BINDINGS = [
-        Binding("escape", "leave", "Leave the queue"),
-        Binding("e", "edition", "Edition"),
-        Binding("plus,equals_sign", "seats(1)", "More seats"),
-        Binding("minus", "seats(-1)", "Fewer seats"),
+        Binding("escape", "leave", N_("Leave the queue")),
+        Binding("e", "edition", N_("Edition")),
+        Binding("plus,equals_sign", "seats(1)", N_("More seats")),
+        Binding("minus", "seats(-1)", N_("Fewer seats")),
     ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label("Play now", id="queue-title")
+            yield Label(_("Play now"), id="queue-title")
             yield Static(id="queue-text", markup=False)
             yield Static(id="queue-all", markup=False)
         yield KeysFooter()

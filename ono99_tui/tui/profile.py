@@ -17,6 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
 from .. import text as words
+from ..i18n import N_
+from ..i18n import gettext as _
 from .model import Model
 from .playnow import QueueScreen
 from .screens import TableScreen
@@ -31,7 +33,7 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024  # a fetched record is refused beyond this si
 class ProfileScreen(ModalScreen[None]):
     """Someone's profile (``name``; None: mine). Enter on a recent game replays it."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("enter", "replay", "Replay the game")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("enter", "replay", N_("Replay the game"))]
 
     def __init__(self, name: str | None = None) -> None:
         super().__init__()
@@ -39,16 +41,16 @@ class ProfileScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="profile"):
-            yield Label("Profile: loading…", id="profile-title")
+            yield Label(_("Profile: loading…"), id="profile-title")
             yield Static(id="profile-editions", markup=False)
             yield Static(id="profile-history-text", markup=False)
             yield Sparkline([], id="profile-history")
-            yield Label("Recent games (Enter: replay)")
+            yield Label(_("Recent games (Enter: replay)"))
             yield DataTable(id="profile-games", cursor_type="row")
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("game", "edition", "when", "place", "players")
+        self.query_one(DataTable).add_columns(_("game"), _("edition"), _("when"), _("place"), _("players"))
         app: Any = self.app
         app.model.profile = None
         message: dict[str, Any] = {"t": "profile"}
@@ -61,28 +63,32 @@ class ProfileScreen(ModalScreen[None]):
         profile = model.profile
         if profile is None:
             return
-        self.query_one("#profile-title", Label).update(Text(f"Profile of {profile['name']}"))
+        self.query_one("#profile-title", Label).update(Text(_("Profile of {name}").format(name=profile["name"])))
         lines = Text()
         for row in profile["editions"]:
             rate = "–" if row["win_rate"] is None else f"{100 * row['win_rate']:.0f}%"
-            lines.append(f"{row['edition']}: rating {row['rating']:.2f}"
-                         f"{' (provisional)' if row['provisional'] else ''} · "
-                         f"{words.count(row['games'], '{n} game', '{n} games')} · "
-                         f"{words.count(row['wins'], '{n} win', '{n} wins')} · win rate {rate}\n")
+            rating = (_("{edition}: rating {rating} (provisional)") if row["provisional"]
+                      else _("{edition}: rating {rating}")).format(edition=row["edition"],
+                                                                     rating=f"{row['rating']:.2f}")
+            lines.append(f"{rating} · {words.count(row['games'], '{n} game', '{n} games')} · "
+                         f"{words.count(row['wins'], '{n} win', '{n} wins')} · "
+                         + _("win rate {rate}").format(rate=rate) + "\n")
         if not profile["editions"]:
-            lines.append("No rated games yet: press p in the lobby to play now.\n")
+            lines.append(_("No rated games yet: press p in the lobby to play now.") + "\n")
         self.query_one("#profile-editions", Static).update(lines)
         history = profile["history"]
         shown = " → ".join(f"{h['rating']:.2f}" for h in history[-6:])
         self.query_one("#profile-history-text", Static).update(
-            Text(f"Rating history, {words.count(len(history), 'the last game', 'the last {n} games')}: {shown}"
-                 if history else "No rating history yet."))
+            Text(_("Rating history, {games}: {ratings}").format(
+                games=words.count(len(history), "the last game", "the last {n} games"), ratings=shown)
+                 if history else _("No rating history yet.")))
         self.query_one(Sparkline).data = [float(h["rating"]) for h in history]
         grid = self.query_one(DataTable)
         grid.clear()
         for game in profile["recent"]:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game["at"]))
-            place = f"{game['place']}{' (won)' if game['won'] else ''}{'' if game['credited'] else ' (away)'}"
+            place = str(game["place"]) + (" " + _("(won)") if game["won"] else "") + \
+                ("" if game["credited"] else " " + _("(away)"))
             grid.add_row(str(game["game"]), game["edition"], when, place, Text(", ".join(game["players"])),
                          key=str(game["game"]))
 
@@ -107,10 +113,11 @@ def open_record(app: Ono99App, message: dict[str, Any]) -> None:
         unpacker = zlib.decompressobj()
         text = unpacker.decompress(message["record"], MAX_RECORD_BYTES)
         if unpacker.unconsumed_tail:
-            raise ValueError("the record is too large")
-        steps = replay_steps(json.loads(text), f"Replay of game {message['game']}")
+            raise ValueError(_("the record is too large"))
+        steps = replay_steps(json.loads(text), _("Replay of game {game}").format(game=message["game"]))
     except Exception as exc:  # a record this app cannot read: say so, keep going
-        app.notify(f"Cannot replay game {message.get('game')}: {exc}", severity="error")
+        app.notify(_("Cannot replay game {game}: {error}").format(game=message.get("game"), error=exc),
+                   severity="error", markup=False)
         return
     app.push_screen(ServerReplayScreen(steps))
 
