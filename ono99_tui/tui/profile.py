@@ -80,7 +80,8 @@ class ProfileScreen(ModalScreen[None]):
         shown = " → ".join(f"{h['rating']:.2f}" for h in history[-6:])
         self.query_one("#profile-history-text", Static).update(
             Text(_("Rating history, {games}: {ratings}").format(
-                games=words.count(len(history), "the last game", "the last {n} games"), ratings=shown)
+                games=_("the last game") if len(history) == 1
+                else words.count(len(history), "the last {n} game", "the last {n} games"), ratings=shown)
                  if history else _("No rating history yet.")))
         self.query_one(Sparkline).data = [float(h["rating"]) for h in history]
         grid = self.query_one(DataTable)
