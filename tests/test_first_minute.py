@@ -566,7 +566,7 @@ async def test_a_knockout_summary_replaced_as_it_opens_draws_nothing() -> None:
     """The game ends the moment you are knocked out: the summary is put up and replaced at once."""
     from ono99_tui.tui.model import KnockOut
 
-    app = make_app(local=True, name="Ada", bot_delay=5)
+    app = make_app(local=True, name="Ada", bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                          "the table")

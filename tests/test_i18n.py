@@ -30,6 +30,7 @@ from ono99_tui.i18n import (
     language_from_ssh_env,
     using,
 )
+from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import MESSAGES, render, render_message_reason
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.screens import (
@@ -254,6 +255,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("name_taken", "looks_like_keyed"): {"name", "existing"},
         ("clock_ran_out", None): {"name", "bot", "card"},
         ("bad_name", "length"): {"limit"}, ("bad_name", "table_length"): {"limit"},
+        ("no_player", None): {"name"}, ("no_record", None): {"game"},
     }
     for key, template_text in MESSAGES.items():
         used = {f.strip("{}") for f in FIELD.findall(template_text)}
@@ -322,7 +324,7 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 @pytest.mark.parametrize("lang", list(LANGUAGES))
 async def test_the_local_games_screens_fit_80_by_24_in_every_language(lang: str) -> None:
-    app = make_app(local=True, name="Ada", bot_delay=0)
+    app = make_app(local=True, name="Ada", bot_delay=0, local_game=open_local_game)
     with using(lang):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
@@ -401,7 +403,7 @@ async def test_ssh_players_each_get_the_language_their_client_sends(tmp_path: Pa
         for player in (ada, bob, eve):
             await player.until_screen(LobbyScreen, "the lobby")
         await ada.until_shown(b"Rangliste", "the German lobby")
-        await bob.until_shown("Bảng xếp hạng".encode(), "the Vietnamese lobby")
+        await bob.until_shown("Xếp hạng".encode(), "the Vietnamese lobby")
         await eve.until_shown(b"Leaderboard", "an English lobby: only LANG and LC_* are read")
         assert b"Rangliste" not in bob.output and b"Rangliste" not in eve.output
         for player in (ada, bob, eve):
@@ -430,7 +432,8 @@ async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
     from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings
 
     monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path))
-    app = make_app(local=True, name="Ada", bot_delay=5, settings=Settings(hint_seen=True))
+    app = make_app(local=True, name="Ada", bot_delay=5, settings=Settings(hint_seen=True),
+                   local_game=open_local_game)
     with using("en"):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")

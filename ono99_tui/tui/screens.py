@@ -821,8 +821,8 @@ class LobbyScreen(ModelScreen):
         Binding("p", "play_now", N_("Play now")),
         Binding("n", "new_table", N_("New table")),
         Binding("j,enter", "join", N_("Join")),
-        Binding("s", "spectate", N_("Watch")),
-        Binding("i", "invite", N_("Invite")),
+        Binding("s", "spectate", N_("Watch"), show=False),  # s and i: the hint line under the tables tells them
+        Binding("i", "invite", N_("Invite"), show=False),
         Binding("b", "leaderboard", N_("Leaderboard")),
         Binding("c", "focus_chat", N_("Chat"), show=False),
         Binding("escape", "focus_tables", N_("Tables"), show=False),
