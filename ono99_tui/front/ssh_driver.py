@@ -41,6 +41,8 @@ from textual.filter import Monochrome, NoColor
 from textual.geometry import Size
 from textual.message import Message
 
+from ..i18n import gettext as _
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -261,7 +263,8 @@ class ChannelDriver(Driver):
     def open_url(self, url: str, new_tab: bool = True) -> None:
         """Refused: it would open a browser on the server."""
         log.info("refused to open a URL for an SSH session")
-        self._app.notify(f"Open this link on your own machine: {url}", title="Link", markup=False, timeout=15)
+        self._app.notify(_("Open this link on your own machine: {url}").format(url=url), title=_("Link"), markup=False,
+                         timeout=15)
 
     def deliver_binary(self, binary: BinaryIO | TextIO, *, delivery_key: str, save_path: Path,
                        open_method: Literal["browser", "download"] = "download", encoding: str | None = None,
@@ -271,7 +274,7 @@ class ChannelDriver(Driver):
         with contextlib.suppress(Exception):
             binary.close()
         self._app.post_message(events.DeliveryFailed(
-            delivery_key, PermissionError("files are not saved on the server for an SSH session"), name))
+            delivery_key, PermissionError(_("files are not saved on the server for an SSH session")), name))
 
 
 # --- sharing the process ---------------------------------------------------------------------------
