@@ -15,6 +15,7 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
+from ono99_tui.tui.widgets import KeysFooter
 from server import Server, ServerConfig
 from server.history import history_messages
 from tests.relay import Relay
@@ -265,6 +266,9 @@ async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(t
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
             await cy.send({"t": "start"})
             await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] >= 4, "moves")
+            footer = app.screen.query_one(KeysFooter)
+            shown = {entry.key for entry in footer._entries}
+            assert "enter" not in shown and "d" not in shown, shown  # a spectator has nothing to play or draw
             await server.close()
             server = Server(config)
             await server.start()

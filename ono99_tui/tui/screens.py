@@ -185,6 +185,9 @@ class TableScreen(ModelScreen):
             table = self.ono.model.table or {}
             host = table.get("host") == self.ono.model.my_name or self.ono.local
             return host and table.get("status") == ("waiting" if action == "start" else "finished")
+        if action in ("play_selected", "draw"):  # a spectator has no cards to play or draw
+            view = self.ono.model.view
+            return view is not None and view.get("seat") is not None
         return True
 
     def _tick(self) -> None:
@@ -215,7 +218,7 @@ class TableScreen(ModelScreen):
         self.query_one(TotalLabel).show(model)
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
-        keys = (table.get("status"), table.get("host"))
+        keys = (table.get("status"), table.get("host"), view.get("seat") if view else None)
         if keys != self._bindings_for:
             self._bindings_for = keys
             self.refresh_bindings()
