@@ -715,7 +715,7 @@ async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_p
 
 # --- Textual internals this relies on -------------------------------------------------------------
 def test_the_textual_internals_the_ssh_front_relies_on() -> None:
-    """Fails loudly when a Textual release moves what server/ssh_driver.py adapts; pyproject pins
+    """Fails loudly when a Textual release moves what ono99_tui/front/ssh_driver.py adapts; pyproject pins
     the minor version, and this names what to re-check before raising the pin."""
     assert textual.__version__.startswith("8.2."), textual.__version__
     assert getattr(textual_app.redirect_stdout, "ono99_guard", False), "App runs still redirect sys.stdout by name"
