@@ -225,6 +225,11 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "her table")
             table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+            table_chat = app.screen.query_one("#chat", RichLog)
+            await bo.send({"t": "chat", "scope": "lobby", "text": "anyone for a game?"})
+            marked = "Lobby · Bo: anyone for a game?"
+            await wait_until(pilot, lambda: any(line.text == marked for line in table_chat.lines),
+                             "a lobby line at the table, marked as the lobby's")
             await bo.send({"t": "spectate", "table": table.id})
             await wait_until(pilot, lambda: "Bo" in app.model.table["watchers"], "Bo watching")  # type: ignore[index]
             await pilot.press("m")

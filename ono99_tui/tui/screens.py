@@ -270,6 +270,8 @@ class TableScreen(ModelScreen):
         lines = []
         for entry in list(model.chat)[-fresh:] if fresh > 0 else []:
             line = Text()
+            if entry.scope == "lobby":  # the lobby's lines reach the table too: say where they were said
+                line.append(_("Lobby") + " · ", style="dim")
             line.append(Text(entry.sender, style="bold"))
             line.append(": ")
             line.append(Text(entry.text))
