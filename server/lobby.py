@@ -127,12 +127,11 @@ class Lobby:
                                 f"{message['version']}; update the client", fatal=True,
                                 params={"server": PROTOCOL_VERSION, "client": str(message["version"])[:20]})
 
-
     def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
         """A hello accepted on ``connection`` (whose ``identity`` is proven, or None for a guest): the
         player with that key comes back (to their seat, if they have one), a guest with a valid
-        resume token likewise, anyone else enters under a name they may have."""
-        self.check_version(message)
+        resume token likewise, anyone else enters under a name they may have. The connection checked
+        the hello's version before anything else (``check_version``)."""
         identity = connection.identity
         member = self.by_identity.get(identity) if identity is not None else None
         resume = message.get("resume")
