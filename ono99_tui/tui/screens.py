@@ -40,6 +40,7 @@ from .widgets import (
     SeatsView,
     StatusLine,
     TotalLabel,
+    put_up_while_closing,
     show_text,
 )
 
@@ -156,7 +157,7 @@ class TableScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         for log in self.query(RichLog):
             log.can_focus = False  # arrows and digits belong to the hand
@@ -470,7 +471,7 @@ class GameOverScreen(ModalScreen[str | None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         for key, label, choice in self.steps:
             self._bindings.bind(key, f"choose('{choice}')", label)
@@ -559,7 +560,7 @@ class KnockOutScreen(ModalScreen[str | None]):
                    if seat.get("kind") == "human" and i < len(active) and active[i] and i != view.get("seat"))
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         if self.offer_fast:
             self._bindings.bind("f", "fast", N_("Fast-forward"))
@@ -599,7 +600,7 @@ class HintScreen(ModalScreen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         self.query_one("#ok", Button).focus()
 
@@ -728,7 +729,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         self._show_rows()
         self.set_focus(self.query_one("#start", Button))  # Enter starts the game shown
@@ -859,7 +860,7 @@ class LobbyScreen(ModelScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         self.query_one("#lobby-chat", RichLog).can_focus = False
         self.refresh_model(self.ono.model)
@@ -1041,7 +1042,7 @@ class LeaderboardScreen(ModalScreen[None]):
         await super().action_dismiss(result)
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         grid = self.query_one(DataTable)
         grid.add_columns(_("player"), _("rating"), _("wins"), _("games"))

@@ -15,7 +15,7 @@ from textual.widgets import Button, Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from .widgets import KeysFooter
+from .widgets import KeysFooter, put_up_while_closing
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -40,7 +40,7 @@ class ConfirmScreen(ModalScreen[bool]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         self.query_one("#no", Button).focus()  # Enter keeps you where you are
 

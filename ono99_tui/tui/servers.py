@@ -21,7 +21,7 @@ from ..i18n import gettext as _
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
 from .model import status_word
-from .widgets import KeysFooter
+from .widgets import KeysFooter, put_up_while_closing
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address
 NOTHING_FOUND = N_("No ONO 99 server found on this network yet (still looking). Type an address below "
@@ -75,7 +75,7 @@ class ServersScreen(Screen[tuple[str, int]]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None or not self.children:  # the app ended while the screen was put up
+        if put_up_while_closing(self):
             return
         grid = self.query_one("#servers", DataTable)
         grid.add_columns(_("server"), _("address"), _("tables"), _("free seats"), "ssh")

@@ -10,6 +10,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.screen import Screen
 from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Static
@@ -313,6 +314,12 @@ class FooterEntry(NamedTuple):
     display: str
     description: str
     enabled: bool
+
+
+def put_up_while_closing(screen: Screen[Any]) -> bool:
+    """Whether the app ended while ``screen`` was being put up: its widgets are going (or never
+    came), so its ``on_mount`` has nothing to set up."""
+    return screen.app.return_code is not None or not screen.children
 
 
 class KeysFooter(Widget, can_focus=False):
