@@ -23,6 +23,10 @@ from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
+# N_ marks a message for extraction without translating it: for texts defined before the language is
+# known (key bindings, constants, the core's words), translated with ``gettext`` where they are shown.
+from .core.words import N_
+
 DOMAIN = "ono99"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 ENGLISH = "en"
@@ -36,6 +40,7 @@ LANGUAGES: dict[str, str] = {
     "vi": "Tiếng Việt",
 }
 ENV_ORDER = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+__all__ = ["N_", "gettext", "ngettext", "pgettext"]
 
 
 
@@ -151,12 +156,6 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, told apart from the same English words by ``context``."""
     return translations(current_language()).pgettext(context, message)
-
-
-def N_(message: str) -> str:
-    """Marks a message for extraction without translating it: for texts defined before the
-    language is known (key bindings, constants), translated with ``gettext`` where they are shown."""
-    return message
 
 
 _ = gettext

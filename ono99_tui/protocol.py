@@ -16,6 +16,7 @@ from typing import Any
 
 import msgpack
 
+from .bots import BOT_LEVELS
 from .core.actions import Action
 from .core.cards import Card
 from .core.errors import MalformedActionError, OptionError
@@ -168,7 +169,7 @@ def _max_len(limit: int) -> Callable[[Any], str | None]:
     return lambda v: None if len(v) <= limit else f"must be at most {limit} characters"
 
 
-BOT_LEVEL_NAMES = ("random", "casual", "greedy", "strong")  # as ono99_tui.bots.BOT_LEVELS (a test checks)
+BOT_LEVEL_NAMES = tuple(BOT_LEVELS)  # the levels a client may ask for
 SCOPES = ("table", "lobby")
 
 # Client to server.

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, encode, options_from_wire
+from ono99_tui.bots import BOT_LEVELS
+from ono99_tui.protocol import ProtocolError, encode, options_from_wire
 
 from .ratings import bot_identity
 from .table import Status, Table
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
-FILL_PREFERENCE = ("greedy", "casual", "strong", "random")
-assert sorted(FILL_PREFERENCE) == sorted(BOT_LEVEL_NAMES)
+FILL_PREFERENCE = tuple(sorted(BOT_LEVELS, key=lambda name: BOT_LEVELS[name].fill_rank))
 
 
 @dataclass(slots=True)

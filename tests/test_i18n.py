@@ -34,7 +34,6 @@ from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import MESSAGES, render, render_message_reason
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.screens import (
-    BOT_DESCRIPTIONS,
     GameOverScreen,
     HelpScreen,
     LobbyScreen,
@@ -130,7 +129,10 @@ def test_the_template_holds_exactly_the_messages_of_the_code(tmp_path: Path) -> 
 def test_bot_level_descriptions_are_in_the_catalog_as_the_bots_say_them() -> None:
     from ono99_tui.bots import BOT_LEVELS
 
-    assert sorted(BOT_DESCRIPTIONS) == sorted(level.description for level in BOT_LEVELS.values())
+    ids = {message.id for message in template()}
+    assert {level.description for level in BOT_LEVELS.values()} <= ids
+    with using("de"):
+        assert i18n.gettext(BOT_LEVELS["random"].description) != BOT_LEVELS["random"].description
 
 
 def test_plural_forms_follow_each_language() -> None:
@@ -452,7 +454,7 @@ def test_a_tables_rules_read_in_english_as_the_engine_sums_them_up_and_in_each_l
     from itertools import product
 
     from ono99_tui.core.options import TableOptions
-    from ono99_tui.tui.model import rules_summary
+    from ono99_tui.tui.labels import rules_summary
 
     cases = [("2022", {}), ("2022", {"eight_players": True, "manual_draw": True})]
     for scoring, win, zero, bust, sets in product(("tokens", "points"), ("last_standing", "lowest_score"),

@@ -18,7 +18,7 @@ from textual.widgets import Digits, Static
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.model import card_label
+from ono99_tui.tui.labels import card_label
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.screens import (
     GameOverScreen,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import Enum, IntEnum
 
 from .errors import MalformedActionError
+from .words import N_
 
 
 class Edition(Enum):
@@ -54,10 +55,23 @@ class Card(IntEnum):
         return card
 
     def label(self, edition: Edition = Edition.E2022) -> str:
-        """A human name, e.g. ``"7"``, ``"-10"``, ``"Reverse"``, ``"ONO 99"``."""
+        """A human name in English, e.g. ``"7"``, ``"−10"``, ``"Reverse"``, ``"ONO 99"`` (``"O'NO 99"`` in
+        1980): every layer names cards so, a player's screen in their language (``gettext`` of it)."""
         if self is Card.ONO99 and edition is Edition.E1980:
             return "O'NO 99"
         return _LABELS[self]
+
+    @property
+    def short(self) -> str:
+        """At most three cells, as a card's face shows it: ``"7"``, ``"−10"``, ``"REV"``, ``"+2P"``, ``"99!"``."""
+        return _SHORT[self]
+
+    @property
+    def kind(self) -> str:
+        """What a card is, in a word readable without colour: ``number``, ``minus``, ``action`` or ``ono99``."""
+        if self.is_number:
+            return "number"
+        return "minus" if self is Card.MINUS_TEN else "ono99" if self is Card.ONO99 else "action"
 
 
 CODES: tuple[str, ...] = (
@@ -65,9 +79,11 @@ CODES: tuple[str, ...] = (
     "-10", "REV", "PLAY2", "DOUBLE", "HOLD", "ONO99",
 )
 _BY_CODE = {code: Card(i) for i, code in enumerate(CODES)}
+# The names of the cards (the minus is U+2212, as cards print it); the action cards' are translated where shown.
 _LABELS: tuple[str, ...] = (
-    *CODES[:11], "-10", "Reverse", "Play 2", "Double Play", "Hold", "ONO 99",
+    *CODES[:11], "−10", N_("Reverse"), N_("Play 2"), N_("Double Play"), N_("Hold"), "ONO 99",
 )
+_SHORT: tuple[str, ...] = (*CODES[:11], "−10", "REV", "+2P", "DBL", "HLD", "99!")
 
 # How many of each card kind a deck holds (docs/rules.md, both editions' card tables).
 DECK_COUNTS: dict[Edition, dict[Card, int]] = {

@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from .words import english
+
+
+class OptionName(str):
+    """An option's name (as records and the protocol spell it) among an ``OptionError``'s params."""
+
+    __slots__ = ()
+
 
 class OptionError(ValueError):
-    """Table options that are unknown, mistyped or do not fit together."""
+    """Table options that are unknown, mistyped or do not fit together.
+
+    ``template`` is the English text with ``{placeholders}`` (marked for the catalogs), ``params``
+    fill them; ``str()`` is the English text, ``say`` the text in a player's words.
+    """
+
+    def __init__(self, template: str, **params: str | int) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(self.say())
+
+    def say(self, translate: Callable[[str], str] = english, name: Callable[[str], str] = repr) -> str:
+        """The text through ``translate`` (e.g. ``gettext``), each option named by ``name`` (by default its
+        quoted name: ``'manual_draw'``)."""
+        values = {key: name(value) if isinstance(value, OptionName) else value for key, value in self.params.items()}
+        return translate(self.template).format(**values)
 
 
 class MalformedActionError(ValueError):

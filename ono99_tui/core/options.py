@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
 from .cards import Edition
-from .errors import OptionError
+from .errors import OptionError, OptionName
+from .words import N_, english
 
 
 class Scoring(Enum):
@@ -21,6 +22,14 @@ class PointsWin(Enum):
     LAST_STANDING = "last_standing"
     LOWEST_SCORE = "lowest_score"
 
+    @property
+    def words(self) -> str:
+        """In English, translated where shown: ``last standing``, ``lowest score``."""
+        return POINTS_WIN_WORDS[self]
+
+
+POINTS_WIN_WORDS = {PointsWin.LAST_STANDING: N_("last standing"), PointsWin.LOWEST_SCORE: N_("lowest score")}
+
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -28,6 +37,37 @@ MAX_PLAYERS_2022_BOX = 6
 POINTS_TARGET_RANGE = (1, 10_000)
 
 OPTIONS_1980_ONLY = ("bust_over_99", "ono99_on_zero", "ono99_sets_99", "out_at_zero_tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionWords:
+    """How people are told an option (in English, translated where shown): its ``title`` (a dialog's row,
+    an error), the ``switch`` label of a yes/no option in the new-game dialog, and its words in a table's
+    ``summary`` when it is on (None: the summary says it otherwise)."""
+
+    title: str
+    switch: str | None = None
+    summary: str | None = None
+
+
+# Every option's words, by its docs/rules.md name (in the order of TableOptions' fields).
+OPTION_WORDS: dict[str, OptionWords] = {
+    "bust_over_99": OptionWords(N_("Only going over 99 loses"), N_("Only going over 99 loses (99 is a legal total)"),
+                                N_("bust over 99")),
+    "ono99_on_zero": OptionWords(N_("O'NO 99 when the total ends in 0"),
+                                 N_("O'NO 99 playable when the total ends in 0"), N_("ono99 on zero")),
+    "ono99_sets_99": OptionWords(N_("O'NO 99 sets the total to 99"),
+                                 N_("O'NO 99 sets the total to 99 (needs the rule above it: only over 99 loses)"),
+                                 N_("ono99 sets 99")),
+    "manual_draw": OptionWords(N_("Manual draw"), N_("Manual draw: you draw yourself after playing; if the next "
+                                                     "player plays first, your draw is lost"), N_("manual draw")),
+    "scoring": OptionWords(N_("Scoring")),
+    "out_at_zero_tokens": OptionWords(N_("Out as soon as the last token is lost"),
+                                      N_("Out as soon as the last token is lost")),
+    "points_target": OptionWords(N_("Points target")),
+    "points_win": OptionWords(N_("Points win")),
+    "eight_players": OptionWords(N_("Up to 8 players"), N_("House rule: up to 8 players"), N_("eight players")),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,58 +87,48 @@ class TableOptions:
 
     def __post_init__(self) -> None:
         if not isinstance(self.edition, Edition):
-            raise OptionError(_allowed("edition", self.edition, [e.value for e in Edition]))
+            raise _allowed("edition", self.edition, [e.value for e in Edition])
         for name in ("bust_over_99", "ono99_on_zero", "ono99_sets_99", "manual_draw",
                      "out_at_zero_tokens", "eight_players"):
             if not isinstance(getattr(self, name), bool):
-                raise OptionError(_allowed(name, getattr(self, name), [True, False]))
+                raise _allowed(name, getattr(self, name), [True, False])
         if self.scoring is None:
             default = Scoring.ELIMINATION if self.edition is Edition.E2022 else Scoring.TOKENS
             object.__setattr__(self, "scoring", default)
         if not isinstance(self.scoring, Scoring):
-            raise OptionError(_allowed("scoring", self.scoring, [s.value for s in Scoring]))
+            raise _allowed("scoring", self.scoring, [s.value for s in Scoring])
         if not isinstance(self.points_win, PointsWin):
-            raise OptionError(_allowed("points_win", self.points_win, [p.value for p in PointsWin]))
+            raise _allowed("points_win", self.points_win, [p.value for p in PointsWin])
         low, high = POINTS_TARGET_RANGE
         if (not isinstance(self.points_target, int) or isinstance(self.points_target, bool)
                 or not low <= self.points_target <= high):
-            raise OptionError(
-                f"option 'points_target' must be a whole number from {low} to {high}, "
-                f"got {self.points_target!r}"
-            )
+            raise OptionError(N_("option {option} must be a whole number from {low} to {high}, got {value}"),
+                              option=OptionName("points_target"), low=low, high=high, value=repr(self.points_target))
         self._check_combination()
 
     def _check_combination(self) -> None:
         if self.edition is Edition.E2022:
             if self.scoring is not Scoring.ELIMINATION:
-                raise OptionError(
-                    f"option 'scoring' must be 'elimination' on a 2022 table, got "
-                    f"{self.scoring.value!r} (tokens and points are 1980 options)"  # type: ignore[union-attr]
-                )
+                raise OptionError(N_("option {option} must be 'elimination' on a 2022 table, got {value} "
+                                     "(tokens and points are 1980 options)"),
+                                  option=OptionName("scoring"), value=repr(self.scoring.value))  # type: ignore[union-attr]
             for name in OPTIONS_1980_ONLY:
                 if getattr(self, name):
-                    raise OptionError(
-                        f"option {name!r} belongs to the 1980 edition; on a 2022 table it "
-                        f"must be false"
-                    )
+                    raise OptionError(N_("option {option} belongs to the 1980 edition; on a 2022 table it must "
+                                         "be false"), option=OptionName(name))
         else:
             if self.scoring is Scoring.ELIMINATION:
-                raise OptionError(
-                    "option 'scoring' must be 'tokens' or 'points' on a 1980 table, got 'elimination'"
-                )
+                raise OptionError(N_("option {option} must be 'tokens' or 'points' on a 1980 table, got 'elimination'"),
+                                  option=OptionName("scoring"))
             if self.eight_players:
-                raise OptionError(
-                    "option 'eight_players' is a 2022 house rule; 1980 tables already seat 2 to 8"
-                )
+                raise OptionError(N_("option {option} is a 2022 house rule; 1980 tables already seat 2 to 8"),
+                                  option=OptionName("eight_players"))
         if self.ono99_sets_99 and not self.bust_over_99:
-            raise OptionError(
-                "option 'ono99_sets_99' requires 'bust_over_99': true (a total of 99 must be legal)"
-            )
+            raise OptionError(N_("option {option} requires {other} to be on (a total of 99 must be legal)"),
+                              option=OptionName("ono99_sets_99"), other=OptionName("bust_over_99"))
         if self.ono99_sets_99 and self.ono99_on_zero:
-            raise OptionError(
-                "options 'ono99_on_zero' and 'ono99_sets_99' cannot both be true: they are two "
-                "readings of the same card"
-            )
+            raise OptionError(N_("options {option} and {other} cannot both be on: they are two readings of the same "
+                                 "card"), option=OptionName("ono99_on_zero"), other=OptionName("ono99_sets_99"))
 
     # --- derived rules ---------------------------------------------------------------------
     @property
@@ -114,12 +144,12 @@ class TableOptions:
 
     def check_players(self, count: int) -> None:
         if not isinstance(count, int) or not MIN_PLAYERS <= count <= self.max_players:
-            hint = (" (up to 8 with option 'eight_players')"
-                    if self.edition is Edition.E2022 and not self.eight_players else "")
-            raise OptionError(
-                f"a {self.edition.value} table seats {MIN_PLAYERS} to {self.max_players} "
-                f"players{hint}, got {count!r}"
-            )
+            values: dict[str, str | int] = {"edition": self.edition.value, "low": MIN_PLAYERS,
+                                            "high": self.max_players, "count": repr(count)}
+            if self.edition is Edition.E2022 and not self.eight_players:
+                raise OptionError(N_("a {edition} table seats {low} to {high} players (up to 8 with option {option}), "
+                                     "got {count}"), option=OptionName("eight_players"), **values)
+            raise OptionError(N_("a {edition} table seats {low} to {high} players, got {count}"), **values)
 
     # --- conversion ------------------------------------------------------------------------
     def to_mapping(self) -> dict[str, Any]:
@@ -141,15 +171,14 @@ class TableOptions:
         try:
             ed = Edition(edition)
         except ValueError:
-            raise OptionError(_allowed("edition", edition, [e.value for e in Edition])) from None
+            raise _allowed("edition", edition, [e.value for e in Edition]) from None
         kwargs: dict[str, Any] = {}
         known = {f.name: f for f in fields(cls) if f.name != "edition"}
         for name, value in (options or {}).items():
             if name not in known:
                 if strict:
-                    raise OptionError(
-                        f"unknown option {name!r} (known options: {', '.join(known)})"
-                    )
+                    raise OptionError(N_("unknown option {name} (known options: {known})"), name=repr(name),
+                                      known=", ".join(known))
                 continue
             kwargs[name] = _convert(name, value)
         return cls(edition=ed, **kwargs)
@@ -158,24 +187,26 @@ class TableOptions:
     def option_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls) if f.name != "edition")
 
-    def summary(self) -> str:
-        """A short human summary, e.g. ``1980 · points to 100 (last standing) · manual draw``."""
+    def summary(self, say: Callable[[str], str] = english) -> str:
+        """A short human summary, e.g. ``1980 · points to 100 (last standing) · manual draw``; in a
+        player's language with ``say=gettext``."""
         parts = [self.edition.value]
         assert self.scoring is not None
         if self.scoring is Scoring.POINTS:
-            parts.append(f"points to {self.points_target} ({self.points_win.value.replace('_', ' ')})")
+            parts.append(say(N_("points to {target} ({win})")).format(target=self.points_target,
+                                                                        win=say(self.points_win.words)))
         elif self.scoring is Scoring.TOKENS:
-            parts.append("tokens" + (" (out at zero)" if self.out_at_zero_tokens else ""))
-        for name in ("bust_over_99", "ono99_on_zero", "ono99_sets_99", "manual_draw",
-                     "eight_players"):
-            if getattr(self, name):
-                parts.append(name.replace("_", " "))
+            parts.append(say(N_("tokens (out at zero)")) if self.out_at_zero_tokens else say(N_("tokens")))
+        for name, words in OPTION_WORDS.items():
+            if words.summary is not None and getattr(self, name):
+                parts.append(say(words.summary))
         return " · ".join(parts)
 
 
-def _allowed(name: str, value: object, allowed: list[Any]) -> str:
+def _allowed(name: str, value: object, allowed: list[Any]) -> OptionError:
     shown = ", ".join(repr(a) if isinstance(a, str) else str(a).lower() for a in allowed)
-    return f"option {name!r} must be one of {shown}; got {value!r}"
+    return OptionError(N_("option {option} must be one of {allowed}; got {value}"), option=OptionName(name),
+                       allowed=shown, value=repr(value))
 
 
 _ENUM_OPTIONS: dict[str, type[Enum]] = {"scoring": Scoring, "points_win": PointsWin}
@@ -189,7 +220,7 @@ def _convert(name: str, value: Any) -> Any:
         try:
             return enum_type(value)
         except ValueError:
-            raise OptionError(_allowed(name, value, [m.value for m in enum_type])) from None
+            raise _allowed(name, value, [m.value for m in enum_type]) from None
     return value
 
 
@@ -198,7 +229,7 @@ def parse_option_text(text: str) -> tuple[str, Any]:
     name, sep, raw = text.partition("=")
     name = name.strip()
     if not sep or not name:
-        raise OptionError(f"expected NAME=VALUE, got {text!r}")
+        raise OptionError(N_("expected NAME=VALUE, got {text}"), text=repr(text))
     raw = raw.strip()
     lowered = raw.lower()
     value: Any

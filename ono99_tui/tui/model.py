@@ -9,70 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import text as words
-from ..i18n import N_
 from ..i18n import gettext as _
 from ..reasons import render_message_reason, unplayable_reason
+from .labels import card_label
 
-CARD_LABELS = {
-    "REV": N_("Reverse"), "PLAY2": N_("Play 2"), "DOUBLE": N_("Double Play"), "HOLD": N_("Hold"), "ONO99": "ONO 99",
-    "-10": "−10",
-}  # translated where shown (card_label)
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
-CARD_SHORT = {"REV": "REV", "PLAY2": "+2P", "DOUBLE": "DBL", "HOLD": "HLD", "ONO99": "99!", "-10": "−10"}
 LOG_LINES = 200
-
-
-def card_label(code: str, edition: str = "2022") -> str:
-    if code == "ONO99" and edition == "1980":
-        return "O'NO 99"
-    if code == "ONO99x4":
-        return _("four ONO 99")
-    if code == "draw":
-        return _("draw")
-    return _(CARD_LABELS[code]) if code in CARD_LABELS else code
-
-
-STATUS_WORDS = {"waiting": N_("waiting"), "playing": N_("playing"), "finished": N_("finished")}
-
-
-def status_word(status: str) -> str:
-    """A table's status (as the server names it) in the player's language."""
-    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
-
-
-RULE_WORDS = {  # the options' words in a table's summary (TableOptions.summary says them in English)
-    "bust_over_99": N_("bust over 99"), "ono99_on_zero": N_("ono99 on zero"), "ono99_sets_99": N_("ono99 sets 99"),
-    "manual_draw": N_("manual draw"), "eight_players": N_("eight players"),
-}
-POINTS_WIN_WORDS = {"last_standing": N_("last standing"), "lowest_score": N_("lowest score")}
-
-
-def rules_summary(info: dict[str, Any]) -> str:
-    """A table's rules in a few words, in the player's language, e.g. "1980 · tokens · manual draw";
-    from its ``edition`` and ``options`` (the server's English ``summary`` when they are missing)."""
-    edition, options = info.get("edition"), info.get("options")
-    if not isinstance(edition, str) or not isinstance(options, dict):
-        return str(info.get("summary", ""))
-    parts = [edition]
-    if options.get("scoring") == "points":
-        win = options.get("points_win")
-        parts.append(_("points to {target} ({win})").format(
-            target=options.get("points_target"), win=_(POINTS_WIN_WORDS[win]) if win in POINTS_WIN_WORDS else win))
-    elif options.get("scoring") == "tokens":
-        parts.append(_("tokens (out at zero)") if options.get("out_at_zero_tokens") else _("tokens"))
-    parts += [_(words) for name, words in RULE_WORDS.items() if options.get(name)]
-    return " · ".join(parts)
-
-
-def card_kind(code: str) -> str:
-    """A word for what a card is, readable without colour."""
-    if code in ("REV", "PLAY2", "DOUBLE", "HOLD"):
-        return "action"
-    if code == "-10":
-        return "minus"
-    if code == "ONO99":
-        return "ono99"
-    return "number"
 
 
 @dataclass(slots=True)

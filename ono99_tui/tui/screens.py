@@ -27,9 +27,11 @@ from textual.widgets import (
 
 from .. import text as words
 from ..bots import BOT_LEVELS
+from ..core.options import OPTION_WORDS, PointsWin
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
-from .model import KnockOut, Model, card_label, rules_summary, status_word
+from .labels import card_label, option_problem, rules_summary, status_word
+from .model import KnockOut, Model
 from .rules_text import help_markdown
 from .widgets import (
     Banner,
@@ -627,30 +629,11 @@ class HelpScreen(ModalScreen[None]):
 
 
 # --- new game ---------------------------------------------------------------------------------------------
-BOOL_OPTIONS = [  # (option, label, the edition it belongs to or "" for both)
-    ("manual_draw", N_("Manual draw: you draw yourself after playing; if the next player plays first, "
-                       "your draw is lost"), ""),
-    ("eight_players", N_("House rule: up to 8 players"), "2022"),
-    ("bust_over_99", N_("Only going over 99 loses (99 is a legal total)"), "1980"),
-    ("ono99_on_zero", N_("O'NO 99 playable when the total ends in 0"), "1980"),
-    ("ono99_sets_99", N_("O'NO 99 sets the total to 99 (needs the rule above it: only over 99 loses)"), "1980"),
-    ("out_at_zero_tokens", N_("Out as soon as the last token is lost"), "1980"),
+BOOL_OPTIONS = [  # (option, its switch's label (core/options.py's OPTION_WORDS), the edition it belongs to or "")
+    (name, OPTION_WORDS[name].switch or OPTION_WORDS[name].title, only) for name, only in (
+        ("manual_draw", ""), ("eight_players", "2022"), ("bust_over_99", "1980"), ("ono99_on_zero", "1980"),
+        ("ono99_sets_99", "1980"), ("out_at_zero_tokens", "1980"))
 ]  # labels translated where shown
-OPTION_LABELS = {
-    "manual_draw": N_("Manual draw"), "eight_players": N_("Up to 8 players"),
-    "bust_over_99": N_("Only going over 99 loses"),
-    "ono99_on_zero": N_("O'NO 99 when the total ends in 0"), "ono99_sets_99": N_("O'NO 99 sets the total to 99"),
-    "out_at_zero_tokens": N_("Out as soon as the last token is lost"), "scoring": N_("Scoring"),
-    "points_target": N_("Points target"), "points_win": N_("Points win"),
-}
-
-
-def readable_problem(text: str) -> str:
-    """An option error as the dialog's words: option names become the labels shown."""
-    for name, label in OPTION_LABELS.items():
-        text = text.replace(f"'{name}'", f"\u201c{_(label)}\u201d")
-    text = text.replace("option \u201c", "\u201c").replace("options \u201c", "\u201c")
-    return text.replace("\u201d: true", "\u201d on")
 
 
 class NewGameScreen(ModalScreen[dict[str, Any] | None]):
@@ -697,18 +680,18 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                     yield Select([(f"{lv.name}: {_(lv.description)}", lv.name) for lv in BOT_LEVELS.values()],
                                  value=level if level in BOT_LEVELS else "greedy", allow_blank=False, id="bot_level")
                 with Horizontal(classes="row only-1980"):
-                    yield Label(_("Scoring"))
+                    yield Label(_(OPTION_WORDS["scoring"].title))
                     scoring = self._last("scoring", "tokens")
                     yield Select([(_("tokens (3 each)"), "tokens"), (_("points"), "points")],
                                  value=scoring if scoring in ("tokens", "points") else "tokens",
                                  allow_blank=False, id="scoring")
                 with Horizontal(classes="row only-1980 only-points"):
-                    yield Label(_("Points target"))
+                    yield Label(_(OPTION_WORDS["points_target"].title))
                     yield Input(str(self._last("points_target", 100)), id="points_target", type="integer")
                 with Horizontal(classes="row only-1980 only-points"):
-                    yield Label(_("Points win"))
+                    yield Label(_(OPTION_WORDS["points_win"].title))
                     win = self._last("points_win", "last_standing")
-                    yield Select([(_("last standing"), "last_standing"), (_("lowest score"), "lowest_score")],
+                    yield Select([(_(way.words), way.value) for way in PointsWin],
                                  value=win if win in ("last_standing", "lowest_score") else "last_standing",
                                  allow_blank=False, id="points_win")
                 for name, label, only in BOOL_OPTIONS:
@@ -803,8 +786,11 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
             if not self.local and message["bots"] > message["seats"] - 1:
                 raise ValueError(_("{players} leave room for at most {bots}").format(
                     players=words.players(message["seats"]), bots=words.bots(message["seats"] - 1)))
-        except (OptionError, ValueError) as exc:
-            self.query_one("#problem", Static).update(Text(readable_problem(str(exc))))
+        except OptionError as exc:
+            self.query_one("#problem", Static).update(Text(option_problem(exc)))
+            return
+        except ValueError as exc:
+            self.query_one("#problem", Static).update(Text(str(exc)))
             return
         self._remember(message)
         self.dismiss(message)
@@ -815,13 +801,6 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
 
 
 # --- lobby -------------------------------------------------------------------------------------------------
-# the bot levels' descriptions (ono99_tui/bots/levels.py), for the catalogs: shown translated in the new-game dialog
-BOT_DESCRIPTIONS = [
-    N_("Plays any legal card at random."),
-    N_("Plays a random number that fits and keeps escape cards until none does."),
-    N_("Plays its biggest safe number and saves escape cards for emergencies."),
-    N_("Counts cards and looks ahead over the possible hidden hands."),
-]
 class LobbyScreen(ModelScreen):
     BINDINGS = [
         Binding("p", "play_now", N_("Play now")),

@@ -20,7 +20,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
-from .model import status_word
+from .labels import status_word
 from .widgets import KeysFooter, put_up_while_closing
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address

@@ -17,7 +17,8 @@ from textual.widgets import Static
 
 from .. import text as words
 from ..i18n import gettext as _
-from .model import CARD_SHORT, Model, card_kind, card_label
+from .labels import card_kind, card_label, card_short
+from .model import Model
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -25,11 +26,11 @@ if TYPE_CHECKING:
 
 def card_face(code: str, edition: str) -> tuple[str, str]:
     """The big text and the small word of a card."""
-    big = CARD_SHORT.get(code, code)
+    big = card_short(code)
     small = {"number": "", "minus": _("minus"), "action": card_label(code, edition).lower(),
              "ono99": _("stuck")}[card_kind(code)]
     if code == "ONO99":
-        small = "O'NO 99" if edition == "1980" else "ONO 99"
+        small = card_label(code, edition)
     return big, small
 
 

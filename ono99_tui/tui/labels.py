@@ -1,0 +1,79 @@
+"""The cards', the options' and the tables' words on a player's screen: the core's English words
+(``Card.label``, ``TableOptions.summary``, ``OPTION_WORDS``) in the player's language."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.cards import Card, Edition
+from ..core.errors import MalformedActionError, OptionError
+from ..core.options import OPTION_WORDS, TableOptions
+from ..i18n import N_
+from ..i18n import gettext as _
+
+
+def _card(code: str) -> Card | None:
+    try:
+        return Card.from_code(code)
+    except MalformedActionError:
+        return None
+
+
+def _edition(edition: str) -> Edition:
+    return Edition.E1980 if edition == Edition.E1980.value else Edition.E2022
+
+
+def card_label(code: str, edition: str = "2022") -> str:
+    """A card's name by its code (``Card.label``) in the player's language; also ``ONO99x4`` (the four
+    ONO 99 discarded together) and ``draw``. An unknown code is shown as it is."""
+    if code == "ONO99x4":
+        return _("four ONO 99")
+    if code == "draw":
+        return _("draw")
+    card = _card(code)
+    return code if card is None else _(card.label(_edition(edition)))
+
+
+def card_short(code: str) -> str:
+    """A card's face in at most three cells (``Card.short``)."""
+    card = _card(code)
+    return code if card is None else card.short
+
+
+def card_kind(code: str) -> str:
+    """A word for what a card is, readable without colour (``Card.kind``)."""
+    card = _card(code)
+    return "number" if card is None else card.kind
+
+
+STATUS_WORDS = {"waiting": N_("waiting"), "playing": N_("playing"), "finished": N_("finished")}
+
+
+def status_word(status: str) -> str:
+    """A table's status (as the server names it) in the player's language."""
+    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+
+
+def rules_summary(info: Mapping[str, Any]) -> str:
+    """A table's rules in a few words, in the player's language, e.g. "1980 · tokens · manual draw": the
+    engine's summary (``TableOptions.summary``) of its ``edition`` and ``options``; the server's English
+    ``summary`` when they are missing or do not make a table's options."""
+    edition, options = info.get("edition"), info.get("options")
+    if not isinstance(edition, str) or not isinstance(options, dict):
+        return str(info.get("summary", ""))
+    try:
+        return TableOptions.from_mapping(edition, options, strict=False).summary(_)
+    except (OptionError, TypeError):
+        return str(info.get("summary", ""))
+
+
+def option_title(name: str) -> str:
+    """An option's name as the new-game dialog labels it, in the player's language and in quotes."""
+    words = OPTION_WORDS.get(name)
+    return "\u201c" + (_(words.title) if words is not None else name) + "\u201d"
+
+
+def option_problem(error: OptionError) -> str:
+    """An option error from the engine in the player's language, naming options as the dialog does."""
+    return error.say(_, option_title)

@@ -1,0 +1,154 @@
+"""Card labels, option words and bot levels each live in one place (the core, the bots), which every
+layer reads: the screens say them in the player's language, the protocol accepts what the bots are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.pofile import read_po
+from textual.widgets import Button, Select, Static, Switch
+
+from ono99_tui import i18n
+from ono99_tui.bots import BOT_LEVELS
+from ono99_tui.core.cards import Card, Edition
+from ono99_tui.core.errors import OptionError
+from ono99_tui.core.options import OPTION_WORDS, PointsWin, TableOptions, parse_option_text
+from ono99_tui.i18n import LANGUAGES, using
+from ono99_tui.local_game import open_local_game
+from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, validate
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.labels import card_kind, card_label, card_short, option_problem, rules_summary
+from ono99_tui.tui.screens import NewGameScreen, TableScreen
+from ono99_tui.tui.widgets import card_face
+from tests.test_tui import wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def template_ids() -> set[str]:
+    with (ROOT / "ono99_tui" / "locale" / "ono99.pot").open("rb") as f:
+        return {m.id for m in read_po(f) if isinstance(m.id, str) and m.id}
+
+
+# --- cards ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_every_cards_label_on_screen_is_the_cores_label_in_the_players_language(lang: str) -> None:
+    with using(lang):
+        for edition in Edition:
+            for card in Card:
+                assert card_label(card.code, edition.value) == i18n.gettext(card.label(edition))
+
+
+def test_the_action_cards_names_are_translated_from_the_cores_words() -> None:
+    assert {Card.REVERSE.label(), Card.PLAY2.label(), Card.DOUBLE.label(), Card.HOLD.label()} <= template_ids()
+    with using("de"):
+        assert card_label("DOUBLE", "1980") == "Doppelzug" and card_label("REV") == "Umkehr"
+    assert card_label("DOUBLE", "1980") == "Double Play"  # the core's words, not a second English name
+    assert card_label("ONO99", "1980") == "O'NO 99" and card_label("ONO99") == "ONO 99"
+    assert card_label("-10") == "\u221210"
+
+
+def test_a_cards_face_and_kind_are_the_cores() -> None:
+    for card in Card:
+        assert card_short(card.code) == card.short and card_kind(card.code) == card.kind
+        assert card_face(card.code, "2022")[0] == card.short
+        assert len(card.short) <= 3
+    assert card_face("ONO99", "1980")[1] == Card.ONO99.label(Edition.E1980)
+
+
+# --- options ----------------------------------------------------------------------------------------------------
+def test_every_option_has_its_words_in_the_core_and_in_the_catalogs() -> None:
+    assert tuple(OPTION_WORDS) == TableOptions.option_names()
+    texts = {text for words in OPTION_WORDS.values() for text in (words.title, words.switch, words.summary) if text}
+    texts |= {way.words for way in PointsWin}
+    assert texts <= template_ids()
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_a_tables_summary_on_screen_is_the_engines_summary_in_the_players_language(lang: str) -> None:
+    options = TableOptions.from_mapping("1980", {"scoring": "points", "points_win": "lowest_score",
+                                                 "bust_over_99": True, "manual_draw": True})
+    info = {"edition": "1980", "options": options.to_mapping(), "summary": options.summary()}
+    with using(lang):
+        assert rules_summary(info) == options.summary(i18n.gettext)
+        if lang != "en":
+            assert rules_summary(info) != options.summary()
+    assert rules_summary({"summary": "as the server says"}) == "as the server says"
+    assert rules_summary({"edition": "1980", "options": {"scoring": "nonsense"}, "summary": "old"}) == "old"
+
+
+def test_an_option_error_names_its_options_in_english_by_name_and_on_screen_by_title() -> None:
+    with pytest.raises(OptionError) as caught:
+        TableOptions.from_mapping("1980", {"ono99_sets_99": True})
+    error = caught.value
+    assert str(error) == "option 'ono99_sets_99' requires 'bust_over_99' to be on (a total of 99 must be legal)"
+    assert error.template in template_ids()
+    with using("en"):
+        assert option_problem(error) == ("option \u201cO'NO 99 sets the total to 99\u201d requires "
+                                         "\u201cOnly going over 99 loses\u201d to be on (a total of 99 must be legal)")
+    with using("de"):
+        german = option_problem(error)
+    assert german.startswith("die Option \u201c") and "_" not in german
+
+
+def test_every_option_error_template_is_in_the_catalogs() -> None:
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("2022", {"colour": 1}), ("2022", {"manual_draw": "yes"}), ("2022", {"scoring": "tokens"}),
+        ("2022", {"bust_over_99": True}), ("1980", {"scoring": "elimination"}), ("1980", {"eight_players": True}),
+        ("1980", {"ono99_sets_99": True}), ("1980", {"points_target": 0}), ("1980", {"points_win": "x"}),
+        ("1980", {"bust_over_99": True, "ono99_sets_99": True, "ono99_on_zero": True}), ("1970", {}),
+    ]
+    templates = set()
+    for edition, options in cases:
+        with pytest.raises(OptionError) as caught:
+            TableOptions.from_mapping(edition, options)
+        templates.add(caught.value.template)
+    for seats in (1, 9):
+        for edition in ("2022", "1980"):
+            with pytest.raises(OptionError) as caught:
+                TableOptions.from_mapping(edition).check_players(seats)
+            templates.add(caught.value.template)
+    with pytest.raises(OptionError) as caught:
+        parse_option_text("manual_draw")
+    templates.add(caught.value.template)
+    assert len(templates) == 12 and templates <= template_ids()
+
+
+async def test_the_new_game_dialog_says_an_option_error_in_german() -> None:
+    app = make_app(bot_delay=5, local_game=open_local_game)
+    with using("de"):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
+            dialog = app.screen
+            dialog.query_one("#edition", Select).value = "1980"
+            dialog.query_one("#ono99_sets_99", Switch).value = True
+            await pilot.pause()
+            dialog.query_one("#start", Button).press()
+            await wait_until(pilot, lambda: bool(str(dialog.query_one("#problem", Static).render())), "the problem")
+            problem = str(dialog.query_one("#problem", Static).render())
+            title = i18n.gettext(OPTION_WORDS["bust_over_99"].title)
+            assert isinstance(app.screen, NewGameScreen)  # the game did not start
+    assert problem.startswith("die Option \u201c") and f"\u201c{title}\u201d" in problem
+    assert "requires" not in problem and "bust_over_99" not in problem
+
+
+# --- bot levels ----------------------------------------------------------------------------------------------
+def test_the_protocol_accepts_exactly_the_bots_levels() -> None:
+    assert tuple(BOT_LEVELS) == BOT_LEVEL_NAMES
+    for level in BOT_LEVELS:
+        validate({"t": "add_bot", "level": level})
+        validate({"t": "create_table", "bot_level": level})
+    with pytest.raises(ProtocolError) as caught:
+        validate({"t": "add_bot", "level": "genius"})
+    assert caught.value.code == "bad_field"
+
+
+def test_play_now_fills_with_every_level_and_only_those() -> None:
+    from server.matchmaking import FILL_PREFERENCE
+
+    assert sorted(FILL_PREFERENCE) == sorted(BOT_LEVELS)
+    assert FILL_PREFERENCE[0] == "greedy"
