@@ -65,6 +65,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                            "key; choose another"),
     ("too_many_connections", None): N_("the server is full"),
     ("server_error", None): N_("the server failed to handle that message; it was not applied"),
+    ("bad_action", None): N_("the server does not know that move; it was not applied"),
     ("not_queued", None): N_("you are not waiting to play now"),
     ("no_identity", None): N_("a guest has no profile: connect with a key to be rated"),
     ("no_player", None): N_("no player with a key is called {name}"),
@@ -87,6 +88,18 @@ UNPLAYABLE: dict[str, str] = {
     "Double Play cannot be the first of your two turns": N_("Double Play cannot be the first of your two turns"),
 }
 WOULD_MAKE = re.compile(r"^(-?\d+) would make (-?\d+)$")
+# Why an action is illegal now, as the engine says it in an illegal_action error (English), beside
+# the reasons above; the seat and card reasons are matched below.
+ILLEGAL: dict[str, str] = {
+    "the game is over": N_("the game is over"),
+    "the four-card discard is a 2022 rule": N_("the four-card discard is a 2022 rule"),
+    "the four-card discard needs four ONO 99 cards in your hand":
+        N_("the four-card discard needs four ONO 99 cards in your hand"),
+    "that card cannot be played now": N_("that card cannot be played now"),
+}
+NOT_YOUR_TURN = re.compile(r"^it is seat \d+'s turn(, not seat \d+'s)?$")
+NO_DRAW = re.compile(r"^seat \d+ has no draw to take$")
+NOT_IN_HAND = re.compile(r"^(.+) is not in your hand$")
 
 
 def unplayable_reason(reason: str) -> str:
@@ -95,6 +108,21 @@ def unplayable_reason(reason: str) -> str:
     if made is not None:
         return gettext("{card} would make {total}").format(card=made.group(1), total=made.group(2))
     return gettext(UNPLAYABLE[reason]) if reason in UNPLAYABLE else reason
+
+
+def illegal_reason(reason: str) -> str:
+    """The engine's reason why an action is illegal now (an ``illegal_action`` error), in the current
+    language; one it does not know stays as it is."""
+    if reason in ILLEGAL:
+        return gettext(ILLEGAL[reason])
+    if NOT_YOUR_TURN.match(reason):
+        return gettext("it is not your turn")
+    if NO_DRAW.match(reason):
+        return gettext("you have no card to draw")
+    held = NOT_IN_HAND.match(reason)
+    if held is not None:  # the card's English name (Card.label): the action cards' names are in the catalogs
+        return gettext("{card} is not in your hand").format(card=gettext(held.group(1)))
+    return unplayable_reason(reason)
 
 
 QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",)}
@@ -117,6 +145,8 @@ def render(code: Any, params: Any, fallback: str) -> str:
         return _stood_in(params, fallback)
     if code == "rating":
         return _rating(params, fallback)
+    if code == "illegal_action":
+        return illegal_reason(fallback)
     why = params.get("why")
     if code == "name_taken" and params.get("keyed") and isinstance(why, str):
         why += "_keyed"  # the name is a keyed player's: a guest is told so

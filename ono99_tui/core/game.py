@@ -35,6 +35,11 @@ ONO99_2022_REASON = "ONO 99 cards can only be discarded as four of a kind"
 ONO99_1980_REASON = "O'NO 99 cannot be played"
 ONO99_ON_ZERO_REASON = "O'NO 99 can only be played when the total ends in 0"
 DOUBLE_FIRST_REASON = "Double Play cannot be the first of your two turns"
+# why an action is illegal now, beside the reasons above (an illegal_action error says them)
+GAME_OVER_REASON = "the game is over"
+FOUR_1980_REASON = "the four-card discard is a 2022 rule"
+FOUR_NEEDS_FOUR_REASON = "the four-card discard needs four ONO 99 cards in your hand"
+NOT_NOW_REASON = "that card cannot be played now"
 _NUMBER_REASONS: dict[int, str] = {}  # "7 would make 101", by total * 16 + card
 
 RECENT_EVENTS = 12  # how many events a view carries
@@ -160,7 +165,7 @@ class Game(State):
         if not isinstance(card, Card):
             raise MalformedActionError(f"not a card: {card!r}")
         if self._outcome:
-            return "the game is over"
+            return GAME_OVER_REASON
         if seat != self._turn:
             return f"it is seat {self._turn}'s turn"
         if card not in self._hands[seat]:
@@ -185,7 +190,7 @@ class Game(State):
         if type(action) is not Action or (type(action.card) is not Card and action.card is not None):
             _check_action_shape(action)
         if self._outcome:
-            raise IllegalActionError("the game is over")
+            raise IllegalActionError(GAME_OVER_REASON)
         if action.kind is _DRAW_KIND:
             if not self._draw_open[seat]:
                 raise IllegalActionError(f"seat {seat} has no draw to take")
@@ -213,10 +218,10 @@ class Game(State):
             return DRAW_FIRST
         if action.kind is ActionKind.DISCARD_FOUR:
             if not self._is_2022:
-                return "the four-card discard is a 2022 rule"
-            return "the four-card discard needs four ONO 99 cards in your hand"
+                return FOUR_1980_REASON
+            return FOUR_NEEDS_FOUR_REASON
         assert action.card is not None
-        return self.why_unplayable(seat, action.card) or "that card cannot be played now"
+        return self.why_unplayable(seat, action.card) or NOT_NOW_REASON
 
     def reshuffle_now(self, order: Sequence[Card]) -> tuple[Event, ...]:
         """Turn the discard pile (but its top card) into the draw pile in ``order`` (top first)
