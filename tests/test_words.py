@@ -195,3 +195,25 @@ async def test_a_refused_action_is_said_in_the_players_language(tmp_path: Path) 
             assert render_message_reason(no_reverse) == "Umkehr ist nicht auf deiner Hand"
     with using("en"):
         assert render_message_reason(not_held) == not_held["reason"]
+
+
+# --- the LAN list ------------------------------------------------------------------------------------------------
+def test_a_lan_adverts_english_summary_is_shown_in_the_players_language() -> None:
+    from ono99_tui.lan import Advert, AdvertisedTable, parse_txt, to_txt
+    from ono99_tui.tui.labels import summary_words
+    from ono99_tui.tui.servers import describe_tables
+
+    options = TableOptions.from_mapping("1980", {"scoring": "points", "points_target": 250,
+                                                 "points_win": "lowest_score", "manual_draw": True})
+    tokens = TableOptions.from_mapping("1980", {"out_at_zero_tokens": True, "bust_over_99": True})
+    sent = Advert(name="Pub", protocol=1, ssh_port=None, tables_total=9, tables=(
+        AdvertisedTable(id=1, name="Ada's", free=1, seats=4, status="waiting", summary=options.summary()),
+        AdvertisedTable(id=2, name="Bo's", free=0, seats=2, status="playing", summary=tokens.summary())))
+    advert = parse_txt({key.encode(): value.encode() for key, value in to_txt(sent).items()})
+    with using("gl"):
+        shown = describe_tables(advert).plain
+        assert options.summary(i18n.gettext) in shown and tokens.summary(i18n.gettext) in shown
+        assert "manual draw" not in shown and "lobby" not in shown
+        assert summary_words("1980 · tokens · warp drive") == "1980 · fichas · warp drive"  # a newer server's word
+    with using("en"):
+        assert summary_words(options.summary()) == options.summary()

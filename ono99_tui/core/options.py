@@ -29,6 +29,11 @@ class PointsWin(Enum):
 
 
 POINTS_WIN_WORDS = {PointsWin.LAST_STANDING: N_("last standing"), PointsWin.LOWEST_SCORE: N_("lowest score")}
+# the scoring's words in a table's summary
+POINTS_SUMMARY = N_("points to {target} ({win})")
+TOKENS_SUMMARY = N_("tokens")
+TOKENS_OUT_SUMMARY = N_("tokens (out at zero)")
+SUMMARY_SEPARATOR = " · "
 
 
 MIN_PLAYERS = 2
@@ -193,14 +198,13 @@ class TableOptions:
         parts = [self.edition.value]
         assert self.scoring is not None
         if self.scoring is Scoring.POINTS:
-            parts.append(say(N_("points to {target} ({win})")).format(target=self.points_target,
-                                                                        win=say(self.points_win.words)))
+            parts.append(say(POINTS_SUMMARY).format(target=self.points_target, win=say(self.points_win.words)))
         elif self.scoring is Scoring.TOKENS:
-            parts.append(say(N_("tokens (out at zero)")) if self.out_at_zero_tokens else say(N_("tokens")))
+            parts.append(say(TOKENS_OUT_SUMMARY if self.out_at_zero_tokens else TOKENS_SUMMARY))
         for name, words in OPTION_WORDS.items():
             if words.summary is not None and getattr(self, name):
                 parts.append(say(words.summary))
-        return " · ".join(parts)
+        return SUMMARY_SEPARATOR.join(parts)
 
 
 def _allowed(name: str, value: object, allowed: list[Any]) -> OptionError:

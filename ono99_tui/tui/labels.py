@@ -3,12 +3,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..core.cards import Card, Edition
 from ..core.errors import MalformedActionError, OptionError
-from ..core.options import OPTION_WORDS, TableOptions
+from ..core.options import (
+    OPTION_WORDS,
+    POINTS_SUMMARY,
+    POINTS_WIN_WORDS,
+    SUMMARY_SEPARATOR,
+    TOKENS_OUT_SUMMARY,
+    TOKENS_SUMMARY,
+    TableOptions,
+)
 from ..i18n import N_
 from ..i18n import gettext as _
 
@@ -66,6 +75,29 @@ def rules_summary(info: Mapping[str, Any]) -> str:
         return TableOptions.from_mapping(edition, options, strict=False).summary(_)
     except (OptionError, TypeError):
         return str(info.get("summary", ""))
+
+
+# the English words of an engine's summary, to say a summary that came only in English (a LAN advertisement)
+_SUMMARY_WORDS = {TOKENS_SUMMARY, TOKENS_OUT_SUMMARY, *POINTS_WIN_WORDS.values(),
+                  *(words.summary for words in OPTION_WORDS.values() if words.summary)}
+_POINTS = re.compile(re.escape(POINTS_SUMMARY).replace(r"\{target\}", r"(?P<target>\d+)")
+                     .replace(r"\{win\}", r"(?P<win>.+)") + "$")
+
+
+def summary_words(summary: str) -> str:
+    """A table's summary in the engine's English words (``TableOptions.summary``: all a LAN
+    advertisement carries) in the player's language; a part it does not know (a newer server's, or
+    one cut short) stays as it came."""
+    return SUMMARY_SEPARATOR.join(_summary_part(part) for part in summary.split(SUMMARY_SEPARATOR))
+
+
+def _summary_part(part: str) -> str:
+    if part in _SUMMARY_WORDS:
+        return _(part)
+    points = _POINTS.match(part)
+    if points is not None and points["win"] in _SUMMARY_WORDS:
+        return _(POINTS_SUMMARY).format(target=points["target"], win=_(points["win"]))
+    return part
 
 
 def option_title(name: str) -> str:

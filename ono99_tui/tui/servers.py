@@ -20,7 +20,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
-from .labels import status_word
+from .labels import status_word, summary_words
 from .widgets import KeysFooter, put_up_while_closing
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address
@@ -42,10 +42,11 @@ def describe_tables(advert: Advert) -> Text:
         free = _("{free} of {seats} free").format(free=table.free, seats=seats) if table.free \
             else _("{seats}, full").format(seats=seats)
         text.append(f"  ·  {free}  ·  {status_word(table.status)}  ·  ")
-        text.append(table.summary)
+        text.append(summary_words(table.summary))
     hidden = advert.tables_total - len(advert.tables)
     if hidden > 0:
-        text.append(f"\n…and {hidden} more in its lobby", style="dim")
+        text.append("\n" + words.count(hidden, "…and {n} more in its lobby", "…and {n} more in its lobby"),
+                    style="dim")
     return text
 
 
