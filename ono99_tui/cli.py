@@ -309,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_records_check(args.file)
         if args.records_command == "export":
             return run_records_export(args.db, args.out)
-        args.records_parser.error("say what to do: 'ono99 records check FILE.jsonl' or 'ono99 records export'")
+        args.records_parser.error(_("say what to do: 'ono99 records check FILE.jsonl' or 'ono99 records export'"))
     if args.command == "front":
         from .serve import run_front_command
 
@@ -381,7 +381,8 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     try:
         identity = Identity.load_or_create(directory)
     except (OSError, ValueError) as exc:  # unreadable, or not a key
-        print(f"ono99 connect: cannot use the key in {directory}: {exc}", file=sys.stderr)
+        print("ono99 connect: " + _("cannot use the key in {path}: {error}").format(path=directory, error=exc),
+              file=sys.stderr)
         return EXIT_USAGE
     settings, default_name = _settings_and_name(None)
     if name is not None:
@@ -389,7 +390,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     else:
         name = remembered_name(directory) or default_name
     if password == "":  # --password without a value
-        password = os.environ.get("ONO99_PASSWORD") or getpass.getpass("password for the server: ")
+        password = os.environ.get("ONO99_PASSWORD") or getpass.getpass(_("password for the server: "))
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
                    password=password, settings=settings)
     app.run()
@@ -433,19 +434,20 @@ def run_simulate(args: argparse.Namespace) -> int:
         bots = parse_bots(args.bots, args.players)
         options.check_players(len(bots))
         if args.games < 1:
-            raise ValueError("--games must be at least 1")
+            raise ValueError(_("{flag} must be at least 1").format(flag="--games"))
         if args.workers < 1:
-            raise ValueError("--workers must be at least 1")
+            raise ValueError(_("{flag} must be at least 1").format(flag="--workers"))
     except (OptionError, ValueError) as exc:
-        err.print(f"ono99 simulate: {exc}", markup=False, highlight=False)
-        err.print("Run 'ono99 simulate --help' for the options.", markup=False, highlight=False)
+        problem = exc.say(_) if isinstance(exc, OptionError) else str(exc)
+        err.print(f"ono99 simulate: {problem}", markup=False, highlight=False)
+        err.print(_("Run 'ono99 simulate --help' for the options."), markup=False, highlight=False)
         return EXIT_USAGE
     plan = SimulationPlan(args.games, bots, options, args.seed, record=args.record is not None)
     record_file = None
     try:
         if args.record is not None:
             record_file = args.record.open("w", encoding="utf-8")
-        with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+        with Progress(TextColumn(_("simulating")), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                       console=err, transient=True, disable=not err.is_terminal) as progress:
             task = progress.add_task("games", total=plan.games, rate="")
@@ -454,11 +456,12 @@ def run_simulate(args: argparse.Namespace) -> int:
                 if record_file is not None and result.record_line is not None:
                     record_file.write(result.record_line + "\n")
                 speed = progress.tasks[0].speed
-                progress.update(task, advance=1, rate=f"{speed:,.0f} games/s" if speed else "")
+                progress.update(task, advance=1, rate=_("{rate} games/s").format(rate=f"{speed:,.0f}") if speed else "")
 
             summary = simulate(plan, args.workers, on_result)
     except OSError as exc:
-        err.print(f"ono99 simulate: cannot write {args.record}: {exc.strerror}", markup=False, highlight=False)
+        err.print("ono99 simulate: " + _("cannot write {path}: {error}").format(path=args.record, error=exc.strerror),
+                  markup=False, highlight=False)
         return EXIT_USAGE
     finally:
         if record_file is not None:
@@ -468,18 +471,20 @@ def run_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return EXIT_OK
     out = Console()
-    table = Table(title=f"{words.count(summary.games, '{n} game', '{n} games')} · {words.players(len(bots))} · "
-                        f"{options.summary()} · seed {args.seed}")
-    table.add_column("who")
-    table.add_column("wins", justify="right")
-    table.add_column("win rate  [95% interval]", justify="right")
+    table = Table(title=" · ".join((words.count(summary.games, "{n} game", "{n} games"), words.players(len(bots)),
+                                    options.summary(_), _("seed {seed}").format(seed=args.seed))))
+    table.add_column(_("who"))
+    table.add_column(_("wins"), justify="right")
+    table.add_column(_("win rate  [{level} interval]").format(level="95%"), justify="right")
     for row in result_rows(summary):
         table.add_row(*row)
     out.print(table)
-    out.print(f"fair share {1 / len(bots):.1%} · {data['average_turns']:.1f} turns per game · "
-              f"{data['games_per_second']:,.0f} games/s")
+    out.print(" · ".join((_("fair share {share}").format(share=f"{1 / len(bots):.1%}"),
+                          _("{turns} turns per game").format(turns=f"{data['average_turns']:.1f}"),
+                          _("{rate} games/s").format(rate=f"{data['games_per_second']:,.0f}"))),
+              markup=False, highlight=False)
     if args.record is not None:
-        out.print(f"records written to {args.record}", markup=False, highlight=False)
+        out.print(_("records written to {path}").format(path=args.record), markup=False, highlight=False)
     return EXIT_OK
 
 
@@ -494,17 +499,19 @@ def run_records_check(path: Path) -> int:
                 faulty += 1
                 print(f"{path}: {checked.error.describe()}")
     except OSError as exc:
-        print(f"ono99 records check: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        print("ono99 records check: " + _("cannot read {path}: {error}").format(path=path, error=exc.strerror),
+              file=sys.stderr)
         return EXIT_USAGE
     except UnicodeDecodeError as exc:
-        print(f"ono99 records check: {path} is not UTF-8 text ({exc.reason} at byte {exc.start})",
-              file=sys.stderr)
+        print("ono99 records check: " + _("{path} is not UTF-8 text ({reason} at byte {byte})").format(
+            path=path, reason=exc.reason, byte=exc.start), file=sys.stderr)
         return EXIT_USAGE
     total = valid + faulty
     if total == 0:
-        print(f"ono99 records check: {path} holds no records", file=sys.stderr)
+        print("ono99 records check: " + _("{path} holds no records").format(path=path), file=sys.stderr)
         return EXIT_FAULTY
-    print(f"{words.records(total)} checked: {valid} valid, {faulty} faulty")
+    print(_("{records} checked: {valid} valid, {faulty} faulty").format(records=words.records(total), valid=valid,
+                                                                         faulty=faulty))
     return EXIT_FAULTY if faulty else EXIT_OK
 
 
@@ -515,17 +522,19 @@ def run_records_export(db: Path | None, out: Path | None) -> int:
     try:
         lines = export_records(path)
     except FileNotFoundError:
-        print(f"ono99 records export: no database at {path}; pass the server's --db PATH", file=sys.stderr)
+        print("ono99 records export: " + _("no database at {path}; pass the server's --db PATH").format(path=path),
+              file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # sqlite3 errors: not a database, locked...
-        print(f"ono99 records export: cannot read {path}: {exc}", file=sys.stderr)
+        print("ono99 records export: " + _("cannot read {path}: {error}").format(path=path, error=exc),
+              file=sys.stderr)
         return EXIT_USAGE
     text = "".join(line + "\n" for line in lines)
     if out is None:
         sys.stdout.write(text)
     else:
         out.write_text(text, encoding="utf-8")
-        print(f"{words.records(len(lines))} written to {out}", file=sys.stderr)
+        print(_("{records} written to {path}").format(records=words.records(len(lines)), path=out), file=sys.stderr)
     return EXIT_OK
 
 

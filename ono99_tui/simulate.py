@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import text as words
-from .bots import get_bot
+from .bots import BOT_LEVELS, get_bot
 from .bots.levels import LegalActionsBot
 from .core.actions import DRAW
 from .core.game import Game
 from .core.options import TableOptions
 from .core.record import Player, dumps, game_to_record
 from .core.state import RandomChance, State
+from .i18n import gettext as _
 
 CHUNK_GAMES = 200  # games a worker plays per task
 
@@ -197,13 +198,16 @@ def parse_bots(text: str, players: int | None) -> tuple[str, ...]:
     """``"greedy,random"`` → levels; a single level fills every seat; the last one repeats."""
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names:
-        raise ValueError("--bots needs at least one bot level")
+        raise ValueError(_("--bots needs at least one bot level"))
     for name in names:
-        get_bot(name)
+        if name not in BOT_LEVELS:
+            raise ValueError(_("unknown bot level {name} (known: {known})").format(name=repr(name),
+                                                                                   known=", ".join(BOT_LEVELS)))
     if players is None:
         return names if len(names) > 1 else names * 4
     if len(names) > players:
-        raise ValueError(f"--bots names {words.bots(len(names))} for {words.players(players)}")
+        raise ValueError(_("--bots names {bots} for {players}").format(bots=words.bots(len(names)),
+                                                                       players=words.players(players)))
     return names + (names[-1],) * (players - len(names))
 
 
@@ -214,12 +218,12 @@ def format_rate(wins: int, games: int) -> str:
 
 
 def result_rows(summary: Summary) -> Sequence[tuple[str, str, str]]:
-    """(label, wins, rate with interval) rows for the results table."""
+    """(label, wins, rate with interval) rows for the results table, in the current language."""
     rows: list[tuple[str, str, str]] = []
     g = summary.games
     for i, level in enumerate(summary.plan.bots):
         w = summary.wins_by_entry[i]
-        rows.append((f"bot {i + 1}: {level}", str(w), format_rate(w, g)))
+        rows.append((_("bot {n}: {level}").format(n=i + 1, level=level), str(w), format_rate(w, g)))
     for seat, w in enumerate(summary.wins_by_seat):
-        rows.append((f"seat {seat}", str(w), format_rate(w, g)))
+        rows.append((_("seat {seat}").format(seat=seat), str(w), format_rate(w, g)))
     return rows

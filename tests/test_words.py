@@ -217,3 +217,44 @@ def test_a_lan_adverts_english_summary_is_shown_in_the_players_language() -> Non
         assert summary_words("1980 · tokens · warp drive") == "1980 · fichas · warp drive"  # a newer server's word
     with using("en"):
         assert summary_words(options.summary()) == options.summary()
+
+
+# --- the command line -------------------------------------------------------------------------------------------
+def run_ono99(*args: str, tmp_path: Path) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "ono99_tui.cli", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600, env={"PATH": "/usr/bin:/bin", "ONO99_CONFIG_DIR": str(tmp_path),
+                                            "COLUMNS": "200"})
+
+
+def test_simulate_speaks_german_with_lang_de(tmp_path: Path) -> None:
+    out = run_ono99("--lang", "de", "simulate", "--games", "20", "--bots", "greedy,random", "--edition", "1980",
+                    "--option", "manual_draw=true", "--record", str(tmp_path / "games.jsonl"), tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    for german in ("20 Spiele", "2 Spieler", "Seed 0", "wer", "Siege", "Siegquote  [95%-Intervall]", "Bot 1: greedy",
+                   "Platz 0", "fairer Anteil 50.0%", "Züge pro Spiel", "Spiele/s", "Aufzeichnungen nach"):
+        assert german in out.stdout, german
+    with using("de"):
+        assert TableOptions.from_mapping("1980", {"manual_draw": True}).summary(i18n.gettext) in out.stdout
+    assert "turns per game" not in out.stdout and "seat 0" not in out.stdout
+    refused = run_ono99("--lang", "de", "simulate", "--option", "ono99_sets_99=true", "--edition", "1980",
+                        tmp_path=tmp_path)
+    assert refused.returncode == 2
+    assert "die Option 'ono99_sets_99' braucht 'bust_over_99'" in refused.stderr
+    assert "'ono99 simulate --help' zeigt die Optionen." in refused.stderr
+    unknown = run_ono99("--lang", "de", "simulate", "--bots", "genius", tmp_path=tmp_path)
+    assert unknown.returncode == 2 and "unbekannte Bot-Stufe 'genius'" in unknown.stderr
+
+
+def test_records_check_speaks_german_with_lang_de(tmp_path: Path) -> None:
+    games = tmp_path / "games.jsonl"
+    made = run_ono99("simulate", "--games", "3", "--record", str(games), tmp_path=tmp_path)
+    assert made.returncode == 0, made.stderr
+    out = run_ono99("--lang", "de", "records", "check", str(games), tmp_path=tmp_path)
+    assert out.returncode == 0 and "3 Aufzeichnungen geprüft: 3 gültig, 0 fehlerhaft" in out.stdout
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    out = run_ono99("--lang", "de", "records", "check", str(empty), tmp_path=tmp_path)
+    assert out.returncode == 1 and "enthält keine Aufzeichnungen" in out.stderr
