@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import text as words
+from .argparse_words import speaking
 from .bots import BOT_LEVELS
 from .core.errors import OptionError
 from .core.options import TableOptions, parse_option_text
@@ -92,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ono99",
         description=_("ONO 99, the card game: keep the running total at 98 or below."),
     )
-    parser.add_argument("--version", action="version", version=f"ono99 {version()}")
+    parser.add_argument("--version", action="version", version=f"ono99 {version()}",
+                        help=_("show the program's version number and exit"))
     parser.add_argument("--lang", metavar="LANG", default=None,
                         help=_("the language of the game: {languages} (default: the one chosen in the settings, "
                                "else your environment's LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else English)").format(
@@ -293,8 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     set_default_language(pick_language(argv))
     if flag is not None:  # --lang may come after the command too: the parser takes it before
         argv = ["--lang", flag, *lang_removed(argv)]
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    with speaking():  # argparse's own words ("usage:", "options"...) in the player's language too
+        parser = build_parser()
+        args = parser.parse_args(argv)
     if args.command in (None, "play"):
         return run_play(getattr(args, "name", None), getattr(args, "bot_delay", None),
                         getattr(args, "draw_window", None))

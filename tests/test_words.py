@@ -258,3 +258,33 @@ def test_records_check_speaks_german_with_lang_de(tmp_path: Path) -> None:
     empty.write_text("")
     out = run_ono99("--lang", "de", "records", "check", str(empty), tmp_path=tmp_path)
     assert out.returncode == 1 and "enthält keine Aufzeichnungen" in out.stderr
+
+
+def test_argparses_own_words_speak_german_with_lang_de(tmp_path: Path) -> None:
+    helped = run_ono99("--lang", "de", "simulate", "--help", tmp_path=tmp_path)
+    assert helped.returncode == 0
+    assert helped.stdout.startswith("Aufruf: ono99 simulate") and "Optionen:" in helped.stdout
+    assert "diese Hilfe zeigen und beenden" in helped.stdout
+    assert "usage:" not in helped.stdout and "show this help message" not in helped.stdout
+    wrong = run_ono99("--lang", "de", "simulate", "--games", "x", tmp_path=tmp_path)
+    assert wrong.returncode == 2 and "Argument --games: ungültiger int-Wert: 'x'" in wrong.stderr
+    missing = run_ono99("--lang", "de", "records", "check", tmp_path=tmp_path)
+    assert missing.returncode == 2 and "diese Argumente fehlen: FILE.jsonl" in missing.stderr
+    english = run_ono99("--lang", "en", "records", "check", tmp_path=tmp_path)
+    assert "the following arguments are required: FILE.jsonl" in english.stderr
+
+
+def test_argparses_words_are_its_own_and_are_given_back() -> None:
+    import argparse
+    import gettext
+    import inspect
+
+    from ono99_tui.argparse_words import ARGPARSE_MESSAGES, expected_arguments, speaking
+
+    source = inspect.getsource(argparse)
+    assert all(repr(message) in source or f'"{message}"' in source for message in ARGPARSE_MESSAGES)
+    assert set(ARGPARSE_MESSAGES) <= template_ids()
+    with using("de"), speaking():
+        assert vars(argparse)["_"]("usage: ") == "Aufruf: "
+        assert expected_arguments(2) == "2 Argumente erwartet"
+    assert vars(argparse)["_"] is gettext.gettext and vars(argparse)["ngettext"] is gettext.ngettext
