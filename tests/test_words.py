@@ -136,6 +136,36 @@ async def test_the_new_game_dialog_says_an_option_error_in_german() -> None:
     assert "requires" not in problem and "bust_over_99" not in problem
 
 
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+async def test_the_new_game_dialogs_option_errors_fit_80_by_24_in_every_language(lang: str) -> None:
+    from tests.test_i18n import cut_texts, settle
+
+    app = make_app(bot_delay=5, local_game=open_local_game)
+    seen: dict[str, list[str]] = {}
+    with using(lang):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
+            dialog = app.screen
+            cases = {"requires": ("1980", {"ono99_sets_99": True}, 4),
+                     "both": ("1980", {"ono99_sets_99": True, "bust_over_99": True, "ono99_on_zero": True}, 4),
+                     "seats": ("2022", {}, 8)}
+            for case, (edition, switches, seats) in cases.items():
+                dialog.query_one("#edition", Select).value = edition
+                dialog.query_one("#seats", Select).value = seats
+                for name in ("ono99_sets_99", "bust_over_99", "ono99_on_zero"):
+                    dialog.query_one(f"#{name}", Switch).value = switches.get(name, False)
+                await pilot.pause()
+                dialog.query_one("#start", Button).press()
+                await wait_until(pilot, lambda: bool(str(dialog.query_one("#problem", Static).render())), case)
+                await settle(pilot)
+                assert isinstance(app.screen, NewGameScreen)
+                seen[case] = cut_texts(dialog)
+                dialog.query_one("#problem", Static).update("")
+    assert {case: problems for case, problems in seen.items() if problems} == {}
+
+
 # --- bot levels ----------------------------------------------------------------------------------------------
 def test_the_protocol_accepts_exactly_the_bots_levels() -> None:
     assert tuple(BOT_LEVELS) == BOT_LEVEL_NAMES
