@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "seats (default greedy,random,random,random)").format(levels=", ".join(BOT_LEVELS)))
     sim.add_argument("--edition", choices=["2022", "1980"], default="2022", help=_("rules edition (default 2022)"))
     sim.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                     help=_("a table option by its name, e.g. manual_draw=true or scoring=points (repeatable)"))
+                     help=_("a table option by its name ({names}), e.g. manual_draw=true or scoring=points "
+                            "(repeatable)").format(names=", ".join(TableOptions.option_names())))
     sim.add_argument("--seed", type=int, default=0, help=_("base seed; the same seed gives the same games"))
     sim.add_argument("--record", type=Path, metavar="FILE.jsonl", help=_("write every game as a record here"))
     sim.add_argument("--workers", type=int, default=1, help=_("worker processes (default 1)"))

@@ -295,6 +295,7 @@ def test_argparses_own_words_speak_german_with_lang_de(tmp_path: Path) -> None:
     assert helped.returncode == 0
     assert helped.stdout.startswith("Aufruf: ono99 simulate") and "Optionen:" in helped.stdout
     assert "diese Hilfe zeigen und beenden" in helped.stdout
+    assert all(name in helped.stdout for name in TableOptions.option_names())  # --option's names are the engine's
     assert "usage:" not in helped.stdout and "show this help message" not in helped.stdout
     wrong = run_ono99("--lang", "de", "simulate", "--games", "x", tmp_path=tmp_path)
     assert wrong.returncode == 2 and "Argument --games: ungültiger int-Wert: 'x'" in wrong.stderr
