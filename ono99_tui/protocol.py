@@ -278,7 +278,17 @@ def options_from_wire(edition: str, options: Mapping[str, Any]) -> TableOptions:
     try:
         return TableOptions.from_mapping(edition, options)
     except OptionError as exc:
-        raise ProtocolError("bad_options", str(exc)) from None
+        raise option_refusal(exc) from None
+
+
+def option_refusal(exc: ValueError) -> ProtocolError:
+    """The ``bad_options`` error of refused options (or seats): the engine's English text, and its
+    ``why`` and params (section 9a) when it is an ``OptionError``."""
+    if not isinstance(exc, OptionError):
+        return ProtocolError("bad_options", str(exc))
+    params: dict[str, str | int] = {key: str(value) if isinstance(value, str) else value
+                                    for key, value in exc.params.items()}
+    return ProtocolError("bad_options", str(exc), params={"why": exc.why, **params})
 
 
 def action_from_wire(code: str) -> Action:

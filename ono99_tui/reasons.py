@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .core.errors import OPTION_PROBLEMS
 from .i18n import N_, gettext, ngettext
 
 # (code, params' "why" or None) → message; {names} are params.
@@ -75,6 +76,8 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
     ("removed", None): N_("You were removed from table {table}."),
     ("clock_ran_out", None): N_("{name}'s clock ran out: the {bot} bot played {card} for them"),
+    # refused table options, as the rules engine says them
+    **{("bad_options", why): template for why, template in OPTION_PROBLEMS.items()},
 }
 
 
@@ -125,7 +128,8 @@ def illegal_reason(reason: str) -> str:
     return unplayable_reason(reason)
 
 
-QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",)}
+QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",),
+          "bad_options": ("option", "other")}
 
 
 def render(code: Any, params: Any, fallback: str) -> str:

@@ -22,6 +22,7 @@ from ono99_tui.protocol import (
     check_name,
     clean_text,
     encode,
+    option_refusal,
     options_from_wire,
 )
 
@@ -265,7 +266,7 @@ class Lobby:
         try:
             options.check_players(seats)
         except ValueError as exc:
-            raise ProtocolError("bad_options", str(exc)) from None
+            raise option_refusal(exc) from None
         bots = message.get("bots", 0)
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ono99_tui.bots import BOT_LEVELS
-from ono99_tui.protocol import ProtocolError, encode, options_from_wire
+from ono99_tui.protocol import ProtocolError, encode, option_refusal, options_from_wire
 
 from .ratings import bot_identity
 from .table import Status, Table
@@ -73,7 +73,7 @@ class Matchmaker:
         try:
             options_from_wire(edition, {}).check_players(seats)
         except ValueError as exc:
-            raise ProtocolError("bad_options", str(exc)) from None
+            raise option_refusal(exc) from None
         self.waiting.pop(member, None)  # asked again (perhaps for another queue): to the back of it
         self.waiting[member] = Waiting(member, edition, seats, asyncio.get_running_loop().time())
         if member.identity is not None:

@@ -258,6 +258,14 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("clock_ran_out", None): {"name", "bot", "card"},
         ("bad_name", "length"): {"limit"}, ("bad_name", "table_length"): {"limit"},
         ("no_player", None): {"name"}, ("no_record", None): {"game"},
+        ("bad_options", "one_of"): {"option", "allowed", "value"},
+        ("bad_options", "whole_number"): {"option", "low", "high", "value"},
+        ("bad_options", "elimination_2022"): {"option", "value"}, ("bad_options", "only_1980"): {"option"},
+        ("bad_options", "not_elimination_1980"): {"option"}, ("bad_options", "house_rule_2022"): {"option"},
+        ("bad_options", "requires"): {"option", "other"}, ("bad_options", "exclusive"): {"option", "other"},
+        ("bad_options", "unknown"): {"option", "known"},
+        ("bad_options", "seats_eight"): {"edition", "low", "high", "count", "other"},
+        ("bad_options", "seats"): {"edition", "low", "high", "count"}, ("bad_options", "name_value"): {"value"},
     }
     for key, template_text in MESSAGES.items():
         used = {f.strip("{}") for f in FIELD.findall(template_text)}

@@ -319,3 +319,25 @@ def test_argparses_words_are_its_own_and_are_given_back() -> None:
         assert vars(argparse)["_"]("usage: ") == "Aufruf: "
         assert expected_arguments(2) == "2 Argumente erwartet"
     assert vars(argparse)["_"] is gettext.gettext and vars(argparse)["ngettext"] is gettext.ngettext
+
+
+async def test_the_servers_refusal_of_options_is_said_in_the_players_language(tmp_path: Path) -> None:
+    from ono99_tui.reasons import render_message_reason
+    from tests.server_helpers import running_server
+
+    async with running_server(tmp_path) as h:
+        ada = await h.connect("Ada")
+        requires = await ada.request({"t": "create_table", "edition": "1980", "options": {"ono99_sets_99": True}},
+                                     "error")
+        seats = await ada.request({"t": "create_table", "edition": "2022", "seats": 8}, "error")
+        unknown = await ada.request({"t": "create_table", "options": {"colour": "red"}}, "error")
+    assert requires["code"] == seats["code"] == unknown["code"] == "bad_options"
+    assert requires["params"] == {"why": "requires", "option": "ono99_sets_99", "other": "bust_over_99"}
+    with using("en"):
+        for error in (requires, seats, unknown):
+            assert render_message_reason(error) == error["reason"]
+    with using("de"):
+        assert render_message_reason(requires) == ("die Option 'ono99_sets_99' braucht 'bust_over_99' "
+                                                   "(eine Summe von 99 muss erlaubt sein)")
+        assert render_message_reason(seats).startswith("an einem 2022-Tisch sitzen 2 bis 6 Spieler")
+        assert render_message_reason(unknown).startswith("unbekannte Option 'colour'")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .words import english
+from .words import N_, english
 
 
 class OptionName(str):
@@ -13,15 +13,35 @@ class OptionName(str):
     __slots__ = ()
 
 
+# Why table options are refused, by a key (an OptionError's ``why``; the protocol's ``bad_options``
+# error sends it with the params, docs/protocol.md section 9a): the English text, translated where shown.
+OPTION_PROBLEMS: dict[str, str] = {
+    "one_of": N_("option {option} must be one of {allowed}; got {value}"),
+    "whole_number": N_("option {option} must be a whole number from {low} to {high}, got {value}"),
+    "elimination_2022": N_("option {option} must be 'elimination' on a 2022 table, got {value} "
+                           "(tokens and points are 1980 options)"),
+    "only_1980": N_("option {option} belongs to the 1980 edition; on a 2022 table it must be false"),
+    "not_elimination_1980": N_("option {option} must be 'tokens' or 'points' on a 1980 table, got 'elimination'"),
+    "house_rule_2022": N_("option {option} is a 2022 house rule; 1980 tables already seat 2 to 8"),
+    "requires": N_("option {option} requires {other} to be on (a total of 99 must be legal)"),
+    "exclusive": N_("options {option} and {other} cannot both be on: they are two readings of the same card"),
+    "unknown": N_("unknown option {option} (known options: {known})"),
+    "seats_eight": N_("a {edition} table seats {low} to {high} players (up to 8 with option {other}), got {count}"),
+    "seats": N_("a {edition} table seats {low} to {high} players, got {count}"),
+    "name_value": N_("expected NAME=VALUE, got {value}"),
+}
+
+
 class OptionError(ValueError):
     """Table options that are unknown, mistyped or do not fit together.
 
-    ``template`` is the English text with ``{placeholders}`` (marked for the catalogs), ``params``
-    fill them; ``str()`` is the English text, ``say`` the text in a player's words.
+    ``why`` names the problem (``OPTION_PROBLEMS``: its English ``template`` with ``{placeholders}``),
+    ``params`` fill them; ``str()`` is the English text, ``say`` the text in a player's words.
     """
 
-    def __init__(self, template: str, **params: str | int) -> None:
-        self.template = template
+    def __init__(self, why: str, **params: str | int) -> None:
+        self.why = why
+        self.template = OPTION_PROBLEMS[why]
         self.params = params
         super().__init__(self.say())
 

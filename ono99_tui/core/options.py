@@ -107,33 +107,27 @@ class TableOptions:
         low, high = POINTS_TARGET_RANGE
         if (not isinstance(self.points_target, int) or isinstance(self.points_target, bool)
                 or not low <= self.points_target <= high):
-            raise OptionError(N_("option {option} must be a whole number from {low} to {high}, got {value}"),
-                              option=OptionName("points_target"), low=low, high=high, value=repr(self.points_target))
+            raise OptionError("whole_number", option=OptionName("points_target"), low=low, high=high,
+                              value=repr(self.points_target))
         self._check_combination()
 
     def _check_combination(self) -> None:
         if self.edition is Edition.E2022:
             if self.scoring is not Scoring.ELIMINATION:
-                raise OptionError(N_("option {option} must be 'elimination' on a 2022 table, got {value} "
-                                     "(tokens and points are 1980 options)"),
-                                  option=OptionName("scoring"), value=repr(self.scoring.value))  # type: ignore[union-attr]
+                raise OptionError("elimination_2022", option=OptionName("scoring"),
+                                  value=repr(self.scoring.value))  # type: ignore[union-attr]
             for name in OPTIONS_1980_ONLY:
                 if getattr(self, name):
-                    raise OptionError(N_("option {option} belongs to the 1980 edition; on a 2022 table it must "
-                                         "be false"), option=OptionName(name))
+                    raise OptionError("only_1980", option=OptionName(name))
         else:
             if self.scoring is Scoring.ELIMINATION:
-                raise OptionError(N_("option {option} must be 'tokens' or 'points' on a 1980 table, got 'elimination'"),
-                                  option=OptionName("scoring"))
+                raise OptionError("not_elimination_1980", option=OptionName("scoring"))
             if self.eight_players:
-                raise OptionError(N_("option {option} is a 2022 house rule; 1980 tables already seat 2 to 8"),
-                                  option=OptionName("eight_players"))
+                raise OptionError("house_rule_2022", option=OptionName("eight_players"))
         if self.ono99_sets_99 and not self.bust_over_99:
-            raise OptionError(N_("option {option} requires {other} to be on (a total of 99 must be legal)"),
-                              option=OptionName("ono99_sets_99"), other=OptionName("bust_over_99"))
+            raise OptionError("requires", option=OptionName("ono99_sets_99"), other=OptionName("bust_over_99"))
         if self.ono99_sets_99 and self.ono99_on_zero:
-            raise OptionError(N_("options {option} and {other} cannot both be on: they are two readings of the same "
-                                 "card"), option=OptionName("ono99_on_zero"), other=OptionName("ono99_sets_99"))
+            raise OptionError("exclusive", option=OptionName("ono99_on_zero"), other=OptionName("ono99_sets_99"))
 
     # --- derived rules ---------------------------------------------------------------------
     @property
@@ -152,9 +146,8 @@ class TableOptions:
             values: dict[str, str | int] = {"edition": self.edition.value, "low": MIN_PLAYERS,
                                             "high": self.max_players, "count": repr(count)}
             if self.edition is Edition.E2022 and not self.eight_players:
-                raise OptionError(N_("a {edition} table seats {low} to {high} players (up to 8 with option {option}), "
-                                     "got {count}"), option=OptionName("eight_players"), **values)
-            raise OptionError(N_("a {edition} table seats {low} to {high} players, got {count}"), **values)
+                raise OptionError("seats_eight", other=OptionName("eight_players"), **values)
+            raise OptionError("seats", **values)
 
     # --- conversion ------------------------------------------------------------------------
     def to_mapping(self) -> dict[str, Any]:
@@ -182,7 +175,7 @@ class TableOptions:
         for name, value in (options or {}).items():
             if name not in known:
                 if strict:
-                    raise OptionError(N_("unknown option {name} (known options: {known})"), name=repr(name),
+                    raise OptionError("unknown", option=OptionName(name),
                                       known=", ".join(known))
                 continue
             kwargs[name] = _convert(name, value)
@@ -209,7 +202,7 @@ class TableOptions:
 
 def _allowed(name: str, value: object, allowed: list[Any]) -> OptionError:
     shown = ", ".join(repr(a) if isinstance(a, str) else str(a).lower() for a in allowed)
-    return OptionError(N_("option {option} must be one of {allowed}; got {value}"), option=OptionName(name),
+    return OptionError("one_of", option=OptionName(name),
                        allowed=shown, value=repr(value))
 
 
@@ -233,7 +226,7 @@ def parse_option_text(text: str) -> tuple[str, Any]:
     name, sep, raw = text.partition("=")
     name = name.strip()
     if not sep or not name:
-        raise OptionError(N_("expected NAME=VALUE, got {text}"), text=repr(text))
+        raise OptionError("name_value", value=repr(text))
     raw = raw.strip()
     lowered = raw.lower()
     value: Any
