@@ -23,6 +23,7 @@ from ono99_tui.messages import (
     GameRecord,
     HandEndedEvent,
     HandStartedEvent,
+    History,
     Leaderboard,
     Online,
     PlayEvent,
@@ -98,14 +99,16 @@ async def test_every_message_a_real_server_sends_decodes(tmp_path: Path) -> None
         await cy.request({"t": "list_tables"}, "tables")
         await cy.expect("online")
         await cy.request({"t": "profile"}, "error")  # a guest has none
+        dee = await h.connect("Dee")  # comes late: the finished game's history, then its state
+        await dee.request({"t": "spectate", "table": table_id}, "state")
 
         decoded: list[ServerMessage] = []
-        for client in (ada, bob, cy):
+        for client in (ada, bob, cy, dee):
             for message in everything_received(client):
                 decoded.append(decode_server_message(message))  # raises on any message it cannot read
 
     kinds = {m.t for m in decoded}
-    assert {"welcome", "chat", "chat_history", "tables", "online", "queue", "table", "state", "left",
+    assert {"welcome", "chat", "chat_history", "tables", "online", "queue", "table", "state", "history", "left",
             "leaderboard", "profile", "game_record", "pong", "error", "notice"} <= kinds
     assert not [m for m in decoded if isinstance(m, UnknownMessage)]
     states = [m for m in decoded if isinstance(m, State)]
@@ -138,6 +141,8 @@ async def test_every_message_a_real_server_sends_decodes(tmp_path: Path) -> None
     assert profile.name == "Ada" and [r.game for r in profile.recent] == [3, 2, 1]
     assert any(isinstance(m, GameRecord) and m.game == 1 and m.record for m in decoded)
     assert any(isinstance(m, Pong) and m.n == 7 for m in decoded)
+    history = [m for m in decoded if isinstance(m, History)]
+    assert history and history[0].reset and any(isinstance(e, GameOverEvent) for e in history[-1].events)
     assert any(isinstance(m, ErrorMessage) and m.code == "no_identity" and m.ref == "profile" for m in decoded)
 
 
@@ -167,7 +172,21 @@ GOOD = [STATE, {"t": "table", "table": TABLE},
         {"t": "chat", "scope": "lobby", "table": None, "id": 1, "from": "Ada", "text": "hi", "at": 1.5},
         {"t": "queue", "queued": {"edition": "2022", "seats": 4, "waiting": 1, "position": 1, "fill_in": 3.0},
          "queues": [{"edition": "2022", "seats": 4, "waiting": 1}], "wait": 20.0},
-        {"t": "error", "code": "seat_taken", "reason": "seat 1 is taken", "ref": "join", "params": {"seat": 1}}]
+        {"t": "error", "code": "seat_taken", "reason": "seat 1 is taken", "ref": "join", "params": {"seat": 1}},
+        {"t": "away", "table": 1, "text": "While you were away, a bot played for Ada: 1 card (7).", "code": "stood_in",
+         "params": {"name": "Ada", "plays": 1, "cards": "7", "out": 0}},
+        {"t": "history", "table": 1, "game_no": 1, "seq": 9, "reset": True,
+         "events": [{"e": "hand_ended", "hand": 0, "loser": 1, "tokens": [3, 2], "scores": None, "hand_points": None,
+                     "eliminated": []}, {"e": "reshuffle", "size": 40, "draw_pile": None}]},
+        {"t": "tables", "tables": [{k: v for k, v in TABLE.items() if k not in ("code", "you", "watchers", "waiting")}],
+         "total": 1},
+        {"t": "online", "players": [{"name": "Ada", "table": 1, "away": False}], "total": 1},
+        {"t": "profile", "name": "Ada", "you": True,
+         "editions": [{"edition": "1980", "games": 2, "wins": 1, "win_rate": 0.5, "rating": 1.25, "mu": 26.0,
+                       "sigma": 8.1, "rated": 2, "provisional": True}],
+         "history": [{"game": 4, "edition": "1980", "at": 1.5e9, "rating": 1.25, "change": 0.5}],
+         "recent": [{"game": 4, "edition": "1980", "at": 1.5e9, "place": 1, "won": True, "credited": True,
+                     "players": ["Ada", "Bot 2"]}]}]
 
 
 def test_the_documented_example_messages_decode() -> None:
