@@ -40,6 +40,7 @@ from ono99_tui.messages import (
     decode_server_message,
 )
 from ono99_tui.protocol import ProtocolError
+from ono99_tui.tui.model import Model
 from tests.server_helpers import (
     FAST_PLAY,
     TestClient,
@@ -296,3 +297,21 @@ def test_any_message_decodes_or_is_refused_with_a_protocol_error(message: dict[s
         assert exc.code in ("bad_field", "bad_message") and exc.reason
         return
     assert decoded.t in (message.get("t"), "unknown")
+
+
+@FUZZ
+@given(st.lists(mutated(), min_size=1, max_size=4))
+def test_whatever_decodes_the_apps_model_takes_in_without_failing(messages: list[dict[str, Any]]) -> None:
+    """The checks are enough for the reader: every message that decodes is taken in by the app's model,
+    and its questions answered, whatever seat numbers and sizes it holds (within what the decoder allows)."""
+    model = Model(my_name="Ada")
+    model.apply(decode_server_message({"t": "table", "table": TABLE}))
+    for message in messages:
+        try:
+            decoded = decode_server_message(message)
+        except ProtocolError:
+            continue
+        model.apply(decoded)
+        model.ranking()
+        model.reason_for("7")
+        assert model.my_turn in (True, False) and isinstance(model.edition, str)
