@@ -16,6 +16,15 @@ from textual.widgets import Button, RichLog, Static
 
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
+from ono99_tui.messages import (
+    GameOverEvent,
+    HandEndedEvent,
+    HandStartedEvent,
+    MissedDrawEvent,
+    OutEvent,
+    PlayEvent,
+    decode_server_message,
+)
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.replay import load_replay, make_replay_app
@@ -32,7 +41,9 @@ from ono99_tui.tui.screens import (
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
 from server import Server, ServerConfig
+from tests import wire
 from tests.test_tui import DATA, play_my_turn, play_to_the_end, wait_until
+from tests.wire import table_message
 
 SAMPLE = DATA / "sample_2022.jsonl"
 FORBIDDEN = ("You's", "You wins", "You plays", "You is", "You has", "You lost a", "You cannot play and is")
@@ -71,7 +82,8 @@ def scripted_app(seat: int, **kwargs: Any) -> tuple[Ono99App, ScriptedLink, dict
     name = table["seats"][seat]["name"]
     table["seats"] = [dict(s, kind="human") if i == seat else s for i, s in enumerate(table["seats"])]
     link = ScriptedLink()
-    link.inbox.put_nowait({"t": "welcome", "server": "ONO 99", "name": name, "resume": "r", "table": 0})
+    link.inbox.put_nowait({"t": "welcome", "version": 1, "server": "ONO 99", "name": name, "resume": "r",
+                           "resumed": False, "table": 0, "identity": None})
     link.inbox.put_nowait({"t": "table", "table": table})
 
     async def open_link() -> ScriptedLink:
@@ -85,7 +97,7 @@ async def feed(pilot: Pilot[Any], app: Ono99App, link: ScriptedLink, states: lis
     for state in states:
         link.inbox.put_nowait(state)
     end_version = states[-1]["view"]["version"]
-    await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] == end_version,
+    await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version == end_version,
                      "the states to arrive")
     await pilot.pause()
 
@@ -97,14 +109,14 @@ async def test_a_new_game_started_with_n_and_enter_ends_in_a_game_over_dialog_th
     app = make_app(bot_delay=0, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
-        first_table = app.model.table["id"]  # type: ignore[index]
+        first_table = app.model.table.id  # type: ignore[index]
         await play_to_the_end(pilot, app)
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the first game's dialog")
         await pilot.press("escape")
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the new-game dialog")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.model.table is not None and app.model.table["id"] != first_table
+        await wait_until(pilot, lambda: app.model.table is not None and app.model.table.id != first_table
                          and app.model.view is not None, "the new table's game")
         await play_to_the_end(pilot, app)
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the new table's dialog")
@@ -112,7 +124,7 @@ async def test_a_new_game_started_with_n_and_enter_ends_in_a_game_over_dialog_th
         assert labels[:2] == ["Play again (r)", "New game (n)"]
         await pilot.press("r")
         await wait_until(pilot, lambda: app.model.game_no == 2 and app.model.view is not None
-                         and app.model.view["winner"] is None, "the next game")
+                         and app.model.view.winner is None, "the next game")
         await play_to_the_end(pilot, app)
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the second game's dialog")
 
@@ -147,30 +159,34 @@ async def watch_a_whole_game(seat: int) -> None:
 
 def test_lines_about_the_reader_use_you_and_lines_about_others_use_their_name() -> None:
     model = Model(my_name="Ada")
-    model.apply({"t": "table", "table": {"id": 1, "seats": [{"name": "Ada"}, {"name": "Bo"}]}})
-    view = {"seat": 0, "edition": "2022", "options": {"scoring": "elimination"}}
-    model.view = view
-    assert model.describe({"e": "hand_started", "hand": 0, "first": 0}) == "You play first"
-    assert model.describe({"e": "hand_started", "hand": 0, "first": 1}) == "Bo plays first"
-    assert model.describe({"e": "out", "seat": 0}) == "You cannot play and are out"
-    assert model.describe({"e": "game_over", "winner": 0}) == "You win the game!"
-    assert model.describe({"e": "game_over", "winner": 1}) == "Bo wins the game!"
-    assert model.describe({"e": "missed_draw", "seat": 0}) == "You missed your draw and play one card short"
+    model.apply(table_message(["Ada", "Bo"]))
+    model.view = wire.view(2, seat=0)
+    assert model.describe(hand_started(hand=0, first=0)) == "You play first"
+    assert model.describe(hand_started(hand=0, first=1)) == "Bo plays first"
+    assert model.describe(OutEvent(seat=0)) == "You cannot play and are out"
+    assert model.describe(GameOverEvent(winner=0)) == "You win the game!"
+    assert model.describe(GameOverEvent(winner=1)) == "Bo wins the game!"
+    assert model.describe(MissedDrawEvent(seat=0)) == "You missed your draw and play one card short"
+
+
+def hand_started(hand: int, first: int) -> HandStartedEvent:
+    return HandStartedEvent(hand=hand, dealer=0, first=first, hand_sizes=(4, 4, 4), hands=(None, None, None),
+                            draw_pile_size=90)
 
 
 # --- 4: no stale "last" line ------------------------------------------------------------------------------
 def test_a_new_game_or_hand_starts_without_the_last_games_plays() -> None:
     model = Model(my_name="Ada")
-    model.apply({"t": "table", "table": {"id": 1, "seats": [{"name": "Ada"}, {"name": "Bo"}]}})
+    model.apply(table_message(["Ada", "Bo"]))
     data = load_replay(SAMPLE)
     for state in data["states"]:
-        model.apply(state)
+        model.apply(decode_server_message(state))
     assert model.recent_plays and model.last_play is not None
     fresh = dict(data["states"][0], game_no=2)
-    model.apply(fresh)
+    model.apply(decode_server_message(fresh))
     assert model.last_play is None and not model.recent_plays
-    model.apply({"t": "table", "table": {"id": 2, "seats": [{"name": "Ada"}, {"name": "Bo"}]}})
-    model.apply(data["states"][0])
+    model.apply(table_message(["Ada", "Bo"], table_id=2))
+    model.apply(decode_server_message(data["states"][0]))
     assert model.last_play is None and not model.recent_plays and model.game_no == 1
 
 
@@ -217,12 +233,12 @@ async def test_a_local_bot_waits_the_draw_window_while_the_persons_manual_draw_i
         table = next(iter(app._embedded.server.lobby.tables.values()))
         loop = asyncio.get_running_loop()
         while True:
-            await wait_until(pilot, lambda: app.model.my_turn or app.model.view["winner"] is not None, "my turn")
-            if app.model.view["winner"] is not None:
+            await wait_until(pilot, lambda: app.model.my_turn or app.model.view.winner is not None, "my turn")
+            if app.model.view.winner is not None:
                 raise AssertionError("the game ended before a draw was left open")
-            before = app.model.view["version"]
+            before = app.model.view.version
             await play_my_turn(pilot, app)
-            await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "my play")
+            await wait_until(pilot, lambda b=before: app.model.view.version != b, "my play")
             if app.model.can_draw:
                 break
         assert table._timer is not None and table._timer.when() - loop.time() > 20
@@ -269,14 +285,14 @@ async def test_replay_follows_one_seat_and_home_and_steps_rewrite_the_log_exactl
         assert not any("wins the game" in strip.text for strip in log.lines)
         title = str(app.screen.query_one("#title", Static).render())
         assert "record 1 of 1" in title
-        seat_before = app.model.view["seat"]  # type: ignore[index]
+        seat_before = app.model.view.seat  # type: ignore[index]
         for _ in range(8):
             await pilot.press("right")
-            assert app.model.view["seat"] == seat_before  # type: ignore[index]
+            assert app.model.view.seat == seat_before  # type: ignore[index]
             assert "(you)" not in str(app.screen.query_one(SeatsView).render())
             assert "Your turn" not in str(app.screen.query_one("#banner", Static).render())
         await pilot.press("tab")
-        assert app.model.view["seat"] == (seat_before + 1) % 4  # type: ignore[index]
+        assert app.model.view.seat == (seat_before + 1) % 4  # type: ignore[index]
         assert "following Bot 2's cards" in str(app.screen.query_one("#why", Static).render())
 
 
@@ -301,10 +317,10 @@ async def test_the_new_game_dialog_starts_on_enter_with_what_it_shows_and_rememb
         assert dialog.query_one("#bust_over_99").parent.display
         assert app.focused is start
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.model.view is not None and app.model.view["edition"] == "1980",
+        await wait_until(pilot, lambda: app.model.view is not None and app.model.view.edition == "1980",
                          "the game shown in the dialog")
-        seats = app.model.table["seats"]  # type: ignore[index]
-        assert len(seats) == 3 and sum(s["kind"] == "bot" for s in seats) == 2
+        seats = app.model.table.seats  # type: ignore[index]
+        assert len(seats) == 3 and sum(s.kind == "bot" for s in seats) == 2
         saved = json.loads((config_dir() / "settings.json").read_text())
         assert saved["new_game"]["edition"] == "1980" and saved["new_game"]["seats"] == 3
         await pilot.press("n")
@@ -371,18 +387,16 @@ async def test_at_80_columns_chat_shows_in_the_log_and_c_opens_a_visible_chat() 
 # --- 10: words -----------------------------------------------------------------------------------------------
 def test_counts_take_singular_and_plural_and_cards_their_names() -> None:
     model = Model(my_name="Ada")
-    model.apply({"t": "table", "table": {"id": 1, "seats": [{"name": "Ada"}, {"name": "Bo"}, {"name": "Cy"}]}})
-    model.view = {"seat": 0, "edition": "1980", "options": {"scoring": "tokens"}, "tokens": [1, 0, 2]}
-    assert model.describe({"e": "play", "seat": 1, "cards": ["DOUBLE"], "total": 30}) == \
-        "Bo played Double Play — total 30"
-    assert model.describe({"e": "hand_started", "hand": 2, "first": 1}) == "Hand 3: Bo plays first"
-    before = dict(model.view)
-    end = {"e": "hand_ended", "hand": 2, "loser": 1, "tokens": [1, 0, 2], "scores": None, "hand_points": None,
-           "eliminated": [1]}
+    model.apply(table_message(["Ada", "Bo", "Cy"]))
+    model.view = wire.view(3, edition="1980", options={"scoring": "tokens"}, tokens=[1, 0, 2])
+    assert model.describe(PlayEvent(seat=1, cards=("DOUBLE",), total=30)) == "Bo played Double Play — total 30"
+    assert model.describe(hand_started(hand=2, first=1)) == "Hand 3: Bo plays first"
+    before = model.view
+    end = HandEndedEvent(hand=2, loser=1, tokens=(1, 0, 2), scores=None, hand_points=None, eliminated=(1,))
     line = model.describe(end, before)
     assert "Bo had no token left and is out of the match" in line and "lost a token" not in line
-    model.view = {"seat": 0, "edition": "2022", "options": {"scoring": "elimination"}}
-    assert model.describe({"e": "hand_started", "hand": 0, "first": 1}) == "Bo plays first"
+    model.view = wire.view(3)
+    assert model.describe(hand_started(hand=0, first=1)) == "Bo plays first"
 
 
 async def test_the_screen_says_1_token_and_1_free_seat() -> None:
@@ -399,9 +413,8 @@ async def test_the_screen_says_1_token_and_1_free_seat() -> None:
             assert "(1 free seat)" in banner
             assert "Start" in app.screen.query_one(KeysFooter).render().plain
         model = Model(my_name="Ada")
-        model.apply({"t": "table", "table": {"id": 1, "seats": [{"name": "Ada"}]}})
-        model.view = {"seat": 0, "edition": "1980", "options": {"scoring": "tokens"}, "tokens": [1],
-                      "scores": None, "active": [True], "in_hand": [True], "hand_sizes": [1], "open_draws": [False]}
+        model.apply(table_message(["Ada", "Bo"]))
+        model.view = wire.view(2, edition="1980", options={"scoring": "tokens"}, tokens=[1, 2], hand_sizes=[1, 3])
         assert SeatsView._status(model, model.view, 0, []) == "[1 card · 1 token]"
     finally:
         await server.close()
@@ -446,7 +459,7 @@ async def test_the_first_screen_names_the_game_labels_the_total_and_marks_card_k
         await pilot.pause()
         assert str(app.screen.query_one("#title", Static).render()).startswith("ONO 99")
         label = str(app.screen.query_one("#total-label", Static).render())
-        total = app.model.view["total"]  # type: ignore[index]
+        total = app.model.view.total  # type: ignore[index]
         assert "TOTAL" in label and "limit 98" in label and f"{98 - total} to go" in label
         assert str(app.screen.query("CardWidget").first().render()).startswith("[1]")
         assert app._terminal_title == "ONO 99 — your turn"
@@ -460,7 +473,7 @@ async def test_the_card_just_drawn_is_marked_new() -> None:
                     if any(e["e"] == "draw" and e["seat"] == 0 for e in s["events"]))
         await feed(pilot, app, link, data["states"][:step + 1])
         drawn = next(e["card"] for e in data["states"][step]["events"] if e["e"] == "draw" and e["seat"] == 0)
-        index = app.model.view["hand"].index(drawn)  # type: ignore[index]
+        index = app.model.view.hand.index(drawn)  # type: ignore[index]
         cards = list(app.screen.query("CardWidget"))
         assert "NEW" in str(cards[index].render())
         assert sum("NEW" in str(c.render()) for c in cards) == 1
@@ -524,10 +537,10 @@ def test_a_1980_hand_lost_gives_one_summary_of_that_hand_and_the_match_end_its_o
     data = load_replay(DATA / "sample_1980_points.jsonl")
     for seat, expected in ((1, [(0, False), (1, True)]), (2, [(0, False)])):
         model = Model(my_name="x")
-        model.apply({"t": "table", "table": data["table"]})
+        model.apply(decode_server_message({"t": "table", "table": data["table"]}))
         seen = []
         for state in data["seat_states"][seat]:
-            model.apply(state)
+            model.apply(decode_server_message(state))
             if model.knockout is not None:
                 seen.append((model.knockout.hand, model.knockout.final))
                 model.knockout = None

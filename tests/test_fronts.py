@@ -115,7 +115,7 @@ async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_
         await create_table_through_keys(player)
         await player.press("s")
         await player.until(lambda a: a.model.view is not None, "the game to start")
-        seat, table_id = player.app.model.view["seat"], player.app.model.table["id"]  # type: ignore[index]
+        seat, table_id = player.app.model.view.seat, player.app.model.table.id  # type: ignore[index]
         port, config = rig.server.port, rig.server.config
         await rig.server.close()  # the game server goes away (and comes back below, on the same port)
         await player.until(lambda a: not a.model.connected, "the session to know")
@@ -126,8 +126,8 @@ async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_
         rig.server = Server(config)
         await rig.server.start()
         await player.until(lambda a: a.model.connected and a.model.view is not None
-                           and a.model.table is not None and a.model.table["id"] == table_id, "the seat again")
-        assert player.app.model.view["seat"] == seat  # type: ignore[index]
+                           and a.model.table is not None and a.model.table.id == table_id, "the seat again")
+        assert player.app.model.view.seat == seat  # type: ignore[index]
     finally:
         if player is not None:
             await player.close()

@@ -547,7 +547,7 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
         await wait_until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen)
                          and session.app.model.view is not None, "kit's table in the SSH session")
         assert session.app is not None
-        assert session.app.model.my_name == "kit" and session.app.model.view["hand"] == state["view"]["hand"]
+        assert session.app.model.my_name == "kit" and list(session.app.model.view.hand) == state["view"]["hand"]
         assert session.owner.fingerprint == kit.fingerprint
         await run(*tmux, "kill-server")
         await wait_until(lambda: member.connection is None, "the SSH session gone")
@@ -560,8 +560,8 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
     try:
         player = await Player.connect(rig, "whoever", key=asyncssh.read_private_key(str(kit_dir / KEY_FILE)))
         await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the seat")
-        assert player.app.model.my_name == "kit" and player.app.model.table["id"] == table_id  # type: ignore[index]
-        assert player.app.model.view["hand"] == state["view"]["hand"]  # type: ignore[index]
+        assert player.app.model.my_name == "kit" and player.app.model.table.id == table_id  # type: ignore[index]
+        assert list(player.app.model.view.hand) == state["view"]["hand"]  # type: ignore[index]
         await player.close()
     finally:
         await rig.close()

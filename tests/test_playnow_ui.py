@@ -52,9 +52,9 @@ async def test_the_app_plays_now_changes_the_table_size_and_is_seated_with_anoth
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen), "the queue dialog")
-            assert app.model.queue is not None and app.model.queue["seats"] == 4
+            assert app.model.queue is not None and app.model.queue.seats == 4
             await pilot.press("minus", "minus")  # four seats to two
-            await wait_until(pilot, lambda: app.model.queue is not None and app.model.queue["seats"] == 2,
+            await wait_until(pilot, lambda: app.model.queue is not None and app.model.queue.seats == 2,
                              "the queue for two seats")
             text = str(app.screen.query_one("#queue-text").render())
             assert "2022 · 2 seats" in text and "nobody else yet" in text
@@ -64,7 +64,7 @@ async def test_the_app_plays_now_changes_the_table_size_and_is_seated_with_anoth
             await bob.send({"t": "play_now", "seats": 2})
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the table the queue found")
-            assert [s["name"] for s in app.model.table["seats"]] == ["Ada", "Bob"]  # type: ignore[index]
+            assert [s.name for s in app.model.table.seats] == ["Ada", "Bob"]  # type: ignore[index]
             await pilot.pause(0.1)
             assert isinstance(app.screen, TableScreen)  # the queue dialog is gone for good
 
@@ -96,16 +96,16 @@ async def test_the_leaderboard_shows_ratings_and_opens_a_profile_and_its_game_re
             await wait_until(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and app.model.leaderboard,
                              "the leaderboard")
             row = app.model.leaderboard[0]
-            assert row["name"] == "Cy" and row["provisional"] and row["games"] == 1
+            assert row.name == "Cy" and row.provisional and row.games == 1
             grid = app.screen.query_one(DataTable)
             await wait_until(pilot, lambda: grid.row_count == 2, "Cy and the random bot")
-            assert str(grid.get_row_at(0)[1]) == f"{row['rating']:.2f}?"
+            assert str(grid.get_row_at(0)[1]) == f"{row.rating:.2f}?"
             assert str(grid.get_row_at(1)[0]) == "bot: random"
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, ProfileScreen) and app.model.profile is not None
-                             and bool(app.model.profile["recent"]), "Cy's profile")
+                             and bool(app.model.profile.recent), "Cy's profile")
             profile = app.model.profile
-            assert profile is not None and profile["name"] == "Cy" and profile["editions"][0]["games"] == 1
+            assert profile is not None and profile.name == "Cy" and profile.editions[0].games == 1
             editions = str(app.screen.query_one("#profile-editions").render())
             assert "2022: rating" in editions and "(provisional)" in editions and "1 game ·" in editions
             await pilot.press("enter")
@@ -114,10 +114,10 @@ async def test_the_leaderboard_shows_ratings_and_opens_a_profile_and_its_game_re
             assert isinstance(replay, ServerReplayScreen) and replay.position == 0 and len(replay.states) > 2
             await pilot.press("right", "right")
             await wait_until(pilot, lambda: replay.position == 2, "two steps on")
-            assert replay.cursor.model.table["seats"][0]["name"] == "Cy"  # type: ignore[index]
+            assert replay.cursor.model.table.seats[0].name == "Cy"  # type: ignore[index]
             await pilot.press("end")
             await wait_until(pilot, lambda: replay.cursor.model.view is not None
-                             and replay.cursor.model.view["winner"] is not None, "the end of the game")
+                             and replay.cursor.model.view.winner is not None, "the end of the game")
             await pilot.press("escape")
             await wait_until(pilot, lambda: isinstance(app.screen, ProfileScreen), "back to the profile")
 
@@ -140,7 +140,7 @@ async def test_two_ssh_players_named_play_sit_at_one_table_and_a_lone_one_gets_b
         await named(bob, "bob")
         for player in (ada, bob):
             await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the table")
-        assert ada.app.model.table["id"] == bob.app.model.table["id"]  # type: ignore[index]
+        assert ada.app.model.table.id == bob.app.model.table.id  # type: ignore[index]
         await ada.close()
         await bob.close()
     finally:
@@ -151,8 +151,8 @@ async def test_two_ssh_players_named_play_sit_at_one_table_and_a_lone_one_gets_b
         await named(lone, "lone")
         await lone.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "a table")
         table = lone.app.model.table
-        assert table is not None and table["edition"] == "1980"
-        assert [s["kind"] for s in table["seats"]] == ["human", "bot", "bot"]
+        assert table is not None and table.edition == "1980"
+        assert [s.kind for s in table.seats] == ["human", "bot", "bot"]
         await lone.close()
     finally:
         await rig.close()
@@ -207,7 +207,7 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
             await until(lambda s=session: s.app is not None and isinstance(s.app.screen, TableScreen)
                         and s.app.model.view is not None, f"{name} at the table")
             ssh_players.append(_TmuxPlayer(session, tmux, name))
-        tables = {s.app.model.table["id"] for s in sessions.values()}  # type: ignore[union-attr,index]
+        tables = {s.app.model.table.id for s in sessions.values()}  # type: ignore[union-attr,index]
         assert len(tables) == 1
         await asyncio.gather(*(play_through_keys(p) for p in ssh_players), *games)  # type: ignore[arg-type]
         for name in ("ann", "ben"):
@@ -272,17 +272,17 @@ async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "a table with a bot")
-            first = app.model.table["id"]  # type: ignore[index]
-            while app.model.view["winner"] is None:  # type: ignore[index]
+            first = app.model.table.id  # type: ignore[index]
+            while app.model.view.winner is None:  # type: ignore[index]
                 if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view["version"]  # type: ignore[index]
+                    before = app.model.view.version  # type: ignore[index]
                     await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b,  # type: ignore[index]
+                    await wait_until(pilot, lambda b=before: app.model.view.version != b,  # type: ignore[index]
                                      "the move taken")
                 else:
                     await pilot.pause(0.02)
             await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
-                             and app.model.table["id"] != first and app.model.view is not None, "the next table")
-            assert app.model.table["status"] == "playing"  # type: ignore[index]
+                             and app.model.table.id != first and app.model.view is not None, "the next table")
+            assert app.model.table.status == "playing"  # type: ignore[index]

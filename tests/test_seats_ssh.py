@@ -58,7 +58,7 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> N
         await watcher.until_screen(LobbyScreen, "the lobby")
         await host.send({"t": "create_table", "seats": 4, "bots": 3, "turn_seconds": 0})
         table_id = (await host.expect("table"))["table"]["id"]
-        await watcher.until(lambda a: any(t["id"] == table_id for t in a.model.tables), "the table listed")
+        await watcher.until(lambda a: any(t.id == table_id for t in a.model.tables), "the table listed")
         await watcher.press("s")
         await watcher.until_screen(TableScreen, "the table, as a spectator")
         loop = asyncio.get_running_loop()
@@ -67,7 +67,7 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> N
         await asyncio.wait_for(play_client(host), PATIENCE)
         lasted = loop.time() - began
         assert lasted > 2.0, f"the game lasted {lasted:.1f} s: too short to show anything"
-        await watcher.until(lambda a: a.model.view is not None and a.model.view["winner"] is not None,
+        await watcher.until(lambda a: a.model.view is not None and a.model.view.winner is not None,
                             "the spectator to see the end")
         assert not watcher.ended.is_set() and b"without a key pressed" not in watcher.output
         await asyncio.wait_for(watcher.ended.wait(), PATIENCE)  # nothing moves now: idle

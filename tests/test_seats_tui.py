@@ -11,6 +11,7 @@ from typing import Any
 from textual.widgets import Button, Input, RichLog, Static
 
 from ono99_tui.client import Client
+from ono99_tui.messages import decode_server_message
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
@@ -21,6 +22,7 @@ from server.history import history_messages
 from tests.relay import Relay
 from tests.server_helpers import play_client
 from tests.test_tui import play_my_turn, wait_until
+from tests.wire import table_map
 
 
 async def test_a_reconnect_that_is_accepted_then_cut_keeps_retrying_and_gets_back(tmp_path: Any) -> None:
@@ -63,13 +65,13 @@ async def test_a_reconnect_that_is_accepted_then_cut_keeps_retrying_and_gets_bac
 
 def expected_log(app: Any, server: Server) -> list[str]:
     """The log lines of the app's table's whole game for its seat, described by a fresh model."""
-    table = server.lobby.tables[app.model.table["id"]]
-    seat = app.model.view["seat"]
+    table = server.lobby.tables[app.model.table.id]
+    seat = app.model.view.seat
     fresh = Model()
     fresh.table, fresh.view = app.model.table, app.model.view
     for message in history_messages(table.id, table.game_no, table.game.log[:table.shown], table.seq_base + 1,
                                     seat, True):
-        fresh.apply(message)
+        fresh.apply(decode_server_message(message))
     return list(fresh.log)
 
 
@@ -99,18 +101,18 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.send_message({"t": "create_table", "seats": 2, "turn_seconds": 0})
             await wait_until(pilot, lambda: app.model.table is not None, "the table")
-            table_id = app.model.table["id"]  # type: ignore[index]
+            table_id = app.model.table.id  # type: ignore[index]
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             await bo.send({"t": "join", "table": table_id})
-            await wait_until(pilot, lambda: app.model.table["free"] == 0, "Bo to sit down")  # type: ignore[index]
+            await wait_until(pilot, lambda: app.model.table.free == 0, "Bo to sit down")  # type: ignore[index]
             await pilot.press("s")
             bo_task = asyncio.create_task(play_client(bo, 120))
             await wait_until(pilot, lambda: app.model.view is not None, "the game")
-            while app.model.view["version"] < 8 or not app.model.my_turn:  # type: ignore[index]
+            while app.model.view.version < 8 or not app.model.my_turn:  # type: ignore[index]
                 if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view["version"]  # type: ignore[index]
+                    before = app.model.view.version  # type: ignore[index]
                     await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                    await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[index]
                 else:
                     await pilot.pause(0.02)
             await bo.send({"t": "chat", "text": "nice one"})
@@ -123,7 +125,7 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
             await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
             await wait_until(pilot, lambda: app.model.connected and app.model.view is not None, "the app back")
             # her stand-in and Bo played on meanwhile; nothing moves once it is her turn (or the game is over)
-            await wait_until(pilot, lambda: app.model.my_turn or app.model.view["winner"] is not None,  # type: ignore[index]
+            await wait_until(pilot, lambda: app.model.my_turn or app.model.view.winner is not None,  # type: ignore[index]
                              "a still moment")
             await pilot.pause(0.2)
             assert shown_log(app)[:len(log_before)] == log_before
@@ -135,11 +137,11 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
             await server.start()
             await wait_until(pilot, lambda: app.model.connected and "Ada" in server.lobby.members
                              and server.lobby.members["Ada"].connection is not None, "the app back after the restart")
-            while app.model.view is None or app.model.view["winner"] is None:
+            while app.model.view is None or app.model.view.winner is None:
                 if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view["version"]  # type: ignore[index]
+                    before = app.model.view.version  # type: ignore[index]
                     await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                    await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[index]
                 else:
                     await pilot.pause(0.02)
             await pilot.pause(0.2)
@@ -167,8 +169,8 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
             await wait_until(pilot, lambda: app.model.my_turn and isinstance(app.screen, TableScreen), "her turn")
-            version = app.model.view["version"]  # type: ignore[index]
-            table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+            version = app.model.view.version  # type: ignore[index]
+            table = server.lobby.tables[app.model.table.id]  # type: ignore[index]
 
             await pilot.press("c")
             chat_input = app.screen.query_one("#chat-input", Input)
@@ -178,7 +180,7 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
             assert app.focused is chat_input and chat_input.value == ""
             await pilot.press(*"2f", "enter")
             await wait_until(pilot, lambda: len(table_chat(app)) == 2, "a second line, without pressing c")
-            assert app.model.view["version"] == version and table.game.version == version  # type: ignore[index,union-attr]
+            assert app.model.view.version == version and table.game.version == version  # type: ignore[index,union-attr]
             assert isinstance(app.screen, TableScreen) and table.seats[0].kind == "human"
             await pilot.press("escape")
             assert app.focused is None
@@ -224,14 +226,14 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0})
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "her table")
-            table = server.lobby.tables[app.model.table["id"]]  # type: ignore[index]
+            table = server.lobby.tables[app.model.table.id]  # type: ignore[index]
             table_chat = app.screen.query_one("#chat", RichLog)
             await bo.send({"t": "chat", "scope": "lobby", "text": "anyone for a game?"})
             marked = "Lobby · Bo: anyone for a game?"
             await wait_until(pilot, lambda: any(line.text == marked for line in table_chat.lines),
                              "a lobby line at the table, marked as the lobby's")
             await bo.send({"t": "spectate", "table": table.id})
-            await wait_until(pilot, lambda: "Bo" in app.model.table["watchers"], "Bo watching")  # type: ignore[index]
+            await wait_until(pilot, lambda: "Bo" in app.model.table.watchers, "Bo watching")  # type: ignore[index]
             await pilot.press("m")
             await wait_until(pilot, lambda: isinstance(app.screen, SeatMenuScreen), "the seat menu")
             labels = [str(b.label) for b in app.screen.query(Button)]
@@ -240,9 +242,9 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             await wait_until(pilot, lambda: table.seats[1].name == "Bo", "Bo in the bot's seat")
             assert isinstance(app.screen, TableScreen)
             await pilot.press("u")
-            await wait_until(pilot, lambda: app.model.table["you"] is None, "Ada standing")  # type: ignore[index]
+            await wait_until(pilot, lambda: app.model.table.you is None, "Ada standing")  # type: ignore[index]
             await pilot.press("u")
-            await wait_until(pilot, lambda: app.model.table["you"] == 0, "Ada seated again")  # type: ignore[index]
+            await wait_until(pilot, lambda: app.model.table.you == 0, "Ada seated again")  # type: ignore[index]
     finally:
         if bo is not None:
             await bo.close()
@@ -270,7 +272,7 @@ async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(t
             app.send_message({"t": "spectate", "table": table_id})
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
             await cy.send({"t": "start"})
-            await wait_until(pilot, lambda: app.model.view is not None and app.model.view["version"] >= 4, "moves")
+            await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version >= 4, "moves")
             footer = app.screen.query_one(KeysFooter)
             shown = {entry.key for entry in footer._entries}
             assert "enter" not in shown and "d" not in shown, shown  # a spectator has nothing to play or draw
@@ -278,12 +280,12 @@ async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(t
             server = Server(config)
             await server.start()
             await wait_until(pilot, lambda: app.model.connected and app.model.table is not None
-                             and app.model.table["id"] == table_id and isinstance(app.screen, TableScreen)
+                             and app.model.table.id == table_id and isinstance(app.screen, TableScreen)
                              and app.model.view is not None, "the app watching again")
             table = server.lobby.tables[table_id]
             assert any(m.name == "Bo" for m in table.spectators)
             await wait_until(pilot, lambda: table.status == "finished"
-                             and app.model.view["winner"] is not None, "the game's end")  # type: ignore[index]
+                             and app.model.view.winner is not None, "the game's end")  # type: ignore[index]
             await pilot.pause(0.2)
             assert shown_log(app) == expected_log(app, server)[-len(app.model.log):]
     finally:
@@ -297,12 +299,12 @@ def test_the_readers_own_moves_in_the_history_of_a_resumed_game_are_said_to_them
     read "Ada played 10" beside "You 10" in the strip of last plays. Tried: a model that knows its
     seat only from the table takes a history with its own play."""
     model = Model()
-    model.apply({"t": "table", "table": {"id": 1, "name": "t", "you": 0, "host": "Ada", "status": "playing",
-                                         "seats": [{"kind": "human", "name": "Ada", "level": None, "connected": True},
-                                                   {"kind": "bot", "name": "Bot 2", "level": "greedy",
-                                                    "connected": None}]}})
-    model.apply({"t": "history", "table": 1, "game_no": 1, "seq": 2, "reset": True,
-                 "events": [{"e": "play", "seat": 0, "cards": ["10"], "total": 10},
-                            {"e": "play", "seat": 1, "cards": ["7"], "total": 17}]})
+    model.apply(decode_server_message({"t": "table", "table": table_map(
+        ["Ada", "Bot 2"], you=0, status="playing",
+        seats=[{"kind": "human", "name": "Ada", "level": None, "connected": True},
+               {"kind": "bot", "name": "Bot 2", "level": "greedy", "connected": None}])}))
+    model.apply(decode_server_message({"t": "history", "table": 1, "game_no": 1, "seq": 2, "reset": True,
+                                       "events": [{"e": "play", "seat": 0, "cards": ["10"], "total": 10},
+                                                  {"e": "play", "seat": 1, "cards": ["7"], "total": 17}]}))
     assert any(line.startswith("You played 10") for line in model.log)
     assert any(line.startswith("Bot 2 played 7") for line in model.log)

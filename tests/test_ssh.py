@@ -169,11 +169,11 @@ class Player:
 def key_for_turn(app: SessionApp) -> str | None:
     """The key that plays this turn: a legal card's number, f for the four-card discard, d to draw."""
     view = app.model.view
-    if view is None or view["winner"] is not None or not (app.model.my_turn or app.model.can_draw):
+    if view is None or view.winner is not None or not (app.model.my_turn or app.model.can_draw):
         return None
-    if "draw" in view["legal"]:
+    if "draw" in view.legal:
         return "d"
-    index = next((i for i, code in enumerate(view["hand"]) if code in view["legal"]), None)
+    index = next((i for i, code in enumerate(view.hand) if code in view.legal), None)
     return "f" if index is None else str(index + 1)
 
 
@@ -184,7 +184,7 @@ async def play_through_keys(player: Player, moves_wanted: int | None = None) -> 
     while True:
         app = player.app
         view = app.model.view
-        if view is not None and view["winner"] is not None:
+        if view is not None and view.winner is not None:
             return moves
         if moves_wanted is not None and moves >= moves_wanted:
             return moves
@@ -192,9 +192,9 @@ async def play_through_keys(player: Player, moves_wanted: int | None = None) -> 
         if key is None:
             await asyncio.sleep(0.01)
             continue
-        before = view["version"] if view else -1
+        before = view.version if view else -1
         await player.press(key)
-        await player.until(lambda a, b=before: a.model.view is not None and (a.model.view["version"] != b),
+        await player.until(lambda a, b=before: a.model.view is not None and (a.model.view.version != b),
                            "the server to take the move")
         moves += 1
 
@@ -235,22 +235,22 @@ async def test_two_ssh_players_and_a_tcp_client_play_at_one_table(rig: Rig) -> N
     ada = await Player.connect(rig, "ada")
     bo = await Player.connect(rig, "bo")
     await create_table_through_keys(ada)
-    table_id = ada.app.model.table["id"]  # type: ignore[index]
+    table_id = ada.app.model.table.id  # type: ignore[index]
     await bo.until(lambda a: isinstance(a.screen, LobbyScreen) and a.model.tables, "the table in bo's lobby")
     await bo.press("j")
     await bo.until_screen(TableScreen, "bo at the table")
     cy = await Client.connect("127.0.0.1", rig.server.port, "cy")
     try:
         await cy.send({"t": "join", "table": table_id})
-        await ada.until(lambda a: {s["name"] for s in a.model.table["seats"]} >= {"ada", "bo", "cy"},
+        await ada.until(lambda a: {s.name for s in a.model.table.seats} >= {"ada", "bo", "cy"},
                         "three players seated")
         await ada.press("s")
         cy_game = asyncio.create_task(play_client(cy, PATIENCE))
         ssh_games = [asyncio.create_task(play_through_keys(p)) for p in (ada, bo)]
         await asyncio.wait_for(asyncio.gather(*ssh_games), PATIENCE * 2)
         winner = await asyncio.wait_for(cy_game, PATIENCE)
-        assert ada.app.model.view["winner"] == bo.app.model.view["winner"] == winner  # type: ignore[index]
-        seats = {s["name"] for s in ada.app.model.table["seats"]}  # type: ignore[index]
+        assert ada.app.model.view.winner == bo.app.model.view.winner == winner  # type: ignore[index]
+        seats = {s.name for s in ada.app.model.table.seats}  # type: ignore[index]
         assert {"ada", "bo", "cy"} <= seats
     finally:
         await cy.close()
@@ -278,7 +278,7 @@ async def test_the_same_key_returns_to_its_seat_and_a_guest_picks_a_name(rig: Ri
     await create_table_through_keys(ada)
     await ada.press("s")
     await ada.until(lambda a: a.model.view is not None, "the game to start")
-    seat, table_id = ada.app.model.view["seat"], ada.app.model.table["id"]  # type: ignore[index]
+    seat, table_id = ada.app.model.view.seat, ada.app.model.table.id  # type: ignore[index]
     ada.conn.abort()  # the connection drops
     member = rig.server.lobby.members["ada"]
     await until(lambda: member.connection is None, "the server to notice")
@@ -287,7 +287,7 @@ async def test_the_same_key_returns_to_its_seat_and_a_guest_picks_a_name(rig: Ri
     back = await Player.connect(rig, "someone-else", key=key)  # the key is the identity, not the user name
     await back.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the seat again")
     assert back.app.model.my_name == "ada"
-    assert back.app.model.view["seat"] == seat and back.app.model.table["id"] == table_id  # type: ignore[index]
+    assert back.app.model.view.seat == seat and back.app.model.table.id == table_id  # type: ignore[index]
     assert rig.server.lobby.members["ada"] is member
 
     again = await Player.connect(rig, "ada", key=key)  # the same key elsewhere takes the seat over
@@ -325,7 +325,7 @@ async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
         # CODE@HOST: the key's name from its last visit, straight to a seat at the code's table
         joiner = await Player.connect(rig, code.lower(), key=key)
         await joiner.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
-                           and a.model.table["you"] is not None, "a seat at the private table")
+                           and a.model.table.you is not None, "a seat at the private table")
         assert joiner.app.model.my_name == "jo"
         await joiner.until(lambda a: any("Press l for the lobby" in str(n.message) for n in a._notifications),
                            "how to get back to the lobby")
@@ -336,8 +336,8 @@ async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
         await watcher.type("wat")
         await watcher.press("enter")
         await watcher.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None, "the table")
-        assert watcher.app.model.table["you"] is None  # type: ignore[index]
-        assert [s["name"] for s in watcher.app.model.table["seats"]][:2] == ["tess", "jo"]  # type: ignore[index]
+        assert watcher.app.model.table.you is None  # type: ignore[index]
+        assert [s.name for s in watcher.app.model.table.seats][:2] == ["tess", "jo"]  # type: ignore[index]
         await joiner.press("l")
         await joiner.until_screen(LobbyScreen, "the lobby after l")
         await joiner.close()
@@ -648,7 +648,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         assert session.term_type and session.app is not None and isinstance(session.app.screen, NameScreen)
         await run(*tmux, "send-keys", "-t", "play", "tim", "Enter")
         await until(lambda: session.app is not None and session.app.model.table is not None
-                    and session.app.model.table["you"] is not None, "the OpenSSH player at the table")
+                    and session.app.model.table.you is not None, "the OpenSSH player at the table")
         await host.send({"t": "start"})  # the empty seat gets a bot
         host_game = asyncio.create_task(play_client(host, PATIENCE))
         moves = 0
@@ -656,15 +656,15 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
             app = session.app
             assert app is not None
             view = app.model.view
-            if view is not None and view["winner"] is not None:
+            if view is not None and view.winner is not None:
                 break
             key = key_for_turn(app)
             if key is None:
                 await asyncio.sleep(0.01)
                 continue
-            before = view["version"]  # type: ignore[index]
+            before = view.version  # type: ignore[index]
             await run(*tmux, "send-keys", "-t", "play", key)
-            await until(lambda b=before: session.app is not None and session.app.model.view["version"] != b,
+            await until(lambda b=before: session.app is not None and session.app.model.view.version != b,
                         "the move from the real client")
             moves += 1
         await asyncio.wait_for(host_game, PATIENCE)

@@ -4,6 +4,7 @@ replays, and the app against a real server over loopback TCP."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,14 +49,14 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str
 def playable_index(app: Ono99App) -> int | None:
     view = app.model.view
     assert view is not None
-    return next((i for i, code in enumerate(view["hand"]) if code in view["legal"]), None)
+    return next((i for i, code in enumerate(view.hand) if code in view.legal), None)
 
 
 async def play_my_turn(pilot: Pilot[Any], app: Ono99App) -> None:
     """Press the key of a legal card (or f for the four-card discard, d to draw)."""
     view = app.model.view
     assert view is not None
-    if "draw" in view["legal"]:
+    if "draw" in view.legal:
         await pilot.press("d")
         return
     index = playable_index(app)
@@ -66,13 +67,13 @@ async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
     """Play the reader's turns with the number keys until the game is over (a knock-out summary is
     dismissed; the bots then play on). Returns the moves made."""
     moves = 0
-    while app.model.view is not None and app.model.view["winner"] is None:
+    while app.model.view is not None and app.model.view.winner is None:
         if isinstance(app.screen, KnockOutScreen):
             await pilot.press("enter")
         elif app.model.my_turn and isinstance(app.screen, TableScreen):
-            before = app.model.view["version"]
+            before = app.model.view.version
             await play_my_turn(pilot, app)
-            await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view["version"] != b,
+            await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view.version != b,
                              "the server to take the move")
             moves += 1
         else:
@@ -86,20 +87,20 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                          "the table screen")
         moves = 0
-        while app.model.view is not None and app.model.view["winner"] is None:
+        while app.model.view is not None and app.model.view.winner is None:
             if isinstance(app.screen, KnockOutScreen):
                 await pilot.press("enter")
             elif app.model.my_turn:
-                before = app.model.view["version"]
+                before = app.model.view.version
                 await play_my_turn(pilot, app)
-                await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view["version"] != b,
+                await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view.version != b,
                                  "the server to take the move")
                 moves += 1
             else:
                 await pilot.pause(0.02)
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
         assert moves > 0
-        winner = app.model.view["winner"]
+        winner = app.model.view.winner
         assert app.model.ranking()[0] == winner
         said = "You win the game!" if winner == app.model.my_seat else f"{app.model.seat_name(winner)} wins the game!"
         assert said in app.model.log
@@ -119,27 +120,27 @@ async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
             if isinstance(app.screen, KnockOutScreen):
                 await pilot.press("enter")
                 continue
-            if view["winner"] is not None:
+            if view.winner is not None:
                 await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
                 await pilot.press("r")  # play again: keep looking for a blocked card
-                await wait_until(pilot, lambda: app.model.view is not None and app.model.view["winner"] is None,
+                await wait_until(pilot, lambda: app.model.view is not None and app.model.view.winner is None,
                                  "the rematch")
                 continue
-            if app.model.my_turn and view["unplayable"]:
-                code, reason = view["unplayable"][0]
-                index = view["hand"].index(code)
-                version = view["version"]
+            if app.model.my_turn and view.unplayable:
+                code, reason = view.unplayable[0]
+                index = view.hand.index(code)
+                version = view.version
                 await pilot.press(str(index + 1))
                 await pilot.pause(0.2)
                 why = str(app.screen.query_one("#why", Static).render())
                 assert why == f"Can't play {card_label(code)}: {reason}"
-                assert app.model.view is not None and app.model.view["version"] == version
+                assert app.model.view is not None and app.model.view.version == version
                 assert any(w in reason for w in ("would make", "ONO 99"))
                 return
             if app.model.my_turn and isinstance(app.screen, TableScreen):
-                before = view["version"]
+                before = view.version
                 await play_my_turn(pilot, app)
-                await wait_until(pilot, lambda b=before: app.model.view["version"] != b, "the move")  # type: ignore[index]
+                await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[index]
             else:
                 await pilot.pause(0.02)
         raise AssertionError("never held a blocked card on my turn")
@@ -205,10 +206,10 @@ async def test_new_game_dialog_refuses_an_invalid_option_set_and_starts_a_1980_g
         dialog.query_one("#seats").value = 3  # type: ignore[attr-defined]
         await pilot.pause(0.1)
         dialog.query_one("#start").press()  # type: ignore[attr-defined]
-        await wait_until(pilot, lambda: app.model.view is not None and app.model.view["edition"] == "1980",
+        await wait_until(pilot, lambda: app.model.view is not None and app.model.view.edition == "1980",
                          "the 1980 game")
-        assert app.model.view["options"]["ono99_sets_99"] is True
-        assert app.model.view["seats"] == 3
+        assert app.model.view.options.ono99_sets_99 is True
+        assert app.model.view.seats == 3
 
 
 async def test_replay_steps_forward_and_back() -> None:
@@ -220,14 +221,14 @@ async def test_replay_steps_forward_and_back() -> None:
         for _ in range(6):
             await pilot.press("right")
         assert app.position == 6
-        total_at_6 = app.model.view["total"]
+        total_at_6 = app.model.view.total
         await pilot.press("left")
         assert app.position == 5
         await pilot.press("right")
-        assert app.model.view["total"] == total_at_6
+        assert app.model.view.total == total_at_6
         await pilot.press("end")
         await pilot.pause(0.2)
-        assert app.model.view["winner"] is not None
+        assert app.model.view.winner is not None
         assert app.position == len(data["states"]) - 1
 
 
@@ -248,18 +249,18 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
             app.screen.query_one("#start").press()  # type: ignore[attr-defined]
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "the new table")
-            table_id = app.model.table["id"]  # type: ignore[index]
+            table_id = app.model.table.id  # type: ignore[index]
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             await bo.send({"t": "join", "table": table_id})
-            await wait_until(pilot, lambda: any(s["name"] == "Bo" for s in app.model.table["seats"]),  # type: ignore[index]
+            await wait_until(pilot, lambda: any(s.name == "Bo" for s in app.model.table.seats),  # type: ignore[index]
                              "Bo to sit down")
             await pilot.press("s")
             await wait_until(pilot, lambda: app.model.view is not None, "the game to start")
-            my_seat = app.model.view["seat"]
+            my_seat = app.model.view.seat
             bo_task = asyncio.create_task(play_client(bo, PATIENCE))
             dropped = False
-            while app.model.view["winner"] is None:  # type: ignore[index]
-                if not dropped and app.model.view["version"] > 6:  # type: ignore[index]
+            while app.model.view.winner is None:  # type: ignore[index]
+                if not dropped and app.model.view.version > 6:  # type: ignore[index]
                     dropped = True
                     ada = server.lobby.members["Ada"]
                     assert ada.connection is not None
@@ -267,13 +268,13 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
                     await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
                     await wait_until(pilot, lambda: app.model.connected and app.model.view is not None,
                                      "the app to reconnect")
-                    assert app.model.view["seat"] == my_seat
+                    assert app.model.view.seat == my_seat
                     continue
                 if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view["version"]  # type: ignore[index]
+                    before = app.model.view.version  # type: ignore[index]
                     await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view["version"] != b  # type: ignore[index]
-                                     or app.model.view["winner"] is not None, "the move")  # type: ignore[index]
+                    await wait_until(pilot, lambda b=before: app.model.view.version != b  # type: ignore[index]
+                                     or app.model.view.winner is not None, "the move")  # type: ignore[index]
                 else:
                     await pilot.pause(0.02)
             assert dropped
@@ -301,24 +302,24 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0, "name": "Cy's <b>table</b>"})
-            await wait_until(pilot, lambda: any(t["name"] == "Cy's <b>table</b>" for t in app.model.tables),
+            await wait_until(pilot, lambda: any(t.name == "Cy's <b>table</b>" for t in app.model.tables),
                              "the live table list")
             grid = app.screen.query_one("DataTable")
-            row = next(i for i, t in enumerate(app.model.tables) if t["name"] == "Cy's <b>table</b>")
+            row = next(i for i, t in enumerate(app.model.tables) if t.name == "Cy's <b>table</b>")
             grid.move_cursor(row=row)  # type: ignore[attr-defined]
             await pilot.press("s")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table as a spectator")
             await cy.send({"t": "start"})
             await wait_until(pilot, lambda: app.model.view is not None, "the spectator's view")
-            assert app.model.view["seat"] is None and app.model.view["hand"] == []
+            assert app.model.view.seat is None and app.model.view.hand == ()
             title = str(app.screen.query_one("#title", Static).render())
             assert "Cy's <b>table</b>" in title and "spectating" in title  # shown as typed, not as markup
             await pilot.press("l")
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
             await pilot.press("b")
-            await wait_until(pilot, lambda: any(r["name"] == "Cy" for r in app.model.leaderboard), "the leaderboard")
-            row_cy = next(r for r in app.model.leaderboard if r["name"] == "Cy")
-            assert row_cy["games"] == 1
+            await wait_until(pilot, lambda: any(r.name == "Cy" for r in app.model.leaderboard), "the leaderboard")
+            row_cy = next(r for r in app.model.leaderboard if r.name == "Cy")
+            assert row_cy.games == 1
     finally:
         await cy.close()
         await server.close()
@@ -347,11 +348,11 @@ async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monke
         monkeypatch.setattr(Widget, "refresh", counting)
         screen.refresh_model(app.model)  # the same model: nothing to draw
         assert refreshed == []
-        app.model.view = dict(app.model.view, total=app.model.view["total"] + 1)
+        app.model.view = dataclasses.replace(app.model.view, total=app.model.view.total + 1)
         screen.refresh_model(app.model)
         assert [name for name, _ in refreshed] == ["Digits", "TotalLabel"]
         assert not any(layout for _, layout in refreshed)
-        assert screen.query_one("#total", Digits).value == str(app.model.view["total"])
+        assert screen.query_one("#total", Digits).value == str(app.model.view.total)
 
 
 async def test_the_footer_lists_the_keys_follows_the_screen_and_a_click_presses_a_key() -> None:

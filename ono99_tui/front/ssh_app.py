@@ -16,7 +16,8 @@ from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
-from ..reasons import render_message_reason
+from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from ..protocol import ProtocolError
 from ..tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.screens import ModelScreen
@@ -119,7 +120,7 @@ class SessionApp(Ono99App):
                 self.farewell = _("The game server cannot be reached just now; try again in a moment.")
                 return await self._leave()
             if not isinstance(result, tuple):
-                self.player_name = str(result.welcome.get("name", name))
+                self.player_name = _welcome_name(result.welcome, name)
                 return result
             reason, final = result
             if final:  # no other name would change the answer
@@ -134,34 +135,32 @@ class SessionApp(Ono99App):
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
-    def handle(self, message: dict[str, Any]) -> None:
-        if self._probing_code and message.get("t") in ("error", "table"):
+    def handle(self, message: ServerMessage) -> None:
+        if self._probing_code and isinstance(message, ErrorMessage | TableMessage):
             self._probing_code = False
-            if message.get("t") == "error" and message.get("ref") in ("join", "spectate"):
+            if isinstance(message, ErrorMessage) and message.ref in ("join", "spectate"):
                 self._code_hint = ""  # the user name was a name, not an invite code
                 return
         super().handle(message)
-        kind = message.get("t")
-        if kind == "welcome":
+        if isinstance(message, Welcome):
             self._use_invite_code(message)
             self._play_now(message)
-        elif kind == "state" and message["view"].get("winner") is None:
+        elif isinstance(message, State) and message.view.winner is None:
             self.last_game_update = asyncio.get_running_loop().time()
-        elif kind == "table" and self._code_hint:
+        elif isinstance(message, TableMessage) and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""
-        elif kind == "bye" and message.get("reason") != SERVER_RESTARTING:
+        elif isinstance(message, Bye) and message.reason != SERVER_RESTARTING:
             # The link is closed for good (the same key connected elsewhere, flooding): end the
             # session rather than reconnect. A game server shutting down is reconnected to.
-            self.farewell = _("The server closed the session: {reason}").format(
-                reason=render_message_reason(message))
+            self.farewell = _("The server closed the session: {reason}").format(reason=message.reason)
             self.exit()
 
-    def _use_invite_code(self, welcome: dict[str, Any]) -> None:
+    def _use_invite_code(self, welcome: Welcome) -> None:
         code = self.door.code
         if code is None:
             return
-        if welcome.get("table") is not None:
+        if welcome.table is not None:
             self.notify(_("You are back at your own table; the invite code {code} was not used.").format(code=code),
                         timeout=10)
             return
@@ -172,10 +171,10 @@ class SessionApp(Ono99App):
                            _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
                              "leave.")).format(code=code)
 
-    def _play_now(self, welcome: dict[str, Any]) -> None:
+    def _play_now(self, welcome: Welcome) -> None:
         """``ssh play@host``: into the play-now queue at once (unless back at a table)."""
         wish = self.door.play_now
-        if wish is None or welcome.get("table") is not None:
+        if wish is None or welcome.table is not None:
             return
         self.play_now_wish = wish
         self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
@@ -196,3 +195,12 @@ class SessionApp(Ono99App):
 
     def _refuse_file(self) -> None:
         self.notify(_("Screenshots are not saved from an SSH session; use your terminal's own."), severity="warning")
+
+
+def _welcome_name(welcome: dict[str, Any], asked: str) -> str:
+    """The name the server's welcome gives the player (the one asked for if it cannot be read)."""
+    try:
+        decoded = decode_server_message(welcome)
+    except ProtocolError:
+        return asked
+    return decoded.name if isinstance(decoded, Welcome) else asked

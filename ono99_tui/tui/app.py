@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -19,7 +19,8 @@ from ..client import Client, ConnectionLost, ServerError
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
-from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION
+from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import render_message_reason
 from .cells import match_terminal_widths
 from .model import Model
@@ -223,14 +224,14 @@ class Ono99App(App[int]):
             attempt = 0
             client_welcome = getattr(self.link, "welcome", None)
             if client_welcome:
-                self.handle(client_welcome)
-                if self.identity is not None and self.identity.path is not None:
-                    remember_name(self.identity.path.parent, str(client_welcome.get("name", "")))
+                welcome = self.receive(client_welcome)
+                if isinstance(welcome, Welcome) and self.identity is not None and self.identity.path is not None:
+                    remember_name(self.identity.path.parent, welcome.name)
             while True:
                 message = await self.link.inbox.get()
                 if message is None:
                     break
-                self.handle(message)
+                self.receive(message)
             if self.local:
                 return
             self.model.connected = False
@@ -252,32 +253,44 @@ class Ono99App(App[int]):
             self.notify(text, severity="error", timeout=30)
 
     # --- messages from the server ------------------------------------------------------------------
-    def handle(self, message: dict[str, Any]) -> None:
-        watched = self.model.table if message.get("t") == "welcome" else None  # the table before this welcome
+    def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
+        """A message as it arrived: decoded once, here, into typed values (ono99_tui.messages) and
+        handled. One this version cannot read is skipped, with a notice; the session goes on."""
+        try:
+            decoded = decode_server_message(message)
+        except ProtocolError as exc:
+            self.notify(_("The server sent a message this version cannot read: {reason}").format(reason=exc.reason),
+                        severity="warning", timeout=10, markup=False)
+            return None
+        self.handle(decoded)
+        return decoded
+
+    def handle(self, message: ServerMessage) -> None:
+        watched = self.model.table if isinstance(message, Welcome) else None  # the table before this welcome
         kind = self.model.apply(message)
-        if kind == "welcome":
-            if watched is not None and watched.get("you") is None and message.get("table") is None:
+        if isinstance(message, Welcome):
+            if watched is not None and watched.you is None and message.table is None:
                 # back on a server that did not keep us (spectators are not kept): watch that table again
-                self.send_message({"t": "spectate", "code": watched["code"]} if watched.get("code")
-                                  else {"t": "spectate", "table": watched["id"]})
-            if self.local and message.get("table") is None:
+                self.send_message({"t": "spectate", "code": watched.code} if watched.code
+                                  else {"t": "spectate", "table": watched.id})
+            if self.local and message.table is None:
                 self.send_message(self.first_table or {
                     "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
                     "turn_seconds": 0, "start": True, "name": _("Local game")})
-            elif message.get("table") is None:
+            elif message.table is None:
                 self._show(LobbyScreen)
-        elif kind == "table":
+        elif isinstance(message, TableMessage):
             self._show(TableScreen)
         elif kind == "left":
             self._show(LobbyScreen)
-        elif kind == "error":
-            self.notify(Text(render_message_reason(message)).plain, severity="error", timeout=6)
+        elif isinstance(message, ErrorMessage):
+            self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
         elif kind in ("notice", "away"):
             self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
-        elif kind == "bye":
-            self.notify(_("The server closed the connection: {reason}").format(reason=render_message_reason(message)),
+        elif isinstance(message, Bye):
+            self.notify(_("The server closed the connection: {reason}").format(reason=message.reason),
                         severity="warning")
-        elif kind == "state":
+        elif isinstance(message, State):
             self._ring_on_turn()
         self._refresh()
         self.show_terminal_title()
@@ -350,7 +363,7 @@ class Ono99App(App[int]):
     def send_action(self, code: str) -> None:
         view = self.model.view
         if view is not None:
-            self.send_message({"t": "act", "action": code, "version": view["version"]})
+            self.send_message({"t": "act", "action": code, "version": view.version})
 
     # --- app actions -------------------------------------------------------------------------------
     def confirm_leaving(self, then: Callable[[], Any], doing: str) -> None:

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from ..core.cards import Card, Edition
 from ..core.errors import MalformedActionError, OptionError
@@ -64,17 +62,10 @@ def status_word(status: str) -> str:
     return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
-def rules_summary(info: Mapping[str, Any]) -> str:
+def rules_summary(options: TableOptions) -> str:
     """A table's rules in a few words, in the player's language, e.g. "1980 · tokens · manual draw": the
-    engine's summary (``TableOptions.summary``) of its ``edition`` and ``options``; the server's English
-    ``summary`` when they are missing or do not make a table's options."""
-    edition, options = info.get("edition"), info.get("options")
-    if not isinstance(edition, str) or not isinstance(options, dict):
-        return str(info.get("summary", ""))
-    try:
-        return TableOptions.from_mapping(edition, options, strict=False).summary(_)
-    except (OptionError, TypeError):
-        return str(info.get("summary", ""))
+    engine's summary (``TableOptions.summary``) said with the player's words."""
+    return options.summary(_)
 
 
 # the English words of an engine's summary, to say a summary that came only in English (a LAN advertisement)

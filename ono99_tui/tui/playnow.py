@@ -25,8 +25,8 @@ def queue_line(model: Model) -> str:
     """Every queue's size in a line, e.g. "Play now: 3 waiting for 2022 · 4 seats"; "" when empty."""
     if not model.queues:
         return ""
-    parts = [ngettext("{n} waiting for {edition}", "{n} waiting for {edition}", int(q["waiting"])).format(
-        n=q["waiting"], edition=q["edition"]) + " · " + words.count(int(q["seats"]), "{n} seat", "{n} seats")
+    parts = [ngettext("{n} waiting for {edition}", "{n} waiting for {edition}", q.waiting).format(
+        n=q.waiting, edition=q.edition) + " · " + words.count(q.seats, "{n} seat", "{n} seats")
         for q in model.queues]
     return _("Play now: {queues}").format(queues="; ".join(parts))
 
@@ -36,11 +36,11 @@ def queue_text(model: Model) -> str:
     queued = model.queue
     if queued is None:
         return _("You are not waiting.")
-    left = max(0.0, float(queued["fill_in"]) - (time.monotonic() - model.queue_at))
-    others = int(queued["waiting"]) - 1
+    left = max(0.0, queued.fill_in - (time.monotonic() - model.queue_at))
+    others = queued.waiting - 1
     who = _("nobody else yet") if others == 0 else words.count(others, "{n} other player", "{n} other players")
-    seats = words.count(int(queued["seats"]), "{n} seat", "{n} seats")
-    return (_("Looking for players: {edition} · {seats}").format(edition=queued["edition"], seats=seats) + "\n"
+    seats = words.count(queued.seats, "{n} seat", "{n} seats")
+    return (_("Looking for players: {edition} · {seats}").format(edition=queued.edition, seats=seats) + "\n"
             + _("Waiting with {who}. Bots take the empty seats in {seconds} s.").format(who=who,
                                                                                         seconds=f"{left:.0f}"))
 
@@ -84,15 +84,17 @@ class QueueScreen(ModalScreen[None]):
         app.send_message({"t": "play_now", "edition": edition, "seats": seats})
 
     def action_edition(self) -> None:
-        queued = self.app.model.queue  # type: ignore[attr-defined]
+        model: Model = self.app.model  # type: ignore[attr-defined]
+        queued = model.queue
         if queued is not None:
-            edition = EDITIONS[(EDITIONS.index(queued["edition"]) + 1) % len(EDITIONS)]
-            self._ask(edition, int(queued["seats"]))
+            edition = EDITIONS[(EDITIONS.index(queued.edition) + 1) % len(EDITIONS)]
+            self._ask(edition, queued.seats)
 
     def action_seats(self, step: int) -> None:
-        queued = self.app.model.queue  # type: ignore[attr-defined]
+        model: Model = self.app.model  # type: ignore[attr-defined]
+        queued = model.queue
         if queued is not None:
-            self._ask(str(queued["edition"]), max(2, min(8, int(queued["seats"]) + step)))
+            self._ask(queued.edition, max(2, min(8, queued.seats + step)))
 
     def action_leave(self) -> None:
         self.app.send_message({"t": "leave_queue"})  # type: ignore[attr-defined]

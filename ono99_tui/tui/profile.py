@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Label, Sparkline, Static
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..messages import GameRecord, ServerMessage
 from .model import Model
 from .playnow import QueueScreen
 from .screens import TableScreen
@@ -63,35 +64,35 @@ class ProfileScreen(ModalScreen[None]):
         profile = model.profile
         if profile is None:
             return
-        self.query_one("#profile-title", Label).update(Text(_("Profile of {name}").format(name=profile["name"])))
+        self.query_one("#profile-title", Label).update(Text(_("Profile of {name}").format(name=profile.name)))
         lines = Text()
-        for row in profile["editions"]:
-            rate = "–" if row["win_rate"] is None else f"{100 * row['win_rate']:.0f}%"
-            rating = (_("{edition}: rating {rating} (provisional)") if row["provisional"]
-                      else _("{edition}: rating {rating}")).format(edition=row["edition"],
-                                                                     rating=f"{row['rating']:.2f}")
-            lines.append(f"{rating} · {words.count(row['games'], '{n} game', '{n} games')} · "
-                         f"{words.count(row['wins'], '{n} win', '{n} wins')} · "
+        for row in profile.editions:
+            rate = "–" if row.win_rate is None else f"{100 * row.win_rate:.0f}%"
+            rating = (_("{edition}: rating {rating} (provisional)") if row.provisional
+                      else _("{edition}: rating {rating}")).format(edition=row.edition,
+                                                                     rating=f"{row.rating:.2f}")
+            lines.append(f"{rating} · {words.count(row.games, '{n} game', '{n} games')} · "
+                         f"{words.count(row.wins, '{n} win', '{n} wins')} · "
                          + _("win rate {rate}").format(rate=rate) + "\n")
-        if not profile["editions"]:
+        if not profile.editions:
             lines.append(_("No rated games yet: press p in the lobby to play now.") + "\n")
         self.query_one("#profile-editions", Static).update(lines)
-        history = profile["history"]
-        shown = " → ".join(f"{h['rating']:.2f}" for h in history[-6:])
+        history = profile.history
+        shown = " → ".join(f"{h.rating:.2f}" for h in history[-6:])
         self.query_one("#profile-history-text", Static).update(
             Text(_("Rating history, {games}: {ratings}").format(
                 games=_("the last game") if len(history) == 1
                 else words.count(len(history), "the last {n} game", "the last {n} games"), ratings=shown)
                  if history else _("No rating history yet.")))
-        self.query_one(Sparkline).data = [float(h["rating"]) for h in history]
+        self.query_one(Sparkline).data = [h.rating for h in history]
         grid = self.query_one(DataTable)
         grid.clear()
-        for game in profile["recent"]:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game["at"]))
-            place = str(game["place"]) + (" " + _("(won)") if game["won"] else "") + \
-                ("" if game["credited"] else " " + _("(away)"))
-            grid.add_row(str(game["game"]), game["edition"], when, place, Text(", ".join(game["players"])),
-                         key=str(game["game"]))
+        for game in profile.recent:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.at))
+            place = str(game.place) + (" " + _("(won)") if game.won else "") + \
+                ("" if game.credited else " " + _("(away)"))
+            grid.add_row(str(game.game), game.edition, when, place, Text(", ".join(game.players)),
+                         key=str(game.game))
 
     @on(DataTable.RowSelected)
     def row_chosen(self) -> None:
@@ -99,36 +100,37 @@ class ProfileScreen(ModalScreen[None]):
 
     def action_replay(self) -> None:
         grid = self.query_one(DataTable)
-        profile = self.app.model.profile  # type: ignore[attr-defined]
-        if profile is None or not profile["recent"] or grid.cursor_row < 0:
+        model: Model = self.app.model  # type: ignore[attr-defined]
+        profile = model.profile
+        if profile is None or not profile.recent or grid.cursor_row < 0:
             return
-        game = profile["recent"][min(grid.cursor_row, len(profile["recent"]) - 1)]["game"]
-        self.app.send_message({"t": "game_record", "game": int(game)})  # type: ignore[attr-defined]
+        game = profile.recent[min(grid.cursor_row, len(profile.recent) - 1)].game
+        self.app.send_message({"t": "game_record", "game": game})  # type: ignore[attr-defined]
 
 
-def open_record(app: Ono99App, message: dict[str, Any]) -> None:
+def open_record(app: Ono99App, message: GameRecord) -> None:
     """Show a ``game_record`` the server sent."""
     from .replay import ServerReplayScreen, replay_steps  # here: replay.py imports the app, which imports this module
 
     try:
         unpacker = zlib.decompressobj()
-        text = unpacker.decompress(message["record"], MAX_RECORD_BYTES)
+        text = unpacker.decompress(message.record, MAX_RECORD_BYTES)
         if unpacker.unconsumed_tail:
             raise ValueError(_("the record is too large"))
-        steps = replay_steps(json.loads(text), _("Replay of game {game}").format(game=message["game"]))
+        steps = replay_steps(json.loads(text), _("Replay of game {game}").format(game=message.game))
     except Exception as exc:  # a record this app cannot read: say so, keep going
-        app.notify(_("Cannot replay game {game}: {error}").format(game=message.get("game"), error=exc),
+        app.notify(_("Cannot replay game {game}: {error}").format(game=message.game, error=exc),
                    severity="error", markup=False)
         return
     app.push_screen(ServerReplayScreen(steps))
 
 
-def after_message(app: Ono99App, kind: str, message: dict[str, Any]) -> None:
+def after_message(app: Ono99App, kind: str, message: ServerMessage) -> None:
     """The app's part for play now and ratings, after the model took ``message`` in."""
     if kind == "queue":
         if app.model.queue is not None and not any(isinstance(s, QueueScreen) for s in app.screen_stack):
             app.push_screen(QueueScreen())
-    elif kind == "game_record":
+    elif isinstance(message, GameRecord):
         open_record(app, message)
     elif kind == "table":
         from .replay import ServerReplayScreen  # here: replay.py imports the app, which imports this module

@@ -16,6 +16,7 @@ from ..core.game import Game
 from ..core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..messages import ServerMessage, decode_server_message
 from ..protocol import event_to_wire, view_to_wire
 from .app import MONO_THEME
 from .model import Model
@@ -54,14 +55,20 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
         for seat, states in enumerate(seat_states):
             states.append({"t": "state", "table": 0, "game_no": 1, "clock": None,
                            "view": view_to_wire(game.view(seat)),
-                           "events": [event_to_wire(e.seen_by(seat)) for e in events]})
+                           "events": [event_to_wire(e.seen_by(seat)) for e in events],
+                           "controlled_by_bot": [False] * game.seats})
 
     done = replay(record, on_step=step)
     players = done.players
+    outcome = done.game.outcome
+    seats = [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
+              "level": None, "connected": True} for p in players]
     table = {"id": 0, "name": title, "summary": done.game.options.summary(), "options": done.game.options.to_mapping(),
-             "edition": done.game.options.edition.value, "host": "",
-             "seats": [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
-                        "level": None, "connected": True} for p in players]}
+             "edition": done.game.options.edition.value, "host": "", "status": "finished", "private": False,
+             "seats": seats, "free": 0, "bots": sum(1 for s in seats if s["kind"] == "bot"), "spectators": 0,
+             "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy", "game_no": 1,
+             "winner": outcome.winner if outcome is not None else None, "code": None, "you": None, "watchers": [],
+             "waiting": []}
     return {"table": table, "states": seat_states[0], "seat_states": seat_states}
 
 
@@ -77,14 +84,20 @@ class ReplayCursor:
         self.table: dict[str, Any] = replay_data["table"]
         self.seat_states: list[list[dict[str, Any]]] = replay_data.get("seat_states") or [replay_data["states"]]
         self.seat = 0  # whose cards are shown
+        self._decoded: dict[int, list[ServerMessage]] = {}  # by seat: its states, decoded once
         self.states = self.seat_states[0]
         self.position = 0
         self.model = self._model_at(0)
 
     def _model_at(self, position: int) -> Model:
+        """The model after the steps up to ``position``; the steps are messages as a server would send
+        them, read by the same decoder (a record that does not make valid messages fails here)."""
+        decoded = self._decoded.get(self.seat)
+        if decoded is None:
+            decoded = self._decoded[self.seat] = [decode_server_message(state) for state in self.states]
         model = Model(my_name="", connected=True, replay=True)
-        model.apply({"t": "table", "table": self.table})
-        for state in self.states[:position + 1]:
+        model.apply(decode_server_message({"t": "table", "table": self.table}))
+        for state in decoded[:position + 1]:
             model.apply(state)
         return model
 

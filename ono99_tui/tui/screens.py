@@ -185,12 +185,12 @@ class TableScreen(ModelScreen):
         """Start and Play again show in the footer only when they would do something (pressed
         otherwise, they say why not)."""
         if action in ("start", "rematch"):
-            table = self.ono.model.table or {}
-            host = table.get("host") == self.ono.model.my_name or self.ono.local
-            return host and table.get("status") == ("waiting" if action == "start" else "finished")
+            table = self.ono.model.table
+            host = (table is not None and table.host == self.ono.model.my_name) or self.ono.local
+            return host and table is not None and table.status == ("waiting" if action == "start" else "finished")
         if action in ("play_selected", "draw"):  # a spectator has no cards to play or draw
             view = self.ono.model.view
-            return view is not None and view.get("seat") is not None
+            return view is not None and view.seat is not None
         return True
 
     def _tick(self) -> None:
@@ -199,16 +199,16 @@ class TableScreen(ModelScreen):
             self.query_one(StatusLine).show(self.ono.model)
 
     def refresh_model(self, model: Model) -> None:
-        table = model.table or {}
+        table = model.table
         title = Text()
         title.append("ONO 99", style="bold")
-        name = str(table.get("name", "Table"))
+        name = table.name if table is not None else "Table"
         title.append("  ·  ")
         title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
-        title.append(f"  ·  {rules_summary(table) if table else model.edition}")
-        if model.view is not None and model.view["seat"] is None:
+        title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
+        if model.view is not None and model.view.seat is None:
             title.append("  ·  " + _("spectating"))
-            if model.table is not None and model.table.get("you") is None:  # a server's table: say how to sit
+            if model.table is not None and model.table.you is None:  # a server's table: say how to sit
                 title.append(" " + _("(u: sit down, m: seats)"))
         if not model.connected:
             title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
@@ -216,28 +216,28 @@ class TableScreen(ModelScreen):
         self.query_one(SeatsView).show(model)
         view = model.view
         total = self.query_one("#total", Digits)
-        if total.value != (shown := str(view["total"]) if view else "0"):
+        if total.value != (shown := str(view.total) if view else "0"):
             total.update(shown)
         self.query_one(TotalLabel).show(model)
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
-        keys = (table.get("status"), table.get("host"), view.get("seat") if view else None)
+        keys = (table.status if table else None, table.host if table else None, view.seat if view else None)
         if keys != self._bindings_for:
             self._bindings_for = keys
             self.refresh_bindings()
-        hand = view["hand"] if view else []
+        hand = view.hand if view else ()
         if hand and view:
             self.selected = min(self.selected, len(hand) - 1)
             if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
-                self.selected = next((i for i, c in enumerate(hand) if c in view["legal"]), self.selected)
+                self.selected = next((i for i, c in enumerate(hand) if c in view.legal), self.selected)
         self._was_my_turn = model.my_turn
         self.query_one(HandView).show(model, self.selected)
         self._write_new_lines(model)
-        if model.knockout is not None and view is not None and view["winner"] is None:
+        if model.knockout is not None and view is not None and view.winner is None:
             knockout, model.knockout = model.knockout, None
             self.app.push_screen(KnockOutScreen(knockout), self._after_dialog)
-        game = (table.get("id"), model.game_no)
-        if view is not None and view["winner"] is not None and self._shown_game_over != game:
+        game = (table.id if table else None, model.game_no)
+        if view is not None and view.winner is not None and self._shown_game_over != game:
             self._shown_game_over = game
             model.knockout = None
             if isinstance(self.app.screen, KnockOutScreen):
@@ -287,17 +287,17 @@ class TableScreen(ModelScreen):
     # --- actions -------------------------------------------------------------------------------------
     def action_select(self, step: int) -> None:
         view = self.ono.model.view
-        if view and view["hand"]:
-            self.selected = (self.selected + step) % len(view["hand"])
+        if view and view.hand:
+            self.selected = (self.selected + step) % len(view.hand)
             self.refresh_model(self.ono.model)
 
     def action_play(self, index: int) -> None:
         model = self.ono.model
         view = model.view
-        if view is None or index >= len(view["hand"]):
+        if view is None or index >= len(view.hand):
             return
         self.selected = index
-        code = view["hand"][index]
+        code = view.hand[index]
         reason = model.reason_for(code)
         if reason is not None:
             self.show_text("#why", Text(_("Can't play {card}: {reason}").format(card=card_label(code, model.edition),
@@ -312,14 +312,14 @@ class TableScreen(ModelScreen):
 
     def action_discard_four(self) -> None:
         model = self.ono.model
-        if model.view and "ONO99x4" in model.view["legal"]:
+        if model.view and "ONO99x4" in model.view.legal:
             self.ono.send_action("ONO99x4")
         elif model.view is None or model.edition != "2022":
             self.show_text("#why", Text(_("f discards four ONO 99 cards, a move of the 2022 edition only.")))
         elif not model.my_turn:
             self.show_text("#why", Text(_("f discards four ONO 99 cards, on your turn.")))
         else:
-            held = model.view["hand"].count("ONO99")
+            held = model.view.hand.count("ONO99")
             self.show_text("#why", Text(_("f discards four ONO 99 cards at once; you hold {held}.").format(held=held)))
 
     def action_draw(self) -> None:
@@ -331,14 +331,15 @@ class TableScreen(ModelScreen):
     def action_start(self) -> None:
         """The host starts the game (or a rematch); empty seats get bots."""
         model = self.ono.model
-        table = model.table or {}
-        if table.get("status") == "playing":
+        table = model.table
+        status, host = (table.status, table.host) if table is not None else (None, None)
+        if status == "playing":
             self.show_text("#why", Text(_("The game is already running.")))
             return
-        if table.get("host") != model.my_name and not self.ono.local:
-            self.show_text("#why", Text(_("Only the host, {host}, can start the game.").format(host=table.get("host"))))
+        if host != model.my_name and not self.ono.local:
+            self.show_text("#why", Text(_("Only the host, {host}, can start the game.").format(host=host)))
             return
-        if table.get("status") == "finished":
+        if status == "finished":
             self.action_rematch()
             return
         self.ono.send_message({"t": "start"})
@@ -346,13 +347,13 @@ class TableScreen(ModelScreen):
     def action_rematch(self) -> None:
         """Play again at this table, once the game is over."""
         model = self.ono.model
-        table = model.table or {}
-        if table.get("status") != "finished":
+        table = model.table
+        if table is None or table.status != "finished":
             self.show_text("#why", Text(_("r plays again once the game is over.")))
             return
-        if table.get("host") != model.my_name and not self.ono.local:
+        if table.host != model.my_name and not self.ono.local:
             self.show_text("#why", Text(_("Only the host, {host}, can start the next game.").format(
-                host=table.get("host"))))
+                host=table.host)))
             return
         fast = getattr(self.app, "fast_forward", None)
         if fast is not None:
@@ -375,8 +376,8 @@ class TableScreen(ModelScreen):
 
     def action_stand_or_sit(self) -> None:
         """Sit down (at the next game, while one runs) or stand up to watch."""
-        table = self.ono.model.table or {}
-        if table.get("you") is None:
+        table = self.ono.model.table
+        if table is None or table.you is None:
             self.ono.send_message({"t": "sit"})
         else:
             self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"))
@@ -435,12 +436,12 @@ class GameOverScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         app = self.app
         model: Model = app.model  # type: ignore[attr-defined]
-        view = model.view or {}
-        winner = view.get("winner")
-        table = model.table or {}
+        view = model.view
+        winner = view.winner if view is not None else None
+        hosted_by = model.table.host if model.table is not None else None
         local = bool(getattr(app, "local", False))
         replay = model.replay
-        host = local or table.get("host") == model.my_name
+        host = local or hosted_by == model.my_name
         if replay:
             self.steps = [("home", _("Back to the start"), "start")]
         else:
@@ -457,14 +458,14 @@ class GameOverScreen(ModalScreen[str | None]):
             for place, seat in enumerate(model.ranking(), start=1):
                 lines.append(f"{place}. ")
                 lines.append(Text(model.seat_name(seat)))
-                if view.get("tokens") is not None:
-                    lines.append(f"  {words.tokens(view['tokens'][seat])}")
-                if view.get("scores") is not None:
-                    lines.append(f"  {words.points(view['scores'][seat])}")
+                if view is not None and view.tokens is not None:
+                    lines.append(f"  {words.tokens(view.tokens[seat])}")
+                if view is not None and view.scores is not None:
+                    lines.append(f"  {words.points(view.scores[seat])}")
                 lines.append("\n")
             if not host and not replay:
                 lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
-                    host=table.get("host")))
+                    host=hosted_by))
             yield Static(lines, id="ranking", markup=False)
             with Horizontal(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
@@ -527,7 +528,7 @@ class KnockOutScreen(ModalScreen[str | None]):
             title = _("You are out of this game")
         elif k.final:
             title = _("You are out of the match")
-        elif (model.view or {}).get("options", {}).get("scoring") == "points":
+        elif model.points_scoring:
             title = _("You dropped out of hand {n}").format(n=(k.hand or 0) + 1)
         else:
             title = _("You lost hand {n}").format(n=(k.hand or 0) + 1)
@@ -555,11 +556,12 @@ class KnockOutScreen(ModalScreen[str | None]):
 
     @staticmethod
     def _people_left(model: Model) -> int:
-        view = model.view or {}
-        seats = (model.table or {}).get("seats", [])
-        active = view.get("active") or []
+        view = model.view
+        seats = model.table.seats if model.table is not None else ()
+        active = view.active if view is not None else ()
+        me = view.seat if view is not None else None
         return sum(1 for i, seat in enumerate(seats)
-                   if seat.get("kind") == "human" and i < len(active) and active[i] and i != view.get("seat"))
+                   if seat.kind == "human" and i < len(active) and active[i] and i != me)
 
     def on_mount(self) -> None:
         if put_up_while_closing(self):
@@ -849,11 +851,11 @@ class LobbyScreen(ModelScreen):
     def _online(model: Model) -> Text:
         text = Text(_("Online ({n})").format(n=model.online_total) + "\n", style="bold")
         for player in model.online:
-            text.append(Text(str(player["name"])))
-            if player.get("away"):
+            text.append(Text(player.name))
+            if player.away:
                 text.append(" · " + _("away"))
-            elif player.get("table") is not None:
-                text.append(" · " + _("table {n}").format(n=player["table"]))
+            elif player.table is not None:
+                text.append(" · " + _("table {n}").format(n=player.table))
             text.append("\n")
         return text
 
@@ -894,9 +896,9 @@ class LobbyScreen(ModelScreen):
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
-        rows = [(str(info["id"]), str(info["name"]), rules_summary(info),
-                 f"{sum(1 for s in info['seats'] if s['kind'] != 'empty')}/{len(info['seats'])}",
-                 str(info["bots"]), status_word(str(info["status"])), str(info["spectators"])) for info in model.tables]
+        rows = [(str(info.id), info.name, rules_summary(info.options),
+                 f"{sum(1 for s in info.seats if s.kind != 'empty')}/{len(info.seats)}",
+                 str(info.bots), status_word(info.status), str(info.spectators)) for info in model.tables]
         if rows != self._rows:
             self._rows = rows
             grid = self.query_one(DataTable)
@@ -924,7 +926,7 @@ class LobbyScreen(ModelScreen):
         grid = self.query_one(DataTable)
         if not self.ono.model.tables or grid.cursor_row < 0:
             return None
-        return int(self.ono.model.tables[min(grid.cursor_row, len(self.ono.model.tables) - 1)]["id"])
+        return self.ono.model.tables[min(grid.cursor_row, len(self.ono.model.tables) - 1)].id
 
     def _no_table(self, doing: str) -> None:
         text = (_("There is no table to join yet: press n to create one.") if doing == "join"
@@ -1034,12 +1036,12 @@ class LeaderboardScreen(ModalScreen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
-            rating = f"{row['rating']:.2f}{'?' if row.get('provisional') else ''}" if "rating" in row else "–"
-            grid.add_row(Text(str(row["name"])), rating, str(row["wins"]), str(row["games"]))
+            rating = f"{row.rating:.2f}{'?' if row.provisional else ''}"
+            grid.add_row(Text(row.name), rating, str(row.wins), str(row.games))
         for bot in model.leaderboard_bots:
-            grid.add_row(Text(f"bot: {bot['level']}", style="italic"),
-                         f"{bot['rating']:.2f}{'?' if bot.get('provisional') else ''}", str(bot["wins"]),
-                         str(bot["games"]))
+            grid.add_row(Text(f"bot: {bot.name}", style="italic"),
+                         f"{bot.rating:.2f}{'?' if bot.provisional else ''}", str(bot.wins),
+                         str(bot.games))
 
     @on(DataTable.RowSelected)
     def row_chosen(self) -> None:
@@ -1051,7 +1053,7 @@ class LeaderboardScreen(ModalScreen[None]):
         model: Model = self.app.model  # type: ignore[attr-defined]
         row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(model.leaderboard):
-            self.app.push_screen(ProfileScreen(str(model.leaderboard[row]["name"])))
+            self.app.push_screen(ProfileScreen(model.leaderboard[row].name))
 
 
 class SettingsScreen(ModalScreen[None]):

@@ -3,7 +3,7 @@ game, and the seat menu (stand up, sit down, and the host's seat controls betwee
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -16,6 +16,9 @@ from textual.widgets import Button, Label, Static
 from ..i18n import N_
 from ..i18n import gettext as _
 from .widgets import KeysFooter, put_up_while_closing
+
+if TYPE_CHECKING:
+    from .model import Model
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -52,48 +55,50 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-def seated_in_running_game(model: Any) -> bool:
+def seated_in_running_game(model: Model) -> bool:
     """True while the player sits at a table whose game is running: leaving then gives the seat to
     a bot for good."""
     table = model.table
-    return bool(table and table.get("status") == "playing" and table.get("you") is not None)
+    return table is not None and table.status == "playing" and table.you is not None
 
 
 MAX_CHOICES = 16
 
 
-def seat_choices(model: Any) -> list[tuple[str, dict[str, Any]]]:
+def seat_choices(model: Model) -> list[tuple[str, dict[str, Any]]]:
     """What the player may do with the table's seats now, as (label, message to send)."""
-    table = model.table or {}
-    seats = table.get("seats") or []
-    me = table.get("you")
-    playing = table.get("status") == "playing"
-    host = bool(table.get("host")) and table.get("host") == model.my_name
-    replace_bots = bool(table.get("replace_bots"))
+    table = model.table
     choices: list[tuple[str, dict[str, Any]]] = []
+    if table is None:
+        return choices
+    seats = table.seats
+    me = table.you
+    playing = table.status == "playing"
+    host = bool(table.host) and table.host == model.my_name
+    replace_bots = table.replace_bots
 
     if me is None and playing:
         choices.append((_("Sit down when the next game starts"), {"t": "sit"}))
     elif me is None:
         for i, seat in enumerate(seats):
-            if seat["kind"] == "empty" or (replace_bots and seat["kind"] == "bot"):
+            if seat.kind == "empty" or (replace_bots and seat.kind == "bot"):
                 choices.append((_("Sit down in seat {n}").format(n=i + 1), {"t": "sit", "seat": i}))
     elif not playing:
         choices.append((_("Stand up (watch the table)"), {"t": "stand"}))
     if host and not playing:
-        watchers = [w for w in table.get("waiting") or table.get("watchers") or [] if w != model.my_name]
+        watchers = [w for w in table.waiting or table.watchers if w != model.my_name]
         for i, seat in enumerate(seats):
-            if seat["kind"] == "bot":
-                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat["name"], name=w),
+            if seat.kind == "bot":
+                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat.name, name=w),
                              {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
-                choices.append((_("Remove {bot} from seat {n}").format(bot=seat["name"], n=i + 1),
+                choices.append((_("Remove {bot} from seat {n}").format(bot=seat.name, n=i + 1),
                                 {"t": "remove_bot", "seat": i}))
-            elif seat["kind"] == "empty":
+            elif seat.kind == "empty":
                 choices += [(_("Give seat {n} to {name}").format(n=i + 1, name=w),
                              {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
                 choices.append((_("Add a bot in seat {n}").format(n=i + 1), {"t": "add_bot", "seat": i}))
             elif i != me:
-                choices.append((_("Remove {name} from the table").format(name=seat["name"]), {"t": "kick", "seat": i}))
+                choices.append((_("Remove {name} from the table").format(name=seat.name), {"t": "kick", "seat": i}))
     if host:
         choices.append((_("Late joiners take bots' seats: on, turn off") if replace_bots
                         else _("Late joiners take bots' seats: off, turn on"),
@@ -106,31 +111,31 @@ class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):
 
     BINDINGS = [Binding("escape", "close", N_("Close"))]
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Model) -> None:
         super().__init__()
         self.model = model
         self.choices = seat_choices(model)
 
     def compose(self) -> ComposeResult:
-        table = self.model.table or {}
+        table = self.model.table
         lines = Text()
-        for i, seat in enumerate(table.get("seats") or []):
+        for i, seat in enumerate(table.seats if table is not None else ()):
             lines.append(f"{i + 1}. ")
-            name = seat["name"] or _("empty")
-            lines.append(Text(_("{name} (you)").format(name=name) if table.get("you") == i else name))
-            if seat["kind"] == "bot":
+            name = seat.name or _("empty")
+            lines.append(Text(_("{name} (you)").format(name=name) if table is not None and table.you == i else name))
+            if seat.kind == "bot":
                 lines.append(" · " + _("bot"))
-            elif seat["kind"] == "human" and not seat.get("connected"):
+            elif seat.kind == "human" and not seat.connected:
                 lines.append(" · " + _("away"))
             lines.append("\n")
-        watching = table.get("watchers") or []
+        watching = table.watchers if table is not None else ()
         if watching:
             lines.append(_("Watching:") + " ")
             lines.append(Text(", ".join(watching)))
             lines.append("\n")
-        if table.get("waiting"):
+        if table is not None and table.waiting:
             lines.append(_("Waiting for a seat:") + " ")
-            lines.append(Text(", ".join(table["waiting"])))
+            lines.append(Text(", ".join(table.waiting)))
             lines.append("\n")
         with VerticalScroll(id="dialog", classes="seat-menu"):
             yield Label(_("Seats"), id="dialog-title")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.style import Style
@@ -17,6 +18,7 @@ from textual.widgets import Static
 
 from .. import text as words
 from ..i18n import gettext as _
+from ..messages import PlayEvent, Seat, View
 from .labels import card_kind, card_label, card_short
 from .model import Model
 
@@ -110,9 +112,9 @@ class HandView(Horizontal):
 
     def show(self, model: Model, selected: int) -> None:
         view = model.view
-        cards = list(view["hand"]) if view else []
+        cards = list(view.hand) if view else []
         edition = model.edition
-        legal = set(view["legal"]) if view else set()
+        legal = set(view.legal) if view else set()
         new = cards.index(model.new_card) if model.new_card in cards else None
         for widget in self.query(CardWidget):
             if widget.index < len(cards):
@@ -129,12 +131,11 @@ class SeatsView(Static):
 
     def show(self, model: Model) -> None:
         view = model.view
-        table = model.table or {}
-        seats = table.get("seats", [])
+        seats = model.table.seats if model.table is not None else ()
         entries: list[Text] = []
-        count = view["seats"] if view else len(seats)
+        count = view.seats if view else len(seats)
         for seat in range(count):
-            on_turn = view is not None and view["turn"] == seat and view["winner"] is None
+            on_turn = view is not None and view.turn == seat and view.winner is None
             entry = Text(no_wrap=True)
             entry.append("▶ " if on_turn else "  ", style="bold reverse" if on_turn else "")
             entry.append(Text(model.seat_name(seat), style="bold" if on_turn else ""))
@@ -163,29 +164,28 @@ class SeatsView(Static):
         self._pack()
 
     @staticmethod
-    def _status(model: Model, view: dict[str, Any] | None, seat: int, seats: list[dict[str, Any]]) -> str:
+    def _status(model: Model, view: View | None, seat: int, seats: Sequence[Seat]) -> str:
+        info = seats[seat] if seat < len(seats) else None
         if view is None:
-            info = seats[seat] if seat < len(seats) else {}
-            kind = {"empty": _("empty"), "human": _("player"), "bot": _("bot")}.get(info.get("kind", ""), "")
+            kind = {"empty": _("empty"), "human": _("player"), "bot": _("bot")}.get(info.kind, "") if info else ""
             return f"({kind})"
         parts = []
-        if not view["active"][seat]:
+        if not view.active[seat]:
             parts.append(_("OUT"))
-        elif not view["in_hand"][seat]:
+        elif not view.in_hand[seat]:
             parts.append(_("dropped"))
         else:
-            parts.append(words.cards(view["hand_sizes"][seat]))
-        if view["tokens"] is not None:
-            parts.append(words.tokens(view["tokens"][seat]))
-        if view["scores"] is not None:
-            parts.append(words.points(view["scores"][seat]))
-        info = seats[seat] if seat < len(seats) else {}
-        if info.get("kind") == "human" and info.get("connected") is False:
+            parts.append(words.cards(view.hand_sizes[seat]))
+        if view.tokens is not None:
+            parts.append(words.tokens(view.tokens[seat]))
+        if view.scores is not None:
+            parts.append(words.points(view.scores[seat]))
+        human = info is not None and info.kind == "human"
+        if human and info is not None and info.connected is False:
             parts.append(_("away"))
-        if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] \
-                and info.get("kind") == "human":
+        if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] and human:
             parts.append(_("bot playing"))
-        if view["open_draws"][seat]:
+        if view.open_draws[seat]:
             parts.append(_("draw open"))
         return "[" + " · ".join(parts) + "]"
 
@@ -198,8 +198,8 @@ class TotalLabel(Static):
         if view is None:
             show_text(self, Text(_("TOTAL")), fixed_size=True)
             return
-        limit = 99 if view["options"].get("bust_over_99") else 98
-        room = limit - int(view["total"])
+        limit = view.options.limit  # the highest legal total
+        room = limit - int(view.total)
         text = Text()
         text.append(_("TOTAL"), style="bold")
         text.append(" · " + _("limit {limit}").format(limit=limit) + "\n")
@@ -216,17 +216,17 @@ class StatusLine(Static):
         if view is None:
             show_text(self, Text(_("Waiting for the game to start…")), fixed_size=True)
             return
-        arrow = "→ " + _("clockwise") if view["direction"] == 1 else "← " + _("counter-clockwise")
-        top = card_label(view["top_card"], model.edition) if view["top_card"] else "—"
+        arrow = "→ " + _("clockwise") if view.direction == 1 else "← " + _("counter-clockwise")
+        top = card_label(view.top_card, model.edition) if view.top_card else "—"
         text = Text()
         text.append(f"{arrow} · " + _("top card {card} · draw pile {size}").format(card=top,
-                                                                                 size=view["draw_pile_size"]))
+                                                                                 size=view.draw_pile_size))
         left = model.clock_left()
-        if left is not None and view["winner"] is None:
+        if left is not None and view.winner is None:
             text.append(" · " + _("clock {seconds}s").format(seconds=int(left)),
                         style="bold reverse" if left < 10 else "bold")
-        if view["edition"] == "1980":
-            text.append(" · " + _("hand {n}").format(n=view["hand_number"] + 1))
+        if view.edition == "1980":
+            text.append(" · " + _("hand {n}").format(n=view.hand_number + 1))
         plays = list(model.recent_plays)
         if plays:
             text.append("\n" + _("last plays:") + " ")
@@ -241,12 +241,12 @@ class StatusLine(Static):
         show_text(self, text, fixed_size=True)
 
     @staticmethod
-    def _play(model: Model, play: dict[str, Any]) -> Text:
-        seat = play.get("seat")
+    def _play(model: Model, play: PlayEvent) -> Text:
+        seat = play.seat
         who = _("You") if model.is_me(seat) else model.plain_name(seat)
-        cards = play["cards"]
+        cards = play.cards
         what = "4× ONO 99" if len(cards) == 4 else card_label(cards[0], model.edition)
-        return Text(f"{who} {what} → {play['total']}")
+        return Text(f"{who} {what} → {play.total}")
 
 
 class Banner(Static):
@@ -255,25 +255,25 @@ class Banner(Static):
     def show(self, model: Model) -> None:
         view = model.view
         lines: list[str] = []
-        table = model.table or {}
-        if view is None and table.get("status") == "waiting":
-            free = words.free_seats(sum(1 for seat in table.get("seats", []) if seat.get("kind") == "empty"))
-            if table.get("host") == model.my_name:
+        table = model.table
+        if view is None and table is not None and table.status == "waiting":
+            free = words.free_seats(sum(1 for seat in table.seats if seat.kind == "empty"))
+            if table.host == model.my_name:
                 lines.append(_("Waiting for players ({free}). Press s to start: empty seats get bots.").format(
                     free=free))
             else:
-                lines.append(_("Waiting for {host} to start the game ({free}).").format(host=table.get("host"),
+                lines.append(_("Waiting for {host} to start the game ({free}).").format(host=table.host,
                                                                                          free=free))
-            if table.get("code"):
-                lines.append(_("Invite code: {code}").format(code=table["code"]))
-        if view is not None and view["winner"] is None:
-            ob = view["obligation"]
+            if table.code:
+                lines.append(_("Invite code: {code}").format(code=table.code))
+        if view is not None and view.winner is None:
+            ob = view.obligation
             if ob is not None:
-                me = model.is_me(ob["seat"])
-                name = model.seat_name(ob["seat"])
+                me = model.is_me(ob.seat)
+                name = model.seat_name(ob.seat)
                 card = card_label("PLAY2" if model.edition == "2022" else "DOUBLE", model.edition).upper()
-                if ob["plays_left"] == 2:
-                    if ob["can_pass"]:
+                if ob.plays_left == 2:
+                    if ob.can_pass:
                         line = (_("{card}! You must play two cards (or pass it on)") if me
                                 else _("{card}! {name} must play two cards (or pass it on)"))
                     else:
@@ -285,8 +285,8 @@ class Banner(Static):
                 lines.append(_("Your draw is still open: press d before the next player plays, or it is lost!"))
             if model.my_turn:
                 lines.append(_("Your turn"))
-            elif model.replay and view["turn"] is not None:
-                lines.append(_("{name}'s turn").format(name=model.plain_name(view["turn"])))
+            elif model.replay and view.turn is not None:
+                lines.append(_("{name}'s turn").format(name=model.plain_name(view.turn)))
         show_text(self, Text("\n".join(lines)), fixed_size=True)
         self.set_class(bool(lines), "loud")
 
@@ -301,10 +301,10 @@ class ClockBar(Static):
     def _show(self) -> None:
         model: Model | None = getattr(self.app, "model", None)
         left = model.clock_left() if model is not None and model.view is not None else None
-        if model is None or left is None or model.view is None or model.view["winner"] is not None:
+        if model is None or left is None or model.view is None or model.view.winner is not None:
             self.display = False
             return
-        turn = model.plain_name(model.view["turn"])
+        turn = model.plain_name(model.view.turn)
         whose = _("Your turn") if model.my_turn else _("{name}'s turn").format(name=turn)
         self.display = True
         show_text(self, Text(f"{whose} · " + _("clock {seconds}s").format(seconds=int(left))), fixed_size=True)

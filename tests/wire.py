@@ -1,0 +1,55 @@
+"""Server messages for tests of the app's model, as a server sends them and as the app reads them:
+each helper builds a complete wire map (only the fields a test cares about given) and decodes it with
+the app's own decoder (ono99_tui/messages.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ono99_tui.messages import State, TableMessage, View, decode_server_message
+
+
+def table_map(names: list[str], *, table_id: int = 1, you: int | None = None, **fields: Any) -> dict[str, Any]:
+    """TABLE DETAIL with a human in each named seat ("" for an empty one)."""
+    seats = [{"kind": "human" if name else "empty", "name": name, "level": None, "connected": True if name else None}
+             for name in names]
+    table: dict[str, Any] = {
+        "id": table_id, "name": "t", "edition": "2022", "options": {}, "summary": "2022", "host": names[0],
+        "status": "waiting", "private": False, "seats": seats, "free": sum(1 for n in names if not n), "bots": 0,
+        "spectators": 0, "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy", "game_no": 0,
+        "winner": None, "code": None, "you": you, "watchers": [], "waiting": []}
+    table.update(fields)
+    return table
+
+
+def table_message(names: list[str], **fields: Any) -> TableMessage:
+    message = decode_server_message({"t": "table", "table": table_map(names, **fields)})
+    assert isinstance(message, TableMessage)
+    return message
+
+
+def view_map(seats: int, **fields: Any) -> dict[str, Any]:
+    """A VIEW of a running game at a table of ``seats`` seats (seat 0's, on turn)."""
+    view: dict[str, Any] = {
+        "edition": "2022", "options": {}, "seats": seats, "seat": 0, "hand": [], "legal": [], "unplayable": [],
+        "hand_number": 0, "version": 0, "total": 0, "direction": 1, "turn": 0, "obligation": None,
+        "hand_sizes": [0] * seats, "active": [True] * seats, "in_hand": [True] * seats,
+        "open_draws": [False] * seats, "missed_draws": [0] * seats, "tokens": None, "scores": None,
+        "draw_pile_size": 50, "discard_size": 0, "top_card": None, "winner": None, "ranking": None}
+    view.update(fields)
+    return view
+
+
+def view(seats: int, **fields: Any) -> View:
+    return state(seats, **fields).view
+
+
+def state(seats: int, *, events: list[dict[str, Any]] | None = None, game_no: int = 1, seq: int | None = None,
+          **fields: Any) -> State:
+    message: dict[str, Any] = {"t": "state", "table": 1, "game_no": game_no, "view": view_map(seats, **fields),
+                               "events": events or [], "clock": None, "controlled_by_bot": [False] * seats}
+    if seq is not None:
+        message["seq"] = seq
+    decoded = decode_server_message(message)
+    assert isinstance(decoded, State)
+    return decoded
