@@ -55,29 +55,31 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
               file=sys.stderr, flush=True)
         return 2
     stop = asyncio.Event()
+    server_lost = asyncio.Event()  # set with ``stop`` when the server died (its pipe closed) instead
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     if parent_pipe:
         with contextlib.suppress(OSError, ValueError):  # not a pipe (a file, /dev/null): nothing to watch
-            loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
+            loop.add_reader(sys.stdin.fileno(), _parent_gone, stop, server_lost)
     print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
     if announce:
         print(_("ONO 99 SSH front: port {port}, host key {fingerprint}, game server {address}").format(
             port=front.port, fingerprint=front.fingerprint, address=f"{config.server_host}:{config.server_port}"),
             flush=True)
     await stop.wait()
-    await front.close()
+    await front.close(server_lost=server_lost.is_set())
     return 0
 
 
-def _parent_gone(stop: asyncio.Event) -> None:
+def _parent_gone(stop: asyncio.Event, server_lost: asyncio.Event) -> None:
     """The server's end of the pipe: the server writes nothing, so readable means closed."""
     with contextlib.suppress(OSError):
         if os.read(sys.stdin.fileno(), 1):
             return
     asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
     logging.getLogger("ono99.workers").warning("the server is gone: this SSH worker stops")
+    server_lost.set()
     stop.set()
 
 

@@ -482,14 +482,16 @@ class SshFront:
         if self._listener is not None:
             self._listener.close()
 
-    async def close(self, reason: str | None = None) -> None:
+    async def close(self, reason: str | None = None, server_lost: bool = False) -> None:
         """End every session (each prints ``reason``, by default that the server is shutting down, in
-        the session's language) and close every connection. Safe twice."""
+        the session's language; ``server_lost``: that the game server stopped unexpectedly) and close
+        every connection. Safe twice."""
         self.stop_listening()
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
             env = session.terminal.env if session.terminal else {}
-            session.end(ssh_words.server_closed(env, reason))
+            session.end(ssh_words.server_lost(env, session.owner.fingerprint is not None) if server_lost
+                        else ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
         for connection in list(self.connections):
