@@ -15,6 +15,7 @@ from typing import Any
 
 from ..i18n import gettext as _
 from ..i18n import set_default_language
+from ..ssh_settings import SshSettings
 from .config import FrontConfig
 
 LANGUAGE_ENV = "ONO99_FRONT_LANGUAGE"  # the language of a worker's printed lines: its server's
@@ -24,16 +25,24 @@ WORKER_NICE = 10  # how much lower a worker's CPU priority is than the game serv
 
 
 def config_to_env(config: FrontConfig) -> str:
-    values = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
-    return json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in values.items()})
+    values: dict[str, Any] = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    values["ssh"] = {f.name: getattr(config.ssh, f.name) for f in dataclasses.fields(config.ssh)}
+    return json.dumps(values, default=_path_text)
+
+
+def _path_text(value: object) -> str:
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"a front setting of type {type(value).__name__} cannot be passed to a worker")
 
 
 def config_from_env(text: str) -> FrontConfig:
     values: dict[str, Any] = json.loads(text)
-    for name in ("ssh_host_key", "ssh_authorized_keys"):
-        if values.get(name) is not None:
-            values[name] = Path(values[name])
-    return FrontConfig(**values)
+    ssh: dict[str, Any] = values.pop("ssh")
+    for name in ("host_key", "authorized_keys"):
+        if ssh.get(name) is not None:
+            ssh[name] = Path(ssh[name])
+    return FrontConfig(**values, ssh=SshSettings(**ssh))
 
 
 async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: bool = False) -> int:
