@@ -316,3 +316,29 @@ async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -
         assert "ssh workers: 2" in "".join(again.banner)
     finally:
         await again.stop()
+
+
+def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
+    """The SSH settings are one value: the game server's config and a front's hold an SshSettings,
+    neither declares any of its settings again, and a worker of `ono99 serve` gets the server's
+    value itself, through the settings it is started with (every field set apart from its default)."""
+    from dataclasses import fields
+
+    from ono99_tui.front.config import FrontConfig
+    from ono99_tui.front.run import config_from_env, config_to_env
+    from ono99_tui.serve import front_config_for
+    from ono99_tui.ssh_settings import SshSettings
+    from server import ServerConfig
+
+    names = {f.name for f in fields(SshSettings)}
+    for config_type in (ServerConfig, FrontConfig):
+        declared = {f.name.removeprefix("ssh_") for f in fields(config_type) if f.name.startswith("ssh_")}
+        assert declared & names == set(), config_type
+    ssh = SshSettings(auth="authorized-keys", authorized_keys=Path("/keys"), password="pw", host_key=Path("/hk"),
+                      login_timeout=1.5, idle_timeout=2.5, keepalive=3.5, max_sessions=4,
+                      max_sessions_per_address=5, max_waiting_logins=6, max_waiting_logins_per_address=7,
+                      input_bytes_per_second=8.5, input_burst=9)
+    assert all(getattr(ssh, name) != getattr(SshSettings(), name) for name in names)
+    front = front_config_for(ServerConfig(ssh=ssh, ssh_port=0), 1234, "a credential")
+    assert front.ssh is ssh
+    assert config_from_env(config_to_env(front)) == front
