@@ -24,7 +24,6 @@ import contextlib
 import os
 import random
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -34,72 +33,32 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
+from measuring import HOST, children, free_port, log_in_all, measured, percentile, rss, start_serve, stop_serve
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
 
-HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def children(pid: int) -> list[int]:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(p) for p in f.read().split()]
-    return []
-
-
-def rss(pid: int) -> int:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def start_server(workdir: Path, workers: int, sessions: int) -> tuple[subprocess.Popen[bytes], int, int]:
     ssh_port = free_port()
-    cmd = [sys.executable, "-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(free_port()),
-           "--db", str(workdir / "bench.db"), "--ssh-port", str(ssh_port), "--ssh-workers", str(workers),
-           "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address", "10000", "--max-connections", "10000",
-           "--max-waiting-per-address", "256", "--messages-per-second", "10000",
-           "--ssh-max-sessions", str(sessions + 10), "--ssh-max-per-address", str(sessions + 10),
-           "--ssh-idle-timeout", "3600", "--log-level", "warning", "--no-advertise"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=(workdir / "server.log").open("wb"))
-    assert proc.stdout is not None
-    banner = ""
-    while "stop with" not in banner:
-        line = proc.stdout.readline().decode()
-        if not line:
-            raise RuntimeError(f"the server exited; see {workdir / 'server.log'}")
-        banner += line
+    proc, banner = start_serve(
+        workdir, "--host", HOST, "--port", str(free_port()), "--db", str(workdir / "bench.db"), "--ssh-port",
+        str(ssh_port), "--ssh-workers", str(workers), "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address",
+        "10000", "--max-connections", "10000", "--max-waiting-per-address", "256", "--messages-per-second", "10000",
+        "--ssh-max-sessions", str(sessions + 10), "--ssh-max-per-address", str(sessions + 10),
+        "--ssh-idle-timeout", "3600", "--log-level", "warning", "--no-advertise")
     tcp = re.search(r"listening on [\d.]+:(\d+)", banner)
     assert tcp, banner
     return proc, int(tcp.group(1)), ssh_port
 
 
 # --- the load: a busy table and its SSH watchers (a process of its own) ---------------------------------
-async def watcher(port: int, username: str, key: asyncssh.SSHKey, counts: list[int]) -> asyncssh.SSHClientConnection:
+async def watcher(port: int, username: str, key: asyncssh.SSHKey, counts: list[int],
+                  address: str) -> asyncssh.SSHClientConnection:
     conn = await asyncssh.connect(HOST, port, username=username, client_keys=[key], known_hosts=None,
-                                  agent_path=None, config=[])
+                                  agent_path=None, config=[], local_addr=(address, 0))
     _, stdout, _ = await conn.open_session(term_type="xterm-256color", term_size=(100, 30), encoding=None)
     index = len(counts)
     counts.append(0)
@@ -152,9 +111,8 @@ async def load(tcp_port: int, ssh_port: int, watchers: int, interval: float) -> 
     for i, key in enumerate(keys):  # each key owns a name, which watch-CODE then enters under
         named = await Client.connect(HOST, tcp_port, f"w{i}", identity=Identity(key))
         await named.close()
-    for start in range(0, watchers, 3):  # the front lets 4 logins per address wait at once
-        conns += await asyncio.gather(*(watcher(ssh_port, f"watch-{code}", keys[i], counts)
-                                        for i in range(start, min(watchers, start + 3))))
+    conns += await log_in_all(watchers, lambda i, address: watcher(ssh_port, f"watch-{code}", keys[i], counts,
+                                                                    address))
     await host.send({"t": "start"})
     print("ready", flush=True)
     await play_slowly([host, guest], interval, random.Random(1))
@@ -198,11 +156,6 @@ async def measure(tcp_port: int, seconds: float) -> list[float]:
     return rtts
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
-
-
 async def run(workers: int, watchers: int, seconds: float, interval: float) -> None:
     with tempfile.TemporaryDirectory(prefix="ono99-isolation-") as tmp:
         proc, tcp_port, ssh_port = start_server(Path(tmp), workers, watchers)
@@ -217,12 +170,8 @@ async def run(workers: int, watchers: int, seconds: float, interval: float) -> N
                 assert line.strip() == b"ready", line
                 await asyncio.sleep(3)  # the watchers' first screens and notices settle a little
             fronts = children(proc.pid)
-            game0, fronts0 = cpu_seconds(proc.pid), sum(cpu_seconds(p) for p in fronts)
-            started = time.monotonic()
-            rtts = await measure(tcp_port, seconds)
-            span = time.monotonic() - started
-            game = (cpu_seconds(proc.pid) - game0) / span * 100
-            front = (sum(cpu_seconds(p) for p in fronts) - fronts0) / span * 100
+            rtts, span = await measured(proc.pid, measure(tcp_port, seconds))
+            game, front = span.percent(span.game_cpu), span.percent(span.fronts_cpu)
             front_rss = sum(rss(p) for p in fronts) / 2**20
             load_avg = os.getloadavg()[0]
             print(f"| {workers} | {watchers} | {len(rtts)} | {statistics.median(rtts):.1f} ms | "
@@ -233,12 +182,7 @@ async def run(workers: int, watchers: int, seconds: float, interval: float) -> N
                 with contextlib.suppress(ProcessLookupError):
                     loader.terminate()
                 await loader.wait()
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_serve(proc)
 
 
 async def main() -> None:

@@ -24,52 +24,20 @@ import contextlib
 import os
 import random
 import re
-import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import asyncssh
+from measuring import HOST, children, free_port, log_in_all, measured, percentile, rss, start_serve, stop_serve
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
 
-HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 KEYS_TO_TRY = (b"1", b"2", b"3", b"4", b"f")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def children(pid: int) -> list[int]:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(p) for p in f.read().split()]
-    return []
-
-
-def cpu_seconds(pid: int) -> float:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    return 0.0
-
-
-def rss(pid: int) -> int:
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
-    return 0
 
 
 class Player:
@@ -82,9 +50,9 @@ class Player:
         self.outputs: list[float] = []  # when output arrived (the last few hundred)
         self.got = asyncio.Event()
 
-    async def open(self, port: int) -> None:
+    async def open(self, port: int, address: str) -> None:
         self.conn = await asyncssh.connect(HOST, port, username="player", client_keys=[self.key], known_hosts=None,
-                                           agent_path=None, config=[])
+                                           agent_path=None, config=[], local_addr=(address, 0))
         self.stdin, stdout, _ = await self.conn.open_session(term_type="xterm-256color", term_size=(100, 30),
                                                              encoding=None)
         asyncio.get_running_loop().create_task(self._read(stdout))
@@ -173,27 +141,20 @@ async def note_latency(players: list[Player], pressed: float, latencies: list[fl
 async def run(players_count: int, workers: int, seconds: float) -> None:
     with tempfile.TemporaryDirectory(prefix="ono99-pace-") as tmp:
         ssh_port, tcp_port = free_port(), free_port()
-        cmd = [sys.executable, "-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(tcp_port),
-               "--db", str(Path(tmp) / "b.db"), "--ssh-port", str(ssh_port), "--ssh-workers", str(workers),
-               "--bot-delay", "3600", "--turn-seconds", "0", "--grace", "3600", "--max-per-address", "10000",
-               "--max-connections", "10000", "--ssh-max-sessions", "1000", "--ssh-max-per-address", "1000",
-               "--ssh-idle-timeout", "3600", "--log-level", "warning", "--no-advertise"]
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=(Path(tmp) / "log").open("wb"))
+        proc, banner = start_serve(
+            Path(tmp), "--host", HOST, "--port", str(tcp_port), "--db", str(Path(tmp) / "b.db"), "--ssh-port",
+            str(ssh_port), "--ssh-workers", str(workers), "--bot-delay", "10", "--turn-seconds", "0", "--grace",
+            "3600", "--max-per-address", "10000", "--max-connections", "10000", "--ssh-max-sessions", "1000",
+            "--ssh-max-per-address", "1000", "--ssh-idle-timeout", "3600", "--log-level", "warning",
+            "--no-advertise")
         try:
-            assert proc.stdout is not None
-            banner = ""
-            while "stop with" not in banner:
-                line = proc.stdout.readline().decode()
-                assert line, "the server exited"
-                banner += line
             assert re.search(r"ssh workers: \d+", banner), banner
             fronts = children(proc.pid)
             idle_rss = sum(rss(p) for p in fronts)
             keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(players_count)]
             tables = await seat_everyone(tcp_port, keys)
             players = [Player(k) for k in keys]
-            for start in range(0, len(players), 3):  # a front lets 4 logins from one address wait at once
-                await asyncio.gather(*(p.open(ssh_port) for p in players[start:start + 3]))
+            await log_in_all(len(players), lambda i, address: players[i].open(ssh_port, address))
             await asyncio.sleep(2)
             spectators = []
             for table_id in tables:
@@ -205,17 +166,16 @@ async def run(players_count: int, workers: int, seconds: float) -> None:
                 players[index].press(b"s")  # the host starts the game
             await asyncio.sleep(2)
             latencies: list[float] = []
-            game0, fronts0 = cpu_seconds(proc.pid), sum(cpu_seconds(p) for p in fronts)
-            started = time.perf_counter()
-            end = started + seconds
-            await asyncio.gather(*(run_table(s, players[4 * i:4 * i + 4], end, random.Random(i), latencies)
-                                   for i, s in enumerate(spectators)))
-            minutes = (time.perf_counter() - started) / 60
-            game = (cpu_seconds(proc.pid) - game0) * 1000 / (players_count * minutes)
-            front = (sum(cpu_seconds(p) for p in fronts) - fronts0) * 1000 / (players_count * minutes)
+            end = time.perf_counter() + seconds
+            _, span = await measured(proc.pid, asyncio.gather(
+                *(run_table(s, players[4 * i:4 * i + 4], end, random.Random(i), latencies)
+                  for i, s in enumerate(spectators))))
+            player_minutes = players_count * span.seconds / 60
+            game = span.game_cpu * 1000 / player_minutes
+            front = span.fronts_cpu * 1000 / player_minutes
             per_session = (sum(rss(p) for p in fronts) - idle_rss) / players_count / 2**20
             print(f"| {workers} | {players_count} | {len(latencies)} | {statistics.median(latencies):.0f} ms "
-                  f"| {sorted(latencies)[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]:.0f} ms "
+                  f"| {percentile(latencies, 0.99):.0f} ms "
                   f"| {front:.0f} ms | {game:.1f} ms | {per_session:.2f} MiB | {os.getloadavg()[0]:.1f} |", flush=True)
             for spectator in spectators:
                 await spectator.close()
@@ -223,12 +183,7 @@ async def run(players_count: int, workers: int, seconds: float) -> None:
                 if player.conn is not None:
                     player.conn.close()
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_serve(proc)
 
 
 async def main() -> None:

@@ -4,7 +4,9 @@ Each measurement starts its own server process (fresh database and host key in a
 directory, bots and turn clocks off, SSH limits raised for one address); the clients share this
 process. Per N of --sessions (default 1 10 50 100):
 
-  first screen   N clients connect at the same moment; each is timed from opening its TCP
+  first screen   N clients connect at the same moment (from loopback addresses, a few from each,
+                 and at most 60 logging in at a time: the front lets only so many logins wait,
+                 from one address and in all); each is timed from opening its TCP
                  connection to the lobby's first line on its terminal ("you are NAME"): key
                  exchange, public-key login, the session, the app's start and first draw of the
                  lobby. Median, p90 and max.
@@ -42,13 +44,11 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
+from measuring import CLOCK_TICKS, HOST, ROOT, free_port, log_in_all, percentile
 
 from ono99_tui.client import Client
 
-HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 QUIET = 0.3  # seconds without output after which a redraw counts as done
 NOTICE_SECONDS = 22.0  # a little over the 20 s an invite-code notice stays on screen
 
@@ -121,14 +121,6 @@ class ServerProcess:
                 self.proc.wait()
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
 class Session:
     """One SSH client with a PTY, counting what its terminal receives."""
 
@@ -143,10 +135,10 @@ class Session:
         self.first_screen = 0.0
         self._reader: asyncio.Task[None] | None = None
 
-    async def open(self, port: int, marker: bytes) -> None:
+    async def open(self, port: int, marker: bytes, address: str) -> None:
         started = time.perf_counter()
         self.conn = await asyncssh.connect(HOST, port, username=self.username, client_keys=[self.key],
-                                           known_hosts=None, agent_path=None, config=[])
+                                           known_hosts=None, agent_path=None, config=[], local_addr=(address, 0))
         _, stdout, _ = await self.conn.open_session(term_type="xterm-256color", term_size=(100, 30), encoding=None)
         self._reader = asyncio.create_task(self._read(stdout))
         while marker not in self.output:
@@ -174,11 +166,6 @@ class Session:
                 await asyncio.wait_for(self._reader, TIMEOUT)
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
-
-
 async def quiet(sessions: list[Session], seconds: float = 1.0) -> None:
     """Until no session has received output for ``seconds``: the apps have finished drawing."""
     while sessions and time.perf_counter() - max(s.last_output for s in sessions) < seconds:
@@ -189,7 +176,7 @@ async def first_screens(server: ServerProcess, count: int, keys: list[asyncssh.S
     idle = server.rss()
     sessions = [Session(f"p{i}", keys[i]) for i in range(count)]
     cpu = server.cpu_seconds()
-    await asyncio.gather(*(s.open(server.ssh_port, b"you are") for s in sessions))
+    await log_in_all(count, lambda i, address: sessions[i].open(server.ssh_port, b"you are", address))
     await quiet(sessions)
     cpu = server.cpu_seconds() - cpu
     rss = server.rss()
@@ -200,10 +187,9 @@ async def first_screens(server: ServerProcess, count: int, keys: list[asyncssh.S
 
 
 async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey], moves: int) -> dict[str, float]:
-    for chunk in range(0, count, 3):  # each key enters once under a name, which watch-CODE then uses
-        named = [Session(f"w{i}", keys[i]) for i in range(chunk, min(count, chunk + 3))]
-        await asyncio.gather(*(s.open(server.ssh_port, b"you are") for s in named))
-        await asyncio.gather(*(s.close() for s in named))
+    named = [Session(f"w{i}", keys[i]) for i in range(count)]  # each key enters once under a name,
+    await log_in_all(count, lambda i, address: named[i].open(server.ssh_port, b"you are", address))
+    await asyncio.gather(*(s.close() for s in named))  # which watch-CODE then uses
     host = await Client.connect(HOST, server.tcp_port, "host")
     guest = await Client.connect(HOST, server.tcp_port, "guest")
     sessions: list[Session] = []
@@ -214,8 +200,7 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
         await guest.expect("table")
         await host.send({"t": "start"})
         sessions = [Session(f"watch-{code}", keys[i]) for i in range(count)]
-        for chunk in range(0, count, 3):  # three at a time (a front lets 4 logins from one address wait)
-            await asyncio.gather(*(s.open(server.ssh_port, b"spectating") for s in sessions[chunk:chunk + 3]))
+        await log_in_all(count, lambda i, address: sessions[i].open(server.ssh_port, b"spectating", address))
         players = {0: host, 1: guest}
         await asyncio.sleep(NOTICE_SECONDS)  # the "Watching the table..." notices expire: each is a redraw
         await quiet(sessions)

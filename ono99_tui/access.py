@@ -6,7 +6,7 @@ fingerprint of a key the client proved it holds (or None), ``password`` what the
 (or None) and ``address`` where it connects from. The answer is None (come in) or the reason for
 the refusal, written for the person refused.
 
-Modes (``ServerConfig.ssh_auth``, named after the SSH front that had them first):
+Modes (``SshSettings.auth``, named after the SSH front that had them first):
 
 - ``any-key``: open. Anyone comes in; a key, where one is proven, is the player's identity.
 - ``authorized-keys``: only the keys listed in an OpenSSH ``authorized_keys`` file (its ``from=``
@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import hmac
 from pathlib import Path
-from typing import Protocol
 
 import asyncssh
+
+from .ssh_settings import SshSettings
 
 MODES = ("any-key", "authorized-keys", "password")
 FAILED_PASSWORD_DELAY = 1.0  # seconds a wrong password waits for its answer: guessing stays slow
@@ -72,19 +73,6 @@ def _key_of(line: str) -> asyncssh.SSHKey | None:
     return None
 
 
-class AccessSettings(Protocol):
-    """Where a policy's settings live: the game server's ``ServerConfig``, a front's ``FrontConfig``."""
-
-    @property
-    def ssh_auth(self) -> str: ...
-
-    @property
-    def ssh_password(self) -> str | None: ...
-
-    @property
-    def ssh_authorized_keys(self) -> Path | None: ...
-
-
 class AccessPolicy:
     def __init__(self, mode: str = "any-key", *, password: str | None = None,
                  authorized_keys: Path | None = None) -> None:
@@ -102,8 +90,9 @@ class AccessPolicy:
         self.ssh_hint = "ssh -p PORT HOST"  # how to come in with a key; the SSH front fills in its port
 
     @classmethod
-    def from_config(cls, config: AccessSettings) -> AccessPolicy:
-        return cls(config.ssh_auth, password=config.ssh_password, authorized_keys=config.ssh_authorized_keys)
+    def from_settings(cls, ssh: SshSettings) -> AccessPolicy:
+        """The policy of the SSH settings (the game server's, or a front's: the same value)."""
+        return cls(ssh.auth, password=ssh.password, authorized_keys=ssh.authorized_keys)
 
     @property
     def open(self) -> bool:

@@ -18,6 +18,7 @@ from .front.config import FrontConfig
 from .fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
+from .ssh_settings import SshSettings
 
 if TYPE_CHECKING:
     from server.advertiser import Advertiser
@@ -59,16 +60,7 @@ def front_config_for(config: ServerConfig, server_port: int, credential: str) ->
     """The settings of this server's own SSH fronts: its SSH options, and the way to it over loopback."""
     ssh_host = config.ssh_host if config.ssh_host is not None else config.host
     return FrontConfig(server_host="127.0.0.1", server_port=server_port, credential=credential, name=config.name,
-                       ssh_host=ssh_host, ssh_port=config.ssh_port or 0, ssh_host_key=config.ssh_host_key,
-                       ssh_auth=config.ssh_auth, ssh_authorized_keys=config.ssh_authorized_keys,
-                       ssh_password=config.ssh_password, ssh_login_timeout=config.ssh_login_timeout,
-                       ssh_idle_timeout=config.ssh_idle_timeout, ssh_keepalive=config.ssh_keepalive,
-                       ssh_max_sessions=config.ssh_max_sessions,
-                       ssh_max_sessions_per_address=config.ssh_max_sessions_per_address,
-                       ssh_max_waiting_logins=config.ssh_max_waiting_logins,
-                       ssh_max_waiting_logins_per_address=config.ssh_max_waiting_logins_per_address,
-                       ssh_input_bytes_per_second=config.ssh_input_bytes_per_second,
-                       ssh_input_burst=config.ssh_input_burst)
+                       ssh_host=ssh_host, ssh_port=config.ssh_port or 0, ssh=config.ssh)
 
 
 async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
@@ -112,7 +104,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     reserved = None
     if config.ssh_port is not None:
         try:
-            load_or_create_host_key(config.ssh_host_key)  # made once here, before the workers read it
+            load_or_create_host_key(config.ssh.host_key)  # made once here, before the workers read it
             reserved = reserve_port(ssh_host, config.ssh_port) if ssh_workers > 0 else None
         except (OSError, ValueError) as exc:
             if ssh_required or not isinstance(exc, OSError):
@@ -166,8 +158,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
     if ssh_port:
-        print(f"  ssh: port {ssh_port} ({config.ssh_auth}: {_ssh_policy(access)}), host key "
-              f"{load_or_create_host_key(config.ssh_host_key).get_fingerprint()}", flush=True)
+        print(f"  ssh: port {ssh_port} ({config.ssh.auth}: {_ssh_policy(access)}), host key "
+              f"{load_or_create_host_key(config.ssh.host_key).get_fingerprint()}", flush=True)
         print("  " + _("play with: {command}").format(command=f"ssh -p {ssh_port} {_shown_host(ssh_host)}"),
               flush=True)
         if pool is not None:
@@ -250,11 +242,12 @@ def run_serve(args: argparse.Namespace) -> int:
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
                           **overrides,
-                          ssh_port=ssh_port or None, ssh_host_key=host_key_path_for(db_path), ssh_auth=mode,
-                          ssh_authorized_keys=authorized_keys, ssh_password=password,
-                          ssh_login_timeout=args.ssh_login_timeout, ssh_idle_timeout=args.ssh_idle_timeout,
-                          ssh_keepalive=args.ssh_keepalive, ssh_max_sessions=args.ssh_max_sessions,
-                          ssh_max_sessions_per_address=args.ssh_max_per_address, advertise=args.advertise)
+                          ssh_port=ssh_port or None, advertise=args.advertise,
+                          ssh=SshSettings(auth=mode, authorized_keys=authorized_keys, password=password,
+                                          host_key=host_key_path_for(db_path), login_timeout=args.ssh_login_timeout,
+                                          idle_timeout=args.ssh_idle_timeout, keepalive=args.ssh_keepalive,
+                                          max_sessions=args.ssh_max_sessions,
+                                          max_sessions_per_address=args.ssh_max_per_address))
     if args.front_credential_file is not None:
         try:
             config.front_credentials = (read_or_create_credential(args.front_credential_file),)
@@ -310,6 +303,6 @@ def run_front_command(args: argparse.Namespace) -> int:
     keys = Path(auth_args[0]) if mode == "authorized-keys" and len(auth_args) == 1 else None
     host_key = args.host_key or (data_dir() / "ssh_host_ed25519_key")
     config = FrontConfig(server_host=host, server_port=port, credential=credential, name=args.name,
-                         ssh_host=args.ssh_host, ssh_port=args.ssh_port, ssh_host_key=host_key, ssh_auth=mode,
-                         ssh_authorized_keys=keys, ssh_password=password, reuse_port=args.reuse_port)
+                         ssh_host=args.ssh_host, ssh_port=args.ssh_port, reuse_port=args.reuse_port,
+                         ssh=SshSettings(auth=mode, authorized_keys=keys, password=password, host_key=host_key))
     return asyncio.run(run_front(config))

@@ -24,7 +24,7 @@ class Server:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
-        self.access = AccessPolicy.from_config(self.config)  # who may come in, by every listener
+        self.access = AccessPolicy.from_settings(self.config.ssh)  # who may come in, by every listener
         self.storage = Storage(self.config.db_path) if self.config.db_path is not None else None
         self.lobby = Lobby(self.config, self.storage)
         self.connections: set[Connection] = set()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ono99_tui.protocol import DEFAULT_PORT
+from ono99_tui.ssh_settings import SshSettings
 
 DEFAULT_SSH_PORT = 2222
 
@@ -43,21 +44,9 @@ class ServerConfig:
     # --- the SSH front (ono99_tui/front/ssh.py, in processes of its own) ---
     ssh_port: int | None = None  # None: no SSH listener; 0: any free port
     ssh_host: str | None = None  # None: the address of the TCP listener
-    ssh_host_key: Path | None = None  # created on first start; None: a new key in memory each start
-    # The access policy of every listener, TCP and SSH alike (ono99_tui/access.py; named after the SSH
-    # front that had it first): "any-key" (open), "authorized-keys" or "password".
-    ssh_auth: str = "any-key"
-    ssh_authorized_keys: Path | None = None  # for "authorized-keys"
-    ssh_password: str | None = None  # for "password"
-    ssh_login_timeout: float = 30.0  # from connecting to a finished login
-    ssh_idle_timeout: float = 900.0  # a session that types nothing for this long is closed
-    ssh_keepalive: float = 30.0  # seconds between keepalives; 3 unanswered close the connection
-    ssh_max_sessions: int = 300
-    ssh_max_sessions_per_address: int = 8
-    ssh_max_waiting_logins: int = 64  # connections still logging in: a budget apart from the sessions' places
-    ssh_max_waiting_logins_per_address: int = 4
-    ssh_input_bytes_per_second: float = 1024.0  # typing and clicks use a fraction; a paste flood waits
-    ssh_input_burst: int = 4096
+    # Its host key, access policy (that of every listener, TCP and SSH alike: ono99_tui/access.py),
+    # timeouts and limits; this server's own fronts are given it as it is.
+    ssh: SshSettings = field(default_factory=SshSettings)
     # --- fronts: SSH front processes that reach this server over TCP (ono99_tui/front/) ---
     # Credentials that make a connection a trusted front, which may assert a player's key and
     # address in its hello (docs/protocol.md section 3b). Empty: no front is trusted.

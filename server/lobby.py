@@ -254,7 +254,7 @@ class Lobby:
         member.send(self.tables_message())
 
     def on_create_table(self, member: Member, message: dict[str, Any]) -> None:
-        hosted = sum(1 for t in self.tables.values() if t.host == member.name)
+        hosted = sum(1 for t in self.tables.values() if t.host_member is member)
         if hosted >= self.config.max_tables_per_player:
             raise ProtocolError("too_many_tables",
                                 f"you already host {hosted} tables (the limit is "
@@ -274,7 +274,7 @@ class Lobby:
         name = check_name(message.get("name", f"{member.name}'s table"), "table name", MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
-        table = Table(self, self._take_table_id(), name, options, seats, member.name,
+        table = Table(self, self._take_table_id(), name, options, seats, member,
                       private=message.get("private", False),
                       turn_seconds=message.get("turn_seconds", self.config.default_turn_seconds),
                       bot_level=message.get("bot_level", "greedy"), replace_bots=message.get("replace_bots", False))
@@ -556,7 +556,7 @@ class Lobby:
         for saved in self.storage.load_tables():
             meta = saved.meta
             options = TableOptions.from_mapping(meta["edition"], meta["options"])
-            table = Table(self, saved.id, meta["name"], options, meta["seat_count"], meta["host"],
+            table = Table(self, saved.id, meta["name"], options, meta["seat_count"], None,
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
                           seed=meta["seed"], seq_base=meta.get("seq_base", 0),
@@ -574,6 +574,7 @@ class Lobby:
                         self._remember(member)
                     member.table = table
                 table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member, seat.get("away_seq"))
+            table.host_member = self._restored_host(table, meta)
             if table.status != Status.WAITING and table.game_no:
                 game = Game(options, table.seat_count, random.Random(table.seed))
                 for seat_index, code in saved.actions:
@@ -595,6 +596,24 @@ class Lobby:
             if table.status == Status.PLAYING:
                 table.stand_ins_for_the_away()
         return len(self.tables)
+
+    @staticmethod
+    def _restored_host(table: Table, meta: dict[str, Any]) -> Member | None:
+        """The host of a restored table: its seated player with the host's key (or a guest's resume
+        token; a table saved before hosts were kept so: the host's name), else the first seated player,
+        as when a host leaves (spectators are not restored)."""
+        identity, token, name = meta.get("host_identity"), meta.get("host_token"), meta.get("host")
+        seated = [s.member for s in table.seats if s.kind == "human" and s.member is not None]
+        for member in seated:
+            if identity is not None:
+                if member.identity == identity:
+                    return member
+            elif token is not None:
+                if member.identity is None and member.token_hash == token:
+                    return member
+            elif name and member.name == name:
+                return member
+        return seated[0] if seated else None
 
     def close(self) -> None:
         """Stop every clock, bot and grace timer (the server is shutting down)."""

@@ -140,7 +140,7 @@ class Matchmaker:
         level = self.bot_level_for(members, edition)
         table_id = lobby._take_table_id()
         table = Table(lobby, table_id, f"Play now #{table_id}", options_from_wire(edition, {}), seats,
-                      members[0].name, turn_seconds=lobby.config.default_turn_seconds, bot_level=level)
+                      members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level)
         lobby.tables[table.id] = table
         for member in members:
             if member.table is not None:

@@ -68,7 +68,7 @@ class Table:
     name: str
     options: TableOptions
     seat_count: int
-    host: str
+    host_member: Member | None  # who hosts: the player (key or guest), whatever name they go by
     private: bool = False
     code: str = ""
     turn_seconds: int = 0
@@ -110,6 +110,11 @@ class Table:
     def chat(self) -> ChatRoom:
         assert self.chat_room is not None
         return self.chat_room
+
+    @property
+    def host(self) -> str:
+        """The host's name as it is now (``""`` when nobody hosts)."""
+        return self.host_member.name if self.host_member is not None else ""
 
     @property
     def last_seq(self) -> int:
@@ -258,6 +263,7 @@ class Table:
         if current is not None:
             self.seats[current] = Seat()
         self.seats[seat] = Seat("human", member.name, member=member)
+        self._host_if_nobody_does(member)
         self.spectators.discard(member)
         if member in self.waiting:
             self.waiting.remove(member)
@@ -266,6 +272,7 @@ class Table:
         return seat
 
     def spectate(self, member: Member) -> None:
+        self._host_if_nobody_does(member)
         self.spectators.add(member)
         member.table = self
         self.changed()
@@ -288,7 +295,7 @@ class Table:
             self.waiting.remove(member)
         if member.table is self:
             member.table = None
-        self._pass_host(member.name)
+        self._pass_host(member)
         self.changed()
         self.lobby.table_emptied_check(self)
 
@@ -302,13 +309,19 @@ class Table:
         else:
             self.seats[seat] = Seat()
 
-    def _pass_host(self, leaving: str) -> None:
-        if self.host != leaving:
-            return
-        heir = next((s.name for s in self.seats if s.kind == "human" and s.member is not None), None)
-        if heir is None:
-            heir = next((m.name for m in self.spectators), "")
-        self.host = heir
+    def _pass_host(self, leaving: Member) -> None:
+        if self.host_member is leaving:
+            self.host_member = self._heir()
+
+    def _heir(self) -> Member | None:
+        """Who hosts next: the first seated human, else a spectator, else nobody."""
+        heir = next((s.member for s in self.seats if s.kind == "human" and s.member is not None), None)
+        return heir if heir is not None else next(iter(self.spectators), None)
+
+    def _host_if_nobody_does(self, member: Member) -> None:
+        """A table nobody hosts (restored without its host) is hosted by whoever comes first."""
+        if self.host_member is None:
+            self.host_member = member
 
     def add_bot(self, member: Member, seat: int | None, level: str | None) -> None:
         self._require_host(member)
@@ -355,7 +368,7 @@ class Table:
         self.changed()
 
     def _require_host(self, member: Member) -> None:
-        if member.name != self.host:
+        if member is not self.host_member:
             raise ProtocolError("not_host", f"only the table's host ({self.host}) can do that",
                                 params={"host": self.host})
 
@@ -582,7 +595,7 @@ class Table:
         if seat is not None:
             self._vacate(seat)
         self.spectators.discard(member)
-        self._pass_host(member.name)
+        self._pass_host(member)
         self.changed()
         self.lobby.table_emptied_check(self)
 
@@ -706,7 +719,10 @@ class Table:
     def to_meta(self) -> dict[str, Any]:
         return {
             "name": self.name, "edition": self.options.edition.value, "options": self.options.to_mapping(),
-            "seat_count": self.seat_count, "host": self.host, "private": self.private, "code": self.code,
+            "seat_count": self.seat_count, "host": self.host,
+            "host_identity": self.host_member.identity if self.host_member is not None else None,
+            "host_token": self.host_member.token_hash if self.host_member is not None else None,
+            "private": self.private, "code": self.code,
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
             "replace_bots": self.replace_bots,
             "game_no": self.game_no, "seed": self.seed, "seq_base": self.seq_base,

@@ -416,3 +416,44 @@ class ServerProcess:
             if self.proc.returncode is None:
                 self.proc.kill()
                 await self.proc.wait()
+
+
+@dataclass
+class KillRig:
+    """A real ``ono99 serve`` process to kill -9 (``first``) and the one to start on its database
+    after (``second``), with Alice (the host, seat 0) and Bob seated at a table of two bots; the
+    test adds to ``clients`` the connections it opens."""
+
+    first: ServerProcess
+    second: ServerProcess
+    alice: TestClient
+    bob: TestClient
+    bob_seat: int
+    table_id: int
+    clients: list[TestClient]
+
+
+@contextlib.asynccontextmanager
+async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str) -> AsyncIterator[KillRig]:
+    """Alice and Bob at a table of four with two bots, not started, on a real server process
+    (--grace 60, --bot-delay ``bot_delay``, no turn clock, players as fast as bots); every client
+    is closed and both processes stopped at the end."""
+    db = tmp_path / "live.db"
+    args = ("--grace", "60", "--bot-delay", bot_delay, "--turn-seconds", "0", "--messages-per-second", "10000")
+    first = ServerProcess(db, tmp_path / "first.log", *args)
+    second = ServerProcess(db, tmp_path / "second.log", *args)
+    clients: list[TestClient] = []
+    try:
+        port = await first.start()
+        alice = await TestClient.connect("127.0.0.1", port, "alice")
+        bob = await TestClient.connect("127.0.0.1", port, "bob")
+        assert isinstance(alice, TestClient) and isinstance(bob, TestClient)
+        clients += [alice, bob]
+        table_id = await create_table(alice, seats=4, bots=2)
+        bob_seat = await join(bob, table_id)
+        yield KillRig(first, second, alice, bob, bob_seat, table_id, clients)
+    finally:
+        for client in clients:
+            await client.close()
+        await first.stop()
+        await second.stop()

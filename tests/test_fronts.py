@@ -261,10 +261,21 @@ async def test_serve_with_no_workers_runs_the_front_inside_its_own_process(tmp_p
         await server.stop()
 
 
+async def read_to_the_end(stdout: Any) -> bytes:
+    """Everything an SSH session prints until its channel closes."""
+    out = b""
+    with contextlib.suppress(asyncssh.Error, OSError):
+        while chunk := await asyncio.wait_for(stdout.read(65536), TIMEOUT):
+            out += chunk
+    return out
+
+
 async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -> None:
-    """kill -9 of `ono99 serve` once left its SSH workers running, holding the SSH port for good.
-    Tried: a server with two workers is killed with SIGKILL; both workers end by themselves and the
-    port is free for the restarted server."""
+    """kill -9 of `ono99 serve` once left its SSH workers running, holding the SSH port for good,
+    and the players in its lobby were told "the server is shutting down", which nothing did.
+    Tried: a server with two workers and a player in the lobby over SSH is killed with SIGKILL; the
+    player is told the game server stopped unexpectedly, that the seat is kept and to connect again
+    in a moment; both workers end by themselves and the port is free for the restarted server."""
     ssh_port = free_port()
     args = ("--ssh-port", str(ssh_port), "--ssh-workers", "2", "--no-advertise")
     server = ServerProcess(tmp_path / "x.db", tmp_path / "serve.log", *args)
@@ -272,7 +283,31 @@ async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -
     assert server.proc is not None
     workers = children(server.proc.pid)
     assert len(workers) == 2
-    await server.kill9()
+    conn, stdout = await ssh_connect(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
+    guest = await asyncssh.connect("127.0.0.1", ssh_port, username="bob", known_hosts=None, agent_path=None,
+                                   config=[], client_keys=[], password="guest")
+    try:
+        guest_in, guest_out, _ = await guest.open_session(term_type="xterm", term_size=(100, 30), encoding=None,
+                                                          request_pty=True)
+        seen = b""
+        while b"Enter to go to the lobby" not in seen:  # the name screen: a guest takes the name offered
+            seen += await asyncio.wait_for(guest_out.read(65536), TIMEOUT)
+        guest_in.write(b"\r")
+        for out in (stdout, guest_out):
+            seen = b""
+            while b"you are" not in seen:
+                seen += await asyncio.wait_for(out.read(65536), TIMEOUT)
+        await server.kill9()
+        farewell, guest_farewell = [(await read_to_the_end(out)).decode(errors="replace")
+                                    for out in (stdout, guest_out)]
+    finally:
+        conn.close()
+        guest.close()
+    assert "The game server stopped unexpectedly. Your seat is kept: connect again with ssh in a moment, with " \
+           "the same key." in farewell, farewell[-400:]
+    assert "The game server stopped unexpectedly. Connect again with ssh in a moment (a guest's seat cannot be " \
+           "taken back: connect with an SSH key to keep yours)." in guest_farewell, guest_farewell[-400:]
+    assert "shutting down" not in farewell + guest_farewell
     await wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers),
                      "the workers to end after their server")
     again = ServerProcess(tmp_path / "x.db", tmp_path / "serve2.log", *args)
@@ -281,3 +316,29 @@ async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -
         assert "ssh workers: 2" in "".join(again.banner)
     finally:
         await again.stop()
+
+
+def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
+    """The SSH settings are one value: the game server's config and a front's hold an SshSettings,
+    neither declares any of its settings again, and a worker of `ono99 serve` gets the server's
+    value itself, through the settings it is started with (every field set apart from its default)."""
+    from dataclasses import fields
+
+    from ono99_tui.front.config import FrontConfig
+    from ono99_tui.front.run import config_from_env, config_to_env
+    from ono99_tui.serve import front_config_for
+    from ono99_tui.ssh_settings import SshSettings
+    from server import ServerConfig
+
+    names = {f.name for f in fields(SshSettings)}
+    for config_type in (ServerConfig, FrontConfig):
+        declared = {f.name.removeprefix("ssh_") for f in fields(config_type) if f.name.startswith("ssh_")}
+        assert declared & names == set(), config_type
+    ssh = SshSettings(auth="authorized-keys", authorized_keys=Path("/keys"), password="pw", host_key=Path("/hk"),
+                      login_timeout=1.5, idle_timeout=2.5, keepalive=3.5, max_sessions=4,
+                      max_sessions_per_address=5, max_waiting_logins=6, max_waiting_logins_per_address=7,
+                      input_bytes_per_second=8.5, input_burst=9)
+    assert all(getattr(ssh, name) != getattr(SshSettings(), name) for name in names)
+    front = front_config_for(ServerConfig(ssh=ssh, ssh_port=0), 1234, "a credential")
+    assert front.ssh is ssh
+    assert config_from_env(config_to_env(front)) == front

@@ -19,6 +19,7 @@ import pytest
 
 from ono99_tui.client import Client, ServerError
 from ono99_tui.protocol import MAX_FRAME, encode
+from ono99_tui.ssh_settings import SshSettings
 from server import ServerConfig
 from server.connection import WRITE_BUFFER_HIGH
 from server.lobby import TokenBucket
@@ -172,7 +173,7 @@ async def test_under_authorized_keys_a_tcp_client_without_a_listed_key_is_refuse
     connection closed, and nobody named intruder is in the lobby."""
     keys_file = tmp_path / "authorized_keys"
     keys_file.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
-    async with running_server(tmp_path, ssh_auth="authorized-keys", ssh_authorized_keys=keys_file) as h:
+    async with running_server(tmp_path, ssh=SshSettings(auth="authorized-keys", authorized_keys=keys_file)) as h:
         with pytest.raises(ServerError) as info:
             await Client.connect("127.0.0.1", h.port, "intruder", timeout=TIMEOUT)
         assert info.value.code == "access_denied"
@@ -185,7 +186,7 @@ async def test_under_authorized_keys_a_tcp_client_without_a_listed_key_is_refuse
 
 
 async def test_under_password_a_tcp_hello_needs_the_password(tmp_path):
-    async with running_server(tmp_path, ssh_auth="password", ssh_password="open sesame") as h:
+    async with running_server(tmp_path, ssh=SshSettings(auth="password", password="open sesame")) as h:
         for offered, why in ((None, "asks for a password"), ("wrong", "wrong password")):
             with pytest.raises(ServerError) as info:
                 await Client.connect("127.0.0.1", h.port, "eve", password=offered, timeout=TIMEOUT)
@@ -201,8 +202,8 @@ async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path):
     from ono99_tui.front.ssh import SshFront
     from ono99_tui.serve import front_config_for
 
-    async with running_server(tmp_path, ssh_auth="password", ssh_password="pw", ssh_port=0,
-                              ssh_host_key=tmp_path / "hk") as h:
+    async with running_server(tmp_path, ssh_port=0,
+                              ssh=SshSettings(auth="password", password="pw", host_key=tmp_path / "hk")) as h:
         front = SshFront(front_config_for(h.server.config, h.port, "a credential"))
         assert front.auth == h.server.access.mode == "password"
         for offered in ("pw", "nope", None):

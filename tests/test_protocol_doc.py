@@ -20,6 +20,7 @@ import asyncssh
 import pytest
 
 from ono99_tui.protocol import identity_proof_message
+from ono99_tui.ssh_settings import SshSettings
 from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
 
 DOC = ROOT / "docs" / "protocol.md"
@@ -31,7 +32,7 @@ EXAMPLE_KEY = asyncssh.read_private_key(str(ROOT / "tests" / "data" / "protocol_
 
 # Each example's section, and the server it runs against (as its text says).
 EXAMPLES: dict[str, dict[str, Any]] = {
-    "## 3. Connection life cycle": {"ssh_auth": "password", "ssh_password": "open sesame"},
+    "## 3. Connection life cycle": {"ssh": SshSettings(auth="password", password="open sesame")},
     "## 3a. Identity: a key, proven by a signature": {},
     "## 3b. Fronts: a trusted front speaks for its players": {
         "front_credentials": ("Vq3dK0sXh1YfWm8PzR2tLc9uNb4eJa7G",)},

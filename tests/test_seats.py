@@ -10,8 +10,8 @@ from typing import Any
 
 from tests.server_helpers import (
     FAST_PLAY,
-    ServerProcess,
     TestClient,
+    alice_and_bob_on_a_server_to_kill,
     create_table,
     join,
     play,
@@ -113,18 +113,9 @@ async def test_a_restarted_server_has_the_chat_and_log_and_its_stand_ins_play_at
     with SIGKILL. A new process on the same database: before anybody returns, a spectator sees the
     game move on (stand-in bots play for the two who are away), gets the whole game's log from the
     deal, and the table chat; Alice returns to her seat and is told what her stand-in did."""
-    db = tmp_path / "live.db"
-    args = ("--grace", "60", "--bot-delay", "0.05", "--turn-seconds", "0", "--messages-per-second", "10000")
-    first = ServerProcess(db, tmp_path / "first.log", *args)
-    second = ServerProcess(db, tmp_path / "second.log", *args)
-    clients: list[TestClient] = []
-    try:
-        port = await first.start()
-        alice = await TestClient.connect("127.0.0.1", port, "alice")
-        bob = await TestClient.connect("127.0.0.1", port, "bob")
-        clients += [alice, bob]
-        table_id = await create_table(alice, seats=4, bots=2)
-        await join(bob, table_id)
+    async with alice_and_bob_on_a_server_to_kill(tmp_path, "0.05") as rig:
+        first, second, clients = rig.first, rig.second, rig.clients
+        alice, bob, table_id = rig.alice, rig.bob, rig.table_id
         for text in ("good luck", "you too"):
             await alice.request({"t": "chat", "text": text}, "chat", where=lambda m, t=text: m["text"] == t)
         await start(alice)
@@ -161,11 +152,6 @@ async def test_a_restarted_server_has_the_chat_and_log_and_its_stand_ins_play_at
         if plays_for_alice:
             away = await back.expect("away")
             assert f"{len(plays_for_alice)} card" in away["text"]
-    finally:
-        for client in clients:
-            await client.close()
-        await first.stop()
-        await second.stop()
 
 
 async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> None:

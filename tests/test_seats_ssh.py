@@ -9,6 +9,7 @@ from pathlib import Path
 import asyncssh
 
 from ono99_tui.client import Client
+from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, rig, start_rig, until  # noqa: F401  (rig is a fixture)
@@ -51,7 +52,7 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> N
     """With a 2-second idle timeout, an SSH spectator who presses nothing watches a whole game of
     a TCP player and bots that lasts longer than that, and is still there at its end; once the
     game is over and nothing moves, the idle timeout closes the session as before."""
-    rig = await start_rig(tmp_path, ssh_idle_timeout=2.0, bot_delay=0.15)  # noqa: F811
+    rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=2.0), bot_delay=0.15)  # noqa: F811
     host = await Client.connect("127.0.0.1", rig.server.port, "Host")
     watcher = await Player.connect(rig, "watcher")
     try:

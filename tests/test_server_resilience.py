@@ -20,6 +20,7 @@ from tests.server_helpers import (
     FAST_PLAY,
     ServerProcess,
     TestClient,
+    alice_and_bob_on_a_server_to_kill,
     create_table,
     events_of,
     export_and_check,
@@ -50,18 +51,10 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
     they finish the game; the exported record validates, and its plays and Alice's drawn cards are
     exactly those the clients saw before the kill, on their return and after (same seed, same draw
     pile)."""
-    db = tmp_path / "live.db"
-    args = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000")
-    first = ServerProcess(db, tmp_path / "first.log", *args)
-    second = ServerProcess(db, tmp_path / "second.log", *args)
-    clients: list[TestClient] = []
-    try:
-        port = await first.start()
-        alice = await TestClient.connect("127.0.0.1", port, "alice")
-        bob = await TestClient.connect("127.0.0.1", port, "bob")
-        clients += [alice, bob]
-        table_id = await create_table(alice, seats=4, bots=2)
-        bob_seat = await join(bob, table_id)
+    async with alice_and_bob_on_a_server_to_kill(tmp_path, "0") as rig:
+        first, second, clients = rig.first, rig.second, rig.clients
+        alice, bob, table_id = rig.alice, rig.bob, rig.table_id
+        bob_seat = rig.bob_seat
         humans = (0, bob_seat)
         await start(alice)
 
@@ -99,18 +92,13 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
         assert winner is not None and after[1].last_view["winner"] == winner
 
         await storage_barrier(clients[-1])
-        [record] = await export_and_check(db, tmp_path / "games.jsonl")
+        [record] = await export_and_check(first.db, tmp_path / "games.jsonl")
         assert record["result"]["winner"] == winner
         assert [p["kind"] for p in record["players"]] == ["human", "bot:greedy", "bot:greedy", "human"]
         seen = events_of(before[0].states) + missed[clients[2]] + events_of(after[0].states)
         assert plays_of(record_events(record)) == plays_of(seen)
         assert [e["card"] for e in record_events(record) if e["e"] == "draw" and e["seat"] == 0] == \
             [e["card"] for e in seen if e["e"] == "draw" and e["seat"] == 0]
-    finally:
-        for client in clients:
-            await client.close()
-        await first.stop()
-        await second.stop()
 
 
 async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path):

@@ -21,7 +21,7 @@ import sys
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from ono99_tui.front.ssh_app import SAFE_SYSTEM_COMMANDS, NameScreen, SessionApp
 from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_tui.fronts import new_credential
 from ono99_tui.serve import front_config_for
+from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
 from server import Server, ServerConfig
 from tests.server_helpers import play_client
@@ -63,9 +64,11 @@ class Rig:
 
 
 async def start_rig(tmp_path: Path, **overrides: Any) -> Rig:
+    ssh: SshSettings = overrides.pop("ssh", SshSettings())
     values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "ssh_port": 0, "bot_delay": 0,
                               "default_turn_seconds": 0, "grace_seconds": 120, "db_path": tmp_path / "x.db",
-                              "ssh_host_key": tmp_path / "keys" / "host_key"}
+                              "ssh": ssh if ssh.host_key is not None else replace(ssh, host_key=tmp_path / "keys"
+                                                                                   / "host_key")}
     values.update(overrides)
     values["front_credentials"] = (CREDENTIAL,)
     server = Server(ServerConfig(**values))
@@ -518,7 +521,7 @@ def rss_bytes() -> int:
 
 # --- limits and auth ----------------------------------------------------------------------------------
 async def test_limits_per_address_idle_and_login(tmp_path: Path) -> None:
-    rig = await start_rig(tmp_path, ssh_max_sessions_per_address=2, ssh_idle_timeout=1.0, ssh_login_timeout=1.0)
+    rig = await start_rig(tmp_path, ssh=SshSettings(max_sessions_per_address=2, idle_timeout=1.0, login_timeout=1.0))
     try:
         first = await Player.connect(rig, "a")
         second = await Player.connect(rig, "b")
@@ -545,8 +548,8 @@ async def test_connections_that_never_log_in_from_many_addresses_never_keep_a_pl
     front with room for 10 sessions and a login timeout far longer than the test. Tried: they hold
     at most their own budget (6 logging in, 2 per address), and a player still logs in and reaches
     the lobby."""
-    rig = await start_rig(tmp_path, ssh_max_sessions=10, ssh_max_waiting_logins=6,
-                          ssh_max_waiting_logins_per_address=2, ssh_login_timeout=120.0)
+    rig = await start_rig(tmp_path, ssh=SshSettings(max_sessions=10, max_waiting_logins=6,
+                                                   max_waiting_logins_per_address=2, login_timeout=120.0))
     silent: list[asyncio.StreamWriter] = []
     try:
         for i in range(40):
@@ -568,7 +571,7 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
     allowed, other = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
     keys_file = tmp_path / "authorized_keys"
     keys_file.write_bytes(allowed.export_public_key())
-    rig = await start_rig(tmp_path, ssh_auth="authorized-keys", ssh_authorized_keys=keys_file)
+    rig = await start_rig(tmp_path, ssh=SshSettings(auth="authorized-keys", authorized_keys=keys_file))
     try:
         player = await Player.connect(rig, "ada", key=allowed)
         await player.until_screen(LobbyScreen, "the lobby for a listed key")
@@ -589,7 +592,7 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
         assert len(told) == 1, banners
     finally:
         await rig.close()
-    rig = await start_rig(tmp_path, ssh_auth="password", ssh_password="open sesame")
+    rig = await start_rig(tmp_path, ssh=SshSettings(auth="password", password="open sesame"))
     try:
         with pytest.raises(asyncssh.PermissionDenied):
             await asyncssh.connect("127.0.0.1", rig.front.port, username="eve", password="wrong", known_hosts=None,

@@ -305,8 +305,8 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
             await wait_until(pilot, lambda: any(t.name == "Cy's <b>table</b>" for t in app.model.tables),
                              "the live table list")
             grid = app.screen.query_one("DataTable")
-            row = next(i for i, t in enumerate(app.model.tables) if t.name == "Cy's <b>table</b>")
-            grid.move_cursor(row=row)  # type: ignore[attr-defined]
+            table_id = next(t.id for t in app.model.tables if t.name == "Cy's <b>table</b>")
+            grid.move_cursor(row=grid.get_row_index(str(table_id)))  # type: ignore[attr-defined]
             await pilot.press("s")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table as a spectator")
             await cy.send({"t": "start"})

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..i18n import gettext as _
 from ..i18n import set_default_language
+from ..ssh_settings import SshSettings
 from .config import FrontConfig
 
 LANGUAGE_ENV = "ONO99_FRONT_LANGUAGE"  # the language of a worker's printed lines: its server's
@@ -24,16 +25,24 @@ WORKER_NICE = 10  # how much lower a worker's CPU priority is than the game serv
 
 
 def config_to_env(config: FrontConfig) -> str:
-    values = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
-    return json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in values.items()})
+    values: dict[str, Any] = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    values["ssh"] = {f.name: getattr(config.ssh, f.name) for f in dataclasses.fields(config.ssh)}
+    return json.dumps(values, default=_path_text)
+
+
+def _path_text(value: object) -> str:
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"a front setting of type {type(value).__name__} cannot be passed to a worker")
 
 
 def config_from_env(text: str) -> FrontConfig:
     values: dict[str, Any] = json.loads(text)
-    for name in ("ssh_host_key", "ssh_authorized_keys"):
-        if values.get(name) is not None:
-            values[name] = Path(values[name])
-    return FrontConfig(**values)
+    ssh: dict[str, Any] = values.pop("ssh")
+    for name in ("host_key", "authorized_keys"):
+        if ssh.get(name) is not None:
+            ssh[name] = Path(ssh[name])
+    return FrontConfig(**values, ssh=SshSettings(**ssh))
 
 
 async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: bool = False) -> int:
@@ -55,29 +64,31 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
               file=sys.stderr, flush=True)
         return 2
     stop = asyncio.Event()
+    server_lost = asyncio.Event()  # set with ``stop`` when the server died (its pipe closed) instead
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     if parent_pipe:
         with contextlib.suppress(OSError, ValueError):  # not a pipe (a file, /dev/null): nothing to watch
-            loop.add_reader(sys.stdin.fileno(), _parent_gone, stop)
+            loop.add_reader(sys.stdin.fileno(), _parent_gone, stop, server_lost)
     print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
     if announce:
         print(_("ONO 99 SSH front: port {port}, host key {fingerprint}, game server {address}").format(
             port=front.port, fingerprint=front.fingerprint, address=f"{config.server_host}:{config.server_port}"),
             flush=True)
     await stop.wait()
-    await front.close()
+    await front.close(server_lost=server_lost.is_set())
     return 0
 
 
-def _parent_gone(stop: asyncio.Event) -> None:
+def _parent_gone(stop: asyncio.Event, server_lost: asyncio.Event) -> None:
     """The server's end of the pipe: the server writes nothing, so readable means closed."""
     with contextlib.suppress(OSError):
         if os.read(sys.stdin.fileno(), 1):
             return
     asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
     logging.getLogger("ono99.workers").warning("the server is gone: this SSH worker stops")
+    server_lost.set()
     stop.set()
 
 

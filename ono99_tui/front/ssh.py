@@ -182,15 +182,15 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         config = self.front.config
         self.terminal = ChannelTerminal(self._send, term=self.term_type, size=self.term_size,
-                                        env=chan.get_environment(), bytes_per_second=config.ssh_input_bytes_per_second,
-                                        burst=config.ssh_input_burst, pause_reading=chan.pause_reading,
+                                        env=chan.get_environment(), bytes_per_second=config.ssh.input_bytes_per_second,
+                                        burst=config.ssh.input_burst, pause_reading=chan.pause_reading,
                                         resume_reading=chan.resume_reading)
         owner = self.owner
         door = Door(self.front, owner.username, owner.address, owner.port, owner.fingerprint)
         self.app = SessionApp(self.terminal, door)
         self.front.sessions.add(self)
         self._last_input = asyncio.get_running_loop().time()
-        self._schedule_idle_check(config.ssh_idle_timeout)
+        self._schedule_idle_check(config.ssh.idle_timeout)
         self.task = asyncio.create_task(self._run(self.app, door))
 
     async def _run(self, app: SessionApp, door: Door) -> None:
@@ -263,7 +263,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._idle_handle = asyncio.get_running_loop().call_later(max(delay, 0.1), self._idle_check)
 
     def _idle_check(self) -> None:
-        timeout = self.front.config.ssh_idle_timeout
+        timeout = self.front.config.ssh.idle_timeout
         # A key pressed, or a running game's move on the screen (a spectator watching): not idle.
         app = self.app
         last = max(self._last_input, app.last_game_update if app is not None else 0.0)
@@ -362,7 +362,7 @@ class SshConnection(asyncssh.SSHServer):
         self.fingerprint = self._key.get_fingerprint() if self._key is not None else None
         self.front.logged_in(self)
         # A connection holds a slot: it has the login timeout again to open its session.
-        self.close_soon(self.front.config.ssh_login_timeout)
+        self.close_soon(self.front.config.ssh.login_timeout)
 
     def session_requested(self) -> SshSession | bool:
         if self.session is not None:
@@ -396,11 +396,11 @@ class SshFront:
     def __init__(self, config: FrontConfig) -> None:
         self.config = config
         # The game server's access policy, applied at the SSH login; the server trusts this front's word.
-        self.access = AccessPolicy.from_config(config)
+        self.access = AccessPolicy.from_settings(config.ssh)
         self.auth = self.access.mode
         self.opening = asyncio.Semaphore(OPENING_AT_ONCE)
         # Files are read here, so a bad path or key fails before anything listens.
-        self.host_key = load_or_create_host_key(self.config.ssh_host_key)
+        self.host_key = load_or_create_host_key(self.config.ssh.host_key)
         self.fingerprint = self.host_key.get_fingerprint()
         self.sessions: set[SshSession] = set()
         self.connections: set[SshConnection] = set()
@@ -408,8 +408,8 @@ class SshFront:
         self.closing = False
         self._per_address: Counter[str] = Counter()
         # Connections still logging in have a budget of their own: they never take a player's place.
-        self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh_max_waiting_logins,
-                                                             self.config.ssh_max_waiting_logins_per_address)
+        self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh.max_waiting_logins,
+                                                             self.config.ssh.max_waiting_logins_per_address)
         self._listener: asyncssh.SSHAcceptor | None = None
 
     @property
@@ -426,7 +426,7 @@ class SshFront:
             server_host_keys=[self.host_key], server_version="ONO99",
             encoding=None, allow_pty=True, line_editor=False,  # raw bytes: Textual reads every key itself
             x11_forwarding=False, agent_forwarding=False, allow_scp=False,
-            login_timeout=config.ssh_login_timeout, keepalive_interval=config.ssh_keepalive,
+            login_timeout=config.ssh.login_timeout, keepalive_interval=config.ssh.keepalive,
             keepalive_count_max=3, window=INPUT_WINDOW)
         self.access.ssh_hint = f"ssh -p {self.port} HOST"
 
@@ -436,9 +436,9 @@ class SshFront:
         config = self.config
         if self.closing:
             return ssh_words.admission("closing", connection.address)
-        if len(self.connections) - len(self.waiting) >= config.ssh_max_sessions:
+        if len(self.connections) - len(self.waiting) >= config.ssh.max_sessions:
             return ssh_words.admission("full", connection.address)
-        if self._per_address[connection.address] >= config.ssh_max_sessions_per_address:
+        if self._per_address[connection.address] >= config.ssh.max_sessions_per_address:
             return ssh_words.admission("address", connection.address)
         why, making_room = self.waiting.admit(connection.address)
         if why is not None:
@@ -482,14 +482,16 @@ class SshFront:
         if self._listener is not None:
             self._listener.close()
 
-    async def close(self, reason: str | None = None) -> None:
+    async def close(self, reason: str | None = None, server_lost: bool = False) -> None:
         """End every session (each prints ``reason``, by default that the server is shutting down, in
-        the session's language) and close every connection. Safe twice."""
+        the session's language; ``server_lost``: that the game server stopped unexpectedly) and close
+        every connection. Safe twice."""
         self.stop_listening()
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
             env = session.terminal.env if session.terminal else {}
-            session.end(ssh_words.server_closed(env, reason))
+            session.end(ssh_words.server_lost(env, session.owner.fingerprint is not None) if server_lost
+                        else ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
         for connection in list(self.connections):

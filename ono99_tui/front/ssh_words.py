@@ -44,6 +44,18 @@ def server_closed(env: Mapping[str, str], reason: str | None = None) -> str:
         return _("The server closed the session: {reason}").format(reason=reason or shutting_down())
 
 
+def server_lost(env: Mapping[str, str], keyed: bool) -> str:
+    """The farewell when the game server stopped without closing (killed, crashed): nothing was shut
+    down in order, but every table and seat was saved; ``keyed``: the player came with an SSH key,
+    which brings them back to their seat (a guest's new session is a new guest)."""
+    with using(language_from_ssh_env(env)):
+        if keyed:
+            return _("The game server stopped unexpectedly. Your seat is kept: connect again with ssh in a "
+                     "moment, with the same key.")
+        return _("The game server stopped unexpectedly. Connect again with ssh in a moment (a guest's seat "
+                 "cannot be taken back: connect with an SSH key to keep yours).")
+
+
 def bye(env: Mapping[str, str]) -> str:
     with using(language_from_ssh_env(env)):
         return _("Bye.")

@@ -30,7 +30,8 @@ from ..bots import BOT_LEVELS
 from ..core.options import OPTION_WORDS, PointsWin
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
-from .labels import card_label, option_problem, rules_summary, status_word
+from . import lobby_list
+from .labels import card_label, option_problem, rules_summary
 from .model import KnockOut, Model
 from .rules_text import help_markdown
 from .widgets import (
@@ -821,8 +822,9 @@ class LobbyScreen(ModelScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._rows: list[tuple[Any, ...]] | None = None
+        self._rows: list[lobby_list.Row] | None = None
         self._chat_written = 0
+        self._last_row = 0  # the table list's row the cursor was on (to step over a group's label)
 
     def compose(self) -> ComposeResult:
         # The first content goes in at once: set after mounting, it would be drawn a second time.
@@ -896,18 +898,20 @@ class LobbyScreen(ModelScreen):
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
-        rows = [(str(info.id), info.name, rules_summary(info.options),
-                 f"{sum(1 for s in info.seats if s.kind != 'empty')}/{len(info.seats)}",
-                 str(info.bots), status_word(info.status), str(info.spectators)) for info in model.tables]
+        rows = lobby_list.table_rows(model.tables)
         if rows != self._rows:
-            self._rows = rows
             grid = self.query_one(DataTable)
+            chosen = self._selected_table()
             keep = grid.cursor_row
+            self._rows = rows
             grid.clear()
-            for row in rows:
-                grid.add_row(row[0], Text(row[1]), Text(row[2]), *row[3:], key=row[0])
-            if rows:
-                grid.move_cursor(row=min(keep, len(rows) - 1))
+            for key, cells, _table in rows:
+                grid.add_row(*cells, key=key)
+            same = next((i for i, row in enumerate(rows) if chosen is not None and row[2] == chosen), None)
+            target = same if same is not None else lobby_list.nearest_table_row(rows, min(keep, len(rows) - 1))
+            if target is not None:
+                self._last_row = target
+                grid.move_cursor(row=target)
         self.show_text("#lobby-notice", self._notice(model), fixed_size=False)  # its height follows its text
         self.show_text("#online", self._online(model), fixed_size=False)
         fresh = model.chat_count - self._chat_written
@@ -924,9 +928,18 @@ class LobbyScreen(ModelScreen):
 
     def _selected_table(self) -> int | None:
         grid = self.query_one(DataTable)
-        if not self.ono.model.tables or grid.cursor_row < 0:
-            return None
-        return self.ono.model.tables[min(grid.cursor_row, len(self.ono.model.tables) - 1)].id
+        rows = self._rows or []
+        return rows[grid.cursor_row][2] if 0 <= grid.cursor_row < len(rows) else None
+
+    @on(DataTable.RowHighlighted, "#tables")
+    def step_over_group_label(self, event: DataTable.RowHighlighted) -> None:
+        """The cursor never rests on a group's label: it goes on to the next table its way."""
+        rows, row = self._rows or [], event.data_table.cursor_row  # where it is now: the event may be stale
+        step = -1 if row < self._last_row else 1
+        target = lobby_list.nearest_table_row(rows, row, step) if 0 <= row < len(rows) else None
+        if target is not None and target != row:
+            event.data_table.move_cursor(row=target)
+        self._last_row = target if target is not None else row
 
     def _no_table(self, doing: str) -> None:
         text = (_("There is no table to join yet: press n to create one.") if doing == "join"
@@ -936,7 +949,8 @@ class LobbyScreen(ModelScreen):
     def action_join(self) -> None:
         table = self._selected_table()
         if table is None:
-            self._no_table("join")
+            if not self.ono.model.tables:
+                self._no_table("join")
             return
         self.ono.send_message({"t": "join", "table": table})
 
@@ -947,7 +961,8 @@ class LobbyScreen(ModelScreen):
     def action_spectate(self) -> None:
         table = self._selected_table()
         if table is None:
-            self._no_table("watch")
+            if not self.ono.model.tables:
+                self._no_table("watch")
             return
         self.ono.send_message({"t": "spectate", "table": table})
 

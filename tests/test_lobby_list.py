@@ -1,0 +1,62 @@
+"""The lobby's table list reads in groups, each in number order: the real app under Pilot at 80×24,
+against a real server over loopback TCP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from server import Server
+from tests.server_helpers import TestClient, create_table, server_config
+from tests.test_tui import wait_until
+
+
+async def test_the_lobby_lists_open_tables_then_games_in_progress_each_by_number(tmp_path: Path) -> None:
+    """Tables 1 and 3 wait for players, 2 and 4 play (their bots wait long: nothing moves). The
+    server sends 1, 3, 2, 4 (open tables first); the lobby shows, under their labels, the open
+    tables 1 and 3, then the games in progress 2 and 4. The cursor starts on table 1 and steps over
+    the second label with the arrow keys; watching the table under it watches that table."""
+    server = Server(server_config(tmp_path, bot_delay=600))
+    await server.start()
+    hosts: list[TestClient] = []
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        for n in range(1, 5):
+            host = await TestClient.connect("127.0.0.1", server.port, f"host{n}")
+            hosts.append(host)
+            table_id = await create_table(host, seats=2, bots=1, start=n % 2 == 0)
+            assert table_id == n
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                             and [t["id"] for t in app.model.tables] == [1, 3, 2, 4], "the four tables")
+            grid = app.screen.query_one("#tables", DataTable)
+            await wait_until(pilot, lambda: grid.row_count == 6, "the list's rows")
+            await pilot.pause()
+            shown = [grid.render_line(y).text.strip() for y in range(1, 7)]  # line 0 is the column header
+            assert grid.size.height >= 7, "every row fits on the screen"
+            names = {n: server.lobby.tables[n].name for n in range(1, 5)}
+            assert shown[0] == "Open tables (2)"
+            assert shown[1].startswith(f"1  {names[1]} ") and shown[2].startswith(f"3  {names[3]} ")
+            assert shown[3] == "Games in progress (2)"
+            assert shown[4].startswith(f"2  {names[2]} ") and shown[5].startswith(f"4  {names[4]} ")
+
+            assert grid.cursor_row == 1  # table 1, not the label above it
+            await pilot.press("down")
+            await wait_until(pilot, lambda: grid.cursor_row == 2, "table 3")
+            await pilot.press("down")
+            await wait_until(pilot, lambda: grid.cursor_row == 4, "table 2, past the label")
+            await pilot.press("up")
+            await wait_until(pilot, lambda: grid.cursor_row == 2, "table 3 again, past the label")
+            await pilot.press("down")
+            await wait_until(pilot, lambda: grid.cursor_row == 4, "table 2 again")
+            await pilot.press("s")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
+                             "watching the chosen table")
+            assert app.model.table is not None and app.model.table["id"] == 2
+    finally:
+        for client in hosts:
+            await client.close()
+        await server.close()
