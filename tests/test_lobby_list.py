@@ -31,7 +31,7 @@ async def test_the_lobby_lists_open_tables_then_games_in_progress_each_by_number
             assert table_id == n
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                             and [t["id"] for t in app.model.tables] == [1, 3, 2, 4], "the four tables")
+                             and [t.id for t in app.model.tables] == [1, 3, 2, 4], "the four tables")
             grid = app.screen.query_one("#tables", DataTable)
             await wait_until(pilot, lambda: grid.row_count == 6, "the list's rows")
             await pilot.pause()
@@ -55,7 +55,7 @@ async def test_the_lobby_lists_open_tables_then_games_in_progress_each_by_number
             await pilot.press("s")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "watching the chosen table")
-            assert app.model.table is not None and app.model.table["id"] == 2
+            assert app.model.table is not None and app.model.table.id == 2
     finally:
         for client in hosts:
             await client.close()
