@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .actions import DRAW, Action, ActionKind
 from .cards import Card
-from .errors import IllegalActionError, MalformedActionError
+from .errors import ILLEGAL_PROBLEMS, IllegalActionError, MalformedActionError
 from .events import Drew, Event
 from .options import TableOptions
 from .state import (
@@ -30,16 +30,14 @@ __all__ = [
     "DROP_OUT_PENALTY", "MISSED_DRAW_PENALTY", "Chance", "Game", "HandLog", "Outcome", "RandomChance",
 ]
 
-DRAW_FIRST = "draw your cards first"
-ONO99_2022_REASON = "ONO 99 cards can only be discarded as four of a kind"
-ONO99_1980_REASON = "O'NO 99 cannot be played"
-ONO99_ON_ZERO_REASON = "O'NO 99 can only be played when the total ends in 0"
-DOUBLE_FIRST_REASON = "Double Play cannot be the first of your two turns"
-# why an action is illegal now, beside the reasons above (an illegal_action error says them)
-GAME_OVER_REASON = "the game is over"
-FOUR_1980_REASON = "the four-card discard is a 2022 rule"
-FOUR_NEEDS_FOUR_REASON = "the four-card discard needs four ONO 99 cards in your hand"
-NOT_NOW_REASON = "that card cannot be played now"
+# Why a card cannot be played now, as a view's ``unplayable`` says it (English, ILLEGAL_PROBLEMS)
+DRAW_FIRST = ILLEGAL_PROBLEMS["draw_first"]
+ONO99_2022_REASON = ILLEGAL_PROBLEMS["ono99_2022"]
+ONO99_1980_REASON = ILLEGAL_PROBLEMS["ono99_1980"]
+ONO99_ON_ZERO_REASON = ILLEGAL_PROBLEMS["ono99_on_zero"]
+DOUBLE_FIRST_REASON = ILLEGAL_PROBLEMS["double_first"]
+GAME_OVER_REASON = ILLEGAL_PROBLEMS["game_over"]
+_WOULD_MAKE = ILLEGAL_PROBLEMS["would_make"]
 _NUMBER_REASONS: dict[int, str] = {}  # "7 would make 101", by total * 16 + card
 
 RECENT_EVENTS = 12  # how many events a view carries
@@ -161,19 +159,31 @@ class Game(State):
 
     def why_unplayable(self, seat: int, card: Card) -> str | None:
         """Why ``seat`` cannot play ``card`` now (None when it can), e.g. ``"7 would make 101"``."""
+        problem = self._unplayable_problem(seat, card)
+        return None if problem is None else str(problem)
+
+    def _unplayable_problem(self, seat: int, card: Card) -> IllegalActionError | None:
         self._check_seat(seat)
         if not isinstance(card, Card):
             raise MalformedActionError(f"not a card: {card!r}")
         if self._outcome:
-            return GAME_OVER_REASON
+            return IllegalActionError("game_over")
         if seat != self._turn:
-            return f"it is seat {self._turn}'s turn"
+            return IllegalActionError("seat_turn", turn=self._turn)
         if card not in self._hands[seat]:
-            return f"{card.label(self.options.edition)} is not in your hand"
+            return IllegalActionError("not_in_hand", card=card.code, edition=self.options.edition.value)
         if self._draw_open[seat]:
-            return DRAW_FIRST
+            return IllegalActionError("draw_first")
         self.legal_actions()
-        return self._blocked_reason(card) if card in self._blocked else None
+        if card not in self._blocked:
+            return None
+        if card <= _N10:
+            return IllegalActionError("would_make", card=int(card), total=self._total + card)
+        if card is _ONO99:
+            if self._is_2022:
+                return IllegalActionError("ono99_2022")
+            return IllegalActionError("ono99_on_zero" if self.options.ono99_on_zero else "ono99_1980")
+        return IllegalActionError("double_first")
 
     def unplayable_cards(self, seat: int) -> tuple[tuple[Card, str], ...]:
         """Each distinct card in ``seat``'s hand that it cannot play now, with the reason."""
@@ -190,19 +200,19 @@ class Game(State):
         if type(action) is not Action or (type(action.card) is not Card and action.card is not None):
             _check_action_shape(action)
         if self._outcome:
-            raise IllegalActionError(GAME_OVER_REASON)
+            raise IllegalActionError("game_over")
         if action.kind is _DRAW_KIND:
             if not self._draw_open[seat]:
-                raise IllegalActionError(f"seat {seat} has no draw to take")
+                raise IllegalActionError("no_draw", seat=seat)
             start = len(self._log)
             self.take_draw(seat)
         else:
             if seat != self._turn:
-                raise IllegalActionError(f"it is seat {self._turn}'s turn, not seat {seat}'s")
+                raise IllegalActionError("not_your_turn", turn=self._turn, seat=seat)
             legal = self._legal if self._legal_version == self._version else self.legal_actions()
             if action not in legal:
                 _check_action_shape(action)
-                raise IllegalActionError(self._why_illegal(seat, action))
+                raise self._why_illegal(seat, action)
             start = len(self._log)
             card = action.card
             if card is None:
@@ -213,28 +223,24 @@ class Game(State):
             self._settle()
         return tuple(self._log[start:])
 
-    def _why_illegal(self, seat: int, action: Action) -> str:
+    def _why_illegal(self, seat: int, action: Action) -> IllegalActionError:
         if self._draw_open[seat]:
-            return DRAW_FIRST
+            return IllegalActionError("draw_first")
         if action.kind is ActionKind.DISCARD_FOUR:
-            if not self._is_2022:
-                return FOUR_1980_REASON
-            return FOUR_NEEDS_FOUR_REASON
+            return IllegalActionError("four_needs_four" if self._is_2022 else "four_1980")
         assert action.card is not None
-        return self.why_unplayable(seat, action.card) or NOT_NOW_REASON
+        return self._unplayable_problem(seat, action.card) or IllegalActionError("not_now")
 
     def reshuffle_now(self, order: Sequence[Card]) -> tuple[Event, ...]:
         """Turn the discard pile (but its top card) into the draw pile in ``order`` (top first)
         now, while the draw pile is empty. Games reshuffle by themselves when a draw needs it;
         this lets a record reader follow a writer that reshuffles as soon as the pile runs out."""
         if self._outcome:
-            raise IllegalActionError("the game is over")
+            raise IllegalActionError("game_over")
         if self._draw:
-            raise IllegalActionError(
-                f"the draw pile still holds {len(self._draw)} cards; it is reshuffled only when empty"
-            )
+            raise IllegalActionError("draw_pile_not_empty", count=len(self._draw))
         if len(self._discard) < 2:
-            raise IllegalActionError("the discard pile has no cards to reshuffle under its top card")
+            raise IllegalActionError("nothing_to_reshuffle")
         start = len(self._log)
         self._reshuffle(order)
         self._version += 1
@@ -307,7 +313,7 @@ class Game(State):
             after = self._total + card
             reason = _NUMBER_REASONS.get(after * 16 + card)
             if reason is None:
-                reason = _NUMBER_REASONS[after * 16 + card] = f"{int(card)} would make {after}"
+                reason = _NUMBER_REASONS[after * 16 + card] = _WOULD_MAKE.format(card=int(card), total=after)
             return reason
         if card is _ONO99:
             if self._is_2022:

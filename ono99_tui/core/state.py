@@ -588,7 +588,7 @@ class State:
         else:
             pile = list(order)
             if sorted(pile) != sorted(cards):
-                raise IllegalActionError("a reshuffle must hold exactly the discard pile but its top card")
+                raise IllegalActionError("reshuffle_cards")
         self._draw[:] = pile[::-1]  # in place: _refill holds a reference
         self._discard = [top]
         counts = self._discard_counts = [0] * _KINDS
@@ -794,17 +794,14 @@ class State:
         self, dealt: dict[int, list[Card]], pile: list[Card], receivers: list[int], deck: list[Card]
     ) -> None:
         if sorted(dealt) != sorted(receivers):
-            raise IllegalActionError(
-                f"the deal must give cards to seats {sorted(receivers)}, not {sorted(dealt)}"
-            )
+            raise IllegalActionError("deal_seats", expected=", ".join(map(str, sorted(receivers))),
+                                     given=", ".join(map(str, sorted(dealt))))
         for seat, cards in dealt.items():
             if len(cards) != HAND_SIZE:
-                raise IllegalActionError(f"seat {seat} was dealt {len(cards)} cards, not {HAND_SIZE}")
+                raise IllegalActionError("deal_size", seat=seat, count=len(cards), size=HAND_SIZE)
         everything = [c for cards in dealt.values() for c in cards] + list(pile)
         if sorted(everything) != sorted(deck):
-            raise IllegalActionError(
-                f"the deal and the draw pile must hold exactly the {self.options.edition.value} deck"
-            )
+            raise IllegalActionError("deal_deck", edition=self.options.edition.value)
 
     def _finish(self, winner: int) -> None:
         ranking = [winner]
