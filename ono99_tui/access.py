@@ -22,6 +22,7 @@ from pathlib import Path
 
 import asyncssh
 
+from .refusal import Refusal
 from .ssh_settings import SshSettings
 
 MODES = ("any-key", "authorized-keys", "password")
@@ -98,26 +99,27 @@ class AccessPolicy:
     def open(self) -> bool:
         return self.mode == "any-key"
 
-    def decide(self, fingerprint: str | None, password: str | None, address: str) -> str | None:
-        """None to let the client in, or why not (for the person refused)."""
+    def decide(self, fingerprint: str | None, password: str | None, address: str) -> Refusal | None:
+        """None to let the client in, or why not (for the person refused; ``access_denied``'s params)."""
         if self.mode == "any-key":
             return None
         if self.mode == "password":
             if password is None:
-                return "this server asks for a password: connect with --password"
+                return Refusal("this server asks for a password: connect with --password", why="password")
             if hmac.compare_digest(password.encode(), self._password.encode()):
                 return None
-            return "wrong password"
+            return Refusal("wrong password", why="wrong_password")
         if fingerprint is None:
-            return ("this server lets in only the keys its host listed, and this connection proved no key: "
-                    f"play with {self.ssh_hint}, and if your key is refused, send the host its fingerprint "
-                    f"({KEY_HELP})")
+            return Refusal("this server lets in only the keys its host listed, and this connection proved no key: "
+                           f"play with {self.ssh_hint}, and if your key is refused, send the host its fingerprint "
+                           f"({KEY_HELP})", why="no_key", ssh=self.ssh_hint)
         listed = self._keys.get(fingerprint)
         if listed is None:
-            return (f"your key {fingerprint} is not on this server's list: send this fingerprint to the "
-                    "server's host to be let in")
+            return Refusal(f"your key {fingerprint} is not on this server's list: send this fingerprint to the "
+                           "server's host to be let in", why="key_not_listed", fingerprint=fingerprint)
         if listed.entry.validate(listed.key, address, address) is None:
-            return f"your key {fingerprint} is listed, but not for connections from {address}"
+            return Refusal(f"your key {fingerprint} is listed, but not for connections from {address}",
+                           why="key_not_from", fingerprint=fingerprint, address=address)
         return None
 
     def describe(self) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Generic, TypeVar
 
+from .refusal import Refusal
+
 Waiter = TypeVar("Waiter")
 
 
@@ -40,12 +42,13 @@ class HelloQueue(Generic[Waiter]):
         connection to drop to make room for it, if any). The caller ``add``s the new one."""
         mine = self._by_address[address]
         if mine >= self.per_address:
-            return f"too many connections from {address} are waiting to say hello", None
+            return Refusal(f"too many connections from {address} are waiting to say hello", why="waiting_address",
+                           address=address), None
         if len(self._waiting) < self.total:
             return None, None
         busiest = max(self._by_address.values())
         if busiest <= mine:
-            return "too many connections are waiting to say hello; try again in a moment", None
+            return Refusal("too many connections are waiting to say hello; try again in a moment", why="waiting"), None
         victim = next(w for w, a in self._waiting.items() if self._by_address[a] == busiest)
         self.remove(victim)
         return None, victim

@@ -260,17 +260,20 @@ def validate(message: Mapping[str, Any], schemas: Mapping[str, Mapping[str, Fiel
     for name, spec in schema.items():
         if name not in message:
             if spec.required:
-                raise ProtocolError("bad_field", f"{kind}: field {name!r} is missing")
+                raise ProtocolError("bad_field", f"{kind}: field {name!r} is missing",
+                                    params={"why": "missing", "message": kind, "field": name})
             continue
         value = message[name]
         expected = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
         if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
             names = " or ".join("nil" if k is type(None) else k.__name__ for k in expected)
-            raise ProtocolError("bad_field", f"{kind}: field {name!r} must be {names}, not {type(value).__name__}")
+            raise ProtocolError("bad_field", f"{kind}: field {name!r} must be {names}, not {type(value).__name__}",
+                                params={"why": "type", "message": kind, "field": name})
         if spec.check is not None and value is not None:
             problem = spec.check(value)
             if problem:
-                raise ProtocolError("bad_field", f"{kind}: field {name!r} {problem}")
+                raise ProtocolError("bad_field", f"{kind}: field {name!r} {problem}",
+                                    params={"why": "value", "message": kind, "field": name})
     return kind
 
 
@@ -295,7 +298,7 @@ def action_from_wire(code: str) -> Action:
     try:
         return Action.parse(code)
     except MalformedActionError as exc:
-        raise ProtocolError("bad_action", str(exc)) from None
+        raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)[:16]}) from None
 
 
 # --- views and events ---------------------------------------------------------------------------------

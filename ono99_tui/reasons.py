@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .core.errors import OPTION_PROBLEMS
+from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
 
 # (code, params' "why" or None) → message; {names} are params.
@@ -64,7 +64,6 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                      "key; choose another"),
     ("name_taken", "looks_like_keyed"): N_("the name {name} looks like {existing}, which belongs to a player with a "
                                            "key; choose another"),
-    ("too_many_connections", None): N_("the server is full"),
     ("server_error", None): N_("the server failed to handle that message; it was not applied"),
     ("bad_action", None): N_("the server does not know that move; it was not applied"),
     ("not_queued", None): N_("you are not waiting to play now"),
@@ -72,6 +71,37 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("no_player", None): N_("no player with a key is called {name}"),
     ("no_record", None): N_("there is no finished game {game}"),
     ("no_database", None): N_("this server keeps no games or ratings"),
+    ("access_denied", "password"): N_("this server asks for a password: connect with --password"),
+    ("access_denied", "wrong_password"): N_("wrong password"),
+    ("access_denied", "no_key"): N_("this server lets in only the keys its host listed, and this connection proved "
+                                    "no key: play with {ssh}, and if your key is refused, send the host its "
+                                    "fingerprint ('ssh-keygen -lf ~/.ssh/id_ed25519.pub' shows your key's "
+                                    "fingerprint)"),
+    ("access_denied", "key_not_listed"): N_("your key {fingerprint} is not on this server's list: send this "
+                                            "fingerprint to the server's host to be let in"),
+    ("access_denied", "key_not_from"): N_("your key {fingerprint} is listed, but not for connections from {address}"),
+    ("access_denied", "fronts_only"): N_("this port takes only the server's SSH fronts: play with {ssh}"),
+    ("too_many_connections", "closing"): N_("the server is shutting down"),
+    ("too_many_connections", "full"): N_("the server is full"),
+    ("too_many_connections", "address"): N_("too many connections from {address}"),
+    ("too_many_connections", "waiting_address"): N_("too many connections from {address} are waiting to say hello"),
+    ("too_many_connections", "waiting"): N_("too many connections are waiting to say hello; try again in a moment"),
+    ("not_trusted", None): N_("this server does not trust that front"),
+    ("bad_field", "missing"): N_("the message {message} lacks its field {field}"),
+    ("bad_field", "type"): N_("the field {field} of the message {message} has the wrong type"),
+    ("bad_field", "value"): N_("the field {field} of the message {message} is out of range"),
+    ("bad_field", "front"): N_("a front's connection speaks for one player only"),
+    ("bad_key", "type"): N_("the key must be an OpenSSH public key of type {types}"),
+    ("bad_key", "invalid"): N_("the key is not a valid public key"),
+    ("no_challenge", None): N_("there is no challenge to answer"),
+    ("bad_signature", None): N_("the signature does not prove that you hold the key; try again"),
+    ("hello_first", None): N_("the first message must be hello"),
+    ("already_hello", None): N_("hello was already received on this connection"),
+    ("unknown_type", None): N_("the server does not know that kind of message"),
+    ("bad_message", None): N_("a message needs a text field 't' naming its type"),
+    ("bad_frame", None): N_("the server could not read a message of this client"),
+    ("frame_too_large", None): N_("a message of this client was too large"),
+    ("too_large", None): N_("the answer was too large to send"),
     # notices
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
     ("removed", None): N_("You were removed from table {table}."),
@@ -91,41 +121,23 @@ UNPLAYABLE: dict[str, str] = {
     "Double Play cannot be the first of your two turns": N_("Double Play cannot be the first of your two turns"),
 }
 WOULD_MAKE = re.compile(r"^(-?\d+) would make (-?\d+)$")
-# Why an action is illegal now, as the engine says it in an illegal_action error (English), beside
-# the reasons above; the seat and card reasons are matched below.
+# Why the rules refused an action (an illegal_action error's why): the engine's words (ILLEGAL_PROBLEMS), but
+# a player is told about their own turn and draw without seat numbers.
 ILLEGAL: dict[str, str] = {
-    "the game is over": N_("the game is over"),
-    "the four-card discard is a 2022 rule": N_("the four-card discard is a 2022 rule"),
-    "the four-card discard needs four ONO 99 cards in your hand":
-        N_("the four-card discard needs four ONO 99 cards in your hand"),
-    "that card cannot be played now": N_("that card cannot be played now"),
+    **ILLEGAL_PROBLEMS,
+    "not_your_turn": N_("it is not your turn"),
+    "seat_turn": N_("it is not your turn"),
+    "no_draw": N_("you have no card to draw"),
 }
-NOT_YOUR_TURN = re.compile(r"^it is seat \d+'s turn(, not seat \d+'s)?$")
-NO_DRAW = re.compile(r"^seat \d+ has no draw to take$")
-NOT_IN_HAND = re.compile(r"^(.+) is not in your hand$")
+MESSAGES.update({("illegal_action", why): template for why, template in ILLEGAL.items()})
 
 
 def unplayable_reason(reason: str) -> str:
-    """The engine's reason why a card cannot be played, in the current language."""
+    """The engine's reason why a card cannot be played (a view's ``unplayable``), in the current language."""
     made = WOULD_MAKE.match(reason)
     if made is not None:
         return gettext("{card} would make {total}").format(card=made.group(1), total=made.group(2))
     return gettext(UNPLAYABLE[reason]) if reason in UNPLAYABLE else reason
-
-
-def illegal_reason(reason: str) -> str:
-    """The engine's reason why an action is illegal now (an ``illegal_action`` error), in the current
-    language; one it does not know stays as it is."""
-    if reason in ILLEGAL:
-        return gettext(ILLEGAL[reason])
-    if NOT_YOUR_TURN.match(reason):
-        return gettext("it is not your turn")
-    if NO_DRAW.match(reason):
-        return gettext("you have no card to draw")
-    held = NOT_IN_HAND.match(reason)
-    if held is not None:  # the card's English name (Card.label): the action cards' names are in the catalogs
-        return gettext("{card} is not in your hand").format(card=gettext(held.group(1)))
-    return unplayable_reason(reason)
 
 
 QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",),
@@ -149,8 +161,6 @@ def render(code: Any, params: Any, fallback: str) -> str:
         return _stood_in(params, fallback)
     if code == "rating":
         return _rating(params, fallback)
-    if code == "illegal_action":
-        return illegal_reason(fallback)
     why = params.get("why")
     if code == "name_taken" and params.get("keyed") and isinstance(why, str):
         why += "_keyed"  # the name is a keyed player's: a guest is told so
@@ -161,6 +171,8 @@ def render(code: Any, params: Any, fallback: str) -> str:
     for quoted in QUOTED.get(code, ()):  # names in quotes, as the server says them: 'Аda' looks like 'Ada'
         if quoted in values:
             values[quoted] = repr(str(values[quoted]))
+    if code == "illegal_action" and why == "not_in_hand":  # a card code: its name on the table's edition
+        values["card"] = gettext(english_card(str(values.get("card", "")), str(values.get("edition", ""))))
     try:
         return gettext(template).format(**values)
     except (KeyError, IndexError, ValueError):

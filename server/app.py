@@ -10,6 +10,7 @@ from collections import Counter
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.limits import HelloQueue
+from ono99_tui.refusal import Refusal, params_of
 
 from .config import ServerConfig
 from .connection import Connection
@@ -70,7 +71,7 @@ class Server:
         if address == connection.address:
             return None
         if self._per_address[address] >= self.config.max_connections_per_address:
-            return f"too many connections from {address}"
+            return Refusal(f"too many connections from {address}", why="address", address=address)
         self._forget_address(connection.address)
         self._per_address[address] += 1
         connection.address = address
@@ -86,11 +87,11 @@ class Server:
         address = connection.address
         why: str | None = None
         if self._closing:
-            why = "the server is shutting down"
+            why = Refusal("the server is shutting down", why="closing")
         elif self._per_address[address] >= self.config.max_connections_per_address:
-            why = f"too many connections from {address}"
+            why = Refusal(f"too many connections from {address}", why="address", address=address)
         elif self.players_full():
-            why = "the server is full"
+            why = Refusal("the server is full", why="full")
         else:
             why, making_room = self.waiting.admit(address)
             if making_room is not None:
@@ -99,7 +100,7 @@ class Server:
                 making_room.close("too many connections waiting to say hello: say hello at once after connecting")
         if why is not None:
             log.warning("refused %s: %s", connection.peer, why)
-            connection.error("too_many_connections", why)
+            connection.error("too_many_connections", why, params=params_of(why))
             connection.close(why)
             writer_task = asyncio.create_task(connection._write_loop())
             with contextlib.suppress(Exception):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ono99_tui.access import FAILED_PASSWORD_DELAY
 from ono99_tui.fronts import check_front
 from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
+from ono99_tui.refusal import params_of
 
 from .identity import fingerprint, parse_public_key, verify_proof
 from .lobby import Member, TokenBucket
@@ -239,7 +240,8 @@ class Connection:
             return
         if self.server.config.fronts_only:
             raise ProtocolError("access_denied", "this port takes only the server's SSH fronts: play with "
-                                                 f"{self.server.access.ssh_hint}", fatal=True)
+                                                 f"{self.server.access.ssh_hint}", fatal=True,
+                                params={"why": "fronts_only", "ssh": self.server.access.ssh_hint})
         key_text = message.get("key")
         if key_text:
             key = parse_public_key(key_text)
@@ -260,12 +262,13 @@ class Connection:
                                     fatal=True)
             why = self.server.readdress(self, asserted.address)
             if why is not None:
-                raise ProtocolError("too_many_connections", why, fatal=True)
+                raise ProtocolError("too_many_connections", why, fatal=True, params=params_of(why))
             self.front = True
             self.identity = asserted.identity
             self.admitted_at_the_door = True  # the front applied the access policy at its SSH login
         elif asserted.identity != self.identity or asserted.address != self.address:
-            raise ProtocolError("bad_field", "hello.front: a connection speaks for one player only")
+            raise ProtocolError("bad_field", "hello.front: a connection speaks for one player only",
+                                params={"why": "front"})
         if self.identity is not None and not message["name"].strip():  # the name this key owns, if any
             message = {**message, "name": self.server.lobby.names.name_of(self.identity) or ""}
         self._enter(message)
@@ -300,12 +303,12 @@ class Connection:
     def _check_access(self, message: dict[str, Any]) -> None:
         """Apply the server's access policy to a TCP hello; a refusal closes the connection."""
         if self.server.players_full():
-            raise ProtocolError("too_many_connections", "the server is full", fatal=True)
+            raise ProtocolError("too_many_connections", "the server is full", fatal=True, params={"why": "full"})
         key_fingerprint, password = self.hello_credentials(message)
         refusal = self.server.access.decide(key_fingerprint, password, self.address)
         if refusal is not None:
             log.warning("%s: refused at hello: %s", self.peer, refusal)
-            self._refused = ProtocolError("access_denied", refusal, fatal=True)
+            self._refused = ProtocolError("access_denied", refusal, fatal=True, params=params_of(refusal))
     def _watching_a_game(self) -> bool:
         """At a table whose game moved within the idle timeout (a game stuck on a vanished player's
         turn does not keep anyone connected)."""

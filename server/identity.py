@@ -31,11 +31,13 @@ def parse_public_key(text: str) -> asyncssh.SSHKey:
     kind = text.split(maxsplit=1)[0] if text.strip() else ""
     if kind not in KEY_TYPES:
         raise ProtocolError("bad_key", f"hello: 'key' must be an OpenSSH public key of type "
-                                       f"{', '.join(sorted(KEY_TYPES))}")
+                                       f"{', '.join(sorted(KEY_TYPES))}",
+                            params={"why": "type", "types": ", ".join(sorted(KEY_TYPES))})
     try:
         return asyncssh.import_public_key(text)
     except (asyncssh.KeyImportError, ValueError) as exc:
-        raise ProtocolError("bad_key", f"hello: 'key' is not a valid public key ({exc})") from None
+        raise ProtocolError("bad_key", f"hello: 'key' is not a valid public key ({exc})",
+                            params={"why": "invalid"}) from None
 
 
 def signature_type(signature: bytes) -> bytes:

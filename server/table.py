@@ -23,7 +23,7 @@ from ono99_tui.core.options import TableOptions
 from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
 from ono99_tui.core.view import TableView
-from ono99_tui.protocol import ProtocolError, encode, event_to_wire, view_to_wire
+from ono99_tui.protocol import ProtocolError, clean_text, encode, event_to_wire, view_to_wire
 
 from . import standin
 from .history import ChatRoom, away_params, away_summary, history_messages
@@ -422,9 +422,9 @@ class Table:
             action = Action.parse(code)
             self._apply(seat, action)
         except MalformedActionError as exc:
-            raise ProtocolError("bad_action", str(exc)) from None
+            raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)}) from None
         except IllegalActionError as exc:
-            raise ProtocolError("illegal_action", str(exc)) from None
+            raise ProtocolError("illegal_action", str(exc), params={"why": exc.why, **exc.params}) from None
 
     def _apply(self, seat: int, action: Action) -> tuple[Event, ...]:
         game = self.game

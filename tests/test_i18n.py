@@ -266,6 +266,17 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("bad_options", "unknown"): {"option", "known"},
         ("bad_options", "seats_eight"): {"edition", "low", "high", "count", "other"},
         ("bad_options", "seats"): {"edition", "low", "high", "count"}, ("bad_options", "name_value"): {"value"},
+        ("illegal_action", "not_your_turn"): {"turn", "seat"}, ("illegal_action", "seat_turn"): {"turn"},
+        ("illegal_action", "no_draw"): {"seat"}, ("illegal_action", "not_in_hand"): {"card", "edition"},
+        ("illegal_action", "would_make"): {"card", "total"}, ("illegal_action", "draw_pile_not_empty"): {"count"},
+        ("illegal_action", "deal_seats"): {"expected", "given"},
+        ("illegal_action", "deal_size"): {"seat", "count", "size"}, ("illegal_action", "deal_deck"): {"edition"},
+        ("access_denied", "no_key"): {"ssh"}, ("access_denied", "fronts_only"): {"ssh"},
+        ("access_denied", "key_not_listed"): {"fingerprint"},
+        ("access_denied", "key_not_from"): {"fingerprint", "address"},
+        ("too_many_connections", "address"): {"address"}, ("too_many_connections", "waiting_address"): {"address"},
+        ("bad_field", "missing"): {"message", "field"}, ("bad_field", "type"): {"message", "field"},
+        ("bad_field", "value"): {"message", "field"}, ("bad_key", "type"): {"types"},
     }
     for key, template_text in MESSAGES.items():
         used = {f.strip("{}") for f in FIELD.findall(template_text)}

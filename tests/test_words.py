@@ -183,12 +183,12 @@ def test_play_now_fills_with_every_level_and_only_those() -> None:
 
 # --- refused actions ------------------------------------------------------------------------------------------
 def test_every_reason_the_engine_gives_for_an_illegal_action_is_translated() -> None:
-    from ono99_tui.core import game
-    from ono99_tui.reasons import ILLEGAL
+    from ono99_tui.core.errors import ILLEGAL_PROBLEMS
+    from ono99_tui.reasons import ILLEGAL, MESSAGES
 
-    engine = {game.GAME_OVER_REASON, game.FOUR_1980_REASON, game.FOUR_NEEDS_FOUR_REASON, game.NOT_NOW_REASON}
-    assert engine == set(ILLEGAL) and all(key == value for key, value in ILLEGAL.items())
-    assert set(ILLEGAL.values()) <= template_ids()
+    assert set(ILLEGAL) == set(ILLEGAL_PROBLEMS)
+    assert all(MESSAGES[("illegal_action", why)] == ILLEGAL[why] for why in ILLEGAL_PROBLEMS)
+    assert set(ILLEGAL.values()) | set(ILLEGAL_PROBLEMS.values()) <= template_ids()
 
 
 async def test_a_refused_action_is_said_in_the_players_language(tmp_path: Path) -> None:

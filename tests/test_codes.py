@@ -1,0 +1,176 @@
+"""Refusals said by a stable key and params, in the player's language: the engine's illegal actions, the
+server's errors (docs/protocol.md, section 9a)."""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+from ono99_tui.client import Client, ServerError
+from ono99_tui.core.actions import DISCARD_FOUR, DRAW, PLAYS
+from ono99_tui.core.cards import Card, Edition
+from ono99_tui.core.errors import ILLEGAL_PROBLEMS, IllegalActionError
+from ono99_tui.core.game import Game
+from ono99_tui.core.options import TableOptions
+from ono99_tui.i18n import LANGUAGES, gettext, using
+from ono99_tui.reasons import ILLEGAL, render, render_message_reason
+from ono99_tui.ssh_settings import SshSettings
+from tests.server_helpers import TIMEOUT, create_table, join, running_server, start
+
+
+def fields(template: str) -> set[str]:
+    return {name for _text, name, _spec, _conv in string.Formatter().parse(template) if name}
+
+
+# --- the engine --------------------------------------------------------------------------------------------
+def refusals(game: Game, rng: random.Random) -> list[IllegalActionError]:
+    """Every refusal of every action by every seat, at each step of a random game."""
+    found: list[IllegalActionError] = []
+    while not game.is_over:
+        for seat in range(game.seats):
+            for action in (*PLAYS, DISCARD_FOUR, DRAW):
+                try:
+                    if action not in game.legal_actions(seat):
+                        game.apply(seat, action)
+                except IllegalActionError as exc:
+                    found.append(exc)
+        mover = next(seat for seat in range(game.seats) if game.legal_actions(seat))
+        game.apply(mover, rng.choice(game.legal_actions(mover)))
+    for action in (PLAYS[Card.N1], DRAW):
+        with pytest.raises(IllegalActionError) as info:
+            game.apply(0, action)
+        found.append(info.value)
+    return found
+
+
+@pytest.mark.parametrize("edition", ["2022", "1980"])
+def test_every_illegal_action_carries_a_known_key_params_for_its_text_and_its_english_message(edition: str) -> None:
+    seen: set[str] = set()
+    for seed in range(6):
+        options = TableOptions.from_mapping(edition, {"ono99_on_zero": True} if edition == "1980" and seed % 2 else {})
+        for exc in refusals(Game(options, 2 + seed % 3, random.Random(seed)), random.Random(seed)):
+            assert exc.why in ILLEGAL_PROBLEMS
+            assert fields(exc.template) <= set(exc.params), exc.why
+            assert all(isinstance(value, str | int) for value in exc.params.values())
+            assert str(exc) == exc.say() and "{" not in str(exc)
+            seen.add(exc.why)
+    common = {"game_over", "not_your_turn", "no_draw", "not_in_hand", "would_make"}
+    assert common | ({"four_needs_four", "ono99_2022"} if edition == "2022" else {"four_1980"}) <= seen
+
+
+def test_a_card_not_in_hand_is_named_by_its_label_on_the_tables_edition() -> None:
+    game = Game(TableOptions.from_mapping("1980", {}), 2, random.Random(3))
+    seat = game.turn
+    assert seat is not None and Card.ONO99 not in game.hand_of(seat)
+    with pytest.raises(IllegalActionError) as info:
+        game.apply(seat, PLAYS[Card.ONO99])
+    assert (info.value.why, info.value.params) == ("not_in_hand", {"card": "ONO99", "edition": "1980"})
+    assert str(info.value) == "O'NO 99 is not in your hand"
+    assert Card.ONO99.label(Edition.E1980) == "O'NO 99"
+
+
+def test_the_reasons_of_a_view_are_the_engines_texts_of_the_same_keys() -> None:
+    game = Game(TableOptions.from_mapping("2022", {}), 2, random.Random(1))
+    seat = game.turn
+    assert seat is not None
+    for card, reason in game.unplayable_cards(seat):
+        with pytest.raises(IllegalActionError) as info:
+            game.apply(seat, PLAYS[card])
+        assert str(info.value) == reason
+
+
+def test_every_key_the_engine_can_raise_is_said_in_every_language() -> None:
+    assert set(ILLEGAL) == set(ILLEGAL_PROBLEMS)
+    for lang in LANGUAGES:
+        if lang == "en":
+            continue
+        with using(lang):
+            for why, template in ILLEGAL.items():
+                said = gettext(template)
+                assert said != template, (lang, why)
+                assert fields(said) == fields(template), (lang, why)
+
+
+# --- the client's words ---------------------------------------------------------------------------------------
+def test_each_illegal_action_key_renders_in_german() -> None:
+    expected = {
+        "game_over": ({}, "das Spiel ist vorbei"),
+        "not_your_turn": ({"turn": 1, "seat": 0}, "du bist nicht am Zug"),
+        "no_draw": ({"seat": 0}, "du hast keine Karte zu ziehen"),
+        "not_in_hand": ({"card": "REV", "edition": "2022"}, "Umkehr ist nicht auf deiner Hand"),
+        "would_make": ({"card": 7, "total": 101}, "7 würde 101 ergeben"),
+        "draw_pile_not_empty": ({"count": 3}, "der Ziehstapel hat noch 3 Karten; er wird erst neu gemischt, wenn er "
+                                              "leer ist"),
+    }
+    with using("de"):
+        for why, (params, german) in expected.items():
+            assert render("illegal_action", {"why": why, **params}, "English") == german
+        for why in ILLEGAL:
+            params = {name: 1 for name in fields(ILLEGAL_PROBLEMS[why]) | fields(ILLEGAL[why])}
+            if why == "not_in_hand":
+                params = {"card": "7", "edition": "2022"}
+            assert render("illegal_action", {"why": why, **params}, "English") != "English", why
+
+
+def test_an_unknown_key_or_a_missing_param_falls_back_to_the_english_reason() -> None:
+    with using("de"):
+        assert render("illegal_action", {"why": "brand_new_rule"}, "a newer rule") == "a newer rule"
+        assert render("illegal_action", {}, "an older server") == "an older server"
+        assert render("illegal_action", {"why": "would_make", "card": 7}, "7 would make 101") == "7 would make 101"
+        assert render("access_denied", {"why": "brand_new"}, "a new refusal") == "a new refusal"
+
+
+async def test_a_refused_move_from_a_real_server_is_said_in_german_by_its_key(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as h:
+        alice, bob = await h.connect("alice"), await h.connect("bob")
+        table_id = await create_table(alice, seats=2)
+        await join(bob, table_id)
+        await start(alice)
+        views = {c: (await c.expect("state"))["view"] for c in (alice, bob)}
+        mover, waiter = (alice, bob) if views[alice]["turn"] == views[alice]["seat"] else (bob, alice)
+        version = views[mover]["version"]
+        out_of_turn = await waiter.request({"t": "act", "action": views[waiter]["hand"][0], "version": version},
+                                           "error")
+        four = await mover.request({"t": "act", "action": "ONO99x4", "version": version}, "error")
+        unknown = await mover.request({"t": "act", "action": "11", "version": version}, "error")
+    assert out_of_turn["params"] == {"why": "not_your_turn", "turn": views[alice]["turn"],
+                                     "seat": views[waiter]["seat"]}
+    assert four["params"] == {"why": "four_needs_four"}
+    assert unknown["code"] == "bad_action" and unknown["params"] == {"action": "11"}
+    with using("de"):
+        # said from the key: whatever English the server wrote
+        assert render_message_reason({**out_of_turn, "reason": "some other words"}) == "du bist nicht am Zug"
+        assert render_message_reason(four) == "zum Ablegen von vier Karten brauchst du vier ONO-99-Karten auf der Hand"
+        assert render_message_reason(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
+
+
+# --- the other errors ----------------------------------------------------------------------------------------
+async def test_a_refused_password_is_said_in_german_by_its_key(tmp_path: Path) -> None:
+    async with running_server(tmp_path, ssh=SshSettings(auth="password", password="open sesame")) as h:
+        refused = []
+        for offered in (None, "wrong"):
+            with pytest.raises(ServerError) as info:
+                await Client.connect("127.0.0.1", h.port, "eve", password=offered, timeout=TIMEOUT)
+            refused.append(info.value.message)
+    assert [m["params"] for m in refused] == [{"why": "password"}, {"why": "wrong_password"}]
+    assert refused[1]["reason"] == "wrong password"
+    with using("de"):
+        assert [render_message_reason(m) for m in refused] == [
+            "dieser Server verlangt ein Passwort: verbinde dich mit --password", "falsches Passwort"]
+
+
+async def test_a_malformed_message_is_said_in_german_with_its_message_and_field(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as h:
+        ada = await h.connect("ada")
+        missing = await ada.request({"t": "give_seat", "seat": 1}, "error")
+        wrong = await ada.request({"t": "kick", "seat": "one"}, "error")
+        out = await ada.request({"t": "kick", "seat": 9}, "error")
+    assert missing["params"] == {"why": "missing", "message": "give_seat", "field": "name"}
+    assert wrong["params"] == {"why": "type", "message": "kick", "field": "seat"}
+    assert out["params"] == {"why": "value", "message": "kick", "field": "seat"}
+    with using("de"):
+        assert render_message_reason(missing) == "der Nachricht give_seat fehlt ihr Feld name"
+        assert render_message_reason(out) == "das Feld seat der Nachricht kick liegt außerhalb des erlaubten Bereichs"
