@@ -413,7 +413,7 @@ def run_replay(path: Path, line: int) -> int:
         return EXIT_USAGE
     except RecordError as exc:
         print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
-            path=path, error=exc.describe()), file=sys.stderr)
+            path=path, error=exc.describe(_)), file=sys.stderr)
         return EXIT_FAULTY
     make_replay_app(steps).run()
     return EXIT_OK
@@ -501,7 +501,7 @@ def run_records_check(path: Path) -> int:
                     valid += 1
                     continue
                 faulty += 1
-                print(f"{path}: {checked.error.describe()}")
+                print(f"{path}: {checked.error.describe(_)}")
     except OSError as exc:
         print("ono99 records check: " + _("cannot read {path}: {error}").format(path=path, error=exc.strerror),
               file=sys.stderr)

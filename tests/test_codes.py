@@ -12,7 +12,7 @@ import pytest
 from ono99_tui.client import Client, ServerError
 from ono99_tui.core.actions import DISCARD_FOUR, DRAW, PLAYS
 from ono99_tui.core.cards import Card, Edition
-from ono99_tui.core.errors import ILLEGAL_PROBLEMS, IllegalActionError
+from ono99_tui.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActionError, RecordError
 from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
 from ono99_tui.i18n import LANGUAGES, gettext, using
@@ -174,3 +174,54 @@ async def test_a_malformed_message_is_said_in_german_with_its_message_and_field(
     with using("de"):
         assert render_message_reason(missing) == "der Nachricht give_seat fehlt ihr Feld name"
         assert render_message_reason(out) == "das Feld seat der Nachricht kick liegt außerhalb des erlaubten Bereichs"
+
+
+# --- game records -------------------------------------------------------------------------------------------
+def test_every_record_fault_is_said_in_every_language() -> None:
+    for lang in LANGUAGES:
+        if lang == "en":
+            continue
+        with using(lang):
+            for why, template in RECORD_PROBLEMS.items():
+                if fields(template) == {template.strip("{}")}:
+                    continue  # a nested problem, said in its own words
+                said = gettext(template)
+                assert said != template and fields(said) == fields(template), (lang, why)
+
+
+def test_a_record_fault_is_said_in_german_with_its_nested_parts() -> None:
+    from ono99_tui.core.record import replay
+    from tests.test_records import base_record, first_index
+
+    record = base_record()
+    events = record["hands"][0]["events"]
+    i = first_index(events, "play")
+    seat = events[i]["seat"]
+    missing = next(c for c in ["PLAY2", "REV", "-10"] if c not in record["hands"][0]["dealt"][seat])
+    events[i]["cards"] = [missing]
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    error = info.value.at_line(3)
+    assert error.why == "illegal" and str(error).startswith(f"line 3, hand 0, event {i}: a play of {missing} by seat")
+    with using("de"):
+        label = gettext(Card.from_code(missing).label())
+        german = error.describe(gettext)
+    assert german.startswith(f"Zeile 3, Runde 0, Ereignis {i}: ein Ausspielen von {missing} durch Platz {seat}")
+    assert german.endswith(f" ist nicht erlaubt: {label} ist nicht auf deiner Hand")
+
+
+def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
+    from tests.test_records import base_record, dumps, first_index, run_cli
+
+    record = base_record()
+    corrupt = base_record()
+    i = first_index(corrupt["hands"][0]["events"], "play", 4)
+    corrupt["hands"][0]["events"][i]["total"] += 3
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join([dumps(record), dumps(corrupt), "[]"]) + "\n")
+    out = run_cli("--lang", "de", "records", "check", str(path))
+    assert out.returncode == 1
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith(f"{path}: Zeile 2, Runde 0, Ereignis {i}: die Regeln ergeben hier ein Ausspielen von ")
+    assert "die Aufzeichnung hat ein Ausspielen von" in lines[0]
+    assert lines[1] == f"{path}: Zeile 3: eine Aufzeichnung muss ein JSON-Objekt sein"

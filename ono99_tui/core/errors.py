@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from .words import N_, english
 
@@ -109,46 +110,144 @@ class IllegalActionError(ValueError):
         self.params = params
         super().__init__(self.say())
 
-    def say(self, translate: Callable[[str], str] = english,
-            card: Callable[[str, str], str] = english_card) -> str:
-        """The text through ``translate`` (e.g. ``gettext``), a card code named by ``card(code, edition)``
-        (by default its English label)."""
+    def say(self, translate: Callable[[str], str] = english) -> str:
+        """The text through ``translate`` (e.g. ``gettext``), a card named by its label through it."""
         values = dict(self.params)
         if self.why == "not_in_hand":
-            values["card"] = card(str(values.get("card", "")), str(values.get("edition", "2022")))
+            values["card"] = translate(english_card(str(values.get("card", "")), str(values.get("edition", ""))))
         return translate(self.template).format(**values)
+
+
+class Sayable(Protocol):
+    """Something said in English that a layer above says in a player's words."""
+
+    def say(self, translate: Callable[[str], str] = english) -> str: ...
+
+
+Said = str | int | Sayable
+
+
+class Phrase:
+    """An English text marked for translation (``N_``) with the values its ``{placeholders}`` name: a part
+    of a longer text, said in a player's words by ``say``."""
+
+    __slots__ = ("params", "template")
+
+    def __init__(self, template: str, **params: Said) -> None:
+        self.template = template
+        self.params = params
+
+    def say(self, translate: Callable[[str], str] = english) -> str:
+        return translate(self.template).format(**_said(self.params, translate))
+
+    def __str__(self) -> str:
+        return self.say()
+
+
+def _said(params: Mapping[str, Said], translate: Callable[[str], str]) -> dict[str, str | int]:
+    return {key: value if isinstance(value, str | int) else value.say(translate) for key, value in params.items()}
+
+
+# Why a game record is refused (a RecordError's ``why``), the English text, translated where shown; a
+# template of a placeholder alone says a nested problem (the engine's, in its own words).
+RECORD_PROBLEMS: dict[str, str] = {
+    "problem": "{problem}",
+    "not_object": N_("a record must be a JSON object"),
+    "json": N_("not valid JSON: {problem}"),
+    "nested": N_("record nested too deeply"),
+    "format": N_("'format' must be {expected}, not {found}"),
+    "options_object": N_("'options' must be an object"),
+    "seed": N_("'seed' must be a whole number or null, not {found}"),
+    "players": N_("'players' must list {low} to {high} players"),
+    "player_object": N_("players[{index}] must be an object with a text 'name' and 'kind'"),
+    "list": N_("{name} must be a list"),
+    "card_codes": N_("{name}: unknown card code {code} (known: {known})"),
+    "seat_field": N_("{name} must be a seat from 0 to {last}, not {found}"),
+    "no_hands": N_("'hands' is empty: a record holds at least one hand"),
+    "hand_object": N_("a hand must be an object"),
+    "hands_2022": N_("a 2022 game has exactly one hand, this record has {count}"),
+    "hands_short": N_("the match goes on (hand {next} must be dealt) but the record has only {count} hand(s)"),
+    "first": N_("seat {seat} must play first ({because}), the record says {first}"),
+    "dealt_count": N_("'dealt' must list {seats} hands, one per seat, not {count}"),
+    "dealt_size": N_("seat {seat} must be dealt {size} cards, not {count}"),
+    "dealt_out": N_("seat {seat} is out of the match and must be dealt no cards"),
+    "deck": N_("the deal and the draw pile are not the {edition} deck: {difference}"),
+    "reshuffle_here": N_("the draw pile is empty and a card must be drawn, so the discard pile is reshuffled here, "
+                         "but the record has {found}"),
+    "reshuffle_pile": N_("the reshuffled draw pile must be the discard pile but its top card: {difference}"),
+    "hand_not_over": N_("the hand is not over ({state}) but the record starts another"),
+    "game_not_over": N_("the record ends but the game is not over ({state})"),
+    "event_object": N_("an event must be an object"),
+    "goes_on": N_("{ended}, but the record goes on with {found}"),
+    "changed_nothing": N_("{found} changed nothing"),
+    "events_end": N_("the rules require {expected} next, but the hand's events end here"),
+    "lose_draw": N_("seat {seat} cannot lose a draw here ({because})"),
+    "out_ends_hand": N_("seat {seat} out ends the hand, so the open draw of seat {player} is never taken (it would "
+                        "count in the hand's points), but the record has it drawn first"),
+    "early_draw": N_("{found} must be the card on top of the draw pile, {top}"),
+    "cards_play": N_("'cards' must hold one card or four ONO99"),
+    "cannot_happen": N_("{found} cannot happen here: {state}"),
+    "event_kind": N_("unknown event kind {kind} (known: play, draw, reshuffle, missed_draw, out)"),
+    "illegal": N_("{found} is illegal: {problem}"),
+    "mismatch": N_("the rules give {expected} here, the record has {found}"),
+    "result_given": N_("'result' is given but the game is not over"),
+    "result_object": N_("'result' must be an object, the game was won by seat {winner}"),
+    "result_winner": N_("result: seat {winner} wins, the record says {found}"),
+    "result_values": N_("result: {key} are {expected}, the record says {found}"),
+    "no_record": N_("the file holds {records}; there is no record {number}"),
+}
+WHERE_LINE = N_("line {line}")
+WHERE_HAND = N_("hand {hand}")
+WHERE_EVENT = N_("event {event}")
+WHERE = N_("{where}: {reason}")
 
 
 class RecordError(ValueError):
     """A game record that does not follow ``ono99-record/1`` or does not replay.
 
-    ``line`` is the 1-based line of a JSON Lines file (None when unknown), ``hand`` the 0-based
-    hand index and ``event`` the 0-based event index within it, where the fault lies.
+    ``why`` names the fault (``RECORD_PROBLEMS``), ``params`` fill its text (nested parts, such as an
+    event or the engine's own refusal, say themselves). ``line`` is the 1-based line of a JSON Lines file
+    (None when unknown), ``hand`` the 0-based hand index and ``event`` the 0-based event index within it,
+    where the fault lies. ``str()`` is the English text, ``describe`` says it in a player's words.
     """
 
     def __init__(
         self,
-        reason: str,
+        why: str,
         *,
         line: int | None = None,
         hand: int | None = None,
         event: int | None = None,
+        **params: Said,
     ) -> None:
-        self.reason = reason
+        self.why = why
+        self.template = RECORD_PROBLEMS[why]
+        self.params = params
         self.line = line
         self.hand = hand
         self.event = event
         super().__init__(self.describe())
 
-    def at_line(self, line: int) -> RecordError:
-        return RecordError(self.reason, line=line, hand=self.hand, event=self.event)
+    @property
+    def reason(self) -> str:
+        """The fault in English, without where it lies."""
+        return self.say()
 
-    def describe(self) -> str:
+    def say(self, translate: Callable[[str], str] = english) -> str:
+        """The fault through ``translate`` (e.g. ``gettext``), without where it lies."""
+        return translate(self.template).format(**_said(self.params, translate))
+
+    def at_line(self, line: int) -> RecordError:
+        return RecordError(self.why, line=line, hand=self.hand, event=self.event, **self.params)
+
+    def describe(self, translate: Callable[[str], str] = english) -> str:
+        """Where the fault lies and what it is, through ``translate``."""
         where = []
         if self.line is not None:
-            where.append(f"line {self.line}")
+            where.append(translate(WHERE_LINE).format(line=self.line))
         if self.hand is not None:
-            where.append(f"hand {self.hand}")
+            where.append(translate(WHERE_HAND).format(hand=self.hand))
         if self.event is not None:
-            where.append(f"event {self.event}")
-        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+            where.append(translate(WHERE_EVENT).format(event=self.event))
+        reason = self.say(translate)
+        return translate(WHERE).format(where=", ".join(where), reason=reason) if where else reason

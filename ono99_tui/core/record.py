@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import DISCARD_FOUR, DRAW, play
-from .cards import HAND_SIZE, Card, Edition
-from .errors import IllegalActionError, MalformedActionError, OptionError, RecordError
+from .cards import CODES, HAND_SIZE, Card, Edition
+from .errors import IllegalActionError, MalformedActionError, OptionError, Phrase, RecordError, Said
 from .events import Drew, Event, MissedDraw, Out, Played, Reshuffled
 from .game import Game
 from .options import MAX_PLAYERS, MAX_PLAYERS_2022_BOX, MIN_PLAYERS, Scoring, TableOptions
+from .words import N_
 
 FORMAT = "ono99-record/1"
 RECORD_EVENTS = (Played, Drew, Reshuffled, MissedDraw, Out)
@@ -119,38 +120,33 @@ class _RecordedChance:
 
     def deal(self, hand: int, deck: list[Card], receivers: Sequence[int]) -> tuple[dict[int, list[Card]], list[Card]]:
         if hand >= len(self.hands):
-            raise RecordError(
-                f"the match goes on (hand {hand} must be dealt) but the record has only "
-                f"{len(self.hands)} hand(s)", hand=hand - 1)
+            raise RecordError("hands_short", hand=hand - 1, next=hand, count=len(self.hands))
         spec = self.hands[hand]
         first = _seat(spec.get("first"), "first", self.seats, hand=hand)
         _seat(spec.get("dealer"), "dealer", self.seats, hand=hand)
         if first != receivers[0]:
-            why = "the dealer's left" if hand == 0 else "the player who lost or first left the last hand"
-            raise RecordError(f"seat {receivers[0]} must play first ({why}), the record says {first}",
-                              hand=hand)
+            because = Phrase(N_("the dealer's left") if hand == 0 else
+                             N_("the player who lost or first left the last hand"))
+            raise RecordError("first", hand=hand, seat=receivers[0], because=because, first=first)
         dealt_raw = _list(spec.get("dealt"), "dealt", hand=hand)
         if len(dealt_raw) != self.seats:
-            raise RecordError(f"'dealt' must list {self.seats} hands, one per seat, not {len(dealt_raw)}",
-                              hand=hand)
+            raise RecordError("dealt_count", hand=hand, seats=self.seats, count=len(dealt_raw))
         dealt: dict[int, list[Card]] = {}
         for seat, raw in enumerate(dealt_raw):
             cards = _cards(raw, f"dealt[{seat}]", hand=hand)
             if seat in receivers:
                 if len(cards) != HAND_SIZE:
-                    raise RecordError(f"seat {seat} must be dealt {HAND_SIZE} cards, not {len(cards)}",
-                                      hand=hand)
+                    raise RecordError("dealt_size", hand=hand, seat=seat, size=HAND_SIZE, count=len(cards))
                 dealt[seat] = cards
             elif cards:
-                raise RecordError(f"seat {seat} is out of the match and must be dealt no cards", hand=hand)
+                raise RecordError("dealt_out", hand=hand, seat=seat)
         pile = _cards(spec.get("draw_pile"), "draw_pile", hand=hand)
         everything = Counter(c for cards in dealt.values() for c in cards)
         everything.update(pile)
         expected = Counter(deck)
         if everything != expected:
-            raise RecordError(
-                f"the deal and the draw pile are not the {self.edition.value} deck: "
-                f"{_counter_diff(expected, everything)}", hand=hand)
+            raise RecordError("deck", hand=hand, edition=self.edition.value,
+                              difference=_counter_diff(expected, everything))
         return dealt, pile
 
     def reshuffle(self, cards: list[Card]) -> list[Card]:
@@ -159,13 +155,12 @@ class _RecordedChance:
         index = _record_event_count(self.game.hands_log[hand].events)
         events = self.events[hand]
         if index >= len(events) or events[index].get("e") != "reshuffle":
-            found = _describe_raw(events[index]) if index < len(events) else "the end of the hand"
-            raise RecordError(f"the draw pile is empty and a card must be drawn, so the discard pile is "
-                              f"reshuffled here, but the record has {found}", hand=hand, event=index)
+            found = _describe_raw(events[index]) if index < len(events) else Phrase(N_("the end of the hand"))
+            raise RecordError("reshuffle_here", hand=hand, event=index, found=found)
         order = _cards(events[index].get("draw_pile"), "draw_pile", hand=hand, event=index)
         if Counter(order) != Counter(cards):
-            raise RecordError("the reshuffled draw pile must be the discard pile but its top card: "
-                              f"{_counter_diff(Counter(cards), Counter(order))}", hand=hand, event=index)
+            raise RecordError("reshuffle_pile", hand=hand, event=index,
+                              difference=_counter_diff(Counter(cards), Counter(order)))
         return order
 
 
@@ -174,15 +169,15 @@ def replay(record: object, *, allow_unfinished: bool = False,
     """Validate ``record`` by replaying it; return the replayed game or raise ``RecordError``.
     ``on_step(game)`` is called after the deal and after every action the record holds."""
     if not isinstance(record, Mapping):
-        raise RecordError("a record must be a JSON object")
+        raise RecordError("not_object")
     if record.get("format") != FORMAT:
-        raise RecordError(f"'format' must be {FORMAT!r}, not {record.get('format')!r}")
+        raise RecordError("format", expected=repr(FORMAT), found=repr(record.get("format"))[:80])
     players = _players(record.get("players"))
     raw_options = record.get("options", {})
     if raw_options is None:
         raw_options = {}
     if not isinstance(raw_options, Mapping):
-        raise RecordError("'options' must be an object")
+        raise RecordError("options_object")
     raw_options = dict(raw_options)
     edition = record.get("edition")
     if edition == Edition.E2022.value and len(players) > MAX_PLAYERS_2022_BOX:
@@ -191,24 +186,24 @@ def replay(record: object, *, allow_unfinished: bool = False,
         options = TableOptions.from_mapping(edition, raw_options, strict=False)
         options.check_players(len(players))
     except OptionError as exc:
-        raise RecordError(str(exc)) from None
+        raise RecordError("problem", problem=exc) from None
     seed = record.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise RecordError(f"'seed' must be a whole number or null, not {seed!r}")
+        raise RecordError("seed", found=repr(seed)[:80])
     hands = _list(record.get("hands"), "hands")
     if not hands:
-        raise RecordError("'hands' is empty: a record holds at least one hand")
+        raise RecordError("no_hands")
     for i, hand in enumerate(hands):
         if not isinstance(hand, Mapping):
-            raise RecordError("a hand must be an object", hand=i)
+            raise RecordError("hand_object", hand=i)
     if options.edition is Edition.E2022 and len(hands) != 1:
-        raise RecordError(f"a 2022 game has exactly one hand, this record has {len(hands)}")
+        raise RecordError("hands_2022", count=len(hands))
 
     chance = _RecordedChance(hands, options.edition, len(players))
     try:
         game = Game(options, len(players), chance=chance)
     except IllegalActionError as exc:
-        raise RecordError(str(exc), hand=0) from None
+        raise RecordError("problem", hand=0, problem=exc) from None
     chance.game = game
     if on_step is not None:
         on_step(game)
@@ -216,11 +211,10 @@ def replay(record: object, *, allow_unfinished: bool = False,
         _replay_hand(game, chance, h, options.manual_draw, on_step)
         last = h == len(hands) - 1
         if not last and game.hand_index == h:
-            raise RecordError(f"the hand is not over ({_whose_turn(game)}) but the record starts another",
-                              hand=h, event=len(chance.events[h]))
+            raise RecordError("hand_not_over", hand=h, event=len(chance.events[h]), state=_whose_turn(game))
     if not game.is_over and not allow_unfinished:
-        raise RecordError(f"the record ends but the game is not over ({_whose_turn(game)})",
-                          hand=len(hands) - 1, event=len(chance.events[-1]))
+        raise RecordError("game_not_over", hand=len(hands) - 1, event=len(chance.events[-1]),
+                          state=_whose_turn(game))
     _check_result(game, record.get("result"), allow_unfinished)
     return Replay(game, players, seed, record)
 
@@ -251,7 +245,7 @@ def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool,
     skipped = 0  # early draws of a hand that ended at the out: in the record, not in the engine
     for i, raw in enumerate(events):
         if not isinstance(raw, Mapping):
-            raise RecordError("an event must be an object", hand=h, event=i)
+            raise RecordError("event_object", hand=h, event=i)
         if i in early.ended:
             early.check_ended(raw, h, i)
             skipped += 1
@@ -261,15 +255,14 @@ def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool,
             if raw.get("e") == "missed_draw" and _play_first(game, events, i, h):
                 raw = events[i]
             if game.is_over or game.hand_index != h:
-                ended = "the game is over" if game.is_over else "the hand is over"
-                raise RecordError(f"{ended}, but the record goes on with {_describe_raw(raw)}",
-                                  hand=h, event=i)
+                ended = Phrase(N_("the game is over") if game.is_over else N_("the hand is over"))
+                raise RecordError("goes_on", hand=h, event=i, ended=ended, found=_describe_raw(raw))
             if manual_draw and raw.get("e") == "play":
                 early.before_play(game)
             _drive(game, raw, h, i, manual_draw)
             expected = produced[i - skipped]
             if expected is None:
-                raise RecordError(f"{_describe_raw(raw)} changed nothing", hand=h, event=i)
+                raise RecordError("changed_nothing", hand=h, event=i, found=_describe_raw(raw))
             if on_step is not None:
                 on_step(game)
         elif manual_draw and type(expected) is Out and raw.get("e") == "draw":
@@ -277,8 +270,7 @@ def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool,
         _match(_json(expected), raw, h, i)
     missing = produced[len(events) - skipped]
     if missing is not None:
-        raise RecordError(f"the rules require {_describe(_json(missing))} next, but the hand's events end here",
-                          hand=h, event=len(events))
+        raise RecordError("events_end", hand=h, event=len(events), expected=_describe(_json(missing)))
 
 
 def _play_first(game: Game, events: list[Any], i: int, h: int) -> bool:
@@ -295,9 +287,9 @@ def _play_first(game: Game, events: list[Any], i: int, h: int) -> bool:
     for k in range(i, j):
         seat = events[k].get("seat")
         if type(seat) is int and 0 <= seat < game.seats and (seat == player or not game.has_open_draw(seat)):
-            why = ("its own play cannot cost it a draw" if seat == player
-                   else "it owes no draw: it has not played since it last drew")
-            raise RecordError(f"seat {seat} cannot lose a draw here ({why})", hand=h, event=k)
+            because = Phrase(N_("its own play cannot cost it a draw") if seat == player
+                             else N_("it owes no draw: it has not played since it last drew"))
+            raise RecordError("lose_draw", hand=h, event=k, seat=seat, because=because)
     events[i:j + 1] = [events[j], *events[i:j]]
     return True
 
@@ -336,10 +328,7 @@ class _EarlyDraws:
         events[i:j + 1] = [first, *events[i:j]]
         if game.is_over or game.hand_index != h:
             if game.options.scoring is Scoring.POINTS:
-                raise RecordError(
-                    f"seat {out.seat} out ends the hand, so the open draw of seat {self.player} is never "
-                    f"taken (it would count in the hand's points), but the record has it drawn first",
-                    hand=h, event=i)
+                raise RecordError("out_ends_hand", hand=h, event=i, seat=out.seat, player=str(self.player))
             for k in range(i + 1, j + 1):
                 self.ended[k] = k - i - 1
         return first
@@ -348,8 +337,7 @@ class _EarlyDraws:
         place = self.ended[i]
         top = self.pile[place].code if place < len(self.pile) else None
         if raw.get("card") != top:
-            raise RecordError(f"{_describe_raw(raw)} must be the card on top of the draw pile, {top}",
-                              hand=h, event=i)
+            raise RecordError("early_draw", hand=h, event=i, found=_describe_raw(raw), top=str(top))
 
 
 def _json(event: Event) -> dict[str, Any]:
@@ -370,7 +358,7 @@ def _drive(game: Game, raw: Mapping[str, Any], h: int, i: int, manual_draw: bool
             elif len(cards) == 4 and all(c is Card.ONO99 for c in cards):
                 action = DISCARD_FOUR
             else:
-                raise RecordError("'cards' must hold one card or four ONO99", hand=h, event=i)
+                raise RecordError("cards_play", hand=h, event=i)
             game.apply(seat, action)
         elif kind == "reshuffle":
             order = _cards(raw.get("draw_pile"), "draw_pile", hand=h, event=i)
@@ -379,20 +367,18 @@ def _drive(game: Game, raw: Mapping[str, Any], h: int, i: int, manual_draw: bool
             seat = _seat(raw.get("seat"), "seat", game.seats, hand=h, event=i)
             game.apply(seat, DRAW)
         elif kind in ("draw", "missed_draw", "out"):
-            raise RecordError(f"{_describe_raw(raw)} cannot happen here: {_whose_turn(game)}",
-                              hand=h, event=i)
+            raise RecordError("cannot_happen", hand=h, event=i, found=_describe_raw(raw), state=_whose_turn(game))
         else:
-            raise RecordError(f"unknown event kind {kind!r} (known: play, draw, reshuffle, missed_draw, out)",
-                              hand=h, event=i)
+            raise RecordError("event_kind", hand=h, event=i, kind=repr(kind)[:80])
     except (IllegalActionError, MalformedActionError) as exc:
-        raise RecordError(f"{_describe_raw(raw)} is illegal: {exc}", hand=h, event=i) from None
+        problem: Said = exc if isinstance(exc, IllegalActionError) else str(exc)
+        raise RecordError("illegal", hand=h, event=i, found=_describe_raw(raw), problem=problem) from None
 
 
 def _match(expected: dict[str, Any], raw: Mapping[str, Any], h: int, i: int) -> None:
     found = {key: raw.get(key) for key in expected}
     if found != expected:
-        raise RecordError(f"the rules give {_describe(expected)} here, the record has {_describe_raw(raw)}",
-                          hand=h, event=i)
+        raise RecordError("mismatch", hand=h, event=i, expected=_describe(expected), found=_describe_raw(raw))
 
 
 def _record_event_count(events: Iterable[Event]) -> int:
@@ -403,34 +389,34 @@ def _check_result(game: Game, result: object, allow_unfinished: bool) -> None:
     outcome = game.outcome
     if outcome is None:
         if result is not None and not allow_unfinished:
-            raise RecordError("'result' is given but the game is not over")
+            raise RecordError("result_given")
         return
     if not isinstance(result, Mapping):
-        raise RecordError(f"'result' must be an object, the game was won by seat {outcome.winner}")
+        raise RecordError("result_object", winner=outcome.winner)
     if result.get("winner") != outcome.winner:
-        raise RecordError(f"result: seat {outcome.winner} wins, the record says {result.get('winner')!r}")
+        raise RecordError("result_winner", winner=outcome.winner, found=repr(result.get("winner"))[:80])
     for key, value in (("tokens", outcome.tokens), ("scores", outcome.scores)):
         given = result.get(key)
         if given is not None and given != list(value or ()):
             shown = list(value) if value is not None else None
-            raise RecordError(f"result: {key} are {shown}, the record says {given!r}")
+            raise RecordError("result_values", key=key, expected=str(shown), found=repr(given)[:200])
 
 
 # --- small parsers ------------------------------------------------------------------------------------
 def _players(raw: object) -> tuple[Player, ...]:
     if not isinstance(raw, list) or not MIN_PLAYERS <= len(raw) <= MAX_PLAYERS:
-        raise RecordError(f"'players' must list {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        raise RecordError("players", low=MIN_PLAYERS, high=MAX_PLAYERS)
     players = []
     for i, p in enumerate(raw):
         if not isinstance(p, Mapping) or not isinstance(p.get("name"), str) or not isinstance(p.get("kind"), str):
-            raise RecordError(f"players[{i}] must be an object with a text 'name' and 'kind'")
+            raise RecordError("player_object", index=i)
         players.append(Player(p["name"], p["kind"]))
     return tuple(players)
 
 
 def _list(raw: object, name: str, *, hand: int | None = None, event: int | None = None) -> list[Any]:
     if not isinstance(raw, list):
-        raise RecordError(f"{name!r} must be a list", hand=hand, event=event)
+        raise RecordError("list", hand=hand, event=event, name=repr(name))
     return raw
 
 
@@ -438,57 +424,61 @@ def _cards(raw: object, name: str, *, hand: int | None = None, event: int | None
     items = _list(raw, name, hand=hand, event=event)
     try:
         return [Card.from_code(c) for c in items]
-    except MalformedActionError as exc:
-        raise RecordError(f"{name}: {exc}", hand=hand, event=event) from None
+    except MalformedActionError:
+        code = next(c for c in items if not (isinstance(c, str) and c in CODES))
+        raise RecordError("card_codes", hand=hand, event=event, name=name, code=repr(code)[:40],
+                          known=", ".join(CODES)) from None
 
 
 def _seat(raw: object, name: str, seats: int, *, hand: int | None = None, event: int | None = None) -> int:
     if type(raw) is not int or not 0 <= raw < seats:
-        raise RecordError(f"{name!r} must be a seat from 0 to {seats - 1}, not {raw!r}", hand=hand, event=event)
+        raise RecordError("seat_field", hand=hand, event=event, name=repr(name), last=seats - 1,
+                          found=repr(raw)[:80])
     return raw
 
 
-def _counter_diff(expected: Counter[Card], found: Counter[Card]) -> str:
-    missing = expected - found
-    extra = found - expected
-    parts = []
+def _counter_diff(expected: Counter[Card], found: Counter[Card]) -> Phrase:
+    missing = ", ".join(f"{n}x {c.code}" for c, n in sorted((expected - found).items()))
+    extra = ", ".join(f"{n}x {c.code}" for c, n in sorted((found - expected).items()))
+    if missing and extra:
+        return Phrase(N_("missing {missing}; extra {extra}"), missing=missing, extra=extra)
     if missing:
-        parts.append("missing " + ", ".join(f"{n}x {c.code}" for c, n in sorted(missing.items())))
-    if extra:
-        parts.append("extra " + ", ".join(f"{n}x {c.code}" for c, n in sorted(extra.items())))
-    return "; ".join(parts)
+        return Phrase(N_("missing {missing}"), missing=missing)
+    return Phrase(N_("extra {extra}"), extra=extra)
 
 
-def _whose_turn(game: Game) -> str:
+def _whose_turn(game: Game) -> Phrase:
     if game.is_over:
-        return "the game is over"
+        return Phrase(N_("the game is over"))
     owed = [s for s in game.actors() if s != game.turn]
-    text = f"seat {game.turn} is to play"
-    if owed:
-        text += ", seat " + ", seat ".join(map(str, owed)) + " may still draw"
-    return text
+    if not owed:
+        return Phrase(N_("seat {seat} is to play"), seat=str(game.turn))
+    return Phrase(N_("seat {seat} is to play, seat {owed} may still draw"), seat=str(game.turn),
+                  owed=", seat ".join(map(str, owed)))
 
 
-def _describe(ev: Mapping[str, Any]) -> str:
+def _describe(ev: Mapping[str, Any]) -> Phrase:
     kind = ev.get("e")
-    seat = ev.get("seat")
+    seat = str(ev.get("seat"))
     if kind == "play":
         cards = ev.get("cards")
         shown = "+".join(map(str, cards)) if isinstance(cards, list) else repr(cards)
-        return f"a play of {shown} by seat {seat} making {ev.get('total')}"
+        return Phrase(N_("a play of {cards} by seat {seat} making {total}"), cards=shown, seat=seat,
+                      total=str(ev.get("total")))
     if kind == "draw":
-        return f"a draw of {ev.get('card')} by seat {seat}"
+        return Phrase(N_("a draw of {card} by seat {seat}"), card=str(ev.get("card")), seat=seat)
     if kind == "reshuffle":
-        return "a reshuffle"
+        return Phrase(N_("a reshuffle"))
     if kind == "missed_draw":
-        return f"a missed draw of seat {seat}"
+        return Phrase(N_("a missed draw of seat {seat}"), seat=seat)
     if kind == "out":
-        return f"seat {seat} out"
-    return f"an event {kind!r}"
+        return Phrase(N_("seat {seat} out"), seat=seat)
+    return Phrase(N_("an event {kind}"), kind=repr(kind)[:80])
 
 
-def _describe_raw(raw: object) -> str:
-    return _describe(raw) if isinstance(raw, Mapping) else f"{raw!r} (not an event object)"
+def _describe_raw(raw: object) -> Phrase:
+    return _describe(raw) if isinstance(raw, Mapping) else Phrase(N_("{value} (not an event object)"),
+                                                                  value=repr(raw)[:80])
 
 
 # --- files ----------------------------------------------------------------------------------------------
@@ -507,11 +497,11 @@ def check_lines(lines: Iterable[str]) -> Iterator[CheckedLine]:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            yield CheckedLine(number, None, RecordError(f"not valid JSON: {exc}", line=number))
+            yield CheckedLine(number, None, RecordError("json", line=number, problem=str(exc)))
             continue
         try:
             yield CheckedLine(number, replay(data), None)
         except RecordError as exc:
             yield CheckedLine(number, None, exc.at_line(number))
         except RecursionError:
-            yield CheckedLine(number, None, RecordError("record nested too deeply", line=number))
+            yield CheckedLine(number, None, RecordError("nested", line=number))

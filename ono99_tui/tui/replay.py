@@ -28,11 +28,11 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
     as each seat saw it (a record is public once the game is over: the viewer may follow any seat)."""
     lines = [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
     if not 1 <= line <= len(lines):
-        raise RecordError(f"the file holds {words.records(len(lines))}; there is no record {line}")
+        raise RecordError("no_record", records=words.records(len(lines)), number=line)
     try:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:
-        raise RecordError(f"not valid JSON: {exc}", line=line) from None
+        raise RecordError("json", line=line, problem=str(exc)) from None
     try:
         return replay_steps(record, _("Replay of {file}, record {n} of {total}").format(
             file=path.name, n=line, total=len(lines)))
