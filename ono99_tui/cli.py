@@ -428,6 +428,7 @@ def _options_from_args(edition: str, texts: Sequence[str]) -> TableOptions:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from .numbers import decimal, percent, whole
     from .simulate import SimulationPlan, parse_bots, result_rows, simulate
 
     err = Console(stderr=True)
@@ -460,7 +461,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                 if record_file is not None and result.record_line is not None:
                     record_file.write(result.record_line + "\n")
                 speed = progress.tasks[0].speed
-                progress.update(task, advance=1, rate=_("{rate} games/s").format(rate=f"{speed:,.0f}") if speed else "")
+                progress.update(task, advance=1, rate=_("{rate} games/s").format(rate=whole(speed)) if speed else "")
 
             summary = simulate(plan, args.workers, on_result)
     except OSError as exc:
@@ -479,13 +480,13 @@ def run_simulate(args: argparse.Namespace) -> int:
                                     options.summary(_), _("seed {seed}").format(seed=args.seed))))
     table.add_column(_("who"))
     table.add_column(_("wins"), justify="right")
-    table.add_column(_("win rate  [{level} interval]").format(level="95%"), justify="right")
+    table.add_column(_("win rate  [{level} interval]").format(level=percent(0.95, 0)), justify="right")
     for row in result_rows(summary):
         table.add_row(*row)
     out.print(table)
-    out.print(" · ".join((_("fair share {share}").format(share=f"{1 / len(bots):.1%}"),
-                          _("{turns} turns per game").format(turns=f"{data['average_turns']:.1f}"),
-                          _("{rate} games/s").format(rate=f"{data['games_per_second']:,.0f}"))),
+    out.print(" · ".join((_("fair share {share}").format(share=percent(1 / len(bots))),
+                          _("{turns} turns per game").format(turns=decimal(data["average_turns"], 1)),
+                          _("{rate} games/s").format(rate=whole(data["games_per_second"])))),
               markup=False, highlight=False)
     if args.record is not None:
         out.print(_("records written to {path}").format(path=args.record), markup=False, highlight=False)

@@ -13,6 +13,7 @@ from typing import Any
 
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
+from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
 MESSAGES: dict[tuple[str, str | None], str] = {
@@ -200,8 +201,9 @@ def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
 
 def _rating(params: Mapping[str, Any], fallback: str) -> str:
     try:
-        edition, before, after = str(params["edition"]), str(params["before"]), str(params["after"])
-        change, provisional = str(params["change"]), bool(params["provisional"])
+        edition, provisional = str(params["edition"]), bool(params["provisional"])
+        before, after = decimal(float(params["before"])), decimal(float(params["after"]))  # "3.10": 3,10 in German
+        change = signed(float(params["change"]))
         games, limit = int(params["games"]), int(params["limit"])
     except (KeyError, TypeError, ValueError):
         return fallback

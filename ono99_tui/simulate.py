@@ -19,6 +19,7 @@ from .core.options import TableOptions
 from .core.record import Player, dumps, game_to_record
 from .core.state import RandomChance, State
 from .i18n import gettext as _
+from .numbers import percent
 
 CHUNK_GAMES = 200  # games a worker plays per task
 
@@ -214,7 +215,7 @@ def parse_bots(text: str, players: int | None) -> tuple[str, ...]:
 def format_rate(wins: int, games: int) -> str:
     low, high = wilson_interval(wins, games)
     rate = wins / games if games else 0.0
-    return f"{rate:6.1%}  [{low:.1%}, {high:.1%}]"
+    return f"{percent(rate):>6}  [{percent(low)}, {percent(high)}]"
 
 
 def result_rows(summary: Summary) -> Sequence[tuple[str, str, str]]:

@@ -20,6 +20,7 @@ from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import GameRecord, ServerMessage
+from ..numbers import decimal, percent
 from .model import Model
 from .playnow import QueueScreen
 from .screens import TableScreen
@@ -67,10 +68,10 @@ class ProfileScreen(ModalScreen[None]):
         self.query_one("#profile-title", Label).update(Text(_("Profile of {name}").format(name=profile.name)))
         lines = Text()
         for row in profile.editions:
-            rate = "–" if row.win_rate is None else f"{100 * row.win_rate:.0f}%"
+            rate = "–" if row.win_rate is None else percent(row.win_rate, 0)
             rating = (_("{edition}: rating {rating} (provisional)") if row.provisional
                       else _("{edition}: rating {rating}")).format(edition=row.edition,
-                                                                     rating=f"{row.rating:.2f}")
+                                                                     rating=decimal(row.rating))
             lines.append(f"{rating} · {words.count(row.games, '{n} game', '{n} games')} · "
                          f"{words.count(row.wins, '{n} win', '{n} wins')} · "
                          + _("win rate {rate}").format(rate=rate) + "\n")
@@ -78,7 +79,7 @@ class ProfileScreen(ModalScreen[None]):
             lines.append(_("No rated games yet: press p in the lobby to play now.") + "\n")
         self.query_one("#profile-editions", Static).update(lines)
         history = profile.history
-        shown = " → ".join(f"{h.rating:.2f}" for h in history[-6:])
+        shown = " → ".join(decimal(h.rating) for h in history[-6:])
         self.query_one("#profile-history-text", Static).update(
             Text(_("Rating history, {games}: {ratings}").format(
                 games=_("the last game") if len(history) == 1

@@ -30,6 +30,7 @@ from ..bots import BOT_LEVELS
 from ..core.options import OPTION_WORDS, PointsWin
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
+from ..numbers import decimal
 from . import lobby_list
 from .labels import card_label, option_problem, rules_summary
 from .model import KnockOut, Model
@@ -1051,11 +1052,11 @@ class LeaderboardScreen(ModalScreen[None]):
         grid = self.query_one(DataTable)
         grid.clear()
         for row in model.leaderboard:
-            rating = f"{row.rating:.2f}{'?' if row.provisional else ''}"
+            rating = f"{decimal(row.rating)}{'?' if row.provisional else ''}"
             grid.add_row(Text(row.name), rating, str(row.wins), str(row.games))
         for bot in model.leaderboard_bots:
             grid.add_row(Text(f"bot: {bot.name}", style="italic"),
-                         f"{bot.rating:.2f}{'?' if bot.provisional else ''}", str(bot.wins),
+                         f"{decimal(bot.rating)}{'?' if bot.provisional else ''}", str(bot.wins),
                          str(bot.games))
 
     @on(DataTable.RowSelected)
