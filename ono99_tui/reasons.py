@@ -112,14 +112,11 @@ MESSAGES: dict[tuple[str, str | None], str] = {
 }
 
 
-# Why a card cannot be played, as the rules engine says it in a view's "unplayable" (English); the
-# numbers' reason is "7 would make 101".
+# Why a card cannot be played, as the rules engine says it in a view's "unplayable" (English: views carry
+# no keys); the numbers' reason is "7 would make 101".
 UNPLAYABLE: dict[str, str] = {
-    "draw your cards first": N_("draw your cards first"),
-    "ONO 99 cards can only be discarded as four of a kind": N_("ONO 99 cards can only be discarded as four of a kind"),
-    "O'NO 99 cannot be played": N_("O'NO 99 cannot be played"),
-    "O'NO 99 can only be played when the total ends in 0": N_("O'NO 99 can only be played when the total ends in 0"),
-    "Double Play cannot be the first of your two turns": N_("Double Play cannot be the first of your two turns"),
+    ILLEGAL_PROBLEMS[why]: ILLEGAL_PROBLEMS[why] for why in ("draw_first", "ono99_2022", "ono99_1980", "ono99_on_zero",
+                                                             "double_first")
 }
 WOULD_MAKE = re.compile(r"^(-?\d+) would make (-?\d+)$")
 # Why the rules refused an action (an illegal_action error's why): the engine's words (ILLEGAL_PROBLEMS), but
