@@ -179,11 +179,7 @@ class Game(State):
             return None
         if card <= _N10:
             return IllegalActionError("would_make", card=int(card), total=self._total + card)
-        if card is _ONO99:
-            if self._is_2022:
-                return IllegalActionError("ono99_2022")
-            return IllegalActionError("ono99_on_zero" if self.options.ono99_on_zero else "ono99_1980")
-        return IllegalActionError("double_first")
+        return IllegalActionError(self._blocked_why(card))
 
     def unplayable_cards(self, seat: int) -> tuple[tuple[Card, str], ...]:
         """Each distinct card in ``seat``'s hand that it cannot play now, with the reason."""
@@ -315,11 +311,15 @@ class Game(State):
             if reason is None:
                 reason = _NUMBER_REASONS[after * 16 + card] = _WOULD_MAKE.format(card=int(card), total=after)
             return reason
+        return ILLEGAL_PROBLEMS[self._blocked_why(card)]
+
+    def _blocked_why(self, card: Card) -> str:
+        """The key (ILLEGAL_PROBLEMS) of why the seat on turn cannot play ``card``, a blocked action card."""
         if card is _ONO99:
             if self._is_2022:
-                return ONO99_2022_REASON
-            return ONO99_ON_ZERO_REASON if self.options.ono99_on_zero else ONO99_1980_REASON
-        return DOUBLE_FIRST_REASON
+                return "ono99_2022"
+            return "ono99_on_zero" if self.options.ono99_on_zero else "ono99_1980"
+        return "double_first"
 
     def _recent_events(self, seat: int | None) -> tuple[Event, ...]:
         log = self._log
