@@ -225,3 +225,26 @@ def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
     assert lines[0].startswith(f"{path}: Zeile 2, Runde 0, Ereignis {i}: die Regeln ergeben hier ein Ausspielen von ")
     assert "die Aufzeichnung hat ein Ausspielen von" in lines[0]
     assert lines[1] == f"{path}: Zeile 3: eine Aufzeichnung muss ein JSON-Objekt sein"
+
+
+async def test_too_many_connections_and_a_bad_key_are_said_in_german_by_their_keys(tmp_path: Path) -> None:
+    from ono99_tui.protocol import PROTOCOL_VERSION
+    from tests.server_helpers import until_closed
+
+    async with running_server(tmp_path, max_connections_per_address=2) as h:
+        ada = await h.connect("Ada")
+        raw = await h.raw()
+        for key in ("ssh-dss AAAA", "ssh-ed25519 AAAAnope"):
+            await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": key})
+        bad_type, bad_key = await raw.error(), await raw.error()
+        refused = [m for m in await until_closed(await h.raw()) if m["t"] == "error"]
+        assert ada.welcome["name"] == "Ada"
+    assert set(bad_type["params"]) == {"why", "types"} and bad_type["params"]["why"] == "type"
+    assert "ssh-ed25519" in bad_type["params"]["types"].split(", ")
+    assert bad_key["params"] == {"why": "invalid"}
+    assert [m["params"] for m in refused] == [{"why": "address", "address": "127.0.0.1"}]
+    with using("de"):
+        assert render_message_reason(refused[0]) == "zu viele Verbindungen von 127.0.0.1"
+        assert render_message_reason(bad_key) == "der Schlüssel ist kein gültiger öffentlicher Schlüssel"
+        assert render_message_reason(bad_type).startswith("der Schlüssel muss ein öffentlicher OpenSSH-Schlüssel "
+                                                          "vom Typ ")
