@@ -65,9 +65,15 @@ async def play_my_turn(pilot: Pilot[Any], app: Ono99App) -> None:
 
 async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
     """Play the reader's turns with the number keys until the game is over (a knock-out summary is
-    dismissed; the bots then play on). Returns the moves made."""
+    dismissed; the bots then play on). Returns the moves made. Fails when the game stops moving."""
+    loop = asyncio.get_running_loop()
     moves = 0
+    version, moved_at = -1, loop.time()
     while app.model.view is not None and app.model.view.winner is None:
+        if app.model.view.version != version:
+            version, moved_at = app.model.view.version, loop.time()
+        elif loop.time() > moved_at + PATIENCE:
+            raise AssertionError(f"the game stopped moving at version {version}")
         if isinstance(app.screen, KnockOutScreen):
             await pilot.press("enter")
         elif app.model.my_turn and isinstance(app.screen, TableScreen):

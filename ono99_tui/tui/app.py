@@ -332,7 +332,11 @@ class Ono99App(App[int]):
             self.bell()
 
     def _show(self, screen_type: type[ModelScreen]) -> None:
-        if isinstance(self.screen, screen_type):
+        """Show a screen of ``screen_type``. One shown already stays, and so do the dialogs over it: a
+        table update must not close the game-over dialog and open another, nor send a key pressed
+        meanwhile to a screen that does not know it."""
+        shown = next((s for s in reversed(self.screen_stack) if isinstance(s, ModelScreen | StartScreen)), None)
+        if isinstance(shown, screen_type):
             return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ModelScreen | StartScreen):
             self.pop_screen()
