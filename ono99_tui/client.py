@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .messages import ErrorMessage, decode_server_message
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 
 if TYPE_CHECKING:
@@ -17,13 +18,33 @@ CONNECT_TIMEOUT = 10.0
 
 
 class ServerError(Exception):
-    """The server answered with an ``error`` message."""
+    """The server answered with an ``error`` message: ``error``, decoded (code, English reason, params)."""
 
-    def __init__(self, code: str, reason: str, message: dict[str, Any] | None = None) -> None:
-        super().__init__(f"{code}: {reason}")
-        self.code = code
-        self.reason = reason
-        self.message = message if message is not None else {"code": code, "reason": reason}  # with its params
+    def __init__(self, error: ErrorMessage) -> None:
+        super().__init__(f"{error.code}: {error.reason}")
+        self.error = error
+
+    @property
+    def code(self) -> str:
+        return self.error.code
+
+    @property
+    def reason(self) -> str:
+        return self.error.reason
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> ServerError:
+        """The refusal an ``error`` message says, decoded once, here. One this version cannot read is
+        still a refusal: its code is then the decoder's (``bad_field``/``bad_message``) and its reason
+        says what could not be read."""
+        try:
+            decoded = decode_server_message(message)
+        except ProtocolError as exc:
+            decoded = ErrorMessage(code=exc.code, reason=f"an error this version cannot read ({exc.reason})",
+                                   ref=None, params={})
+        if not isinstance(decoded, ErrorMessage):
+            raise TypeError(f"not an error message: {message.get('t')!r}")
+        return cls(decoded)
 
 
 class ConnectionLost(Exception):
@@ -82,7 +103,7 @@ class Client:
             if kind == "welcome":
                 return message
             if kind == "error":
-                raise ServerError(str(message.get("code")), str(message.get("reason")), message)
+                raise ServerError.from_wire(message)
             if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
                 await self.send({"t": "prove", "signature": identity.prove(message["nonce"])})
 
@@ -119,7 +140,7 @@ class Client:
             if message.get("t") == kind and (where is None or where(message)):
                 return message
             if message.get("t") == "error" and kind != "error":
-                raise ServerError(str(message.get("code")), str(message.get("reason")), message)
+                raise ServerError.from_wire(message)
 
     async def _read_loop(self) -> None:
         decoder = FrameDecoder()

@@ -2,7 +2,8 @@
 and events. Shared by the server and every client; documented in docs/protocol.md.
 
 A frame is a 4-byte big-endian length followed by that many bytes of one msgpack map. Every map has
-a text field ``t`` naming the message type; each type has a schema that a message must satisfy.
+a text field ``t`` naming the message type; each type a client sends has a schema here that a message
+must satisfy (what a server sends is read by ``messages.decode_server_message``).
 """
 
 from __future__ import annotations
@@ -216,36 +217,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "profile": {"name": Field(str, False, _max_len(64))},
     "game_record": {"game": Field(int, check=_range(1, MAX_WIRE_INT))},
 }
-
-# Server to client (validated by clients; listed here so the document and the code agree).
-SERVER_MESSAGES: dict[str, dict[str, Field]] = {
-    "welcome": {"version": Field(int), "server": Field(str), "name": Field(str), "resume": Field(str),
-                "resumed": Field(bool), "table": Field((int, type(None))),
-                "identity": Field((str, type(None)), False)},
-    "challenge": {"nonce": Field(bytes)},
-    "error": {"code": Field(str), "reason": Field(str), "ref": Field((str, type(None)), False),
-              "params": Field(dict, False)},
-    "tables": {"tables": Field(list), "total": Field(int, False)},
-    "table": {"table": Field(dict)},
-    "left": {"table": Field(int)},
-    "state": {"table": Field(int), "view": Field(dict), "events": Field(list)},
-    "chat": {"scope": Field(str), "table": Field((int, type(None))), "from": Field(str), "text": Field(str),
-             "at": Field(float)},
-    "chat_history": {"scope": Field(str), "table": Field((int, type(None))), "messages": Field(list)},
-    "notice": {"table": Field((int, type(None))), "text": Field(str), "code": Field(str, False),
-               "params": Field(dict, False)},
-    "history": {"table": Field(int), "game_no": Field(int), "seq": Field(int), "reset": Field(bool),
-                "events": Field(list)},
-    "away": {"table": Field(int), "text": Field(str), "code": Field(str, False), "params": Field(dict, False)},
-    "online": {"players": Field(list), "total": Field(int)},
-    "leaderboard": {"edition": Field((str, type(None))), "rows": Field(list)},
-    "pong": {"n": Field((int, type(None)), False)},
-    "bye": {"reason": Field(str)},
-    "queue": {"queued": Field((dict, type(None))), "queues": Field(list), "wait": Field(float)},
-    "profile": {"name": Field(str), "you": Field(bool), "editions": Field(list), "history": Field(list),
-                "recent": Field(list)},
-    "game_record": {"game": Field(int), "record": Field(bytes)},
-}
+# Server to client: ono99_tui/messages.py decodes and checks every server message into typed values.
 
 
 def validate(message: Mapping[str, Any], schemas: Mapping[str, Mapping[str, Field]] = CLIENT_MESSAGES) -> str:

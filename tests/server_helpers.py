@@ -76,7 +76,7 @@ class TestClient(Client):
             if message.get("t") == "error" and kind != "error":
                 if message.get("ref") == "act" and message.get("code") in LATE_ACT_ERRORS:
                     continue
-                raise ServerError(str(message.get("code")), str(message.get("reason")))
+                raise ServerError.from_wire(message)
 
     async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
                       where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:

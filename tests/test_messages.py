@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ from ono99_tui.messages import (
 )
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.tui.model import Model
+from tests.declared import SERVER_TYPES, as_declared, conforms
 from tests.server_helpers import (
     FAST_PLAY,
     TestClient,
@@ -108,6 +111,7 @@ async def test_every_message_a_real_server_sends_decodes(tmp_path: Path) -> None
             for message in everything_received(client):
                 decoded.append(decode_server_message(message))  # raises on any message it cannot read
 
+    assert all(as_declared(m) for m in decoded)
     kinds = {m.t for m in decoded}
     assert {"welcome", "chat", "chat_history", "tables", "online", "queue", "table", "state", "history", "left",
             "leaderboard", "profile", "game_record", "pong", "error", "notice"} <= kinds
@@ -294,9 +298,29 @@ def test_any_message_decodes_or_is_refused_with_a_protocol_error(message: dict[s
     try:
         decoded = decode_server_message(message)
     except ProtocolError as exc:
-        assert exc.code in ("bad_field", "bad_message") and exc.reason
+        assert exc.code in ("bad_field", "bad_message") and exc.reason and not exc.fatal
         return
     assert decoded.t in (message.get("t"), "unknown")
+    assert decoded.t == "unknown" or as_declared(decoded), decoded
+
+
+def test_a_value_not_of_its_declared_type_is_told_apart() -> None:
+    """The check the properties above rely on can fail: a wrong scalar, a bool for an int, a wrong literal,
+    a wrong item deep in a view."""
+    for message in GOOD:
+        assert as_declared(decode_server_message(message)), message
+    welcome = decode_server_message(GOOD[2])
+    assert isinstance(welcome, Welcome)
+    assert not as_declared(dataclasses.replace(welcome, table="4"))  # type: ignore[arg-type]
+    assert not as_declared(dataclasses.replace(welcome, resumed=0))
+    assert not as_declared(dataclasses.replace(welcome, version=True))
+    state = decode_server_message(STATE)
+    assert isinstance(state, State)
+    assert not as_declared(dataclasses.replace(state, view=dataclasses.replace(state.view, edition="1999")))  # type: ignore[arg-type]
+    assert not as_declared(dataclasses.replace(state, view=dataclasses.replace(state.view, hand=("4", 3))))  # type: ignore[arg-type]
+    assert not as_declared(dataclasses.replace(state, clock=math.nan))
+    assert conforms((1, 2), tuple[int, ...]) and not conforms([1, 2], tuple[int, ...])
+    assert set(SERVER_TYPES) >= {"welcome", "state", "table", "chat", "error", "bye"}
 
 
 @FUZZ

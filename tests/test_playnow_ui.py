@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
-from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from ono99_tui.front.ssh import play_shortcut
@@ -26,15 +25,7 @@ from ono99_tui.tui.replay import ServerReplayScreen
 from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen, TableScreen
 from tests.server_helpers import FAST_PLAY, create_table, new_identity, play, play_client, running_server
 from tests.test_ssh import PATIENCE, Player, play_through_keys, run, start_rig, until
-
-
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + PATIENCE
-    while not condition():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
+from tests.test_tui import play_to_the_end, wait_until
 
 
 def test_the_ssh_user_names_that_play_now() -> None:
@@ -262,7 +253,6 @@ class _TmuxPlayer:
 
 async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
     from ono99_tui.tui.screens import GameOverScreen
-    from tests.test_tui import play_my_turn
 
     async with running_server(tmp_path, play_now_wait=0.1) as h:
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
@@ -273,14 +263,7 @@ async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "a table with a bot")
             first = app.model.table.id  # type: ignore[index]
-            while app.model.view.winner is None:  # type: ignore[index]
-                if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view.version  # type: ignore[index]
-                    await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view.version != b,  # type: ignore[index]
-                                     "the move taken")
-                else:
-                    await pilot.pause(0.02)
+            await play_to_the_end(pilot, app)
             await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None

@@ -6,10 +6,14 @@ which is random. `NONCE` matches the 32 bytes of a `challenge`, and `SIGNATURE` 
 signature of the last nonce by the document's example key (tests/data/protocol_example_key). A
 line `… … …` between messages skips messages; meanwhile the client plays as the
 text says: the first card it may play. A line `… … connects again …` opens a new connection. The
-server deals from the seed the example was taken with."""
+server deals from the seed the example was taken with.
+
+The document's field lists of server messages (section 5), tables (section 6) and views (section 7)
+name exactly the fields the reference client reads: those of ono99_tui/messages.py's dataclasses."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -19,8 +23,10 @@ from unittest import mock
 import asyncssh
 import pytest
 
+from ono99_tui.messages import Chat, TableDetail, TableInfo, View
 from ono99_tui.protocol import identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
+from tests.declared import SERVER_TYPES
 from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
 
 DOC = ROOT / "docs" / "protocol.md"
@@ -159,3 +165,53 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path, heading)
                     await play_on(message)
                 last = message
                 skipping = False
+
+
+# --- the document's field lists are those the reference client reads (ono99_tui/messages.py) -----------
+def section(heading: str) -> str:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index(heading)
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The cells of each row of the markdown tables in ``text``, header and rule rows left out."""
+    rows = [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+            for line in text.splitlines() if line.startswith("|")]
+    return [row for row in rows if not row[0].startswith("---") and row[0] not in ("`t`", "field", "`e`")]
+
+
+def top_level(fields: str) -> list[str]:
+    """The names of a fields cell: each comma or semicolon separated part outside parentheses and
+    braces that starts with a quoted name (`name` int, ...)."""
+    depth, flat = 0, ""
+    for ch in fields:
+        depth += ch in "({"
+        if depth == 0:
+            flat += ch
+        depth -= ch in ")}"
+    return [m.group(1) for part in re.split(r"[,;]", flat) if (m := re.match(r"\s*`([a-z_]+)`", part))]
+
+
+def wire_fields(cls: type) -> list[str]:
+    names = [field.name for field in dataclasses.fields(cls) if field.name != "t"]
+    if cls is Chat:  # a chat message carries its one line's fields itself
+        names = [name for name in names if name != "line"] + ["id", "from", "text", "at"]
+    return names
+
+
+def test_section_5_lists_each_server_message_with_the_fields_the_reference_client_reads():
+    documented = {row[0].strip("`"): top_level(row[1]) for row in table_rows(section("## 5. Server → client"))}
+    assert set(documented) == set(SERVER_TYPES)
+    for kind, cls in SERVER_TYPES.items():
+        assert sorted(documented[kind]) == sorted(wire_fields(cls)), kind
+
+
+def test_sections_6_and_7_list_the_fields_of_a_table_and_a_view_the_reference_client_reads():
+    table = table_rows(section("## 6. Tables"))
+    info = [row[0].strip("`") for row in table if not row[2].startswith("DETAIL only")]
+    detail = [row[0].strip("`") for row in table]
+    assert sorted(info) == sorted(f.name for f in dataclasses.fields(TableInfo))
+    assert sorted(detail) == sorted(f.name for f in dataclasses.fields(TableDetail))
+    view = [row[0].strip("`") for row in table_rows(section("## 7. Views and events").split("EVENT:")[0])]
+    assert sorted(view) == sorted(f.name for f in dataclasses.fields(View))

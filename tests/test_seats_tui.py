@@ -21,7 +21,7 @@ from server import Server, ServerConfig
 from server.history import history_messages
 from tests.relay import Relay
 from tests.server_helpers import play_client
-from tests.test_tui import play_my_turn, wait_until
+from tests.test_tui import play_until, wait_until
 from tests.wire import table_map
 
 
@@ -108,13 +108,8 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
             await pilot.press("s")
             bo_task = asyncio.create_task(play_client(bo, 120))
             await wait_until(pilot, lambda: app.model.view is not None, "the game")
-            while app.model.view.version < 8 or not app.model.my_turn:  # type: ignore[index]
-                if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view.version  # type: ignore[index]
-                    await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[index]
-                else:
-                    await pilot.pause(0.02)
+            await play_until(pilot, app, lambda: app.model.view.version >= 8 and app.model.my_turn,  # type: ignore[union-attr]
+                             draws=True)
             await bo.send({"t": "chat", "text": "nice one"})
             app.send_message({"t": "chat", "text": "thanks"})
             await wait_until(pilot, lambda: len(table_chat(app)) == 2, "the chat")
@@ -137,13 +132,8 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
             await server.start()
             await wait_until(pilot, lambda: app.model.connected and "Ada" in server.lobby.members
                              and server.lobby.members["Ada"].connection is not None, "the app back after the restart")
-            while app.model.view is None or app.model.view.winner is None:
-                if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view.version  # type: ignore[index]
-                    await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[index]
-                else:
-                    await pilot.pause(0.02)
+            await play_until(pilot, app, lambda: app.model.view is not None and app.model.view.winner is not None,
+                             draws=True)
             await pilot.pause(0.2)
             expected = expected_log(app, server)
             assert shown_log(app) == expected[-len(app.model.log):] and len(expected) >= len(log_before)

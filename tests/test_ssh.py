@@ -182,8 +182,11 @@ def key_for_turn(app: SessionApp) -> str | None:
 
 async def play_through_keys(player: Player, moves_wanted: int | None = None) -> int:
     """Press keys for the player's turns until the game is over (or ``moves_wanted`` moves); returns
-    the number of moves made."""
+    the number of moves made. Fails when the game stops moving (no new state for PATIENCE seconds)."""
+    loop = asyncio.get_running_loop()
     moves = 0
+    version: int | None = -1
+    moved_at = loop.time()
     while True:
         app = player.app
         view = app.model.view
@@ -191,6 +194,10 @@ async def play_through_keys(player: Player, moves_wanted: int | None = None) -> 
             return moves
         if moves_wanted is not None and moves >= moves_wanted:
             return moves
+        if (view.version if view is not None else None) != version:
+            version, moved_at = (view.version if view is not None else None), loop.time()
+        elif loop.time() > moved_at + PATIENCE:
+            raise AssertionError(f"the game stopped moving at version {version}")
         key = key_for_turn(app)
         if key is None:
             await asyncio.sleep(0.01)

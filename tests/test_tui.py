@@ -63,15 +63,25 @@ async def play_my_turn(pilot: Pilot[Any], app: Ono99App) -> None:
     await pilot.press("f" if index is None else str(index + 1))
 
 
-async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
-    """Play the reader's turns with the number keys until the game is over (a knock-out summary is
-    dismissed; the bots then play on). Returns the moves made."""
+async def play_until(pilot: Pilot[Any], app: Ono99App, done: Callable[[], bool], *, draws: bool = False) -> int:
+    """Play the reader's turns with the number keys (and, with ``draws``, take an owed draw with d) until
+    ``done()``; a knock-out summary is dismissed, the bots then play on. Returns the moves made. Fails
+    when the game stops moving first (no new state for PATIENCE seconds), instead of waiting forever."""
+    loop = asyncio.get_running_loop()
     moves = 0
-    while app.model.view is not None and app.model.view.winner is None:
+    version: int | None = -1
+    moved_at = loop.time()
+    while not done():
+        view = app.model.view
+        if (view.version if view is not None else None) != version:
+            version, moved_at = (view.version if view is not None else None), loop.time()
+        elif loop.time() > moved_at + PATIENCE:
+            raise AssertionError(f"the game stopped moving at version {version}")
         if isinstance(app.screen, KnockOutScreen):
             await pilot.press("enter")
-        elif app.model.my_turn and isinstance(app.screen, TableScreen):
-            before = app.model.view.version
+        elif (view is not None and (app.model.my_turn or (draws and app.model.can_draw))
+              and isinstance(app.screen, TableScreen)):
+            before = view.version
             await play_my_turn(pilot, app)
             await wait_until(pilot, lambda b=before: app.model.view is not None and app.model.view.version != b,
                              "the server to take the move")
@@ -79,6 +89,11 @@ async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
         else:
             await pilot.pause(0.02)
     return moves
+
+
+async def play_to_the_end(pilot: Pilot[Any], app: Ono99App) -> int:
+    """Play the reader's turns until the game is over (``play_until``)."""
+    return await play_until(pilot, app, lambda: app.model.view is None or app.model.view.winner is not None)
 
 
 async def test_local_game_played_through_the_keyboard_to_its_end() -> None:

@@ -34,7 +34,6 @@ from ..client import Client, ServerError
 from ..fronts import FrontAssertion
 from ..limits import HelloQueue
 from ..protocol import MAX_NAME
-from ..reasons import render_message_reason
 from . import ssh_words
 from .config import FrontConfig
 from .ssh_app import SessionApp
@@ -116,7 +115,7 @@ class Door:
                 link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
                                             timeout=config.link_timeout, client_name="ono99-ssh", front=assertion)
             except ServerError as exc:
-                return render_message_reason(exc.message), exc.code not in NAME_ERRORS
+                return ssh_words.refusal(exc.error), exc.code not in NAME_ERRORS
         self.link = link
         log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, link.welcome.get("name"),
                  self.fingerprint or "guest")

@@ -21,7 +21,7 @@ from ..i18n import gettext as _
 from ..identity import Identity, remember_name
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
-from ..reasons import render_message_reason
+from ..reasons import render
 from .cells import match_terminal_widths
 from .model import Model
 from .names import NameScreen
@@ -198,14 +198,15 @@ class Ono99App(App[int]):
                 self.link = await self._connect()
             except ServerError as exc:
                 if exc.code in NAME_ERRORS and not self.local and self._open_link is None:
-                    problem = render_message_reason(exc.message)
+                    problem = render(exc.error.code, exc.error.params, exc.error.reason)
                     name = await self.push_screen(NameScreen(self.player_name, problem), wait_for_dismiss=True)
                     if name is None:
                         self.exit()
                         return
                     self.player_name = name  # and try again with it
                     continue
-                self._fatal(_("The server refused: {reason}").format(reason=render_message_reason(exc.message)))
+                self._fatal(_("The server refused: {reason}").format(
+                    reason=render(exc.error.code, exc.error.params, exc.error.reason)))
                 return
             except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
@@ -331,7 +332,11 @@ class Ono99App(App[int]):
             self.bell()
 
     def _show(self, screen_type: type[ModelScreen]) -> None:
-        if isinstance(self.screen, screen_type):
+        """Show a screen of ``screen_type``. One shown already stays, and so do the dialogs over it: a
+        table update must not close the game-over dialog and open another, nor send a key pressed
+        meanwhile to a screen that does not know it."""
+        shown = next((s for s in reversed(self.screen_stack) if isinstance(s, ModelScreen | StartScreen)), None)
+        if isinstance(shown, screen_type):
             return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ModelScreen | StartScreen):
             self.pop_screen()
