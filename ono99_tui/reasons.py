@@ -13,6 +13,7 @@ from typing import Any
 
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
+from .messages import Away, ErrorMessage, Notice
 from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
@@ -212,7 +213,7 @@ def _rating(params: Mapping[str, Any], fallback: str) -> str:
     return text
 
 
-def render_message_reason(message: Mapping[str, Any]) -> str:
-    """An ``error`` or ``bye``'s reason, a ``notice`` or ``away``'s text, in the current language."""
-    fallback = str(message.get("reason", message.get("text", "")))
-    return render(message.get("code"), message.get("params", {}), fallback)
+def said(message: ErrorMessage | Notice | Away) -> str:
+    """An ``error``'s reason, a ``notice`` or ``away``'s text, as the player reads it: by its code and
+    params in the current language; the server's English words for a code this version does not know."""
+    return render(message.code, message.params, message.reason if isinstance(message, ErrorMessage) else message.text)

@@ -16,9 +16,10 @@ from ono99_tui.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActi
 from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
 from ono99_tui.i18n import LANGUAGES, gettext, using
-from ono99_tui.reasons import ILLEGAL, render, render_message_reason
+from ono99_tui.reasons import ILLEGAL, render, said
 from ono99_tui.ssh_settings import SshSettings
 from tests.server_helpers import TIMEOUT, create_table, join, running_server, start
+from tests.wire import said_of
 
 
 def fields(template: str) -> set[str]:
@@ -142,9 +143,9 @@ async def test_a_refused_move_from_a_real_server_is_said_in_german_by_its_key(tm
     assert unknown["code"] == "bad_action" and unknown["params"] == {"action": "11"}
     with using("de"):
         # said from the key: whatever English the server wrote
-        assert render_message_reason({**out_of_turn, "reason": "some other words"}) == "du bist nicht am Zug"
-        assert render_message_reason(four) == "zum Ablegen von vier Karten brauchst du vier ONO-99-Karten auf der Hand"
-        assert render_message_reason(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
+        assert said_of({**out_of_turn, "reason": "some other words"}) == "du bist nicht am Zug"
+        assert said_of(four) == "zum Ablegen von vier Karten brauchst du vier ONO-99-Karten auf der Hand"
+        assert said_of(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
 
 
 # --- the other errors ----------------------------------------------------------------------------------------
@@ -154,11 +155,11 @@ async def test_a_refused_password_is_said_in_german_by_its_key(tmp_path: Path) -
         for offered in (None, "wrong"):
             with pytest.raises(ServerError) as info:
                 await Client.connect("127.0.0.1", h.port, "eve", password=offered, timeout=TIMEOUT)
-            refused.append(info.value.message)
-    assert [m["params"] for m in refused] == [{"why": "password"}, {"why": "wrong_password"}]
-    assert refused[1]["reason"] == "wrong password"
+            refused.append(info.value.error)
+    assert [m.params for m in refused] == [{"why": "password"}, {"why": "wrong_password"}]
+    assert refused[1].reason == "wrong password"
     with using("de"):
-        assert [render_message_reason(m) for m in refused] == [
+        assert [said(m) for m in refused] == [
             "dieser Server verlangt ein Passwort: verbinde dich mit --password", "falsches Passwort"]
 
 
@@ -172,8 +173,8 @@ async def test_a_malformed_message_is_said_in_german_with_its_message_and_field(
     assert wrong["params"] == {"why": "type", "message": "kick", "field": "seat"}
     assert out["params"] == {"why": "value", "message": "kick", "field": "seat"}
     with using("de"):
-        assert render_message_reason(missing) == "der Nachricht give_seat fehlt ihr Feld name"
-        assert render_message_reason(out) == "das Feld seat der Nachricht kick liegt außerhalb des erlaubten Bereichs"
+        assert said_of(missing) == "der Nachricht give_seat fehlt ihr Feld name"
+        assert said_of(out) == "das Feld seat der Nachricht kick liegt außerhalb des erlaubten Bereichs"
 
 
 # --- game records -------------------------------------------------------------------------------------------
@@ -244,7 +245,7 @@ async def test_too_many_connections_and_a_bad_key_are_said_in_german_by_their_ke
     assert bad_key["params"] == {"why": "invalid"}
     assert [m["params"] for m in refused] == [{"why": "address", "address": "127.0.0.1"}]
     with using("de"):
-        assert render_message_reason(refused[0]) == "zu viele Verbindungen von 127.0.0.1"
-        assert render_message_reason(bad_key) == "der Schlüssel ist kein gültiger öffentlicher Schlüssel"
-        assert render_message_reason(bad_type).startswith("der Schlüssel muss ein öffentlicher OpenSSH-Schlüssel "
+        assert said_of(refused[0]) == "zu viele Verbindungen von 127.0.0.1"
+        assert said_of(bad_key) == "der Schlüssel ist kein gültiger öffentlicher Schlüssel"
+        assert said_of(bad_type).startswith("der Schlüssel muss ein öffentlicher OpenSSH-Schlüssel "
                                                           "vom Typ ")

@@ -31,7 +31,7 @@ from ono99_tui.i18n import (
     using,
 )
 from ono99_tui.local_game import open_local_game
-from ono99_tui.reasons import MESSAGES, render, render_message_reason
+from ono99_tui.reasons import MESSAGES, render
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.screens import (
     GameOverScreen,
@@ -42,6 +42,7 @@ from ono99_tui.tui.screens import (
 )
 from ono99_tui.tui.widgets import KeysFooter
 from tests.test_tui import play_to_the_end, wait_until
+from tests.wire import said_of
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "ono99_tui" / "locale"
@@ -208,11 +209,11 @@ def test_the_cli_help_speaks_the_flags_language() -> None:
 def test_an_error_is_said_in_the_readers_language_from_its_code_and_params() -> None:
     message = {"t": "error", "code": "seat_taken", "reason": "seat 2 is taken", "params": {"seat": 2}}
     with using("de"):
-        assert render_message_reason(message) == "Platz 2 ist besetzt"
+        assert said_of(message) == "Platz 2 ist besetzt"
     with using("gl"):
-        assert render_message_reason(message) == "o asento 2 está ocupado"
+        assert said_of(message) == "o asento 2 está ocupado"
     with using("en"):
-        assert render_message_reason(message) == "seat 2 is taken"
+        assert said_of(message) == "seat 2 is taken"
 
 
 def test_a_guest_refused_a_keyed_players_name_is_told_whose_it_is() -> None:
@@ -294,7 +295,7 @@ async def test_the_server_sends_params_with_a_refusal(tmp_path: Path) -> None:
         error = await bob.error()
         assert error["code"] == "seat_taken" and error["params"] == {"seat": 0}
         with using("vi"):
-            assert render_message_reason(error) == "ghế 0 đã có người"
+            assert said_of(error) == "ghế 0 đã có người"
 
 
 # --- screens at 80×24 ----------------------------------------------------------------------------------------

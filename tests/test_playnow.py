@@ -14,7 +14,6 @@ from openskill.models import PlackettLuce
 
 from ono99_tui.core.record import replay
 from ono99_tui.i18n import using
-from ono99_tui.reasons import render_message_reason
 from server.ratings import PROVISIONAL_GAMES, conservative
 from tests.server_helpers import (
     FAST_PLAY,
@@ -27,6 +26,7 @@ from tests.server_helpers import (
     storage_barrier,
     wait_until,
 )
+from tests.wire import said_of
 
 
 async def queued(client: TestClient, edition: str = "2022", seats: int = 2) -> dict[str, Any]:
@@ -189,7 +189,7 @@ async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Pa
         error = await bob.request({"t": "game_record", "game": 99}, "error")
         assert error["code"] == "no_record" and error["params"] == {"game": 99}
         with using("de"):
-            assert "99" in render_message_reason(error) and render_message_reason(error) != error["reason"]
+            assert "99" in said_of(error) and said_of(error) != error["reason"]
 
 
 async def test_ratings_survive_a_server_restart(tmp_path: Path) -> None:
@@ -203,9 +203,9 @@ async def test_ratings_survive_a_server_restart(tmp_path: Path) -> None:
         notices = [m for m in ada.received if m["t"] == "notice" and m.get("code") == "rating"]
         assert len(notices) == 1 and f"1 of {PROVISIONAL_GAMES} games" in notices[0]["text"]
         with using("en"):  # the client says the notice from its code and params as the server's text does
-            assert render_message_reason(notices[0]) == notices[0]["text"]
+            assert said_of(notices[0]) == notices[0]["text"]
         with using("de"):
-            assert f"1 von {PROVISIONAL_GAMES} Spielen" in render_message_reason(notices[0])
+            assert f"1 von {PROVISIONAL_GAMES} Spielen" in said_of(notices[0])
     async with running_server(tmp_path, **FAST_PLAY) as h:
         assert abs(h.server.lobby.ratings.known[("bot:random", "2022")][0] - before["bots"][0]["mu"]) < 1e-3
         ada = await h.connect("Ada", identity=key)

@@ -193,8 +193,8 @@ def test_every_reason_the_engine_gives_for_an_illegal_action_is_translated() -> 
 
 async def test_a_refused_action_is_said_in_the_players_language(tmp_path: Path) -> None:
     from ono99_tui.core.cards import CODES
-    from ono99_tui.reasons import render_message_reason
     from tests.server_helpers import create_table, join, running_server, start
+    from tests.wire import said_of
 
     async with running_server(tmp_path) as h:
         alice, bob = await h.connect("alice"), await h.connect("bob")
@@ -215,13 +215,13 @@ async def test_a_refused_action_is_said_in_the_players_language(tmp_path: Path) 
     codes = (out_of_turn["code"], unknown["code"], not_held["code"])
     assert codes == ("illegal_action", "bad_action", "illegal_action")
     with using("de"):
-        assert render_message_reason(out_of_turn) == "du bist nicht am Zug"
-        assert render_message_reason(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
-        assert render_message_reason(not_held) == f"{missing} ist nicht auf deiner Hand"
+        assert said_of(out_of_turn) == "du bist nicht am Zug"
+        assert said_of(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
+        assert said_of(not_held) == f"{missing} ist nicht auf deiner Hand"
         if no_reverse is not None:
-            assert render_message_reason(no_reverse) == "Umkehr ist nicht auf deiner Hand"
+            assert said_of(no_reverse) == "Umkehr ist nicht auf deiner Hand"
     with using("en"):
-        assert render_message_reason(not_held) == not_held["reason"]
+        assert said_of(not_held) == not_held["reason"]
 
 
 # --- the LAN list ------------------------------------------------------------------------------------------------
@@ -320,8 +320,8 @@ def test_argparses_words_are_its_own_and_are_given_back() -> None:
 
 
 async def test_the_servers_refusal_of_options_is_said_in_the_players_language(tmp_path: Path) -> None:
-    from ono99_tui.reasons import render_message_reason
     from tests.server_helpers import running_server
+    from tests.wire import said_of
 
     async with running_server(tmp_path) as h:
         ada = await h.connect("Ada")
@@ -333,9 +333,9 @@ async def test_the_servers_refusal_of_options_is_said_in_the_players_language(tm
     assert requires["params"] == {"why": "requires", "option": "ono99_sets_99", "other": "bust_over_99"}
     with using("en"):
         for error in (requires, seats, unknown):
-            assert render_message_reason(error) == error["reason"]
+            assert said_of(error) == error["reason"]
     with using("de"):
-        assert render_message_reason(requires) == ("die Option 'ono99_sets_99' braucht 'bust_over_99' "
+        assert said_of(requires) == ("die Option 'ono99_sets_99' braucht 'bust_over_99' "
                                                    "(eine Summe von 99 muss erlaubt sein)")
-        assert render_message_reason(seats).startswith("an einem 2022-Tisch sitzen 2 bis 6 Spieler")
-        assert render_message_reason(unknown).startswith("unbekannte Option 'colour'")
+        assert said_of(seats).startswith("an einem 2022-Tisch sitzen 2 bis 6 Spieler")
+        assert said_of(unknown).startswith("unbekannte Option 'colour'")

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ono99_tui.messages import State, TableMessage, View, decode_server_message
+from ono99_tui.messages import Away, ErrorMessage, Notice, State, TableMessage, View, decode_server_message
+from ono99_tui.reasons import said
 
 
 def table_map(names: list[str], *, table_id: int = 1, you: int | None = None, **fields: Any) -> dict[str, Any]:
@@ -53,3 +54,11 @@ def state(seats: int, *, events: list[dict[str, Any]] | None = None, game_no: in
     decoded = decode_server_message(message)
     assert isinstance(decoded, State)
     return decoded
+
+
+def said_of(message: dict[str, Any]) -> str:
+    """What a player reads for an ``error``, ``notice`` or ``away`` as the server sent it: decoded, then
+    worded, as the app does."""
+    decoded = decode_server_message(message)
+    assert isinstance(decoded, (ErrorMessage, Notice, Away)), decoded
+    return said(decoded)

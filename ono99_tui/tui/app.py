@@ -21,7 +21,7 @@ from ..i18n import gettext as _
 from ..identity import Identity, remember_name
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
-from ..reasons import render
+from ..reasons import said
 from .cells import match_terminal_widths
 from .model import Model
 from .names import NameScreen
@@ -198,7 +198,7 @@ class Ono99App(App[int]):
                 self.link = await self._connect()
             except ServerError as exc:
                 if exc.code in NAME_ERRORS and not self.local and self._open_link is None:
-                    problem = render(exc.error.code, exc.error.params, exc.error.reason)
+                    problem = said(exc.error)
                     name = await self.push_screen(NameScreen(self.player_name, problem), wait_for_dismiss=True)
                     if name is None:
                         self.exit()
@@ -206,7 +206,7 @@ class Ono99App(App[int]):
                     self.player_name = name  # and try again with it
                     continue
                 self._fatal(_("The server refused: {reason}").format(
-                    reason=render(exc.error.code, exc.error.params, exc.error.reason)))
+                    reason=said(exc.error)))
                 return
             except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:

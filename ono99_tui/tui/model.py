@@ -46,7 +46,7 @@ from ..messages import (
     View,
     Welcome,
 )
-from ..reasons import render, unplayable_reason
+from ..reasons import said, unplayable_reason
 from .labels import card_label
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
@@ -184,7 +184,7 @@ class Model:
             for line in message.messages:
                 self._take_chat(line, message.scope)
         elif isinstance(message, Notice | Away):
-            self.notice = render(message.code, message.params, message.text)
+            self.notice = said(message)
             self.add_log(self.notice)
         elif isinstance(message, Online):
             self.online = list(message.players)
@@ -200,7 +200,7 @@ class Model:
         elif isinstance(message, Profile):
             self.profile = message
         elif isinstance(message, ErrorMessage):
-            self.notice = render(message.code, message.params, message.reason)
+            self.notice = said(message)
         return message.t
 
     def _new_table(self) -> None:
