@@ -31,6 +31,7 @@ from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
 from .model import KnockOut, Model, card_label, rules_summary, status_word
 from .rules_text import help_markdown
+from .steady import LineLog, SteadyDigits
 from .widgets import (
     Banner,
     CardWidget,
@@ -142,7 +143,7 @@ class TableScreen(ModelScreen):
         yield SeatsView(id="seats", markup=False)
         with Horizontal(id="middle"):
             with Vertical(id="total-box"):
-                yield Digits("0", id="total")
+                yield SteadyDigits("0", id="total")
                 yield TotalLabel(id="total-label", markup=False)
             with Vertical(id="side"):
                 yield Banner(id="banner", markup=False)
@@ -150,9 +151,9 @@ class TableScreen(ModelScreen):
         yield HandView(id="hand")
         yield Static(id="why", markup=False)
         with Horizontal(id="bottom"):
-            yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
+            yield LineLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
             with Vertical(id="chat-box"):
-                yield RichLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
+                yield LineLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
                 yield Input(placeholder=_("chat (c)"), id="chat-input", max_length=300)
         yield KeysFooter()
 

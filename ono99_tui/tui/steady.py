@@ -1,0 +1,57 @@
+"""Widgets whose new content repaints them alone, never the screen around them.
+
+Textual lays out the whole screen again whenever a widget says its size may have changed, and then
+paints every widget in the changed area: for an SSH front, which draws the screens of all its
+sessions, a table update cost several times what repainting the few widgets that changed does.
+Textual's ``RichLog`` and ``Digits`` ask for that layout with every new line or number, whatever
+their size. The widgets here ask for it only when their size follows their content; the table
+screen's log, chat and total get theirs from the stylesheet (ono99.tcss), so a move repaints them
+and lays nothing out.
+"""
+
+from __future__ import annotations
+
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.widget import Widget
+from textual.widgets import Digits, RichLog
+
+
+def sized_by_stylesheet(widget: Widget) -> bool:
+    """Whether the widget's width and height are set by its styles, whatever it shows (cells,
+    fractions or percentages, not ``auto`` or unset)."""
+    width, height = widget.styles.width, widget.styles.height
+    return width is not None and height is not None and not width.is_auto and not height.is_auto
+
+
+class LineLog(RichLog):
+    """Textual's ``RichLog`` (scrolled back with the mouse wheel or its scrollbar, as before) whose
+    growth lays nothing out: a new line repaints the log and its scrollbar.
+
+    A ``RichLog`` sets its scrollable size with every line it is given, which asks for a layout of
+    the screen (``Widget.virtual_size``) and, after it, a second paint for the scrollbars the
+    layout touched.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)  # Widget's asks for a layout
+
+    def watch_virtual_size(self, size: Size) -> None:
+        if not sized_by_stylesheet(self):
+            self.refresh(layout=True)  # its size follows its lines: the screen is laid out again
+        elif self.is_mounted and self.container_size:
+            # What a layout does for a scrollable widget whose size stayed: the scrollbars show the
+            # new range (and appear or go, with a layout, if the overflow style says so), and the
+            # scroll offset stays within it. Textual's own step (Widget._size_updated).
+            self._scroll_update(size)
+
+
+class SteadyDigits(Digits):
+    """Textual's ``Digits``, whose new value repaints it alone when its size is set by the
+    stylesheet (``Digits`` lays out the screen whenever the value's width changes: 9 to 10)."""
+
+    def update(self, value: str) -> None:
+        if not isinstance(value, str) or not sized_by_stylesheet(self):
+            super().update(value)
+            return
+        self._value = value
+        self.refresh()
