@@ -18,7 +18,7 @@ from ono99_tui.core.game import Game
 from ono99_tui.core.record import replay
 from ono99_tui.protocol import event_to_wire, view_to_wire
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import TableScreen
+from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from ono99_tui.tui.steady import LineLog, SteadyDigits
 from ono99_tui.tui.widgets import StatusLine
 from tests.test_first_minute import SAMPLE, ScriptedLink, screen_text
@@ -167,3 +167,40 @@ async def test_widgets_sized_by_their_content_are_still_laid_out_when_it_grows()
         digits_auto.update("99")
         await pilot.pause()
         assert digits_fixed.size.width == narrow[0] and digits_auto.size.width > narrow[1]
+
+
+async def test_a_lobby_chat_line_lays_nothing_out(monkeypatch: Any) -> None:
+    """Lines said in the lobby chat show at the end of its log without laying out the lobby."""
+    link = ScriptedLink()
+    link.inbox.put_nowait({"t": "welcome", "server": "ONO 99", "name": "Watcher", "resume": "r", "table": None})
+    link.inbox.put_nowait({"t": "chat_history", "scope": "lobby", "table": None, "messages": []})
+    link.inbox.put_nowait({"t": "tables", "tables": []})
+
+    async def open_link() -> ScriptedLink:
+        return link
+
+    def chat(n: int) -> dict[str, Any]:
+        return {"t": "chat", "scope": "lobby", "table": None, "id": n, "from": "Ann", "text": f"hello {n}", "at": 0.0}
+
+    app = make_app(local=False, name="Watcher", open_link=open_link)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        link.inbox.put_nowait(chat(1))
+        await wait_until(pilot, lambda: "hello 1" in screen_text(app), "the first line")
+        await pilot.pause()
+        screen = app.screen
+        laid_out: list[Screen[Any]] = []
+        original = Screen._refresh_layout
+
+        def counting(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+            laid_out.append(self)
+            original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        log = screen.query_one("#lobby-chat", RichLog)
+        for n in range(2, 20):
+            link.inbox.put_nowait(chat(n))
+            await wait_until(pilot, lambda n=n: f"hello {n}" in screen_text(app), "the line")
+            await pilot.pause()
+        assert laid_out == []
+        assert log.max_scroll_y > 0 and log.scroll_offset.y == log.max_scroll_y

@@ -855,7 +855,7 @@ class LobbyScreen(ModelScreen):
         yield Static(notice, id="lobby-notice", markup=False)
         with Horizontal(id="lobby-bottom"):
             with Vertical(id="lobby-chat-box"):
-                yield RichLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
+                yield LineLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
                 yield Input(placeholder=_("lobby chat (c)"), id="lobby-chat-input", max_length=300)
             yield Static(self._online(model), id="online", markup=False)
         yield KeysFooter()
