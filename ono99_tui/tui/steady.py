@@ -11,8 +11,10 @@ and lays nothing out.
 
 from __future__ import annotations
 
-from textual.geometry import Size
+from rich.style import Style
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Digits, RichLog
 
@@ -34,6 +36,21 @@ class LineLog(RichLog):
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)  # Widget's asks for a layout
+    _paint_style: Style | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # RichLog looks its style up twice for each line it paints (a walk over the styles of all
+        # its ancestors, a third of the cost of painting the log): once per paint is enough, as a
+        # change of style repaints the whole log.
+        self._paint_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_style = None
+
+    @property
+    def rich_style(self) -> Style:
+        return self._paint_style if self._paint_style is not None else super().rich_style
 
     def watch_virtual_size(self, size: Size) -> None:
         if not sized_by_stylesheet(self):
