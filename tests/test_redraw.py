@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -214,3 +215,26 @@ def test_a_front_collects_cycles_rarely_and_never_looks_at_what_it_started_with(
             "print(gc.get_threshold()[0] == FRONT_GC_THRESHOLD > 700, gc.get_freeze_count() > 1000)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["True", "True"]
+
+
+class _Narrow(App[None]):
+    CSS = "LineLog { width: 40; height: 6; border: round white; overflow-x: hidden; }"
+
+    def compose(self) -> ComposeResult:
+        yield LineLog(wrap=True, markup=False, highlight=False, max_lines=200)
+
+
+async def test_a_line_longer_than_the_log_wraps_within_its_width() -> None:
+    """A log narrower than 78 columns wraps a long line at its own width: every word is shown
+    (they wrapped at 78 and were cut off at the log's edge)."""
+    app = _Narrow()
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        log = app.query_one(LineLog)
+        words = [f"word{n}" for n in range(20)]
+        log.write(Text(" ".join(words)))
+        await pilot.pause()
+        width = log.scrollable_content_region.width
+        assert all(strip.cell_length <= width for strip in log.lines)
+        assert " ".join(strip.text for strip in log.lines).split() == words
+        assert not log.show_horizontal_scrollbar

@@ -11,6 +11,8 @@ and lays nothing out.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -33,10 +35,16 @@ class LineLog(RichLog):
     A ``RichLog`` sets its scrollable size with every line it is given, which asks for a layout of
     the screen (``Widget.virtual_size``) and, after it, a second paint for the scrollbars the
     layout touched.
+
+    Its lines wrap at its width (``RichLog`` wraps them at 78 columns at least, and a narrower
+    log cut them off or showed a horizontal scrollbar).
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)  # Widget's asks for a layout
     _paint_style: Style | None = None
+
+    def __init__(self, *, min_width: int = 1, **options: Any) -> None:
+        super().__init__(min_width=min_width, **options)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # RichLog looks its style up twice for each line it paints (a walk over the styles of all
