@@ -1,10 +1,10 @@
 """Widgets whose new content repaints them alone, never the screen around them.
 
 Textual lays out the whole screen again whenever a widget says its size may have changed, and then
-paints every widget in the changed area: for an SSH front, which draws the screens of all its
-sessions, a table update cost several times what repainting the few widgets that changed does.
-Textual's ``RichLog`` and ``Digits`` ask for that layout with every new line or number, whatever
-their size. The widgets here ask for it only when their size follows their content; the table
+paints the changed area, and again what the layout touched: at the table screen that layout and
+the second paint were a third of the drawing of a table update, which an SSH front does for every
+session watching. Textual's ``RichLog`` and ``Digits`` ask for that layout with every new line or
+number, whatever their size. The widgets here ask for it only when their size follows their content; the table
 screen's log, chat and total get theirs from the stylesheet (ono99.tcss), so a move repaints them
 and lays nothing out.
 """
@@ -36,8 +36,8 @@ class LineLog(RichLog):
     the screen (``Widget.virtual_size``) and, after it, a second paint for the scrollbars the
     layout touched.
 
-    Its lines wrap at its width (``RichLog`` wraps them at 78 columns at least, and a narrower
-    log cut them off or showed a horizontal scrollbar).
+    Given ``wrap=True``, it wraps its lines at its own width (``RichLog`` wraps them at 78 columns
+    at least, and a narrower log cut them off or showed a horizontal scrollbar).
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)  # Widget's asks for a layout
