@@ -365,7 +365,7 @@ async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monke
         assert refreshed == []
         app.model.view = dataclasses.replace(app.model.view, total=app.model.view.total + 1)
         screen.refresh_model(app.model)
-        assert [name for name, _ in refreshed] == ["Digits", "TotalLabel"]
+        assert [name for name, _ in refreshed] == ["SteadyDigits", "TotalLabel"]
         assert not any(layout for _, layout in refreshed)
         assert screen.query_one("#total", Digits).value == str(app.model.view.total)
 

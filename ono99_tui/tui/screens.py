@@ -35,6 +35,7 @@ from . import lobby_list
 from .labels import card_label, option_problem, rules_summary
 from .model import KnockOut, Model
 from .rules_text import help_markdown
+from .steady import LineLog, SteadyDigits
 from .widgets import (
     Banner,
     CardWidget,
@@ -146,7 +147,7 @@ class TableScreen(ModelScreen):
         yield SeatsView(id="seats", markup=False)
         with Horizontal(id="middle"):
             with Vertical(id="total-box"):
-                yield Digits("0", id="total")
+                yield SteadyDigits("0", id="total")
                 yield TotalLabel(id="total-label", markup=False)
             with Vertical(id="side"):
                 yield Banner(id="banner", markup=False)
@@ -154,9 +155,9 @@ class TableScreen(ModelScreen):
         yield HandView(id="hand")
         yield Static(id="why", markup=False)
         with Horizontal(id="bottom"):
-            yield RichLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
+            yield LineLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
             with Vertical(id="chat-box"):
-                yield RichLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
+                yield LineLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
                 yield Input(placeholder=_("chat (c)"), id="chat-input", max_length=300)
         yield KeysFooter()
 
@@ -838,7 +839,7 @@ class LobbyScreen(ModelScreen):
         yield Static(notice, id="lobby-notice", markup=False)
         with Horizontal(id="lobby-bottom"):
             with Vertical(id="lobby-chat-box"):
-                yield RichLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
+                yield LineLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
                 yield Input(placeholder=_("lobby chat (c)"), id="lobby-chat-input", max_length=300)
             yield Static(self._online(model), id="online", markup=False)
         yield KeysFooter()

@@ -1,0 +1,186 @@
+"""Where a table update's CPU goes in one terminal app: a spectator's app under Textual's Pilot,
+fed the states of the recorded sample game (tests/data/sample_2022.jsonl) one move at a time.
+
+Per update (CPU time of this thread, medians are not used: every update is counted once):
+  handling        the app takes the state: the model, then the table screen's widgets are given
+                  their new content (Ono99App.handle)
+  layouts         how many times the table screen was laid out again (Screen._refresh_layout), and
+                  the time to arrange its widgets (Compositor.reflow; the paint that follows a
+                  layout is in the next line)
+  paint           the compositor paints the changed regions (Compositor.render_update), split into
+                  the lines of changed widgets drawn again (StylesCache.render_line, per widget)
+                  and the rest: unchanged widgets' lines from their caches, cutting and joining.
+Without a terminal: what the SSH front adds (escape codes, the channel) is not in these figures
+(bench/ssh_sessions.py measures the whole front).
+
+Run: python bench/table_redraw.py [--size 100x30] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from textual._compositor import Compositor  # noqa: E402
+from textual._styles_cache import StylesCache  # noqa: E402
+from textual.screen import Screen  # noqa: E402
+
+from ono99_tui.core.game import Game  # noqa: E402
+from ono99_tui.core.record import replay  # noqa: E402
+from ono99_tui.protocol import event_to_wire, view_to_wire  # noqa: E402
+from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
+from ono99_tui.tui.screens import TableScreen  # noqa: E402
+
+SAMPLE = ROOT / "tests" / "data" / "sample_2022.jsonl"
+spent: dict[str, float] = defaultdict(float)
+lines_by_widget: Counter[str] = Counter()
+time_by_widget: dict[str, float] = defaultdict(float)
+counting = False
+
+
+def timed(owner: Any, name: str, key: str) -> None:
+    original = getattr(owner, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            if counting:
+                spent[key] += time.thread_time() - started
+
+    setattr(owner, name, wrapper)
+
+
+def count_lines() -> None:
+    original = StylesCache.render_line
+
+    def wrapper(self: StylesCache, *args: Any, **kwargs: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            if counting:
+                widget = getattr(args[7], "__self__", None)  # render_content_line: the widget's method
+                key = f"{type(widget).__name__}#{getattr(widget, 'id', None) or ''}"
+                lines_by_widget[key] += 1
+                time_by_widget[key] += time.thread_time() - started
+
+    StylesCache.render_line = wrapper  # type: ignore[method-assign]
+
+
+def watched_game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The sample's table and what a spectator receives: one state per action."""
+    record = json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
+    states: list[dict[str, Any]] = []
+    seen = 0
+
+    def step(game: Game) -> None:
+        nonlocal seen
+        news, seen = game.log[seen:], len(game.log)
+        states.append({"t": "state", "table": 0, "game_no": 1, "clock": None, "view": view_to_wire(game.view(None)),
+                       "events": [event_to_wire(e.seen_by(None)) for e in news]})
+
+    done = replay(record, on_step=step)
+    table = {"id": 0, "name": "Watched", "summary": done.game.options.summary(),
+             "options": done.game.options.to_mapping(), "edition": done.game.options.edition.value,
+             "host": "Host", "status": "playing", "you": None, "code": "ABCD",
+             "seats": [{"kind": "human", "name": p.name, "level": None, "connected": True} for p in done.players]}
+    return table, states
+
+
+class Link:
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        return
+
+    async def close(self) -> None:
+        return
+
+
+async def until(condition: Callable[[], bool], pause: Callable[[], Any]) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not take the state")
+        await pause()
+
+
+async def run(size: tuple[int, int]) -> int:
+    """One game watched; returns the updates counted."""
+    global counting
+    table, states = watched_game()
+    link = Link()
+    link.inbox.put_nowait({"t": "welcome", "server": "ONO 99", "name": "Watcher", "resume": "r", "table": 0})
+    link.inbox.put_nowait({"t": "table", "table": table})
+
+    async def open_link() -> Link:
+        return link
+
+    app = make_app(local=False, name="Watcher", open_link=open_link)
+    updates = 0
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: isinstance(app.screen, TableScreen), pilot.pause)
+        for state in states[:3]:
+            link.inbox.put_nowait(state)
+        await pilot.pause(0.5)
+        for state in states[3:-1]:  # the last one ends the game: a dialog, not a move
+            version = state["view"]["version"]
+            counting = True
+            link.inbox.put_nowait(state)
+
+            def taken(version: int = version) -> bool:
+                return app.model.view is not None and app.model.view.version == version
+
+            await until(taken, pilot.pause)
+            await pilot.pause()
+            counting = False
+            updates += 1
+    return updates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", default="100x30", help="terminal size, COLUMNSxLINES (the SSH benchmark's)")
+    parser.add_argument("--runs", type=int, default=3, help="games watched; the figures are their sum")
+    args = parser.parse_args()
+    size = tuple(int(n) for n in args.size.split("x"))
+    timed(Ono99App, "handle", "handling")
+    timed(Compositor, "render_update", "paint")
+    timed(Compositor, "reflow", "reflow")
+    layouts = Counter[str]()
+    original_layout = Screen._refresh_layout
+
+    def count_layout(self: Screen[Any], *a: Any, **k: Any) -> None:
+        if counting:
+            layouts["layouts"] += 1
+        original_layout(self, *a, **k)
+
+    Screen._refresh_layout = count_layout  # type: ignore[method-assign]
+    count_lines()
+    updates = sum(asyncio.run(run((size[0], size[1]))) for _ in range(args.runs))
+    redrawn = sum(time_by_widget.values())
+    print(f"{updates} updates at {args.size}; per update:")
+    print(f"  handling {spent['handling'] * 1000 / updates:.2f} ms")
+    print(f"  layouts {layouts['layouts'] / updates:.2f} "
+          f"(arranging the widgets: {spent['reflow'] * 1000 / updates:.2f} ms)")
+    print(f"  paint {spent['paint'] * 1000 / updates:.2f} ms, of which lines of changed widgets drawn again "
+          f"{redrawn * 1000 / updates:.2f} ms:")
+    for key, seconds in sorted(time_by_widget.items(), key=lambda item: -item[1]):
+        print(f"    {key:28} {seconds * 1000 / updates:5.2f} ms  {lines_by_widget[key] / updates:4.1f} lines")
+
+
+if __name__ == "__main__":
+    main()
