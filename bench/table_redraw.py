@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from collections import Counter, defaultdict
@@ -35,13 +34,10 @@ from textual._compositor import Compositor  # noqa: E402
 from textual._styles_cache import StylesCache  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 
-from ono99_tui.core.game import Game  # noqa: E402
-from ono99_tui.core.record import replay  # noqa: E402
-from ono99_tui.protocol import event_to_wire, view_to_wire  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
 from ono99_tui.tui.screens import TableScreen  # noqa: E402
+from tests.wire import watched_game, welcome_map  # noqa: E402
 
-SAMPLE = ROOT / "tests" / "data" / "sample_2022.jsonl"
 spent: dict[str, float] = defaultdict(float)
 lines_by_widget: Counter[str] = Counter()
 time_by_widget: dict[str, float] = defaultdict(float)
@@ -79,26 +75,6 @@ def count_lines() -> None:
     StylesCache.render_line = wrapper  # type: ignore[method-assign]
 
 
-def watched_game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The sample's table and what a spectator receives: one state per action."""
-    record = json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
-    states: list[dict[str, Any]] = []
-    seen = 0
-
-    def step(game: Game) -> None:
-        nonlocal seen
-        news, seen = game.log[seen:], len(game.log)
-        states.append({"t": "state", "table": 0, "game_no": 1, "clock": None, "view": view_to_wire(game.view(None)),
-                       "events": [event_to_wire(e.seen_by(None)) for e in news]})
-
-    done = replay(record, on_step=step)
-    table = {"id": 0, "name": "Watched", "summary": done.game.options.summary(),
-             "options": done.game.options.to_mapping(), "edition": done.game.options.edition.value,
-             "host": "Host", "status": "playing", "you": None, "code": "ABCD",
-             "seats": [{"kind": "human", "name": p.name, "level": None, "connected": True} for p in done.players]}
-    return table, states
-
-
 class Link:
     def __init__(self) -> None:
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -123,7 +99,7 @@ async def run(size: tuple[int, int]) -> int:
     global counting
     table, states = watched_game()
     link = Link()
-    link.inbox.put_nowait({"t": "welcome", "server": "ONO 99", "name": "Watcher", "resume": "r", "table": 0})
+    link.inbox.put_nowait(welcome_map("Watcher", table=0))
     link.inbox.put_nowait({"t": "table", "table": table})
 
     async def open_link() -> Link:

@@ -4,7 +4,6 @@ scrolls to its end and scrolls back through its history."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from typing import Any
@@ -17,41 +16,19 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Digits, RichLog
 
-from ono99_tui.core.game import Game
-from ono99_tui.core.record import replay
-from ono99_tui.protocol import event_to_wire, view_to_wire
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from ono99_tui.tui.steady import LineLog, SteadyDigits
 from ono99_tui.tui.widgets import StatusLine
-from tests.test_first_minute import SAMPLE, ScriptedLink, screen_text
+from tests.test_first_minute import ScriptedLink, screen_text
 from tests.test_tui import wait_until
-
-
-def watched_game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The sample record's table and the states a spectator of it receives, one per action."""
-    record = json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
-    states: list[dict[str, Any]] = []
-    seen = 0
-
-    def step(game: Game) -> None:
-        nonlocal seen
-        news, seen = game.log[seen:], len(game.log)
-        states.append({"t": "state", "table": 0, "game_no": 1, "clock": None, "view": view_to_wire(game.view(None)),
-                       "events": [event_to_wire(e.seen_by(None)) for e in news]})
-
-    done = replay(record, on_step=step)
-    table = {"id": 0, "name": "Watched", "summary": done.game.options.summary(),
-             "options": done.game.options.to_mapping(), "edition": done.game.options.edition.value,
-             "host": "Host", "status": "playing", "you": None, "code": "ABCD",
-             "seats": [{"kind": "human", "name": p.name, "level": None, "connected": True} for p in done.players]}
-    return table, states
+from tests.wire import watched_game, welcome_map
 
 
 def spectator_app() -> tuple[Ono99App, ScriptedLink, list[dict[str, Any]]]:
     table, states = watched_game()
     link = ScriptedLink()
-    link.inbox.put_nowait({"t": "welcome", "server": "ONO 99", "name": "Watcher", "resume": "r", "table": 0})
+    link.inbox.put_nowait(welcome_map("Watcher", table=0))
     link.inbox.put_nowait({"t": "table", "table": table})
 
     async def open_link() -> ScriptedLink:
@@ -91,12 +68,12 @@ async def test_moves_lay_nothing_out_and_repaint_what_changed(size: tuple[int, i
             lines = len(log.lines)
             link.inbox.put_nowait(state)
             await wait_until(pilot, lambda s=state: app.model.view is not None
-                             and app.model.view["version"] == s["view"]["version"], "the state")
+                             and app.model.view.version == s["view"]["version"], "the state")
             await pilot.pause()
             view = app.model.view
             assert view is not None
-            assert screen.query_one("#total", Digits).value == str(view["total"])
-            assert f"draw pile {view['draw_pile_size']}" in str(screen.query_one(StatusLine).render())
+            assert screen.query_one("#total", Digits).value == str(view.total)
+            assert f"draw pile {view.draw_pile_size}" in str(screen.query_one(StatusLine).render())
             assert len(log.lines) > lines  # each move says what happened
             assert log.scroll_offset.y == log.max_scroll_y  # and the log shows its end
         assert app.model.log[-1] in screen_text(app)
@@ -113,7 +90,7 @@ async def test_the_log_scrolls_back_with_the_mouse_wheel_and_its_scrollbar_follo
         for state in states[:30]:
             link.inbox.put_nowait(state)
         await wait_until(pilot, lambda: app.model.view is not None
-                         and app.model.view["version"] == states[29]["view"]["version"], "the states")
+                         and app.model.view.version == states[29]["view"]["version"], "the states")
         await pilot.pause()
         log = app.screen.query_one("#log", RichLog)
         assert log.max_scroll_y > 3, "the log holds more lines than it shows"
@@ -124,7 +101,7 @@ async def test_the_log_scrolls_back_with_the_mouse_wheel_and_its_scrollbar_follo
         assert log.scroll_offset.y < log.max_scroll_y
         link.inbox.put_nowait(states[30])
         await wait_until(pilot, lambda: app.model.view is not None
-                         and app.model.view["version"] == states[30]["view"]["version"], "the next state")
+                         and app.model.view.version == states[30]["view"]["version"], "the next state")
         await pilot.pause()
         assert log.scroll_offset.y == log.max_scroll_y
         assert log.vertical_scrollbar.window_virtual_size == len(log.lines)
@@ -175,7 +152,7 @@ async def test_widgets_sized_by_their_content_are_still_laid_out_when_it_grows()
 async def test_a_lobby_chat_line_lays_nothing_out(monkeypatch: Any) -> None:
     """Lines said in the lobby chat show at the end of its log without laying out the lobby."""
     link = ScriptedLink()
-    link.inbox.put_nowait({"t": "welcome", "server": "ONO 99", "name": "Watcher", "resume": "r", "table": None})
+    link.inbox.put_nowait(welcome_map("Watcher"))
     link.inbox.put_nowait({"t": "chat_history", "scope": "lobby", "table": None, "messages": []})
     link.inbox.put_nowait({"t": "tables", "tables": []})
 

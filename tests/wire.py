@@ -4,10 +4,17 @@ the app's own decoder (ono99_tui/messages.py)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from ono99_tui.core.game import Game
+from ono99_tui.core.record import replay
 from ono99_tui.messages import Away, ErrorMessage, Notice, State, TableMessage, View, decode_server_message
+from ono99_tui.protocol import PROTOCOL_VERSION, event_to_wire, view_to_wire
 from ono99_tui.reasons import said
+
+SAMPLE = Path(__file__).resolve().parent / "data" / "sample_2022.jsonl"  # a 2022 game's record
 
 
 def table_map(names: list[str], *, table_id: int = 1, you: int | None = None, **fields: Any) -> dict[str, Any]:
@@ -62,3 +69,31 @@ def said_of(message: dict[str, Any]) -> str:
     decoded = decode_server_message(message)
     assert isinstance(decoded, (ErrorMessage, Notice, Away)), decoded
     return said(decoded)
+
+
+def welcome_map(name: str, *, table: int | None = None) -> dict[str, Any]:
+    return {"t": "welcome", "version": PROTOCOL_VERSION, "server": "ONO 99", "name": name, "resume": "r",
+            "resumed": False, "table": table, "identity": None}
+
+
+def watched_game() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The sample record's table (TABLE DETAIL, as a spectator sees it) and the ``state`` messages a
+    spectator of it receives, one per action."""
+    record = json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
+    states: list[dict[str, Any]] = []
+    seen = 0
+
+    def step(game: Game) -> None:
+        nonlocal seen
+        news, seen = game.log[seen:], len(game.log)
+        view = game.view(None)
+        states.append({"t": "state", "table": 0, "game_no": 1, "clock": None, "view": view_to_wire(view),
+                       "events": [event_to_wire(e.seen_by(None)) for e in news],
+                       "controlled_by_bot": [False] * view.seats})
+
+    done = replay(record, on_step=step)
+    options = done.game.options
+    table = table_map([p.name for p in done.players], table_id=0, name="Watched", edition=options.edition.value,
+                      options=options.to_mapping(), summary=options.summary(), host="Host", status="playing",
+                      code="ABCD", game_no=1)
+    return table, states
