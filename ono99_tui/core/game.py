@@ -180,9 +180,8 @@ class Game(State):
         self.legal_actions()
         if card not in self._blocked:
             return None
-        if card <= _N10:
-            return IllegalActionError("would_make", card=int(card), total=self._total + card)
-        return IllegalActionError(self._blocked_why(card))
+        entry = self._blocked_entry(card)  # the view's reason for it: one place says both
+        return IllegalActionError(entry.why, **entry.params)
 
     def unplayable_cards(self, seat: int) -> tuple[Unplayable, ...]:
         """Each distinct card in ``seat``'s hand that it cannot play now, with the reason."""
