@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from typing import Any
@@ -623,7 +623,7 @@ def _cards_in(obj: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any,
     elif isinstance(obj, (tuple, list)):
         for i, item in enumerate(obj):
             yield from _cards_in(item, (*path, i))
-    elif isinstance(obj, Mapping):
+    elif isinstance(obj, dict):
         for key, item in obj.items():
             yield from _cards_in(key, (*path, "key"))
             yield from _cards_in(item, (*path, key))

@@ -181,7 +181,7 @@ class Game(State):
         if card not in self._blocked:
             return None
         entry = self._blocked_entry(card)  # the view's reason for it: one place says both
-        return IllegalActionError(entry.why, **entry.params)
+        return IllegalActionError(entry.why, **dict(entry.params))
 
     def unplayable_cards(self, seat: int) -> tuple[Unplayable, ...]:
         """Each distinct card in ``seat``'s hand that it cannot play now, with the reason."""

@@ -3,9 +3,7 @@ the order of the draw pile."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import NamedTuple
 
 from .actions import Action
@@ -27,19 +25,18 @@ class Obligation:
 class Unplayable(NamedTuple):
     """A card in the hand of the seat on turn that it cannot play now, and why: ``why`` and ``params`` are
     those of the ``IllegalActionError`` that playing it would raise (a key of ``ILLEGAL_PROBLEMS`` and the
-    values its text names), ``reason`` that error's English text, e.g. ``"7 would make 101"``.
-
-    Views share these (``Unplayable.of``): the params are read-only.
+    values its text names, as (name, value) pairs: a view holds nothing that can change), ``reason`` that
+    error's English text, e.g. ``"7 would make 101"``. Views share these (``Unplayable.of``).
     """
 
     card: Card
     why: str
-    params: Mapping[str, int]
+    params: tuple[tuple[str, int], ...]
     reason: str
 
     @classmethod
     def of(cls, card: Card, why: str, /, **params: int) -> Unplayable:
-        return cls(card, why, MappingProxyType(params), ILLEGAL_PROBLEMS[why].format(**params))
+        return cls(card, why, tuple(params.items()), ILLEGAL_PROBLEMS[why].format(**params))
 
 
 class TableView(NamedTuple):
