@@ -90,6 +90,18 @@ class Obligation:
 
 
 @dataclass(frozen=True, slots=True)
+class Unplayable:
+    """A card the recipient cannot play now, and why: ``why`` is the key (and ``params`` the values) an
+    ``illegal_action`` error refusing it would carry, ``reason`` the server's English text ("" when the
+    server sent none); ``why`` is "" from a server that sent the English text alone."""
+
+    card: str
+    why: str
+    params: Mapping[str, str | int]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     """What the recipient may know of a game (VIEW)."""
 
@@ -99,7 +111,7 @@ class View:
     seat: int | None  # None for a spectator
     hand: tuple[str, ...]
     legal: tuple[str, ...]
-    unplayable: tuple[tuple[str, str], ...]  # (card, why)
+    unplayable: tuple[Unplayable, ...]
     hand_number: int
     version: int
     total: int
@@ -683,10 +695,15 @@ def _maybe_card(r: _Reader, name: str) -> str | None:
     return None if value is None else _card(value, r.at(name))
 
 
-def _unplayable(v: Any, where: str) -> tuple[str, str]:
-    pair = _list(v, where, lambda x, w: x, length=2)
-    assert pair is not None
-    return _card(pair[0], f"{where}[0]"), cast(str, _str(pair[1], f"{where}[1]", MAX_TEXT))
+def _unplayable(v: Any, where: str) -> Unplayable:
+    if isinstance(v, list | tuple):  # a server before keys sent [card, English reason]
+        pair = _list(v, where, lambda x, w: x, length=2)
+        assert pair is not None
+        return Unplayable(card=_card(pair[0], f"{where}[0]"), why="", params={},
+                          reason=cast(str, _str(pair[1], f"{where}[1]", MAX_TEXT)))
+    r = _Reader(v, where)
+    return Unplayable(card=_card(r._get("card", _MISSING), r.at("card")), why=r.text("why", 64),
+                      params=_params(r._get("params", {}), r.at("params")), reason=r.text("reason"))
 
 
 def _direction(r: _Reader) -> int:

@@ -322,7 +322,8 @@ def view_to_wire(view: TableView) -> dict[str, Any]:
         "seat": view.seat,
         "hand": [c.code for c in view.hand],
         "legal": [a.code for a in view.legal_actions],
-        "unplayable": [[c.code, reason] for c, reason in view.unplayable],
+        "unplayable": [{"card": u.card.code, "why": u.why, "params": dict(u.params), "reason": u.reason}
+                       for u in view.unplayable],
         "hand_number": view.hand_number,
         "version": view.version,
         "total": view.total,

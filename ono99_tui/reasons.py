@@ -7,13 +7,12 @@ not know (a newer server) show the server's English text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
-from .messages import Away, ErrorMessage, Notice
+from .messages import Away, ErrorMessage, Notice, Unplayable
 from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
@@ -113,13 +112,6 @@ MESSAGES: dict[tuple[str, str | None], str] = {
 }
 
 
-# Why a card cannot be played, as the rules engine says it in a view's "unplayable" (English: views carry
-# no keys); the numbers' reason is "7 would make 101".
-UNPLAYABLE: dict[str, str] = {
-    ILLEGAL_PROBLEMS[why]: ILLEGAL_PROBLEMS[why] for why in ("draw_first", "ono99_2022", "ono99_1980", "ono99_on_zero",
-                                                             "double_first")
-}
-WOULD_MAKE = re.compile(r"^(-?\d+) would make (-?\d+)$")
 # Why the rules refused an action (an illegal_action error's why): the engine's words (ILLEGAL_PROBLEMS), but
 # a player is told about their own turn and draw without seat numbers.
 ILLEGAL: dict[str, str] = {
@@ -131,12 +123,11 @@ ILLEGAL: dict[str, str] = {
 MESSAGES.update({("illegal_action", why): template for why, template in ILLEGAL.items()})
 
 
-def unplayable_reason(reason: str) -> str:
-    """The engine's reason why a card cannot be played (a view's ``unplayable``), in the current language."""
-    made = WOULD_MAKE.match(reason)
-    if made is not None:
-        return gettext("{card} would make {total}").format(card=made.group(1), total=made.group(2))
-    return gettext(UNPLAYABLE[reason]) if reason in UNPLAYABLE else reason
+def unplayable_reason(entry: Unplayable) -> str:
+    """Why a card cannot be played (an entry of a view's ``unplayable``) in the current language: by its key
+    and params, as the refusal of that card would be said; the server's English words for a key this
+    version does not know."""
+    return render("illegal_action", {**entry.params, "why": entry.why}, entry.reason)
 
 
 QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",),

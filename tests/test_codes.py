@@ -73,14 +73,36 @@ def test_a_card_not_in_hand_is_named_by_its_label_on_the_tables_edition() -> Non
     assert Card.ONO99.label(Edition.E1980) == "O'NO 99"
 
 
-def test_the_reasons_of_a_view_are_the_engines_texts_of_the_same_keys() -> None:
-    game = Game(TableOptions.from_mapping("2022", {}), 2, random.Random(1))
-    seat = game.turn
-    assert seat is not None
-    for card, reason in game.unplayable_cards(seat):
-        with pytest.raises(IllegalActionError) as info:
-            game.apply(seat, PLAYS[card])
-        assert str(info.value) == reason
+@pytest.mark.parametrize(("edition", "options", "keys"), [
+    ("2022", {}, {"would_make", "ono99_2022"}),
+    ("2022", {"manual_draw": True}, {"ono99_2022", "draw_first"}),
+    ("1980", {}, {"would_make", "ono99_1980"}),
+    ("1980", {"ono99_on_zero": True}, {"would_make", "ono99_on_zero"}),
+])
+def test_the_reasons_of_a_view_are_the_engines_texts_of_the_same_keys(
+        edition: str, options: dict[str, object], keys: set[str]) -> None:
+    """Each card a view lists as unplayable, at every turn of random games, is refused with the same key,
+    params and English text when played."""
+    rng = random.Random(1)
+    seen: set[str] = set()
+    for _ in range(20):
+        game = Game(TableOptions.from_mapping(edition, options), 3, rng)
+        while not game.is_over:
+            seat = game.turn
+            assert seat is not None
+            view = game.seat_view(seat)
+            assert view.unplayable == game.unplayable_cards(seat)
+            for entry in view.unplayable:
+                with pytest.raises(IllegalActionError) as info:
+                    game.apply(seat, PLAYS[entry.card])
+                refusal = (info.value.why, info.value.params, str(info.value))
+                assert refusal == (entry.why, dict(entry.params), entry.reason)
+                seen.add(entry.why)
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+            for other in range(game.seats):  # manual_draw: owed draws are taken, some late
+                if not game.is_over and DRAW in game.legal_actions(other) and rng.random() < 0.5:
+                    game.apply(other, DRAW)
+    assert keys <= seen
 
 
 def test_every_key_the_engine_can_raise_is_said_in_every_language() -> None:

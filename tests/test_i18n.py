@@ -434,18 +434,6 @@ async def test_ssh_players_each_get_the_language_their_client_sends(tmp_path: Pa
         await rig.close()
 
 
-def test_every_reason_the_engine_gives_for_a_blocked_card_is_translated() -> None:
-    from ono99_tui.core import game
-    from ono99_tui.reasons import UNPLAYABLE, unplayable_reason
-
-    engine = {game.DRAW_FIRST, game.ONO99_2022_REASON, game.ONO99_1980_REASON, game.ONO99_ON_ZERO_REASON,
-              game.DOUBLE_FIRST_REASON}
-    assert engine == set(UNPLAYABLE) and all(key == value for key, value in UNPLAYABLE.items())
-    with using("de"):
-        assert unplayable_reason("7 would make 101") == "7 würde 101 ergeben"
-        assert unplayable_reason(game.DRAW_FIRST) == "zieh zuerst deine Karten"
-
-
 async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Select

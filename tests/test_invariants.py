@@ -654,7 +654,7 @@ def check_views(game: Game, seats: int) -> None:
             own = game.hand_of(viewer)
             assert view.hand == own, f"seat {viewer}'s view shows {view.hand}, holds {own}"
             assert view.legal_actions == game.legal_actions(viewer)
-            assert all(card in own for card, _ in view.unplayable)
+            assert all(entry.card in own for entry in view.unplayable)
         assert view.hand_sizes == tuple(len(game.hand_of(s)) for s in range(seats))
         assert view.draw_pile_size == len(game.draw_pile())
         assert view.discard_size == len(discard)
@@ -683,7 +683,7 @@ def check_views(game: Game, seats: int) -> None:
                 continue
             if head == "top_card":
                 continue
-            if head == "unplayable" and viewer is not None and path[2:] == (0,):
+            if head == "unplayable" and viewer is not None and path[2:] == ("card",):
                 continue
             if head == "legal_actions" and viewer is not None and path[2:] == ("card",):
                 continue

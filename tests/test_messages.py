@@ -38,6 +38,7 @@ from ono99_tui.messages import (
     Tables,
     UnknownEvent,
     UnknownMessage,
+    Unplayable,
     Welcome,
     decode_server_message,
 )
@@ -156,7 +157,9 @@ OPTIONS = {"bust_over_99": False, "ono99_on_zero": False, "ono99_sets_99": False
            "scoring": "elimination", "out_at_zero_tokens": False, "points_target": 100,
            "points_win": "last_standing", "eight_players": False}
 VIEW = {"edition": "2022", "options": OPTIONS, "seats": 2, "seat": 0, "hand": ["4", "3", "8", "REV"],
-        "legal": ["4", "3", "8", "REV"], "unplayable": [["ONO99", "only as four of a kind"]], "hand_number": 0,
+        "legal": ["4", "3", "8", "REV"], "unplayable": [
+            {"card": "ONO99", "why": "ono99_2022", "params": {},
+             "reason": "ONO 99 cards can only be discarded as four of a kind"}], "hand_number": 0,
         "version": 1, "total": 7, "direction": 1, "turn": 0,
         "obligation": {"seat": 0, "plays_left": 2, "can_pass": True}, "hand_sizes": [4, 4],
         "active": [True, True], "in_hand": [True, True], "open_draws": [False, False], "missed_draws": [0, 0],
@@ -213,6 +216,13 @@ def test_the_documented_example_messages_decode() -> None:
     (("view", "ranking"), [0, 0], "state.view.ranking"),
     (("view", "options"), {"scoring": "golf"}, "state.view.options"),
     (("view", "obligation"), {"seat": 0, "plays_left": 3, "can_pass": True}, "state.view.obligation.plays_left"),
+    (("view", "unplayable"), [{"card": "JOKER", "why": "ono99_2022", "reason": ""}], "state.view.unplayable[0].card"),
+    (("view", "unplayable"), [{"card": "7", "reason": "7 would make 101"}], "state.view.unplayable[0].why"),
+    (("view", "unplayable"), [{"card": "7", "why": "would_make", "params": {"card": 7}}],
+     "state.view.unplayable[0].reason"),
+    (("view", "unplayable"), [{"card": "7", "why": "would_make", "params": {"card": 7.5}, "reason": ""}],
+     "state.view.unplayable[0].params.card"),
+    (("view", "unplayable"), [["7"]], "state.view.unplayable[0]"),
     (("events",), [{"e": "play", "seat": 5, "cards": ["7"], "total": 7}], "state.events[0].seat"),
     (("events",), [{"e": "draw", "seat": 0}], "state.events[0].card"),
     (("clock",), "soon", "state.clock"),
@@ -233,6 +243,21 @@ def test_a_bad_field_is_refused_with_a_reason_naming_the_message_and_the_field(
     with pytest.raises(ProtocolError) as caught:
         decode_server_message(message)
     assert caught.value.code == "bad_field" and named in caught.value.reason
+
+
+def test_an_unplayable_card_decodes_with_its_key_and_params_and_extra_fields_are_ignored() -> None:
+    entry = {"card": "9", "why": "would_make", "params": {"card": 9, "total": 101}, "reason": "9 would make 101",
+             "hint": "play a lower card", "severity": 2}
+    state = decode_server_message({**STATE, "view": {**VIEW, "unplayable": [entry]}})
+    assert isinstance(state, State)
+    assert state.view.unplayable == (Unplayable(card="9", why="would_make", params={"card": 9, "total": 101},
+                                                reason="9 would make 101"),)
+
+
+def test_an_unplayable_card_of_a_server_that_sends_only_the_english_reason_decodes_without_a_key() -> None:
+    state = decode_server_message({**STATE, "view": {**VIEW, "unplayable": [["9", "9 would make 101"]]}})
+    assert isinstance(state, State)
+    assert state.view.unplayable == (Unplayable(card="9", why="", params={}, reason="9 would make 101"),)
 
 
 def test_a_missing_type_is_refused_and_an_unknown_type_or_event_is_kept_apart() -> None:

@@ -507,7 +507,7 @@ def check_view(game: Game, seat: int | None) -> dict[str, Any]:
     else:
         own = codes(game.hand_of(seat))
         assert wire["hand"] == own
-        assert {c for c, _ in wire["unplayable"]} <= set(own)
+        assert {entry["card"] for entry in wire["unplayable"]} <= set(own)
         assert set(wire["legal"]) <= set(own) | {"draw", "ONO99x4"}
         assert wire["legal"] == [a.code for a in game.legal_actions(seat)]
     assert wire["hand_sizes"] == [len(game.hand_of(s)) for s in range(game.seats)]

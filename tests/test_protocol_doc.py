@@ -23,7 +23,7 @@ from unittest import mock
 import asyncssh
 import pytest
 
-from ono99_tui.messages import Chat, TableDetail, TableInfo, View
+from ono99_tui.messages import Chat, TableDetail, TableInfo, Unplayable, View
 from ono99_tui.protocol import identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
 from tests.declared import SERVER_TYPES
@@ -213,5 +213,8 @@ def test_sections_6_and_7_list_the_fields_of_a_table_and_a_view_the_reference_cl
     detail = [row[0].strip("`") for row in table]
     assert sorted(info) == sorted(f.name for f in dataclasses.fields(TableInfo))
     assert sorted(detail) == sorted(f.name for f in dataclasses.fields(TableDetail))
-    view = [row[0].strip("`") for row in table_rows(section("## 7. Views and events").split("EVENT:")[0])]
+    views = section("## 7. Views and events").split("EVENT:")[0]
+    view = [row[0].strip("`") for row in table_rows(views.split("UNPLAYABLE:")[0])]
     assert sorted(view) == sorted(f.name for f in dataclasses.fields(View))
+    unplayable = [row[0].strip("`") for row in table_rows(views.split("UNPLAYABLE:")[1])]
+    assert sorted(unplayable) == sorted(f.name for f in dataclasses.fields(Unplayable))

@@ -26,6 +26,7 @@ from ono99_tui.core import (
     Played,
     Reshuffled,
     TableOptions,
+    Unplayable,
     new_deck,
     play,
 )
@@ -242,7 +243,8 @@ def test_unplayable_card_reason_says_what_it_would_make() -> None:
     assert game.total == 94
     assert sorted(game.hand_of(0)) == cards("3", "7", "ONO99", "ONO99")
     assert game.why_unplayable(0, Card.N7) == "7 would make 101"
-    assert (Card.N7, "7 would make 101") in game.seat_view(0).unplayable
+    entry = Unplayable(Card.N7, "would_make", (("card", 7), ("total", 101)), "7 would make 101")
+    assert entry in game.seat_view(0).unplayable
     assert game.why_unplayable(0, Card.N3) is None
     with pytest.raises(IllegalActionError, match="7 would make 101"):
         act(game, 0, "7")

@@ -119,7 +119,7 @@ def check_hidden(message: dict[str, Any], seat: int | None, truth: dict[int, Any
     own = [] if seat is None else list(truth[view["version"]][seat])
     assert view["hand"] == own, f"version {view['version']}: the view's hand is not the seat's own hand"
     assert set(view["legal"]) <= {*own, "draw", "ONO99x4"}
-    assert {card for card, _ in view["unplayable"]} <= set(own)
+    assert {entry["card"] for entry in view["unplayable"]} <= set(own)
     if seat is None:
         assert view["legal"] == [] and view["unplayable"] == []
     seen["states"] += 1
@@ -234,8 +234,7 @@ async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_on
 
 def blocked_number(message: dict[str, Any]) -> bool:
     view = message["view"]
-    return view["turn"] == view["seat"] and any(re.fullmatch(r"\d+ would make \d+", reason)
-                                                for _, reason in view["unplayable"])
+    return view["turn"] == view["seat"] and any(entry["why"] == "would_make" for entry in view["unplayable"])
 
 
 async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_path):
@@ -266,13 +265,16 @@ async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_
             await alice.send({"t": "rematch"})
         assert found is not None, "no seat ever held a card over the limit"
         client, view = found
-        card, reason = next((c, r) for c, r in view["unplayable"] if re.fullmatch(r"\d+ would make \d+", r))
-        number, total = map(int, re.fullmatch(r"(\d+) would make (\d+)", reason).groups())
+        entry = next(e for e in view["unplayable"] if e["why"] == "would_make")
+        card, reason, params = entry["card"], entry["reason"], entry["params"]
+        number, total = params["card"], params["total"]
         assert number == int(card) and total == view["total"] + number and total > 98
+        assert reason == f"{number} would make {total}"
         before = (table.game.version, list(table.actions))
 
         refused = await client.request({"t": "act", "action": card, "version": view["version"]}, "error")
         assert (refused["code"], refused["reason"]) == ("illegal_action", reason)
+        assert refused["params"] == {"why": "would_make", **params}
         assert (table.game.version, table.actions) == before
         accepted = await client.request({"t": "act", "action": view["legal"][0], "version": view["version"]}, "state")
         assert accepted["view"]["version"] > view["version"]

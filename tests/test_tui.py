@@ -142,7 +142,7 @@ async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
                                  "the rematch")
                 continue
             if app.model.my_turn and view.unplayable:
-                code, reason = view.unplayable[0]
+                code, reason = view.unplayable[0].card, view.unplayable[0].reason
                 index = view.hand.index(code)
                 version = view.version
                 await pilot.press(str(index + 1))

@@ -16,12 +16,12 @@ from .events import (
 )
 from .game import Chance, Game, HandLog, Outcome, RandomChance
 from .options import PointsWin, Scoring, TableOptions
-from .view import Obligation, PublicView, SeatView, TableView
+from .view import Obligation, PublicView, SeatView, TableView, Unplayable
 
 __all__ = [
     "DECK_COUNTS", "DISCARD_FOUR", "DRAW", "Action", "ActionKind", "Card", "Chance", "Drew",
     "Edition", "Event", "Game", "GameOver", "HandEnded", "HandLog", "HandStarted",
     "IllegalActionError", "MalformedActionError", "MissedDraw", "Obligation", "OptionError", "Out",
     "Outcome", "Played", "PointsWin", "PublicView", "RandomChance", "RecordError", "Reshuffled",
-    "Scoring", "SeatView", "TableOptions", "TableView", "new_deck", "play",
+    "Scoring", "SeatView", "TableOptions", "TableView", "Unplayable", "new_deck", "play",
 ]

@@ -24,7 +24,7 @@ from .state import (
     RandomChance,
     State,
 )
-from .view import Obligation, TableView
+from .view import Obligation, TableView, Unplayable
 
 __all__ = [
     "DROP_OUT_PENALTY", "MISSED_DRAW_PENALTY", "Chance", "Game", "HandLog", "Outcome", "RandomChance",
@@ -37,8 +37,11 @@ ONO99_1980_REASON = ILLEGAL_PROBLEMS["ono99_1980"]
 ONO99_ON_ZERO_REASON = ILLEGAL_PROBLEMS["ono99_on_zero"]
 DOUBLE_FIRST_REASON = ILLEGAL_PROBLEMS["double_first"]
 GAME_OVER_REASON = ILLEGAL_PROBLEMS["game_over"]
-_WOULD_MAKE = ILLEGAL_PROBLEMS["would_make"]
-_NUMBER_REASONS: dict[int, str] = {}  # "7 would make 101", by total * 16 + card
+# A view's entries, built once and shared: every card while its seat must draw first; a blocked action card
+# by its key; a number card by total * 16 + card ("7 would make 101").
+_DRAW_FIRST_ENTRIES = {card: Unplayable.of(card, "draw_first") for card in Card}
+_BLOCKED_ENTRIES: dict[tuple[Card, str], Unplayable] = {}
+_NUMBER_ENTRIES: dict[int, Unplayable] = {}
 
 RECENT_EVENTS = 12  # how many events a view carries
 
@@ -177,11 +180,10 @@ class Game(State):
         self.legal_actions()
         if card not in self._blocked:
             return None
-        if card <= _N10:
-            return IllegalActionError("would_make", card=int(card), total=self._total + card)
-        return IllegalActionError(self._blocked_why(card))
+        entry = self._blocked_entry(card)  # the view's reason for it: one place says both
+        return IllegalActionError(entry.why, **dict(entry.params))
 
-    def unplayable_cards(self, seat: int) -> tuple[tuple[Card, str], ...]:
+    def unplayable_cards(self, seat: int) -> tuple[Unplayable, ...]:
         """Each distinct card in ``seat``'s hand that it cannot play now, with the reason."""
         if seat != self._turn or self._outcome:
             return ()
@@ -249,7 +251,7 @@ class Game(State):
         if seat is None:
             hand: tuple[Card, ...] = ()
             legal: tuple[Action, ...] = ()
-            unplayable: tuple[tuple[Card, str], ...] = ()
+            unplayable: tuple[Unplayable, ...] = ()
         else:
             if type(seat) is not int or not 0 <= seat < self.seats:
                 self._check_seat(seat)
@@ -297,21 +299,26 @@ class Game(State):
             self._check_seat(seat)
         return self.view(seat)
 
-    def _unplayable(self, seat: int) -> tuple[tuple[Card, str], ...]:
+    def _unplayable(self, seat: int) -> tuple[Unplayable, ...]:
         self.legal_actions()  # fills the cache of blocked cards for this version
         if self._draw_open[seat]:
-            return tuple((card, DRAW_FIRST) for card in self._blocked)
-        return tuple((card, self._blocked_reason(card)) for card in self._blocked)
+            return tuple(_DRAW_FIRST_ENTRIES[card] for card in self._blocked)
+        return tuple(map(self._blocked_entry, self._blocked))
 
-    def _blocked_reason(self, card: Card) -> str:
+    def _blocked_entry(self, card: Card) -> Unplayable:
         """Why the seat on turn cannot play ``card``, known to be blocked."""
         if card <= _N10:
             after = self._total + card
-            reason = _NUMBER_REASONS.get(after * 16 + card)
-            if reason is None:
-                reason = _NUMBER_REASONS[after * 16 + card] = _WOULD_MAKE.format(card=int(card), total=after)
-            return reason
-        return ILLEGAL_PROBLEMS[self._blocked_why(card)]
+            entry = _NUMBER_ENTRIES.get(after * 16 + card)
+            if entry is None:
+                entry = _NUMBER_ENTRIES[after * 16 + card] = Unplayable.of(card, "would_make", card=int(card),
+                                                                           total=after)
+            return entry
+        why = self._blocked_why(card)
+        entry = _BLOCKED_ENTRIES.get((card, why))
+        if entry is None:
+            entry = _BLOCKED_ENTRIES[card, why] = Unplayable.of(card, why)
+        return entry
 
     def _blocked_why(self, card: Card) -> str:
         """The key (ILLEGAL_PROBLEMS) of why the seat on turn cannot play ``card``, a blocked action card."""

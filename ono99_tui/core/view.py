@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from .actions import Action
 from .cards import Card
+from .errors import ILLEGAL_PROBLEMS
 from .events import Event
 from .options import TableOptions
 
@@ -19,6 +20,23 @@ class Obligation:
     seat: int
     plays_left: int  # 2: neither card played yet; 1: the second card is due
     can_pass: bool  # the first card may still be a response that passes it on
+
+
+class Unplayable(NamedTuple):
+    """A card in the hand of the seat on turn that it cannot play now, and why: ``why`` and ``params`` are
+    those of the ``IllegalActionError`` that playing it would raise (a key of ``ILLEGAL_PROBLEMS`` and the
+    values its text names, as (name, value) pairs: a view holds nothing that can change), ``reason`` that
+    error's English text, e.g. ``"7 would make 101"``. Views share these (``Unplayable.of``).
+    """
+
+    card: Card
+    why: str
+    params: tuple[tuple[str, int], ...]
+    reason: str
+
+    @classmethod
+    def of(cls, card: Card, why: str, /, **params: int) -> Unplayable:
+        return cls(card, why, tuple(params.items()), ILLEGAL_PROBLEMS[why].format(**params))
 
 
 class TableView(NamedTuple):
@@ -34,7 +52,7 @@ class TableView(NamedTuple):
     seat: int | None
     hand: tuple[Card, ...]
     legal_actions: tuple[Action, ...]
-    unplayable: tuple[tuple[Card, str], ...]  # cards in hand that cannot be played now, and why
+    unplayable: tuple[Unplayable, ...]  # cards in hand that cannot be played now, and why
     hand_number: int
     version: int
     total: int

@@ -425,9 +425,9 @@ class Model:
         view = self.view
         if view is None:
             return None
-        for card, reason in view.unplayable:
-            if card == code:
-                return unplayable_reason(reason)
+        for entry in view.unplayable:
+            if entry.card == code:
+                return unplayable_reason(entry)
         if not self.my_turn:
             if view.winner is not None:
                 return _("the game is over")
