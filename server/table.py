@@ -565,6 +565,8 @@ class Table:
         self.changed()
         if self.status == Status.PLAYING:
             self.schedule()  # a bot stands in while they are away
+            if seat is not None:
+                self._show_who_plays()
 
     def member_returned(self, member: Member, seen: dict[str, int] | None = None) -> None:
         """``seen``: what the returning client last saw (its hello's ``seen``)."""
@@ -589,6 +591,8 @@ class Table:
                              "params": away_params(missed, seat, member.name)})
         if self.status == Status.PLAYING:
             self.schedule()
+            if seat is not None:
+                self._show_who_plays(skip=member)
 
     def grace_expired(self, member: Member) -> None:
         seat = self.seat_of(member)
@@ -690,6 +694,24 @@ class Table:
                                         self.seq_base + start + 1, seat, reset):
             member.send(message)
         member.send(self.state_message(seat, []))
+
+    def _show_who_plays(self, skip: Member | None = None) -> None:
+        """A state with no events to everyone at the table but ``skip``, when a player went away or came
+        back: its ``controlled_by_bot`` says at once who a bot plays for, not only after the next move.
+        Not while a move waits to be shown (its state goes out then)."""
+        game = self.game
+        if game is None or self.shown != len(game.log):
+            return
+        shared = self._state_shared()
+        for seat_index, seat in enumerate(self.seats):
+            if seat.connected and seat.member is not skip:
+                assert seat.member is not None
+                seat.member.send(self.state_message(seat_index, [], shared))
+        watching = [m for m in self.spectators if m.connection is not None and m is not skip]
+        if watching:
+            frame = encode(self.state_message(None, [], shared))
+            for member in watching:
+                member.send_frame(frame)
 
     def _broadcast_state(self, events: Sequence[Event]) -> None:
         """Show ``events``, the newest of the current game's log, to the table."""

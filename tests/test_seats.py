@@ -287,3 +287,29 @@ async def test_a_game_that_does_not_move_does_not_keep_its_players_connected(tmp
         for client in (alice, bob):
             bye = await client.expect("bye")
             assert bye["reason"] == "idle for too long"
+
+
+async def test_the_table_sees_at_once_when_a_bot_stands_in_and_when_the_player_is_back(tmp_path: Path) -> None:
+    """Alice's connection drops mid-game and nothing moves (the bots wait long): Bob is sent a state
+    whose ``controlled_by_bot`` marks her seat at once, and another that clears it when she is back,
+    without waiting for the next move (the version stays the same)."""
+    async with running_server(tmp_path, grace_seconds=60, bot_delay=600) as h:
+        alice = await h.connect("alice")
+        bob = await h.connect("bob")
+        table_id = await create_table(alice, seats=2, turn_seconds=0)
+        await join(bob, table_id)
+        await start(alice)
+        first = await bob.expect("state")
+        version = first["view"]["version"]
+        assert first["controlled_by_bot"] == [False, False]
+        token = alice.resume_token
+        alice.writer.transport.abort()  # the network fails
+        away = await bob.expect("state", where=lambda m: m["controlled_by_bot"] == [True, False])
+        assert away["view"]["version"] == version and away["events"] == []
+        back = await TestClient.connect("127.0.0.1", h.port, "alice", resume=token,
+                                        seen={"table": table_id, "seq": first["seq"]})
+        h.clients.append(back)
+        returned = await bob.expect("state", where=lambda m: m["controlled_by_bot"] == [False, False])
+        assert returned["view"]["version"] == version and returned["events"] == []
+        mine = await back.expect("state")
+        assert mine["controlled_by_bot"] == [False, False]
