@@ -587,3 +587,21 @@ async def test_a_knockout_summary_replaced_as_it_opens_draws_nothing() -> None:
         app.pop_screen()
         await pilot.pause(0.2)
         assert app.return_code is None and isinstance(app.screen, TableScreen)
+
+
+async def test_a_cant_play_note_from_the_last_turn_is_gone_when_the_next_turn_is_yours() -> None:
+    """Tried: a card's key pressed while another seat is on turn. The note says whose turn it is; once
+    the turn comes round to the reader it no longer shows (it would say the turn is someone else's)."""
+    app, link, data = scripted_app(0)
+    states = data["states"]
+    waiting = next(i for i, s in enumerate(states)
+                   if s["view"]["turn"] != 0 and s["view"]["winner"] is None and s["view"]["hand"])
+    mine = next(i for i in range(waiting + 1, len(states)) if states[i]["view"]["turn"] == 0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await feed(pilot, app, link, states[:waiting + 1])
+        await pilot.press("1")
+        await wait_until(pilot, lambda: "turn" in str(app.screen.query_one("#why", Static).render()), "the note")
+        await feed(pilot, app, link, states[waiting + 1:mine + 1])
+        assert app.model.my_turn
+        assert str(app.screen.query_one("#why", Static).render()) == ""

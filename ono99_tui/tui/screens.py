@@ -233,6 +233,7 @@ class TableScreen(ModelScreen):
             self.selected = min(self.selected, len(hand) - 1)
             if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
                 self.selected = next((i for i, c in enumerate(hand) if c in view.legal), self.selected)
+                self.show_text("#why", Text())  # a note on a key pressed before it is out of date
         self._was_my_turn = model.my_turn
         self.query_one(HandView).show(model, self.selected)
         self._write_new_lines(model)
