@@ -157,6 +157,22 @@ async def ssh_connect(port: int, username: str, key: asyncssh.SSHKey) -> tuple[a
     return conn, stdout
 
 
+async def ssh_session(port: int, username: str, key: asyncssh.SSHKey) -> tuple[asyncssh.SSHClientConnection, Any, Any]:
+    """An SSH client with a PTY, its keyboard and its screen."""
+    conn = await asyncssh.connect("127.0.0.1", port, username=username, known_hosts=None, agent_path=None,
+                                  config=[], client_keys=[key])
+    stdin, stdout, _ = await conn.open_session(term_type="xterm", term_size=(100, 30), encoding=None,
+                                               request_pty=True)
+    return conn, stdin, stdout
+
+
+async def read_until(out: Any, text: bytes) -> None:
+    """Read a session's screen until ``text`` was drawn."""
+    seen = b""
+    while text not in seen:
+        seen += await asyncio.wait_for(out.read(65536), TIMEOUT)
+
+
 async def drive(host: Client, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     """Read the host's messages, playing its turns (lowest legal card first), until ``done(message)``."""
     while True:
@@ -272,10 +288,12 @@ async def read_to_the_end(stdout: Any) -> bytes:
 
 async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -> None:
     """kill -9 of `ono99 serve` once left its SSH workers running, holding the SSH port for good,
-    and the players in its lobby were told "the server is shutting down", which nothing did.
-    Tried: a server with two workers and a player in the lobby over SSH is killed with SIGKILL; the
-    player is told the game server stopped unexpectedly, that the seat is kept and to connect again
-    in a moment; both workers end by themselves and the port is free for the restarted server."""
+    and its players were told "the server is shutting down", which nothing did.
+    Tried: a server with two workers is killed with SIGKILL while, over SSH, Ada (a key) and Bob (a
+    guest) sit at tables and Cy (a key) is in the lobby. Each is told the game server stopped
+    unexpectedly and to connect again in a moment: Ada that her seat is kept, Bob that a guest's seat
+    cannot be taken back, Cy nothing of a seat; both workers end by themselves and the port is free
+    for the restarted server."""
     ssh_port = free_port()
     args = ("--ssh-port", str(ssh_port), "--ssh-workers", "2", "--no-advertise")
     server = ServerProcess(tmp_path / "x.db", tmp_path / "serve.log", *args)
@@ -283,31 +301,35 @@ async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -
     assert server.proc is not None
     workers = children(server.proc.pid)
     assert len(workers) == 2
-    conn, stdout = await ssh_connect(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
-    guest = await asyncssh.connect("127.0.0.1", ssh_port, username="bob", known_hosts=None, agent_path=None,
-                                   config=[], client_keys=[], password="guest")
+    ada, ada_in, ada_out = await ssh_session(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
+    cy, _cy_in, cy_out = await ssh_session(ssh_port, "cy", asyncssh.generate_private_key("ssh-ed25519"))
+    bob = await asyncssh.connect("127.0.0.1", ssh_port, username="bob", known_hosts=None, agent_path=None,
+                                 config=[], client_keys=[], password="guest")
     try:
-        guest_in, guest_out, _ = await guest.open_session(term_type="xterm", term_size=(100, 30), encoding=None,
-                                                          request_pty=True)
-        seen = b""
-        while b"Enter to go to the lobby" not in seen:  # the name screen: a guest takes the name offered
-            seen += await asyncio.wait_for(guest_out.read(65536), TIMEOUT)
-        guest_in.write(b"\r")
-        for out in (stdout, guest_out):
-            seen = b""
-            while b"you are" not in seen:
-                seen += await asyncio.wait_for(out.read(65536), TIMEOUT)
+        bob_in, bob_out, _ = await bob.open_session(term_type="xterm", term_size=(100, 30), encoding=None,
+                                                    request_pty=True)
+        await read_until(bob_out, b"Enter to go to the lobby")  # the name screen: a guest takes the name offered
+        bob_in.write(b"\r")
+        for out in (ada_out, bob_out, cy_out):
+            await read_until(out, b"you are")
+        for keys, out in ((ada_in, ada_out), (bob_in, bob_out)):
+            keys.write(b"n")  # a new table, started from its dialog with Enter: the player sits at it
+            await read_until(out, b"Start (enter)")
+            keys.write(b"\r")
+            await read_until(out, b"Your table")
         await server.kill9()
-        farewell, guest_farewell = [(await read_to_the_end(out)).decode(errors="replace")
-                                    for out in (stdout, guest_out)]
+        farewells = [(await read_to_the_end(out)).decode(errors="replace") for out in (ada_out, bob_out, cy_out)]
     finally:
-        conn.close()
-        guest.close()
+        for conn in (ada, bob, cy):
+            conn.close()
+    ada_farewell, bob_farewell, cy_farewell = farewells
     assert "The game server stopped unexpectedly. Your seat is kept: connect again with ssh in a moment, with " \
-           "the same key." in farewell, farewell[-400:]
+           "the same key." in ada_farewell, ada_farewell[-400:]
     assert "The game server stopped unexpectedly. Connect again with ssh in a moment (a guest's seat cannot be " \
-           "taken back: connect with an SSH key to keep yours)." in guest_farewell, guest_farewell[-400:]
-    assert "shutting down" not in farewell + guest_farewell
+           "taken back: connect with an SSH key to keep yours)." in bob_farewell, bob_farewell[-400:]
+    assert "The game server stopped unexpectedly. Connect again with ssh in a moment.\r" in cy_farewell, \
+        cy_farewell[-400:]
+    assert "shutting down" not in "".join(farewells)
     await wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers),
                      "the workers to end after their server")
     again = ServerProcess(tmp_path / "x.db", tmp_path / "serve2.log", *args)

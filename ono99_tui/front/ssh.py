@@ -489,7 +489,9 @@ class SshFront:
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
             env = session.terminal.env if session.terminal else {}
-            session.end(ssh_words.server_lost(env, session.owner.fingerprint is not None) if server_lost
+            table = session.app.model.table if session.app is not None else None
+            seated = table is not None and table.you is not None
+            session.end(ssh_words.server_lost(env, session.owner.fingerprint is not None, seated) if server_lost
                         else ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)

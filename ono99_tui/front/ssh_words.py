@@ -46,11 +46,14 @@ def server_closed(env: Mapping[str, str], reason: str | None = None) -> str:
         return _("The server closed the session: {reason}").format(reason=reason or shutting_down())
 
 
-def server_lost(env: Mapping[str, str], keyed: bool) -> str:
+def server_lost(env: Mapping[str, str], keyed: bool, seated: bool = True) -> str:
     """The farewell when the game server stopped without closing (killed, crashed): nothing was shut
     down in order, but every table and seat was saved; ``keyed``: the player came with an SSH key,
-    which brings them back to their seat (a guest's new session is a new guest)."""
+    which brings them back to their seat (a guest's new session is a new guest); ``seated``: they had
+    a seat (a spectator or a player in the lobby has none to keep)."""
     with using(language_from_ssh_env(env)):
+        if not seated:
+            return _("The game server stopped unexpectedly. Connect again with ssh in a moment.")
         if keyed:
             return _("The game server stopped unexpectedly. Your seat is kept: connect again with ssh in a "
                      "moment, with the same key.")
