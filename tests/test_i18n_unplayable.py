@@ -14,8 +14,7 @@ from ono99_tui.messages import Unplayable
 from ono99_tui.reasons import unplayable_reason
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.labels import card_label
-from ono99_tui.tui.screens import GameOverScreen, KnockOutScreen, TableScreen
-from tests.test_tui import play_my_turn, wait_until
+from tests.test_tui import play_until_a_card_is_blocked, wait_until
 
 # Every key the engine puts in a view's unplayable entries, with params as it sends them.
 VIEW_KEYS: dict[str, dict[str, str | int]] = {
@@ -61,35 +60,13 @@ async def test_a_real_servers_view_says_why_a_card_is_blocked_in_german() -> Non
     app = make_app(bot_delay=0, local_game=open_local_game)
     with using("de"):
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: app.model.view is not None, "a view")
-            for _ in range(2000):
-                view = app.model.view
-                assert view is not None
-                if isinstance(app.screen, KnockOutScreen):
-                    await pilot.press("enter")
-                    continue
-                if view.winner is not None:
-                    await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
-                    await pilot.press("r")  # play again: keep looking for a blocked card
-                    await wait_until(pilot, lambda: app.model.view is not None and app.model.view.winner is None,
-                                     "the rematch")
-                    continue
-                if app.model.my_turn and view.unplayable and isinstance(app.screen, TableScreen):
-                    blocked = view.unplayable[0]
-                    german = gettext(ILLEGAL_PROBLEMS[blocked.why]).format(**blocked.params)
-                    assert german != blocked.reason
-                    await pilot.press(str(view.hand.index(blocked.card) + 1))
-                    expected = gettext("Can't play {card}: {reason}").format(
-                        card=card_label(blocked.card, app.model.edition), reason=german)
-                    await wait_until(pilot, lambda e=expected: str(app.screen.query_one("#why", Static).render()) == e,
-                                     f"the reason {expected!r}")
-                    assert app.model.view is not None and app.model.view.version == view.version
-                    return
-                if app.model.my_turn and isinstance(app.screen, TableScreen):
-                    before = view.version
-                    await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view.version != b,  # type: ignore[union-attr]
-                                     "the move")
-                else:
-                    await pilot.pause(0.02)
-    raise AssertionError("no card was ever blocked")
+            view = await play_until_a_card_is_blocked(pilot, app)
+            blocked = view.unplayable[0]
+            german = gettext(ILLEGAL_PROBLEMS[blocked.why]).format(**blocked.params)
+            assert german != blocked.reason
+            await pilot.press(str(view.hand.index(blocked.card) + 1))
+            expected = gettext("Can't play {card}: {reason}").format(
+                card=card_label(blocked.card, app.model.edition), reason=german)
+            await wait_until(pilot, lambda: str(app.screen.query_one("#why", Static).render()) == expected,
+                             f"the reason {expected!r}")
+            assert app.model.view is not None and app.model.view.version == view.version

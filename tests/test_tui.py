@@ -18,6 +18,7 @@ from textual.widgets import Digits, Static
 
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
+from ono99_tui.messages import View
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.labels import card_label
 from ono99_tui.tui.replay import load_replay, make_replay_app
@@ -123,42 +124,46 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table after closing the dialog")
 
 
+async def play_until_a_card_is_blocked(pilot: Pilot[Any], app: Ono99App) -> View:
+    """Play the reader's turns (and rematches) until, on their turn at the table, the view lists a card
+    of their hand as unplayable; that view."""
+    await wait_until(pilot, lambda: app.model.view is not None, "a view")
+    for _ in range(2000):
+        view = app.model.view
+        assert view is not None
+        if isinstance(app.screen, KnockOutScreen):
+            await pilot.press("enter")
+            continue
+        if view.winner is not None:
+            await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+            await pilot.press("r")  # play again: keep looking for a blocked card
+            await wait_until(pilot, lambda: app.model.view is not None and app.model.view.winner is None,
+                             "the rematch")
+            continue
+        if app.model.my_turn and view.unplayable and isinstance(app.screen, TableScreen):
+            return view
+        if app.model.my_turn and isinstance(app.screen, TableScreen):
+            before = view.version
+            await play_my_turn(pilot, app)
+            await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[union-attr]
+        else:
+            await pilot.pause(0.02)
+    raise AssertionError("never held a blocked card on my turn")
+
+
 async def test_an_unplayable_card_says_why_and_nothing_is_sent() -> None:
     """Tried: pressing the key of a card the rules block (an ONO 99 card, or a number that would
     pass 98). The screen says why; the game does not move."""
     app = make_app(bot_delay=0, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.model.view is not None, "a view")
-        for _ in range(2000):
-            view = app.model.view
-            assert view is not None
-            if isinstance(app.screen, KnockOutScreen):
-                await pilot.press("enter")
-                continue
-            if view.winner is not None:
-                await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
-                await pilot.press("r")  # play again: keep looking for a blocked card
-                await wait_until(pilot, lambda: app.model.view is not None and app.model.view.winner is None,
-                                 "the rematch")
-                continue
-            if app.model.my_turn and view.unplayable:
-                code, reason = view.unplayable[0].card, view.unplayable[0].reason
-                index = view.hand.index(code)
-                version = view.version
-                await pilot.press(str(index + 1))
-                await pilot.pause(0.2)
-                why = str(app.screen.query_one("#why", Static).render())
-                assert why == f"Can't play {card_label(code)}: {reason}"
-                assert app.model.view is not None and app.model.view.version == version
-                assert any(w in reason for w in ("would make", "ONO 99"))
-                return
-            if app.model.my_turn and isinstance(app.screen, TableScreen):
-                before = view.version
-                await play_my_turn(pilot, app)
-                await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[index]
-            else:
-                await pilot.pause(0.02)
-        raise AssertionError("never held a blocked card on my turn")
+        view = await play_until_a_card_is_blocked(pilot, app)
+        code, reason = view.unplayable[0].card, view.unplayable[0].reason
+        await pilot.press(str(view.hand.index(code) + 1))
+        await pilot.pause(0.2)
+        why = str(app.screen.query_one("#why", Static).render())
+        assert why == f"Can't play {card_label(code)}: {reason}"
+        assert app.model.view is not None and app.model.view.version == view.version
+        assert any(w in reason for w in ("would make", "ONO 99"))
 
 
 async def test_resize_relays_out_and_keeps_all_four_cards_on_screen() -> None:
