@@ -58,6 +58,7 @@ import server.table as server_table  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
+from ono99_tui.messages import View  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, KnockOutScreen, LobbyScreen, TableScreen  # noqa: E402
 from server import Server, ServerConfig  # noqa: E402
@@ -218,15 +219,15 @@ class SeededSecrets:
         return self._rng.choice(seq)
 
 
-def key_for_turn(view: dict[str, Any]) -> str | None:
+def key_for_turn(view: View) -> str | None:
     """The key a player would press now: the first card of the hand that is legal, else four ONO 99
     (f) or an open draw (d)."""
-    for index, code in enumerate(view["hand"][:4]):
-        if code in view["legal"]:
+    for index, code in enumerate(view.hand[:4]):
+        if code in view.legal:
             return str(index + 1)
-    if "ONO99x4" in view["legal"]:
+    if "ONO99x4" in view.legal:
         return "f"
-    if "draw" in view["legal"]:
+    if "draw" in view.legal:
         return "d"
     return None
 
@@ -237,7 +238,7 @@ def rematch_started(app: Ono99App, old_game: int) -> bool:
 
 def view_moved_on(app: Ono99App, version: int) -> bool:
     view = app.model.view
-    return view is None or view["version"] != version
+    return view is None or view.version != version
 
 
 async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games: int = 8,
@@ -286,11 +287,11 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
                     await pilot.press("r")  # rematch: a new game at the same table
                     await wait_until(pilot, partial(rematch_started, app, old_game), "the rematch")
                     continue
-                if not isinstance(screen, TableScreen) or view is None or view["winner"] is not None:
+                if not isinstance(screen, TableScreen) or view is None or view.winner is not None:
                     continue
                 if not model.my_turn:
                     continue
-                if need_play2 and view["obligation"] is not None:
+                if need_play2 and view.obligation is not None:
                     await settle(pilot)
                     if app.model.view is not view:
                         continue  # something moved while settling: look again
@@ -304,7 +305,7 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
                 moves += 1
                 if moves > max_moves:
                     raise ScreenshotError(f"gave up after {max_moves} moves (seed {seed})")
-                version = view["version"]
+                version = view.version
                 await pilot.press(key)
                 await wait_until(pilot, partial(view_moved_on, app, version), f"the server to take key {key!r}",
                                  timeout=10)
