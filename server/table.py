@@ -683,7 +683,8 @@ class Table:
     def send_state_to(self, member: Member, seen_seq: int | None = None) -> None:
         """The game as ``member`` sees it now: the events of this game it has not seen (after
         ``seen_seq``; all of them, starting its log over, when None or from an earlier game) in
-        ``history`` messages, then a ``state`` with no events."""
+        ``history`` messages, then a ``state`` with no events. While moves wait to be saved, the
+        state is the one that shows them (a view never runs ahead of the events sent)."""
         game = self.game
         if game is None:
             return
@@ -693,6 +694,8 @@ class Table:
         for message in history_messages(self.id, self.game_no, game.log[start:self.shown],
                                         self.seq_base + start + 1, seat, reset):
             member.send(message)
+        if self.shown != len(game.log):
+            return  # moves wait to be saved: the state that shows them comes with them, to everyone here
         member.send(self.state_message(seat, []))
 
     def _show_who_plays(self, skip: Member | None = None) -> None:
