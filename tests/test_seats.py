@@ -313,3 +313,38 @@ async def test_the_table_sees_at_once_when_a_bot_stands_in_and_when_the_player_i
         assert returned["view"]["version"] == version and returned["events"] == []
         mine = await back.expect("state")
         assert mine["controlled_by_bot"] == [False, False]
+
+
+async def test_a_spectators_first_state_never_shows_moves_it_was_not_sent(tmp_path: Path) -> None:
+    """A move is shown only once it is saved. Tried: the database thread is kept busy (a real job on
+    it waits) while Alice's stand-in and a bot play on, then Carol comes to watch. She is sent the
+    events shown so far and no state that runs ahead of them; once the database is free, her state
+    comes with the moves it shows as its events, numbered on from her history."""
+    import threading
+
+    async with running_server(tmp_path, grace_seconds=60, bot_delay=0) as h:
+        storage = h.server.storage
+        assert storage is not None
+        alice = await h.connect("alice")
+        carol = await h.connect("carol")
+        table_id = await create_table(alice, seats=2, bots=1, turn_seconds=0)
+        await start(alice)
+        await alice.expect("state")
+        await wait_until(lambda: h.server.lobby.tables[table_id].shown > 0, "the deal to be shown")
+        table = h.server.lobby.tables[table_id]
+        free = threading.Event()
+        storage.submit(lambda db: free.wait(60))  # the database is busy: moves wait to be saved
+        try:
+            alice.writer.transport.abort()  # a stand-in plays for Alice at once, as the bot does
+            await wait_until(lambda: table.game is not None and len(table.game.log) > table.shown + 4,
+                             "moves made while the database is busy")
+            await carol.send({"t": "spectate", "table": table_id})
+            await carol.request({"t": "ping", "n": 1}, "pong")
+            history = [m for m in carol.received if m["t"] == "history"]
+            assert history and history[-1]["seq"] == table.last_seq
+            assert not [m for m in carol.received if m["t"] == "state"], "a state ran ahead of the events sent"
+        finally:
+            free.set()
+        state = await carol.expect("state")
+        assert state["events"], "the moves the state shows come with it"
+        assert state["seq"] - len(state["events"]) == history[-1]["seq"]
