@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Digits, Static
+from textual.widgets import Digits, Label, Static
 
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
@@ -30,6 +30,7 @@ from ono99_tui.tui.screens import (
     NewGameScreen,
     TableScreen,
 )
+from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
 from tests.server_helpers import new_identity, play_client
@@ -200,10 +201,35 @@ async def test_help_opens_with_question_mark_and_closes_with_escape() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
 
 
-async def test_q_quits() -> None:
+async def test_q_in_a_running_local_game_asks_first_and_quits_on_yes() -> None:
+    """Tried: q in the middle of a local game (it lives in this process: quitting ends it). The app
+    asks; n and Esc keep the game, l (the lobby: a bot would take the seat) asks too; y quits."""
     app = make_app(bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        for key, answer in (("q", "n"), ("q", "escape"), ("l", "n")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), f"{key} to ask first")
+            await pilot.press(answer)
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), f"{answer} to keep the game")
+            assert app.is_running and app.model.table is not None and app.model.table.status == "playing"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "q to ask")
+        assert "This game is not over" in str(app.screen.query_one("#question", Label).render())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running, "the app to quit")
+
+
+async def test_q_quits_a_local_game_that_is_over_at_once() -> None:
+    """Once the game is over, nothing is lost: q quits without asking."""
+    app = make_app(bot_delay=0, local_game=open_local_game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_to_the_end(pilot, app)
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
+                         and app.model.table.status == "finished", "the finished table")
         await pilot.press("q")
         await wait_until(pilot, lambda: not app.is_running, "the app to quit")
 

@@ -371,10 +371,12 @@ class Ono99App(App[int]):
             self.send_message({"t": "act", "action": code, "version": view.version})
 
     # --- app actions -------------------------------------------------------------------------------
-    def confirm_leaving(self, then: Callable[[], Any], doing: str) -> None:
-        """Do ``then`` at once, or, when that would give up a seat in a running game on a server,
-        only once the player says yes."""
-        if self.local or not seated_in_running_game(self.model) or isinstance(self.screen, ConfirmScreen):
+    def confirm_leaving(self, then: Callable[[], Any], doing: str, *, local_too: bool = False,
+                        question: str | None = None) -> None:
+        """Do ``then`` at once, or, when that would give up a seat in a running game on a server
+        (``local_too``: in a local game too), only once the player says yes to ``question``."""
+        if ((self.local and not local_too) or not seated_in_running_game(self.model)
+                or isinstance(self.screen, ConfirmScreen)):
             then()
             return
 
@@ -382,11 +384,14 @@ class Ono99App(App[int]):
             if yes:
                 then()
 
-        question = _("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing)
+        if question is None:
+            question = _("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing)
         self.push_screen(ConfirmScreen(question, yes=doing), answered)
 
     async def action_quit(self) -> None:
-        self.confirm_leaving(self.exit, _("Quit"))
+        # a local game lives in this process: quitting it mid-game ends it
+        self.confirm_leaving(self.exit, _("Quit"), local_too=True, question=_(
+            "Quit? This game is not over: it ends here.") if self.local else None)
 
     def action_new_game(self) -> None:
         def chosen(message: dict[str, Any] | None) -> None:
@@ -398,7 +403,7 @@ class Ono99App(App[int]):
 
     def action_lobby(self) -> None:
         if self.model.table is not None:
-            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), _("Leave the table"))
+            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), _("Leave the table"), local_too=True)
         else:
             self._show(LobbyScreen)
 
