@@ -11,7 +11,7 @@ import pytest
 
 from ono99_tui.client import Client, ServerError
 from ono99_tui.core.actions import DISCARD_FOUR, DRAW, PLAYS
-from ono99_tui.core.cards import Card, Edition
+from ono99_tui.core.cards import CODES, Card, Edition
 from ono99_tui.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActionError, RecordError
 from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
@@ -159,6 +159,11 @@ async def test_a_refused_move_from_a_real_server_is_said_in_german_by_its_key(tm
                                            "error")
         four = await mover.request({"t": "act", "action": "ONO99x4", "version": version}, "error")
         unknown = await mover.request({"t": "act", "action": "11", "version": version}, "error")
+        missing = next(c for c in CODES[:11] if c not in views[mover]["hand"])
+        not_held = await mover.request({"t": "act", "action": missing, "version": version}, "error")
+        reverse = "REV" if "REV" not in views[mover]["hand"] else None
+        no_reverse = (await mover.request({"t": "act", "action": reverse, "version": version}, "error")
+                      if reverse else None)
     assert out_of_turn["params"] == {"why": "not_your_turn", "turn": views[alice]["turn"],
                                      "seat": views[waiter]["seat"]}
     assert four["params"] == {"why": "four_needs_four"}
@@ -168,6 +173,11 @@ async def test_a_refused_move_from_a_real_server_is_said_in_german_by_its_key(tm
         assert said_of({**out_of_turn, "reason": "some other words"}) == "du bist nicht am Zug"
         assert said_of(four) == "zum Ablegen von vier Karten brauchst du vier ONO-99-Karten auf der Hand"
         assert said_of(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
+        assert said_of(not_held) == f"{missing} ist nicht auf deiner Hand"  # a card named in German
+        if no_reverse is not None:
+            assert said_of(no_reverse) == "Umkehr ist nicht auf deiner Hand"
+    with using("en"):
+        assert said_of(not_held) == not_held["reason"]
 
 
 # --- the other errors ----------------------------------------------------------------------------------------

@@ -191,39 +191,6 @@ def test_every_reason_the_engine_gives_for_an_illegal_action_is_translated() -> 
     assert set(ILLEGAL.values()) | set(ILLEGAL_PROBLEMS.values()) <= template_ids()
 
 
-async def test_a_refused_action_is_said_in_the_players_language(tmp_path: Path) -> None:
-    from ono99_tui.core.cards import CODES
-    from tests.server_helpers import create_table, join, running_server, start
-    from tests.wire import said_of
-
-    async with running_server(tmp_path) as h:
-        alice, bob = await h.connect("alice"), await h.connect("bob")
-        table_id = await create_table(alice, seats=2)
-        await join(bob, table_id)
-        await start(alice)
-        views = {c: (await c.expect("state"))["view"] for c in (alice, bob)}
-        mover, waiter = (alice, bob) if views[alice]["turn"] == views[alice]["seat"] else (bob, alice)
-        version = views[mover]["version"]
-        out_of_turn = await waiter.request({"t": "act", "action": views[waiter]["hand"][0], "version": version},
-                                           "error")
-        unknown = await mover.request({"t": "act", "action": "11", "version": version}, "error")
-        missing = next(c for c in CODES[:11] if c not in views[mover]["hand"])
-        not_held = await mover.request({"t": "act", "action": missing, "version": version}, "error")
-        reverse = "REV" if "REV" not in views[mover]["hand"] else None
-        no_reverse = (await mover.request({"t": "act", "action": reverse, "version": version}, "error")
-                      if reverse else None)
-    codes = (out_of_turn["code"], unknown["code"], not_held["code"])
-    assert codes == ("illegal_action", "bad_action", "illegal_action")
-    with using("de"):
-        assert said_of(out_of_turn) == "du bist nicht am Zug"
-        assert said_of(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
-        assert said_of(not_held) == f"{missing} ist nicht auf deiner Hand"
-        if no_reverse is not None:
-            assert said_of(no_reverse) == "Umkehr ist nicht auf deiner Hand"
-    with using("en"):
-        assert said_of(not_held) == not_held["reason"]
-
-
 # --- the LAN list ------------------------------------------------------------------------------------------------
 def test_a_lan_adverts_english_summary_is_shown_in_the_players_language() -> None:
     from ono99_tui.lan import Advert, AdvertisedTable, parse_txt, to_txt
