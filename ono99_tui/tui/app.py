@@ -343,7 +343,9 @@ class Ono99App(App[int]):
         self.switch_screen(screen_type())
 
     def _refresh(self) -> None:
-        if self.return_code is not None:  # ending: the screens' widgets are being removed
+        # ending (by exit, or shut down from outside while a message still arrives): the screens'
+        # widgets are being removed
+        if self.return_code is not None or not self.is_running:
             return
         for screen in self.screen_stack:
             refresh = getattr(screen, "refresh_model", None)
