@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ono99_tui.client import Client, ServerError
-from ono99_tui.front import ssh_words
 from ono99_tui.i18n import using
 from ono99_tui.messages import ErrorMessage
 from ono99_tui.protocol import FrameDecoder, encode
+from ono99_tui.reasons import said
 from tests.server_helpers import TIMEOUT, running_server
 
 
@@ -26,8 +26,8 @@ async def test_a_refused_hello_carries_the_decoded_error_with_its_params(tmp_pat
     assert (info.value.code, info.value.reason) == (error.code, error.reason) and error.code == "name_taken"
     assert error.params == {"why": "same", "name": "ADA", "existing": "Ada", "keyed": 0}
     with using("de"):
-        said = ssh_words.refusal(error)
-    assert "'ADA'" in said and "'Ada'" in said and said != error.reason  # said from the params, in German
+        german = said(error)
+    assert "'ADA'" in german and "'Ada'" in german and german != error.reason  # said from the params, in German
 
 
 async def refusing_server(error: dict[str, object]) -> tuple[asyncio.Server, int]:
@@ -56,7 +56,7 @@ async def test_a_refusal_this_version_cannot_read_is_still_a_refusal_that_says_w
         with pytest.raises(ServerError) as info:
             await Client.connect("127.0.0.1", port, "Ada", timeout=TIMEOUT)
     assert info.value.code == "bad_field" and "error.params.name" in info.value.reason
-    assert info.value.error.params == {} and ssh_words.refusal(info.value.error) == info.value.reason
+    assert info.value.error.params == {} and said(info.value.error) == info.value.reason
 
 
 def test_only_an_error_message_makes_a_server_error() -> None:

@@ -34,6 +34,7 @@ from ..client import Client, ServerError
 from ..fronts import FrontAssertion
 from ..limits import HelloQueue
 from ..protocol import MAX_NAME
+from ..reasons import said
 from . import ssh_words
 from .config import FrontConfig
 from .ssh_app import SessionApp
@@ -115,7 +116,8 @@ class Door:
                 link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
                                             timeout=config.link_timeout, client_name="ono99-ssh", front=assertion)
             except ServerError as exc:
-                return ssh_words.refusal(exc.error), exc.code not in NAME_ERRORS
+                # said in the session's language: this runs in its app's context
+                return said(exc.error), exc.code not in NAME_ERRORS
         self.link = link
         log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, link.welcome.get("name"),
                  self.fingerprint or "guest")

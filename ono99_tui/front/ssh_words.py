@@ -7,14 +7,6 @@ from collections.abc import Mapping
 
 from ono99_tui.i18n import N_, language_from_ssh_env, ngettext, using
 from ono99_tui.i18n import gettext as _
-from ono99_tui.messages import ErrorMessage
-from ono99_tui.reasons import said
-
-
-def refusal(error: ErrorMessage | None) -> str:
-    """Why the lobby refused a session's hello (None: it closed without saying), in the session's
-    language (called in its app's context)."""
-    return said(error) if error is not None else _("the server closed the session")
 
 
 def no_commands(env: Mapping[str, str], port: int) -> str:
