@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.protocol import PROTOCOL_VERSION, encode
 from server import Server, ServerConfig
-from server.connection import Connection
+from server.connection import Connection, buffered
+from tests.server_helpers import tls_socket_that_never_reads
 
 
 def rss_kib() -> int:
@@ -87,12 +88,9 @@ async def run(clients: int, seconds: float, unbounded: bool) -> dict[str, Any]:
     table_id = (await host.expect("table"))["table"]["id"]
     sockets = []
     for i in range(clients):
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.setblocking(False)
-        await loop.sock_connect(sock, ("127.0.0.1", server.port))
-        await loop.sock_sendall(sock, encode({"t": "hello", "version": PROTOCOL_VERSION, "name": f"stuck{i}"})
-                                + encode({"t": "spectate", "table": table_id}))
+        sock = await loop.run_in_executor(None, tls_socket_that_never_reads, server.port,
+                                          encode({"t": "hello", "version": PROTOCOL_VERSION, "name": f"stuck{i}"})
+                                          + encode({"t": "spectate", "table": table_id}))
         sockets.append(sock)
     table = server.lobby.tables[table_id]
     while len(table.spectators) < clients:
@@ -123,7 +121,7 @@ async def run(clients: int, seconds: float, unbounded: bool) -> dict[str, Any]:
                 continue
             user = connection.held_bytes()
             kernel = outq(sock)
-            if connection.writer.transport.get_write_buffer_size() > 0:
+            if buffered(connection.writer.transport) > 0:
                 full_since.setdefault(connection, now)
             peak_user[connection] = max(peak_user[connection], user)
             peak_kernel[connection] = max(peak_kernel[connection], kernel)

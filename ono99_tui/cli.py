@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     connect.add_argument("--data-dir", type=Path, default=None,
                          help=_("where your key (id_ed25519, your identity on every server) is kept "
                               "(default: $ONO99_DATA_DIR, else the user data directory)"))
+    connect.add_argument("--server-fingerprint", default=None, metavar="SHA256:…",
+                         help=_("the fingerprint the server must show (as 'ono99 serve' prints it): trusted without "
+                                "asking, and remembered in place of the one known before"))
     connect.add_argument("--password", nargs="?", const="", default=None, metavar="PASSWORD",
                          help=_("for a server that asks for a password: --password alone asks for it (or set "
                               "$ONO99_PASSWORD), which keeps it out of the process list"))
@@ -227,6 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_("SSH front processes sharing the SSH port, each reaching the game over loopback; one "
                               "that dies is started again (default: the number of cores; 0: the front runs "
                               "inside the server process)"))
+    serve.add_argument("--tls-cert", type=Path, default=None, metavar="PEM",
+                       help=_("the TLS certificate of the game port (default: made at the first start next to the "
+                              "database, and kept); with --tls-key"))
+    serve.add_argument("--tls-key", type=Path, default=None, metavar="PEM",
+                       help=_("the private key of --tls-cert"))
     serve.add_argument("--front-credential-file", type=Path, default=None,
                        help=_("a file holding the credential of SSH fronts on other machines ('ono99 front'); "
                               "made (mode 0600) if missing"))
@@ -235,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "'ssh -p PORT' here and play on that server. The server trusts the front "
                                          "by the credential of its --front-credential-file."))
     front.add_argument("--server", required=True, help=_("the game server's TCP address, HOST:PORT"))
+    front.add_argument("--server-fingerprint", required=True, metavar="SHA256:…",
+                       help=_("the fingerprint of the game server's TLS certificate, as 'ono99 serve' prints it "
+                              "(tls: certificate …): the front speaks to no other server"))
     front.add_argument("--credential-file", type=Path, required=True,
                        help=_("a copy of the game server's --front-credential-file"))
     front.add_argument("--ssh-host", default="0.0.0.0", help=_("address to listen on for SSH (default: all)"))
@@ -303,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_play(getattr(args, "name", None), getattr(args, "bot_delay", None),
                         getattr(args, "draw_window", None))
     if args.command == "connect":
-        return run_connect(args.address, args.name, args.data_dir, args.password)
+        return run_connect(args.address, args.name, args.data_dir, args.password, args.server_fingerprint)
     if args.command == "replay":
         return run_replay(args.file, args.line)
     if args.command == "simulate":
@@ -364,13 +375,15 @@ def run_play(name: str | None, bot_delay: float | None, draw_window: float | Non
 
 
 def run_connect(address: str | None, name: str | None, data_dir: Path | None = None,
-                password: str | None = None) -> int:
+                password: str | None = None, server_fingerprint: str | None = None) -> int:
     import getpass
     import os
 
     from .client import parse_address
+    from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, remember_name, remembered_name
     from .identity import data_dir as identity_dir
+    from .known_servers import KnownServers, ServerTrust
     from .tui.app import make_app
 
     host, port = "", DEFAULT_PORT
@@ -380,6 +393,13 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
         except ValueError as exc:
             print("ono99 connect: " + _("{address} is not HOST or HOST:PORT: {error}").format(
                 address=repr(address), error=exc), file=sys.stderr)
+            return EXIT_USAGE
+    given: str | None = None
+    if server_fingerprint is not None:
+        try:
+            given = normal_fingerprint(server_fingerprint)
+        except FingerprintError as exc:
+            print("ono99 connect: --server-fingerprint: " + str(exc), file=sys.stderr)
             return EXIT_USAGE
     directory = identity_dir(data_dir)
     try:
@@ -395,8 +415,9 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
         name = remembered_name(directory) or default_name
     if password == "":  # --password without a value
         password = os.environ.get("ONO99_PASSWORD") or getpass.getpass(_("password for the server: "))
+    trust = ServerTrust(known=KnownServers.in_directory(directory), given=given)
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
-                   password=password, settings=settings)
+                   password=password, settings=settings, trust=trust)
     app.run()
     return app.exit_code
 

@@ -1,4 +1,5 @@
-"""An asyncio client for the ONO 99 protocol: connect, say hello, send messages, read messages."""
+"""An asyncio client for the ONO 99 protocol: connect over TLS, check the server's fingerprint, say
+hello, send messages, read messages."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .fingerprints import fingerprint_digest
 from .messages import ErrorMessage, decode_server_message
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from .tls import client_context, peer_fingerprint
 
 if TYPE_CHECKING:
     from .fronts import FrontAssertion
     from .identity import Identity
+    from .known_servers import ServerTrust
 
 CONNECT_TIMEOUT = 10.0
 
@@ -60,20 +64,41 @@ class Client:
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.welcome: dict[str, Any] = {}
         self.closed = False
+        # The fingerprint of the certificate the server showed (ono99_tui/tls.py): what an identity
+        # proof on this connection is bound to.
+        self.server_fingerprint = peer_fingerprint(writer.get_extra_info("ssl_object"))
         self._reader_task = asyncio.create_task(self._read_loop())
+
+    @classmethod
+    async def open(cls, host: str, port: int, *, trust: ServerTrust | None,
+                   timeout: float = CONNECT_TIMEOUT) -> Client:
+        """A TLS connection to the server, its certificate checked against ``trust`` before anything
+        is sent (raises ``UntrustedServer``). ``trust`` None pins nothing: only for tests and
+        benchmarks on this machine, where the server is known to be the one just started."""
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, ssl=client_context(), server_hostname=host or None,
+                                    ssl_handshake_timeout=timeout), timeout)
+        try:
+            client = cls(reader, writer)
+            if trust is not None:
+                trust.check(host, port, client.server_fingerprint)
+        except BaseException:
+            writer.close()
+            raise
+        return client
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, *, resume: str | None = None,
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
                       identity: Identity | None = None, password: str | None = None,
-                      seen: dict[str, int] | None = None, front: FrontAssertion | None = None) -> Client:
-        """Open a connection and complete the hello (proving ``identity``'s key when there is one:
-        without one the player is a guest); raises ``ServerError`` if refused. ``password`` is for
-        a server that asks for one; ``seen``: what a resuming client last saw (protocol
-        ``hello.seen``), so that only the rest is sent. ``front``: a trusted front's word for its
-        player (the SSH front)."""
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
-        client = cls(reader, writer)
+                      seen: dict[str, int] | None = None, front: FrontAssertion | None = None,
+                      trust: ServerTrust | None = None) -> Client:
+        """Open a TLS connection, check the server against ``trust`` (see ``open``), and complete the
+        hello (proving ``identity``'s key when there is one, bound to the certificate seen: without
+        one the player is a guest); raises ``ServerError`` if refused. ``password`` is for a server
+        that asks for one; ``seen``: what a resuming client last saw (protocol ``hello.seen``), so
+        that only the rest is sent. ``front``: a trusted front's word for its player (the SSH front)."""
+        client = await cls.open(host, port, trust=trust, timeout=timeout)
         hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
         if resume:
             hello["resume"] = resume
@@ -105,7 +130,8 @@ class Client:
             if kind == "error":
                 raise ServerError.from_wire(message)
             if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
-                await self.send({"t": "prove", "signature": identity.prove(message["nonce"])})
+                server_key = fingerprint_digest(self.server_fingerprint)
+                await self.send({"t": "prove", "signature": identity.prove(server_key, message["nonce"])})
 
     @property
     def resume_token(self) -> str:

@@ -67,9 +67,10 @@ class Identity:
     def fingerprint(self) -> str:
         return str(self.key.get_fingerprint("sha256"))
 
-    def prove(self, nonce: bytes) -> bytes:
-        """The SSH signature answering a challenge's nonce."""
-        return bytes(self.key.sign(identity_proof_message(nonce), self.key.sig_algorithms[0]))
+    def prove(self, server_key: bytes, nonce: bytes) -> bytes:
+        """The SSH signature answering a challenge's nonce, bound to the server certificate's key
+        digest as this client saw it (docs/protocol.md section 3a)."""
+        return bytes(self.key.sign(identity_proof_message(server_key, nonce), self.key.sig_algorithms[0]))
 
 
 def remembered_name(directory: Path) -> str | None:

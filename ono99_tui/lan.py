@@ -1,8 +1,11 @@
 """What a server advertises on the local network (DNS-SD service ``_ono99._tcp``), sans I/O.
 
-The TXT record carries the server's name, protocol version, SSH port and its open tables, so a
-browser can list servers and tables without connecting. Everything in a TXT record comes from the
-network: ``parse_txt`` checks each value, clamps numbers and strips control characters.
+The TXT record carries the server's name, protocol version, SSH port, the fingerprint of its TLS
+certificate and its open tables, so a browser can list servers and tables without connecting. The
+fingerprint is only what the server says of itself (anyone on the network can announce anything):
+the client checks it against the certificate it is shown, and still asks at a first visit. Everything
+in a TXT record comes from the network: ``parse_txt`` checks each value, clamps numbers and strips
+control characters.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .fingerprints import FingerprintError, normal_fingerprint
 from .protocol import MAX_TABLE_NAME, PROTOCOL_VERSION, clean_text
 
 SERVICE_TYPE = "_ono99._tcp.local."
@@ -46,13 +50,15 @@ class Advert:
     ssh_port: int | None
     tables_total: int  # public tables on the server; ``tables`` lists the open ones first
     tables: tuple[AdvertisedTable, ...] = ()
+    fingerprint: str | None = None  # of the server's TLS certificate, as announced (None: not announced)
 
     @property
     def compatible(self) -> bool:
         return self.protocol == PROTOCOL_VERSION
 
 
-def advert_for(name: str, ssh_port: int | None, tables: Iterable[Mapping[str, Any]]) -> Advert:
+def advert_for(name: str, ssh_port: int | None, tables: Iterable[Mapping[str, Any]],
+               fingerprint: str | None = None) -> Advert:
     """The advertisement of a server named ``name`` whose lobby lists ``tables`` (``Table.info()``
     dicts): public tables only, those waiting for players first."""
     public = [t for t in tables if not t.get("private")]
@@ -67,6 +73,7 @@ def advert_for(name: str, ssh_port: int | None, tables: Iterable[Mapping[str, An
                                      free=int(t["free"]), seats=len(t["seats"]), status=str(t["status"]),
                                      summary=_text(str(t["summary"]), MAX_SUMMARY))
                      for t in listed[:MAX_ADVERTISED_TABLES]),
+        fingerprint=fingerprint,
     )
 
 
@@ -79,6 +86,8 @@ def to_txt(advert: Advert) -> dict[str, str]:
         "ssh": str(advert.ssh_port or 0),
         "tables": str(advert.tables_total),
     }
+    if advert.fingerprint is not None:
+        txt["tls"] = advert.fingerprint
     for i, table in enumerate(advert.tables):
         txt[f"t{i}"] = _encode_table(table)
     return txt
@@ -112,7 +121,18 @@ def parse_txt(properties: Mapping[bytes, bytes | None]) -> Advert:
         ssh_port=ssh_port or None,
         tables_total=max(_number(txt.get("tables", "0"), 0, 1_000_000), len(tables)),
         tables=tuple(tables),
+        fingerprint=_fingerprint(txt.get("tls")),
     )
+
+
+def _fingerprint(text: str | None) -> str | None:
+    """An announced fingerprint; one that is not a fingerprint is announced as none."""
+    if text is None:
+        return None
+    try:
+        return normal_fingerprint(text[:MAX_TXT_VALUE])
+    except FingerprintError:
+        return None
 
 
 def _decode_table(value: str) -> AdvertisedTable:

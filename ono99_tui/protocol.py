@@ -25,7 +25,7 @@ from .core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDr
 from .core.options import TableOptions
 from .core.view import TableView
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: over TLS, with the identity proof bound to the server's certificate
 DEFAULT_PORT = 9999
 MAX_FRAME = 64 * 1024  # bytes of one frame's payload
 HEADER = struct.Struct(">I")
@@ -35,13 +35,19 @@ MAX_TABLE_NAME = 40
 MAX_WIRE_INT = 2**31 - 1  # the largest table id, action version or ping number a client may send
 MAX_PUBLIC_KEY = 1024  # characters of an OpenSSH public key line in hello.key
 NONCE_BYTES = 32
-# Signed by a client to prove it holds its key: this text, a zero byte, then the server's nonce.
-IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v1\x00"
+SERVER_KEY_BYTES = 32  # the SHA-256 of the server certificate's public key (ono99_tui/tls.py)
+# Signed by a client to prove it holds its key: this text and a zero byte, the SHA-256 of the public key
+# of the TLS certificate the client saw, then the server's nonce. The server checks it against its own
+# certificate, so a proof made through a relay that shows another certificate proves nothing there.
+IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v2\x00"
 
 
-def identity_proof_message(nonce: bytes) -> bytes:
-    """The bytes a client signs with its key to answer the server's ``challenge``."""
-    return IDENTITY_PROOF_CONTEXT + nonce
+def identity_proof_message(server_key: bytes, nonce: bytes) -> bytes:
+    """The bytes a client signs with its key to answer the server's ``challenge``: ``server_key`` is
+    the 32-byte digest of the server certificate's public key, as the client saw it."""
+    if len(server_key) != SERVER_KEY_BYTES:
+        raise ValueError(f"server_key must be {SERVER_KEY_BYTES} bytes, not {len(server_key)}")
+    return IDENTITY_PROOF_CONTEXT + server_key + nonce
 
 
 class ProtocolError(ValueError):

@@ -19,6 +19,8 @@ from .fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
 from .ssh_settings import SshSettings
+from .tls import CERT_FILE as TLS_CERT_FILE
+from .tls import KEY_FILE as TLS_KEY_FILE
 
 if TYPE_CHECKING:
     from server.advertiser import Advertiser
@@ -56,11 +58,14 @@ def _ssh_policy(access: AccessPolicy) -> str:
     return access.describe()
 
 
-def front_config_for(config: ServerConfig, server_port: int, credential: str) -> FrontConfig:
-    """The settings of this server's own SSH fronts: its SSH options, and the way to it over loopback."""
+def front_config_for(config: ServerConfig, server_port: int, server_fingerprint: str,
+                     credential: str) -> FrontConfig:
+    """The settings of this server's own SSH fronts: its SSH options, and the way to it over loopback
+    (TLS, pinned to its certificate, as for a front on another machine)."""
     ssh_host = config.ssh_host if config.ssh_host is not None else config.host
-    return FrontConfig(server_host="127.0.0.1", server_port=server_port, credential=credential, name=config.name,
-                       ssh_host=ssh_host, ssh_port=config.ssh_port or 0, ssh=config.ssh)
+    return FrontConfig(server_host="127.0.0.1", server_port=server_port, server_fingerprint=server_fingerprint,
+                       credential=credential, name=config.name, ssh_host=ssh_host, ssh_port=config.ssh_port or 0,
+                       ssh=config.ssh)
 
 
 async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
@@ -87,7 +92,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             config.host, config.port, config.fronts_only = "127.0.0.1", 0, True
     try:
         server = Server(config)
-    except (OSError, ValueError) as exc:  # the access policy: an authorized_keys file missing or wrong
+        server.load_certificate()
+    except (OSError, ValueError) as exc:  # the access policy or the TLS files: missing or wrong
         print(f"ono99 serve: {exc}", file=sys.stderr)
         return 2
     try:
@@ -115,7 +121,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             print("ono99 serve: " + _("SSH port {port} is not available ({error}); carrying on without SSH (choose "
                                       "one with --ssh-port)").format(port=config.ssh_port, error=exc),
                   file=sys.stderr, flush=True)
-        front_config = front_config_for(config, server.port, credential)
+        front_config = front_config_for(config, server.port, server.fingerprint, credential)
         if reserved is not None:
             ssh_port = int(reserved.getsockname()[1])
             front_config.ssh_port, front_config.reuse_port = ssh_port, True
@@ -151,9 +157,11 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     access = server.access
     if tcp_for_players:
         where = f"{config.host}:{server.port}"
-        print(_("ONO 99 server {name} listening on {address} (protocol over TCP)").format(
+        print(_("ONO 99 server {name} listening on {address} (protocol over TLS)").format(
             name=repr(config.name), address=where), flush=True)
         print(f"  tcp: {_tcp_policy(access)}", flush=True)
+        print("  " + _("tls: certificate {fingerprint} (players compare it at their first visit)").format(
+            fingerprint=server.fingerprint), flush=True)
         print("  " + _("join with: {command}").format(command=_join_hint(config.host, server.port)), flush=True)
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
@@ -230,12 +238,17 @@ def run_serve(args: argparse.Namespace) -> int:
         print("ono99 serve: " + _("--auth password needs --password (or $ONO99_PASSWORD)"), file=sys.stderr)
         return 2
     db_path = args.db or default_db_path()
+    tls_cert, tls_key = args.tls_cert or db_path.parent / TLS_CERT_FILE, args.tls_key or db_path.parent / TLS_KEY_FILE
+    if (args.tls_cert is None) != (args.tls_key is None):
+        print("ono99 serve: " + _("--tls-cert and --tls-key go together"), file=sys.stderr)
+        return 2
     overrides: dict[str, Any] = {} if args.messages_per_second is None else {  # bursts of twice the rate
         "messages_per_second": args.messages_per_second, "message_burst": max(1, int(args.messages_per_second * 2))}
     if args.max_waiting_per_address is not None:  # a load test from one address, say
         overrides["max_waiting_hellos_per_address"] = args.max_waiting_per_address
         overrides["max_waiting_hellos"] = max(ServerConfig().max_waiting_hellos, args.max_waiting_per_address)
     config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
+                          tls_cert=tls_cert, tls_key=tls_key,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
                           play_now_wait=args.play_now_wait,
@@ -283,6 +296,7 @@ def run_front_command(args: argparse.Namespace) -> int:
     import os
 
     from .client import parse_address
+    from .fingerprints import FingerprintError, normal_fingerprint
     from .front.run import run_front
     from .identity import data_dir
 
@@ -291,10 +305,17 @@ def run_front_command(args: argparse.Namespace) -> int:
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
     try:
         host, port = parse_address(args.server)
-        credential = args.credential_file.read_text(encoding="utf-8").strip()
     except ValueError:
         print(f"ono99 front: --server takes HOST:PORT, not {args.server!r}", file=sys.stderr)
         return 2
+    try:
+        fingerprint = normal_fingerprint(args.server_fingerprint)
+    except FingerprintError as exc:
+        print(f"ono99 front: --server-fingerprint: {exc}; 'ono99 serve' prints it (tls: certificate …)",
+              file=sys.stderr)
+        return 2
+    try:
+        credential = args.credential_file.read_text(encoding="utf-8").strip()
     except OSError as exc:
         print(f"ono99 front: cannot read the credential file {args.credential_file}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -302,7 +323,8 @@ def run_front_command(args: argparse.Namespace) -> int:
     password = args.ssh_password or os.environ.get("ONO99_PASSWORD") or None
     keys = Path(auth_args[0]) if mode == "authorized-keys" and len(auth_args) == 1 else None
     host_key = args.host_key or (data_dir() / "ssh_host_ed25519_key")
-    config = FrontConfig(server_host=host, server_port=port, credential=credential, name=args.name,
+    config = FrontConfig(server_host=host, server_port=port, server_fingerprint=fingerprint, credential=credential,
+                         name=args.name,
                          ssh_host=args.ssh_host, ssh_port=args.ssh_port, reuse_port=args.reuse_port,
                          ssh=SshSettings(auth=mode, authorized_keys=keys, password=password, host_key=host_key))
     return asyncio.run(run_front(config))

@@ -109,7 +109,7 @@ class Advertiser:
 
     def advert(self) -> Advert:
         return advert_for(self.server.config.name, self.ssh_port,
-                          (t.info() for t in self.server.lobby.tables.values()))
+                          (t.info() for t in self.server.lobby.tables.values()), self.server.fingerprint)
 
     async def start(self) -> None:
         """Register the service; ``OSError`` if the machine cannot do multicast DNS."""

@@ -1,4 +1,4 @@
-"""The server: the TCP listener, connection limits, start-up restore and a graceful shutdown."""
+"""The server: the TLS listener, connection limits, start-up restore and a graceful shutdown."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import ssl
 from collections import Counter
 
 from ono99_tui.access import AccessPolicy
+from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.limits import HelloQueue
 from ono99_tui.refusal import Refusal, params_of
+from ono99_tui.tls import ServerCertificate, ephemeral_certificate, load_or_create_certificate
 
 from .config import ServerConfig
 from .connection import Connection
@@ -36,6 +39,19 @@ class Server:
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
         self.restored_tables = 0
+        self.certificate: ServerCertificate | None = None  # the listener's, once started
+        self._tls: ssl.SSLContext | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the listener's TLS certificate, as clients pin it."""
+        assert self.certificate is not None, "no TCP listener"
+        return self.certificate.fingerprint
+
+    @property
+    def certificate_digest(self) -> bytes:
+        """The 32 bytes of the fingerprint: what an identity proof made for this server signs."""
+        return fingerprint_digest(self.fingerprint)
 
     @property
     def port(self) -> int:
@@ -48,9 +64,25 @@ class Server:
         """Whether the TCP listener is on (``config.port`` None turns it off)."""
         return self._server is not None
 
+    def load_certificate(self) -> ServerCertificate:
+        """The listener's certificate: the configured files (made at the first start), else one for
+        this run. ValueError says what is wrong with configured files."""
+        if self.certificate is None:
+            config = self.config
+            if config.tls_cert is not None and config.tls_key is not None:
+                self.certificate = load_or_create_certificate(config.tls_cert, config.tls_key)
+            else:
+                self.certificate = ephemeral_certificate()
+        return self.certificate
+
     async def start(self) -> None:
+        """Restore the saved tables, then listen (TLS 1.3 only: there is no plain TCP)."""
+        if self.config.port is not None:
+            self._tls = self.load_certificate().context()
         self.restored_tables = self.lobby.restore()
         if self.config.port is not None:
+            # TLS starts in _accept, once the connection is counted: a handshake that stalls holds a
+            # place of the hello budget (per address too), not one outside every limit.
             self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port,
                                                       limit=64 * 1024)
 
@@ -100,6 +132,8 @@ class Server:
                 making_room.close("too many connections waiting to say hello: say hello at once after connecting")
         if why is not None:
             log.warning("refused %s: %s", connection.peer, why)
+            if not await self._secure(connection):  # the refusal too is said inside TLS only
+                return
             connection.error("too_many_connections", why, params=params_of(why))
             connection.close(why)
             writer_task = asyncio.create_task(connection._write_loop())
@@ -113,13 +147,29 @@ class Server:
         if task is not None:
             self._tasks.add(task)
         try:
-            await connection.run()
+            if await self._secure(connection):
+                await connection.run()
         finally:
             self.connections.discard(connection)
             self.waiting.remove(connection)
             self._forget_address(connection.address)  # a front's connection counts under its player's
             if task is not None:
                 self._tasks.discard(task)
+
+    async def _secure(self, connection: Connection) -> bool:
+        """The TLS handshake on a connection just accepted, within what is left of its hello time.
+        Must be the first thing ``_accept`` awaits: until then nothing reads from the socket, so
+        the client's first TLS bytes are still there for it."""
+        assert self._tls is not None
+        left = max(0.1, connection.hello_by - asyncio.get_running_loop().time())
+        try:
+            await connection.writer.start_tls(self._tls, ssl_handshake_timeout=left)
+        except (ssl.SSLError, OSError, TimeoutError) as exc:
+            log.info("%s: no TLS session (%s)", connection.peer, exc or type(exc).__name__)
+            connection.closed = True
+            connection.writer.transport.abort()
+            return False
+        return True
 
     async def close(self, reason: str = "the server is shutting down") -> None:
         """Stop listening, tell every client, save, and close. Safe to call twice."""

@@ -17,6 +17,10 @@ class ServerConfig:
     port: int | None = DEFAULT_PORT  # None: no TCP listener; 0: any free port
     name: str = "ONO 99"
     db_path: Path | None = None  # None: nothing is saved (tests, embedded local games)
+    # The TLS certificate and key of the TCP listener (ono99_tui/tls.py): made there at the first start
+    # and kept. None: a new certificate for this run only (tests, a server without a database).
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
     grace_seconds: float = 120.0  # how long a dropped player's seat waits for them
     default_turn_seconds: int = 30  # the turn clock of a new table unless it says otherwise
     bot_delay: float = 0.8  # pause before a bot acts, so people can follow the play

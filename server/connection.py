@@ -28,6 +28,19 @@ WRITE_BUFFER_HIGH = 64 * 1024  # bytes buffered in the transport before the writ
 MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dropped
 
 
+def buffered(transport: asyncio.BaseTransport) -> int:
+    """Bytes a transport holds that the kernel has not taken: under TLS, what waits to be encrypted
+    or sent by the TLS layer plus what the TCP transport under it holds (asyncio counts only the
+    first, so the second is read from the layer below). 0 once it is closing."""
+    if transport.is_closing() or not isinstance(transport, asyncio.WriteTransport):
+        return 0
+    size = transport.get_write_buffer_size()
+    below = getattr(getattr(transport, "_ssl_protocol", None), "_transport", None)
+    if isinstance(below, asyncio.WriteTransport) and not below.is_closing():
+        size += below.get_write_buffer_size()
+    return size
+
+
 class Connection:
     # The identity (key fingerprint) this connection has proven: by a TCP client's answer to the
     # challenge, or asserted by a trusted front for its SSH login (section 3b). None: a guest so far.
@@ -42,6 +55,9 @@ class Connection:
         self.server = server
         self.reader = reader
         self.writer = writer
+        # From connecting to a successful hello, the TLS handshake included: fixed, chatter without a
+        # hello does not extend it.
+        self.hello_by = asyncio.get_running_loop().time() + server.config.hello_timeout
         peer = writer.get_extra_info("peername")
         self.address = str(peer[0]) if isinstance(peer, tuple) else "local"
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local"
@@ -76,11 +92,11 @@ class Connection:
             return
         transport = self.writer.transport
         if self._writer_task is not None and not self._draining and self.queue.empty() \
-                and not transport.is_closing() and transport.get_write_buffer_size() <= WRITE_BUFFER_HIGH:
+                and not transport.is_closing() and buffered(transport) <= WRITE_BUFFER_HIGH:
             # The writer task is idle and nothing is queued, so every earlier frame is already in the
             # transport: write this one now, as that task would, without waking it for every frame.
             self._write(frame)
-            if transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
+            if buffered(transport) > WRITE_BUFFER_HIGH:
                 self.queue.put_nowait(b"")  # an empty frame: the writer task waits for the client, timed
             return
         if self.queued_bytes + len(frame) > self.server.config.send_queue_bytes:
@@ -99,10 +115,10 @@ class Connection:
         transport = self.writer.transport
         transport.write(frame)
         self.written += len(frame)
-        if self._watchdog is None and transport.get_write_buffer_size() > 0:
+        if self._watchdog is None and buffered(transport) > 0:
             # The kernel's buffer is full (the transport keeps only what the socket would not take).
             loop = asyncio.get_running_loop()
-            self._taken = self.written - transport.get_write_buffer_size()
+            self._taken = self.written - buffered(transport)
             self._stalled_since = loop.time()
             self._watchdog = loop.call_later(self._watch_interval(), self._watch)
 
@@ -115,7 +131,7 @@ class Connection:
         transport = self.writer.transport
         if transport.is_closing():
             return
-        waiting = transport.get_write_buffer_size()
+        waiting = buffered(transport)
         if waiting == 0:
             return  # all taken: nothing to watch until the kernel's buffer fills again
         loop = asyncio.get_running_loop()
@@ -132,7 +148,7 @@ class Connection:
 
     def held_bytes(self) -> int:
         """Bytes this server holds for the client outside the kernel: queued and in the transport."""
-        return self.queued_bytes + self.writer.transport.get_write_buffer_size()
+        return self.queued_bytes + buffered(self.writer.transport)
 
     def error(self, code: str, reason: str, ref: str | None = None,
               params: Mapping[str, str | int] | None = None) -> None:
@@ -147,7 +163,7 @@ class Connection:
                     break
                 self.queued_bytes -= len(frame)
                 self._write(frame)
-                if self.writer.transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
+                if buffered(self.writer.transport) > WRITE_BUFFER_HIGH:
                     self._draining = True
                     await asyncio.wait_for(self.writer.drain(), timeout)
                     self._draining = False
@@ -187,7 +203,7 @@ class Connection:
         config = self.server.config
         decoder = FrameDecoder()
         loop = asyncio.get_running_loop()
-        hello_by = loop.time() + config.hello_timeout  # fixed: chatter without a hello does not extend it
+        hello_by = self.hello_by
         try:
             while not self.closed:
                 deadline = config.idle_timeout if self.member is not None else max(0.0, hello_by - loop.time())
@@ -279,7 +295,7 @@ class Connection:
             raise ProtocolError("no_challenge", "prove answers a challenge: send hello with your key first")
         hello, key, nonce = self._challenge
         self._challenge = None
-        if not verify_proof(key, nonce, message["signature"]):
+        if not verify_proof(key, self.server.certificate_digest, nonce, message["signature"]):
             raise ProtocolError("bad_signature", "the signature does not prove that you hold the key; "
                                                  "send hello again for a new challenge")
         self.identity = fingerprint(key)

@@ -2,7 +2,8 @@
 
 Over SSH the key is proven by the SSH login itself. Over TCP the client sends its public key in
 ``hello`` (an OpenSSH public key line), the server answers with a ``challenge`` holding a random
-nonce, and the client signs ``identity_proof_message(nonce)`` with the key (an SSH signature blob,
+nonce, and the client signs ``identity_proof_message(server_key, nonce)`` (bound to the TLS certificate
+it saw) with the key (an SSH signature blob,
 as an SSH publickey login sends one) and sends it in ``prove``. Both ways give the same
 fingerprint for the same key, as OpenSSH prints it (``SHA256:`` and unpadded base64).
 """
@@ -48,12 +49,13 @@ def signature_type(signature: bytes) -> bytes:
     return signature[4:4 + length] if 4 + length <= len(signature) else b""
 
 
-def verify_proof(key: asyncssh.SSHKey, nonce: bytes, signature: bytes) -> bool:
-    """Whether ``signature`` is ``key``'s signature of the proof message of ``nonce``."""
+def verify_proof(key: asyncssh.SSHKey, server_key: bytes, nonce: bytes, signature: bytes) -> bool:
+    """Whether ``signature`` is ``key``'s signature of the proof message of ``nonce`` for the server
+    whose certificate key digest is ``server_key`` (this server's own)."""
     if signature_type(signature) not in SIGNATURE_TYPES:
         return False
     try:
-        return bool(key.verify(identity_proof_message(nonce), signature))
+        return bool(key.verify(identity_proof_message(server_key, nonce), signature))
     except Exception:  # a malformed blob: not a proof
         return False
 

@@ -1,6 +1,7 @@
 """Helpers for the server integration tests, all against real parts: an in-process ``Server`` on
-127.0.0.1 port 0 with a real SQLite file, real TCP clients speaking the protocol, raw sockets for
-abuse, the ``ono99`` command as a subprocess, and an ``ono99 serve`` process that can be killed.
+127.0.0.1 port 0 with a real SQLite file, real TLS clients speaking the protocol (pinned to the
+server's certificate), raw TLS connections for abuse, the ``ono99`` command as a subprocess, and an
+``ono99 serve`` process that can be killed.
 
 Nothing here sleeps to make a point: waits are for messages (``expect``/``recv`` with generous
 timeouts) or for a condition on the real server, polled until a deadline.
@@ -16,6 +17,7 @@ import random
 import re
 import signal
 import socket
+import ssl
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +29,9 @@ from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
 from ono99_tui.identity import Identity
+from ono99_tui.known_servers import ServerTrust
 from ono99_tui.protocol import HEADER, PROTOCOL_VERSION
+from ono99_tui.tls import client_context
 from server import Server, ServerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +48,8 @@ FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 1
 # --- an in-process server ---------------------------------------------------------------------------
 def server_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
     values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
-                              "db_path": tmp_path / "x.db"}
+                              "db_path": tmp_path / "x.db",  # and the TLS certificate beside it, kept for a restart
+                              "tls_cert": tmp_path / "tls_cert.pem", "tls_key": tmp_path / "tls_key.pem"}
     values.update(overrides)
     return ServerConfig(**values)
 
@@ -106,15 +111,20 @@ class Harness:
     async def connect(self, name: str, *, resume: str | None = None, identity: Identity | None = None) -> TestClient:
         """A client that said hello: a guest, or the player of ``identity``'s key (see ``new_identity``)."""
         client = await TestClient.connect("127.0.0.1", self.port, name, resume=resume, timeout=TIMEOUT,
-                                          identity=identity)
+                                          identity=identity, trust=self.trust)
         assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
 
+    @property
+    def trust(self) -> ServerTrust:
+        """This server's certificate, pinned."""
+        return ServerTrust.pinned(self.server.fingerprint)
+
     async def raw(self) -> TestClient:
-        """A TCP connection that has said nothing yet."""
-        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), TIMEOUT)
-        client = TestClient(reader, writer)
+        """A TLS connection to the server (its certificate pinned) that has said nothing yet."""
+        client = await TestClient.open("127.0.0.1", self.port, trust=self.trust, timeout=TIMEOUT)
+        assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
 
@@ -362,6 +372,18 @@ async def export_and_check(db: Path, out: Path) -> list[dict[str, Any]]:
     return records
 
 
+def tls_socket_that_never_reads(port: int, data: bytes, receive_buffer: int = 4096) -> ssl.SSLSocket:
+    """A TLS connection with a small receive buffer that sends ``data`` and then reads nothing, ever
+    (blocking: run it in an executor). Close it when done."""
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.settimeout(TIMEOUT)
+    raw.connect(("127.0.0.1", port))
+    tls = client_context().wrap_socket(raw)
+    tls.sendall(data)
+    return tls
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 now (``ono99 serve --port 0`` turns TCP off)."""
     with socket.socket() as probe:
@@ -373,6 +395,7 @@ class ServerProcess:
     """``ono99 serve`` as a real process (for kill -9)."""
 
     LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+    CERTIFICATE = re.compile(r"tls: certificate (SHA256:\S+)")
 
     def __init__(self, db: Path, log_path: Path, *args: str) -> None:
         self.db = db
@@ -380,12 +403,15 @@ class ServerProcess:
         self.args = args
         self.proc: asyncio.subprocess.Process | None = None
         self.port = 0
+        self.fingerprint = ""  # of its TLS certificate, as its banner says
         self.banner: list[str] = []
 
     async def start(self) -> int:
+        self.banner = []  # this start's
         with self.log_path.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", str(free_port()),
+                sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1",
+                "--port", str(self.port or free_port()),  # a restart listens where it did
                 "--db", str(self.db), *self.args, *self._ssh_off(), cwd=ROOT, stdout=asyncio.subprocess.PIPE,
                 stderr=log)
         assert self.proc.stdout is not None
@@ -396,6 +422,9 @@ class ServerProcess:
             match = self.LISTENING.search(line)
             if match:
                 self.port = int(match.group(1))
+            certificate = self.CERTIFICATE.search(line)
+            if certificate:
+                self.fingerprint = certificate.group(1)
         assert self.port, self.banner
         return self.port
 

@@ -82,7 +82,7 @@ def scripted_app(seat: int, **kwargs: Any) -> tuple[Ono99App, ScriptedLink, dict
     name = table["seats"][seat]["name"]
     table["seats"] = [dict(s, kind="human") if i == seat else s for i, s in enumerate(table["seats"])]
     link = ScriptedLink()
-    link.inbox.put_nowait({"t": "welcome", "version": 1, "server": "ONO 99", "name": name, "resume": "r",
+    link.inbox.put_nowait({"t": "welcome", "version": 2, "server": "ONO 99", "name": name, "resume": "r",
                            "resumed": False, "table": 0, "identity": None})
     link.inbox.put_nowait({"t": "table", "table": table})
 

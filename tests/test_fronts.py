@@ -61,7 +61,7 @@ async def test_a_malformed_front_field_is_refused(tmp_path: Path, field: str, va
     async with running_server(tmp_path, front_credentials=(GOOD,)) as h:
         client = await h.raw()
         front: dict[str, Any] = {"credential": GOOD, "address": "198.51.100.7", "identity": None, field: value}
-        await client.send({"t": "hello", "version": 1, "name": "ada", "front": front})
+        await client.send({"t": "hello", "version": 2, "name": "ada", "front": front})
         error = await client.error()
         assert error["code"] == "bad_field" and f"hello.front.{field}" in error["reason"]
         assert h.server.lobby.members == {}
@@ -361,6 +361,7 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
                       max_sessions_per_address=5, max_waiting_logins=6, max_waiting_logins_per_address=7,
                       input_bytes_per_second=8.5, input_burst=9)
     assert all(getattr(ssh, name) != getattr(SshSettings(), name) for name in names)
-    front = front_config_for(ServerConfig(ssh=ssh, ssh_port=0), 1234, "a credential")
+    front = front_config_for(ServerConfig(ssh=ssh, ssh_port=0), 1234,
+                             "SHA256:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8", "a credential")
     assert front.ssh is ssh
     assert config_from_env(config_to_env(front)) == front

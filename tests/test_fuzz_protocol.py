@@ -157,7 +157,7 @@ async def feed_server(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     link = embedded.link()
     received: list[dict[str, Any]] = []
     try:
-        await link.send({"t": "hello", "version": 1, "name": "Fuzz"})
+        await link.send({"t": "hello", "version": 2, "name": "Fuzz"})
         for message in messages:
             try:
                 await link.send(message)

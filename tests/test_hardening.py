@@ -11,6 +11,7 @@ import fcntl
 import logging
 import random
 import socket
+import ssl
 import termios
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from ono99_tui.client import Client, ServerError
 from ono99_tui.protocol import MAX_FRAME, encode
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.tls import client_context
 from server import ServerConfig
 from server.connection import WRITE_BUFFER_HIGH
 from server.lobby import TokenBucket
@@ -35,6 +37,7 @@ from tests.server_helpers import (
     play_all,
     running_server,
     start,
+    tls_socket_that_never_reads,
     until_closed,
     wait_until,
 )
@@ -43,7 +46,7 @@ from tests.server_helpers import (
 async def connect_from(address: str, port: int, name: str, **kwargs: Any) -> TestClient:
     """A player whose connection comes from ``address`` (any 127.0.0.x)."""
     reader, writer = await asyncio.wait_for(
-        asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), TIMEOUT)
+        asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0), ssl=client_context()), TIMEOUT)
     client = TestClient(reader, writer)
     await client.send(hello(name, **kwargs))
     client.welcome = await client.expect("welcome")
@@ -92,8 +95,9 @@ async def test_a_refused_connection_says_why_and_a_full_address_does_not_block_a
             for _ in range(3):
                 writers.append((await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0)))[1])
             await wait_until(lambda: h.server.waiting.waiting_from("127.0.0.50") == 3, "three waiting")
-            reader, writer = await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0))
-            fourth = TestClient(reader, writer)
+            reader, writer = await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0),
+                                                           ssl=client_context())
+            fourth = TestClient(reader, writer)  # refused, inside TLS
             h.clients.append(fourth)
             messages = await until_closed(fourth)
             assert messages[0]["code"] == "too_many_connections"
@@ -127,13 +131,11 @@ async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_
         await join(bob, table_id)
         table = h.server.lobby.tables[table_id]
         loop = asyncio.get_running_loop()
-        stuck = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        stuck.setblocking(False)
+        stuck: ssl.SSLSocket | None = None
         peak = 0
         try:
-            await loop.sock_connect(stuck, ("127.0.0.1", h.port))
-            await loop.sock_sendall(stuck, encode(hello("stuck")) + encode({"t": "spectate", "table": table_id}))
+            stuck = await loop.run_in_executor(None, tls_socket_that_never_reads, h.port,
+                                               encode(hello("stuck")) + encode({"t": "spectate", "table": table_id}))
             await wait_until(lambda: any(m.name == "stuck" for m in table.spectators), "the spectator to sit in")
             connection = h.server.lobby.members["stuck"].connection
             assert connection is not None
@@ -163,7 +165,8 @@ async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_
             logs = await play_all([alice, bob], seed=999)  # the players go on
             assert logs[0].last_view["winner"] is not None
         finally:
-            stuck.close()
+            if stuck is not None:
+                stuck.close()
 
 
 # --- 3. one access policy for every way in ----------------------------------------------------------
@@ -204,7 +207,7 @@ async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path):
 
     async with running_server(tmp_path, ssh_port=0,
                               ssh=SshSettings(auth="password", password="pw", host_key=tmp_path / "hk")) as h:
-        front = SshFront(front_config_for(h.server.config, h.port, "a credential"))
+        front = SshFront(front_config_for(h.server.config, h.port, h.server.fingerprint, "a credential"))
         assert front.auth == h.server.access.mode == "password"
         for offered in ("pw", "nope", None):
             assert front.access.decide(None, offered, "127.0.0.1") == h.server.access.decide(None, offered,

@@ -26,6 +26,7 @@ import pytest
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
+from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
@@ -91,18 +92,24 @@ async def test_a_key_is_proven_by_signing_the_challenge(tmp_path: Path) -> None:
         assert guest.welcome["identity"] is None
 
         raw = await h.raw()
+        server_key = fingerprint_digest(raw.server_fingerprint)
         await raw.send({"t": "prove", "signature": b"x"})
         assert (await raw.error())["code"] == "no_challenge"
         hello = {"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": ada.public_key}
         await raw.send(hello)
         nonce = (await raw.expect("challenge"))["nonce"]
         assert isinstance(nonce, bytes) and len(nonce) == 32
-        await raw.send({"t": "prove", "signature": ada.prove(b"another nonce")})
+        await raw.send({"t": "prove", "signature": ada.prove(server_key, b"another nonce")})
         error = await raw.error()
         assert error["code"] == "bad_signature" and error["ref"] == "prove"
         await raw.send(hello)
         nonce = (await raw.expect("challenge"))["nonce"]
-        await raw.send({"t": "prove", "signature": ada.prove(nonce)[:-1] + b"?"})
+        await raw.send({"t": "prove", "signature": ada.prove(bytes(32), nonce)})  # for another server's certificate
+        error = await raw.error()
+        assert error["code"] == "bad_signature" and error["ref"] == "prove"
+        await raw.send(hello)
+        nonce = (await raw.expect("challenge"))["nonce"]
+        await raw.send({"t": "prove", "signature": ada.prove(server_key, nonce)[:-1] + b"?"})
         assert (await raw.error())["code"] == "bad_signature"
         await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": "ssh-ed25519 AAAAnope"})
         assert (await raw.error())["code"] == "bad_key"
@@ -111,7 +118,7 @@ async def test_a_key_is_proven_by_signing_the_challenge(tmp_path: Path) -> None:
         # A proof made by hand, as a client written from docs/protocol.md would
         await raw.send(hello | {"name": "Ada2"})
         nonce = (await raw.expect("challenge"))["nonce"]
-        signature = ada.key.sign(identity_proof_message(nonce), b"ssh-ed25519")
+        signature = ada.key.sign(identity_proof_message(server_key, nonce), b"ssh-ed25519")
         await raw.send({"t": "prove", "signature": signature})
         # Ada's key is connected already: the proof takes her player over, whatever name is asked
         welcome = await raw.expect("welcome")
@@ -223,8 +230,9 @@ async def test_the_same_key_file_is_the_same_player_over_ssh_and_tcp(tmp_path: P
 class ConnectProcess:
     """The real ``ono99 connect`` on a pseudo-terminal of 100 x 30."""
 
-    def __init__(self, port: int, data_dir: Path, *args: str) -> None:
-        self.args = ["connect", f"127.0.0.1:{port}", "--data-dir", str(data_dir), *args]
+    def __init__(self, port: int, data_dir: Path, *args: str, fingerprint: str | None = None) -> None:
+        pin = ("--server-fingerprint", fingerprint) if fingerprint else ()
+        self.args = ["connect", f"127.0.0.1:{port}", "--data-dir", str(data_dir), *pin, *args]
         self.proc: asyncio.subprocess.Process | None = None
         self.master = -1
         self.output = bytearray()
@@ -278,7 +286,7 @@ async def test_a_killed_ono99_connect_comes_back_to_its_seat_and_hand(tmp_path: 
         lobby = h.server.lobby
         alice = await h.connect("alice")
         table_id = await create_table(alice, seats=3, bots=1)
-        first = ConnectProcess(h.port, bob_dir, "--name", "bob")
+        first = ConnectProcess(h.port, bob_dir, "--name", "bob", fingerprint=h.server.fingerprint)
         await first.start()
         try:
             await wait_until(lambda: "bob" in lobby.members, "bob's app in the lobby", timeout=60)
@@ -306,7 +314,7 @@ async def test_a_killed_ono99_connect_comes_back_to_its_seat_and_hand(tmp_path: 
         error = await refused(h.port, "bob", identity_in(tmp_path / "not-bob"))
         assert error.code == "name_taken"
 
-        again = ConnectProcess(h.port, bob_dir)  # the same command; the name is remembered too
+        again = ConnectProcess(h.port, bob_dir)  # the same command: the name and the server are remembered
         await again.start()
         try:
             await wait_until(lambda: bob.connection is not None, "bob back", timeout=60)
@@ -469,11 +477,13 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
 
 async def test_a_client_written_from_the_protocol_document_proves_its_key(tmp_path: Path) -> None:
     """The handshake as docs/protocol.md section 3a spells it, built by hand from an Ed25519 key of
-    the ``cryptography`` package: the public key line, the 56 signed bytes, the 83-byte SSH
-    signature blob, and the identity as the SHA-256 of the key's wire encoding."""
+    the ``cryptography`` package: the public key line, the 88 signed bytes (bound to the SHA-256 of
+    the public key of the certificate the TLS session showed), the 83-byte SSH signature blob, and
+    the identity as the SHA-256 of the key's wire encoding."""
     import base64
     import hashlib
 
+    from cryptography import x509
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -487,10 +497,13 @@ async def test_a_client_written_from_the_protocol_document_proves_its_key(tmp_pa
     identity = "SHA256:" + base64.b64encode(hashlib.sha256(wire).digest()).decode().rstrip("=")
     async with running_server(tmp_path) as h:
         raw = await h.raw()
-        await raw.send({"t": "hello", "version": 1, "name": "Handmade", "key": line})
+        await raw.send({"t": "hello", "version": 2, "name": "Handmade", "key": line})
         nonce = (await raw.expect("challenge"))["nonce"]
-        signed = b"ono99 identity proof v1" + b"\x00" + nonce
-        assert len(signed) == 56
+        tls = raw.writer.get_extra_info("ssl_object")
+        certificate = x509.load_der_x509_certificate(tls.getpeercert(binary_form=True))
+        spki = certificate.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+        signed = b"ono99 identity proof v2" + b"\x00" + hashlib.sha256(spki).digest() + nonce
+        assert len(signed) == 88
         blob = string(b"ssh-ed25519") + string(private.sign(signed))
         assert len(blob) == 83
         await raw.send({"t": "prove", "signature": blob})

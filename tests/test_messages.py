@@ -175,7 +175,7 @@ TABLE = {"id": 1, "name": "Ada's table", "edition": "2022", "options": OPTIONS, 
          "free": 1, "bots": 0, "spectators": 0, "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy",
          "game_no": 0, "winner": None, "code": None, "you": 0, "watchers": [], "waiting": []}
 GOOD = [STATE, {"t": "table", "table": TABLE},
-        {"t": "welcome", "version": 1, "server": "ONO 99", "name": "Ada", "resume": "x", "resumed": False,
+        {"t": "welcome", "version": 2, "server": "ONO 99", "name": "Ada", "resume": "x", "resumed": False,
          "table": None, "identity": None},
         {"t": "chat", "scope": "lobby", "table": None, "id": 1, "from": "Ada", "text": "hi", "at": 1.5},
         {"t": "queue", "queued": {"edition": "2022", "seats": 4, "waiting": 1, "position": 1, "fill_in": 3.0},

@@ -44,7 +44,7 @@ from ono99_tui.protocol import (
 )
 
 SAMPLE_MESSAGES: list[dict[str, Any]] = [
-    {"t": "hello", "version": 1, "name": "Ada", "client": "test/1"},
+    {"t": "hello", "version": 2, "name": "Ada", "client": "test/1"},
     {"t": "ping"},
     {"t": "chat", "text": "héllo wörld · 你好 · 🃏", "scope": "lobby"},
     {"t": "act", "action": "-10", "version": 2**40},
@@ -245,7 +245,7 @@ def test_decode_payload_returns_the_map() -> None:
 
 # --- validation --------------------------------------------------------------------------------------
 VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
-    "hello": {"t": "hello", "version": 1, "name": "Ada", "seen": {"table": 1, "seq": 40, "chat": 3}},
+    "hello": {"t": "hello", "version": 2, "name": "Ada", "seen": {"table": 1, "seq": 40, "chat": 3}},
     "prove": {"t": "prove", "signature": b"\x00\x00\x00\x0bssh-ed25519" + bytes(68)},
     "list_tables": {"t": "list_tables"},
     "create_table": {"t": "create_table", "name": "Ada's table", "edition": "1980", "options": {"scoring": "points"},
@@ -309,13 +309,13 @@ def test_an_unknown_type_is_refused_and_its_name_is_cut_short() -> None:
 
 
 def test_server_messages_are_not_client_messages() -> None:
-    refused({"t": "welcome", "version": 1, "server": "s", "name": "n", "resume": "r", "resumed": False,
+    refused({"t": "welcome", "version": 2, "server": "s", "name": "n", "resume": "r", "resumed": False,
              "table": None}, "unknown_type")
 
 
 @pytest.mark.parametrize("message, field", [
     ({"t": "hello", "name": "Ada"}, "version"),
-    ({"t": "hello", "version": 1}, "name"),
+    ({"t": "hello", "version": 2}, "name"),
     ({"t": "act", "action": "7"}, "version"),
     ({"t": "act", "version": 3}, "action"),
     ({"t": "give_seat", "seat": 1}, "name"),
@@ -330,11 +330,11 @@ def test_a_missing_required_field_is_refused(message: dict[str, Any], field: str
 
 @pytest.mark.parametrize("message, field", [
     ({"t": "hello", "version": "1", "name": "Ada"}, "version"),
-    ({"t": "hello", "version": 1.0, "name": "Ada"}, "version"),
+    ({"t": "hello", "version": 2.0, "name": "Ada"}, "version"),
     ({"t": "hello", "version": True, "name": "Ada"}, "version"),
-    ({"t": "hello", "version": 1, "name": b"Ada"}, "name"),
-    ({"t": "hello", "version": 1, "name": None}, "name"),
-    ({"t": "hello", "version": 1, "name": "Ada", "resume": 5}, "resume"),
+    ({"t": "hello", "version": 2, "name": b"Ada"}, "name"),
+    ({"t": "hello", "version": 2, "name": None}, "name"),
+    ({"t": "hello", "version": 2, "name": "Ada", "resume": 5}, "resume"),
     ({"t": "act", "action": 7, "version": 0}, "action"),
     ({"t": "act", "action": "7", "version": False}, "version"),
     ({"t": "sit", "seat": True}, "seat"),
@@ -372,10 +372,10 @@ def test_a_field_of_the_wrong_type_is_refused(message: dict[str, Any], field: st
     {"t": "act", "action": "x" * 17, "version": 0},
     {"t": "chat", "text": "x" * (MAX_CHAT * 4 + 1)},
     {"t": "chat", "text": "hi", "scope": "world"},
-    {"t": "hello", "version": 1, "name": "x" * 65},
-    {"t": "hello", "version": 1, "name": "Ada", "resume": "x" * 129},
+    {"t": "hello", "version": 2, "name": "x" * 65},
+    {"t": "hello", "version": 2, "name": "Ada", "resume": "x" * 129},
     {"t": "leaderboard", "edition": "1999"},
-    {"t": "hello", "version": 1, "name": "Ada", "key": "x" * 1025},
+    {"t": "hello", "version": 2, "name": "Ada", "key": "x" * 1025},
     {"t": "prove", "signature": "a text, not bytes"},
     {"t": "prove", "signature": bytes(1025)},
     {"t": "act", "action": "7", "version": -1},
@@ -386,7 +386,7 @@ def test_a_field_of_the_wrong_type_is_refused(message: dict[str, Any], field: st
     {"t": "spectate", "table": -(2**63)},
     {"t": "ping", "n": -1},
     {"t": "ping", "n": 2**64 - 1},
-    {"t": "hello", "version": 1, "name": "Ada", "password": "p" * 257},
+    {"t": "hello", "version": 2, "name": "Ada", "password": "p" * 257},
 ])
 def test_out_of_range_values_are_refused(message: dict[str, Any]) -> None:
     refused(message)
@@ -397,7 +397,7 @@ def test_out_of_range_values_are_refused(message: dict[str, Any]) -> None:
     {"t": "create_table", "seats": 8, "bots": 7, "turn_seconds": 600, "name": "x" * MAX_TABLE_NAME},
     {"t": "sit", "seat": 0},
     {"t": "chat", "text": "x" * (MAX_CHAT * 4)},
-    {"t": "hello", "version": 1, "name": "x" * 64, "resume": "r" * 128},
+    {"t": "hello", "version": 2, "name": "x" * 64, "resume": "r" * 128},
     {"t": "act", "action": "x" * 16, "version": 2**31 - 1},
     {"t": "act", "action": "7", "version": 0},
     {"t": "join", "table": 0},
@@ -419,11 +419,11 @@ def test_extra_unknown_fields_are_ignored() -> None:
 def test_server_messages_are_read_by_the_typed_decoder_not_by_a_schema_here() -> None:
     """Server messages have one description, ono99_tui/messages.py; protocol.py validates only what
     clients send, and a server message type is unknown to it."""
-    welcome = {"t": "welcome", "version": 1, "server": "ONO 99", "name": "Ada", "resume": "tok",
+    welcome = {"t": "welcome", "version": 2, "server": "ONO 99", "name": "Ada", "resume": "tok",
                "resumed": False, "table": None}
     refused(welcome, "unknown_type")
     assert decode_server_message({**welcome, "table": 4}) == Welcome(
-        version=1, server="ONO 99", name="Ada", resume="tok", resumed=False, table=4, identity=None)
+        version=2, server="ONO 99", name="Ada", resume="tok", resumed=False, table=4, identity=None)
     for wrong in ({**welcome, "table": "4"}, {**welcome, "resumed": 0}):
         with pytest.raises(ProtocolError) as info:
             decode_server_message(wrong)

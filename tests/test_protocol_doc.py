@@ -23,6 +23,7 @@ from unittest import mock
 import asyncssh
 import pytest
 
+from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.messages import Chat, TableDetail, TableInfo, Unplayable, View
 from ono99_tui.protocol import identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
@@ -151,7 +152,9 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path, heading)
                 if kind == "C→S":
                     assert not skipping, "a message left out must end at a server message"
                     if expected.get("signature") == "__SIGNATURE__":
-                        expected["signature"] = EXAMPLE_KEY.sign(identity_proof_message(last["nonce"]), b"ssh-ed25519")
+                        server_key = fingerprint_digest(client.server_fingerprint)  # the certificate it saw
+                        expected["signature"] = EXAMPLE_KEY.sign(identity_proof_message(server_key, last["nonce"]),
+                                                                 b"ssh-ed25519")
                     await client.send(expected)
                     continue
                 while True:
@@ -165,6 +168,31 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path, heading)
                     await play_on(message)
                 last = message
                 skipping = False
+
+
+def hex_block_after(marker: str) -> bytes:
+    """The bytes of the first `text` block after ``marker`` in section 3a, written in hex."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("```text\n", text.index(marker)) + len("```text\n")
+    return bytes.fromhex("".join(text[start:text.index("```", start)].split()))
+
+
+def test_the_identity_proof_test_vector_is_what_the_client_signs_and_the_server_accepts():
+    """Section 3a's vector: the bytes signed for a server fingerprint and a nonce, and the signature
+    blob the example key makes of them, which the server's check accepts for that server only."""
+    from server.identity import verify_proof
+
+    server_key = fingerprint_digest("SHA256:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8")
+    assert server_key == bytes(range(0x20, 0x40))
+    nonce = bytes(range(32))
+    signed = hex_block_after("A test vector")
+    assert identity_proof_message(server_key, nonce) == signed
+    assert len(signed) == 88
+    blob = hex_block_after("and the `prove.signature` blob")
+    assert EXAMPLE_KEY.sign(signed, b"ssh-ed25519") == blob
+    public = asyncssh.import_public_key(EXAMPLE_KEY.export_public_key())
+    assert verify_proof(public, server_key, nonce, blob)
+    assert not verify_proof(public, bytes(32), nonce, blob)  # the same proof, for another certificate
 
 
 # --- the document's field lists are those the reference client reads (ono99_tui/messages.py) -----------

@@ -13,6 +13,7 @@ from ono99_tui.i18n import using
 from ono99_tui.messages import ErrorMessage
 from ono99_tui.protocol import FrameDecoder, encode
 from ono99_tui.reasons import said
+from ono99_tui.tls import ephemeral_certificate
 from tests.server_helpers import TIMEOUT, running_server
 
 
@@ -31,7 +32,7 @@ async def test_a_refused_hello_carries_the_decoded_error_with_its_params(tmp_pat
 
 
 async def refusing_server(error: dict[str, object]) -> tuple[asyncio.Server, int]:
-    """A server on loopback TCP that answers any hello with ``error``, then closes."""
+    """A server on loopback TLS that answers any hello with ``error``, then closes."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         decoder = FrameDecoder()
@@ -45,7 +46,7 @@ async def refusing_server(error: dict[str, object]) -> tuple[asyncio.Server, int
         await writer.drain()
         writer.close()
 
-    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    server = await asyncio.start_server(answer, "127.0.0.1", 0, ssl=ephemeral_certificate().context())
     return server, server.sockets[0].getsockname()[1]
 
 

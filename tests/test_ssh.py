@@ -67,13 +67,14 @@ async def start_rig(tmp_path: Path, **overrides: Any) -> Rig:
     ssh: SshSettings = overrides.pop("ssh", SshSettings())
     values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "ssh_port": 0, "bot_delay": 0,
                               "default_turn_seconds": 0, "grace_seconds": 120, "db_path": tmp_path / "x.db",
+                              "tls_cert": tmp_path / "tls_cert.pem", "tls_key": tmp_path / "tls_key.pem",
                               "ssh": ssh if ssh.host_key is not None else replace(ssh, host_key=tmp_path / "keys"
                                                                                    / "host_key")}
     values.update(overrides)
     values["front_credentials"] = (CREDENTIAL,)
     server = Server(ServerConfig(**values))
     await server.start()
-    front = SshFront(front_config_for(server.config, server.port, CREDENTIAL))
+    front = SshFront(front_config_for(server.config, server.port, server.fingerprint, CREDENTIAL))
     await front.start()
     server.access.ssh_hint = f"ssh -p {front.port} HOST"
     return Rig(server, front, tmp_path)

@@ -14,7 +14,7 @@ from tests.test_first_minute import ScriptedLink
 from tests.test_tui import wait_until
 from tests.wire import table_map, view_map
 
-WELCOME = {"t": "welcome", "version": 1, "server": "ONO 99", "name": "Ada", "resume": "r", "resumed": False,
+WELCOME = {"t": "welcome", "version": 2, "server": "ONO 99", "name": "Ada", "resume": "r", "resumed": False,
            "table": 1, "identity": None}
 NAMES = ["Ada", "Bo", "Cy"]
 

@@ -13,6 +13,9 @@ DEFAULT_SSH_PORT = 2222
 class FrontConfig:
     server_host: str = "127.0.0.1"  # the game server's TCP address
     server_port: int = 9999
+    # The fingerprint of the game server's TLS certificate (ono99_tui/tls.py): the front speaks to
+    # no other server, and its credential travels only inside that TLS session.
+    server_fingerprint: str = ""
     credential: str = ""  # what makes the game server trust this front (ono99_tui/fronts.py)
     name: str = "ONO 99"  # the server's name, until its welcome tells
     ssh_host: str = "0.0.0.0"

@@ -32,6 +32,7 @@ import asyncssh
 from ..access import FAILED_PASSWORD_DELAY, AccessPolicy
 from ..client import Client, ServerError
 from ..fronts import FrontAssertion
+from ..known_servers import ServerTrust
 from ..limits import HelloQueue
 from ..protocol import MAX_NAME
 from ..reasons import said
@@ -114,7 +115,8 @@ class Door:
         async with self.front.opening:
             try:
                 link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                            timeout=config.link_timeout, client_name="ono99-ssh", front=assertion)
+                                            timeout=config.link_timeout, client_name="ono99-ssh", front=assertion,
+                                            trust=ServerTrust.pinned(config.server_fingerprint))
             except ServerError as exc:
                 # said in the session's language: this runs in its app's context
                 return said(exc.error), exc.code not in NAME_ERRORS

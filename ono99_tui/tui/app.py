@@ -19,6 +19,7 @@ from ..client import Client, ConnectionLost, ServerError
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
+from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
@@ -113,8 +114,11 @@ class Ono99App(App[int]):
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
                  password: str | None = None, draw_window: float | None = None,
                  settings: Settings | None = None, local_game: LocalGame | None = None,
-                 language: str | None = None) -> None:
+                 language: str | None = None, trust: ServerTrust | None = None) -> None:
         super().__init__()
+        # Which servers' certificates this app trusts (ono99_tui/known_servers.py); None pins nothing
+        # (tests against a server they just started).
+        self.trust = trust
         self.language = language  # this app's own language (an SSH session's); None: the process's
         self.password = password  # for a server that asks for one (ono99 connect --password)
         # Settings passed in are the player's own, saved when they change; without, nothing is
@@ -162,9 +166,11 @@ class Ono99App(App[int]):
     def _pick_server(self) -> None:
         from .servers import ServersScreen
 
-        def chosen(address: tuple[str, int] | None) -> None:
-            if address is not None:
-                self.host, self.port = address
+        def chosen(choice: tuple[str, int, str | None] | None) -> None:
+            if choice is not None:
+                self.host, self.port, announced = choice
+                if self.trust is not None:  # what it announced must be what it shows
+                    self.trust = ServerTrust(known=self.trust.known, given=self.trust.given, announced=announced)
                 self._start_network()
 
         self.push_screen(ServersScreen(self.browse_interfaces), chosen)
@@ -189,7 +195,7 @@ class Ono99App(App[int]):
             return link
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
                                     client_name="ono99-tui", identity=self.identity, password=self.password,
-                                    seen=self.model.seen() if self.model.resume else None)
+                                    seen=self.model.seen() if self.model.resume else None, trust=self.trust)
 
     async def _network(self) -> None:
         attempt = 0
@@ -207,6 +213,15 @@ class Ono99App(App[int]):
                     continue
                 self._fatal(_("The server refused: {reason}").format(
                     reason=said(exc.error)))
+                return
+            except UnknownServer as exc:
+                if not await self._first_visit(exc):
+                    self.exit_code = 2
+                    self.exit()
+                    return
+                continue
+            except (ServerKeyChanged, AnnouncementMismatch) as exc:
+                self._fatal(untrusted_words(exc))
                 return
             except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
@@ -238,6 +253,14 @@ class Ono99App(App[int]):
             self.model.connected = False
             self._refresh()
             await self._wait_to_retry(attempt)
+
+    async def _first_visit(self, unknown: UnknownServer) -> bool:
+        """Ask whether to trust a server met for the first time; remembered if so."""
+        question = first_visit_words(unknown)
+        trusted = await self.push_screen(ConfirmScreen(question, yes=_("Trust it and connect")), wait_for_dismiss=True)
+        if trusted and self.trust is not None:
+            self.trust = self.trust.accept(unknown.host, unknown.port, unknown.fingerprint)
+        return bool(trusted)
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
@@ -428,6 +451,36 @@ class Ono99App(App[int]):
             await self.link.close()
         if self._embedded is not None:
             await self._embedded.close()
+
+
+def first_visit_words(unknown: UnknownServer) -> str:
+    """The question of a first visit: the fingerprint to compare, and where the host finds theirs."""
+    words = _("This is your first visit to {server}. Its certificate's fingerprint is\n\n  {fingerprint}\n\n"
+              "Compare it with the one the host's 'ono99 serve' printed (tls: certificate …). If they are the "
+              "same, trust it: this computer remembers it and will refuse any other.").format(
+        server=server_key(unknown.host, unknown.port), fingerprint=unknown.fingerprint)
+    if unknown.announced:
+        words += "\n\n" + _("It is the fingerprint the server announced on your network (anyone there could "
+                             "announce a server, so compare it all the same).")
+    return words
+
+
+def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch) -> str:
+    """A loud refusal: what was expected, what was shown, and the one command that accepts the new one."""
+    server = server_key(exc.host, exc.port)
+    command = f"ono99 connect {server} --server-fingerprint {exc.fingerprint}"
+    if isinstance(exc, AnnouncementMismatch):
+        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, but the server on your network "
+                 "announced {announced}. Someone may be between you and the server. Nothing was sent.").format(
+            server=server, fingerprint=exc.fingerprint, announced=exc.announced)
+    if exc.given:
+        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, not the {expected} you gave. "
+                 "Nothing was sent.").format(server=server, fingerprint=exc.fingerprint, expected=exc.expected)
+    return _("WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. {server} used to show {expected} and now shows "
+             "{fingerprint}. Someone may be between you and the server, or its host replaced the certificate. "
+             "Nothing was sent. Ask the host which fingerprint their server prints; if it is the new one, "
+             "accept it with:\n\n  {command}").format(server=server, expected=exc.expected,
+                                                      fingerprint=exc.fingerprint, command=command)
 
 
 def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",

@@ -50,8 +50,9 @@ def describe_tables(advert: Advert) -> Text:
     return text
 
 
-class ServersScreen(Screen[tuple[str, int]]):
-    """Picks a server; dismisses with its ``(host, port)``."""
+class ServersScreen(Screen[tuple[str, int, str | None]]):
+    """Picks a server; dismisses with its ``(host, port, announced fingerprint)`` (None for an
+    address typed by hand)."""
 
     BINDINGS = [
         Binding("enter", "join", N_("Join"), show=True),
@@ -134,6 +135,9 @@ class ServersScreen(Screen[tuple[str, int]]):
         if not found.advert.compatible:
             text.append(_("Speaks protocol {theirs}; this ono99 speaks {ours}: one of you needs to update.").format(
                 theirs=found.advert.protocol, ours=PROTOCOL_VERSION) + "\n", style="bold")
+        if found.advert.fingerprint:
+            text.append(_("Certificate {fingerprint} (as announced: checked when you join)").format(
+                fingerprint=found.advert.fingerprint) + "\n", style="dim")
         text.append_text(describe_tables(found.advert))
         if found.advert.ssh_port:
             text.append("\n" + _("Nothing installed? {command}").format(
@@ -176,7 +180,7 @@ class ServersScreen(Screen[tuple[str, int]]):
             self.notify(_("{server} speaks protocol {theirs}, this ono99 speaks {ours}: update the older one.").format(
                 server=found.advert.name, theirs=found.advert.protocol, ours=PROTOCOL_VERSION), severity="error")
             return
-        self.dismiss((found.host, found.port))
+        self.dismiss((found.host, found.port, found.advert.fingerprint))
 
     @on(Input.Submitted, "#address")
     def _address_typed(self, event: Input.Submitted) -> None:
@@ -190,7 +194,7 @@ class ServersScreen(Screen[tuple[str, int]]):
             self.notify(_("{text} is not an address: type HOST or HOST:PORT (for example 192.168.1.20:9999).").format(
                 text=repr(text)), severity="error")
             return
-        self.dismiss((host, port))
+        self.dismiss((host, port, None))
 
     def action_type_address(self) -> None:
         self.query_one("#address", Input).focus()

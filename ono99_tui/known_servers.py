@@ -1,0 +1,147 @@
+"""Which servers a client trusts: their certificate fingerprints, pinned as OpenSSH pins host keys.
+
+``ono99 connect`` keeps a ``known_servers`` file in its data directory, one line per server:
+``HOST:PORT SHA256:…`` (``[v6]:PORT`` for IPv6). The first visit shows the fingerprint and asks; a
+later visit whose certificate has another fingerprint is refused, with the one command that accepts
+the new one (``--server-fingerprint``, after checking it with the host). A fingerprint given up front
+(``--server-fingerprint``, a front's pin) must match, and is then remembered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .fingerprints import FingerprintError, normal_fingerprint
+
+KNOWN_SERVERS_FILE = "known_servers"
+
+
+def server_key(host: str, port: int) -> str:
+    """How a server is named in the file: ``HOST:PORT``, ``[v6]:PORT``, the host lower-cased."""
+    host = host.strip().lower()
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class UntrustedServer(Exception):
+    """The server's certificate is not one this client may trust (yet): nothing was sent to it."""
+
+    def __init__(self, host: str, port: int, fingerprint: str) -> None:
+        super().__init__(f"{server_key(host, port)} showed {fingerprint}")
+        self.host = host
+        self.port = port
+        self.fingerprint = fingerprint
+
+
+class UnknownServer(UntrustedServer):
+    """A first visit: the fingerprint is not known yet; ask the player (``announced``: the fingerprint
+    the server announced on the local network, which equals the one it showed)."""
+
+    def __init__(self, host: str, port: int, fingerprint: str, announced: bool = False) -> None:
+        super().__init__(host, port, fingerprint)
+        self.announced = announced
+
+
+class ServerKeyChanged(UntrustedServer):
+    """The certificate is not the one pinned: ``expected`` is what was known (``given``: from a
+    ``--server-fingerprint`` rather than the file)."""
+
+    def __init__(self, host: str, port: int, fingerprint: str, expected: str, given: bool = False) -> None:
+        super().__init__(host, port, fingerprint)
+        self.expected = expected
+        self.given = given
+
+
+class AnnouncementMismatch(UntrustedServer):
+    """The certificate is not the one the server announced on the local network: someone may be in
+    between, or announcing a server that is not theirs."""
+
+    def __init__(self, host: str, port: int, fingerprint: str, announced: str) -> None:
+        super().__init__(host, port, fingerprint)
+        self.announced = announced
+
+
+class KnownServers:
+    """The ``known_servers`` file: read at each check (another client may have added to it), written
+    whole through a temporary file so that a crash never leaves half a file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def in_directory(cls, directory: Path) -> KnownServers:
+        return cls(directory / KNOWN_SERVERS_FILE)
+
+    def entries(self) -> dict[str, str]:
+        """Server name → fingerprint; lines that do not parse are skipped (and kept on rewrite)."""
+        known: dict[str, str] = {}
+        for line in self._lines():
+            parts = line.split()
+            if len(parts) >= 2 and not line.startswith("#"):
+                with contextlib.suppress(FingerprintError):
+                    known[parts[0].lower()] = normal_fingerprint(parts[1])
+        return known
+
+    def get(self, host: str, port: int) -> str | None:
+        return self.entries().get(server_key(host, port))
+
+    def remember(self, host: str, port: int, fingerprint: str) -> None:
+        """Pin ``fingerprint`` for the server, replacing what was known of it."""
+        name = server_key(host, port)
+        kept = [line for line in self._lines() if not (line.split() and line.split()[0].lower() == name)]
+        kept.append(f"{name} {normal_fingerprint(fingerprint)}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
+        temporary.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        os.replace(temporary, self.path)
+
+    def _lines(self) -> list[str]:
+        try:
+            return [line.rstrip("\n") for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except (OSError, UnicodeDecodeError):
+            return []
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTrust:
+    """How a client decides whether to go on with the server that answered.
+
+    ``given``: a fingerprint the player or the host's configuration gave (``--server-fingerprint``,
+    a front's pin): the server must show it. ``known``: the file of servers met before (None: remember
+    nothing). ``announced``: the fingerprint the server announced on the local network, if it was
+    picked from the list."""
+
+    known: KnownServers | None = None
+    given: str | None = None
+    announced: str | None = None
+
+    @classmethod
+    def pinned(cls, fingerprint: str) -> ServerTrust:
+        return cls(given=normal_fingerprint(fingerprint))
+
+    def check(self, host: str, port: int, fingerprint: str) -> None:
+        """Nothing if the server may be trusted (a given fingerprint that matches is remembered);
+        else raises the ``UntrustedServer`` that says why."""
+        if self.given is not None:
+            if fingerprint != self.given:
+                raise ServerKeyChanged(host, port, fingerprint, self.given, given=True)
+            if self.known is not None and self.known.get(host, port) != fingerprint:
+                self.known.remember(host, port, fingerprint)
+            return
+        if self.announced is not None and fingerprint != self.announced:
+            raise AnnouncementMismatch(host, port, fingerprint, self.announced)
+        if self.known is None:
+            raise UnknownServer(host, port, fingerprint, announced=self.announced is not None)
+        expected = self.known.get(host, port)
+        if expected is None:
+            raise UnknownServer(host, port, fingerprint, announced=self.announced is not None)
+        if expected != fingerprint:
+            raise ServerKeyChanged(host, port, fingerprint, expected)
+
+    def accept(self, host: str, port: int, fingerprint: str) -> ServerTrust:
+        """The player accepted a first visit's fingerprint: remembered, and pinned for this run."""
+        if self.known is not None:
+            self.known.remember(host, port, fingerprint)
+        return ServerTrust(known=self.known, given=normal_fingerprint(fingerprint))

@@ -1,0 +1,324 @@
+"""The wire is TLS and the server is pinned: a raw TLS client sees the fingerprint the banner
+printed, plain TCP gets nothing, a relay that ends TLS with its own certificate cannot use a player's
+proof, a pass-through capture of a whole game reads no card, name or password, and a client refuses
+a server whose certificate changed until the documented command accepts it.
+
+Real parts: ``ono99 serve`` processes and in-process servers on loopback TLS, relays on loopback,
+the real ``ono99 connect`` on a pseudo-terminal, zeroconf on loopback, the app under Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import ssl
+import stat
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from ono99_tui.client import Client, ServerError
+from ono99_tui.fingerprints import normal_fingerprint
+from ono99_tui.known_servers import (
+    AnnouncementMismatch,
+    KnownServers,
+    ServerKeyChanged,
+    ServerTrust,
+    UnknownServer,
+)
+from ono99_tui.protocol import PROTOCOL_VERSION
+from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.screens import LobbyScreen
+from ono99_tui.tui.seats import ConfirmScreen
+
+from .relay import Relay, TlsTerminatingRelay
+from .server_helpers import (
+    FAST_PLAY,
+    TIMEOUT,
+    ServerProcess,
+    TestClient,
+    create_table,
+    frame,
+    new_identity,
+    play,
+    running_server,
+    start,
+    wait_until,
+)
+from .test_identity import ConnectProcess
+
+
+def screen_text(output: bytes | bytearray) -> str:
+    """What a terminal drew, escape sequences and all white space left out (a long line wraps)."""
+    return "".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", bytes(output).decode("utf-8", "replace")).split())
+
+
+# --- the listener --------------------------------------------------------------------------------------
+async def test_a_raw_tls_client_sees_the_fingerprint_the_banner_printed_and_a_restart_keeps_it(
+        tmp_path: Path) -> None:
+    """A TLS 1.3 handshake with the real ``ono99 serve``: the certificate's key fingerprint is the
+    banner's; the key file beside the database is private to its owner; a restart shows the same."""
+    server = ServerProcess(tmp_path / "s.db", tmp_path / "s.log")
+    try:
+        port = await server.start()
+        assert server.fingerprint == normal_fingerprint(server.fingerprint)
+        _, writer = await asyncio.open_connection("127.0.0.1", port, ssl=client_context())
+        tls = writer.get_extra_info("ssl_object")
+        assert tls.version() == "TLSv1.3"
+        assert peer_fingerprint(tls) == server.fingerprint
+        writer.close()
+        assert stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode) == 0o600
+        assert (tmp_path / CERT_FILE).exists()
+        first = server.fingerprint
+        await server.stop()
+        await server.start()
+        assert server.fingerprint == first
+    finally:
+        await server.stop()
+
+
+async def test_plain_tcp_gets_no_protocol_at_all(tmp_path: Path) -> None:
+    """Tried: a plain msgpack hello frame on the game port. The server answers with no frame (a TLS
+    alert at most) and closes: nothing of the game is ever spoken outside TLS."""
+    async with running_server(tmp_path) as h:
+        reader, writer = await asyncio.open_connection("127.0.0.1", h.port)
+        writer.write(frame(msgpack.packb({"t": "hello", "version": PROTOCOL_VERSION, "name": "Eve"})))
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), TIMEOUT)
+        writer.close()
+        assert b"welcome" not in answer and b"Eve" not in answer
+        assert h.server.lobby.members == {}
+
+
+async def test_a_tls_client_that_stalls_its_handshake_takes_no_place(tmp_path: Path) -> None:
+    """Tried: connections that open TCP and never start TLS. They count nowhere and the server
+    drops them after the hello timeout; a real client gets in meanwhile."""
+    async with running_server(tmp_path, hello_timeout=1.0) as h:
+        stalled = [await asyncio.open_connection("127.0.0.1", h.port) for _ in range(5)]
+        ada = await h.connect("ada")
+        assert ada.welcome["name"] == "ada"
+        for reader, writer in stalled:
+            assert await asyncio.wait_for(reader.read(), TIMEOUT) == b""  # closed by the server
+            writer.close()
+
+
+# --- relays --------------------------------------------------------------------------------------------
+async def test_a_relay_that_ends_tls_cannot_use_the_players_proof_and_the_seat_stays_theirs(
+        tmp_path: Path) -> None:
+    """The attack of a rogue server: Ada, with a key and a seat, drops; she connects to a relay that
+    shows its own certificate (she trusted it), which passes her hello, the server's challenge and her
+    proof on to the real server. The real server refuses the proof (it was made for the relay's
+    certificate), the relay gets no seat, no hand and no identity; Ada, back directly, has her seat."""
+    async with running_server(tmp_path, grace_seconds=600, bot_delay=60.0) as h:
+        ada_key = new_identity()
+        ada = await h.connect("ada", identity=ada_key)
+        table_id = await create_table(ada, seats=2, bots=1)
+        await start(ada)
+        state = await ada.expect("state")
+        hand = state["view"]["hand"]
+        await ada.close()
+        member = h.server.lobby.members["ada"]
+        await wait_until(lambda: member.connection is None, "the server to see ada go")
+
+        rogue = TlsTerminatingRelay(h.port)
+        await rogue.start()
+        try:
+            with pytest.raises(ServerError) as refused:
+                await Client.connect("127.0.0.1", rogue.port, "ada", identity=ada_key, timeout=TIMEOUT,
+                                     trust=ServerTrust.pinned(rogue.fingerprint))
+            assert refused.value.code == "bad_signature"
+            assert member.connection is None  # nobody took her place
+            seen = bytes(rogue.captured)  # what the rogue read in clear: no welcome, no state, no hand
+            assert b"welcome" not in seen and b"hand" not in seen
+        finally:
+            await rogue.close()
+
+        back = await h.connect("whatever", identity=ada_key)
+        assert back.welcome["resumed"] and back.welcome["table"] == table_id and back.welcome["name"] == "ada"
+        again = await back.expect("state")
+        assert again["view"]["hand"] == hand
+
+
+async def test_a_pass_through_capture_of_a_whole_game_reads_no_card_name_or_password(tmp_path: Path) -> None:
+    """Every byte between a client and the server, both ways, for a whole game on a password server:
+    the capture holds none of the player's hands (as msgpack, as they travel inside TLS), no name,
+    no password and no field name of the protocol."""
+    password = "correct horse battery staple"
+    settings = SshSettings(auth="password", password=password)
+    async with running_server(tmp_path, ssh=settings, **FAST_PLAY) as h:
+        tap = Relay(h.port)
+        await tap.start()
+        try:
+            client = await TestClient.connect("127.0.0.1", tap.port, "Zanzibar", password=password,
+                                              timeout=TIMEOUT, trust=h.trust)
+            assert isinstance(client, TestClient)
+            h.clients.append(client)
+            await create_table(client, seats=2, bots=1)
+            await start(client)
+            log = await play(client, random.Random(7))
+            assert log.states and log.states[-1]["view"]["winner"] is not None
+        finally:
+            await tap.close()
+    captured = bytes(tap.captured)
+    assert len(captured) > 2000  # the game went through the tap
+    hands = {tuple(s["view"]["hand"]) for s in log.states if s["view"]["hand"]}
+    assert hands
+    for hand in hands:
+        assert msgpack.packb(list(hand)) not in captured, hand
+    for clear in (b"Zanzibar", password.encode(), b"hello", b"welcome", b"legal", b"top_card", b"ONO99"):
+        assert clear not in captured, clear
+
+
+# --- pinning -------------------------------------------------------------------------------------------
+async def test_a_first_visit_is_asked_a_known_server_is_checked_and_a_given_fingerprint_wins(
+        tmp_path: Path) -> None:
+    """Two servers with two certificates, the second on the first's address after it is gone (a
+    host who replaced the certificate, or someone in between): unknown → asked; accepted →
+    remembered; changed → refused before anything is sent; ``--server-fingerprint`` of the new one →
+    accepted and remembered instead."""
+    known = KnownServers(tmp_path / "data" / "known_servers")
+    trust = ServerTrust(known=known)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    async with running_server(tmp_path / "one") as first:
+        port = first.port
+        with pytest.raises(UnknownServer) as unknown:
+            await Client.connect("127.0.0.1", port, "ada", trust=trust, timeout=TIMEOUT)
+        assert unknown.value.fingerprint == first.server.fingerprint
+        assert first.server.lobby.members == {}  # nothing was said to it
+        accepted = trust.accept("127.0.0.1", port, unknown.value.fingerprint)
+        client = await Client.connect("127.0.0.1", port, "ada", trust=accepted, timeout=TIMEOUT)
+        await client.close()
+        client = await Client.connect("127.0.0.1", port, "ada", trust=trust, timeout=TIMEOUT)  # from the file
+        await client.close()
+    assert known.get("127.0.0.1", port) == first.server.fingerprint
+
+    async with running_server(tmp_path / "two", port=port) as second:
+        assert second.server.fingerprint != first.server.fingerprint
+        with pytest.raises(ServerKeyChanged) as changed:
+            await Client.connect("127.0.0.1", port, "ada", trust=trust, timeout=TIMEOUT)
+        assert changed.value.expected == first.server.fingerprint
+        assert changed.value.fingerprint == second.server.fingerprint
+        assert second.server.lobby.members == {}
+        with pytest.raises(ServerKeyChanged):  # a fingerprint given that is not the server's
+            await Client.connect("127.0.0.1", port, "ada", timeout=TIMEOUT,
+                                 trust=ServerTrust(known=known, given=first.server.fingerprint))
+        client = await Client.connect("127.0.0.1", port, "ada", timeout=TIMEOUT,
+                                      trust=ServerTrust(known=known, given=second.server.fingerprint))
+        await client.close()
+        assert known.get("127.0.0.1", port) == second.server.fingerprint
+        client = await Client.connect("127.0.0.1", port, "ada", trust=trust, timeout=TIMEOUT)
+        await client.close()
+
+
+def test_the_known_servers_file_keeps_other_lines_and_names_v6_servers_as_openssh_does(tmp_path: Path) -> None:
+    path = tmp_path / "known_servers"
+    path.write_text("# my servers\nbox:9999 SHA256:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8\nnot a line\n")
+    known = KnownServers(path)
+    fingerprint = "SHA256:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+    known.remember("::1", 9999, fingerprint)
+    known.remember("BOX", 9999, fingerprint)  # replaces box's line
+    assert known.entries() == {"[::1]:9999": fingerprint, "box:9999": fingerprint}
+    assert path.read_text().splitlines()[:2] == ["# my servers", "not a line"]
+
+
+async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the_said_command_accepts_it(
+        tmp_path: Path) -> None:
+    """As a player meets it: the first ``ono99 connect`` shows the fingerprint and asks (y trusts);
+    the host then replaces the certificate (deletes the files; the restart makes new ones); the same
+    command refuses loudly and names the command with the new fingerprint; that command gets in."""
+    data = tmp_path / "player"
+    server = ServerProcess(tmp_path / "s.db", tmp_path / "s.log")
+    try:
+        port = await server.start()
+        old = server.fingerprint
+        first = ConnectProcess(port, data, "--name", "ada")
+        await first.start()
+        try:
+            await wait_until(lambda: b"first visit" in first.output, "the first-visit question", timeout=60)
+            assert old.encode() in first.output
+            first.press(b"y")
+            await wait_until(lambda: KnownServers.in_directory(data).get("127.0.0.1", port) == old,
+                             "the fingerprint remembered", timeout=60)
+            await wait_until(lambda: b"No tables yet" in first.output, "the lobby", timeout=60)
+        finally:
+            await first.stop()
+        await server.stop()
+        (tmp_path / CERT_FILE).unlink()
+        (tmp_path / KEY_FILE).unlink()
+        await server.start()
+        new = server.fingerprint
+        assert new != old
+
+        refused = ConnectProcess(port, data)
+        await refused.start()
+        try:
+            await wait_until(lambda: b"HAS CHANGED" in refused.output, "the loud refusal", timeout=60)
+            command = f"ono99connect127.0.0.1:{port}--server-fingerprint{new}"
+            await wait_until(lambda: command in screen_text(refused.output), "the command that accepts the new one",
+                             timeout=60)
+        finally:
+            await refused.stop()
+        assert KnownServers.in_directory(data).get("127.0.0.1", port) == old
+
+        accepted = ConnectProcess(port, data, fingerprint=new)
+        await accepted.start()
+        try:
+            await wait_until(lambda: b"No tables yet" in accepted.output, "the lobby", timeout=60)
+        finally:
+            await accepted.stop()
+        assert KnownServers.in_directory(data).get("127.0.0.1", port) == new
+    finally:
+        await server.stop()
+
+
+async def test_the_app_asks_at_a_first_visit_and_stops_at_a_changed_certificate(tmp_path: Path) -> None:
+    """Under Pilot: the question shows the fingerprint and Enter (on No) goes nowhere; y connects;
+    a changed certificate is said with the command, and nothing is sent to that server."""
+    known = KnownServers(tmp_path / "known_servers")
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    async with running_server(tmp_path / "one") as h:
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="ada", trust=ServerTrust(known=known))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            assert h.server.fingerprint in app.screen.question
+            await pilot.press("y")
+            await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        port = h.port
+    async with running_server(tmp_path / "two", port=port) as other:
+        app = make_app(local=False, host="127.0.0.1", port=port, name="ada", trust=ServerTrust(known=known))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(lambda: app.exit_code == 2, "the refusal")
+            shown = app.screen.query_one("#start-text").render()
+            assert "HAS CHANGED" in str(shown) and other.server.fingerprint in str(shown)
+            assert other.server.lobby.members == {}
+            await pilot.press("q")
+
+
+async def test_a_server_picked_from_the_lan_list_must_show_the_fingerprint_it_announced(tmp_path: Path) -> None:
+    """The announcement is checked against the certificate: the same → the first-visit question says
+    it matches; another → refused as a mismatch, nothing sent."""
+    async with running_server(tmp_path) as h:
+        trust = ServerTrust(known=KnownServers(tmp_path / "known_servers"), announced=h.server.fingerprint)
+        with pytest.raises(UnknownServer) as unknown:
+            await Client.connect("127.0.0.1", h.port, "ada", trust=trust, timeout=TIMEOUT)
+        assert unknown.value.announced
+        liar = ServerTrust(known=KnownServers(tmp_path / "known_servers"),
+                           announced="SHA256:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
+        with pytest.raises(AnnouncementMismatch):
+            await Client.connect("127.0.0.1", h.port, "ada", trust=liar, timeout=TIMEOUT)
+        assert h.server.lobby.members == {}
+
+
+async def test_tls_client_context_refuses_anything_older_than_tls13(tmp_path: Path) -> None:
+    """Tried: a client that offers TLS 1.2 at most. The handshake fails."""
+    async with running_server(tmp_path) as h:
+        old = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        old.check_hostname, old.verify_mode = False, ssl.CERT_NONE
+        old.maximum_version = ssl.TLSVersion.TLSv1_2
+        with pytest.raises((ssl.SSLError, ConnectionError)):
+            await asyncio.wait_for(asyncio.open_connection("127.0.0.1", h.port, ssl=old), TIMEOUT)
