@@ -243,7 +243,7 @@ class Connection:
                                                  f"{self.server.access.ssh_hint}", fatal=True,
                                 params={"why": "fronts_only", "ssh": self.server.access.ssh_hint})
         key_text = message.get("key")
-        if key_text:
+        if key_text is not None:  # "" too: a key that does not decode, never a guest
             key = parse_public_key(key_text)
             if fingerprint(key) != self.identity:
                 nonce = secrets.token_bytes(NONCE_BYTES)
@@ -318,7 +318,7 @@ class Connection:
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None
-        ref = kind[:32] if kind else None
+        ref = kind[:32] if kind is not None else None  # "" is a text t: nil only without one
         if not self.bucket.take():
             self.strikes += 1
             if self.strikes > MAX_STRIKES:

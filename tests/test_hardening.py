@@ -345,6 +345,24 @@ async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path):
         assert codes == ["bad_message", "unknown_type", "bad_field", "hello_first"]
 
 
+async def test_an_empty_t_is_answered_with_its_ref_and_an_empty_key_is_no_guest(tmp_path):
+    """§2: `ref` is nil only without a text `t`, so `{"t": ""}` gets `ref` ""; §3a: a `key` that
+    does not decode, "" included, is `bad_key`, never a guest's hello."""
+    async with running_server(tmp_path) as h:
+        raw = await h.raw()
+        await raw.send({"t": ""})
+        error = await raw.error()
+        assert (error["code"], error["ref"]) == ("unknown_type", "")
+        await raw.send({"t": 7})
+        assert (await raw.error())["ref"] is None
+        await raw.send(hello("Eve", key=""))
+        error = await raw.error()
+        assert (error["code"], error["ref"]) == ("bad_key", "hello")
+        await raw.send(hello("Eve"))  # the refused hello may be retried: without a key, a guest
+        welcome = await raw.expect("welcome")
+        assert welcome["identity"] is None and welcome["name"] == "Eve"
+
+
 async def test_refused_requests_leave_you_where_you_were(tmp_path):
     """§4: a refused join, spectate or create_table changes nothing (said once, and true)."""
     async with running_server(tmp_path) as h:
