@@ -27,6 +27,7 @@ from ono99_tui.protocol import ProtocolError, clean_text, encode, event_to_wire,
 
 from . import standin
 from .history import ChatRoom, away_params, away_summary, history_messages
+from .storage import viewer_keys
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
@@ -472,6 +473,16 @@ class Table:
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
+
+    def record_viewers(self) -> list[str]:
+        """Who may read the record of the game just finished here if the table is private: its
+        players (by identity; a guest seated at the end by their resume token) and the host."""
+        people: list[tuple[str | None, str | None]] = [(p["identity"], None) for p in self.players
+                                                       if p.get("identity")]
+        people += [(s.member.identity, s.member.token_hash) for s in self.seats if s.member is not None]
+        if self.host_member is not None:
+            people.append((self.host_member.identity, self.host_member.token_hash))
+        return [key for identity, token in people for key in viewer_keys(identity, token)]
 
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:
