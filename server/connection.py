@@ -11,7 +11,7 @@ import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ono99_tui.access import FAILED_PASSWORD_DELAY
+from ono99_tui.access import refusal_pause
 from ono99_tui.fronts import check_front
 from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
 from ono99_tui.refusal import params_of
@@ -206,7 +206,7 @@ class Connection:
                         if self.closed or self._refused is not None:
                             break
                     if self._refused is not None:  # refused at the door: answered after a pause, then closed
-                        await asyncio.sleep(FAILED_PASSWORD_DELAY)
+                        await asyncio.sleep(refusal_pause(self._refused.params))
                         self.error(self._refused.code, self._refused.reason, "hello", self._refused.params)
                         self.close(self._refused.reason)
                         break
