@@ -12,21 +12,29 @@ Modes (``SshSettings.auth``, named after the SSH front that had them first):
 - ``authorized-keys``: only the keys listed in an OpenSSH ``authorized_keys`` file (its ``from=``
   options apply). A client without a listed key is told how to get in: the fingerprint of its key
   to send to the host.
-- ``password``: anyone who gives the shared password.
+- ``password``: anyone who gives the shared password. Wrong passwords are counted by address and
+  in all (``ono99_tui/throttle.py``): an address that failed too often, or any address with a recent
+  failure while the whole server takes no more, is refused at once without its password being
+  checked, and told how long to wait. Each policy object counts for itself: the game server's TCP
+  listener and each SSH front process keep their own counts.
 """
 
 from __future__ import annotations
 
 import hmac
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import asyncssh
 
 from .refusal import Refusal
 from .ssh_settings import SshSettings
+from .throttle import FailureThrottle, Wait
 
 MODES = ("any-key", "authorized-keys", "password")
-FAILED_PASSWORD_DELAY = 1.0  # seconds a wrong password waits for its answer: guessing stays slow
+FAILED_PASSWORD_DELAY = 1.0  # seconds a refusal waits for its answer (one the throttle made goes at once)
+THROTTLED = ("locked", "busy")  # the whys of password attempts refused unchecked (throttle.Wait.why)
 KEY_HELP = "'ssh-keygen -lf ~/.ssh/id_ed25519.pub' shows your key's fingerprint"
 
 
@@ -76,7 +84,7 @@ def _key_of(line: str) -> asyncssh.SSHKey | None:
 
 class AccessPolicy:
     def __init__(self, mode: str = "any-key", *, password: str | None = None,
-                 authorized_keys: Path | None = None) -> None:
+                 authorized_keys: Path | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown access mode {mode!r}; one of {', '.join(MODES)}")
         if mode == "password" and not password:
@@ -89,6 +97,7 @@ class AccessPolicy:
         self._keys: dict[str, ListedKey] = read_listed_keys(authorized_keys) \
             if mode == "authorized-keys" and authorized_keys is not None else {}
         self.ssh_hint = "ssh -p PORT HOST"  # how to come in with a key; the SSH front fills in its port
+        self.throttle = FailureThrottle(clock)  # wrong passwords, by address and in all
 
     @classmethod
     def from_settings(cls, ssh: SshSettings) -> AccessPolicy:
@@ -106,8 +115,12 @@ class AccessPolicy:
         if self.mode == "password":
             if password is None:
                 return Refusal("this server asks for a password: connect with --password", why="password")
+            wait = self.throttle.wait(address)
+            if wait is not None:  # not checked: a right password would not tell either
+                return throttled(wait)
             if hmac.compare_digest(password.encode(), self._password.encode()):
                 return None
+            self.throttle.failed(address)
             return Refusal("wrong password", why="wrong_password")
         if fingerprint is None:
             return Refusal("this server lets in only the keys its host listed, and this connection proved no key: "
@@ -129,3 +142,17 @@ class AccessPolicy:
         if self.mode == "password":
             return "password required"
         return f"only the keys listed in {self.authorized_keys}"
+
+
+def refusal_pause(params: Mapping[str, str | int]) -> float:
+    """Seconds to wait before answering a refusal with ``params``: none when the throttle refused unchecked."""
+    return 0.0 if params.get("why") in THROTTLED else FAILED_PASSWORD_DELAY
+
+
+def throttled(wait: Wait) -> Refusal:
+    """The refusal of a password attempt the throttle did not let be checked."""
+    if wait.why == "locked":
+        return Refusal(f"too many wrong passwords from your address: wait {wait.seconds} s before trying again",
+                       why="locked", seconds=wait.seconds)
+    return Refusal(f"too many wrong passwords on this server just now: wait {wait.seconds} s before trying again",
+                   why="busy", seconds=wait.seconds)

@@ -82,6 +82,10 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                             "fingerprint to the server's host to be let in"),
     ("access_denied", "key_not_from"): N_("your key {fingerprint} is listed, but not for connections from {address}"),
     ("access_denied", "fronts_only"): N_("this port takes only the server's SSH fronts: play with {ssh}"),
+    ("access_denied", "locked"): N_("too many wrong passwords from your address: wait {seconds} s before trying "
+                                    "again"),
+    ("access_denied", "busy"): N_("too many wrong passwords on this server just now: wait {seconds} s before "
+                                  "trying again"),
     ("too_many_connections", "closing"): N_("the server is shutting down"),
     ("too_many_connections", "full"): N_("the server is full"),
     ("too_many_connections", "address"): N_("too many connections from {address}"),

@@ -11,7 +11,7 @@ import socket
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ono99_tui.access import FAILED_PASSWORD_DELAY
+from ono99_tui.access import refusal_pause
 from ono99_tui.fronts import check_front
 from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
 from ono99_tui.refusal import params_of
@@ -222,7 +222,7 @@ class Connection:
                         if self.closed or self._refused is not None:
                             break
                     if self._refused is not None:  # refused at the door: answered after a pause, then closed
-                        await asyncio.sleep(FAILED_PASSWORD_DELAY)
+                        await asyncio.sleep(refusal_pause(self._refused.params))
                         self.error(self._refused.code, self._refused.reason, "hello", self._refused.params)
                         self.close(self._refused.reason)
                         break
@@ -259,7 +259,7 @@ class Connection:
                                                  f"{self.server.access.ssh_hint}", fatal=True,
                                 params={"why": "fronts_only", "ssh": self.server.access.ssh_hint})
         key_text = message.get("key")
-        if key_text:
+        if key_text is not None:  # "" too: a key that does not decode, never a guest
             key = parse_public_key(key_text)
             if fingerprint(key) != self.identity:
                 nonce = secrets.token_bytes(NONCE_BYTES)
@@ -334,7 +334,7 @@ class Connection:
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("t") if isinstance(message.get("t"), str) else None
-        ref = kind[:32] if kind else None
+        ref = kind[:32] if kind is not None else None  # "" is a text t: nil only without one
         if not self.bucket.take():
             self.strikes += 1
             if self.strikes > MAX_STRIKES:

@@ -542,7 +542,8 @@ class Lobby:
         """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
         if self.storage is not None:
             now = time.time()
-            self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now))
+            self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now),
+                                   viewers=table.record_viewers() if table.private else None)
             if results:
                 self._push_leaderboards()  # read after the save: the database thread keeps the order
 

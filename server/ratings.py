@@ -36,6 +36,8 @@ from openskill.models import PlackettLuce
 
 from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
 
+from .storage import viewer_keys
+
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
     from .table import Table
@@ -193,8 +195,16 @@ def known_ratings(db: sqlite3.Connection, identities: Sequence[str]) -> dict[tup
     return out
 
 
-def profile(db: sqlite3.Connection, identity: str) -> dict[str, Any]:
-    """A player's ratings, win rates per edition, rating history and recent games."""
+# A game the asker may see: a public table's, or a private one's they played at or hosted.
+VISIBLE = ("(g.private = 0 OR EXISTS (SELECT 1 FROM game_viewers v WHERE v.game_id = g.id "
+           "AND v.viewer IN (SELECT value FROM json_each(?))))")
+
+
+def profile(db: sqlite3.Connection, identity: str, viewer: Sequence[str] = ()) -> dict[str, Any]:
+    """A player's ratings, win rates per edition, rating history and recent games; the games of
+    private tables only for a ``viewer`` (``storage.viewer_keys`` of the asker) who played them or
+    hosted their table. The totals per edition count every game."""
+    seen_by = json.dumps(list(viewer))
     editions = []
     stats = {str(e): (int(g), int(w)) for e, g, w in db.execute(
         "SELECT edition, games, wins FROM player_stats WHERE identity = ?", (identity,))}
@@ -208,13 +218,14 @@ def profile(db: sqlite3.Connection, identity: str) -> dict[str, Any]:
     history = [{"game": int(g), "edition": str(e), "at": float(at), "rating": round(conservative(mu, s), 2),
                 "change": round(conservative(mu, s) - conservative(mu0, s0), 2)}
                for g, e, at, mu, s, mu0, s0 in reversed(db.execute(
-                   "SELECT game_id, edition, at, mu, sigma, mu_before, sigma_before FROM rating_history "
-                   "WHERE identity = ? ORDER BY game_id DESC LIMIT ?", (identity, HISTORY_ROWS)).fetchall())]
+                   "SELECT h.game_id, h.edition, h.at, h.mu, h.sigma, h.mu_before, h.sigma_before "
+                   f"FROM rating_history h JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {VISIBLE} "
+                   "ORDER BY h.game_id DESC LIMIT ?", (identity, seen_by, HISTORY_ROWS)).fetchall())]
     recent = []
     for game_id, edition, at, place, won, credited, text in db.execute(
             "SELECT h.game_id, h.edition, h.at, h.place, h.won, h.credited, g.record FROM rating_history h "
-            "JOIN games g ON g.id = h.game_id WHERE h.identity = ? ORDER BY h.game_id DESC LIMIT ?",
-            (identity, RECENT_GAMES)):
+            f"JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {VISIBLE} ORDER BY h.game_id DESC LIMIT ?",
+            (identity, seen_by, RECENT_GAMES)):
         record = json.loads(text)
         recent.append({"game": int(game_id), "edition": str(edition), "at": float(at), "place": int(place),
                        "won": bool(won), "credited": bool(credited),
@@ -222,9 +233,11 @@ def profile(db: sqlite3.Connection, identity: str) -> dict[str, Any]:
     return {"editions": editions, "history": history, "recent": recent}
 
 
-def game_record(db: sqlite3.Connection, game_id: int) -> str | None:
-    """The stored record of a finished game, as its JSON text."""
-    row = db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+def game_record(db: sqlite3.Connection, game_id: int, viewer: Sequence[str] = ()) -> str | None:
+    """The stored record of a finished game, as its JSON text; None when there is none, or when it
+    was played at a private table and ``viewer`` neither played it nor hosted the table."""
+    row = db.execute(f"SELECT g.record FROM games g WHERE g.id = ? AND {VISIBLE}",
+                     (game_id, json.dumps(list(viewer)))).fetchone()
     return None if row is None else str(row[0])
 
 
@@ -312,15 +325,17 @@ class RatingBook:
         else:
             name = member.name
         found: str = identity
+        viewer = viewer_keys(member.identity, member.token_hash)
         self._answer(member, lambda db: {"t": "profile", "name": name, "you": found == member.identity,
-                                         **profile(db, found)})
+                                         **profile(db, found, viewer)})
 
     def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
         game_id = message["game"]
+        viewer = viewer_keys(member.identity, member.token_hash)
 
         def read(db: sqlite3.Connection) -> dict[str, Any]:
-            text = game_record(db, game_id)
-            if text is None:
+            text = game_record(db, game_id, viewer)
+            if text is None:  # a private game is answered as no game at all: its id tells nothing
                 return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
                         "ref": "game_record", "params": {"game": game_id}}
             return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}

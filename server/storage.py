@@ -18,7 +18,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +34,13 @@ CREATE TABLE IF NOT EXISTS games (
     table_id INTEGER,
     edition TEXT NOT NULL,
     finished_at REAL NOT NULL,
-    record TEXT NOT NULL
+    record TEXT NOT NULL,
+    private INTEGER NOT NULL DEFAULT 0  -- played at a private table: its record is its viewers' only
+);
+CREATE TABLE IF NOT EXISTS game_viewers (
+    game_id INTEGER NOT NULL,
+    viewer TEXT NOT NULL,  -- a player's or the host's identity, or token:HASH of a guest's resume token
+    PRIMARY KEY (game_id, viewer)
 );
 CREATE TABLE IF NOT EXISTS stats (
     name TEXT NOT NULL,
@@ -136,6 +142,7 @@ class Storage:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
+        migrate(db)
         self._db = db
 
     def _run(self, fn: Callable[[], T]) -> Future[T]:
@@ -309,17 +316,23 @@ class Storage:
     # --- finished games -----------------------------------------------------------------------------
     def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
                   results: list[tuple[str, bool]],
-                  then: Callable[[sqlite3.Connection, int], None] | None = None) -> None:
+                  then: Callable[[sqlite3.Connection, int], None] | None = None,
+                  viewers: Collection[str] | None = None) -> None:
         """Store a finished game's record and count it in the stats of each identity of ``results``
         (identity, whether a win is credited); ``then(db, game_id)`` runs in the same transaction
-        (the game's ratings, server/ratings.py)."""
+        (the game's ratings, server/ratings.py). ``viewers``: a private table's game, whose record
+        only they may read (``viewer_keys``); None: a public one."""
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         edition = record["edition"]
+        private = viewers is not None
+        allowed = sorted(set(viewers or ()))
 
         def write(db: sqlite3.Connection) -> None:
             with db:
-                cursor = db.execute("INSERT INTO games(table_id, edition, finished_at, record) VALUES (?, ?, ?, ?)",
-                                    (table_id, edition, finished_at, text))
+                cursor = db.execute("INSERT INTO games(table_id, edition, finished_at, record, private) "
+                                    "VALUES (?, ?, ?, ?, ?)", (table_id, edition, finished_at, text, int(private)))
+                db.executemany("INSERT OR IGNORE INTO game_viewers(game_id, viewer) VALUES (?, ?)",
+                               [(cursor.lastrowid, viewer) for viewer in allowed])
                 for identity, won in results:
                     db.execute("INSERT INTO player_stats(identity, edition, games, wins) VALUES (?, ?, 1, ?) "
                                "ON CONFLICT(identity, edition) DO UPDATE SET games = games + 1, wins = wins + ?",
@@ -355,6 +368,21 @@ class Storage:
             "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
             "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
             (identity, name, claimed_at)))
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring a database of an earlier version up to ``SCHEMA``. Games stored before tables' privacy
+    was kept are public: they were open to anyone then, and nothing tells which were private."""
+    columns = {str(row[1]) for row in db.execute("PRAGMA table_info(games)")}
+    if "private" not in columns:
+        db.execute("ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+
+
+def viewer_keys(identity: str | None, token_hash: str | None) -> list[str]:
+    """How ``game_viewers`` names a person: by their identity, else (a guest) by their resume token's hash."""
+    if identity is not None:
+        return [identity]
+    return [f"token:{token_hash}"] if token_hash else []
 
 
 def default_db_path() -> Path:

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from ono99_tui.protocol import ProtocolError, clean_text, encode, event_to_wire,
 
 from . import standin
 from .history import ChatRoom, away_params, away_summary, history_messages
+from .storage import viewer_keys
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
@@ -92,6 +93,8 @@ class Table:
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
     _finish_unannounced: bool = False  # the game is over; the table says so after its last state
+    # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
+    _after_state: dict[Member, Callable[[], None]] = field(default_factory=dict)
     bot_rng: random.Random = field(default_factory=random.Random)
     # The current game's player of each seat, as at its start ({name, kind, identity}), and the
     # spans of it that a stand-in played for each seat (server/standin.py).
@@ -454,6 +457,10 @@ class Table:
         if self._unsent_events and self.game is not None:
             events, self._unsent_events = self._unsent_events, []
             self._broadcast_state(events)
+        if self._after_state:
+            waiting, self._after_state = self._after_state, {}
+            for rest in waiting.values():
+                rest()
         if self._finish_unannounced:  # the game's last state is out: now the table is "finished"
             self._finish_unannounced = False
             self.changed()
@@ -472,6 +479,16 @@ class Table:
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
+
+    def record_viewers(self) -> list[str]:
+        """Who may read the record of the game just finished here if the table is private: its
+        players (by identity; a guest seated at the end by their resume token) and the host."""
+        people: list[tuple[str | None, str | None]] = [(p["identity"], None) for p in self.players
+                                                       if p.get("identity")]
+        people += [(s.member.identity, s.member.token_hash) for s in self.seats if s.member is not None]
+        if self.host_member is not None:
+            people.append((self.host_member.identity, self.host_member.token_hash))
+        return [key for identity, token in people for key in viewer_keys(identity, token)]
 
     # --- bots and clocks --------------------------------------------------------------------------------
     def controlled_by_bot(self, seat: int) -> bool:
@@ -582,13 +599,23 @@ class Table:
         self.changed()
         member.send({"t": "table", "table": self.detail(member)})
         self.send_state_to(member, seen.get("seq") if here else None)
-        member.send(self.chat.history(seen.get("chat") if here else None))
-        if seat is not None and away_seq is not None and self.game is not None:
-            missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
-            text = away_summary(missed, seat, member.name)
-            if text is not None:
-                member.send({"t": "away", "table": self.id, "text": text, "code": "stood_in",
-                             "params": away_params(missed, seat, member.name)})
+
+        def rest() -> None:
+            """The chat, and what a stand-in played: after the state, counting only the moves it shows."""
+            if member.table is not self:
+                return
+            member.send(self.chat.history(seen.get("chat") if here else None))
+            if seat is not None and away_seq is not None and self.game is not None:
+                missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
+                text = away_summary(missed, seat, member.name)
+                if text is not None:
+                    member.send({"t": "away", "table": self.id, "text": text, "code": "stood_in",
+                                 "params": away_params(missed, seat, member.name)})
+
+        if self.game is not None and self.shown != len(self.game.log):
+            self._after_state[member] = rest  # its state comes once the moves are saved (send_state_to)
+        else:
+            rest()
         if self.status == Status.PLAYING:
             self.schedule()
             if seat is not None:
@@ -644,7 +671,8 @@ class Table:
         def show() -> None:
             frame = encode(self.chat.message(line))
             for m in self.members():
-                m.send_frame(frame)
+                if m not in self._after_state:  # its chat_history, still to come, will hold the line
+                    m.send_frame(frame)
 
         self.lobby.persist_chat(self.id, line, show)
 

@@ -33,6 +33,7 @@ from tests.server_helpers import (
     create_table,
     hello,
     join,
+    new_identity,
     play,
     play_all,
     running_server,
@@ -346,6 +347,54 @@ async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path):
             await raw.send(message)
             codes.append((await raw.error())["code"])
         assert codes == ["bad_message", "unknown_type", "bad_field", "hello_first"]
+
+
+async def test_an_empty_t_is_answered_with_its_ref_and_an_empty_key_is_no_guest(tmp_path):
+    """§2: `ref` is nil only without a text `t`, so `{"t": ""}` gets `ref` ""; §3a: a `key` that
+    does not decode, "" included, is `bad_key`, never a guest's hello."""
+    async with running_server(tmp_path) as h:
+        raw = await h.raw()
+        await raw.send({"t": ""})
+        error = await raw.error()
+        assert (error["code"], error["ref"]) == ("unknown_type", "")
+        await raw.send({"t": 7})
+        assert (await raw.error())["ref"] is None
+        await raw.send(hello("Eve", key=""))
+        error = await raw.error()
+        assert (error["code"], error["ref"]) == ("bad_key", "hello")
+        await raw.send(hello("Eve"))  # the refused hello may be retried: without a key, a guest
+        welcome = await raw.expect("welcome")
+        assert welcome["identity"] is None and welcome["name"] == "Eve"
+
+
+async def test_profile_and_game_record_may_come_after_later_replies_and_say_what_they_answer(tmp_path):
+    """§5: read from the database, a `profile` or `game_record` reply may follow the reply to a later
+    request: `profile.name` and `game_record.game` (or a refusal's `ref` and `params`) say which request
+    it answers. Tried with the database thread kept busy."""
+    import threading
+
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        ada = await h.connect("Ada", identity=new_identity())
+        await create_table(ada, seats=2, bots=1, start=True)
+        await play(ada, random.Random(1))
+        await ada.request({"t": "leaderboard"}, "leaderboard")  # the game is saved
+        storage = h.server.storage
+        assert storage is not None
+        free = threading.Event()
+        storage.submit(lambda db: free.wait(60))
+        try:
+            for message in ({"t": "profile", "name": "ADA"}, {"t": "game_record", "game": 1},
+                            {"t": "game_record", "game": 7}, {"t": "ping", "n": 5}):
+                await ada.send(message)
+            assert (await ada.expect("pong"))["n"] == 5  # first, though asked for last
+        finally:
+            free.set()
+        replies = [await ada.recv() for _ in range(3)]
+        profile = next(m for m in replies if m["t"] == "profile")
+        assert profile["name"] == "Ada" and profile["you"] is True
+        assert next(m for m in replies if m["t"] == "game_record")["game"] == 1
+        refused = next(m for m in replies if m["t"] == "error")
+        assert (refused["ref"], refused["code"], refused["params"]) == ("game_record", "no_record", {"game": 7})
 
 
 async def test_refused_requests_leave_you_where_you_were(tmp_path):

@@ -348,3 +348,45 @@ async def test_a_spectators_first_state_never_shows_moves_it_was_not_sent(tmp_pa
         state = await carol.expect("state")
         assert state["events"], "the moves the state shows come with it"
         assert state["seq"] - len(state["events"]) == history[-1]["seq"]
+
+
+async def test_a_returning_players_away_comes_after_the_state_it_counts(tmp_path: Path) -> None:
+    """docs/protocol.md, section 10: table, history, state, chat_history, away. Tried with the
+    database thread kept busy while Alice's stand-in plays: her state waits for those moves to be
+    saved, and the table's chat_history and the away line wait for it, so away counts only plays
+    she was shown."""
+    import threading
+
+    async with running_server(tmp_path, grace_seconds=60, bot_delay=0) as h:
+        storage = h.server.storage
+        assert storage is not None
+        alice = await h.connect("alice")
+        token = alice.welcome["resume"]
+        table_id = await create_table(alice, seats=2, bots=1, turn_seconds=0)
+        await start(alice)
+        await alice.expect("state")
+        table = h.server.lobby.tables[table_id]
+        await wait_until(lambda: table.shown > 0, "the deal to be shown")
+        free = threading.Event()
+        storage.submit(lambda db: free.wait(60))  # the database is busy: moves wait to be saved
+        try:
+            alice.writer.transport.abort()  # a stand-in plays for Alice at once, as the bot does
+            await wait_until(lambda: table.game is not None and len(table.game.log) > table.shown + 4,
+                             "moves made while the database is busy")
+            back = await h.connect("alice", resume=token)
+            await back.request({"t": "ping", "n": 1}, "pong")
+            early = [m["t"] for m in back.received if m["t"] in ("state", "away", "chat_history")]
+            assert early == ["chat_history"], early  # the lobby's only: the rest waits for the state
+        finally:
+            free.set()
+        await back.expect("away")
+        kinds = [(m["t"], m.get("scope")) for m in back.received if m["t"] in ("table", "history", "state",
+                                                                              "chat_history", "away")]
+        after = kinds[kinds.index(("history", None)):]
+        assert after[-3:] == [("state", None), ("chat_history", "table"), ("away", None)], after
+        shown = [e for m in back.received if m["t"] in ("history", "state") for e in m["events"]]
+        away = next(m for m in back.received if m["t"] == "away")
+        plays = [e for e in shown if e["e"] == "play" and e["seat"] == 0]
+        assert away["params"]["plays"] <= len(plays)
+        assert away["params"]["cards"].split(",")[-1] == (
+            "ONO99x4" if len(plays[-1]["cards"]) == 4 else plays[-1]["cards"][0])  # the last play it counts was shown

@@ -414,3 +414,28 @@ async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_
         log = await play(ada, random.Random(3))
         assert log.last_view["winner"] is not None
         assert table._thinking is not None  # the strong bots did think off the loop
+
+
+async def test_the_end_of_a_1980_match_as_docs_protocol_section_7_says(tmp_path) -> None:
+    """Tokens: the seat whose `out` lost the last hand keeps `in_hand` true (the hand ends at once),
+    while `active` says it is out of the match. Lowest score: every `hand_ended.eliminated` is [],
+    and `active` stays true for every seat to the end."""
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        ada = await h.connect("Ada")
+        for options in ({}, {"scoring": "points", "points_win": "lowest_score", "points_target": 40}):
+            await create_table(ada, edition="1980", options=options, seats=3, bots=2, start=True)
+            log = await play(ada, random.Random(8))
+            view = log.last_view
+            events = events_of(log.states)
+            ended = [e for e in events if e["e"] == "hand_ended"]
+            last_out = [e["seat"] for e in events if e["e"] == "out"][-1]
+            if not options:
+                assert ended[-1]["loser"] == last_out and ended[-1]["eliminated"] == [last_out]
+                assert view["in_hand"][last_out] is True and view["active"][last_out] is False
+                assert view["active"] == [seat == view["winner"] for seat in range(3)]
+            else:
+                assert ended and all(e["eliminated"] == [] for e in ended)
+                assert view["active"] == [True, True, True]
+                assert view["in_hand"][last_out] is False and max(view["scores"]) >= 40
+                assert view["scores"][view["winner"]] == min(view["scores"])
+            await ada.request({"t": "leave"}, "left")

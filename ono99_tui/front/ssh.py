@@ -29,7 +29,7 @@ from typing import Any
 
 import asyncssh
 
-from ..access import FAILED_PASSWORD_DELAY, AccessPolicy
+from ..access import AccessPolicy, refusal_pause
 from ..client import Client, ServerError
 from ..fronts import FrontAssertion
 from ..known_servers import ServerTrust
@@ -355,10 +355,16 @@ class SshConnection(asyncssh.SSHServer):
         return self.front.auth == "password"
 
     async def validate_password(self, username: str, password: str) -> bool:
-        if self.front.access.decide(None, password, self.address) is None:
+        refusal = self.front.access.decide(None, password, self.address)
+        if refusal is None:
             self._key = None
             return True
-        await asyncio.sleep(FAILED_PASSWORD_DELAY)
+        pause = refusal_pause(refusal.params)
+        if not pause and self.conn is not None:  # refused unchecked: the client shows how long to wait
+            log.info("ssh %s: %s", self.address, refusal)
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(f"ONO 99: {refusal}\r\n")
+        await asyncio.sleep(pause)
         return False
 
     def auth_completed(self) -> None:
