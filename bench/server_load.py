@@ -8,8 +8,15 @@ Tables are private and joined by invite code unless --public-tables (joined by i
 the lobby then gets the table list on every change, which slows the setup of large runs).
 
 Modes:
-  full   every client acts as soon as its view lets it (its turn, or a draw it owes)
-  human  every client waits a random 1 to 3 seconds before each action (and the host before a rematch)
+  full    every client acts as soon as its view lets it (its turn, or a draw it owes)
+  human   every client waits a random 1 to 3 seconds before each action (and the host before a rematch)
+  accept  N clients connect at the same moment (TCP, the TLS handshake, hello, welcome): the time
+          until the last is welcomed, each one's time (p50, p99) and the server's CPU meanwhile
+
+``--baseline DIR`` runs every configuration twice in one invocation, back to back: first the server
+of the checkout in DIR (an older version, spoken to as it expects: plain TCP and protocol version 1
+before TLS came in), then this tree's (TLS), so the two are compared on the same machine in the same
+minutes.
 
 Measured per run, in the measuring window only:
   actions/s   actions the server applied, counted by their resulting ``state`` (server-wide)
@@ -56,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from ono99_tui.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from ono99_tui.tls import client_context
 
 HOST = "127.0.0.1"
 SEATS = 4
@@ -290,9 +298,11 @@ class TableRun:
 class Bench:
     """One client process: its tables, the clock of the run, and its statistics."""
 
-    def __init__(self, proc: int, port: int, first_table: int, tables: int, mode: str, private: bool) -> None:
+    def __init__(self, proc: int, port: int, first_table: int, tables: int, mode: str, private: bool,
+                 plain: bool = False) -> None:
         self.proc = proc
         self.port = port
+        self.plain = plain  # an older server: plain TCP, protocol version 1
         self.mode = mode
         self.private = private
         self.rng = random.Random(1000 + proc)
@@ -317,11 +327,7 @@ class Bench:
             self.stats.latencies.append(last - sent)
 
     async def connect(self, player: Player) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.create_connection(lambda: player, HOST, self.port)
-        welcome = player.expect("welcome")
-        player.send({"t": "hello", "version": PROTOCOL_VERSION, "name": player.name, "client": "server_load"})
-        await asyncio.wait_for(welcome, EXPECT_TIMEOUT)
+        await open_player(player, self.port, self.plain)
 
     async def seat_table(self, table: TableRun) -> None:
         await asyncio.gather(*(self.connect(p) for p in table.players))
@@ -372,12 +378,22 @@ class Bench:
                 player.close()
 
 
+async def open_player(player: Player, port: int, plain: bool) -> None:
+    """Connect (TLS unless ``plain``) and say hello; returns once welcomed."""
+    loop = asyncio.get_running_loop()
+    await loop.create_connection(lambda: player, HOST, port, ssl=None if plain else client_context())
+    welcome = player.expect("welcome")
+    player.send({"t": "hello", "version": 1 if plain else PROTOCOL_VERSION, "name": player.name,
+                 "client": "server_load"})
+    await asyncio.wait_for(welcome, EXPECT_TIMEOUT)
+
+
 def worker(proc: int, port: int, first_table: int, tables: int, mode: str, private: bool, seconds: float,
-           conn: Any, go: Any, go_at: Any, quit_: Any) -> None:
+           conn: Any, go: Any, go_at: Any, quit_: Any, plain: bool) -> None:
     """A client process: seat its tables, report ready, play the window, report, wait to quit."""
 
     async def main() -> None:
-        bench = Bench(proc, port, first_table, tables, mode, private)
+        bench = Bench(proc, port, first_table, tables, mode, private, plain)
         started = time.monotonic()
         try:
             await asyncio.wait_for(bench.setup(), SETUP_TIMEOUT)
@@ -413,6 +429,7 @@ class RunResult:
     tables: int
     ok: bool
     note: str = ""
+    server: str = "this tree"  # or "baseline" (--baseline)
     setup_seconds: float = 0.0
     seconds: float = 0.0
     actions: int = 0
@@ -447,7 +464,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
 
 
-def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespace, tag: str) -> subprocess.Popen[bytes]:
+def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespace, tag: str,
+                 tree: Path = ROOT) -> subprocess.Popen[bytes]:
     cmd = [sys.executable]
     if args.profile:
         cmd += ["-m", "cProfile", "-o", str(Path(args.profile) / f"server-{tag}.prof")]
@@ -458,7 +476,7 @@ def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespac
             "--ssh-port", "0", "--log-level", args.server_log_level]
     out = open(workdir / "server.out", "wb")  # noqa: SIM115 (kept open for the process's lifetime)
     err = open(workdir / "server.err", "wb")  # noqa: SIM115
-    return subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, start_new_session=True)
+    return subprocess.Popen(cmd, stdout=out, stderr=err, cwd=tree, start_new_session=True)  # -m imports from cwd
 
 
 def wait_listening(server: subprocess.Popen[bytes], workdir: Path, timeout: float = 30.0) -> None:
@@ -487,9 +505,67 @@ def log_problems(path: Path) -> list[str]:
     return [f"{n} x {examples[s]}" for s, n in shapes.most_common(8)]
 
 
-def run_one(mode: str, clients: int, args: argparse.Namespace) -> RunResult:
+def run_accept(clients: int, args: argparse.Namespace, tree: Path, plain: bool) -> RunResult:
+    """``clients`` connections opened at the same moment, each until its welcome."""
+    result = RunResult("accept", clients, 0, ok=False, seconds=0.0, server="baseline" if plain else "this tree")
+    with tempfile.TemporaryDirectory(prefix="ono99-load-") as tmp:
+        workdir = Path(tmp)
+        port = args.port or free_port()
+        result.load_before = load_average()
+        server = start_server(port, workdir, clients, args, f"accept-{clients}", tree)
+        try:
+            wait_listening(server, workdir)
+
+            async def burst() -> tuple[float, list[float]]:
+                bench = Bench(0, port, 0, 0, "full", True, plain)
+                players = [Player(bench, TableRun(bench, 0), f"burst{i}") for i in range(clients)]
+                times: list[float] = []
+
+                async def one(player: Player) -> None:
+                    began = time.monotonic()
+                    await open_player(player, port, plain)
+                    times.append(time.monotonic() - began)
+
+                started = time.monotonic()
+                await asyncio.wait_for(asyncio.gather(*(one(p) for p in players)), SETUP_TIMEOUT)
+                total = time.monotonic() - started
+                bench.close()
+                return total, times
+
+            cpu0, busy0 = cpu_seconds(server.pid), machine_busy_seconds()
+            total, times = asyncio.run(burst())
+            result.seconds = total
+            result.server_cpu = cpu_seconds(server.pid) - cpu0  # seconds, not a share
+            result.machine_cpu = machine_busy_seconds() - busy0
+            result.latencies = times
+            result.actions = len(times)
+            result.ok = len(times) == clients
+            result.load_after = load_average()
+        except Exception as exc:
+            result.note = f"{type(exc).__name__}: {str(exc)[:400]}"
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(SHUTDOWN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(5)
+            result.server_log_problems = log_problems(workdir / "server.err")
+            if args.keep_logs:
+                dest = Path(args.keep_logs)
+                dest.mkdir(parents=True, exist_ok=True)
+                for name in ("server.err", "server.out"):
+                    (dest / f"accept-{clients}-{result.server.replace(' ', '-')}-{name}").write_bytes(
+                        (workdir / name).read_bytes())
+    return result
+
+
+def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT, plain: bool = False) -> RunResult:
+    if mode == "accept":
+        return run_accept(clients, args, tree, plain)
     tables = clients // SEATS
-    result = RunResult(mode, tables * SEATS, tables, ok=False, seconds=args.seconds)
+    result = RunResult(mode, tables * SEATS, tables, ok=False, seconds=args.seconds,
+                       server="baseline" if plain else "this tree")
     procs = max(1, min(args.procs, tables))
     ctx = mp.get_context("fork")
     with tempfile.TemporaryDirectory(prefix="ono99-load-") as tmp:
@@ -497,7 +573,7 @@ def run_one(mode: str, clients: int, args: argparse.Namespace) -> RunResult:
         port = args.port or free_port()
         tag = f"{mode}-{clients}"
         result.load_before = load_average()
-        server = start_server(port, workdir, clients, args, tag)
+        server = start_server(port, workdir, clients, args, tag, tree)
         workers: list[Any] = []
         pipes: list[Any] = []
         go, quit_ = ctx.Event(), ctx.Event()
@@ -510,7 +586,8 @@ def run_one(mode: str, clients: int, args: argparse.Namespace) -> RunResult:
                 count = share + (1 if p < extra else 0)
                 parent_end, child_end = ctx.Pipe(duplex=False)
                 w = ctx.Process(target=worker, args=(p, port, first, count, mode, not args.public_tables,
-                                                     args.seconds, child_end, go, go_at, quit_), daemon=True)
+                                                     args.seconds, child_end, go, go_at, quit_, plain),
+                               daemon=True)
                 w.start()
                 child_end.close()
                 workers.append(w)
@@ -591,19 +668,27 @@ def run_one(mode: str, clients: int, args: argparse.Namespace) -> RunResult:
 
 # --- report ---------------------------------------------------------------------------------------------
 def table_rows(results: list[RunResult]) -> list[list[str]]:
-    rows = [["mode", "clients", "tables", "actions/s", "state msgs/s", "p50 ms", "p99 ms", "max ms",
+    rows = [["server", "mode", "clients", "tables", "actions/s", "state msgs/s", "p50 ms", "p99 ms", "max ms",
              "server CPU (loop thread)", "server CPU µs/action", "server RSS MiB (peak)", "client CPU",
              "other CPU", "load avg before → after", "errors"]]
     for r in results:
         if not r.ok:
-            rows.append([r.mode, str(r.clients), str(r.tables), f"failed: {r.note}"] + [""] * 11)
+            rows.append([r.server, r.mode, str(r.clients), str(r.tables), f"failed: {r.note}"] + [""] * 11)
+            continue
+        if r.mode == "accept":  # time to the last welcome; each connection's time; server CPU in seconds
+            lat = [x * 1000 for x in r.latencies]
+            rows.append([r.server, r.mode, str(r.clients), "-", f"all welcomed in {r.seconds * 1000:,.0f} ms", "-",
+                         f"{percentile(lat, 50):.1f}", f"{percentile(lat, 99):.1f}",
+                         f"{max(lat, default=float('nan')):.1f}", f"{r.server_cpu * 1000:,.0f} ms CPU",
+                         f"{r.server_cpu / r.clients * 1e6:,.0f} per connection", "-", "-", "-",
+                         f"{r.load_before} → {r.load_after}", "0"])
             continue
         lat = [x * 1000 for x in r.latencies]
         rate = r.actions / r.seconds
         errors = ", ".join(f"{k} {v}" for k, v in r.errors.most_common()) or "0"
         if r.lost:
             errors += f"; {r.lost} connections lost"
-        rows.append([r.mode, str(r.clients), str(r.tables), f"{rate:,.0f}", f"{rate * SEATS:,.0f}",
+        rows.append([r.server, r.mode, str(r.clients), str(r.tables), f"{rate:,.0f}", f"{rate * SEATS:,.0f}",
                      f"{percentile(lat, 50):.1f}", f"{percentile(lat, 99):.1f}",
                      f"{max(lat, default=float('nan')):.1f}",
                      f"{r.server_cpu:.0f}% ({r.loop_cpu:.0f}%)",
@@ -639,8 +724,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, nargs="+", default=[100, 500, 1000],
                         help="client counts, four to a table (default 100 500 1000)")
-    parser.add_argument("--mode", nargs="+", choices=["full", "human"], default=["full", "human"],
-                        help="full speed and/or human pace (default both)")
+    parser.add_argument("--mode", nargs="+", choices=["full", "human", "accept"], default=["full", "human"],
+                        help="full speed, human pace and/or a burst of connections (default full and human)")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
+                        help="also run every configuration against the server of this older checkout (plain TCP, "
+                             "protocol 1), just before this tree's")
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring window of each run (default 20)")
     parser.add_argument("--procs", type=int, default=1, help="client processes per run (default 1)")
     parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
@@ -664,17 +752,26 @@ def main() -> None:
         for clients in args.clients:
             print(f"run: {mode}, {clients} clients ({clients // SEATS} tables), {args.seconds:.0f} s, "
                   f"load average {load_average()} ...", flush=True)
-            r = run_one(mode, clients, args)
-            results.append(r)
-            if r.ok:
-                lat = [x * 1000 for x in r.latencies]
-                print(f"  {r.actions / r.seconds:,.0f} actions/s, p50 {percentile(lat, 50):.1f} ms, "
-                      f"p99 {percentile(lat, 99):.1f} ms, server CPU {r.server_cpu:.0f}% "
-                      f"(loop thread {r.loop_cpu:.0f}%), "
-                      f"client CPU {r.client_cpu:.0f}%", flush=True)
-            else:
-                print(f"  failed: {r.note}", flush=True)
+            trees = ([(args.baseline, True)] if args.baseline else []) + [(ROOT, False)]
+            for tree, plain in trees:
+                r = run_one(mode, clients, args, tree, plain)
+                results.append(r)
+                say(r)
     report(results)
+
+
+def say(r: RunResult) -> None:
+    if r.ok and r.mode == "accept":
+        print(f"  {r.server}: {r.clients} welcomed in {r.seconds * 1000:,.0f} ms, server CPU "
+              f"{r.server_cpu * 1000:,.0f} ms", flush=True)
+    elif r.ok:
+        lat = [x * 1000 for x in r.latencies]
+        print(f"  {r.server}: {r.actions / r.seconds:,.0f} actions/s, p50 {percentile(lat, 50):.1f} ms, "
+              f"p99 {percentile(lat, 99):.1f} ms, server CPU {r.server_cpu:.0f}% "
+              f"(loop thread {r.loop_cpu:.0f}%), "
+              f"client CPU {r.client_cpu:.0f}%", flush=True)
+    else:
+        print(f"  {r.server}: failed: {r.note}", flush=True)
 
 
 if __name__ == "__main__":

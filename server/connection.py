@@ -179,6 +179,9 @@ class Connection:
                 self._watchdog.cancel()
                 self._watchdog = None
             self.writer.close()
+            # Nothing more is read once this side is closed: under TLS the transport waits for the
+            # client's own close (up to half a minute) before the reader would see the end.
+            self.reader.feed_eof()
 
     def close(self, reason: str) -> None:
         """Say goodbye and close after what is already queued. Safe to call twice."""

@@ -193,6 +193,7 @@ async def test_a_server_on_loopback_is_found_its_tables_follow_the_lobby_and_it_
             assert found is not None
             assert (found.host, found.port) == ("127.0.0.1", server.port)
             assert found.advert.ssh_port == 2222 and found.advert.compatible and found.advert.tables == ()
+            assert found.advert.fingerprint == server.fingerprint  # what its certificate shows
 
             client = await Client.connect(found.host, found.port, "ann")
             await client.send({"t": "create_table", "edition": "2022", "seats": 4, "bots": 1,

@@ -20,6 +20,7 @@ import pytest
 
 from ono99_tui.client import Client, ServerError
 from ono99_tui.fingerprints import normal_fingerprint
+from ono99_tui.identity import Identity
 from ono99_tui.known_servers import (
     AnnouncementMismatch,
     KnownServers,
@@ -140,6 +141,39 @@ async def test_a_relay_that_ends_tls_cannot_use_the_players_proof_and_the_seat_s
         assert back.welcome["resumed"] and back.welcome["table"] == table_id and back.welcome["name"] == "ada"
         again = await back.expect("state")
         assert again["view"]["hand"] == hand
+
+
+async def test_the_real_ono99_connect_through_a_rogue_relay_is_refused_and_keeps_its_seat(tmp_path: Path) -> None:
+    """The same attack on the real ``ono99 connect`` (on a terminal, with its key and a seat at a
+    running game): the player even pins the rogue's certificate. The real server refuses the relayed
+    proof; the app says the server refused it; the seat, with its hand, waits for its player."""
+    data = tmp_path / "bob"
+    async with running_server(tmp_path, grace_seconds=600, bot_delay=60.0) as h:
+        alice = await h.connect("alice")
+        table_id = await create_table(alice, seats=3, bots=1)
+        bob_key = Identity.load_or_create(data)
+        bob = await h.connect("bob", identity=bob_key)
+        await bob.send({"t": "join", "table": table_id})
+        await bob.expect("table")
+        await start(alice)
+        hand = (await bob.expect("state"))["view"]["hand"]
+        await bob.close()
+        member = h.server.lobby.members["bob"]
+        await wait_until(lambda: member.connection is None, "the server to see bob go")
+        rogue = TlsTerminatingRelay(h.port)
+        await rogue.start()
+        app = ConnectProcess(rogue.port, data, fingerprint=rogue.fingerprint)
+        try:
+            await app.start()
+            await wait_until(lambda: "doesnotprovethatyouholdthekey" in screen_text(app.output),
+                             "the refusal on bob's screen", timeout=60)
+        finally:
+            await app.stop()
+            await rogue.close()
+        assert member.connection is None and h.server.lobby.tables[table_id].seat_of(member) is not None
+        back = await h.connect("bob", identity=bob_key)
+        assert back.welcome["resumed"] and back.welcome["table"] == table_id
+        assert (await back.expect("state"))["view"]["hand"] == hand
 
 
 async def test_a_pass_through_capture_of_a_whole_game_reads_no_card_name_or_password(tmp_path: Path) -> None:
