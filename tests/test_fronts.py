@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import Callable
@@ -128,6 +129,30 @@ async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_
         await player.until(lambda a: a.model.connected and a.model.view is not None
                            and a.model.table is not None and a.model.table.id == table_id, "the seat again")
         assert player.app.model.view.seat == seat  # type: ignore[index]
+    finally:
+        if player is not None:
+            await player.close()
+        await rig.close()
+
+
+async def test_a_front_never_speaks_to_a_server_with_another_certificate(tmp_path: Path, caplog: Any) -> None:
+    """The game server goes away and something else answers on its port with another certificate (a
+    host who replaced it without telling the front, or someone in between): the front refuses it,
+    says why in its log, and its player stays disconnected rather than being handed to it."""
+    caplog.set_level(logging.ERROR, logger="ono99")
+    rig = await start_rig(tmp_path)
+    player: Player | None = None
+    try:
+        player = await Player.connect(rig, "ada")
+        await player.until(lambda a: a.model.connected and "ada" in rig.server.lobby.members, "ada in the lobby")
+        port, config = rig.server.port, rig.server.config
+        await rig.server.close()
+        await player.until(lambda a: not a.model.connected, "the session to know")
+        config.port, config.tls_cert, config.tls_key = port, tmp_path / "other.pem", tmp_path / "other-key.pem"
+        rig.server = Server(config)
+        await rig.server.start()
+        await player.until(lambda a: "not the pinned" in caplog.text, "the front's refusal in its log")
+        assert not player.app.model.connected and "ada" not in rig.server.lobby.members
     finally:
         if player is not None:
             await player.close()

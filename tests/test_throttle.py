@@ -14,9 +14,11 @@ from ono99_tui import access
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.i18n import using
+from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.reasons import said
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.throttle import FailureThrottle, Wait, address_group
+from ono99_tui.tls import client_context
 from tests.server_helpers import TIMEOUT, running_server
 
 
@@ -136,10 +138,11 @@ async def refused(port: int, address: str, password: str) -> ServerError:
 
 async def connect_from(port: int, address: str, name: str, password: str) -> Client:
     """A hello with ``password`` from the loopback address ``address`` (any 127.0.0.x)."""
-    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)),
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0),
+                                                                    ssl=client_context()),
                                             TIMEOUT)
     client = Client(reader, writer)
-    await client.send({"t": "hello", "version": 1, "name": name, "password": password})
+    await client.send({"t": "hello", "version": PROTOCOL_VERSION, "name": name, "password": password})
     try:
         message = await client.recv(TIMEOUT)
         if message["t"] == "error":

@@ -20,6 +20,7 @@ import pytest
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
+from ono99_tui.known_servers import ServerTrust
 from tests.server_helpers import ROOT, TIMEOUT
 from tests.test_fronts import drive, played_by
 
@@ -118,17 +119,21 @@ async def test_a_remote_front_on_another_host_and_the_game_through_its_restart(t
         server = await spawn(game_ns, "serve", "--host", "0.0.0.0", "--port", "9999", "--ssh-port", "0",
                              "--front-credential-file", str(credential_file), "--db", str(tmp_path / "g.db"),
                              "--no-advertise", "--bot-delay", "0", "--turn-seconds", "0", log=tmp_path / "game.log")
-        front_args = ("front", "--server", f"{game_address}:9999", "--credential-file", str(credential_file),
-                      "--ssh-host", front_address, "--ssh-port", "2222", "--host-key", str(tmp_path / "host_key"))
         front: asyncio.subprocess.Process | None = None
         host: Client | None = None
         try:
+            banner = await wait_for_line(server, "tls: certificate")
+            fingerprint = banner.split("tls: certificate ")[1].split()[0]  # pinned by the front
             await wait_for_line(server, "stop with")
+            front_args = ("front", "--server", f"{game_address}:9999", "--server-fingerprint", fingerprint,
+                          "--credential-file", str(credential_file), "--ssh-host", front_address, "--ssh-port", "2222",
+                          "--host-key", str(tmp_path / "host_key"))
             front = await spawn(front_ns, *front_args, log=tmp_path / "front.log")
             await wait_for_line(front, "ono99-front ready")
-            kim = await Client.connect(here, 9999, "kim", identity=Identity(key), timeout=TIMEOUT)
+            pin = ServerTrust.pinned(fingerprint)
+            kim = await Client.connect(here, 9999, "kim", identity=Identity(key), timeout=TIMEOUT, trust=pin)
             await kim.close()  # the key owns the name kim
-            host = await Client.connect(here, 9999, "host", timeout=TIMEOUT)
+            host = await Client.connect(here, 9999, "host", timeout=TIMEOUT, trust=pin)
             await host.send({"t": "create_table", "name": "t", "seats": 3, "bots": 1, "private": True})
             code = (await host.expect("table"))["table"]["code"]
             async with openssh(game_ns, key_file, f"join-{code}", front_address, 2222):

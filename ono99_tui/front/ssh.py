@@ -32,7 +32,7 @@ import asyncssh
 from ..access import AccessPolicy, refusal_pause
 from ..client import Client, ServerError
 from ..fronts import FrontAssertion
-from ..known_servers import ServerTrust
+from ..known_servers import ServerTrust, UntrustedServer
 from ..limits import HelloQueue
 from ..protocol import MAX_NAME
 from ..reasons import said
@@ -120,6 +120,12 @@ class Door:
             except ServerError as exc:
                 # said in the session's language: this runs in its app's context
                 return said(exc.error), exc.code not in NAME_ERRORS
+            except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
+                log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
+                          "connecting (give this front the server's fingerprint with --server-fingerprint)",
+                          config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
+                raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
+                    from exc
         self.link = link
         log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, link.welcome.get("name"),
                  self.fingerprint or "guest")
