@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from ono99_tui.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
-from ono99_tui.tls import client_context
+from ono99_tui.tls import client_context, lean_read_buffers
 
 HOST = "127.0.0.1"
 SEATS = 4
@@ -380,6 +380,7 @@ class Bench:
 
 async def open_player(player: Player, port: int, plain: bool) -> None:
     """Connect (TLS unless ``plain``) and say hello; returns once welcomed."""
+    lean_read_buffers()  # as the project's own client does
     loop = asyncio.get_running_loop()
     await loop.create_connection(lambda: player, HOST, port, ssl=None if plain else client_context())
     welcome = player.expect("welcome")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .fingerprints import fingerprint_digest
 from .messages import ErrorMessage, decode_server_message
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
-from .tls import client_context, peer_fingerprint
+from .tls import client_context, lean_read_buffers, peer_fingerprint
 
 if TYPE_CHECKING:
     from .fronts import FrontAssertion
@@ -75,6 +75,7 @@ class Client:
         """A TLS connection to the server, its certificate checked against ``trust`` before anything
         is sent (raises ``UntrustedServer``). ``trust`` None pins nothing: only for tests and
         benchmarks on this machine, where the server is known to be the one just started."""
+        lean_read_buffers()  # a front holds one connection per player: 16 KiB each, not 256
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port, ssl=client_context(), server_hostname=host or None,
                                     ssl_handshake_timeout=timeout), timeout)

@@ -21,6 +21,11 @@ from pathlib import Path
 
 from .fingerprints import fingerprint_of_public_key
 
+# asyncio's TLS layer reads into a buffer of SSLProtocol.max_size bytes, 256 KiB by default, kept per
+# connection and allocated again for every read of a stream protocol: 250 MiB for 1,000 players, and
+# a large allocation per message. One TLS record holds at most 16 KiB of data, and a frame of this
+# protocol at most 64 KiB (read in several records at no cost), so 16 KiB loses nothing.
+TLS_READ_BUFFER = 16 * 1024
 CERT_FILE = "tls_cert.pem"
 KEY_FILE = "tls_key.pem"
 CERTIFICATE_YEARS = 100  # pinned, never checked against a clock: it must simply not expire
@@ -112,6 +117,14 @@ def ephemeral_certificate() -> ServerCertificate:
     cert_path, key_path = directory / CERT_FILE, directory / KEY_FILE
     create_certificate(cert_path, key_path)
     return load_certificate(cert_path, key_path)
+
+
+def lean_read_buffers() -> None:
+    """Make asyncio's TLS connections in this process read through buffers of ``TLS_READ_BUFFER``
+    bytes (a class attribute of asyncio's TLS protocol, which offers no other way to set it)."""
+    from asyncio import sslproto
+
+    sslproto.SSLProtocol.max_size = TLS_READ_BUFFER
 
 
 def client_context() -> ssl.SSLContext:

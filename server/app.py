@@ -13,7 +13,7 @@ from ono99_tui.access import AccessPolicy
 from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.limits import HelloQueue
 from ono99_tui.refusal import Refusal, params_of
-from ono99_tui.tls import ServerCertificate, ephemeral_certificate, load_or_create_certificate
+from ono99_tui.tls import ServerCertificate, ephemeral_certificate, lean_read_buffers, load_or_create_certificate
 
 from .config import ServerConfig
 from .connection import Connection
@@ -79,6 +79,7 @@ class Server:
         """Restore the saved tables, then listen (TLS 1.3 only: there is no plain TCP)."""
         if self.config.port is not None:
             self._tls = self.load_certificate().context()
+            lean_read_buffers()
         self.restored_tables = self.lobby.restore()
         if self.config.port is not None:
             # TLS starts in _accept, once the connection is counted: a handshake that stalls holds a

@@ -50,6 +50,7 @@ class Connection:
     # the SSH login; the local game): a TCP hello is checked here.
     admitted_at_the_door = False
     front = False  # a trusted front's connection for one of its players (docs/protocol.md section 3b)
+    _waiting = 0  # bytes the transport held after the last write (see _write)
 
     def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
@@ -92,11 +93,10 @@ class Connection:
             return
         transport = self.writer.transport
         if self._writer_task is not None and not self._draining and self.queue.empty() \
-                and not transport.is_closing() and buffered(transport) <= WRITE_BUFFER_HIGH:
+                and not transport.is_closing() and self._waiting <= WRITE_BUFFER_HIGH:
             # The writer task is idle and nothing is queued, so every earlier frame is already in the
             # transport: write this one now, as that task would, without waking it for every frame.
-            self._write(frame)
-            if buffered(transport) > WRITE_BUFFER_HIGH:
+            if self._write(frame) > WRITE_BUFFER_HIGH:
                 self.queue.put_nowait(b"")  # an empty frame: the writer task waits for the client, timed
             return
         if self.queued_bytes + len(frame) > self.server.config.send_queue_bytes:
@@ -110,17 +110,22 @@ class Connection:
             log.warning("%s: dropped, %d frames waiting (client too slow)", self.peer, self.queue.qsize())
             self.close("too slow: the server could not deliver your updates")
 
-    def _write(self, frame: bytes) -> None:
-        """Hand a frame to the transport; watch that the client keeps taking its data."""
+    def _write(self, frame: bytes) -> int:
+        """Hand a frame to the transport; watch that the client keeps taking its data. Returns the
+        bytes the transport then holds, also kept as ``_waiting`` for the next frame to decide by
+        without asking again: the kernel may have taken some since, so it can only be too high, and
+        then a frame merely goes through the writer task, which writes it as soon as it may."""
         transport = self.writer.transport
         transport.write(frame)
         self.written += len(frame)
-        if self._watchdog is None and buffered(transport) > 0:
+        self._waiting = waiting = buffered(transport)
+        if self._watchdog is None and waiting > 0:
             # The kernel's buffer is full (the transport keeps only what the socket would not take).
             loop = asyncio.get_running_loop()
-            self._taken = self.written - buffered(transport)
+            self._taken = self.written - waiting
             self._stalled_since = loop.time()
             self._watchdog = loop.call_later(self._watch_interval(), self._watch)
+        return waiting
 
     def _watch_interval(self) -> float:
         return max(0.05, self.server.config.write_timeout / 4)
@@ -132,6 +137,7 @@ class Connection:
         if transport.is_closing():
             return
         waiting = buffered(transport)
+        self._waiting = waiting
         if waiting == 0:
             return  # all taken: nothing to watch until the kernel's buffer fills again
         loop = asyncio.get_running_loop()
