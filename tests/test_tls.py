@@ -317,9 +317,14 @@ async def test_the_app_asks_at_a_first_visit_and_stops_at_a_changed_certificate(
     (tmp_path / "two").mkdir()
     async with running_server(tmp_path / "one") as h:
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="ada", trust=ServerTrust(known=known))
-        async with app.run_test(size=(100, 30)) as pilot:
+        async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(lambda: isinstance(app.screen, ConfirmScreen), "the question")
             assert h.server.fingerprint in app.screen.question
+            await pilot.pause()
+            shown = app.screen.query_one("#question")  # the whole question is on screen at 80x24, wrapped
+            assert shown.region.width <= app.screen.query_one("#dialog").content_region.width
+            drawn = " ".join(shown.render_line(y).text.strip() for y in range(shown.size.height))
+            assert h.server.fingerprint in drawn and "will refuse any other." in drawn, drawn
             await pilot.press("y")
             await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         port = h.port

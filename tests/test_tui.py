@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Digits, Label, Static
+from textual.widgets import Digits, Static
 
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
@@ -216,7 +216,7 @@ async def test_q_in_a_running_local_game_asks_first_and_quits_on_yes() -> None:
             assert app.is_running and app.model.table is not None and app.model.table.status == "playing"
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "q to ask")
-        assert "This game is not over" in str(app.screen.query_one("#question", Label).render())
+        assert "This game is not over" in str(app.screen.query_one("#question", Static).render())
         await pilot.press("y")
         await wait_until(pilot, lambda: not app.is_running, "the app to quit")
 

@@ -36,7 +36,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="confirm"):
-            yield Label(Text(self.question), id="question")
+            yield Static(Text(self.question), id="question", markup=False)  # wraps: a question may be long
             with Horizontal(id="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(_("No (n, esc)"), id="no", variant="primary")
