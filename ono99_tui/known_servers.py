@@ -141,7 +141,9 @@ class ServerTrust:
             raise ServerKeyChanged(host, port, fingerprint, expected)
 
     def accept(self, host: str, port: int, fingerprint: str) -> ServerTrust:
-        """The player accepted a first visit's fingerprint: remembered, and pinned for this run."""
+        """The player accepted a first visit's fingerprint: remembered (a later change is then the
+        known server's certificate changing), or pinned for this run if nothing is remembered."""
         if self.known is not None:
             self.known.remember(host, port, fingerprint)
-        return ServerTrust(known=self.known, given=normal_fingerprint(fingerprint))
+            return ServerTrust(known=self.known)
+        return ServerTrust(given=normal_fingerprint(fingerprint))

@@ -34,6 +34,7 @@ from ono99_tui.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.screens import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from server import Server
 
 from .relay import Relay, TlsTerminatingRelay
 from .server_helpers import (
@@ -46,6 +47,7 @@ from .server_helpers import (
     new_identity,
     play,
     running_server,
+    server_config,
     start,
     wait_until,
 )
@@ -336,6 +338,40 @@ async def test_the_app_asks_at_a_first_visit_and_stops_at_a_changed_certificate(
             assert "HAS CHANGED" in str(shown) and other.server.fingerprint in str(shown)
             assert other.server.lobby.members == {}
             await pilot.press("q")
+
+
+async def test_a_certificate_that_changes_while_playing_stops_the_reconnecting_app_loudly(tmp_path: Path) -> None:
+    """Found in play: the app trusted a server at its first visit; the server restarted with a new
+    certificate; the app's automatic reconnect was refused with words meant for a fingerprint the
+    player gave, in a notice that went away over a table that looked alive. Now the refusal is the
+    changed-certificate warning with the command, on a screen of its own that stays."""
+    known = KnownServers(tmp_path / "known_servers")
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first = Server(server_config(tmp_path / "one"))
+    await first.start()
+    port = first.port
+    app = make_app(local=False, host="127.0.0.1", port=port, name="ada", trust=ServerTrust(known=known))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            await pilot.press("y")
+            await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await first.close()
+            second = Server(server_config(tmp_path / "two", port=port))
+            await second.start()
+            try:
+                await wait_until(lambda: app.exit_code == 2, "the refusal", timeout=60)
+                shown = str(app.screen.query_one("#start-text").render())
+                assert "HAS CHANGED" in shown and "you gave" not in shown
+                assert f"--server-fingerprint {second.fingerprint}" in shown.replace("\n", " ")
+                await pilot.pause(0.5)
+                assert app.screen.query("#start-text")  # it stays
+                assert "ada" not in second.lobby.members
+            finally:
+                await second.close()
+    finally:
+        await first.close()
 
 
 async def test_a_server_picked_from_the_lan_list_must_show_the_fingerprint_it_announced(tmp_path: Path) -> None:

@@ -269,12 +269,15 @@ class Ono99App(App[int]):
         await asyncio.sleep(delay)
 
     def _fatal(self, text: str) -> None:
+        """The session is over: say why on a screen of its own, which stays until the player quits (a
+        notice over a table that no longer moves would go away and leave it looking alive)."""
         self.exit_code = 2
+        words = text + "\n\n" + _("Press q to quit.")
         screen = self.screen
         if isinstance(screen, StartScreen):
-            screen.say(text + "\n\n" + _("Press q to quit."))
+            screen.say(words)
         else:
-            self.notify(text, severity="error", timeout=30)
+            self.push_screen(StartScreen(words))
 
     # --- messages from the server ------------------------------------------------------------------
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
