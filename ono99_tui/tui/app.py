@@ -291,17 +291,22 @@ class Ono99App(App[int]):
         elif isinstance(message, Bye):
             self.notify(_("The server closed the connection: {reason}").format(reason=message.reason),
                         severity="warning")
-        elif isinstance(message, State):
-            self._ring_on_turn()
+        turn_came = isinstance(message, State) and self._ring_on_turn()
         self._refresh()
+        if turn_came and not isinstance(self.screen, ModelScreen | StartScreen):
+            # a dialog covers the hand: say it, or the turn clock runs out unseen
+            self.notify(_("Your turn"), severity="warning", timeout=10)
         self.show_terminal_title()
         after_message(self, kind, message)  # play now and ratings (profile.py)
 
-    def _ring_on_turn(self) -> None:
+    def _ring_on_turn(self) -> bool:
+        """Ring when the reader's turn comes; whether it just came."""
         mine = self.model.my_turn
-        if mine and not self._was_my_turn:
+        came = mine and not self._was_my_turn
+        if came:
             self.bell_if_wanted()
         self._was_my_turn = mine
+        return came
 
     def show_terminal_title(self) -> None:
         """The terminal's (or tab's) title: the game's name, and when it is your turn."""
