@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from textual.widgets import Digits
+
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, TableScreen
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_server, start
@@ -83,3 +85,43 @@ async def test_a_rematch_closes_the_old_result_and_a_turn_under_a_dialog_is_said
                 alice_plays.cancel()
                 with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                     await alice_plays
+
+
+async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_live_game(tmp_path: Path) -> None:
+    """Sam (the app) watches Alice play five games against a bot, one after the other, and presses
+    nothing. While a game runs, no result is open and the board shows its total; once the last is
+    over, one result is open, of that game, over the board of that game."""
+    async with running_server(tmp_path, **FAST_PLAY) as harness:
+        alice = await harness.connect("alice")
+        table_id = await create_table(alice, seats=2, bots=1)
+        app = make_app(local=False, host="127.0.0.1", port=harness.port, name="sam")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "spectate", "table": table_id})
+            await wait_until(pilot, lambda: app.model.table is not None and isinstance(app.screen, TableScreen),
+                             "Sam to watch")
+            table = harness.server.lobby.tables[table_id]
+            await start(alice)
+            for game_no in range(1, 6):
+                gate = asyncio.Event()
+                alice_plays = asyncio.create_task(play_game(alice, game_no, gate))
+                # the game runs, held at Alice's move: Sam sees it, with no result over it
+                await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
+                                 and app.model.view.version == table.game.version, f"game {game_no} on the board")
+                await pilot.pause()
+                assert results_open(app) == [] and isinstance(app.screen, TableScreen), app.screen_stack
+                await wait_until(pilot, lambda: app.screen.query_one("#total", Digits).value == str(table.game.total),
+                                 "the board to show the total")
+                gate.set()
+                await alice_plays
+                await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
+                                 and app.model.view.winner is not None, f"the end of game {game_no}")
+                if game_no < 5:
+                    await alice.send({"t": "rematch"})
+            await pilot.pause()
+            results = results_open(app)
+            assert len(results) == 1 and app.screen is results[0], app.screen_stack
+            assert results[0].game == (table_id, 5)
+            board = app.screen_stack[-2]
+            assert isinstance(board, TableScreen)
+            assert board.query_one("#total", Digits).value == str(table.game.total)
