@@ -58,6 +58,7 @@ class ChatEntry:
     sender: str
     text: str
     scope: str
+    line: ChatLine | None = None  # the line as the server numbered it, to know it again
 
 
 @dataclass(slots=True)
@@ -220,12 +221,16 @@ class Model:
         self._total_seen = 0
 
     def _take_chat(self, line: ChatLine, scope: str) -> None:
-        """A chat line, unless it was taken in already (lines carry ids, counting up)."""
+        """A chat line, unless it was taken in already (lines carry ids, counting up). A session
+        the server did not resume is sent its chat again from the start: a line held already
+        (same id, sender, text and time) is not shown twice."""
         if line.id is not None:
             if line.id <= self.chat_seen.get(scope, 0):
                 return
             self.chat_seen[scope] = line.id
-        self.add_chat(ChatEntry(line.sender, line.text, scope))
+            if any(entry.line == line and entry.scope == scope for entry in self.chat):
+                return
+        self.add_chat(ChatEntry(line.sender, line.text, scope, line))
 
     def seen(self) -> dict[str, int]:
         """What this client last took in, for a resuming hello (protocol ``hello.seen``)."""
