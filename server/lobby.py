@@ -510,6 +510,8 @@ class Lobby:
     def table_emptied_check(self, table: Table) -> None:
         if table.has_people() or table.id not in self.tables:
             return
+        if table.status == Status.PLAYING:  # bots play the game out, so it is recorded (Table._finish)
+            return
         table.close()
         del self.tables[table.id]
         if self.storage is not None:
