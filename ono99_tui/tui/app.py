@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
+from textual import on
 from textual._path import CSSPathType
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
 from textual.theme import Theme
-from textual.widgets import Static
+from textual.widgets import Button, Label, Static
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import N_, set_language
@@ -34,6 +36,7 @@ from .widgets import KeysFooter
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
+REPLACED = "you connected again from elsewhere"  # the server's bye to a session the same player replaced
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 3.0  # at least this long before a bot plays while your manual draw is open
 
@@ -97,6 +100,31 @@ class StartScreen(Screen[None]):
         self.query_one("#start-text", Static).update(Text(f"ONO 99\n\n{text}"))
 
 
+class ReplacedScreen(ModalScreen[bool]):
+    """The same player connected again elsewhere and the server closed this connection: this
+    window does not connect again by itself (it would take the seat back from the newer one), only
+    when asked. Dismissed with True to take the seat back here, False to quit."""
+
+    BINDINGS = [Binding("t", "answer(True)", N_("Take it back")), Binding("q", "answer(False)", N_("Quit"))]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="confirm"):
+            yield Label(Text(_("You connected again from elsewhere; this window is closed.")), id="question")
+            yield Static(Text(_("Press t to take your seat back here (the other window closes), or q to quit.")),
+                         markup=False)
+            with Horizontal(id="buttons"):
+                yield Button(_("Take it back") + " (t)", id="take", variant="primary")
+                yield Button(_("Quit") + " (q)", id="quit")
+        yield KeysFooter()
+
+    def action_answer(self, take: bool) -> None:
+        self.dismiss(take)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "take")
+
+
 class Ono99App(App[int]):
     CSS_PATH: ClassVar[CSSPathType | None] = "ono99.tcss"
     TITLE = "ONO 99"
@@ -142,6 +170,7 @@ class Ono99App(App[int]):
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
         self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
+        self._replaced = False  # told this connection was replaced by a newer one of the same player
 
     async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
         """Run the app in its own language, if it has one: the task that runs it, and every task
@@ -237,6 +266,14 @@ class Ono99App(App[int]):
                 return
             self.model.connected = False
             self._refresh()
+            if self.return_code is not None:  # ending (an SSH session ends on any bye)
+                return
+            if self._replaced:  # connecting again by itself would take the seat from the newer session
+                self._replaced = False
+                if not await self.push_screen(ReplacedScreen(), wait_for_dismiss=True):
+                    self.exit()
+                    return
+                continue  # taken back on purpose
             await self._wait_to_retry(attempt)
 
     async def _wait_to_retry(self, attempt: int) -> None:
@@ -288,6 +325,8 @@ class Ono99App(App[int]):
             self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
         elif kind in ("notice", "away"):
             self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
+        elif isinstance(message, Bye) and message.reason == REPLACED:
+            self._replaced = True
         elif isinstance(message, Bye):
             self.notify(_("The server closed the connection: {reason}").format(reason=message.reason),
                         severity="warning")
