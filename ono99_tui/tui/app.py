@@ -25,7 +25,7 @@ from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, We
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from .cells import match_terminal_widths
-from .model import Model
+from .model import REPLACED, Model
 from .names import NameScreen
 from .profile import after_message
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
@@ -36,7 +36,6 @@ from .widgets import KeysFooter
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
-REPLACED = "you connected again from elsewhere"  # the server's bye to a session the same player replaced
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 3.0  # at least this long before a bot plays while your manual draw is open
 
@@ -278,8 +277,10 @@ class Ono99App(App[int]):
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-        self.notify(_("Connection lost; trying again in {seconds} s").format(seconds=f"{delay:g}"), severity="warning",
-                    timeout=delay)
+        seconds = f"{delay:g}"
+        text = (_("{reason}; trying again in {seconds} s").format(reason=self.model.farewell_said(), seconds=seconds)
+                if self.model.farewell else _("Connection lost; trying again in {seconds} s").format(seconds=seconds))
+        self.notify(text, severity="warning", timeout=delay)
         await asyncio.sleep(delay)
 
     def _fatal(self, text: str) -> None:
@@ -328,7 +329,7 @@ class Ono99App(App[int]):
         elif isinstance(message, Bye) and message.reason == REPLACED:
             self._replaced = True
         elif isinstance(message, Bye):
-            self.notify(_("The server closed the connection: {reason}").format(reason=message.reason),
+            self.notify(_("The server closed the connection: {reason}").format(reason=self.model.farewell_said()),
                         severity="warning")
         turn_came = isinstance(message, State) and self._ring_on_turn()
         self._refresh()

@@ -214,7 +214,7 @@ class TableScreen(ModelScreen):
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
                 title.append(" " + _("(u: sit down, m: seats)"))
         if not model.connected:
-            title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
+            title.append("  ·  " + model.connection_note(), style="bold reverse")
         self.show_text("#title", title)
         self.query_one(SeatsView).show(model)
         view = model.view
@@ -900,7 +900,7 @@ class LobbyScreen(ModelScreen):
         title.append("  ·  " + _("you are") + " ")
         title.append(model.my_name or "?", style="bold")
         if not model.connected:
-            title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
+            title.append("  ·  " + model.connection_note(), style="bold reverse")
         return title
 
     @staticmethod
