@@ -29,7 +29,7 @@ from ono99_tui.protocol import (
 from .config import ServerConfig
 from .history import ChatLine, ChatRoom, seen_of
 from .matchmaking import Matchmaker
-from .names import NameRegistry, name_key, name_taken_params, same_name_refusal
+from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
 from .ratings import RatingBook
 from .storage import Storage
 from .table import Seat, Status, Table
@@ -103,7 +103,7 @@ class Lobby:
         self.members: dict[str, Member] = {}  # by name: names are unique on a server
         self.by_token: dict[str, Member] = {}  # by token hash
         self.by_identity: dict[str, Member] = {}  # players with a key, by its fingerprint
-        self.in_use: dict[str, Member] = {}  # by name_key(name): no two members have names alike
+        self.in_use: dict[str, Member] = {}  # by each of name_keys(name): no two members have names alike
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.leaderboard_followers: set[Member] = set()  # sent the leaderboard after each counted game
         self.tables: dict[int, Table] = {}
@@ -155,7 +155,7 @@ class Lobby:
                 self.by_token[member.token_hash] = member
         else:
             name = check_name(message["name"])
-            holder = self.in_use.get(name_key(name))
+            holder = next((self.in_use[key] for key in sorted(name_keys(name)) if key in self.in_use), None)
             if holder is not None:
                 raise ProtocolError("name_taken", same_name_refusal(name, holder.name),
                                     params=name_taken_params(name, holder.name))
@@ -184,7 +184,7 @@ class Lobby:
     def _remember(self, member: Member) -> None:
         self.members[member.name] = member
         self.by_token[member.token_hash] = member
-        self.in_use[name_key(member.name)] = member
+        self.in_use.update(dict.fromkeys(name_keys(member.name), member))
         if member.identity is not None:
             self.by_identity[member.identity] = member
 
@@ -220,9 +220,9 @@ class Lobby:
             self.online_changed()
         if self.by_token.get(member.token_hash) is member:
             del self.by_token[member.token_hash]
-        key = name_key(member.name)
-        if self.in_use.get(key) is member:
-            del self.in_use[key]
+        for key in name_keys(member.name):
+            if self.in_use.get(key) is member:
+                del self.in_use[key]
         if member.identity is not None and self.by_identity.get(member.identity) is member:
             del self.by_identity[member.identity]
         self.leaderboard_followers.discard(member)
@@ -509,6 +509,8 @@ class Lobby:
 
     def table_emptied_check(self, table: Table) -> None:
         if table.has_people() or table.id not in self.tables:
+            return
+        if table.status == Status.PLAYING:  # bots play the game out, so it is recorded (Table._finish)
             return
         table.close()
         del self.tables[table.id]

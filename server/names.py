@@ -1,9 +1,10 @@
 """Player names: when two names count as the same, and which identity (key) owns each name.
 
-Two names are the same name when their keys are equal: the key is the name after Unicode NFKC
+Two names are the same name when they share a key: the key is the name after Unicode NFKC
 normalisation (full-width and other compatibility forms become plain letters), case folding, and
 the confusables skeleton of Unicode Technical Standard #39 (a Cyrillic "А" or a Greek "Α" becomes a
-Latin "a", "0" and "O" become "o", and so on). The confusables data is Unicode's, as shipped by the
+Latin "a", "0" and "O" become "o", and so on); a name has a second key, its skeleton taken before
+case folding, so that a capital "I" is still an "l". The confusables data is Unicode's, as shipped by the
 ``confusable-homoglyphs`` package.
 
 A name that a key has claimed belongs to that key, across sessions and restarts (it is saved in
@@ -72,7 +73,18 @@ def skeleton(text: str) -> str:
 
 def name_key(name: str) -> str:
     """What a name is compared by: NFKC, case folded, white space runs as one space, skeleton."""
-    key = " ".join(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold()).split())
+    return _settled(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold()))
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """Every key a name is known by: ``name_key``, and the key of its skeleton taken before case
+    folding. Folding first turns a capital "I" into "i", which no longer looks like "l", so "aIice"
+    would pass beside "alice"; two names are the same name when they share a key."""
+    return frozenset((name_key(name), _settled(skeleton(unicodedata.normalize("NFKC", name)))))
+
+
+def _settled(text: str) -> str:
+    key = " ".join(text.split())
     for _ in range(3):  # some prototypes are capitals ("0" looks like "O"): fold and map again
         folded = skeleton(key).casefold()
         if folded == key:
@@ -107,14 +119,14 @@ class NameRegistry:
 
     def __init__(self, storage: Storage | None) -> None:
         self.storage = storage
-        self._by_key: dict[str, tuple[str, str]] = {}  # name key -> (name, identity)
+        self._by_key: dict[str, tuple[str, str]] = {}  # each key of a name (name_keys) -> (name, identity)
         self._by_identity: dict[str, str] = {}  # identity -> its name
         name_key("")  # the confusables table is built now, not on the first hello
         if storage is not None:
             for identity, name in storage.load_names():  # oldest claim first: it keeps a contested key
-                key = name_key(name)
-                if key not in self._by_key:
-                    self._by_key[key] = (name, identity)
+                keys = name_keys(name)
+                if not keys & self._by_key.keys():
+                    self._by_key.update(dict.fromkeys(keys, (name, identity)))
                     self._by_identity[identity] = name
 
     def name_of(self, identity: str) -> str | None:
@@ -122,7 +134,7 @@ class NameRegistry:
 
     def owner(self, name: str) -> tuple[str, str] | None:
         """(the owned name, its identity) for a name that is, or looks like, an owned one."""
-        return self._by_key.get(name_key(name))
+        return next((self._by_key[key] for key in sorted(name_keys(name)) if key in self._by_key), None)
 
     def check(self, name: str, identity: str | None) -> None:
         """Refuse (``name_taken``) a name that belongs to another identity, or looks like one that does."""
@@ -137,9 +149,11 @@ class NameRegistry:
         if self._by_identity.get(identity) == name:
             return
         old = self._by_identity.get(identity)
-        if old is not None and self._by_key.get(name_key(old), ("", ""))[1] == identity:
-            del self._by_key[name_key(old)]
-        self._by_key[name_key(name)] = (name, identity)
+        if old is not None:
+            for key in name_keys(old):
+                if self._by_key.get(key, ("", ""))[1] == identity:
+                    del self._by_key[key]
+        self._by_key.update(dict.fromkeys(name_keys(name), (name, identity)))
         self._by_identity[identity] = name
         if self.storage is not None:
             self.storage.save_name(identity, name)

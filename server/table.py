@@ -479,6 +479,8 @@ class Table:
         self.lobby.store_game(self, record, results)
         self.lobby.persist_table(self)
         self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
+        if not self.has_people():  # played out after the last person left: the table closes now
+            asyncio.get_running_loop().call_soon(self.lobby.table_emptied_check, self)
 
     def record_viewers(self) -> list[str]:
         """Who may read the record of the game just finished here if the table is private: its

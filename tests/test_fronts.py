@@ -120,8 +120,8 @@ async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_
         port, config = rig.server.port, rig.server.config
         await rig.server.close()  # the game server goes away (and comes back below, on the same port)
         await player.until(lambda a: not a.model.connected, "the session to know")
-        await player.until(lambda a: any("Connection lost" in str(n.message) for n in a._notifications),
-                           "the session to say so")
+        await player.until(lambda a: any("the server is shutting down; trying again" in str(n.message)
+                                         for n in a._notifications), "the session to say so")
         assert player.session.app is not None  # the SSH session goes on meanwhile
         config.port = port
         rig.server = Server(config)

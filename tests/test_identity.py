@@ -30,7 +30,7 @@ from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
-from server.names import name_key
+from server.names import name_key, name_keys
 from tests.server_helpers import (
     FAST_PLAY,
     ROOT,
@@ -160,6 +160,25 @@ async def test_lookalike_names_are_refused_with_a_reason(tmp_path: Path) -> None
         assert error.code == "name_taken" and "'Ｅｖｉｌ' is the same as 'Evil', which is taken" in error.reason
         error = await refused(h.port, "ADA", None)
         assert error.code == "name_taken" and "'ADA' is the same as 'Ada', which is taken" in error.reason
+
+
+async def test_a_capital_i_is_refused_beside_an_l_either_way_round(tmp_path: Path) -> None:
+    """Case folding came before the skeleton, so "aIice" (capital I) passed beside "alice": the
+    skeleton of the name as typed counts too. The forms refused before still are; a name that only
+    shares letters with a taken one is not refused."""
+    async with running_server(tmp_path) as h:
+        h.clients += [await connect(h.port, "alice", identity_in(tmp_path / "alice")),
+                      await connect(h.port, "Ivo", None)]
+        for lookalike in ("aIice", "AIice", "аlice", "ALICE", "ａlice", "a1ice"):
+            error = await refused(h.port, lookalike, identity_in(tmp_path / "mallory"))
+            assert error.code == "name_taken" and "alice" in error.reason, lookalike
+            assert (await refused(h.port, lookalike, None)).code == "name_taken", lookalike
+        for lookalike in ("lvo", "1vo"):  # the other way round: a capital I taken, an l asked for
+            error = await refused(h.port, lookalike, None)
+            assert error.code == "name_taken" and "looks like 'Ivo'" in error.reason, lookalike
+        h.clients.append(await connect(h.port, "alicia", None))
+    assert name_keys("aIice") & name_keys("alice") and name_keys("Ivo") & name_keys("lvo")
+    assert not name_keys("ida") & name_keys("lda")
 
 
 async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: Path) -> None:

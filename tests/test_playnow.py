@@ -277,3 +277,25 @@ def test_players_the_stand_in_rule_does_not_credit_share_the_last_place() -> Non
         Entry(3, "D", 4, won=False, credited=False),
         Entry(4, "E", 1, won=False, credited=True),
     ]
+
+
+async def test_the_last_player_leaving_a_play_now_game_of_bots_loses_it_on_record(tmp_path: Path) -> None:
+    """Ada (with a key) plays now against three bots and leaves in the middle of the game. The bots
+    play it out: the game is recorded, with Ada as the player of her seat, and counts as a
+    game she played and did not win; then the table closes."""
+    async with running_server(tmp_path, play_now_wait=0.2, **FAST_PLAY) as h:
+        ada = await h.connect("Ada", identity=new_identity())
+        await queued(ada, "2022", 4)
+        table = await seated(ada)
+        await ada.expect("state", where=lambda m: m["view"]["winner"] is None)
+        await ada.request({"t": "leave"}, "left")
+        await wait_until(lambda: table["id"] not in h.server.lobby.tables, "the table to close")
+        await storage_barrier(ada)
+        profile = await ada.request({"t": "profile"}, "profile")
+        assert [(e["edition"], e["games"], e["wins"]) for e in profile["editions"]] == [("2022", 1, 0)]
+        assert profile["recent"][0]["won"] is False and profile["recent"][0]["players"][0] == "Ada"
+        assert h.server.storage is not None
+        with sqlite3.connect(h.server.storage.path) as db:
+            records = [json.loads(r) for (r,) in db.execute("SELECT record FROM games WHERE table_id = ?",
+                                                            (table["id"],))]
+        assert len(records) == 1 and records[0]["players"][0]["name"] == "Ada"

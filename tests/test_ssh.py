@@ -42,6 +42,7 @@ from ono99_tui.fronts import new_credential
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.seats import ConfirmScreen
 from server import Server, ServerConfig
 from tests.server_helpers import play_client
 
@@ -353,6 +354,33 @@ async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
         await joiner.until_screen(LobbyScreen, "the lobby after l")
         await joiner.close()
         await watcher.close()
+    finally:
+        await host.close()
+
+
+async def test_an_invite_code_whose_game_has_started_says_so_and_offers_to_watch(rig: Rig) -> None:
+    """``ssh CODE@host`` while the code's table plays a game: there is no seat to take, and the
+    session says so (it used to land in the lobby with no word) and offers to watch; yes watches."""
+    host = await Client.connect("127.0.0.1", rig.server.port, "tess")
+    try:
+        await host.send({"t": "create_table", "name": "private", "seats": 2, "bots": 1, "private": True,
+                         "turn_seconds": 0, "start": True})
+        code = (await host.expect("table", where=lambda m: m["table"]["status"] == "playing"))["table"]["code"]
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        first_visit = await Player.connect(rig, "jo", key=key)
+        await first_visit.until_screen(LobbyScreen, "jo's lobby")
+        await first_visit.press("q")
+        await asyncio.wait_for(first_visit.ended.wait(), PATIENCE)
+        await first_visit.close()
+        late = await Player.connect(rig, code.lower(), key=key)
+        await late.until(lambda a: isinstance(a.screen, ConfirmScreen) and "has already started" in a.screen.question,
+                         "the word that the game has started")
+        assert code in late.app.screen.question  # type: ignore[attr-defined]
+        await late.press("y")
+        await late.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
+                         and a.model.table.code == code and a.model.view is not None, "the game, watched")
+        assert late.app.model.table.you is None  # type: ignore[union-attr]
+        await late.close()
     finally:
         await host.close()
 

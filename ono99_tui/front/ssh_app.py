@@ -21,6 +21,7 @@ from ..protocol import ProtocolError
 from ..tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.screens import ModelScreen
+from ..tui.seats import ConfirmScreen
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
@@ -136,6 +137,12 @@ class SessionApp(Ono99App):
         raise AssertionError("unreachable")
 
     def handle(self, message: ServerMessage) -> None:
+        if (isinstance(message, ErrorMessage) and message.ref == "join" and message.code == "game_running"
+                and self.door.code is not None and self._code_hint):
+            self._probing_code = False  # the code is a table's: its game has started
+            self._code_hint = ""
+            self._offer_to_watch(self.door.code)
+            return
         if self._probing_code and isinstance(message, ErrorMessage | TableMessage):
             self._probing_code = False
             if isinstance(message, ErrorMessage) and message.ref in ("join", "spectate"):
@@ -170,6 +177,17 @@ class SessionApp(Ono99App):
                            if self.door.watch else
                            _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
                              "leave.")).format(code=code)
+
+    def _offer_to_watch(self, code: str) -> None:
+        """The table of the invite code plays a game already: a seat there waits for the next one."""
+        def answered(watch: bool | None) -> None:
+            if watch:
+                self._code_hint = _("Watching the table of invite code {code}. Press l for the lobby, ? for help, "
+                                    "q to leave.").format(code=code)
+                self.send_message({"t": "spectate", "code": code})
+
+        self.push_screen(ConfirmScreen(_("The game at the table of invite code {code} has already started. "
+                                         "Watch it?").format(code=code), yes=_("Watch")), answered)
 
     def _play_now(self, welcome: Welcome) -> None:
         """``ssh play@host``: into the play-now queue at once (unless back at a table)."""

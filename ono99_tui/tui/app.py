@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
+from textual import on
 from textual._path import CSSPathType
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
 from textual.theme import Theme
-from textual.widgets import Static
+from textual.widgets import Button, Label, Static
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import N_, set_language
@@ -24,7 +26,7 @@ from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, We
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from .cells import match_terminal_widths
-from .model import Model
+from .model import REPLACED, Model
 from .names import NameScreen
 from .profile import after_message
 from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
@@ -98,6 +100,31 @@ class StartScreen(Screen[None]):
         self.query_one("#start-text", Static).update(Text(f"ONO 99\n\n{text}"))
 
 
+class ReplacedScreen(ModalScreen[bool]):
+    """The same player connected again elsewhere and the server closed this connection: this
+    window does not connect again by itself (it would take the seat back from the newer one), only
+    when asked. Dismissed with True to take the seat back here, False to quit."""
+
+    BINDINGS = [Binding("t", "answer(True)", N_("Take it back")), Binding("q", "answer(False)", N_("Quit"))]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="confirm"):
+            yield Label(Text(_("You connected again from elsewhere; this window is closed.")), id="question")
+            yield Static(Text(_("Press t to take your seat back here (the other window closes), or q to quit.")),
+                         markup=False)
+            with Horizontal(id="buttons"):
+                yield Button(_("Take it back") + " (t)", id="take", variant="primary")
+                yield Button(_("Quit") + " (q)", id="quit")
+        yield KeysFooter()
+
+    def action_answer(self, take: bool) -> None:
+        self.dismiss(take)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "take")
+
+
 class Ono99App(App[int]):
     CSS_PATH: ClassVar[CSSPathType | None] = "ono99.tcss"
     TITLE = "ONO 99"
@@ -146,6 +173,7 @@ class Ono99App(App[int]):
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
         self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
+        self._replaced = False  # told this connection was replaced by a newer one of the same player
 
     async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
         """Run the app in its own language, if it has one: the task that runs it, and every task
@@ -252,6 +280,14 @@ class Ono99App(App[int]):
                 return
             self.model.connected = False
             self._refresh()
+            if self.return_code is not None:  # ending (an SSH session ends on any bye)
+                return
+            if self._replaced:  # connecting again by itself would take the seat from the newer session
+                self._replaced = False
+                if not await self.push_screen(ReplacedScreen(), wait_for_dismiss=True):
+                    self.exit()
+                    return
+                continue  # taken back on purpose
             await self._wait_to_retry(attempt)
 
     async def _first_visit(self, unknown: UnknownServer) -> bool:
@@ -264,8 +300,10 @@ class Ono99App(App[int]):
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-        self.notify(_("Connection lost; trying again in {seconds} s").format(seconds=f"{delay:g}"), severity="warning",
-                    timeout=delay)
+        seconds = f"{delay:g}"
+        text = (_("{reason}; trying again in {seconds} s").format(reason=self.model.farewell_said(), seconds=seconds)
+                if self.model.farewell else _("Connection lost; trying again in {seconds} s").format(seconds=seconds))
+        self.notify(text, severity="warning", timeout=delay)
         await asyncio.sleep(delay)
 
     def _fatal(self, text: str) -> None:
@@ -314,20 +352,27 @@ class Ono99App(App[int]):
             self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
         elif kind in ("notice", "away"):
             self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
+        elif isinstance(message, Bye) and message.reason == REPLACED:
+            self._replaced = True
         elif isinstance(message, Bye):
-            self.notify(_("The server closed the connection: {reason}").format(reason=message.reason),
+            self.notify(_("The server closed the connection: {reason}").format(reason=self.model.farewell_said()),
                         severity="warning")
-        elif isinstance(message, State):
-            self._ring_on_turn()
+        turn_came = isinstance(message, State) and self._ring_on_turn()
         self._refresh()
+        if turn_came and not isinstance(self.screen, ModelScreen | StartScreen):
+            # a dialog covers the hand: say it, or the turn clock runs out unseen
+            self.notify(_("Your turn"), severity="warning", timeout=10)
         self.show_terminal_title()
         after_message(self, kind, message)  # play now and ratings (profile.py)
 
-    def _ring_on_turn(self) -> None:
+    def _ring_on_turn(self) -> bool:
+        """Ring when the reader's turn comes; whether it just came."""
         mine = self.model.my_turn
-        if mine and not self._was_my_turn:
+        came = mine and not self._was_my_turn
+        if came:
             self.bell_if_wanted()
         self._was_my_turn = mine
+        return came
 
     def show_terminal_title(self) -> None:
         """The terminal's (or tab's) title: the game's name, and when it is your turn."""

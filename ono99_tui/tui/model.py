@@ -13,6 +13,7 @@ from ..core.options import Scoring
 from ..i18n import gettext as _
 from ..messages import (
     Away,
+    Bye,
     Chat,
     ChatHistory,
     ChatLine,
@@ -50,6 +51,8 @@ from ..reasons import said, unplayable_reason
 from .labels import card_label
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
+SHUTTING_DOWN = "the server is shutting down"  # the bye of a server stopped on purpose
+REPLACED = "you connected again from elsewhere"  # the bye to a session the same player replaced
 LOG_LINES = 200
 
 
@@ -58,6 +61,7 @@ class ChatEntry:
     sender: str
     text: str
     scope: str
+    line: ChatLine | None = None  # the line as the server numbered it, to know it again
 
 
 @dataclass(slots=True)
@@ -89,6 +93,7 @@ class Model:
     leaderboard: list[RatingRow] = field(default_factory=list)
     leaderboard_edition: str | None = None
     connected: bool = False
+    farewell: str = ""  # the reason of the server's bye, until the next welcome
     notice: str = ""
     game_no: int = 0
     log_count: int = 0  # lines ever logged, so a widget can append only the new ones
@@ -162,6 +167,7 @@ class Model:
             self.my_name = message.name
             self.resume = message.resume
             self.connected = True
+            self.farewell = ""
             if not message.resumed:  # a new session: the server numbers everything afresh
                 self.seq = 0
                 self.chat_seen.clear()
@@ -201,6 +207,8 @@ class Model:
             self.profile = message
         elif isinstance(message, ErrorMessage):
             self.notice = said(message)
+        elif isinstance(message, Bye):
+            self.farewell = message.reason
         return message.t
 
     def _new_table(self) -> None:
@@ -220,12 +228,16 @@ class Model:
         self._total_seen = 0
 
     def _take_chat(self, line: ChatLine, scope: str) -> None:
-        """A chat line, unless it was taken in already (lines carry ids, counting up)."""
+        """A chat line, unless it was taken in already (lines carry ids, counting up). A session
+        the server did not resume is sent its chat again from the start: a line held already
+        (same id, sender, text and time) is not shown twice."""
         if line.id is not None:
             if line.id <= self.chat_seen.get(scope, 0):
                 return
             self.chat_seen[scope] = line.id
-        self.add_chat(ChatEntry(line.sender, line.text, scope))
+            if any(entry.line == line and entry.scope == scope for entry in self.chat):
+                return
+        self.add_chat(ChatEntry(line.sender, line.text, scope, line))
 
     def seen(self) -> dict[str, int]:
         """What this client last took in, for a resuming hello (protocol ``hello.seen``)."""
@@ -400,6 +412,19 @@ class Model:
         return ": ".join(parts[:1]) + (" — " + "; ".join(parts[1:]) if parts[1:] else "")
 
     # --- questions the screens ask -------------------------------------------------------------------
+    def connection_note(self) -> str:
+        """What the title says while the connection is down: the server's farewell when it said
+        one (a clean stop is not a lost connection), else that the connection was lost."""
+        if self.farewell == REPLACED:
+            return _("You connected again from elsewhere; this window is closed.")
+        if self.farewell:
+            return _("{reason}; reconnecting…").format(reason=self.farewell_said())
+        return _("CONNECTION LOST, reconnecting…")
+
+    def farewell_said(self) -> str:
+        """The server's farewell in the reader's language when it is a known one."""
+        return _("the server is shutting down") if self.farewell == SHUTTING_DOWN else self.farewell
+
     def clock_left(self) -> float | None:
         """Seconds left on the turn clock now, counted down from the last state."""
         if self.clock is None:

@@ -214,7 +214,7 @@ class TableScreen(ModelScreen):
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
                 title.append(" " + _("(u: sit down, m: seats)"))
         if not model.connected:
-            title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
+            title.append("  ·  " + model.connection_note(), style="bold reverse")
         self.show_text("#title", title)
         self.query_one(SeatsView).show(model)
         view = model.view
@@ -237,17 +237,30 @@ class TableScreen(ModelScreen):
         self._was_my_turn = model.my_turn
         self.query_one(HandView).show(model, self.selected)
         self._write_new_lines(model)
+        game = (table.id if table else None, model.game_no)
+        over = view is not None and view.winner is not None
+        self._close_results(keep=game if over else None)  # one result at a time, of the game shown
         if model.knockout is not None and view is not None and view.winner is None:
             knockout, model.knockout = model.knockout, None
             self.app.push_screen(KnockOutScreen(knockout), self._after_dialog)
-        game = (table.id if table else None, model.game_no)
-        if view is not None and view.winner is not None and self._shown_game_over != game:
+        if over and self._shown_game_over != game:
             self._shown_game_over = game
             model.knockout = None
             if isinstance(self.app.screen, KnockOutScreen):
                 self.app.pop_screen()  # the game is over: the ranking says the rest
             self.ono.bell_if_wanted(end=True)
-            self.app.push_screen(GameOverScreen(), self._after_dialog)
+            self.app.push_screen(GameOverScreen(game), self._after_dialog)
+
+    def _close_results(self, keep: tuple[Any, int] | None) -> None:
+        """Close every game-over dialog but the one of ``keep`` (the finished game shown), with what
+        was opened over it: a result left over a new game hides the hand while its clock runs. An
+        update of the same finished game leaves its dialog open (a key pressed in it is not lost)."""
+        stack = self.app.screen_stack
+        stale = next((s for s in stack if isinstance(s, GameOverScreen) and s.game != keep), None)
+        if stale is None:
+            return
+        while stale in self.app.screen_stack:
+            self.app.pop_screen()
 
     def _after_dialog(self, choice: str | None) -> None:
         """The next step chosen in the game-over or knock-out dialog."""
@@ -433,8 +446,9 @@ class GameOverScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
 
-    def __init__(self) -> None:
+    def __init__(self, game: tuple[Any, int] | None = None) -> None:
         super().__init__()
+        self.game = game  # (table id, game number) of the game it tells the end of
         self.steps: list[tuple[str, str, str]] = []  # (key, label, choice)
 
     def compose(self) -> ComposeResult:
@@ -886,7 +900,7 @@ class LobbyScreen(ModelScreen):
         title.append("  ·  " + _("you are") + " ")
         title.append(model.my_name or "?", style="bold")
         if not model.connected:
-            title.append("  ·  " + _("CONNECTION LOST, reconnecting…"), style="bold reverse")
+            title.append("  ·  " + model.connection_note(), style="bold reverse")
         return title
 
     @staticmethod

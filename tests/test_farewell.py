@@ -1,0 +1,63 @@
+"""A server stopped on purpose says goodbye, and the app shows that farewell instead of a lost
+connection; a connection that is really lost still says so. The real app under Pilot against a
+real server over loopback TCP, stopped and started again on the same port."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Static
+
+from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.screens import LobbyScreen, ModelScreen, TableScreen
+from server import Server, ServerConfig
+from tests.test_tui import wait_until
+
+
+def title(app: Ono99App) -> str:
+    """The title of the table or lobby screen, under any dialog."""
+    screen = next(s for s in reversed(app.screen_stack) if isinstance(s, ModelScreen))
+    return str(screen.query_one("#title", Static).render())
+
+
+def notices(app: Ono99App) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_a_clean_stop_shows_the_servers_farewell_and_a_cut_shows_a_lost_connection(tmp_path: Path) -> None:
+    """Ada plays a bot at a table. The server is stopped: the title says the server is shutting
+    down (not CONNECTION LOST), and so do the notices of each try. Started again, the app is back
+    with nothing in its title; then its connection is cut: CONNECTION LOST."""
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60,
+                          db_path=tmp_path / "x.db")
+    server = Server(config)
+    await server.start()
+    config.port = server.port
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        async with app.run_test(size=(160, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                             "the game")
+
+            await server.close()
+            await wait_until(pilot, lambda: not app.model.connected, "the app to know")
+            await wait_until(pilot, lambda: "the server is shutting down" in title(app), "the farewell in the title")
+            assert "CONNECTION LOST" not in title(app)
+            await wait_until(pilot, lambda: any("the server is shutting down; trying again" in n
+                                                for n in notices(app)), "the farewell in the notices")
+            assert not any("Connection lost" in n for n in notices(app))
+
+            server = Server(config)
+            await server.start()
+            await wait_until(pilot, lambda: app.model.connected and app.model.view is not None, "the app back")
+            await pilot.pause()
+            assert "shutting down" not in title(app) and "CONNECTION LOST" not in title(app)
+
+            connection: Any = server.lobby.members["Ada"].connection
+            connection.writer.transport.abort()
+            await wait_until(pilot, lambda: "CONNECTION LOST" in title(app), "a lost connection said")
+    finally:
+        await server.close()
