@@ -387,6 +387,13 @@ async def test_a_server_picked_from_the_lan_list_must_show_the_fingerprint_it_an
         with pytest.raises(AnnouncementMismatch):
             await Client.connect("127.0.0.1", h.port, "ada", trust=liar, timeout=TIMEOUT)
         assert h.server.lobby.members == {}
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="ada", trust=liar)
+        async with app.run_test(size=(80, 24)) as pilot:  # as the app says it
+            await wait_until(lambda: app.exit_code == 2, "the refusal")
+            shown = str(app.screen.query_one("#start-text").render())
+            assert "NOT CONNECTED" in shown and "announced" in shown and h.server.fingerprint in shown
+            await pilot.press("q")
+        assert h.server.lobby.members == {}
 
 
 async def test_tls_client_context_refuses_anything_older_than_tls13(tmp_path: Path) -> None:
