@@ -13,6 +13,9 @@ Rows (4-player 2022 games unless ``--players``; the 1980 rows play whole token m
 - ``game-views-random``: the same games through a ``Game``: checked actions, a ``TableView`` per
   decision and the full event log (what ``simulate --record``, the ``strong`` level and a server
   table pay).
+- ``simulate-command``: the command a user runs, ``ono99 simulate --bots random,… --workers 1``,
+  in this process with its progress line drawn as on a terminal (its output thrown away): the same
+  games as ``simulate-random``, plus what the command adds per game (progress, the summary).
 - ``bare-greedy``: the ceiling loop with the greedy policy.
 - ``rollout-greedy``: the strong bot's rollout (``strong._rollout``: the greedy policy on a
   ``State``) from the deal until seat 0 is out or wins, as in a search.
@@ -27,6 +30,9 @@ Run: python bench/engine.py [--games N] [--rows ...] [--repeat R]
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import os
 import platform
 import random
@@ -174,6 +180,28 @@ def run_simulate(options: TableOptions, players: int, games: int, seed: int, vie
     return sum(play_game(plan, i, views=views).turns for i in range(games))
 
 
+def run_command(options: TableOptions, players: int, games: int, seed: int) -> int:
+    """``ono99 simulate`` itself, as on a terminal (TTY_COMPATIBLE makes Rich draw its progress)."""
+    from ono99_tui.cli import main as ono99
+
+    out = io.StringIO()
+    saved = os.environ.get("TTY_COMPATIBLE")
+    os.environ["TTY_COMPATIBLE"] = "1"
+    try:
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(out), contextlib.redirect_stderr(devnull):
+            code = ono99(["simulate", "--games", str(games), "--players", str(players), "--bots",
+                          ",".join(["random"] * players), "--edition", options.edition.value, "--seed", str(seed),
+                          "--workers", "1", "--json"])
+    finally:
+        if saved is None:
+            del os.environ["TTY_COMPATIBLE"]
+        else:
+            os.environ["TTY_COMPATIBLE"] = saved
+    assert code == 0, code
+    data = json.loads(out.getvalue())
+    return round(data["average_turns"] * data["games"])
+
+
 def run_rollout(options: TableOptions, players: int, games: int, seed: int) -> int:
     turns = 0
     for i in range(games):
@@ -191,11 +219,13 @@ ROWS: dict[str, tuple[str, Callable[[TableOptions, int, int, int], int]]] = {
     "state-random": ("2022", run_state),
     "simulate-random": ("2022", run_simulate),
     "game-views-random": ("2022", lambda o, p, g, s: run_simulate(o, p, g, s, views=True)),
+    "simulate-command": ("2022", run_command),
     "bare-greedy": ("2022", lambda o, p, g, s: run_bare(p, g, s, greedy=True)),
     "rollout-greedy": ("2022", run_rollout),
     "simulate-random-1980": ("1980", run_simulate),
 }
 RATIOS = (("state-random", "bare-random"), ("simulate-random", "bare-random"), ("game-views-random", "bare-random"),
+          ("simulate-command", "bare-random"), ("simulate-command", "simulate-random"),
           ("rollout-greedy", "bare-greedy"))
 
 

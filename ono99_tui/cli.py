@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -448,6 +449,9 @@ def _options_from_args(edition: str, texts: Sequence[str]) -> TableOptions:
     return TableOptions.from_mapping(edition, values)
 
 
+PROGRESS_INTERVAL = 0.25  # seconds between refreshes of a long command's progress line
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     from .numbers import decimal, percent, whole
     from .simulate import SimulationPlan, parse_bots, result_rows, simulate
@@ -477,12 +481,23 @@ def run_simulate(args: argparse.Namespace) -> int:
                       TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                       console=err, transient=True, disable=not err.is_terminal) as progress:
             task = progress.add_task("games", total=plan.games, rate="")
+            started = last = time.monotonic()
+            done = 0
+            showing = not progress.disable
 
             def on_result(result: Any) -> None:
+                # Per game: a count and a clock read. The line is refreshed a few times a second, with
+                # the rate over the whole run (Rich's own speed sums its samples at every call).
+                nonlocal done, last
                 if record_file is not None and result.record_line is not None:
                     record_file.write(result.record_line + "\n")
-                speed = progress.tasks[0].speed
-                progress.update(task, advance=1, rate=_("{rate} games/s").format(rate=whole(speed)) if speed else "")
+                done += 1
+                if showing:
+                    now = time.monotonic()
+                    if now - last >= PROGRESS_INTERVAL or done == plan.games:
+                        last = now
+                        rate = _("{rate} games/s").format(rate=whole(done / (now - started))) if now > started else ""
+                        progress.update(task, completed=done, rate=rate)
 
             summary = simulate(plan, args.workers, on_result)
     except OSError as exc:

@@ -125,3 +125,31 @@ def test_simulate_without_views_plays_the_same_games(edition: str, options: dict
             lean, full = play_game(plan, i), play_game(plan, i, views=True)
             assert (lean.winner_seat, lean.winner_entry, lean.turns) == (
                 full.winner_seat, full.winner_entry, full.turns), (edition, options, bots, i)
+
+
+def test_the_progress_line_is_refreshed_a_few_times_a_second_not_per_game(monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """As on a terminal (Rich draws its progress): 3,000 games refresh the line at most once per
+    PROGRESS_INTERVAL of the run's time, plus the last one, which shows every game done. It used to
+    be updated, with Rich's speed estimate summed anew, for every game: half the command's time."""
+    import time
+
+    from rich.progress import Progress
+
+    from ono99_tui import cli
+
+    updates: list[int] = []
+    real_update = Progress.update
+
+    def counted(self: Progress, task: Any, **fields: Any) -> None:
+        updates.append(fields.get("completed", -1))
+        real_update(self, task, **fields)
+
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setattr(Progress, "update", counted)
+    started = time.monotonic()
+    assert cli.main(["simulate", "--games", "3000", "--bots", "random", "--seed", "3", "--json"]) == 0
+    elapsed = time.monotonic() - started
+    assert json.loads(capsys.readouterr().out)["games"] == 3000
+    assert updates[-1] == 3000
+    assert len(updates) <= elapsed / cli.PROGRESS_INTERVAL + 2, (len(updates), elapsed)
