@@ -7,15 +7,14 @@ import json
 import random
 import subprocess
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ono99_tui.core import DRAW, Game, Out, Played, RecordError, TableOptions
-from ono99_tui.core.record import RECORD_EVENTS, Player, check_lines, dumps, game_to_record, replay
+from ono99_tui.core import DRAW, Game, RecordError, TableOptions
+from ono99_tui.core.record import Player, check_lines, dumps, game_to_record, replay
 
 OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
     ("2022", {}),
@@ -154,77 +153,93 @@ def test_records_check_rejects_a_missed_draw_moved_before_the_seats_own_play() -
     assert mutated > 5
 
 
-def _early_draw_records(options: dict[str, Any], players: int,
-                        seeds: int) -> Iterator[tuple[dict[str, Any], bool, tuple[int, int]]]:
-    """Records of random manual_draw games where a play put the next seat out at once, each
-    rewritten so that the player draws before that seat's ``out`` (a draw the engine logs after
-    it, or never when the out ends the hand). Yields the record, whether the out ended the hand,
-    and where the early draw is (hand, event)."""
+def _drawing_first_records(options: dict[str, Any], players: int, seeds: int,
+                           keep_low: float = 0.0) -> Iterator[tuple[dict[str, Any], list[tuple[int, int]]]]:
+    """Records of manual_draw games from a writer whose player always takes their draw at once,
+    before the next seat is declared out (``Game.hold_outs``: the engine itself settles an out at
+    once, and never takes an open draw once the out ends the hand). Yields each record with the
+    places (hand, event) of the draws that came before an out that ended the hand or the game;
+    ``keep_low`` makes long hands, so that such draws need a reshuffle first."""
+    edition = "1980" if "scoring" in options else "2022"
     for seed in range(seeds):
-        game = Game(TableOptions.from_mapping("1980" if "scoring" in options else "2022", options), players,
-                    random.Random(seed))
+        game = Game(TableOptions.from_mapping(edition, options), players, random.Random(seed))
         choose = random.Random(seed + 1)
-        found: tuple[int, int, int, str, bool] | None = None  # hand, index of the out, seat, card, ended
         while not game.is_over:
             seat = game.actors()[-1]  # the seat on turn: open draws stay open until after its play
             if game.has_open_draw(seat):
                 game.apply(seat, DRAW)
                 continue
-            pile = game.draw_pile()
-            hand = game.hand_index
-            events = game.apply(seat, choose.choice(game.legal_actions(seat)))
-            outs = [e for e in events if isinstance(e, Out)]
-            if found is None and len(outs) == 1 and isinstance(events[0], Played) and pile:
-                index = sum(1 for e in game.hands_log[hand].events if isinstance(e, RECORD_EVENTS)) - sum(
-                    1 for e in events if isinstance(e, RECORD_EVENTS)) + 1
-                found = (hand, index, seat, pile[0].code, game.hand_index != hand or game.is_over)
-            for other in game.actors()[:-1]:
-                game.apply(other, DRAW)  # everyone else takes their draw at once
-        if found is None:
-            continue
-        record = record_of(game)
-        hand, index, seat, card, ended = found
-        events = record["hands"][hand]["events"]
-        assert events[index]["e"] == "out"
-        if ended:
-            events.insert(index, {"e": "draw", "seat": seat, "card": card})
-        else:
-            nxt = index + 1
-            assert events[nxt] == {"e": "draw", "seat": seat, "card": card}
-            events[index], events[nxt] = events[nxt], events[index]
-        yield record, ended, (hand, index)
+            legal = game.legal_actions(seat)
+            action = min(legal, key=lambda a: _effect(a, game.total)) if choose.random() < keep_low \
+                else choose.choice(legal)
+            game.hold_outs()
+            game.apply(seat, action)
+            if game.has_open_draw(seat):
+                game.apply(seat, DRAW)  # drawn before anyone is declared out
+            game.settle_now()
+            if not game.is_over:
+                for other in game.actors()[:-1]:
+                    game.apply(other, DRAW)  # everyone else takes their draw at once
+        record = record_of(game, seed)
+        ending: list[tuple[int, int]] = []
+        for h, hand in enumerate(record["hands"]):
+            events = hand["events"]
+            for i in range(len(events) - 1):
+                if events[i]["e"] == "draw" and events[i + 1]["e"] == "out" and (
+                        h < len(record["hands"]) - 1 or i + 2 == len(events)) and \
+                        not any(e["e"] == "play" for e in events[i + 2:]):
+                    ending.append((h, i))
+        yield record, ending
 
 
-def test_records_check_accepts_a_draw_taken_before_the_next_seat_is_out() -> None:
-    """Under manual_draw an ``out`` is not a play and ends no open draw: the player who just
-    played may draw before or after the next seat is declared out. Where the out ends the hand
-    (tokens) or the game, the early draw must be the top card and changes nothing after."""
-    kinds: Counter[bool] = Counter()
-    for options, players in (({"manual_draw": True}, 4), ({"manual_draw": True, "scoring": "tokens"}, 3)):
-        for record, ended, (h, i) in _early_draw_records(options, players, 40):
-            replay(record)
-            kinds[ended] += 1
-            if ended:  # the early draw must still be the card on top of the pile
-                wrong = copy.deepcopy(record)
-                early = wrong["hands"][h]["events"][i]
-                early["card"] = "ONO99" if early["card"] != "ONO99" else "10"
-                with pytest.raises(RecordError, match="must be the card on top of the draw pile"):
-                    replay(wrong)
-    assert kinds[True] > 3 and kinds[False] > 3, kinds
+@pytest.mark.parametrize(("options", "players", "seeds"), [
+    ({"manual_draw": True}, 4, 30),
+    ({"manual_draw": True, "scoring": "tokens"}, 8, 10),  # eight hands of four: the 1980 pile runs out
+    ({"manual_draw": True, "scoring": "points"}, 8, 30),
+    ({"manual_draw": True, "scoring": "points", "points_win": "lowest_score"}, 3, 30),
+])
+def test_records_check_accepts_a_draw_taken_before_the_next_seat_is_out(options: dict[str, Any], players: int,
+                                                                         seeds: int) -> None:
+    """Under manual_draw an ``out`` is not a play and ends no open draw: the player who just played
+    may draw before the next seat is declared out, also when that out ends the hand or the game, and
+    also after a reshuffle that draw needed. Such records are faithful: they replay to their own
+    result, the hand's points counting the card drawn (their scores differ from a writer that never
+    took that draw)."""
+    ending = reshuffled = 0
+    for record, places in _drawing_first_records(options, players, seeds):
+        replayed = replay(record)
+        assert replayed.game.outcome is not None
+        assert record["result"]["winner"] == replayed.game.outcome.winner
+        ending += len(places)
+        for h, i in places:
+            reshuffled += record["hands"][h]["events"][i - 1]["e"] == "reshuffle"
+    assert ending > 5, ending
+    if players == 8:  # with eight hands dealt from 54 cards the pile runs out: a draw needs a reshuffle
+        assert reshuffled > 0, reshuffled
 
 
-def test_records_check_refuses_an_early_draw_that_would_change_the_points() -> None:
-    """1980 points: when the out ends the hand, an open draw is never taken (and the cards in hand
-    are scored), so a record that has it drawn before the out describes other points."""
-    refused = 0
-    for record, ended, _ in _early_draw_records({"manual_draw": True, "scoring": "points"}, 2, 40):
-        if ended:
-            with pytest.raises(RecordError, match="never taken"):
-                replay(record)
-            refused += 1
-        else:
-            replay(record)
-    assert refused > 3
+def test_records_check_refuses_a_draw_before_an_out_that_the_rules_do_not_give() -> None:
+    """Tried on records whose player drew before a hand-ending out: the drawn card changed (not the
+    top of the draw pile), the draw given to a seat that owes none, and the out moved to a seat that
+    still has a play. Each is refused at that event."""
+    tried = 0
+    for record, places in _drawing_first_records({"manual_draw": True, "scoring": "points"}, 2, 30):
+        others = [(h, i) for h, i in places  # the drawer is not the seat going out (not its own Play 2)
+                  if record["hands"][h]["events"][i]["seat"] != record["hands"][h]["events"][i + 1]["seat"]]
+        for h, i in others[:1]:
+            wrong_card = copy.deepcopy(record)
+            early = wrong_card["hands"][h]["events"][i]
+            early["card"] = "ONO99" if early["card"] != "ONO99" else "10"
+            with pytest.raises(RecordError) as err:
+                replay(wrong_card)
+            assert (err.value.hand, err.value.event) == (h, i)
+            not_owed = copy.deepcopy(record)
+            events = not_owed["hands"][h]["events"]
+            events[i]["seat"] = events[i + 1]["seat"]  # the seat going out drew: it owes no draw
+            with pytest.raises(RecordError):
+                replay(not_owed)
+            tried += 1
+    assert tried > 3
 
 
 def test_record_reader_ignores_unknown_fields_and_options() -> None:

@@ -182,9 +182,6 @@ RECORD_PROBLEMS: dict[str, str] = {
     "changed_nothing": N_("{found} changed nothing"),
     "events_end": N_("the rules require {expected} next, but the hand's events end here"),
     "lose_draw": N_("seat {seat} cannot lose a draw here ({because})"),
-    "out_ends_hand": N_("seat {seat} out ends the hand, so the open draw of seat {player} is never taken (it would "
-                        "count in the hand's points), but the record has it drawn first"),
-    "early_draw": N_("{found} must be the card on top of the draw pile, {top}"),
     "cards_play": N_("'cards' must hold one card or four ONO99"),
     "cannot_happen": N_("{found} cannot happen here: {state}"),
     "event_kind": N_("unknown event kind {kind} (known: play, draw, reshuffle, missed_draw, out)"),

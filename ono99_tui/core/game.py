@@ -203,7 +203,7 @@ class Game(State):
             if not self._draw_open[seat]:
                 raise IllegalActionError("no_draw", seat=seat)
             start = len(self._log)
-            self.take_draw(seat)
+            self.take_draw(seat, not self.holding_outs)
         else:
             if seat != self._turn:
                 raise IllegalActionError("not_your_turn", turn=self._turn, seat=seat)
@@ -218,7 +218,8 @@ class Game(State):
             else:
                 self._play(seat, card, False)
             self._version += 1
-            self._settle()
+            if not self.holding_outs:
+                self._settle()
         return tuple(self._log[start:])
 
     def _why_illegal(self, seat: int, action: Action) -> IllegalActionError:
@@ -228,6 +229,25 @@ class Game(State):
             return IllegalActionError("four_needs_four" if self._is_2022 else "four_1980")
         assert action.card is not None
         return self._unplayable_problem(seat, action.card) or IllegalActionError("not_now")
+
+    # A record reader's: the knock-outs of the next play wait for settle_now (see hold_outs).
+    holding_outs = False
+
+    def hold_outs(self) -> None:
+        """Let the knock-outs that the next play causes wait until ``settle_now``, while draws and
+        reshuffles go on: a record reader follows a writer whose player drew before the next seat
+        was declared out (an out is not a play and ends no open draw; docs/records.md), and scores
+        the hand with the card drawn."""
+        self.holding_outs = True
+
+    def settle_now(self) -> tuple[Event, ...]:
+        """The knock-outs held since ``hold_outs``, now; returns the events they caused."""
+        if self._outcome:
+            raise IllegalActionError("game_over")
+        start = len(self._log)
+        self.holding_outs = False
+        self._settle()
+        return tuple(self._log[start:])
 
     def reshuffle_now(self, order: Sequence[Card]) -> tuple[Event, ...]:
         """Turn the discard pile (but its top card) into the draw pile in ``order`` (top first)

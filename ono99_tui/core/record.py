@@ -18,7 +18,7 @@ from .cards import CODES, HAND_SIZE, Card, Edition
 from .errors import IllegalActionError, MalformedActionError, OptionError, Phrase, RecordError, Said
 from .events import Drew, Event, MissedDraw, Out, Played, Reshuffled
 from .game import Game
-from .options import MAX_PLAYERS, MAX_PLAYERS_2022_BOX, MIN_PLAYERS, Scoring, TableOptions
+from .options import MAX_PLAYERS, MAX_PLAYERS_2022_BOX, MIN_PLAYERS, TableOptions
 from .words import N_
 
 FORMAT = "ono99-record/1"
@@ -241,34 +241,26 @@ def _replay_hand(game: Game, chance: _RecordedChance, h: int, manual_draw: bool,
                  on_step: Callable[[Game], None] | None = None) -> None:
     events = chance.events[h]
     produced = _Produced(game, h)
-    early = _EarlyDraws()
-    skipped = 0  # early draws of a hand that ended at the out: in the record, not in the engine
     for i, raw in enumerate(events):
         if not isinstance(raw, Mapping):
             raise RecordError("event_object", hand=h, event=i)
-        if i in early.ended:
-            early.check_ended(raw, h, i)
-            skipped += 1
-            continue
-        expected = produced[i - skipped]
+        expected = produced[i]
         if expected is None:
             if raw.get("e") == "missed_draw" and _play_first(game, events, i, h):
                 raw = events[i]
             if game.is_over or game.hand_index != h:
                 ended = Phrase(N_("the game is over") if game.is_over else N_("the hand is over"))
                 raise RecordError("goes_on", hand=h, event=i, ended=ended, found=_describe_raw(raw))
-            if manual_draw and raw.get("e") == "play":
-                early.before_play(game)
+            if manual_draw and raw.get("e") == "play" and _draws_then_out(events, i):
+                game.hold_outs()
             _drive(game, raw, h, i, manual_draw)
-            expected = produced[i - skipped]
+            expected = produced[i]
             if expected is None:
                 raise RecordError("changed_nothing", hand=h, event=i, found=_describe_raw(raw))
             if on_step is not None:
                 on_step(game)
-        elif manual_draw and type(expected) is Out and raw.get("e") == "draw":
-            raw = early.out_first(game, events, i, expected, h)
         _match(_json(expected), raw, h, i)
-    missing = produced[len(events) - skipped]
+    missing = produced[len(events)]
     if missing is not None:
         raise RecordError("events_end", hand=h, event=len(events), expected=_describe(_json(missing)))
 
@@ -294,50 +286,23 @@ def _play_first(game: Game, events: list[Any], i: int, h: int) -> bool:
     return True
 
 
-class _EarlyDraws:
-    """Under ``manual_draw``, draws a writer logged between a play and the ``out`` of the next
-    seat, where the engine logs the ``out`` first. An out is not a play: it ends no open draw,
-    so both orders are one game when the hand goes on, and the draws are moved after the out.
-    When the out ends the hand (or the game), the engine's open draw is never taken; the
-    record's draws must then be the top cards of the draw pile as the play left it, and change
-    nothing after (tokens: the next hand is dealt from the whole deck; a finished 2022 game).
-    With points they would add to the player's hand points, so there they are refused."""
-
-    def __init__(self) -> None:
-        self.pile: tuple[Any, ...] = ()  # the draw pile (top first) just before the latest play
-        self.player: int | None = None
-        self.ended: dict[int, int] = {}  # event index of each early draw -> its place in the pile
-
-    def before_play(self, game: Game) -> None:
-        self.pile = game.draw_pile()
-        self.player = game.turn
-
-    def out_first(self, game: Game, events: list[Any], i: int, out: Out, h: int) -> Mapping[str, Any]:
-        """Move the out that the engine gave at ``i`` ahead of the draws the record has there;
-        return the record's event now at ``i``."""
-        first: Mapping[str, Any] = events[i]
-        j = i
-        while j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "draw":
-            if events[j].get("seat") != self.player:
-                return first  # not the draws of the player who just played: no match below
-            j += 1
-        if not (j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "out"
-                and events[j].get("seat") == out.seat):
-            return first
-        first = events[j]
-        events[i:j + 1] = [first, *events[i:j]]
-        if game.is_over or game.hand_index != h:
-            if game.options.scoring is Scoring.POINTS:
-                raise RecordError("out_ends_hand", hand=h, event=i, seat=out.seat, player=str(self.player))
-            for k in range(i + 1, j + 1):
-                self.ended[k] = k - i - 1
-        return first
-
-    def check_ended(self, raw: Mapping[str, Any], h: int, i: int) -> None:
-        place = self.ended[i]
-        top = self.pile[place].code if place < len(self.pile) else None
-        if raw.get("card") != top:
-            raise RecordError("early_draw", hand=h, event=i, found=_describe_raw(raw), top=str(top))
+def _draws_then_out(events: list[Any], i: int) -> bool:
+    """Whether the play at ``i`` is followed by draws of its player (with the reshuffles they needed
+    and the draws the play cost others) and then an ``out``: the writer's player drew before the
+    next seat was declared out, where the engine settles the out at once. An out is not a play and
+    ends no open draw, so the reader holds the out until those draws are taken (``Game.hold_outs``)
+    and the hand is scored with the cards drawn."""
+    player = events[i].get("seat")
+    j = i + 1
+    drew = False
+    while j < len(events) and isinstance(events[j], Mapping):
+        kind = events[j].get("e")
+        if kind == "draw" and events[j].get("seat") == player:
+            drew = True
+        elif kind not in ("reshuffle", "missed_draw"):
+            break
+        j += 1
+    return drew and j < len(events) and isinstance(events[j], Mapping) and events[j].get("e") == "out"
 
 
 def _json(event: Event) -> dict[str, Any]:
@@ -366,6 +331,8 @@ def _drive(game: Game, raw: Mapping[str, Any], h: int, i: int, manual_draw: bool
         elif kind == "draw" and manual_draw:
             seat = _seat(raw.get("seat"), "seat", game.seats, hand=h, event=i)
             game.apply(seat, DRAW)
+        elif kind == "out" and game.holding_outs:
+            game.settle_now()
         elif kind in ("draw", "missed_draw", "out"):
             raise RecordError("cannot_happen", hand=h, event=i, found=_describe_raw(raw), state=_whose_turn(game))
         else:

@@ -482,13 +482,14 @@ class State:
         self._version += 1
         self._settle()
 
-    def take_draw(self, seat: int) -> None:
-        """``seat`` takes the draw it is owed (manual_draw)."""
+    def take_draw(self, seat: int, settle: bool = True) -> None:
+        """``seat`` takes the draw it is owed (manual_draw); ``settle`` False leaves knock-outs for
+        later (a record reader's ``Game.hold_outs``)."""
         self._draw_open = _with(self._draw_open, seat, False)
         self._any_draw_open = any(self._draw_open)
         self._refill(seat)
         self._version += 1
-        if seat == self._turn:
+        if settle and seat == self._turn:
             self._settle()
 
     def _play(self, seat: int, card: Card, four: bool) -> None:
