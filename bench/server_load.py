@@ -551,14 +551,18 @@ def run_accept(clients: int, args: argparse.Namespace, tree: Path, plain: bool) 
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait(5)
-            result.server_log_problems = log_problems(workdir / "server.err")
-            if args.keep_logs:
-                dest = Path(args.keep_logs)
-                dest.mkdir(parents=True, exist_ok=True)
-                for name in ("server.err", "server.out"):
-                    (dest / f"accept-{clients}-{result.server.replace(' ', '-')}-{name}").write_bytes(
-                        (workdir / name).read_bytes())
+            keep_logs(result, workdir, args, f"accept-{clients}-{result.server.replace(' ', '-')}")
     return result
+
+
+def keep_logs(result: RunResult, workdir: Path, args: argparse.Namespace, tag: str) -> None:
+    """The server log's problems into ``result``, and with --keep-logs a copy of its output."""
+    result.server_log_problems = log_problems(workdir / "server.err")
+    if args.keep_logs:
+        dest = Path(args.keep_logs)
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in ("server.err", "server.out"):
+            (dest / f"{tag}-{name}").write_bytes((workdir / name).read_bytes())
 
 
 def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT, plain: bool = False) -> RunResult:
@@ -658,12 +662,7 @@ def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT
                 if w.is_alive():
                     w.kill()
                     w.join(5)
-            result.server_log_problems = log_problems(workdir / "server.err")
-            if args.keep_logs:
-                dest = Path(args.keep_logs)
-                dest.mkdir(parents=True, exist_ok=True)
-                for name in ("server.err", "server.out"):
-                    (dest / f"{tag}-{name}").write_bytes((workdir / name).read_bytes())
+            keep_logs(result, workdir, args, tag)
     return result
 
 

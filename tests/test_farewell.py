@@ -11,7 +11,8 @@ from textual.widgets import Static
 
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.screens import LobbyScreen, ModelScreen, TableScreen
-from server import Server, ServerConfig
+from server import Server
+from tests.server_helpers import server_config
 from tests.test_tui import wait_until
 
 
@@ -29,8 +30,7 @@ async def test_a_clean_stop_shows_the_servers_farewell_and_a_cut_shows_a_lost_co
     """Ada plays a bot at a table. The server is stopped: the title says the server is shutting
     down (not CONNECTION LOST), and so do the notices of each try. Started again, the app is back
     with nothing in its title; then its connection is cut: CONNECTION LOST."""
-    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60,
-                          db_path=tmp_path / "x.db")
+    config = server_config(tmp_path, grace_seconds=60)  # a database and a certificate a restart keeps
     server = Server(config)
     await server.start()
     config.port = server.port

@@ -9,7 +9,8 @@ from typing import Any
 from ono99_tui.client import Client
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.screens import LobbyScreen
-from server import Server, ServerConfig
+from server import Server
+from tests.server_helpers import server_config
 from tests.test_tui import wait_until
 
 
@@ -26,8 +27,7 @@ async def test_the_lobby_chat_shows_each_line_once_after_cuts_and_a_restart(tmp_
     """Ada (the app) and Bo chat in the lobby. Ada's connection is cut twice, then the server is
     stopped and started again on its database: each time she is back, every line shows once, and a
     line said after all that shows too."""
-    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60,
-                          db_path=tmp_path / "x.db")
+    config = server_config(tmp_path, grace_seconds=60)  # a database and a certificate a restart keeps
     server = Server(config)
     await server.start()
     config.port = server.port

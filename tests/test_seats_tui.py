@@ -20,7 +20,7 @@ from ono99_tui.tui.widgets import KeysFooter
 from server import Server, ServerConfig
 from server.history import history_messages
 from tests.relay import Relay
-from tests.server_helpers import play_client
+from tests.server_helpers import play_client, server_config
 from tests.test_tui import play_until, wait_until
 from tests.wire import table_map
 
@@ -89,8 +89,7 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
     no line twice. The server is then shut down and a new one started on the same database and
     port: the app comes back to its seat and plays the game to its end; its log is the game's log
     exactly once, and the chat has each line once."""
-    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, grace_seconds=60,
-                          db_path=tmp_path / "x.db")
+    config = server_config(tmp_path, grace_seconds=60)  # a database and a certificate a restart keeps
     server = Server(config)
     await server.start()
     config.port = server.port
