@@ -439,6 +439,12 @@ def run_replay(path: Path, line: int) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     except RecordError as exc:
+        if exc.why == "no_record":  # a --line past the end: the file is not at fault
+            count = exc.params["count"]
+            print("ono99 replay: " + (_("{path} holds only {records}; --line takes 1 to {last}").format(
+                path=path, records=exc.params["records"], last=count) if count else _("{path} holds no records").format(
+                path=path)), file=sys.stderr)
+            return EXIT_USAGE
         print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
             path=path, error=exc.describe(_)), file=sys.stderr)
         return EXIT_FAULTY

@@ -28,7 +28,7 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
     as each seat saw it (a record is public once the game is over: the viewer may follow any seat)."""
     lines = [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
     if not 1 <= line <= len(lines):
-        raise RecordError("no_record", records=words.records(len(lines)), number=line)
+        raise RecordError("no_record", records=words.records(len(lines)), number=line, count=len(lines))
     try:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:

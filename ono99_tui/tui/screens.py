@@ -225,6 +225,8 @@ class TableScreen(ModelScreen):
         title.append("ONO 99", style="bold")
         name = table.name if table is not None else "Table"
         title.append("  ·  ")
+        if self.ono.local and not model.replay:  # one name for the local table, however it was opened
+            name = _("Local game")
         title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if model.view is not None and model.view.seat is None:

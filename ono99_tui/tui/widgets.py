@@ -62,6 +62,9 @@ def _height_changes(widget: Static, text: Text) -> bool:
     return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
+CARD_TEXT_WIDTH = 10  # the cells inside a card's border (ono99.tcss: .card width 12)
+
+
 class CardWidget(Static):
     """One card of the hand: its number key, face and kind, and whether it can be played."""
 
@@ -91,7 +94,10 @@ class CardWidget(Static):
             text.append(" " + _("NEW"), style="bold reverse")  # the card just drawn
         text.append("\n")
         text.append(f"{big}\n", style="bold")
-        text.append(small or " ")
+        # one line for the word, so that the line below (playable or not) always shows
+        word = Text(small or " ")
+        word.truncate(CARD_TEXT_WIDTH, overflow="ellipsis")
+        text.append(word)
         text.append("\n")
         text.append(_("playable") if playable else (_("blocked") if your_turn else ""), style="" if playable else "dim")
         show_text(self, text, fixed_size=True)
