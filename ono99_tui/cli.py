@@ -448,7 +448,7 @@ def run_replay(path: Path, line: int) -> int:
         print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
             path=path, error=exc.describe(_)), file=sys.stderr)
         return EXIT_FAULTY
-    make_replay_app(steps).run()
+    make_replay_app(steps, path, line).run()
     return EXIT_OK
 
 

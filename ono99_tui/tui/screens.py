@@ -665,10 +665,14 @@ class HintScreen(ModalScreen[None]):
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("question_mark", "dismiss", N_("Close"))]
 
+    def __init__(self, markdown: str | None = None) -> None:
+        super().__init__()
+        self.markdown = markdown  # None: the rules and the table's keys
+
     def compose(self) -> ComposeResult:
         yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
-            yield Markdown(help_markdown())
+            yield Markdown(help_markdown() if self.markdown is None else self.markdown)
         yield KeysFooter()
 
 

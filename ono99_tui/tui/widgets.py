@@ -77,19 +77,20 @@ class CardWidget(Static):
         super().__init__("", classes="card", markup=False)
         self.index = index
         self.code = ""
-        self._shown: tuple[str, str, bool, bool, bool, bool] | None = None
+        self._shown: tuple[str, str, bool, bool, bool, bool, bool] | None = None
 
     def show(self, code: str, edition: str, playable: bool, selected: bool, new: bool = False,
-             your_turn: bool = True) -> None:
+             your_turn: bool = True, keys: bool = True) -> None:
         if not self.display:
             self.display = True
-        if (code, edition, playable, selected, new, your_turn) == self._shown:
+        if (code, edition, playable, selected, new, your_turn, keys) == self._shown:
             return
-        self._shown = (code, edition, playable, selected, new, your_turn)
+        self._shown = (code, edition, playable, selected, new, your_turn, keys)
         self.code = code
         big, small = card_face(code, edition)
         text = Text()
-        text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
+        if keys:  # a replay's cards take no key
+            text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
         if new:
             text.append(" " + _("NEW"), style="bold reverse")  # the card just drawn
         text.append("\n")
@@ -126,7 +127,8 @@ class HandView(Horizontal):
             if widget.index < len(cards):
                 code = cards[widget.index]
                 widget.show(code, edition, model.viewer_on_turn and code in legal, widget.index == selected,
-                            widget.index == new, model.viewer_on_turn)  # "blocked" only when it matters
+                            widget.index == new, model.viewer_on_turn,  # "blocked" only when it matters
+                            keys=not model.replay)
             elif widget.display:
                 widget.display = False
 
