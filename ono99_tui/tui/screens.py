@@ -1030,6 +1030,10 @@ class LobbyScreen(ModelScreen):
 
     def action_play_now(self) -> None:
         edition, seats = self.ono.play_now_wish
+        if self.ono.local:  # nobody else can come to a local game: bots take the other seats at once
+            self.ono.send_message({"t": "create_table", "edition": edition, "seats": seats, "bots": seats - 1,
+                                   "bot_level": "greedy", "turn_seconds": 0, "start": True})
+            return
         self.ono.send_message({"t": "play_now", "edition": edition, "seats": seats})
 
     def action_profile(self) -> None:
