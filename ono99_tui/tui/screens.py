@@ -38,6 +38,7 @@ from .rules_text import help_markdown
 from .steady import LineLog, SteadyDigits
 from .widgets import (
     Banner,
+    ButtonRow,
     CardWidget,
     ClockBar,
     HandView,
@@ -509,7 +510,7 @@ class GameOverScreen(ModalScreen[str | None]):
                 lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
                     host=hosted_by))
             yield Static(lines, id="ranking", markup=False)
-            with Horizontal(id="buttons"):
+            with ButtonRow(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
                     yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
                 yield Button(_("Close (esc)"), id="close")
@@ -589,7 +590,7 @@ class KnockOutScreen(ModalScreen[str | None]):
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
             yield Static(text, id="ranking", markup=False)
-            with Horizontal(id="buttons"):
+            with ButtonRow(id="buttons"):
                 if self.offer_fast:
                     yield Button(_("Fast-forward (f)"), id="fast", variant="primary")
                 yield Button(_("Watch (enter)") if k.final else _("Continue (enter)"), id="continue",
@@ -1146,6 +1147,7 @@ class SettingsScreen(ModalScreen[None]):
                     yield Input(str(app.settings.name or getattr(app, "player_name", "")),  # type: ignore[attr-defined]
                                 id="name", max_length=20)
                 yield Static(_("Your name is used from the next game or connection on."), markup=False)
+        yield KeysFooter()  # its own keys, not the table's under it
 
     @on(Select.Changed, "#theme")
     def theme_changed(self, event: Select.Changed) -> None:
