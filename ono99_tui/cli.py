@@ -380,12 +380,12 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     import getpass
     import os
 
-    from .client import parse_address
+    from .client import parse_address, probe
     from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, remember_name, remembered_name
     from .identity import data_dir as identity_dir
     from .known_servers import KnownServers, ServerTrust
-    from .tui.app import make_app
+    from .tui.app import make_app, unreachable_words
 
     host, port = "", DEFAULT_PORT
     if address is not None:
@@ -414,6 +414,12 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
         remember_name(directory, name)
     else:
         name = remembered_name(directory) or default_name
+    if address is not None:  # an unknown host or a closed port is one line, before any screen opens
+        try:
+            probe(host, port)
+        except OSError as exc:
+            print("ono99 connect: " + unreachable_words(host, port, exc), file=sys.stderr)
+            return EXIT_USAGE
     if password == "":  # --password without a value
         password = os.environ.get("ONO99_PASSWORD") or getpass.getpass(_("password for the server: "))
     trust = ServerTrust(known=KnownServers.in_directory(directory), given=given)
@@ -434,10 +440,16 @@ def run_replay(path: Path, line: int) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     except RecordError as exc:
+        if exc.why == "no_record":  # a --line past the end: the file is not at fault
+            count = exc.params["count"]
+            print("ono99 replay: " + (_("{path} holds only {records}; --line takes 1 to {last}").format(
+                path=path, records=exc.params["records"], last=count) if count else _("{path} holds no records").format(
+                path=path)), file=sys.stderr)
+            return EXIT_USAGE
         print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
             path=path, error=exc.describe(_)), file=sys.stderr)
         return EXIT_FAULTY
-    make_replay_app(steps).run()
+    make_replay_app(steps, path, line).run()
     return EXIT_OK
 
 

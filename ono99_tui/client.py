@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -192,6 +193,13 @@ class Client:
         self._reader_task.cancel()
         with contextlib.suppress(BaseException):
             await self._reader_task
+
+
+def probe(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Open a plain TCP connection to ``host:port`` and close it: raises the ``OSError`` (an unknown
+    host, nothing listening, no answer) that a connection would meet, before any screen opens."""
+    with socket.create_connection((host, port), timeout=timeout):
+        pass
 
 
 def parse_address(text: str) -> tuple[str, int]:

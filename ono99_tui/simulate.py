@@ -226,5 +226,5 @@ def result_rows(summary: Summary) -> Sequence[tuple[str, str, str]]:
         w = summary.wins_by_entry[i]
         rows.append((_("bot {n}: {level}").format(n=i + 1, level=level), str(w), format_rate(w, g)))
     for seat, w in enumerate(summary.wins_by_seat):
-        rows.append((_("seat {seat}").format(seat=seat), str(w), format_rate(w, g)))
+        rows.append((_("seat {seat}").format(seat=seat + 1), str(w), format_rate(w, g)))  # from 1, as the bots
     return rows

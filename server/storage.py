@@ -386,10 +386,11 @@ def viewer_keys(identity: str | None, token_hash: str | None) -> list[str]:
 
 
 def default_db_path() -> Path:
-    """Where a server keeps its database unless told: ``ono99.db`` in the user's data directory."""
-    from platformdirs import user_data_path
+    """Where a server keeps its database unless told: ``ono99.db`` in the data directory
+    (``$ONO99_DATA_DIR``, else the user's data directory), where ``ono99 connect`` keeps its key."""
+    from ono99_tui.identity import data_dir
 
-    return user_data_path("ono99", appauthor=False) / "ono99.db"
+    return data_dir() / "ono99.db"
 
 
 def export_records(path: Path) -> list[str]:

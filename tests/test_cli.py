@@ -3,6 +3,7 @@ screen opens; ``--version`` answers."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,30 @@ def test_the_default_name_is_the_login_name_never_you(monkeypatch: pytest.Monkey
     assert _settings_and_name(None)[1] == "ada"
     assert _settings_and_name("Bo")[1] == "Bo"
     assert _settings_and_name(None)[1] == "Bo"  # remembered
+
+
+def closed_port() -> int:
+    """A port on this machine where nothing listens (bound, then let go)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(("address", "words"), [
+    ("nosuchhost.invalid", "Cannot find the host nosuchhost.invalid"),
+    (None, "Nothing answers at 127.0.0.1:"),
+])
+def test_connect_to_a_server_that_cannot_be_reached_is_one_line_and_exit_code_2(address: str | None, words: str,
+                                                                                 tmp_path: Path) -> None:
+    """No full-screen app for an address that is wrong: one line on stderr, as other errors are,
+    in words (no errno)."""
+    target = address or f"127.0.0.1:{closed_port()}"
+    out = subprocess.run([sys.executable, "-m", "ono99_tui.cli", "connect", target], capture_output=True, text=True,
+                         cwd=ROOT, timeout=60, stdin=subprocess.DEVNULL,
+                         env={**os.environ, "ONO99_DATA_DIR": str(tmp_path)})
+    assert out.returncode == 2, out
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ono99 connect: ") and words in lines[0], out.stderr
+    assert "Errno" not in out.stderr and "\x1b" not in out.stdout + out.stderr

@@ -235,12 +235,13 @@ def test_a_record_fault_is_said_in_german_with_its_nested_parts() -> None:
     with pytest.raises(RecordError) as info:
         replay(record)
     error = info.value.at_line(3)
-    assert error.why == "illegal" and str(error).startswith(f"line 3, hand 0, event {i}: a play of {missing} by seat")
+    assert error.why == "illegal"
+    assert str(error).startswith(f"line 3, hand 1, event {i + 1}: a play of {missing} by seat")
     with using("de"):
         label = gettext(Card.from_code(missing).label())
         german = error.describe(gettext)
-    assert german.startswith(f"Zeile 3, Runde 0, Ereignis {i}: ein Ausspielen von {missing} durch Platz {seat}")
-    assert german.endswith(f" ist nicht erlaubt: {label} ist nicht auf deiner Hand")
+    assert german.startswith(f"Zeile 3, Runde 1, Ereignis {i + 1}: ein Ausspielen von {missing} durch Platz {seat}")
+    assert german.endswith(f" ist nicht erlaubt: {label} ist nicht auf der Hand von Platz {seat}")
 
 
 def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
@@ -255,7 +256,8 @@ def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
     out = run_cli("--lang", "de", "records", "check", str(path))
     assert out.returncode == 1
     lines = out.stdout.strip().splitlines()
-    assert lines[0].startswith(f"{path}: Zeile 2, Runde 0, Ereignis {i}: die Regeln ergeben hier ein Ausspielen von ")
+    assert lines[0].startswith(f"{path}: Zeile 2, Runde 1, Ereignis {i + 1}: "
+                               "die Regeln ergeben hier ein Ausspielen von ")
     assert "die Aufzeichnung hat ein Ausspielen von" in lines[0]
     assert lines[1] == f"{path}: Zeile 3: eine Aufzeichnung muss ein JSON-Objekt sein"
 

@@ -292,7 +292,9 @@ def test_card_not_in_hand_is_rejected_as_illegal() -> None:
     events[i]["cards"] = [missing]
     error = rejected(record)
     assert error.event == i
-    assert "illegal" in error.reason and "not in your hand" in error.reason
+    # said of the seat, not to a player: the check reads the game from outside
+    assert "illegal" in error.reason and f"is not in seat {seat}'s hand" in error.reason
+    assert "your" not in error.reason
 
 
 def test_play_over_98_is_rejected_with_the_total_it_would_make() -> None:
@@ -450,7 +452,7 @@ def test_records_check_cli_prints_faults_and_a_summary(tmp_path: Path) -> None:
     out = run_cli("records", "check", str(path))
     assert out.returncode == 1
     lines = out.stdout.strip().splitlines()
-    assert lines[0].startswith(f"{path}: line 2, hand 0, event {i}: ")
+    assert lines[0].startswith(f"{path}: line 2, hand 1, event {i + 1}: ")  # counted from 1, as lines are
     assert lines[1].startswith(f"{path}: line 4: ")
     assert lines[-1] == "4 records checked: 2 valid, 2 faulty"
 

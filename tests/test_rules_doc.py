@@ -26,7 +26,7 @@ def card_table(text: str, tag: str) -> list[list[str]]:
     return rows
 
 
-@pytest.mark.parametrize("tag", ["cards-2022", "cards-1980"])
+@pytest.mark.parametrize("tag", ["cards-2022", "cards-1980", "points-1980"])
 def test_the_help_shows_the_card_tables_of_docs_rules_md(tag: str) -> None:
     assert card_table(HELP_MARKDOWN, tag) == card_table(RULES.read_text(encoding="utf-8"), tag)
 
@@ -39,6 +39,20 @@ def test_the_card_tables_count_the_decks_the_engine_deals(tag: str, edition: Edi
         match = re.search(r"\((\d+)\)", row[1])
         total += int(match.group(1)) if match else int(row[1])
     assert total == size == len(new_deck(edition))
+
+
+def test_the_help_gives_the_points_values_and_points_at_no_file() -> None:
+    """A player has the help, not the repository: the values of points scoring are in it, and no path."""
+    from ono99_tui.i18n import LANGUAGES, using
+    from ono99_tui.tui.rules_text import help_markdown
+
+    for value in ("| 20 |", "| 15 |", "| 25, except"):
+        assert value in HELP_MARKDOWN
+    for language in LANGUAGES:
+        with using(language):
+            shown = help_markdown()
+        assert not re.search(r"\.md\b|docs/", shown), language
+        assert "20" in shown and "25" in shown, language
 
 
 def test_nothing_cites_a_rules_file_that_is_not_in_the_repository() -> None:

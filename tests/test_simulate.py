@@ -64,7 +64,7 @@ def test_simulate_is_deterministic_and_independent_of_workers() -> None:
 def test_simulate_prints_a_results_table() -> None:
     out = run_cli("--games", "20", "--bots", "greedy,random,random")
     assert out.returncode == 0, out.stderr
-    for words in ("bot 1: greedy", "bot 3: random", "seat 0", "seat 2", "95% interval", "turns per game",
+    for words in ("bot 1: greedy", "bot 3: random", "seat 1", "seat 3", "95% interval", "turns per game",
                   "games/s", "fair share 33.3%"):
         assert words in out.stdout
 

@@ -84,6 +84,14 @@ ILLEGAL_PROBLEMS: dict[str, str] = {
     "deal_size": N_("seat {seat} was dealt {count} cards, not {size}"),
     "deal_deck": N_("the deal and the draw pile must hold exactly the {edition} deck"),
 }
+# The rules that speak to the player ("your hand"), said of a seat instead: a record's check reads
+# the game from outside.
+OF_A_SEAT: dict[str, str] = {
+    "draw_first": N_("seat {seat} must draw its cards first"),
+    "four_needs_four": N_("the four-card discard needs four ONO 99 cards in seat {seat}'s hand"),
+    "not_in_hand": N_("{card} is not in seat {seat}'s hand"),
+    "double_first": N_("Double Play cannot be the first of seat {seat}'s two turns"),
+}
 
 
 def english_card(code: str, edition: str) -> str:
@@ -112,10 +120,30 @@ class IllegalActionError(ValueError):
 
     def say(self, translate: Callable[[str], str] = english) -> str:
         """The text through ``translate`` (e.g. ``gettext``), a card named by its label through it."""
-        values = dict(self.params)
+        return self._say(self.template, self.params, translate)
+
+    def of_seat(self, seat: int) -> Sayable:
+        """The same problem said of ``seat`` rather than to its player."""
+        return SeatProblem(self, seat) if self.why in OF_A_SEAT else self
+
+    def _say(self, template: str, params: Mapping[str, str | int], translate: Callable[[str], str]) -> str:
+        values = dict(params)
         if self.why == "not_in_hand":
             values["card"] = translate(english_card(str(values.get("card", "")), str(values.get("edition", ""))))
-        return translate(self.template).format(**values)
+        return translate(template).format(**values)
+
+
+class SeatProblem:
+    """An engine's refusal said of a seat (``IllegalActionError.of_seat``)."""
+
+    __slots__ = ("error", "seat")
+
+    def __init__(self, error: IllegalActionError, seat: int) -> None:
+        self.error = error
+        self.seat = seat
+
+    def say(self, translate: Callable[[str], str] = english) -> str:
+        return self.error._say(OF_A_SEAT[self.error.why], {**self.error.params, "seat": self.seat}, translate)
 
 
 class Sayable(Protocol):
@@ -205,7 +233,8 @@ class RecordError(ValueError):
     ``why`` names the fault (``RECORD_PROBLEMS``), ``params`` fill its text (nested parts, such as an
     event or the engine's own refusal, say themselves). ``line`` is the 1-based line of a JSON Lines file
     (None when unknown), ``hand`` the 0-based hand index and ``event`` the 0-based event index within it,
-    where the fault lies. ``str()`` is the English text, ``describe`` says it in a player's words.
+    where the fault lies (``describe`` counts all three from 1, as a reader counts). ``str()`` is the
+    English text, ``describe`` says it in a player's words.
     """
 
     def __init__(
@@ -243,8 +272,8 @@ class RecordError(ValueError):
         if self.line is not None:
             where.append(translate(WHERE_LINE).format(line=self.line))
         if self.hand is not None:
-            where.append(translate(WHERE_HAND).format(hand=self.hand))
+            where.append(translate(WHERE_HAND).format(hand=self.hand + 1))
         if self.event is not None:
-            where.append(translate(WHERE_EVENT).format(event=self.event))
+            where.append(translate(WHERE_EVENT).format(event=self.event + 1))
         reason = self.say(translate)
         return translate(WHERE).format(where=", ".join(where), reason=reason) if where else reason

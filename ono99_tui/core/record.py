@@ -120,7 +120,7 @@ class _RecordedChance:
 
     def deal(self, hand: int, deck: list[Card], receivers: Sequence[int]) -> tuple[dict[int, list[Card]], list[Card]]:
         if hand >= len(self.hands):
-            raise RecordError("hands_short", hand=hand - 1, next=hand, count=len(self.hands))
+            raise RecordError("hands_short", hand=hand - 1, next=hand + 1, count=len(self.hands))  # next: from 1
         spec = self.hands[hand]
         first = _seat(spec.get("first"), "first", self.seats, hand=hand)
         _seat(spec.get("dealer"), "dealer", self.seats, hand=hand)
@@ -338,7 +338,9 @@ def _drive(game: Game, raw: Mapping[str, Any], h: int, i: int, manual_draw: bool
         else:
             raise RecordError("event_kind", hand=h, event=i, kind=repr(kind)[:80])
     except (IllegalActionError, MalformedActionError) as exc:
-        problem: Said = exc if isinstance(exc, IllegalActionError) else str(exc)
+        who = raw.get("seat")
+        problem: Said = (str(exc) if not isinstance(exc, IllegalActionError)
+                         else exc.of_seat(who) if isinstance(who, int) else exc)
         raise RecordError("illegal", hand=h, event=i, found=_describe_raw(raw), problem=problem) from None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -86,7 +87,7 @@ LocalGame = Callable[[float, float], LocalServer]
 class StartScreen(Screen[None]):
     """Shown while the app connects or starts a local server."""
 
-    BINDINGS = [Binding("q", "app.quit", N_("Quit"))]
+    BINDINGS = [Binding("q", "app.quit", N_("Quit")), Binding("escape", "app.quit", N_("Quit"), show=False)]
 
     def __init__(self, text: str) -> None:
         super().__init__()
@@ -254,13 +255,11 @@ class Ono99App(App[int]):
             except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
                 if not self.model.resume and attempt == 0 and not self.model.connected:
                     if self.discover:  # back to the list, to pick another
-                        self.notify(_("Cannot reach {host}:{port} ({error}).").format(
-                            host=self.host, port=self.port, error=exc), severity="error", timeout=10)
+                        self.notify(unreachable_words(self.host, self.port, exc), severity="error", timeout=10)
                         self.pop_screen()
                         self._pick_server()
                         return
-                    self._fatal(_("Cannot reach {host}:{port} ({error}). Check the address and that 'ono99 serve' runs "
-                                  "there.").format(host=self.host, port=self.port, error=exc))
+                    self._fatal(unreachable_words(self.host, self.port, exc))
                     return
                 await self._wait_to_retry(attempt)
                 attempt += 1
@@ -499,6 +498,21 @@ class Ono99App(App[int]):
             await self.link.close()
         if self._embedded is not None:
             await self._embedded.close()
+
+
+def unreachable_words(host: str, port: int, exc: BaseException) -> str:
+    """Why a server cannot be reached, in words (not the system's errno text)."""
+    if isinstance(exc, socket.gaierror):
+        return _("Cannot find the host {host}: check the address.").format(host=host)
+    if isinstance(exc, ConnectionRefusedError):
+        return _("Nothing answers at {host}:{port}: check the address and that 'ono99 serve' runs there.").format(
+            host=host, port=port)
+    if isinstance(exc, TimeoutError):
+        return _("{host}:{port} did not answer: check the address and that 'ono99 serve' runs there.").format(
+            host=host, port=port)
+    error = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+    return _("Cannot reach {host}:{port} ({error}). Check the address and that 'ono99 serve' runs there.").format(
+        host=host, port=port, error=error)
 
 
 def first_visit_words(unknown: UnknownServer) -> str:

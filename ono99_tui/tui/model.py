@@ -353,7 +353,8 @@ class Model:
         if isinstance(event, DrawEvent):
             me, who = self.is_me(event.seat), self.seat_name(event.seat)
             if event.card:
-                return (_("You drew {card}") if me else _("{who} drew {card}")).format(
+                # "the card": "You drew 1" would read as a count
+                return (_("You drew the card {card}") if me else _("{who} drew the card {card}")).format(
                     who=who, card=card_label(event.card, edition))
             return (_("You drew a card") if me else _("{who} drew a card")).format(who=who)
         if isinstance(event, ReshuffleEvent):

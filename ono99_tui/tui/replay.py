@@ -20,15 +20,21 @@ from ..messages import ServerMessage, decode_server_message
 from ..protocol import event_to_wire, view_to_wire
 from .app import MONO_THEME
 from .model import Model
+from .rules_text import help_markdown
 from .screens import HelpScreen, TableScreen
+
+
+def record_lines(path: Path) -> list[str]:
+    """The records of a JSON Lines file, one text each (blank lines are not records)."""
+    return [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
 
 
 def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
     """The steps of record number ``line`` of a JSON Lines file: the table, then one state per action
     as each seat saw it (a record is public once the game is over: the viewer may follow any seat)."""
-    lines = [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
+    lines = record_lines(path)
     if not 1 <= line <= len(lines):
-        raise RecordError("no_record", records=words.records(len(lines)), number=line)
+        raise RecordError("no_record", records=words.records(len(lines)), number=line, count=len(lines))
     try:
         record = json.loads(lines[line - 1])
     except json.JSONDecodeError as exc:
@@ -79,6 +85,9 @@ class ReplayCursor:
     one of its own (profile.py)."""
 
     local = True
+    file: Path | None = None  # the file of ``ono99 replay``, whose other records [ and ] show
+    line = 1  # which record of it, from 1
+    records = 1  # how many it holds
 
     def setup_cursor(self, replay_data: dict[str, Any]) -> None:
         self.table: dict[str, Any] = replay_data["table"]
@@ -115,6 +124,26 @@ class ReplayCursor:
     def show_step(self) -> None:
         """Draw the step now in ``model``."""
 
+    def other_record(self, step: int) -> str | None:
+        """Show the record ``step`` records on in the file, from its first step; a faulty one is
+        passed over. What to tell the viewer, or None."""
+        if self.file is None:
+            return None
+        line, skipped = self.line + step, []
+        while 1 <= line <= self.records:
+            try:
+                data = load_replay(self.file, line)
+            except (OSError, RecordError) as exc:
+                skipped.append(exc.describe(_) if isinstance(exc, RecordError) else str(exc))
+                line += step
+                continue
+            self.line = line
+            self.setup_cursor(data)
+            self.show_step()
+            return _("Passed over a faulty record: {error}").format(error=skipped[-1]) if skipped else None
+        return (_("This is the last record of the file.") if step > 0 else
+                _("This is the first record of the file."))
+
     # the table screen's hooks: a replay sends nothing and rings no bell
     def send_action(self, code: str) -> None:
         return
@@ -132,18 +161,54 @@ class ReplayCursor:
         return
 
 
+REPLAY_KEYS = N_(
+    "## Replay keys\n"
+    "| key | what it does |\n"
+    "|---|---|\n"
+    "| → or Space / ← | one step on / back |\n"
+    "| PageDown / PageUp | ten steps on / back |\n"
+    "| Home / End | the first / the last step |\n"
+    "| Tab | follow the next seat's cards |\n"
+    "| ? | this help (Esc closes it) |"
+)
+RECORD_KEYS = N_("| ] / [ | the next / the previous record of the file |")
+QUIT_KEY = N_("| q | quit |")
+CLOSE_KEY = N_("| Esc or q | close the replay |")
+
+
 class ReplayScreen(TableScreen, inherit_bindings=False):
     BINDINGS = [
         Binding("right,space,n", "step(1)", N_("Next")),
         Binding("left,p", "step(-1)", N_("Previous")),
         Binding("pagedown", "step(10)", "+10", show=False),
         Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("home", "jump(0)", N_("Start")),
-        Binding("end", "jump(-1)", N_("End")),
+        # Home and End are said under the cards: the footer keeps room for ] and ? at 80 columns
+        Binding("home", "jump(0)", N_("Start"), show=False),
+        Binding("end", "jump(-1)", N_("End"), show=False),
         Binding("tab", "follow", N_("Next seat")),
+        Binding("right_square_bracket", "record(1)", N_("Next record")),
+        Binding("left_square_bracket", "record(-1)", N_("Previous record"), show=False),
         Binding("question_mark", "help", N_("Help")),
         Binding("q", "app.quit", N_("Quit")),
     ]
+    LAST_KEY = QUIT_KEY
+
+    def on_mount(self) -> None:
+        self.query_one("#chat-box").display = False  # nobody chats in a replay
+
+    def footer_shows(self, action: str) -> bool:
+        if action.partition("(")[0] == "record":  # only with a file of more than one record
+            return self.replay.file is not None and self.replay.records > 1
+        return super().footer_shows(action)
+
+    def action_record(self, step: int) -> None:
+        line = self.replay.line
+        said = self.replay.other_record(step)
+        if self.replay.line != line:
+            self._shown_game_over = None  # this record's end has a result of its own
+            self.refresh_model(self.replay.model)
+        if said:
+            self.notify(said, timeout=4, markup=False)
 
     @property
     def replay(self) -> ReplayCursor:
@@ -160,7 +225,12 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         self.replay.follow((self.replay.seat + 1) % len(self.replay.seat_states))
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        """The replay's own keys, then the rules."""
+        keys = [_(REPLAY_KEYS)]
+        if self.footer_shows("record"):
+            keys.append(_(RECORD_KEYS))
+        keys.append(_(self.LAST_KEY))
+        self.app.push_screen(HelpScreen("\n".join(keys) + "\n\n" + help_markdown()))
 
     def refresh_model(self, model: Model) -> None:
         model = self.replay.model  # the replay's model, at its step
@@ -181,9 +251,11 @@ class ReplayApp(ReplayCursor, App[None]):
     TITLE = "ONO 99 replay"
     BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
 
-    def __init__(self, replay_data: dict[str, Any]) -> None:
+    def __init__(self, replay_data: dict[str, Any], file: Path | None = None, line: int = 1) -> None:
         super().__init__()
         self.setup_cursor(replay_data)
+        if file is not None:
+            self.file, self.line, self.records = file, line, len(record_lines(file))
 
     def on_mount(self) -> None:
         self.register_theme(MONO_THEME)
@@ -202,6 +274,7 @@ class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
     BINDINGS = [*(b for b in ReplayScreen.BINDINGS if isinstance(b, Binding) and b.action != "app.quit"),
                 Binding("escape,q", "close", N_("Close"))]
     STEP_KEYS = N_("←/→ step, Home/End jump, Esc close")
+    LAST_KEY = CLOSE_KEY
 
     def __init__(self, steps: dict[str, Any]) -> None:
         self.cursor = _ScreenCursor(self, steps)
@@ -239,5 +312,7 @@ class _ScreenCursor(ReplayCursor):
         self.screen.refresh_model(self.model)
 
 
-def make_replay_app(replay_data: dict[str, Any]) -> ReplayApp:
-    return ReplayApp(replay_data)
+def make_replay_app(replay_data: dict[str, Any], file: Path | None = None, line: int = 1) -> ReplayApp:
+    """The replay of ``ono99 replay``; with the ``file`` it came from (record ``line``), [ and ] show
+    the file's other records."""
+    return ReplayApp(replay_data, file, line)

@@ -1,5 +1,6 @@
-"""The rules and keys, as the help screen shows them: a summary of docs/rules.md, whose card
-tables it repeats word for word (tests/test_rules_doc.py checks that they agree).
+"""The rules and keys, as the help screen shows them: a summary of docs/rules.md, whose card and
+points tables it repeats word for word (tests/test_rules_doc.py checks that they agree). The help
+is all a player has (no docs/ comes with the game): it never sends them to a file.
 
 Each block (a heading, a paragraph, a table) is one message of the catalogs, so the help is
 translated block by block; ``help_markdown()`` is the help in the current language."""
@@ -57,6 +58,25 @@ HELP_BLOCKS = [
         "with points scoring, everyone scores the cards left in hand and the lowest score wins)."
     ),
     N_(
+        "**Points scoring**: a player who cannot play drops out of the hand with their cards; when one\n"
+        "player is left, everyone scores what they hold, and lower is better:"
+    ),
+    N_(
+        "<!-- points-1980 -->\n"
+        "| what | points |\n"
+        "|---|---|\n"
+        "| a number card | its value |\n"
+        "| an O'NO 99 card | 20 |\n"
+        "| a Hold, Reverse, Minus Ten or Double Play | 15 |\n"
+        "| each card short of 4 (a draw lost with manual draw) | 15 |\n"
+        "| dropping out of the hand | 25, except when the hand held only O'NO 99 cards |\n"
+        "<!-- /points-1980 -->"
+    ),
+    N_(
+        "Reaching the points target (100 unless the table sets another) puts you out, and the last player\n"
+        "left wins; with *lowest score* the match ends as soon as anyone reaches it and the lowest score wins."
+    ),
+    N_(
         "Options: *manual draw* (draw yourself with d after playing; if the next player plays first, your\n"
         "draw is lost — against bots you get at least 3 seconds), *only going over 99 loses*, *O'NO 99 when\n"
         "the total ends in 0*, *O'NO 99 sets the total to 99*, *out as soon as the last token is lost*,\n"
@@ -81,7 +101,7 @@ HELP_BLOCKS = [
         "| F2 | settings: language, theme (incl. high contrast), bell on your turn, your name |\n"
         "| q or Ctrl+Q | quit |"
     ),
-    N_('A card you cannot play says why, e.g. "7 would make 101". The full rules: docs/rules.md.'),
+    N_('A card you cannot play says why, e.g. "7 would make 101".'),
 ]
 HELP_MARKDOWN = "\n\n".join(HELP_BLOCKS) + "\n"  # English
 

@@ -38,6 +38,7 @@ from .rules_text import help_markdown
 from .steady import LineLog, SteadyDigits
 from .widgets import (
     Banner,
+    ButtonRow,
     CardWidget,
     ClockBar,
     HandView,
@@ -141,6 +142,7 @@ class TableScreen(ModelScreen):
         self._chat_written = 0
         self._shown_game_over: tuple[Any, int] | None = None  # (table id, game number) of the last dialog
         self._bindings_for: tuple[Any, ...] = ()
+        self._note_until: tuple[Any, ...] | None = None  # the moment the note under the cards is about
 
     def compose(self) -> ComposeResult:
         yield Static(id="title", markup=False)
@@ -196,6 +198,23 @@ class TableScreen(ModelScreen):
             return view is not None and view.seat is not None
         return True
 
+    @staticmethod
+    def _moment(model: Model, lasts: str) -> tuple[Any, ...]:
+        """What must stay the same for a note to stay true: the move (``turn``: a state of the game)
+        or the game (``game``: until it ends or another starts)."""
+        table, view = model.table, model.view
+        game = (table.id if table is not None else None, model.game_no, view is not None and view.winner is None)
+        return (*game, view.version if view is not None else None) if lasts == "turn" else game
+
+    def note(self, text: str, lasts: str = "turn") -> None:
+        """Say why a key did nothing (or what it did), under the cards, until the moment passes."""
+        self.show_text("#why", Text(text))
+        self._note_until = (*self._moment(self.ono.model, lasts), lasts) if text else None
+
+    def _drop_stale_note(self, model: Model) -> None:
+        if self._note_until is not None and self._moment(model, self._note_until[-1]) != self._note_until[:-1]:
+            self.note("")
+
     def _tick(self) -> None:
         """Count the turn clock down between server messages."""
         if self.ono.model.clock is not None:
@@ -207,6 +226,8 @@ class TableScreen(ModelScreen):
         title.append("ONO 99", style="bold")
         name = table.name if table is not None else "Table"
         title.append("  ·  ")
+        if self.ono.local and not model.replay:  # one name for the local table, however it was opened
+            name = _("Local game")
         title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if model.view is not None and model.view.seat is None:
@@ -224,6 +245,7 @@ class TableScreen(ModelScreen):
         self.query_one(TotalLabel).show(model)
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
+        self._drop_stale_note(model)
         keys = (table.status if table else None, table.host if table else None, view.seat if view else None)
         if keys != self._bindings_for:
             self._bindings_for = keys
@@ -233,7 +255,6 @@ class TableScreen(ModelScreen):
             self.selected = min(self.selected, len(hand) - 1)
             if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
                 self.selected = next((i for i, c in enumerate(hand) if c in view.legal), self.selected)
-                self.show_text("#why", Text())  # a note on a key pressed before it is out of date
         self._was_my_turn = model.my_turn
         self.query_one(HandView).show(model, self.selected)
         self._write_new_lines(model)
@@ -274,7 +295,7 @@ class TableScreen(ModelScreen):
             fast = getattr(self.app, "fast_forward", None)
             if fast is not None:
                 fast()
-                self.show_text("#why", Text(_("Fast-forward: the bots play the game out without waiting.")))
+                self.note(_("Fast-forward: the bots play the game out without waiting."), lasts="game")
 
     def _write_new_lines(self, model: Model) -> None:
         log = self.query_one("#log", RichLog)
@@ -311,17 +332,22 @@ class TableScreen(ModelScreen):
     def action_play(self, index: int) -> None:
         model = self.ono.model
         view = model.view
-        if view is None or index >= len(view.hand):
+        if view is None:
+            return
+        if view.winner is not None:  # the hand is empty then: say why the key does nothing
+            self.note(_("The game is over: r plays again, n starts a new game.") if self.footer_shows("rematch")
+                      else _("The game is over."), lasts="game")
+            return
+        if index >= len(view.hand):
             return
         self.selected = index
         code = view.hand[index]
         reason = model.reason_for(code)
         if reason is not None:
-            self.show_text("#why", Text(_("Can't play {card}: {reason}").format(card=card_label(code, model.edition),
-                                                                             reason=reason)))
+            self.note(_("Can't play {card}: {reason}").format(card=card_label(code, model.edition), reason=reason))
             self.refresh_model(model)
             return
-        self.show_text("#why", Text())
+        self.note("")
         self.ono.send_action(code)
 
     def action_play_selected(self) -> None:
@@ -332,18 +358,18 @@ class TableScreen(ModelScreen):
         if model.view and "ONO99x4" in model.view.legal:
             self.ono.send_action("ONO99x4")
         elif model.view is None or model.edition != "2022":
-            self.show_text("#why", Text(_("f discards four ONO 99 cards, a move of the 2022 edition only.")))
+            self.note(_("f discards four ONO 99 cards, a move of the 2022 edition only."))
         elif not model.my_turn:
-            self.show_text("#why", Text(_("f discards four ONO 99 cards, on your turn.")))
+            self.note(_("f discards four ONO 99 cards, on your turn."))
         else:
             held = model.view.hand.count("ONO99")
-            self.show_text("#why", Text(_("f discards four ONO 99 cards at once; you hold {held}.").format(held=held)))
+            self.note(_("f discards four ONO 99 cards at once; you hold {held}.").format(held=held))
 
     def action_draw(self) -> None:
         if self.ono.model.can_draw:
             self.ono.send_action("draw")
         else:
-            self.show_text("#why", Text(_("There is no draw to take.")))
+            self.note(_("There is no draw to take."))
 
     def action_start(self) -> None:
         """The host starts the game (or a rematch); empty seats get bots."""
@@ -351,10 +377,10 @@ class TableScreen(ModelScreen):
         table = model.table
         status, host = (table.status, table.host) if table is not None else (None, None)
         if status == "playing":
-            self.show_text("#why", Text(_("The game is already running.")))
+            self.note(_("The game is already running."))
             return
         if host != model.my_name and not self.ono.local:
-            self.show_text("#why", Text(_("Only the host, {host}, can start the game.").format(host=host)))
+            self.note(_("Only the host, {host}, can start the game.").format(host=host))
             return
         if status == "finished":
             self.action_rematch()
@@ -366,11 +392,10 @@ class TableScreen(ModelScreen):
         model = self.ono.model
         table = model.table
         if table is None or table.status != "finished":
-            self.show_text("#why", Text(_("r plays again once the game is over.")))
+            self.note(_("r plays again once the game is over."))
             return
         if table.host != model.my_name and not self.ono.local:
-            self.show_text("#why", Text(_("Only the host, {host}, can start the next game.").format(
-                host=table.host)))
+            self.note(_("Only the host, {host}, can start the next game.").format(host=table.host))
             return
         fast = getattr(self.app, "fast_forward", None)
         if fast is not None:
@@ -485,7 +510,7 @@ class GameOverScreen(ModalScreen[str | None]):
                 lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
                     host=hosted_by))
             yield Static(lines, id="ranking", markup=False)
-            with Horizontal(id="buttons"):
+            with ButtonRow(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
                     yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
                 yield Button(_("Close (esc)"), id="close")
@@ -565,7 +590,7 @@ class KnockOutScreen(ModalScreen[str | None]):
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
             yield Static(text, id="ranking", markup=False)
-            with Horizontal(id="buttons"):
+            with ButtonRow(id="buttons"):
                 if self.offer_fast:
                     yield Button(_("Fast-forward (f)"), id="fast", variant="primary")
                 yield Button(_("Watch (enter)") if k.final else _("Continue (enter)"), id="continue",
@@ -641,10 +666,14 @@ class HintScreen(ModalScreen[None]):
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("question_mark", "dismiss", N_("Close"))]
 
+    def __init__(self, markdown: str | None = None) -> None:
+        super().__init__()
+        self.markdown = markdown  # None: the rules and the table's keys
+
     def compose(self) -> ComposeResult:
         yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
-            yield Markdown(help_markdown())
+            yield Markdown(help_markdown() if self.markdown is None else self.markdown)
         yield KeysFooter()
 
 
@@ -1002,6 +1031,10 @@ class LobbyScreen(ModelScreen):
 
     def action_play_now(self) -> None:
         edition, seats = self.ono.play_now_wish
+        if self.ono.local:  # nobody else can come to a local game: bots take the other seats at once
+            self.ono.send_message({"t": "create_table", "edition": edition, "seats": seats, "bots": seats - 1,
+                                   "bot_level": "greedy", "turn_seconds": 0, "start": True})
+            return
         self.ono.send_message({"t": "play_now", "edition": edition, "seats": seats})
 
     def action_profile(self) -> None:
@@ -1114,6 +1147,7 @@ class SettingsScreen(ModalScreen[None]):
                     yield Input(str(app.settings.name or getattr(app, "player_name", "")),  # type: ignore[attr-defined]
                                 id="name", max_length=20)
                 yield Static(_("Your name is used from the next game or connection on."), markup=False)
+        yield KeysFooter()  # its own keys, not the table's under it
 
     @on(Select.Changed, "#theme")
     def theme_changed(self, event: Select.Changed) -> None:

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.visual import visualize
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from .. import text as words
 from ..i18n import gettext as _
@@ -62,6 +62,9 @@ def _height_changes(widget: Static, text: Text) -> bool:
     return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
+CARD_TEXT_WIDTH = 10  # the cells inside a card's border (ono99.tcss: .card width 12)
+
+
 class CardWidget(Static):
     """One card of the hand: its number key, face and kind, and whether it can be played."""
 
@@ -74,24 +77,28 @@ class CardWidget(Static):
         super().__init__("", classes="card", markup=False)
         self.index = index
         self.code = ""
-        self._shown: tuple[str, str, bool, bool, bool, bool] | None = None
+        self._shown: tuple[str, str, bool, bool, bool, bool, bool] | None = None
 
     def show(self, code: str, edition: str, playable: bool, selected: bool, new: bool = False,
-             your_turn: bool = True) -> None:
+             your_turn: bool = True, keys: bool = True) -> None:
         if not self.display:
             self.display = True
-        if (code, edition, playable, selected, new, your_turn) == self._shown:
+        if (code, edition, playable, selected, new, your_turn, keys) == self._shown:
             return
-        self._shown = (code, edition, playable, selected, new, your_turn)
+        self._shown = (code, edition, playable, selected, new, your_turn, keys)
         self.code = code
         big, small = card_face(code, edition)
         text = Text()
-        text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
+        if keys:  # a replay's cards take no key
+            text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
         if new:
             text.append(" " + _("NEW"), style="bold reverse")  # the card just drawn
         text.append("\n")
         text.append(f"{big}\n", style="bold")
-        text.append(small or " ")
+        # one line for the word, so that the line below (playable or not) always shows
+        word = Text(small or " ")
+        word.truncate(CARD_TEXT_WIDTH, overflow="ellipsis")
+        text.append(word)
         text.append("\n")
         text.append(_("playable") if playable else (_("blocked") if your_turn else ""), style="" if playable else "dim")
         show_text(self, text, fixed_size=True)
@@ -120,7 +127,8 @@ class HandView(Horizontal):
             if widget.index < len(cards):
                 code = cards[widget.index]
                 widget.show(code, edition, model.viewer_on_turn and code in legal, widget.index == selected,
-                            widget.index == new, model.viewer_on_turn)  # "blocked" only when it matters
+                            widget.index == new, model.viewer_on_turn,  # "blocked" only when it matters
+                            keys=not model.replay)
             elif widget.display:
                 widget.display = False
 
@@ -218,16 +226,31 @@ class StatusLine(Static):
             return
         arrow = "→ " + _("clockwise") if view.direction == 1 else "← " + _("counter-clockwise")
         top = card_label(view.top_card, model.edition) if view.top_card else "—"
-        text = Text()
-        text.append(f"{arrow} · " + _("top card {card} · draw pile {size}").format(card=top,
-                                                                                 size=view.draw_pile_size))
+        parts = [Text(arrow), *(Text(part) for part in _("top card {card} · draw pile {size}").format(
+            card=top, size=view.draw_pile_size).split(" · "))]
         left = model.clock_left()
         if left is not None and view.winner is None:
-            text.append(" · " + _("clock {seconds}s").format(seconds=int(left)),
-                        style="bold reverse" if left < 10 else "bold")
+            parts.append(Text(_("clock {seconds}s").format(seconds=int(left)),
+                              style="bold reverse" if left < 10 else "bold"))
         if view.edition == "1980":
-            text.append(" · " + _("hand {n}").format(n=view.hand_number + 1))
+            parts.append(Text(_("hand {n}").format(n=view.hand_number + 1)))
+        # a narrow column breaks the line between its parts, never inside one (a long language, 80 columns)
+        width = self.content_size.width
+        text = Text()
+        line = 0
+        for i, part in enumerate(parts):
+            if i and width and line + 3 + part.cell_len > width:
+                text.append("\n")
+                line = 0
+            elif i:
+                text.append(" · ")
+                line += 3
+            text.append_text(part)
+            line += part.cell_len
         plays = list(model.recent_plays)
+        while len(plays) > 1 and width and Text(_("last plays:") + " " + " · ".join(
+                self._play(model, play).plain for play in plays)).cell_len > width:
+            plays.pop(0)  # the oldest go first: the line is never cut
         if plays:
             text.append("\n" + _("last plays:") + " ")
             for i, play in enumerate(plays):
@@ -310,11 +333,44 @@ class ClockBar(Static):
         show_text(self, Text(f"{whose} · " + _("clock {seconds}s").format(seconds=int(left))), fixed_size=True)
 
 
+class ButtonRow(Horizontal):
+    """A dialog's buttons in a row, or in two columns when the row would cut them (a long
+    language at 80 columns): every button shows its whole label."""
+
+    DEFAULT_CSS = """
+    ButtonRow.-two-columns {
+        layout: grid;
+        grid-size: 2;
+        grid-gutter: 0 1;
+        grid-rows: auto;
+    }
+    ButtonRow.-two-columns Button {
+        width: 100%;
+        margin-right: 0;
+    }
+    """
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(sum(self._width(button) for button in self.query(Button)) > event.size.width, "-two-columns")
+
+    @staticmethod
+    def _width(button: Button) -> int:
+        """The cells a button takes in a row: its label with a cell each side, padding and border, at
+        least its min-width, and its margin."""
+        styles = button.styles
+        least = int(styles.min_width.value) if styles.min_width is not None else 0
+        return max(Text(str(button.label)).cell_len + 2 + styles.gutter.width, least) + styles.margin.width
+
+
 class FooterEntry(NamedTuple):
     key: str
     display: str
     description: str
     enabled: bool
+    essential: bool = False  # kept when not all keys fit: help, quit, settings, close
+
+
+ESSENTIAL_ACTIONS = {"help", "app.help", "quit", "app.quit", "settings", "app.settings", "dismiss", "close"}
 
 
 def put_up_while_closing(screen: Screen[Any]) -> bool:
@@ -384,7 +440,7 @@ class KeysFooter(Widget, can_focus=False):
             if binding.show and binding.action not in actions and (shows is None or shows(binding.action)):
                 actions.add(binding.action)
                 entries.append(FooterEntry(binding.key, app.get_key_display(binding), _(binding.description),
-                                           enabled))
+                                           enabled, binding.action in ESSENTIAL_ACTIONS))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _key, binding, enabled, _tooltip = active[app.COMMAND_PALETTE_BINDING]
@@ -430,7 +486,7 @@ class KeysFooter(Widget, can_focus=False):
         left_width = max(0, width - right.cell_len)
         left = Text()
         self._spans = []
-        for entry in self._entries:
+        for entry in self._fitting(left_width, compact):
             start = left.cell_len
             shown = self._entry_text(entry, compact=compact)
             if compact and start:
@@ -445,6 +501,23 @@ class KeysFooter(Widget, can_focus=False):
         line = Text.assemble(left, right, no_wrap=True, end="")
         line.stylize_before(self.rich_style)
         return line
+
+    def _fitting(self, width: int, compact: bool) -> list[FooterEntry]:
+        """The keys that fit in ``width`` cells, in their order: when not all do, the essential ones
+        (help, quit, settings, close) and as many of the others as leave room for them."""
+        gap = 1 if compact else 0  # the space before each key but the first
+        sizes = [self._entry_text(entry, compact=compact).cell_len + gap for entry in self._entries]
+        if sum(sizes) <= width + gap:
+            return list(self._entries)
+        room = width + gap - sum(size for entry, size in zip(self._entries, sizes, strict=True) if entry.essential)
+        kept = []
+        for entry, size in zip(self._entries, sizes, strict=True):
+            if entry.essential:
+                kept.append(entry)
+            elif size <= room:
+                kept.append(entry)
+                room -= size
+        return kept
 
     def _entry_at(self, x: int) -> FooterEntry | None:
         return next((entry for start, end, entry in self._spans if start <= x < end), None)
