@@ -320,8 +320,8 @@ async def test_an_unreachable_server_sends_the_player_back_to_the_list() -> None
         app.screen.query_one("#address", Input).value = f"127.0.0.1:{port}"
         app.screen.query_one("#address", Input).focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("Cannot reach" in str(n.message) for n in app._notifications),
-                       "the error")
+        await wait_until(pilot, lambda: any(f"Nothing answers at 127.0.0.1:{port}" in str(n.message)
+                                            for n in app._notifications), "the error")
         await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the list again")
 
 

@@ -52,7 +52,7 @@ def test_simulate_prints_its_percentages_and_decimals_in_german() -> None:
     assert out.returncode == 0, out.stderr
     assert f"fairer Anteil 50,0{NBSP}%" in out.stdout
     assert f"[95{NBSP}%-Intervall]" in out.stdout
-    rows = [line for line in out.stdout.splitlines() if "Platz 0" in line]
+    rows = [line for line in out.stdout.splitlines() if "Platz 1" in line]
     assert len(rows) == 1 and rows[0].count(f"{NBSP}%") == 3 and "." not in rows[0]
     english = run_cli("simulate", "--games", "20", "--bots", "greedy,random", "--players", "2", "--seed", "1")
     assert "fair share 50.0%" in english.stdout
