@@ -107,6 +107,11 @@ class ModelScreen(Screen[None]):
         show_text(self.query_one(selector, Static), text, fixed_size=fixed_size)
 
 
+# The local game's table is named in English and shown in the reader's language, which may change
+# during the game (F2)
+LOCAL_GAME = N_("Local game")
+
+
 # --- the table ------------------------------------------------------------------------------------------
 class TableScreen(ModelScreen):
     AUTO_FOCUS = None  # keys go to the hand; the chat input takes focus only with c
@@ -175,14 +180,17 @@ class TableScreen(ModelScreen):
             self.app.push_screen(HintScreen())
 
     def on_screen_suspend(self) -> None:
-        pause = getattr(self.app, "pause_bots", None)
-        if pause is not None:
-            pause(True)  # a dialog (or another screen) covers the table: a local game waits
+        self._hold_bots()  # a dialog (or another screen) covers the table: a local game waits
 
     def on_screen_resume(self) -> None:
-        pause = getattr(self.app, "pause_bots", None)
-        if pause is not None:
-            pause(False)
+        self._hold_bots()
+
+    def _hold_bots(self) -> None:
+        # decided by what is on top now, not by which event came: a screen replaced by a new one
+        # (the language changed) may be suspended after its successor was resumed
+        hold = getattr(self.app, "hold_bots_unless_table_shown", None)
+        if hold is not None:
+            hold()
 
     def footer_shows(self, action: str) -> bool:
         """Start and Play again show in the footer only when they would do something (pressed
@@ -207,6 +215,8 @@ class TableScreen(ModelScreen):
         title.append("ONO 99", style="bold")
         name = table.name if table is not None else "Table"
         title.append("  ·  ")
+        if name == LOCAL_GAME and self.ono.local:
+            name = _(LOCAL_GAME)
         title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if model.view is not None and model.view.seat is None:

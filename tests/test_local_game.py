@@ -1,0 +1,42 @@
+"""The local game at 80×24 as a newcomer meets it: the language changed mid-game, chat in the log,
+standing up and sitting down, the log after a resize, the new-game dialog and the manual draw."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from ono99_tui.i18n import change_language, current_language
+from ono99_tui.local_game import open_local_game
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.screens import SettingsScreen, TableScreen
+from tests.test_tui import play_my_turn, wait_until
+
+
+async def test_changing_the_language_mid_game_lets_the_bots_play_on_and_relabels_the_header() -> None:
+    """F2, Tab, Enter, Deutsch, Enter: the table comes back in German and a card played then is
+    answered by the bots (they were left waiting as if the dialog were still open)."""
+    app = make_app(bot_delay=0.05, local_game=open_local_game)
+    before = current_language()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                             "the game")
+            assert "Local game" in str(app.screen.query_one("#title", Static).render())
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
+            await pilot.press("tab", "enter")
+            await pilot.pause()
+            await pilot.press("down", "down", "enter")  # English, Afrikaans, Deutsch
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+            assert current_language() == "de"
+            table = next(iter(app._embedded.server.lobby.tables.values()))  # type: ignore[union-attr]
+            await wait_until(pilot, lambda: app.model.my_turn, "my turn")
+            assert not table.paused
+            version = app.model.view.version  # type: ignore[union-attr]
+            await play_my_turn(pilot, app)
+            await wait_until(pilot, lambda: app.model.view.version > version + 1,  # type: ignore[union-attr]
+                             "a bot's play after mine")
+            title = str(app.screen.query_one("#title", Static).render())
+            assert "Lokales Spiel" in title and "Local game" not in title
+    finally:
+        change_language(before)
