@@ -3,7 +3,8 @@ standing up and sitting down, the log after a resize, the new-game dialog and th
 
 from __future__ import annotations
 
-from textual.widgets import Static
+import pytest
+from textual.widgets import RichLog, Static
 
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
@@ -40,3 +41,31 @@ async def test_changing_the_language_mid_game_lets_the_bots_play_on_and_relabels
             assert "Lokales Spiel" in title and "Local game" not in title
     finally:
         change_language(before)
+
+
+def shown_lines(log: RichLog) -> list[str]:
+    """The lines of a log that are on screen."""
+    top = round(log.scroll_y)
+    return [strip.text.rstrip() for strip in log.lines[top:top + log.scrollable_content_region.height]]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_a_chat_line_said_at_the_table_is_one_line_in_the_log_or_the_chat_column(size: tuple[int, int]) -> None:
+    """c, a line, Enter, Esc: at 80 columns the log (hidden while chatting) shows it as one line, the
+    game's lines above it; at 200 columns the chat column does."""
+    app = make_app(bot_delay=5, local_game=open_local_game)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        await pilot.press("c", *"gg well played", "enter")
+        await wait_until(pilot, lambda: app.model.chat_count > 0, "the chat line")
+        await pilot.press("escape")
+        await pilot.pause()
+        where = "#log" if size[0] < 90 else "#chat"
+        log = app.screen.query_one(where, RichLog)
+        shown = shown_lines(log)
+        said = "chat · Player: gg well played" if where == "#log" else "Player: gg well played"
+        assert shown[-1] == said, shown
+        assert all(len(line) > 1 for line in shown), shown
+        if where == "#log":
+            assert app.model.log[-1] in " ".join(shown), shown  # the game's last line is still in view

@@ -11,9 +11,11 @@ and lays nothing out.
 
 from __future__ import annotations
 
-from typing import Any
+from collections import deque
+from typing import Any, Self
 
 from rich.style import Style
+from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.strip import Strip
@@ -37,7 +39,9 @@ class LineLog(RichLog):
     layout touched.
 
     Given ``wrap=True``, it wraps its lines at its own width (``RichLog`` wraps them at 78 columns
-    at least, and a narrower log cut them off or showed a horizontal scrollbar).
+    at least, and a narrower log cut them off or showed a horizontal scrollbar). Lines written
+    while it is hidden (a narrow table shows the chat in its place) are wrapped once it shows
+    again: wrapped at no width, they came out one character a line.
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)  # Widget's asks for a layout
@@ -45,6 +49,37 @@ class LineLog(RichLog):
 
     def __init__(self, *, min_width: int = 1, **options: Any) -> None:
         super().__init__(min_width=min_width, **options)
+        self._written: deque[object] = deque(maxlen=self.max_lines)  # every line as given, to wrap again
+        self._unwrapped = False  # lines written that wait for a width
+
+    def write(self, content: object, width: int | None = None, expand: bool = False, shrink: bool = True,
+              scroll_end: bool | None = None, animate: bool = False) -> Self:
+        self._written.append(content)
+        if not self._size_known or self.scrollable_content_region.width <= 0:
+            self._unwrapped = True  # not laid out yet, or hidden: wrapped when it has a width
+            return self
+        return super().write(content, width, expand, shrink, scroll_end, animate)
+
+    def clear(self) -> Self:
+        self._written.clear()
+        self._unwrapped = False
+        return super().clear()
+
+    def on_resize(self, event: Resize) -> None:
+        # runs before RichLog's own handler, which then has nothing left to do
+        if self.scrollable_content_region.width <= 0:
+            return
+        self._size_known = True
+        if self._unwrapped:
+            self._wrap_again()
+
+    def _wrap_again(self) -> None:
+        """Wrap every line kept at the present width, and show the end."""
+        self._unwrapped = False
+        super().clear()
+        for content in self._written:
+            super().write(content, scroll_end=False)
+        self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # RichLog looks its style up twice for each line it paints (a walk over the styles of all
