@@ -9,8 +9,8 @@ from textual.widgets import RichLog, Static
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import SettingsScreen, TableScreen
-from tests.test_tui import play_my_turn, wait_until
+from ono99_tui.tui.screens import GameOverScreen, SettingsScreen, TableScreen
+from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 
 
 async def test_changing_the_language_mid_game_lets_the_bots_play_on_and_relabels_the_header() -> None:
@@ -69,3 +69,28 @@ async def test_a_chat_line_said_at_the_table_is_one_line_in_the_log_or_the_chat_
         assert all(len(line) > 1 for line in shown), shown
         if where == "#log":
             assert app.model.log[-1] in " ".join(shown), shown  # the game's last line is still in view
+
+
+@pytest.mark.parametrize("sizes", [((200, 50), (80, 24)), ((80, 24), (200, 50)), ((200, 50), (100, 20))])
+async def test_a_log_at_its_end_stays_at_its_end_when_the_terminal_is_resized(
+        sizes: tuple[tuple[int, int], tuple[int, int]]) -> None:
+    """After a game, the last line in view is who won, before and after a resize (wider, narrower,
+    shorter), though no event comes after it."""
+    first, then = sizes
+    app = make_app(bot_delay=0, local_game=open_local_game)
+    async with app.run_test(size=first) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        await play_to_the_end(pilot, app)
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        await pilot.press("escape")
+        await pilot.pause()
+        log = app.screen.query_one("#log", RichLog)
+        last = app.model.log[-1]
+        assert last.endswith(("wins the game!", "You win the game!"))
+        assert shown_lines(log)[-1] == last
+        await pilot.resize_terminal(*then)
+        await pilot.pause()
+        await pilot.pause()
+        shown = shown_lines(log)
+        assert last.endswith(shown[-1]) and shown[-1], shown
