@@ -10,6 +10,7 @@ from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.screens import GameOverScreen, SettingsScreen, TableScreen
+from ono99_tui.tui.seats import ConfirmScreen
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 
 
@@ -94,3 +95,31 @@ async def test_a_log_at_its_end_stays_at_its_end_when_the_terminal_is_resized(
         await pilot.pause()
         shown = shown_lines(log)
         assert last.endswith(shown[-1]) and shown[-1], shown
+
+
+async def test_u_in_a_running_local_game_asks_first_and_u_again_sits_down_at_the_next_game() -> None:
+    """u asks (No keeps the seat); Yes gives it to a bot while the game runs; u again, then Play
+    again, seats the player again (as a spectator waiting for a seat is seated on a server)."""
+    app = make_app(bot_delay=0.05, local_game=open_local_game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert "Stand up" in str(app.screen.query_one("#question", Static).render())
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.pause(0.2)
+        assert app.model.table is not None and app.model.table.you == 0
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.model.table is not None and app.model.table.you is None, "standing")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.press("u")  # during the game (or, if it ended meanwhile, between games)
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen) or (
+            app.model.table is not None and app.model.table.you is not None), "the game's end")
+        if isinstance(app.screen, GameOverScreen):
+            await pilot.press("r")
+        await wait_until(pilot, lambda: app.model.table is not None and app.model.table.you is not None
+                         and app.model.view is not None and app.model.view.seat is not None, "a seat again")

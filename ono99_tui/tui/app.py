@@ -341,7 +341,8 @@ class Ono99App(App[int]):
             if self.local and message.table is None:
                 self.send_message(self.first_table or {
                     "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
-                    "turn_seconds": 0, "start": True, "name": LOCAL_GAME})
+                    "turn_seconds": 0, "start": True, "name": LOCAL_GAME,
+                    "replace_bots": True})  # standing up, you take your seat back from the bot at the next game
             elif message.table is None:
                 self._show(LobbyScreen)
         elif isinstance(message, TableMessage):

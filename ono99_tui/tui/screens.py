@@ -407,7 +407,10 @@ class TableScreen(ModelScreen):
         if table is None or table.you is None:
             self.ono.send_message({"t": "sit"})
         else:
-            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"))
+            question = (_("Stand up? A bot plays your cards until this game is over; u sits you down again "
+                          "at the next game.") if self.ono.local else None)
+            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"), local_too=True,
+                                     question=question)
 
     def action_seat_menu(self) -> None:
         from .seats import SeatMenuScreen
@@ -780,7 +783,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
             "bot_level": self.query_one("#bot_level", Select).value,
         }
         if self.local:
-            message.update(turn_seconds=0, start=True)
+            message.update(turn_seconds=0, start=True, replace_bots=True)  # u after standing up: back at the next game
         else:
             message["turn_seconds"] = int(self.query_one("#turn_seconds", Input).value or 0)
             message["private"] = self.query_one("#private", Switch).value
