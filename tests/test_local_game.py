@@ -4,12 +4,12 @@ standing up and sitting down, the log after a resize, the new-game dialog and th
 from __future__ import annotations
 
 import pytest
-from textual.widgets import RichLog, Static
+from textual.widgets import RichLog, Select, Static, Switch
 
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import GameOverScreen, SettingsScreen, TableScreen
+from ono99_tui.tui.screens import GameOverScreen, NewGameScreen, SettingsScreen, TableScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 
@@ -123,3 +123,51 @@ async def test_u_in_a_running_local_game_asks_first_and_u_again_sits_down_at_the
             await pilot.press("r")
         await wait_until(pilot, lambda: app.model.table is not None and app.model.table.you is not None
                          and app.model.view is not None and app.model.view.seat is not None, "a seat again")
+
+
+async def test_the_new_game_dialog_starts_on_its_first_choice_and_enter_starts_from_any_field() -> None:
+    """At 80×24: focus on Edition, Tab to Players (no stop in between), Space opens a choice and
+    Enter picks in it, Space toggles a switch and Enter then starts the game; a line says when
+    choices go on below; the last-token option shows only with token scoring."""
+    app = make_app(bot_delay=5, local_game=open_local_game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        first_table = app.model.table.id  # type: ignore[union-attr]
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
+        dialog = app.screen
+        edition = dialog.query_one("#edition", Select)
+        assert app.focused is edition
+        await pilot.press("tab")
+        assert app.focused is dialog.query_one("#seats")
+        await pilot.press("shift+tab", "space")
+        await pilot.pause()
+        await pilot.press("down", "enter")  # in the open list: picks 1980
+        await pilot.pause()
+        assert edition.value == "1980" and isinstance(app.screen, NewGameScreen)
+        more = dialog.query_one("#more", Static)
+        await wait_until(pilot, lambda: "more choices below" in str(more.render()), "the hint")
+        assert dialog.query_one("#out_at_zero_tokens").parent.display
+        dialog.query_one("#scoring", Select).value = "points"
+        await pilot.pause()
+        assert not dialog.query_one("#out_at_zero_tokens").parent.display
+        dialog.query_one("#out_at_zero_tokens", Switch).value = True  # remembered from a tokens game
+        for _ in range(12):
+            if app.focused is dialog.query_one("#manual_draw"):
+                break
+            await pilot.press("tab")
+        switch = dialog.query_one("#manual_draw", Switch)
+        assert app.focused is switch and not switch.value
+        await pilot.press("space")
+        assert switch.value
+        fields = dialog.query_one("#fields")
+        fields.scroll_end(animate=False, immediate=True)
+        await wait_until(pilot, lambda: str(more.render()) == "", "the hint to go at the end")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.model.table is not None and app.model.table.id != first_table
+                         and app.model.view is not None, "the new game")
+        assert switch.value  # Enter started the game; it did not toggle the switch
+        options = app.model.table.options  # type: ignore[union-attr]
+        assert app.model.view.edition == "1980"  # type: ignore[union-attr]
+        assert options.manual_draw and not options.out_at_zero_tokens
