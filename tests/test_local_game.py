@@ -3,12 +3,17 @@ standing up and sitting down, the log after a resize, the new-game dialog and th
 
 from __future__ import annotations
 
+import asyncio
+import re
+from typing import Any
+
 import pytest
 from textual.widgets import RichLog, Select, Static, Switch
 
+from ono99_tui.cli import DEFAULT_DRAW_WINDOW
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
-from ono99_tui.tui.app import make_app
+from ono99_tui.tui.app import LOCAL_DRAW_WINDOW, make_app
 from ono99_tui.tui.screens import GameOverScreen, NewGameScreen, SettingsScreen, TableScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
@@ -171,3 +176,52 @@ async def test_the_new_game_dialog_starts_on_its_first_choice_and_enter_starts_f
         options = app.model.table.options  # type: ignore[union-attr]
         assert app.model.view.edition == "1980"  # type: ignore[union-attr]
         assert options.manual_draw and not options.out_at_zero_tokens
+
+
+def banner(app: Any) -> str:
+    return str(app.screen.query_one("#banner", Static).render())
+
+
+async def test_an_open_draw_counts_down_the_seconds_the_next_bot_waits_and_ends_when_the_player_draws() -> None:
+    """At a manual_draw table the warning says how many seconds are left to draw, and that is the
+    time the bot on turn waits (read from the table's timer); a dialog holds the bot and the count,
+    closing it gives the whole window again; d ends it at once."""
+    assert DEFAULT_DRAW_WINDOW == LOCAL_DRAW_WINDOW  # what --help says is what a local game does
+    app = make_app(bot_delay=0.05, draw_window=20, local_game=open_local_game)
+    app.first_table = {"t": "create_table", "edition": "2022", "options": {"manual_draw": True}, "seats": 2,
+                       "bots": 1, "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": "Draw test"}
+    loop = asyncio.get_running_loop()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        table = next(iter(app._embedded.server.lobby.tables.values()))  # type: ignore[union-attr]
+
+        def seconds_said() -> int:
+            found = re.search(r"press d within (\d+) s", banner(app))
+            assert found, banner(app)
+            return int(found.group(1))
+
+        def honest() -> bool:  # the count is the bot's own wait
+            left = app.model.clock_left()
+            return (table._timer is not None and left is not None
+                    and abs(table._timer.when() - loop.time() - left) < 1)
+
+        while not app.model.can_draw:
+            await wait_until(pilot, lambda: app.model.my_turn, "my turn")
+            before = app.model.view.version  # type: ignore[union-attr]
+            await play_my_turn(pilot, app)
+            await wait_until(pilot, lambda b=before: app.model.view.version != b, "my play")  # type: ignore[misc]
+        assert honest() and 17 <= seconds_said() < 20
+        first = seconds_said()
+        await pilot.pause(2.2)
+        assert seconds_said() < first and honest()
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: app.model.clock is None and table._timer is None, "the bot to wait")
+        await pilot.pause(0.5)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.clock is not None,
+                         "the count again")
+        assert honest() and seconds_said() >= 18
+        await pilot.press("d")
+        await wait_until(pilot, lambda: not app.model.can_draw, "my draw")
+        assert "press d" not in banner(app) and app.model.clock is None

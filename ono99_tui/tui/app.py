@@ -38,7 +38,7 @@ match_terminal_widths()  # Nepali lines measured as the terminal draws them (cel
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
-LOCAL_DRAW_WINDOW = 3.0  # at least this long before a bot plays while your manual draw is open
+LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
 
 MONO_THEME = Theme(
     name="ono99-mono",

@@ -208,6 +208,7 @@ class TableScreen(ModelScreen):
         """Count the turn clock down between server messages."""
         if self.ono.model.clock is not None:
             self.query_one(StatusLine).show(self.ono.model)
+            self.query_one(Banner).show(model=self.ono.model)  # an open draw's countdown
 
     def refresh_model(self, model: Model) -> None:
         table = model.table
