@@ -34,6 +34,7 @@ EXIT_FAULTY = 1
 EXIT_USAGE = 2
 MAX_BOT_DELAY = 10.0  # seconds; longer would look like a hang
 MAX_DRAW_WINDOW = 60.0
+DEFAULT_DRAW_WINDOW = 8.0  # tui/app.py's LOCAL_DRAW_WINDOW, said in --help (which does not import the app)
 
 
 class Parser(argparse.ArgumentParser):
@@ -113,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                           max=f"{MAX_BOT_DELAY:g}"))
     play.add_argument("--draw-window", type=seconds(MAX_DRAW_WINDOW), default=None,
                       help=_("at a manual_draw table, the least seconds a bot waits to play while your draw is "
-                             "open (0 to {max}, default 3)").format(max=f"{MAX_DRAW_WINDOW:g}"))
+                             "open (0 to {max}, default {default})").format(max=f"{MAX_DRAW_WINDOW:g}",
+                                                                           default=f"{DEFAULT_DRAW_WINDOW:g}"))
 
     connect = sub.add_parser("connect", help=_("join a server's lobby: ono99 connect [HOST[:PORT]]"),
                              description=_("Join an ONO 99 server started with 'ono99 serve'. Without an "

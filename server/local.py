@@ -90,9 +90,7 @@ class EmbeddedServer:
     def pause(self, paused: bool) -> None:
         """Hold every bot (a dialog is open in front of the game), or let them play on."""
         for table in self.server.lobby.tables.values():
-            if table.paused != paused:
-                table.paused = paused
-                table.schedule()
+            table.set_paused(paused)
 
     def set_bot_delay(self, seconds: float) -> None:
         """Bots play after ``seconds`` from their next move on (0: fast-forward a game of bots)."""

@@ -512,17 +512,31 @@ class Table:
         for seat in game.actors():
             if self.controlled_by_bot(seat):
                 delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
-                if seat == turn and config.draw_window > delay and any(
-                        game.has_open_draw(s) and not self.controlled_by_bot(s) for s in range(self.seat_count)):
+                draw_open = seat == turn and config.draw_window > delay and any(
+                    game.has_open_draw(s) and not self.controlled_by_bot(s) for s in range(self.seat_count))
+                if draw_open:
                     delay = config.draw_window  # a person's open draw gets time to be taken
                 self._timer = loop.call_later(delay, self._bot_move, seat, game.version)
-                self.deadline = None
+                # the state's clock says when the bot plays: the person sees how long the draw stays open
+                self.deadline = loop.time() + delay if draw_open else None
                 return
         if self.turn_seconds > 0 and turn is not None:
             self.deadline = loop.time() + self.turn_seconds
             self._timer = loop.call_later(self.turn_seconds, self._clock_ran_out, turn, game.version)
         else:
             self.deadline = None
+
+    def set_paused(self, paused: bool) -> None:
+        """Hold the bots (a local game's dialog covers the table) or let them play on. A draw
+        window that was counting down is said again: none while they wait, a whole one after."""
+        if self.paused == paused:
+            return
+        counting = self.deadline is not None
+        self.paused = paused
+        self.schedule()
+        game = self.game
+        if (counting or self.deadline is not None) and game is not None and self.shown == len(game.log):
+            self._broadcast_state(())
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

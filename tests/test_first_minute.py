@@ -315,7 +315,7 @@ async def test_the_new_game_dialog_starts_on_enter_with_what_it_shows_and_rememb
         dialog.query_one("#edition").value = "1980"  # type: ignore[attr-defined]
         await pilot.pause()
         assert dialog.query_one("#bust_over_99").parent.display
-        assert app.focused is start
+        assert app.focused is dialog.query_one("#edition")  # Enter starts from the first choice on
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.model.view is not None and app.model.view.edition == "1980",
                          "the game shown in the dialog")

@@ -212,11 +212,11 @@ async def play_through_keys(player: Player, moves_wanted: int | None = None) -> 
 
 
 async def create_table_through_keys(player: Player) -> None:
-    """n for a new table, then Enter: the dialog opens with its Start button focused."""
+    """n for a new table, then Enter: the dialog opens with its first choice focused, and Enter starts."""
     await player.until_screen(LobbyScreen, "the lobby")
     await player.press("n")
     await player.until_screen(NewGameScreen, "the new table dialog")
-    await player.until(lambda a: a.focused is not None and a.focused.id == "start", "Start to take the focus")
+    await player.until(lambda a: a.focused is not None and a.focused.id == "edition", "Edition to take the focus")
     await player.press("enter")
     await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None, "the new table")
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Protocol
 from rich.text import Text
 from textual import on
 from textual._path import CSSPathType
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
@@ -30,7 +30,7 @@ from .cells import match_terminal_widths
 from .model import REPLACED, Model
 from .names import NameScreen
 from .profile import after_message
-from .screens import HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
+from .screens import LOCAL_GAME, HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
 from .widgets import KeysFooter
@@ -39,7 +39,7 @@ match_terminal_widths()  # Nepali lines measured as the terminal draws them (cel
 RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
-LOCAL_DRAW_WINDOW = 3.0  # at least this long before a bot plays while your manual draw is open
+LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
 
 MONO_THEME = Theme(
     name="ono99-mono",
@@ -340,7 +340,8 @@ class Ono99App(App[int]):
             if self.local and message.table is None:
                 self.send_message(self.first_table or {
                     "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
-                    "turn_seconds": 0, "start": True, "name": _("Local game")})
+                    "turn_seconds": 0, "start": True, "name": LOCAL_GAME,
+                    "replace_bots": True})  # standing up, you take your seat back from the bot at the next game
             elif message.table is None:
                 self._show(LobbyScreen)
         elif isinstance(message, TableMessage):
@@ -390,6 +391,14 @@ class Ono99App(App[int]):
         if self._embedded is not None and paused != self._paused:
             self._paused = paused
             self._embedded.pause(paused)
+
+    def hold_bots_unless_table_shown(self) -> None:
+        """Hold the bots while anything covers the table; let them play when it is on top."""
+        try:
+            top = self.screen
+        except ScreenStackError:  # closing
+            return
+        self.pause_bots(not isinstance(top, TableScreen))
 
     def fast_forward(self, on: bool = True) -> None:
         """A local game with no person left in it: bots play without waiting (until the next game)."""

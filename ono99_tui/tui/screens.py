@@ -108,6 +108,11 @@ class ModelScreen(Screen[None]):
         show_text(self.query_one(selector, Static), text, fixed_size=fixed_size)
 
 
+# The local game's table is named in English and shown in the reader's language, which may change
+# during the game (F2)
+LOCAL_GAME = N_("Local game")
+
+
 # --- the table ------------------------------------------------------------------------------------------
 class TableScreen(ModelScreen):
     AUTO_FOCUS = None  # keys go to the hand; the chat input takes focus only with c
@@ -177,14 +182,17 @@ class TableScreen(ModelScreen):
             self.app.push_screen(HintScreen())
 
     def on_screen_suspend(self) -> None:
-        pause = getattr(self.app, "pause_bots", None)
-        if pause is not None:
-            pause(True)  # a dialog (or another screen) covers the table: a local game waits
+        self._hold_bots()  # a dialog (or another screen) covers the table: a local game waits
 
     def on_screen_resume(self) -> None:
-        pause = getattr(self.app, "pause_bots", None)
-        if pause is not None:
-            pause(False)
+        self._hold_bots()
+
+    def _hold_bots(self) -> None:
+        # decided by what is on top now, not by which event came: a screen replaced by a new one
+        # (the language changed) may be suspended after its successor was resumed
+        hold = getattr(self.app, "hold_bots_unless_table_shown", None)
+        if hold is not None:
+            hold()
 
     def footer_shows(self, action: str) -> bool:
         """Start and Play again show in the footer only when they would do something (pressed
@@ -219,6 +227,7 @@ class TableScreen(ModelScreen):
         """Count the turn clock down between server messages."""
         if self.ono.model.clock is not None:
             self.query_one(StatusLine).show(self.ono.model)
+            self.query_one(Banner).show(model=self.ono.model)  # an open draw's countdown
 
     def refresh_model(self, model: Model) -> None:
         table = model.table
@@ -227,7 +236,7 @@ class TableScreen(ModelScreen):
         name = table.name if table is not None else "Table"
         title.append("  ·  ")
         if self.ono.local and not model.replay:  # one name for the local table, however it was opened
-            name = _("Local game")
+            name = _(LOCAL_GAME)
         title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if model.view is not None and model.view.seat is None:
@@ -422,7 +431,10 @@ class TableScreen(ModelScreen):
         if table is None or table.you is None:
             self.ono.send_message({"t": "sit"})
         else:
-            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"))
+            question = (_("Stand up? A bot plays your cards until this game is over; u sits you down again "
+                          "at the next game.") if self.ono.local else None)
+            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"), local_too=True,
+                                     question=question)
 
     def action_seat_menu(self) -> None:
         from .seats import SeatMenuScreen
@@ -685,11 +697,25 @@ BOOL_OPTIONS = [  # (option, its switch's label (core/options.py's OPTION_WORDS)
 ]  # labels translated where shown
 
 
-class NewGameScreen(ModalScreen[dict[str, Any] | None]):
-    """Choose edition, options, seats and bots; returns a create_table message. Enter starts the
-    game with the settings shown; the choices are remembered for next time."""
+class FieldSelect(Select[Any], inherit_bindings=False):
+    """A choice of the new-game dialog: Space or an arrow opens it, and Enter, as everywhere in
+    the dialog, starts the game."""
 
-    AUTO_FOCUS = "#start"
+    BINDINGS = [Binding("down,space,up", "show_overlay", "Show menu", show=False)]
+
+
+class FieldSwitch(Switch, inherit_bindings=False):
+    """A switch of the new-game dialog: Space toggles it, and Enter starts the game."""
+
+    BINDINGS = [Binding("space", "toggle_switch", "Toggle", show=False)]
+
+
+class NewGameScreen(ModalScreen[dict[str, Any] | None]):
+    """Choose edition, options, seats and bots; returns a create_table message. Focus starts on
+    the first choice, and Enter starts the game with the settings shown from any of them; the
+    choices are remembered for next time."""
+
+    AUTO_FOCUS = "#edition"
     BINDINGS = [Binding("escape", "cancel", N_("Cancel")), Binding("enter", "start", N_("Start"))]
 
     def __init__(self, local: bool) -> None:
@@ -708,30 +734,30 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         yield ClockBar(markup=False)
         with Vertical(id="dialog", classes="newgame"):
             yield Label(_("New game"), id="dialog-title")
-            with VerticalScroll(id="fields"):
+            with VerticalScroll(id="fields", can_focus=False):  # Tab goes from field to field
                 with Horizontal(classes="row"):
                     yield Label(_("Edition"))
-                    yield Select([("2022 (Mattel)", "2022"), ("1980 (O'NO 99)", "1980")], value=edition,
+                    yield FieldSelect([("2022 (Mattel)", "2022"), ("1980 (O'NO 99)", "1980")], value=edition,
                                  allow_blank=False, id="edition")
                 with Horizontal(classes="row"):
                     yield Label(_("Players") if not self.local else _("Players (you and bots)"))
-                    yield Select([(str(n), n) for n in range(2, 9)], value=seats if 2 <= seats <= 8 else 4,
+                    yield FieldSelect([(str(n), n) for n in range(2, 9)], value=seats if 2 <= seats <= 8 else 4,
                                  allow_blank=False, id="seats")
                 if not self.local:
                     with Horizontal(classes="row"):
                         yield Label(_("Bots"))
                         bots = self._last("bots", 0)
-                        yield Select([(str(n), n) for n in range(0, 8)], value=bots if 0 <= bots <= 7 else 0,
+                        yield FieldSelect([(str(n), n) for n in range(0, 8)], value=bots if 0 <= bots <= 7 else 0,
                                      allow_blank=False, id="bots")
                 with Horizontal(classes="row"):
                     yield Label(_("Bot level"))
                     level = self._last("bot_level", "greedy")
-                    yield Select([(f"{lv.name}: {_(lv.description)}", lv.name) for lv in BOT_LEVELS.values()],
+                    yield FieldSelect([(f"{lv.name}: {_(lv.description)}", lv.name) for lv in BOT_LEVELS.values()],
                                  value=level if level in BOT_LEVELS else "greedy", allow_blank=False, id="bot_level")
                 with Horizontal(classes="row only-1980"):
                     yield Label(_(OPTION_WORDS["scoring"].title))
                     scoring = self._last("scoring", "tokens")
-                    yield Select([(_("tokens (3 each)"), "tokens"), (_("points"), "points")],
+                    yield FieldSelect([(_("tokens (3 each)"), "tokens"), (_("points"), "points")],
                                  value=scoring if scoring in ("tokens", "points") else "tokens",
                                  allow_blank=False, id="scoring")
                 with Horizontal(classes="row only-1980 only-points"):
@@ -740,20 +766,24 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                 with Horizontal(classes="row only-1980 only-points"):
                     yield Label(_(OPTION_WORDS["points_win"].title))
                     win = self._last("points_win", "last_standing")
-                    yield Select([(_(way.words), way.value) for way in PointsWin],
+                    yield FieldSelect([(_(way.words), way.value) for way in PointsWin],
                                  value=win if win in ("last_standing", "lowest_score") else "last_standing",
                                  allow_blank=False, id="points_win")
                 for name, label, only in BOOL_OPTIONS:
-                    with Horizontal(classes=f"row switch-row only-{only}" if only else "row switch-row"):
-                        yield Switch(bool(self._last(name, False)), id=name)
+                    classes = f"row switch-row only-{only}" if only else "row switch-row"
+                    if name == "out_at_zero_tokens":
+                        classes += " only-tokens"  # with points scoring nobody has tokens to lose
+                    with Horizontal(classes=classes):
+                        yield FieldSwitch(bool(self._last(name, False)), id=name)
                         yield Label(_(label), classes="switch-label")
                 if not self.local:
                     with Horizontal(classes="row"):
                         yield Label(_("Turn clock (s)"))
                         yield Input(str(self._last("turn_seconds", 30)), id="turn_seconds", type="integer")
                     with Horizontal(classes="row switch-row"):
-                        yield Switch(bool(self._last("private", False)), id="private")
+                        yield FieldSwitch(bool(self._last("private", False)), id="private")
                         yield Label(_("Private (join by invite code)"), classes="switch-label")
+            yield Static(id="more", markup=False)
             yield Static(id="problem", markup=False)
             with Horizontal(id="buttons"):
                 yield Button(_("Start (enter)"), id="start", variant="primary")
@@ -764,28 +794,44 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         if put_up_while_closing(self):
             return
         self._show_rows()
-        self.set_focus(self.query_one("#start", Button))  # Enter starts the game shown
+        self.set_focus(self.query_one("#edition", Select))  # from the first choice on, Enter starts the game
+        fields = self.query_one("#fields", VerticalScroll)
+        self.watch(fields, "scroll_y", self._say_more, init=False)
+        self.watch(fields, "virtual_size", self._say_more, init=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._say_more)
+
+    def _say_more(self) -> None:
+        """Say so when choices go on below what the dialog shows (at 80×24 the 1980 ones do)."""
+        fields = self.query_one("#fields", VerticalScroll)
+        more = fields.scroll_y < fields.max_scroll_y
+        self.query_one("#more", Static).update(_("↓ more choices below (Tab or scroll)") if more else "")
 
     @on(Select.Changed)
     def _choice_changed(self) -> None:
         self._show_rows()
 
     def _show_rows(self) -> None:
-        """Only the choices of the edition chosen."""
+        """Only the choices of the edition (and scoring) chosen."""
         edition = self.query_one("#edition", Select).value
         points = self.query_one("#scoring", Select).value == "points"
         for row in self.query(".row"):
             shown = not (row.has_class("only-1980") and edition != "1980") and \
                 not (row.has_class("only-2022") and edition != "2022") and \
-                not (row.has_class("only-points") and not points)
+                not (row.has_class("only-points") and not points) and \
+                not (row.has_class("only-tokens") and points)
             if row.display != shown:
                 row.display = shown
+        self.call_after_refresh(self._say_more)
 
     def _message(self) -> dict[str, Any]:
         edition = self.query_one("#edition", Select).value
         options: dict[str, Any] = {}
+        points = self.query_one("#scoring", Select).value == "points"
         for name, _label, only in BOOL_OPTIONS:
-            if self.query_one(f"#{name}", Switch).value and only in ("", edition):
+            if self.query_one(f"#{name}", Switch).value and only in ("", edition) and \
+                    not (name == "out_at_zero_tokens" and points):
                 options[name] = True
         if edition == "1980":
             options["scoring"] = self.query_one("#scoring", Select).value
@@ -799,7 +845,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
             "bot_level": self.query_one("#bot_level", Select).value,
         }
         if self.local:
-            message.update(turn_seconds=0, start=True)
+            message.update(turn_seconds=0, start=True, replace_bots=True)  # u after standing up: back at the next game
         else:
             message["turn_seconds"] = int(self.query_one("#turn_seconds", Input).value or 0)
             message["private"] = self.query_one("#private", Switch).value

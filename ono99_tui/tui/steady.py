@@ -11,9 +11,11 @@ and lays nothing out.
 
 from __future__ import annotations
 
-from typing import Any
+from collections import deque
+from typing import Any, Self
 
 from rich.style import Style
+from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.strip import Strip
@@ -37,7 +39,10 @@ class LineLog(RichLog):
     layout touched.
 
     Given ``wrap=True``, it wraps its lines at its own width (``RichLog`` wraps them at 78 columns
-    at least, and a narrower log cut them off or showed a horizontal scrollbar).
+    at least, and a narrower log cut them off or showed a horizontal scrollbar). Lines written
+    while it is hidden (a narrow table shows the chat in its place) are wrapped once it shows
+    again: wrapped at no width, they came out one character a line. A resize wraps them again at
+    the new width, and a log that showed its end still shows it.
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)  # Widget's asks for a layout
@@ -45,6 +50,52 @@ class LineLog(RichLog):
 
     def __init__(self, *, min_width: int = 1, **options: Any) -> None:
         super().__init__(min_width=min_width, **options)
+        self._written: deque[object] = deque(maxlen=self.max_lines)  # every line as given, to wrap again
+        self._unwrapped = False  # lines written that wait for a width
+        self._wrapped_at = 0  # the width the lines shown were wrapped at
+        self._height = 0  # the height it was last shown at
+
+    def write(self, content: object, width: int | None = None, expand: bool = False, shrink: bool = True,
+              scroll_end: bool | None = None, animate: bool = False) -> Self:
+        self._written.append(content)
+        if not self._size_known or self.scrollable_content_region.width <= 0:
+            self._unwrapped = True  # not laid out yet, or hidden: wrapped when it has a width
+            return self
+        self._wrapped_at = self.scrollable_content_region.width
+        return super().write(content, width, expand, shrink, scroll_end, animate)
+
+    def clear(self) -> Self:
+        self._written.clear()
+        self._unwrapped = False
+        return super().clear()
+
+    def on_resize(self, event: Resize) -> None:
+        # runs before RichLog's own handler, which then has nothing left to do
+        width, height = self.scrollable_content_region.size
+        if width <= 0:
+            return
+        self._size_known = True
+        # at its end before this resize (measured at the height it had: a shorter log keeps its
+        # offset, which no longer reaches the end), it stays at its end
+        at_end = self._unwrapped or self.scroll_y >= min(len(self.lines) - self._height, self.max_scroll_y)
+        self._height = height
+        if self._unwrapped or width != self._wrapped_at:
+            self._wrap_again(width, at_end)
+        elif at_end:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _wrap_again(self, width: int, at_end: bool) -> None:
+        """Wrap every line kept at ``width``; show the end, or about the same place."""
+        self._unwrapped = False
+        self._wrapped_at = width
+        offset = self.scroll_y
+        super().clear()
+        for content in self._written:
+            super().write(content, scroll_end=False)
+        if at_end:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        else:
+            self.scroll_to(y=offset, animate=False, immediate=True)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # RichLog looks its style up twice for each line it paints (a walk over the styles of all

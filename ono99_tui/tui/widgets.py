@@ -304,7 +304,11 @@ class Banner(Static):
                 else:
                     line = _("{card}: you play the second card") if me else _("{card}: {name} plays the second card")
                 lines.append(line.format(card=card, name=name))
-            if model.can_draw:
+            left = model.clock_left()
+            if model.can_draw and left is not None and not model.my_turn:  # the next player waits this long
+                lines.append(_("Your draw is still open: press d within {seconds} s, or it is lost!").format(
+                    seconds=int(left)))
+            elif model.can_draw:
                 lines.append(_("Your draw is still open: press d before the next player plays, or it is lost!"))
             if model.my_turn:
                 lines.append(_("Your turn"))
