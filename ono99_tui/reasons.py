@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
 from .messages import Away, ErrorMessage, Notice, Unplayable
@@ -165,12 +166,22 @@ def render(code: Any, params: Any, fallback: str) -> str:
     for quoted in QUOTED.get(code, ()):  # names in quotes, as the server says them: 'Аda' looks like 'Ada'
         if quoted in values:
             values[quoted] = repr(str(values[quoted]))
-    if code == "illegal_action" and why == "not_in_hand":  # a card code: its name on the table's edition
-        values["card"] = gettext(english_card(str(values.get("card", "")), str(values.get("edition", ""))))
+    if (code == "illegal_action" and why == "not_in_hand") or code == "clock_ran_out":
+        values["card"] = card_words(str(values.get("card", "")), str(values.get("edition", "")))
     try:
         return gettext(template).format(**values)
     except (KeyError, IndexError, ValueError):
         return fallback
+
+
+def card_words(code: str, edition: str) -> str:
+    """A card code of a notice (a card, ``ONO99x4`` or ``draw``) as the player reads it: its label on the
+    table's edition (``"−10"``, not ``"-10"``; ``"Play 2"``, not ``"PLAY2"``)."""
+    if code == DISCARD_FOUR_CODE:
+        return gettext("four ONO 99")
+    if code == DRAW_CODE:
+        return gettext("a draw")
+    return gettext(english_card(code, edition))
 
 
 def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
@@ -179,7 +190,7 @@ def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
         cards = [c for c in str(params["cards"]).split(",") if c]
     except (KeyError, TypeError, ValueError):
         return fallback
-    shown = ", ".join(gettext("four ONO 99") if c == "ONO99x4" else c for c in cards)
+    shown = ", ".join(card_words(c, str(params.get("edition", ""))) for c in cards)
     if plays and out:
         text = ngettext("While you were away, a bot played for {name}: {n} card ({cards}); the seat went out.",
                         "While you were away, a bot played for {name}: {n} cards ({cards}); the seat went out.",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ono99_tui.bots import get_bot
-from ono99_tui.core.actions import Action
+from ono99_tui.core.actions import Action, ActionKind
 from ono99_tui.core.errors import IllegalActionError, MalformedActionError
 from ono99_tui.core.events import Event
 from ono99_tui.core.game import Game
@@ -562,9 +562,13 @@ class Table:
         if game is None or game.version != version or game.is_over or game.turn != seat:
             return
         action = get_bot(STAND_IN_LEVEL).choose(game.seat_view(seat), self.bot_rng)
-        text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {action.code} for them"
+        edition = self.options.edition
+        played = "four ONO 99" if action.kind is ActionKind.DISCARD_FOUR else \
+            "a draw" if action.card is None else action.card.label(edition)  # a card's name, not its code
+        text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {played} for them"
         log.info("table %d: %s", self.id, text)
-        self.notice(text, "clock_ran_out", {"name": self.seats[seat].name, "bot": STAND_IN_LEVEL, "card": action.code})
+        self.notice(text, "clock_ran_out", {"name": self.seats[seat].name, "bot": STAND_IN_LEVEL, "card": action.code,
+                                            "edition": edition.value})
         spans = self._spans(seat)
         if spans is not None and not standin.is_open(spans):
             spans.append(standin.one_move_span(game))
@@ -609,10 +613,11 @@ class Table:
             member.send(self.chat.history(seen.get("chat") if here else None))
             if seat is not None and away_seq is not None and self.game is not None:
                 missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
-                text = away_summary(missed, seat, member.name)
+                text = away_summary(missed, seat, member.name, self.options.edition)
                 if text is not None:
                     member.send({"t": "away", "table": self.id, "text": text, "code": "stood_in",
-                                 "params": away_params(missed, seat, member.name)})
+                                 "params": away_params(missed, seat, member.name,
+                                                                     self.options.edition)})
 
         if self.game is not None and self.shown != len(self.game.log):
             self._after_state[member] = rest  # its state comes once the moves are saved (send_state_to)

@@ -1,0 +1,46 @@
+"""What players of a server's tables read: cards by their names (never the wire's codes), clocks that
+keep running across a reconnect, and the words of seats and lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ono99_tui.core.cards import Card, Edition
+from ono99_tui.core.events import Out, Played
+from ono99_tui.i18n import using
+from ono99_tui.reasons import render
+from server.history import away_params, away_summary
+from tests.server_helpers import FAST_PLAY, create_table, new_identity, running_server
+
+
+def test_a_stand_in_s_cards_are_named_as_the_cards_print_them() -> None:
+    missed = [Played(0, (Card.PLAY2,), 12), Played(1, (Card.N7,), 19), Played(0, (Card.MINUS_TEN,), 9), Out(0)]
+    text = away_summary(missed, 0, "alice", Edition.E2022)
+    assert text == "While you were away, a bot played for alice: 2 cards (Play 2, −10); the seat went out."
+    params = away_params(missed, 0, "alice", Edition.E2022)
+    assert params == {"name": "alice", "plays": 2, "cards": "PLAY2,-10", "out": 1, "edition": "2022"}
+    with using("en"):
+        assert render("stood_in", params, "") == text
+    with using("de"):
+        assert "(Spiele 2, −10)" in render("stood_in", params, "")
+    ono = away_params([Played(2, (Card.ONO99,), 99)], 2, "bob", Edition.E1980)
+    with using("en"):
+        assert render("stood_in", ono, "") == "While you were away, a bot played for bob: 1 card (O'NO 99)."
+
+
+def test_a_clock_that_ran_out_names_the_card_the_bot_played() -> None:
+    with using("en"):
+        for card, said in (("PLAY2", "Play 2"), ("-10", "−10"), ("ONO99x4", "four ONO 99"), ("REV", "Reverse")):
+            params = {"name": "bob", "bot": "greedy", "card": card, "edition": "2022"}
+            assert render("clock_ran_out", params, "") == f"bob's clock ran out: the greedy bot played {said} for them"
+
+
+async def test_the_server_names_the_card_a_clock_played(tmp_path: Path) -> None:
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        alice = await h.connect("alice", identity=new_identity())
+        await create_table(alice, seats=2, bots=1, turn_seconds=1, start=True)
+        notice = await alice.expect("notice", where=lambda m: m.get("code") == "clock_ran_out")
+        params = notice["params"]
+        label = Card.from_code(params["card"]).label() if params["card"] != "ONO99x4" else "four ONO 99"
+        assert params["edition"] == "2022"
+        assert notice["text"] == f"alice's clock ran out: the greedy bot played {label} for them"
