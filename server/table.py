@@ -89,6 +89,8 @@ class Table:
     moved_at: float = 0.0  # loop time the table last showed a move (its watchers are not idle)
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
+    _clock_of: tuple[int, int, float] | None = None  # (turn, game version, deadline) of the turn's clock
+    _clock_running: bool = False  # _timer is that clock
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
@@ -391,6 +393,7 @@ class Table:
         self.seed = secrets.randbits(63)
         self.actions = []
         self.game = Game(self.options, self.seat_count, random.Random(self.seed))
+        self._clock_of = None
         self.bot_rng = random.Random(self.seed ^ 0x5EED)
         self.players = [self._player_of(s) for s in self.seats]
         self.stand_in = [[] for _ in self.seats]
@@ -500,15 +503,24 @@ class Table:
         return s.kind == "human" and not s.connected
 
     def schedule(self) -> None:
-        """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
-        self._cancel_timer()
+        """Arrange the next move that is not up to a connected person: a bot's, or a clock. A turn's
+        clock runs on across reconnects and seat changes: only a new move starts a fresh one."""
         game = self.game
         if game is None or self.status != Status.PLAYING or game.is_over or self.paused:
+            self._cancel_timer()
             self.deadline = None
+            if self.paused:
+                self._clock_of = None  # a paused local game's turn gets its whole time back
             return
         loop = asyncio.get_running_loop()
         config = self.lobby.config
         turn = game.turn
+        if self._clock_of is not None and self._clock_of[:2] != (turn, game.version):
+            self._clock_of = None  # a move was made: the next turn's clock starts afresh
+        if (self._clock_running and self._clock_of is not None and self.deadline is not None
+                and not any(self.controlled_by_bot(seat) for seat in game.actors())):
+            return  # this turn's clock runs on
+        self._cancel_timer()
         for seat in game.actors():
             if self.controlled_by_bot(seat):
                 delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
@@ -519,12 +531,17 @@ class Table:
                 self.deadline = None
                 return
         if self.turn_seconds > 0 and turn is not None:
-            self.deadline = loop.time() + self.turn_seconds
-            self._timer = loop.call_later(self.turn_seconds, self._clock_ran_out, turn, game.version)
+            if self._clock_of is None:
+                self._clock_of = (turn, game.version, loop.time() + self.turn_seconds)
+            self.deadline = self._clock_of[2]  # the time left when a player on turn came back, not a fresh clock
+            self._timer = loop.call_later(max(0.0, self.deadline - loop.time()), self._clock_ran_out, turn,
+                                          game.version)
+            self._clock_running = True
         else:
             self.deadline = None
 
     def _cancel_timer(self) -> None:
+        self._clock_running = False
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -558,6 +575,7 @@ class Table:
 
     def _clock_ran_out(self, seat: int, version: int) -> None:
         self._timer = None
+        self._clock_running = False
         game = self.game
         if game is None or game.version != version or game.is_over or game.turn != seat:
             return
@@ -603,6 +621,8 @@ class Table:
         if seat is not None:
             self.seats[seat].away_seq = None
         self.changed()
+        if self.status == Status.PLAYING:
+            self.schedule()  # before the state: it shows the clock of a player back on turn
         member.send({"t": "table", "table": self.detail(member)})
         self.send_state_to(member, seen.get("seq") if here else None)
 
@@ -623,10 +643,8 @@ class Table:
             self._after_state[member] = rest  # its state comes once the moves are saved (send_state_to)
         else:
             rest()
-        if self.status == Status.PLAYING:
-            self.schedule()
-            if seat is not None:
-                self._show_who_plays(skip=member)
+        if self.status == Status.PLAYING and seat is not None:
+            self._show_who_plays(skip=member)
 
     def grace_expired(self, member: Member) -> None:
         seat = self.seat_of(member)

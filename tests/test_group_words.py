@@ -3,6 +3,7 @@ keep running across a reconnect, and the words of seats and lists."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from ono99_tui.core.cards import Card, Edition
@@ -10,7 +11,16 @@ from ono99_tui.core.events import Out, Played
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
 from server.history import away_params, away_summary
-from tests.server_helpers import FAST_PLAY, create_table, new_identity, running_server
+from tests.server_helpers import (
+    FAST_PLAY,
+    TestClient,
+    create_table,
+    join,
+    new_identity,
+    running_server,
+    start,
+    wait_until,
+)
 
 
 def test_a_stand_in_s_cards_are_named_as_the_cards_print_them() -> None:
@@ -44,3 +54,35 @@ async def test_the_server_names_the_card_a_clock_played(tmp_path: Path) -> None:
         label = Card.from_code(params["card"]).label() if params["card"] != "ONO99x4" else "four ONO 99"
         assert params["edition"] == "2022"
         assert notice["text"] == f"alice's clock ran out: the greedy bot played {label} for them"
+
+
+async def test_a_turn_s_clock_runs_on_across_reconnects(tmp_path: Path) -> None:
+    """Alice and Bob play with a 30 s clock. Bob's connection fails and he comes back, then the player
+    on turn does: neither return gives the turn a fresh clock, and each state says the time left."""
+    async with running_server(tmp_path, bot_delay=4, **FAST_PLAY) as h:
+        alice = await h.connect("alice")
+        bob = await h.connect("bob")
+        table_id = await create_table(alice, seats=2, turn_seconds=30)
+        await join(bob, table_id)
+        await start(alice)
+        first = await alice.expect("state")
+        turn = first["view"]["turn"]
+        table = h.server.lobby.tables[table_id]
+        deadline = table.deadline
+        assert deadline is not None and first["clock"] > 29
+        await asyncio.sleep(1.5)
+        clients = {"alice": alice, "bob": bob}
+        names = ["alice", "bob"] if turn == 0 else ["bob", "alice"]  # on turn, then the other
+        for name in reversed(names):  # the one not on turn goes away first, then the one on turn
+            client = clients[name]
+            token = client.resume_token
+            client.writer.transport.abort()
+            await wait_until(lambda name=name: h.server.lobby.members[name].connection is None, "the server to notice")
+            back = await TestClient.connect("127.0.0.1", h.port, name, resume=token, trust=h.trust,
+                                            seen={"table": table_id, "seq": first["seq"], "chat": 0})
+            h.clients.append(back)
+            state = await back.expect("state")
+            assert table.deadline == deadline, f"{name}'s return gave the turn a fresh clock"
+            assert state["clock"] is not None and 20 < state["clock"] < 28.6, state["clock"]
+            assert state["view"]["turn"] == turn
+            clients[name] = back
