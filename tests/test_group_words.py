@@ -4,13 +4,20 @@ keep running across a reconnect, and the words of seats and lists."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 from ono99_tui.core.cards import Card, Edition
 from ono99_tui.core.events import Out, Played
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
+from ono99_tui.tui.lobby_list import group_label, grouped
+from ono99_tui.tui.model import Model
+from ono99_tui.tui.screens import TableScreen
+from ono99_tui.tui.widgets import SeatsView
 from server.history import away_params, away_summary
+from tests import wire
 from tests.server_helpers import (
     FAST_PLAY,
     TestClient,
@@ -21,6 +28,7 @@ from tests.server_helpers import (
     start,
     wait_until,
 )
+from tests.wire import table_message
 
 
 def test_a_stand_in_s_cards_are_named_as_the_cards_print_them() -> None:
@@ -86,3 +94,57 @@ async def test_a_turn_s_clock_runs_on_across_reconnects(tmp_path: Path) -> None:
             assert state["clock"] is not None and 20 < state["clock"] < 28.6, state["clock"]
             assert state["view"]["turn"] == turn
             clients[name] = back
+
+
+def test_tables_whose_game_is_over_are_not_listed_as_games_in_progress() -> None:
+    tables = [table_message(["a", "b"], table_id=n, status=status).table
+              for n, status in ((4, "finished"), (3, "playing"), (2, "waiting"), (1, "finished"))]
+    with using("en"):
+        assert [(group_label(key, len(group)), [t.id for t in group]) for key, group in grouped(tables)] == [
+            ("Open tables (1)", [2]), ("Games in progress (1)", [3]), ("Games over, before a rematch (2)", [1, 4])]
+
+
+def test_a_player_who_sat_back_is_not_shown_as_played_by_a_bot() -> None:
+    """Alice left during the last game (a bot played her seat to the end) and sat again after it: the last
+    state still says a bot played seat 0, but she is here."""
+    model = Model(my_name="bob")
+    model.apply(table_message(["alice", "bob"], status="finished"))
+    model.view = wire.view(2, hand_sizes=[4, 3])
+    model.bot_control = [True, False]
+    seats = model.table.seats if model.table is not None else ()
+    with using("en"):
+        assert SeatsView._status(model, model.view, 0, seats) == "[4 cards]"
+        away = table_message(["alice", "bob"], status="playing").table.seats
+        away = (replace(away[0], connected=False), away[1])
+        assert SeatsView._status(model, model.view, 0, away) == "[4 cards · away · bot playing]"
+
+
+def test_play_and_draw_are_offered_only_to_a_player_in_the_game_and_draw_only_when_drawn_by_hand() -> None:
+    def shows(view: object, action: str) -> bool:
+        model = Model(my_name="alice")
+        model.view = view  # type: ignore[assignment]
+        return TableScreen.footer_shows(SimpleNamespace(ono=SimpleNamespace(model=model, local=False)),  # type: ignore[arg-type]
+                                        action)
+
+    playing = wire.view(3, seat=0)
+    manual = wire.view(3, seat=0, options={"manual_draw": True})
+    out = wire.view(3, seat=0, options={"manual_draw": True}, active=[False, True, True])
+    dropped = wire.view(3, seat=0, edition="1980", options={"scoring": "points", "manual_draw": True},
+                        in_hand=[False, True, True], scores=[10, 0, 0])
+    assert shows(playing, "play_selected") and not shows(playing, "draw")
+    assert shows(manual, "play_selected") and shows(manual, "draw")
+    for view in (out, dropped):
+        assert not shows(view, "play_selected") and not shows(view, "draw")
+
+
+def test_a_player_who_left_keeps_their_name_on_their_moves() -> None:
+    """Alice played, then left after the game: her seat is empty, but her moves and the last plays of
+    that game still say her name, not "Seat 1"."""
+    model = Model(my_name="bob")
+    model.apply(table_message(["alice", "bob"], status="playing"))
+    model.apply(wire.state(2, seat=1))
+    model.apply(table_message(["", "bob"], status="finished"))
+    with using("en"):
+        assert model.seat_name(0) == "alice" and model.plain_name(0) == "alice"
+        model.apply(table_message(["", "bob"], table_id=2))  # another table: its seat 1 is nobody's yet
+        assert model.seat_name(0) == "Seat 1"

@@ -191,9 +191,11 @@ class TableScreen(ModelScreen):
             table = self.ono.model.table
             host = (table is not None and table.host == self.ono.model.my_name) or self.ono.local
             return host and table is not None and table.status == ("waiting" if action == "start" else "finished")
-        if action in ("play_selected", "draw"):  # a spectator has no cards to play or draw
+        if action in ("play_selected", "draw"):  # a spectator, or a seat that is out, has no cards to play or draw
             view = self.ono.model.view
-            return view is not None and view.seat is not None
+            if view is None or view.seat is None or not (view.active[view.seat] and view.in_hand[view.seat]):
+                return False
+            return action == "play_selected" or view.options.manual_draw  # else draws are taken for you
         return True
 
     def _tick(self) -> None:
