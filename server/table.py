@@ -184,7 +184,7 @@ class Table:
         if seat is None:
             if current is not None:
                 return current
-            seat = self._free_seat()
+            seat = self._free_seat(member)
             if seat is None:
                 raise ProtocolError("table_full", "every seat is taken; you can spectate", params={"why": "spectate"})
         if not 0 <= seat < self.seat_count:
@@ -192,16 +192,25 @@ class Table:
                                 params={"why": "range", "last": self.seat_count - 1})
         if current == seat:
             return seat
-        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot"):
+        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot") \
+                and not (seat == self._own_stand_in(member) and self.status != Status.PLAYING):
             raise ProtocolError("seat_taken", f"seat {seat} is taken", params={"seat": seat})
         if current is not None and self.status == Status.PLAYING:
             raise ProtocolError("game_running", "you cannot change seats during a game", params={"why": "change_seats"})
         return seat
 
-    def _free_seat(self) -> int | None:
-        """The seat a newcomer gets between games: the first empty one, else (``replace_bots``) a
-        bot's: one standing in for a player who left first, then the last added bot."""
+    def _own_stand_in(self, member: Member) -> int | None:
+        """The seat a bot took over when ``member`` left it during a game: theirs again between games."""
+        name = f"{member.name} (bot)"
+        return next((i for i, s in enumerate(self.seats) if s.kind == "bot" and s.name == name), None)
+
+    def _free_seat(self, member: Member | None = None) -> int | None:
+        """The seat a newcomer gets between games: the first empty one, else the seat a bot took over
+        when ``member`` left, else (``replace_bots``) a bot's: one standing in for a player who left
+        first, then the last added bot."""
         seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+        if seat is None and member is not None and self.status != Status.PLAYING:
+            seat = self._own_stand_in(member)
         if seat is None and self.replace_bots and self.status != Status.PLAYING:
             bots = [i for i, s in enumerate(self.seats) if s.kind == "bot"]
             stand_ins = [i for i in bots if self.seats[i].name.endswith(" (bot)")]
@@ -226,9 +235,9 @@ class Table:
             if member not in self.spectators or member.connection is None:
                 self.waiting.remove(member)
                 continue
-            seat = self._free_seat()
+            seat = self._free_seat(member)
             if seat is None:
-                return
+                continue  # a player who left may still find their own seat
             self.waiting.remove(member)
             self.sit(member, seat)
             if self.status != Status.PLAYING:

@@ -991,7 +991,7 @@ class LobbyScreen(ModelScreen):
     def action_invite(self) -> None:
         def joined(code: str | None) -> None:
             if code:
-                self.ono.send_message({"t": "join", "code": code})
+                self.ono.join_by_code(code)
 
         self.app.push_screen(InviteScreen(), joined)
 
