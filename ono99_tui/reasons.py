@@ -111,6 +111,10 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     # notices
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
     ("removed", None): N_("You were removed from table {table}."),
+    ("no_seat_free", None): N_("No seat was free when the game started: you watch it, and sit down at the next "
+                               "game if a seat is free then."),
+    ("seat_wanted", None): N_("Waiting for a seat: {names}. Between games, give one with the seat menu (m), or let "
+                              "late joiners replace bots."),
     ("clock_ran_out", None): N_("{name}'s clock ran out: the {bot} bot played {card} for them"),
     # refused table options, as the rules engine says them
     **{("bad_options", why): template for why, template in OPTION_PROBLEMS.items()},

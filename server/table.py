@@ -243,6 +243,23 @@ class Table:
             if self.status != Status.PLAYING:
                 self.send_state_to(member, self.last_seq)
 
+    def _tell_still_waiting(self) -> None:
+        """A game starts with no seat for those waiting: they are told, and so is the host, who can give
+        them a seat between games or let late joiners replace bots."""
+        if not self.waiting:
+            return
+        for member in self.waiting:
+            member.send({"t": "notice", "table": self.id, "code": "no_seat_free", "params": {},
+                         "text": "No seat was free when the game started: you watch it, and sit down at the "
+                                 "next game if a seat is free then."})
+        host = self.host_member
+        if host is not None and host.connection is not None and host not in self.waiting:
+            names = ", ".join(m.name for m in self.waiting)
+            host.send({"t": "notice", "table": self.id, "code": "seat_wanted",
+                       "params": {"names": names},
+                       "text": f"Waiting for a seat: {names}. Between games, give one with the seat menu, "
+                               "or let late joiners replace bots."})
+
     def give_seat(self, member: Member, seat: int, name: str) -> None:
         """The host gives an empty or a bot's seat to a spectator, between games."""
         self._require_host(member)
@@ -393,6 +410,7 @@ class Table:
         if self.status == Status.PLAYING:
             raise ProtocolError("game_running", "the game is already running", params={"why": "running"})
         self._seat_waiting()
+        self._tell_still_waiting()
         for i, seat in enumerate(self.seats):
             if seat.kind == "empty":
                 self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)

@@ -256,7 +256,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("name_taken", "looks_like"): {"name", "existing", "keyed"}, ("removed", None): {"table"},
         ("name_taken", "taken_keyed"): {"name"}, ("name_taken", "same_keyed"): {"name", "existing"},
         ("name_taken", "looks_like_keyed"): {"name", "existing"},
-        ("clock_ran_out", None): {"name", "bot", "card", "edition"},
+        ("clock_ran_out", None): {"name", "bot", "card", "edition"}, ("seat_wanted", None): {"names"},
         ("bad_name", "length"): {"limit"}, ("bad_name", "table_length"): {"limit"},
         ("no_player", None): {"name"}, ("no_record", None): {"game"},
         ("bad_options", "one_of"): {"option", "allowed", "value"},

@@ -97,7 +97,8 @@ class Door:
         self.fingerprint = fingerprint
         self.code, self.watch, self.maybe_name = front.read_shortcut(username)
         self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
-        self.default_name = "" if (self.code and not self.maybe_name) or self.play_now else username[:MAX_NAME]
+        # a user name that is (or looks like) an invite code is never offered as a name: Enter would make it one
+        self.default_name = "" if self.code or self.play_now else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, ""
         # asks for the name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None

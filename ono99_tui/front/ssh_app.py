@@ -16,7 +16,16 @@ from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
-from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from ..messages import (
+    Bye,
+    ErrorMessage,
+    Left,
+    ServerMessage,
+    State,
+    TableMessage,
+    Welcome,
+    decode_server_message,
+)
 from ..protocol import ProtocolError
 from ..tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
 from ..tui.names import KEY_HELP, NameScreen
@@ -73,6 +82,8 @@ class SessionApp(Ono99App):
         self._code_hint = ""
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
         self._probing_code = False  # a user name shaped like an invite code was tried as one
+        self._play_now_from: tuple[str, int] | None = None  # ssh play@host back at a table: queue unless it plays
+        self._play_now_after_leaving: tuple[str, int] | None = None
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -154,6 +165,14 @@ class SessionApp(Ono99App):
             self._play_now(message)
         elif isinstance(message, State) and message.view.winner is None:
             self.last_game_update = asyncio.get_running_loop().time()
+        elif isinstance(message, TableMessage) and self._play_now_from is not None:
+            wish, self._play_now_from = self._play_now_from, None
+            if message.table.status != "playing" or message.table.you is None:  # nothing to go back to
+                self._play_now_after_leaving = wish
+                self.send_message({"t": "leave"})
+        elif isinstance(message, Left) and self._play_now_after_leaving is not None:
+            self._queue(self._play_now_after_leaving)
+            self._play_now_after_leaving = None
         elif isinstance(message, TableMessage) and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""
@@ -190,10 +209,17 @@ class SessionApp(Ono99App):
                                          "Watch it?").format(code=code), yes=_("Watch")), answered)
 
     def _play_now(self, welcome: Welcome) -> None:
-        """``ssh play@host``: into the play-now queue at once (unless back at a table)."""
+        """``ssh play@host``: into the play-now queue at once, unless back in a seat of a running game (a
+        finished or unstarted table is left for the queue)."""
         wish = self.door.play_now
-        if wish is None or welcome.table is not None:
+        if wish is None:
             return
+        if welcome.table is not None:
+            self._play_now_from = wish  # its table message tells
+            return
+        self._queue(wish)
+
+    def _queue(self, wish: tuple[str, int]) -> None:
         self.play_now_wish = wish
         self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
 

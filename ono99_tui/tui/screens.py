@@ -402,11 +402,24 @@ class TableScreen(ModelScreen):
             self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"))
 
     def action_seat_menu(self) -> None:
-        from .seats import SeatMenuScreen
+        from .seats import ConfirmScreen, SeatMenuScreen
 
         def chosen(message: dict[str, Any] | None) -> None:
-            if message is not None:
+            if message is None:
+                return
+            if message["t"] != "kick":
                 self.ono.send_message(message)
+                return
+            table = self.ono.model.table
+            seat = message["seat"]
+            name = table.seats[seat].name if table is not None and seat < len(table.seats) else ""
+
+            def answered(yes: bool | None) -> None:  # removing a person is asked, as leaving is
+                if yes:
+                    self.ono.send_message(message)
+
+            self.app.push_screen(ConfirmScreen(_("Remove {name} from the table? They are sent back to the lobby.")
+                                               .format(name=name), yes=_("Remove")), answered)
 
         self.app.push_screen(SeatMenuScreen(self.ono.model), chosen)
 
@@ -910,8 +923,9 @@ class LobbyScreen(ModelScreen):
         from .playnow import queue_line
 
         hint = _("p: play now · Enter or j: join the selected table · s: watch it · n: new table · i: invite code")
-        text = model.notice or (_("No tables yet: press p to play now, n to create one.") if not model.tables
-                                else hint)
+        if not model.tables:  # private tables are never listed: their code is the way in
+            hint = _("No tables yet: press p to play now, n to create one, i to enter an invite code.")
+        text = f"{model.notice}\n{hint}" if model.notice else hint  # i is not in the footer: the hint stays
         queues = queue_line(model)
         return Text(f"{text}\n{queues}" if queues else text)
 
