@@ -76,11 +76,12 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("access_denied", "password"): N_("this server asks for a password: connect with --password"),
     ("access_denied", "wrong_password"): N_("wrong password"),
     ("access_denied", "no_key"): N_("this server lets in only the keys its host listed, and this connection proved "
-                                    "no key: play with {ssh}, and if your key is refused, send the host its "
-                                    "fingerprint ('ssh-keygen -lf ~/.ssh/id_ed25519.pub' shows your key's "
-                                    "fingerprint)"),
-    ("access_denied", "key_not_listed"): N_("your key {fingerprint} is not on this server's list: send this "
-                                            "fingerprint to the server's host to be let in"),
+                                    "no key: play with {ssh}, and if your key is refused, send the host your public "
+                                    "key line (the one line of ~/.ssh/id_ed25519.pub, or of id_ed25519.pub in "
+                                    "ono99's data directory) for the server's authorized_keys file"),
+    ("access_denied", "key_not_listed"): N_("your key {fingerprint} is not on this server's list: send the "
+                                            "server's host this line for its authorized_keys file, then connect "
+                                            "again: {key}"),
     ("access_denied", "key_not_from"): N_("your key {fingerprint} is listed, but not for connections from {address}"),
     ("access_denied", "fronts_only"): N_("this port takes only the server's SSH fronts: play with {ssh}"),
     ("access_denied", "locked"): N_("too many wrong passwords from your address: wait {seconds} s before trying "

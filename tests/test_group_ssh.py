@@ -3,14 +3,22 @@ real front and game server."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import asyncssh
+import pytest
 from textual.widgets import Input
 
-from ono99_tui.client import Client
+from ono99_tui.client import Client, ServerError
 from ono99_tui.front.ssh_app import NameScreen, SessionApp
+from ono99_tui.i18n import using
+from ono99_tui.identity import Identity
+from ono99_tui.reasons import said as said_of_error
+from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
-from tests.test_ssh import Player, Rig, rig, until  # noqa: F401  (rig: the fixture)
+from tests.test_ssh import Player, Rig, rig, start_rig, until  # noqa: F401  (rig: the fixture)
 
 
 def name_box(app: SessionApp) -> bool:
@@ -61,3 +69,76 @@ async def test_ssh_play_with_a_returning_key_queues_instead_of_going_back_to_an_
     assert member.table is None and member in rig.server.lobby.matchmaker.waiting
     await again.until(lambda a: isinstance(a.screen, QueueScreen), "the queue's screen, not the old table")
     await again.close()
+
+
+async def test_a_refused_friend_is_shown_the_line_the_host_needs(tmp_path: Path) -> None:
+    """``--auth authorized-keys``: a key not listed is shown its public key line for authorized_keys (a
+    fingerprint cannot be listed), over SSH and over TCP; an SSH client without a key is told why, not
+    only "Permission denied"."""
+    allowed, other = (asyncssh.generate_private_key("ssh-ed25519") for _ in range(2))
+    keys_file = tmp_path / "authorized_keys"
+    keys_file.write_bytes(allowed.export_public_key())
+    listed_only = await start_rig(tmp_path, ssh=SshSettings(auth="authorized-keys", authorized_keys=keys_file))
+    line = other.export_public_key().decode().strip()
+    try:
+        banners: list[str] = []
+
+        class Listening(asyncssh.SSHClient):  # and answers keyboard-interactive, as OpenSSH does
+            def auth_banner_received(self, msg: str, lang: str) -> None:
+                banners.append(msg)
+
+            tried = False
+
+            def kbdint_auth_requested(self) -> str | None:
+                if self.tried:
+                    return None
+                self.tried = True
+                return ""
+
+            def kbdint_challenge_received(self, name: str, instructions: str, lang: str,
+                                          prompts: list[tuple[str, bool]]) -> list[str]:
+                return []
+
+        for keys in ([other], []):
+            banners.clear()
+
+            with pytest.raises(asyncssh.PermissionDenied):
+                await asyncssh.connect("127.0.0.1", listed_only.front.port, username="eve", client_keys=keys,
+                                       known_hosts=None, agent_path=None, config=[], client_factory=Listening,
+                                       password=None)
+            said = "".join(banners)
+            if keys:
+                assert f"\r\n{line}\r\n" in said and "authorized_keys" in said, banners
+            else:
+                assert "lets in only the SSH keys its host listed" in said and "ssh-keygen" in said, banners
+        # OpenSSH without a key (none offered): the words come before "Permission denied"
+        openssh = await asyncio.create_subprocess_exec(
+            "ssh", "-F", "/dev/null", "-T", "-p", str(listed_only.front.port), "-o", "PubkeyAuthentication=no",
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentityAgent=none",
+            "eve@127.0.0.1", stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        _out, err = await asyncio.wait_for(openssh.communicate(), 30)
+        assert openssh.returncode == 255
+        assert b"lets in only the SSH keys its host listed" in err and b"Permission denied" in err, err
+        identity = Identity(other)
+        with pytest.raises(ServerError) as refused:
+            await Client.connect("127.0.0.1", listed_only.server.port, "eve", identity=identity)
+        error = refused.value.error
+        assert error.params["key"] == line
+        with using("en"):
+            assert said_of_error(error).endswith(f"authorized_keys file, then connect again: {line}")
+    finally:
+        await listed_only.close()
+
+
+async def test_the_password_mode_does_not_offer_a_key_to_keep_the_name(tmp_path: Path) -> None:
+    password_only = await start_rig(tmp_path, ssh=SshSettings(auth="password", password="guest"))
+    try:
+        player = await Player.connect(password_only, "eve", key=None)
+        await player.until(name_box, "the name screen")
+        screen = player.app.screen
+        assert isinstance(screen, NameScreen)
+        assert "SSH key" not in screen.help_text and "guest" in screen.help_text
+        await player.close()
+    finally:
+        await password_only.close()

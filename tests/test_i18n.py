@@ -274,7 +274,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("illegal_action", "deal_size"): {"seat", "count", "size"}, ("illegal_action", "deal_deck"): {"edition"},
         ("access_denied", "no_key"): {"ssh"}, ("access_denied", "fronts_only"): {"ssh"},
         ("access_denied", "locked"): {"seconds"}, ("access_denied", "busy"): {"seconds"},
-        ("access_denied", "key_not_listed"): {"fingerprint"},
+        ("access_denied", "key_not_listed"): {"fingerprint", "key"},
         ("access_denied", "key_not_from"): {"fingerprint", "address"},
         ("too_many_connections", "address"): {"address"}, ("too_many_connections", "waiting_address"): {"address"},
         ("bad_field", "missing"): {"message", "field"}, ("bad_field", "type"): {"message", "field"},

@@ -86,6 +86,12 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
     return match.group(1) or "2022", int(match.group(2) or 4)
 
 
+NO_KEY_BANNER = ("ONO 99: this server lets in only the SSH keys its host listed, and your ssh offered none. "
+                 "Make a key if you have none ('ssh-keygen -t ed25519'), send the server's host its public key "
+                 "line (the one line of ~/.ssh/id_ed25519.pub) for the server's authorized_keys file, then "
+                 "connect again.\r\n")
+
+
 class Door:
     """How one SSH session's player enters the lobby: their identity and the user-name shortcut."""
 
@@ -104,6 +110,7 @@ class Door:
         self.name_hint: str | None = None
         if fingerprint is not None:
             self.name_hint = "" if self.code or self.play_now else username
+        self.keys_kept = front.auth != "password"
         self.link: Client | None = None
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
@@ -340,23 +347,34 @@ class SshConnection(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         fingerprint = key.get_fingerprint()
-        refusal = self.front.access.decide(fingerprint, None, self.address)
+        line = key.export_public_key().decode().strip()
+        refusal = self.front.access.decide(fingerprint, None, self.address, line)
         self._key = key if refusal is None else None
         if refusal is not None and self.conn is not None and fingerprint not in self._told:
             self._told.add(fingerprint)  # a client asks about a key before it signs with it: say it once
-            # Shown by the client before "Permission denied": the fingerprint to send to the host.
+            # Shown by the client before "Permission denied": the line the host adds to authorized_keys.
+            text = (f"ONO 99: your key {fingerprint} is not on this server's list. Send the server's host this "
+                    f"line for its authorized_keys file, then connect again:\r\n\r\n{line}\r\n\r\n"
+                    if refusal.params.get("why") == "key_not_listed" else f"ONO 99: {refusal}\r\n")
             with contextlib.suppress(Exception):
-                self.conn.send_auth_banner(f"ONO 99: {refusal}\r\n")
+                self.conn.send_auth_banner(text)
         return refusal is None
 
     def kbdint_auth_supported(self) -> bool:
         if self.front.auth == "password":
             return NotImplemented  # type: ignore[no-any-return]  # asyncssh then asks for the password
-        return self.front.auth == "any-key"
+        # listed keys only: offered so that a client without a listed key hears why, then is refused
+        return self.front.auth in ("any-key", "authorized-keys")
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
-        self._key = None  # a client without a key: a guest, no questions asked
-        return True
+        self._key = None
+        if self.front.auth == "any-key":
+            return True  # a client without a key: a guest, no questions asked
+        if not self._told and self.conn is not None:  # a refused key was told already
+            self._told.add("")
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(NO_KEY_BANNER)
+        return False
 
     def password_auth_supported(self) -> bool:
         return self.front.auth == "password"

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
+# --auth password: no key is taken, so none can keep a name
+PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
+                        "seat last as long as this session.")
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
@@ -56,6 +59,7 @@ class Door(Protocol):
     play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
     watch: bool  # spectate the code's table instead of sitting down
     maybe_name: bool  # the user name only looks like an invite code: no such table is no error
+    keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
 
@@ -121,7 +125,8 @@ class SessionApp(Ono99App):
             if name is None:
                 if not isinstance(self.screen, OpeningScreen):
                     await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
-                help_text = SSH_NAME_HELP if door.fingerprint is None else KEY_HELP
+                help_text = KEY_HELP if door.fingerprint is not None else \
+                    SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP
                 name = await self.push_screen(NameScreen(door.default_name, problem, help_text),
                                               wait_for_dismiss=True)
                 if name is None:
