@@ -142,3 +142,33 @@ async def test_the_password_mode_does_not_offer_a_key_to_keep_the_name(tmp_path:
         await player.close()
     finally:
         await password_only.close()
+
+
+async def test_a_lost_game_server_s_farewell_is_said_before_its_links_are_left(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game server is gone: the front tells each session so (Ada, seated with a key: her seat is kept)
+    although leaving the dead server's link takes longer than the front waits; the farewell used to come
+    after that wait, so the connection was cut first and the player read only "Disconnected"."""
+    from ono99_tui.front import ssh as front_ssh
+
+    async def slow_leave(self: front_ssh.Door) -> None:
+        await asyncio.sleep(30)  # a TLS close to a server that is gone waits for an answer
+
+    monkeypatch.setattr(front_ssh, "CLOSE_WAIT", 1.0)
+    monkeypatch.setattr(front_ssh.Door, "leave", slow_leave)
+    lost = await start_rig(tmp_path)
+    try:
+        ada = await Player.connect(lost, "ada")
+        cy = await Player.connect(lost, "cy")
+        await ada.until_screen(LobbyScreen, "ada's lobby")
+        await cy.until_screen(LobbyScreen, "cy's lobby")
+        ada.app.send_message({"t": "create_table", "name": "t", "seats": 2, "bots": 1, "turn_seconds": 0})
+        await ada.until(lambda a: a.model.table is not None and a.model.table.you is not None, "ada's seat")
+        await lost.front.close(server_lost=True)
+        for player in (ada, cy):
+            await asyncio.wait_for(player.ended.wait(), 10)
+        assert b"The game server stopped unexpectedly. Your seat is kept" in ada.output, bytes(ada.output[-300:])
+        assert b"The game server stopped unexpectedly. Connect again with ssh in a moment." in cy.output
+        assert ada.output.rfind(b"\x1b[?1049l") < ada.output.rfind(b"stopped unexpectedly")  # after the screen
+    finally:
+        await lost.server.close()

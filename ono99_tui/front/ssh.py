@@ -39,7 +39,7 @@ from ..reasons import said
 from . import ssh_words
 from .config import FrontConfig
 from .ssh_app import SessionApp
-from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 
@@ -160,6 +160,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.closed = False
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
+        self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -220,16 +221,25 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
         finally:
             farewell = app.farewell
-            await door.leave()
             self.app = None  # a finished session keeps nothing of its app
             self.front.sessions.discard(self)
             self._cancel_idle_check()
-            if not self.closed and self.chan is not None:
-                self.closed = True
-                with contextlib.suppress(Exception):
-                    self.chan.write(f"{farewell}\r\n".encode())
-                    self.chan.exit(0)
+            # The words first: leaving a game server that is gone can take seconds (its link's close
+            # waits for an answer), and a front closing meanwhile would cut the connection unsaid.
+            self.say_farewell(farewell)
+            await door.leave()
             self.owner.close_soon()  # one session per connection: nothing more will happen on it
+
+    def say_farewell(self, farewell: str, leave_screen: bool = False) -> None:
+        """Print ``farewell`` and close the channel (``leave_screen``: the app could not give the terminal
+        back itself, so its screen modes are turned off first)."""
+        if self.closed or self.chan is None:
+            return
+        self.closed = True
+        with contextlib.suppress(Exception):
+            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen else "").encode()
+                            + f"{farewell}\r\n".encode())
+            self.chan.exit(0)
 
     def _send(self, data: bytes) -> None:
         chan = self.chan
@@ -270,6 +280,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         app = self.app
         if app is not None:
             app.farewell = reason
+            self.last_words = reason
             app.exit()
         elif self.chan is not None and not self.closed:
             self.closed = True
@@ -530,6 +541,8 @@ class SshFront:
                         else ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+        for session in list(self.sessions):  # an app that did not end in time: its words all the same
+            session.say_farewell(session.last_words, leave_screen=True)
         for connection in list(self.connections):
             if connection.conn is not None:
                 connection.conn.close()
