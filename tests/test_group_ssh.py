@@ -172,3 +172,23 @@ async def test_a_lost_game_server_s_farewell_is_said_before_its_links_are_left(t
         assert ada.output.rfind(b"\x1b[?1049l") < ada.output.rfind(b"stopped unexpectedly")  # after the screen
     finally:
         await lost.server.close()
+
+
+async def test_a_session_whose_app_does_not_end_still_gets_its_terminal_back_and_farewell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ono99_tui.front import ssh as front_ssh
+
+    monkeypatch.setattr(front_ssh, "CLOSE_WAIT", 1.0)
+    lost = await start_rig(tmp_path)
+    try:
+        cy = await Player.connect(lost, "cy")
+        await cy.until_screen(LobbyScreen, "cy's lobby")
+        monkeypatch.setattr(cy.app, "exit", lambda *args, **kwargs: None)  # an app stuck somewhere
+        mark = len(cy.output)
+        await lost.front.close(server_lost=True)
+        await asyncio.wait_for(cy.ended.wait(), 10)
+        last = bytes(cy.output[mark:])
+        assert b"\x1b[?1049l" in last and b"\x1b[?1000l" in last, last[-200:]
+        assert last.rfind(b"\x1b[?1049l") < last.rfind(b"The game server stopped unexpectedly.")
+    finally:
+        await lost.server.close()
