@@ -172,3 +172,32 @@ async def test_the_host_is_asked_before_a_player_is_removed(tmp_path: Path) -> N
             await bob.close()
     finally:
         await server.close()
+
+
+async def test_a_code_that_worked_is_not_offered_again_for_another_refusal(tmp_path: Path) -> None:
+    """Ada joins by code, goes back to the lobby, then tries a running public table from the list: its
+    refusal is said as it is, not taken for the old code's table."""
+    from tests.server_helpers import TestClient
+
+    server = Server(server_config(tmp_path, bot_delay=600))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        alice = await TestClient.connect("127.0.0.1", server.port, "alice")
+        private_id = await create_table(alice, seats=3, private=True)
+        bob = await TestClient.connect("127.0.0.1", server.port, "bob")
+        public_id = await create_table(bob, seats=2, bots=1, start=True)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.join_by_code(server.lobby.tables[private_id].code)
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the private table")
+            app.send_message({"t": "leave"})
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+            app.send_message({"t": "join", "table": public_id})
+            await wait_until(pilot, lambda: "the game has started" in app.model.notice, "the refusal")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, ConfirmScreen)
+        await alice.close()
+        await bob.close()
+    finally:
+        await server.close()

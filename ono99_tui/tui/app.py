@@ -347,6 +347,7 @@ class Ono99App(App[int]):
             elif message.table is None:
                 self._show(LobbyScreen)
         elif isinstance(message, TableMessage):
+            self._invite_code = None  # the join went through: a later refusal is not about that code
             self._show(TableScreen)
             if self._sit_when_watching and message.table.you is None:
                 self._sit_when_watching = False
