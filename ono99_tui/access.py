@@ -35,7 +35,7 @@ from .throttle import FailureThrottle, Wait
 MODES = ("any-key", "authorized-keys", "password")
 FAILED_PASSWORD_DELAY = 1.0  # seconds a refusal waits for its answer (one the throttle made goes at once)
 THROTTLED = ("locked", "busy")  # the whys of password attempts refused unchecked (throttle.Wait.why)
-KEY_HELP = "'ssh-keygen -lf ~/.ssh/id_ed25519.pub' shows your key's fingerprint"
+KEY_HELP = "the one line of ~/.ssh/id_ed25519.pub, or of id_ed25519.pub in ono99's data directory"
 
 
 class ListedKey:
@@ -108,8 +108,10 @@ class AccessPolicy:
     def open(self) -> bool:
         return self.mode == "any-key"
 
-    def decide(self, fingerprint: str | None, password: str | None, address: str) -> Refusal | None:
-        """None to let the client in, or why not (for the person refused; ``access_denied``'s params)."""
+    def decide(self, fingerprint: str | None, password: str | None, address: str,
+               key_line: str = "") -> Refusal | None:
+        """None to let the client in, or why not (for the person refused; ``access_denied``'s params).
+        ``key_line``: the key's OpenSSH public key line, which the host needs for authorized_keys."""
         if self.mode == "any-key":
             return None
         if self.mode == "password":
@@ -124,12 +126,13 @@ class AccessPolicy:
             return Refusal("wrong password", why="wrong_password")
         if fingerprint is None:
             return Refusal("this server lets in only the keys its host listed, and this connection proved no key: "
-                           f"play with {self.ssh_hint}, and if your key is refused, send the host its fingerprint "
-                           f"({KEY_HELP})", why="no_key", ssh=self.ssh_hint)
+                           f"play with {self.ssh_hint}, and if your key is refused, send the host your public key "
+                           f"line ({KEY_HELP}) for the server's authorized_keys file", why="no_key", ssh=self.ssh_hint)
         listed = self._keys.get(fingerprint)
-        if listed is None:
-            return Refusal(f"your key {fingerprint} is not on this server's list: send this fingerprint to the "
-                           "server's host to be let in", why="key_not_listed", fingerprint=fingerprint)
+        if listed is None:  # the host needs the whole line for authorized_keys: a fingerprint cannot be listed
+            return Refusal(f"your key {fingerprint} is not on this server's list: send the server's host this "
+                           f"line for its authorized_keys file, then connect again: {key_line}",
+                           why="key_not_listed", fingerprint=fingerprint, key=key_line)
         if listed.entry.validate(listed.key, address, address) is None:
             return Refusal(f"your key {fingerprint} is listed, but not for connections from {address}",
                            why="key_not_from", fingerprint=fingerprint, address=address)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
 from .messages import Away, ErrorMessage, Notice, Unplayable
@@ -75,11 +76,12 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("access_denied", "password"): N_("this server asks for a password: connect with --password"),
     ("access_denied", "wrong_password"): N_("wrong password"),
     ("access_denied", "no_key"): N_("this server lets in only the keys its host listed, and this connection proved "
-                                    "no key: play with {ssh}, and if your key is refused, send the host its "
-                                    "fingerprint ('ssh-keygen -lf ~/.ssh/id_ed25519.pub' shows your key's "
-                                    "fingerprint)"),
-    ("access_denied", "key_not_listed"): N_("your key {fingerprint} is not on this server's list: send this "
-                                            "fingerprint to the server's host to be let in"),
+                                    "no key: play with {ssh}, and if your key is refused, send the host your public "
+                                    "key line (the one line of ~/.ssh/id_ed25519.pub, or of id_ed25519.pub in "
+                                    "ono99's data directory) for the server's authorized_keys file"),
+    ("access_denied", "key_not_listed"): N_("your key {fingerprint} is not on this server's list: send the "
+                                            "server's host this line for its authorized_keys file, then connect "
+                                            "again: {key}"),
     ("access_denied", "key_not_from"): N_("your key {fingerprint} is listed, but not for connections from {address}"),
     ("access_denied", "fronts_only"): N_("this port takes only the server's SSH fronts: play with {ssh}"),
     ("access_denied", "locked"): N_("too many wrong passwords from your address: wait {seconds} s before trying "
@@ -110,6 +112,10 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     # notices
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
     ("removed", None): N_("You were removed from table {table}."),
+    ("no_seat_free", None): N_("No seat was free when the game started: you watch it, and sit down at the next "
+                               "game if a seat is free then."),
+    ("seat_wanted", None): N_("Waiting for a seat: {names}. Between games, give one with the seat menu (m), or let "
+                              "late joiners replace bots."),
     ("clock_ran_out", None): N_("{name}'s clock ran out: the {bot} bot played {card} for them"),
     # refused table options, as the rules engine says them
     **{("bad_options", why): template for why, template in OPTION_PROBLEMS.items()},
@@ -165,12 +171,22 @@ def render(code: Any, params: Any, fallback: str) -> str:
     for quoted in QUOTED.get(code, ()):  # names in quotes, as the server says them: 'Аda' looks like 'Ada'
         if quoted in values:
             values[quoted] = repr(str(values[quoted]))
-    if code == "illegal_action" and why == "not_in_hand":  # a card code: its name on the table's edition
-        values["card"] = gettext(english_card(str(values.get("card", "")), str(values.get("edition", ""))))
+    if (code == "illegal_action" and why == "not_in_hand") or code == "clock_ran_out":
+        values["card"] = card_words(str(values.get("card", "")), str(values.get("edition", "")))
     try:
         return gettext(template).format(**values)
     except (KeyError, IndexError, ValueError):
         return fallback
+
+
+def card_words(code: str, edition: str) -> str:
+    """A card code of a notice (a card, ``ONO99x4`` or ``draw``) as the player reads it: its label on the
+    table's edition (``"−10"``, not ``"-10"``; ``"Play 2"``, not ``"PLAY2"``)."""
+    if code == DISCARD_FOUR_CODE:
+        return gettext("four ONO 99")
+    if code == DRAW_CODE:
+        return gettext("a draw")
+    return gettext(english_card(code, edition))
 
 
 def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
@@ -179,7 +195,7 @@ def _stood_in(params: Mapping[str, Any], fallback: str) -> str:
         cards = [c for c in str(params["cards"]).split(",") if c]
     except (KeyError, TypeError, ValueError):
         return fallback
-    shown = ", ".join(gettext("four ONO 99") if c == "ONO99x4" else c for c in cards)
+    shown = ", ".join(card_words(c, str(params.get("edition", ""))) for c in cards)
     if plays and out:
         text = ngettext("While you were away, a bot played for {name}: {n} card ({cards}); the seat went out.",
                         "While you were away, a bot played for {name}: {n} cards ({cards}); the seat went out.",

@@ -45,6 +45,7 @@ class Connection:
     # The identity (key fingerprint) this connection has proven: by a TCP client's answer to the
     # challenge, or asserted by a trusted front for its SSH login (section 3b). None: a guest so far.
     identity: str | None = None
+    key_line = ""  # that key's OpenSSH public key line
     _challenge: tuple[dict[str, Any], Any, bytes] | None = None  # (hello, its key, the nonce sent)
     # Whether the access policy was already applied before the hello (a trusted front's player, at
     # the SSH login; the local game): a TCP hello is checked here.
@@ -308,6 +309,7 @@ class Connection:
             raise ProtocolError("bad_signature", "the signature does not prove that you hold the key; "
                                                  "send hello again for a new challenge")
         self.identity = fingerprint(key)
+        self.key_line = key.export_public_key().decode().strip()  # a refusal shows it, for authorized_keys
         self._enter(hello)
 
     def _enter(self, hello: dict[str, Any]) -> None:
@@ -330,7 +332,7 @@ class Connection:
         if self.server.players_full():
             raise ProtocolError("too_many_connections", "the server is full", fatal=True, params={"why": "full"})
         key_fingerprint, password = self.hello_credentials(message)
-        refusal = self.server.access.decide(key_fingerprint, password, self.address)
+        refusal = self.server.access.decide(key_fingerprint, password, self.address, self.key_line)
         if refusal is not None:
             log.warning("%s: refused at hello: %s", self.peer, refusal)
             self._refused = ProtocolError("access_denied", refusal, fatal=True, params=params_of(refusal))

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ono99_tui.core.cards import Edition
 from ono99_tui.core.events import Event, Out, Played
 from ono99_tui.protocol import event_to_wire
 
@@ -87,22 +88,23 @@ def history_messages(table_id: int, game_no: int, log: Sequence[Event], first_se
     return out
 
 
-def away_params(missed: Sequence[Event], seat: int, name: str) -> dict[str, str | int]:
+def away_params(missed: Sequence[Event], seat: int, name: str, edition: Edition) -> dict[str, str | int]:
     """The ``params`` of an ``away`` message (docs/protocol.md): ``name``, ``plays`` (how many),
-    ``cards`` (their codes, comma-separated; ``ONO99x4`` for four ONO 99 at once), ``out`` (1 if the seat went out)."""
+    ``cards`` (their codes, comma-separated; ``ONO99x4`` for four ONO 99 at once), ``out`` (1 if the seat
+    went out), ``edition`` (to name the cards)."""
     plays = [e for e in missed if isinstance(e, Played) and e.seat == seat]
     went_out = any(isinstance(e, Out) and e.seat == seat for e in missed)
     cards = ",".join("ONO99x4" if len(p.cards) == 4 else p.cards[0].code for p in plays)
-    return {"name": name, "plays": len(plays), "cards": cards, "out": int(went_out)}
+    return {"name": name, "plays": len(plays), "cards": cards, "out": int(went_out), "edition": edition.value}
 
 
-def away_summary(missed: Sequence[Event], seat: int, name: str) -> str | None:
+def away_summary(missed: Sequence[Event], seat: int, name: str, edition: Edition) -> str | None:
     """A line on what a stand-in did for ``seat`` in ``missed``, or None if it did nothing."""
     plays = [e for e in missed if isinstance(e, Played) and e.seat == seat]
     went_out = any(isinstance(e, Out) and e.seat == seat for e in missed)
     if not plays and not went_out:
         return None
-    cards = ", ".join("four ONO 99" if len(p.cards) == 4 else p.cards[0].code for p in plays)
+    cards = ", ".join("four ONO 99" if len(p.cards) == 4 else p.cards[0].label(edition) for p in plays)
     text = f"While you were away, a bot played for {name}"
     text += f": {len(plays)} card{'s' if len(plays) != 1 else ''} ({cards})" if plays else ""
     if went_out:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ono99_tui.bots import get_bot
-from ono99_tui.core.actions import Action
+from ono99_tui.core.actions import Action, ActionKind
 from ono99_tui.core.errors import IllegalActionError, MalformedActionError
 from ono99_tui.core.events import Event
 from ono99_tui.core.game import Game
@@ -89,6 +89,8 @@ class Table:
     moved_at: float = 0.0  # loop time the table last showed a move (its watchers are not idle)
     deadline: float | None = None  # monotonic time the seat on turn must act by
     _timer: asyncio.TimerHandle | None = None
+    _clock_of: tuple[int, int, float] | None = None  # (turn, game version, deadline) of the turn's clock
+    _clock_running: bool = False  # _timer is that clock
     _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
     _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
     _unsaved_actions: int = 0  # actions handed to the database and not yet saved
@@ -182,7 +184,7 @@ class Table:
         if seat is None:
             if current is not None:
                 return current
-            seat = self._free_seat()
+            seat = self._free_seat(member)
             if seat is None:
                 raise ProtocolError("table_full", "every seat is taken; you can spectate", params={"why": "spectate"})
         if not 0 <= seat < self.seat_count:
@@ -190,16 +192,25 @@ class Table:
                                 params={"why": "range", "last": self.seat_count - 1})
         if current == seat:
             return seat
-        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot"):
+        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot") \
+                and not (seat == self._own_stand_in(member) and self.status != Status.PLAYING):
             raise ProtocolError("seat_taken", f"seat {seat} is taken", params={"seat": seat})
         if current is not None and self.status == Status.PLAYING:
             raise ProtocolError("game_running", "you cannot change seats during a game", params={"why": "change_seats"})
         return seat
 
-    def _free_seat(self) -> int | None:
-        """The seat a newcomer gets between games: the first empty one, else (``replace_bots``) a
-        bot's: one standing in for a player who left first, then the last added bot."""
+    def _own_stand_in(self, member: Member) -> int | None:
+        """The seat a bot took over when ``member`` left it during a game: theirs again between games."""
+        name = f"{member.name} (bot)"
+        return next((i for i, s in enumerate(self.seats) if s.kind == "bot" and s.name == name), None)
+
+    def _free_seat(self, member: Member | None = None) -> int | None:
+        """The seat a newcomer gets between games: the first empty one, else the seat a bot took over
+        when ``member`` left, else (``replace_bots``) a bot's: one standing in for a player who left
+        first, then the last added bot."""
         seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
+        if seat is None and member is not None and self.status != Status.PLAYING:
+            seat = self._own_stand_in(member)
         if seat is None and self.replace_bots and self.status != Status.PLAYING:
             bots = [i for i, s in enumerate(self.seats) if s.kind == "bot"]
             stand_ins = [i for i in bots if self.seats[i].name.endswith(" (bot)")]
@@ -224,13 +235,30 @@ class Table:
             if member not in self.spectators or member.connection is None:
                 self.waiting.remove(member)
                 continue
-            seat = self._free_seat()
+            seat = self._free_seat(member)
             if seat is None:
-                return
+                continue  # a player who left may still find their own seat
             self.waiting.remove(member)
             self.sit(member, seat)
             if self.status != Status.PLAYING:
                 self.send_state_to(member, self.last_seq)
+
+    def _tell_still_waiting(self) -> None:
+        """A game starts with no seat for those waiting: they are told, and so is the host, who can give
+        them a seat between games or let late joiners replace bots."""
+        if not self.waiting:
+            return
+        for member in self.waiting:
+            member.send({"t": "notice", "table": self.id, "code": "no_seat_free", "params": {},
+                         "text": "No seat was free when the game started: you watch it, and sit down at the "
+                                 "next game if a seat is free then."})
+        host = self.host_member
+        if host is not None and host.connection is not None and host not in self.waiting:
+            names = ", ".join(m.name for m in self.waiting)
+            host.send({"t": "notice", "table": self.id, "code": "seat_wanted",
+                       "params": {"names": names},
+                       "text": f"Waiting for a seat: {names}. Between games, give one with the seat menu, "
+                               "or let late joiners replace bots."})
 
     def give_seat(self, member: Member, seat: int, name: str) -> None:
         """The host gives an empty or a bot's seat to a spectator, between games."""
@@ -382,6 +410,7 @@ class Table:
         if self.status == Status.PLAYING:
             raise ProtocolError("game_running", "the game is already running", params={"why": "running"})
         self._seat_waiting()
+        self._tell_still_waiting()
         for i, seat in enumerate(self.seats):
             if seat.kind == "empty":
                 self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
@@ -391,6 +420,7 @@ class Table:
         self.seed = secrets.randbits(63)
         self.actions = []
         self.game = Game(self.options, self.seat_count, random.Random(self.seed))
+        self._clock_of = None
         self.bot_rng = random.Random(self.seed ^ 0x5EED)
         self.players = [self._player_of(s) for s in self.seats]
         self.stand_in = [[] for _ in self.seats]
@@ -500,15 +530,24 @@ class Table:
         return s.kind == "human" and not s.connected
 
     def schedule(self) -> None:
-        """Arrange the next move that is not up to a connected person: a bot's, or a clock."""
-        self._cancel_timer()
+        """Arrange the next move that is not up to a connected person: a bot's, or a clock. A turn's
+        clock runs on across reconnects and seat changes: only a new move starts a fresh one."""
         game = self.game
         if game is None or self.status != Status.PLAYING or game.is_over or self.paused:
+            self._cancel_timer()
             self.deadline = None
+            if self.paused:
+                self._clock_of = None  # a paused local game's turn gets its whole time back
             return
         loop = asyncio.get_running_loop()
         config = self.lobby.config
         turn = game.turn
+        if self._clock_of is not None and self._clock_of[:2] != (turn, game.version):
+            self._clock_of = None  # a move was made: the next turn's clock starts afresh
+        if (self._clock_running and self._clock_of is not None and self.deadline is not None
+                and not any(self.controlled_by_bot(seat) for seat in game.actors())):
+            return  # this turn's clock runs on
+        self._cancel_timer()
         for seat in game.actors():
             if self.controlled_by_bot(seat):
                 delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
@@ -521,8 +560,12 @@ class Table:
                 self.deadline = loop.time() + delay if draw_open else None
                 return
         if self.turn_seconds > 0 and turn is not None:
-            self.deadline = loop.time() + self.turn_seconds
-            self._timer = loop.call_later(self.turn_seconds, self._clock_ran_out, turn, game.version)
+            if self._clock_of is None:
+                self._clock_of = (turn, game.version, loop.time() + self.turn_seconds)
+            self.deadline = self._clock_of[2]  # the time left when a player on turn came back, not a fresh clock
+            self._timer = loop.call_later(max(0.0, self.deadline - loop.time()), self._clock_ran_out, turn,
+                                          game.version)
+            self._clock_running = True
         else:
             self.deadline = None
 
@@ -539,6 +582,7 @@ class Table:
             self._broadcast_state(())
 
     def _cancel_timer(self) -> None:
+        self._clock_running = False
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -572,13 +616,18 @@ class Table:
 
     def _clock_ran_out(self, seat: int, version: int) -> None:
         self._timer = None
+        self._clock_running = False
         game = self.game
         if game is None or game.version != version or game.is_over or game.turn != seat:
             return
         action = get_bot(STAND_IN_LEVEL).choose(game.seat_view(seat), self.bot_rng)
-        text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {action.code} for them"
+        edition = self.options.edition
+        played = "four ONO 99" if action.kind is ActionKind.DISCARD_FOUR else \
+            "a draw" if action.card is None else action.card.label(edition)  # a card's name, not its code
+        text = f"{self.seats[seat].name}'s clock ran out: the {STAND_IN_LEVEL} bot played {played} for them"
         log.info("table %d: %s", self.id, text)
-        self.notice(text, "clock_ran_out", {"name": self.seats[seat].name, "bot": STAND_IN_LEVEL, "card": action.code})
+        self.notice(text, "clock_ran_out", {"name": self.seats[seat].name, "bot": STAND_IN_LEVEL, "card": action.code,
+                                            "edition": edition.value})
         spans = self._spans(seat)
         if spans is not None and not standin.is_open(spans):
             spans.append(standin.one_move_span(game))
@@ -613,6 +662,8 @@ class Table:
         if seat is not None:
             self.seats[seat].away_seq = None
         self.changed()
+        if self.status == Status.PLAYING:
+            self.schedule()  # before the state: it shows the clock of a player back on turn
         member.send({"t": "table", "table": self.detail(member)})
         self.send_state_to(member, seen.get("seq") if here else None)
 
@@ -623,19 +674,18 @@ class Table:
             member.send(self.chat.history(seen.get("chat") if here else None))
             if seat is not None and away_seq is not None and self.game is not None:
                 missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
-                text = away_summary(missed, seat, member.name)
+                text = away_summary(missed, seat, member.name, self.options.edition)
                 if text is not None:
                     member.send({"t": "away", "table": self.id, "text": text, "code": "stood_in",
-                                 "params": away_params(missed, seat, member.name)})
+                                 "params": away_params(missed, seat, member.name,
+                                                                     self.options.edition)})
 
         if self.game is not None and self.shown != len(self.game.log):
             self._after_state[member] = rest  # its state comes once the moves are saved (send_state_to)
         else:
             rest()
-        if self.status == Status.PLAYING:
-            self.schedule()
-            if seat is not None:
-                self._show_who_plays(skip=member)
+        if self.status == Status.PLAYING and seat is not None:
+            self._show_who_plays(skip=member)
 
     def grace_expired(self, member: Member) -> None:
         seat = self.seat_of(member)

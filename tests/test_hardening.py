@@ -181,7 +181,7 @@ async def test_under_authorized_keys_a_tcp_client_without_a_listed_key_is_refuse
         with pytest.raises(ServerError) as info:
             await Client.connect("127.0.0.1", h.port, "intruder", timeout=TIMEOUT)
         assert info.value.code == "access_denied"
-        assert "fingerprint" in info.value.reason and "ssh" in info.value.reason
+        assert "public key line" in info.value.reason and "ssh" in info.value.reason
         raw = await h.raw()
         await raw.send(hello("intruder"))
         messages = await until_closed(raw)

@@ -621,10 +621,10 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
             def auth_banner_received(self, msg: str, lang: str) -> None:
                 banners.append(msg)
 
-        with pytest.raises(asyncssh.PermissionDenied):  # a refused key is told its fingerprint, for the host
+        with pytest.raises(asyncssh.PermissionDenied):  # a refused key is told its line, for the host's file
             await asyncssh.connect("127.0.0.1", rig.front.port, username="eve", client_keys=[other], known_hosts=None,
                                    agent_path=None, config=[], client_factory=Listening)
-        told = [b for b in banners if other.get_fingerprint() in b and "send this fingerprint" in b]
+        told = [b for b in banners if other.get_fingerprint() in b and "authorized_keys" in b]
         assert len(told) == 1, banners
     finally:
         await rig.close()

@@ -39,7 +39,7 @@ from ..reasons import said
 from . import ssh_words
 from .config import FrontConfig
 from .ssh_app import SessionApp
-from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 
@@ -86,6 +86,12 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
     return match.group(1) or "2022", int(match.group(2) or 4)
 
 
+NO_KEY_BANNER = ("ONO 99: this server lets in only the SSH keys its host listed, and your ssh offered none. "
+                 "Make a key if you have none ('ssh-keygen -t ed25519'), send the server's host its public key "
+                 "line (the one line of ~/.ssh/id_ed25519.pub) for the server's authorized_keys file, then "
+                 "connect again.\r\n")
+
+
 class Door:
     """How one SSH session's player enters the lobby: their identity and the user-name shortcut."""
 
@@ -97,12 +103,14 @@ class Door:
         self.fingerprint = fingerprint
         self.code, self.watch, self.maybe_name = front.read_shortcut(username)
         self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
-        self.default_name = "" if (self.code and not self.maybe_name) or self.play_now else username[:MAX_NAME]
+        # a user name that is (or looks like) an invite code is never offered as a name: Enter would make it one
+        self.default_name = "" if self.code or self.play_now else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, ""
         # asks for the name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
             self.name_hint = "" if self.code or self.play_now else username
+        self.keys_kept = front.auth != "password"
         self.link: Client | None = None
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
@@ -152,6 +160,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.closed = False
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
+        self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -212,16 +221,25 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
         finally:
             farewell = app.farewell
-            await door.leave()
             self.app = None  # a finished session keeps nothing of its app
             self.front.sessions.discard(self)
             self._cancel_idle_check()
-            if not self.closed and self.chan is not None:
-                self.closed = True
-                with contextlib.suppress(Exception):
-                    self.chan.write(f"{farewell}\r\n".encode())
-                    self.chan.exit(0)
+            # The words first: leaving a game server that is gone can take seconds (its link's close
+            # waits for an answer), and a front closing meanwhile would cut the connection unsaid.
+            self.say_farewell(farewell)
+            await door.leave()
             self.owner.close_soon()  # one session per connection: nothing more will happen on it
+
+    def say_farewell(self, farewell: str, leave_screen: bool = False) -> None:
+        """Print ``farewell`` and close the channel (``leave_screen``: the app could not give the terminal
+        back itself, so its screen modes are turned off first)."""
+        if self.closed or self.chan is None:
+            return
+        self.closed = True
+        with contextlib.suppress(Exception):
+            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen else "").encode()
+                            + f"{farewell}\r\n".encode())
+            self.chan.exit(0)
 
     def _send(self, data: bytes) -> None:
         chan = self.chan
@@ -262,6 +280,7 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         app = self.app
         if app is not None:
             app.farewell = reason
+            self.last_words = reason
             app.exit()
         elif self.chan is not None and not self.closed:
             self.closed = True
@@ -339,23 +358,34 @@ class SshConnection(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         fingerprint = key.get_fingerprint()
-        refusal = self.front.access.decide(fingerprint, None, self.address)
+        line = key.export_public_key().decode().strip()
+        refusal = self.front.access.decide(fingerprint, None, self.address, line)
         self._key = key if refusal is None else None
         if refusal is not None and self.conn is not None and fingerprint not in self._told:
             self._told.add(fingerprint)  # a client asks about a key before it signs with it: say it once
-            # Shown by the client before "Permission denied": the fingerprint to send to the host.
+            # Shown by the client before "Permission denied": the line the host adds to authorized_keys.
+            text = (f"ONO 99: your key {fingerprint} is not on this server's list. Send the server's host this "
+                    f"line for its authorized_keys file, then connect again:\r\n\r\n{line}\r\n\r\n"
+                    if refusal.params.get("why") == "key_not_listed" else f"ONO 99: {refusal}\r\n")
             with contextlib.suppress(Exception):
-                self.conn.send_auth_banner(f"ONO 99: {refusal}\r\n")
+                self.conn.send_auth_banner(text)
         return refusal is None
 
     def kbdint_auth_supported(self) -> bool:
         if self.front.auth == "password":
             return NotImplemented  # type: ignore[no-any-return]  # asyncssh then asks for the password
-        return self.front.auth == "any-key"
+        # listed keys only: offered so that a client without a listed key hears why, then is refused
+        return self.front.auth in ("any-key", "authorized-keys")
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
-        self._key = None  # a client without a key: a guest, no questions asked
-        return True
+        self._key = None
+        if self.front.auth == "any-key":
+            return True  # a client without a key: a guest, no questions asked
+        if not self._told and self.conn is not None:  # a refused key was told already
+            self._told.add("")
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(NO_KEY_BANNER)
+        return False
 
     def password_auth_supported(self) -> bool:
         return self.front.auth == "password"
@@ -511,6 +541,8 @@ class SshFront:
                         else ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+        for session in list(self.sessions):  # an app that did not end in time: its words all the same
+            session.say_farewell(session.last_words, leave_screen=True)
         for connection in list(self.connections):
             if connection.conn is not None:
                 connection.conn.close()

@@ -16,7 +16,16 @@ from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
-from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from ..messages import (
+    Bye,
+    ErrorMessage,
+    Left,
+    ServerMessage,
+    State,
+    TableMessage,
+    Welcome,
+    decode_server_message,
+)
 from ..protocol import ProtocolError
 from ..tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
 from ..tui.names import KEY_HELP, NameScreen
@@ -32,6 +41,9 @@ if TYPE_CHECKING:
 SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
+# --auth password: no key is taken, so none can keep a name
+PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
+                        "seat last as long as this session.")
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
@@ -47,6 +59,7 @@ class Door(Protocol):
     play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
     watch: bool  # spectate the code's table instead of sitting down
     maybe_name: bool  # the user name only looks like an invite code: no such table is no error
+    keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
 
@@ -73,6 +86,8 @@ class SessionApp(Ono99App):
         self._code_hint = ""
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
         self._probing_code = False  # a user name shaped like an invite code was tried as one
+        self._play_now_from: tuple[str, int] | None = None  # ssh play@host back at a table: queue unless it plays
+        self._play_now_after_leaving: tuple[str, int] | None = None
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -110,7 +125,8 @@ class SessionApp(Ono99App):
             if name is None:
                 if not isinstance(self.screen, OpeningScreen):
                     await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
-                help_text = SSH_NAME_HELP if door.fingerprint is None else KEY_HELP
+                help_text = KEY_HELP if door.fingerprint is not None else \
+                    SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP
                 name = await self.push_screen(NameScreen(door.default_name, problem, help_text),
                                               wait_for_dismiss=True)
                 if name is None:
@@ -154,6 +170,14 @@ class SessionApp(Ono99App):
             self._play_now(message)
         elif isinstance(message, State) and message.view.winner is None:
             self.last_game_update = asyncio.get_running_loop().time()
+        elif isinstance(message, TableMessage) and self._play_now_from is not None:
+            wish, self._play_now_from = self._play_now_from, None
+            if message.table.status != "playing" or message.table.you is None:  # nothing to go back to
+                self._play_now_after_leaving = wish
+                self.send_message({"t": "leave"})
+        elif isinstance(message, Left) and self._play_now_after_leaving is not None:
+            self._queue(self._play_now_after_leaving)
+            self._play_now_after_leaving = None
         elif isinstance(message, TableMessage) and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""
@@ -190,10 +214,17 @@ class SessionApp(Ono99App):
                                          "Watch it?").format(code=code), yes=_("Watch")), answered)
 
     def _play_now(self, welcome: Welcome) -> None:
-        """``ssh play@host``: into the play-now queue at once (unless back at a table)."""
+        """``ssh play@host``: into the play-now queue at once, unless back in a seat of a running game (a
+        finished or unstarted table is left for the queue)."""
         wish = self.door.play_now
-        if wish is None or welcome.table is not None:
+        if wish is None:
             return
+        if welcome.table is not None:
+            self._play_now_from = wish  # its table message tells
+            return
+        self._queue(wish)
+
+    def _queue(self, wish: tuple[str, int]) -> None:
         self.play_now_wish = wish
         self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
 

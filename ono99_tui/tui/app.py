@@ -156,6 +156,8 @@ class Ono99App(App[int]):
         self.draw_window = LOCAL_DRAW_WINDOW if draw_window is None else draw_window
         self._paused = False
         self._terminal_title = ""
+        self._invite_code: str | None = None  # the code of the last join by invite code, to offer watching
+        self._sit_when_watching = False  # a join by code came too late for this game: wait for the next one
         self.local = local
         self.host = host
         self.port = port
@@ -345,9 +347,15 @@ class Ono99App(App[int]):
             elif message.table is None:
                 self._show(LobbyScreen)
         elif isinstance(message, TableMessage):
+            self._invite_code = None  # the join went through: a later refusal is not about that code
             self._show(TableScreen)
+            if self._sit_when_watching and message.table.you is None:
+                self._sit_when_watching = False
+                self.send_message({"t": "sit"})  # the server answers with a notice: seated at the next game
         elif kind == "left":
             self._show(LobbyScreen)
+        elif isinstance(message, ErrorMessage) and self._watch_instead(message):
+            pass
         elif isinstance(message, ErrorMessage):
             self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
         elif kind in ("notice", "away"):
@@ -445,6 +453,30 @@ class Ono99App(App[int]):
                 self.notify(_("Could not send: {error}").format(error=exc), severity="warning")
 
         self.run_worker(send(), group="send")
+
+    def join_by_code(self, code: str) -> None:
+        self._invite_code = code
+        self.send_message({"t": "join", "code": code})
+
+    def _watch_instead(self, refused: ErrorMessage) -> bool:
+        """A join by invite code refused because the game runs or every seat is taken: a private table is
+        listed nowhere, so the code is the way to watch it too. Whether the question was asked."""
+        code, self._invite_code = self._invite_code, None
+        why = refused.params.get("why")
+        started = refused.code == "game_running" and why == "started"
+        if code is None or refused.ref != "join" or not (started or (refused.code == "table_full"
+                                                                    and why == "spectate")):
+            return False
+
+        def answered(watch: bool | None) -> None:
+            if watch:
+                self.send_message({"t": "spectate", "code": code})
+                self._sit_when_watching = started  # and sit down at the next game, if a seat is free then
+
+        question = (_("The game at the table of invite code {code} has already started. Watch it?") if started
+                    else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=code)
+        self.push_screen(ConfirmScreen(question, yes=_("Watch")), answered)
+        return True
 
     def send_action(self, code: str) -> None:
         view = self.model.view

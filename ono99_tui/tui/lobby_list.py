@@ -1,5 +1,5 @@
-"""The lobby's table list as a player reads it: the open tables, then the games in progress, each
-group under its label and in table number order.
+"""The lobby's table list as a player reads it: the open tables, the games in progress, then the
+tables whose game is over, each group under its label and in table number order.
 
 The server sends the open tables first (so that a list cut short keeps them); within the groups the
 rows go by number, whatever order the list came in.
@@ -17,19 +17,25 @@ from ..messages import TableInfo
 from .labels import rules_summary, status_word
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
+RUNNING = "playing"
 
 
 def grouped(tables: Sequence[TableInfo]) -> list[tuple[str, list[TableInfo]]]:
-    """(key, tables) of each group that has tables: ``open`` (waiting for players), then ``running``
-    (a game in progress or just finished), each by table number."""
+    """(key, tables) of each group that has tables: ``open`` (waiting for players), ``running`` (a game
+    in progress), then ``finished`` (between games, until a rematch), each by table number."""
     by_number = sorted(tables, key=lambda t: t.id)
     groups = [("open", [t for t in by_number if t.status == OPEN]),
-              ("running", [t for t in by_number if t.status != OPEN])]
+              ("running", [t for t in by_number if t.status == RUNNING]),
+              ("finished", [t for t in by_number if t.status not in (OPEN, RUNNING)])]
     return [(key, group) for key, group in groups if group]
 
 
 def group_label(key: str, count: int) -> str:
-    return (_("Open tables ({n})") if key == "open" else _("Games in progress ({n})")).format(n=count)
+    if key == "open":
+        return _("Open tables ({n})").format(n=count)
+    if key == "running":
+        return _("Games in progress ({n})").format(n=count)
+    return _("Games over, before a rematch ({n})").format(n=count)
 
 
 Row = tuple[str, tuple[Any, ...], int | None]  # (row key, cells, table id; None for a group's label)

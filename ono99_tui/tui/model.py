@@ -109,6 +109,7 @@ class Model:
     knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
     _total_seen: int = 0  # the total after the last play event read
     _hand_seen: int = 0  # the 1980 hand the last events belong to
+    _game_names: dict[int, str] = field(default_factory=dict)  # by seat: the last name seen there this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
     queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
@@ -126,7 +127,7 @@ class Model:
             if self.is_me(seat) and name != "You":
                 return _("{name} (you)").format(name=name)
             return name
-        return _("Seat {n}").format(n=seat + 1)
+        return self._game_names.get(seat) or _("Seat {n}").format(n=seat + 1)
 
     def is_me(self, seat: int | None) -> bool:
         """Whether ``seat`` is the reader's own (never in a replay, where the viewer only follows)."""
@@ -142,7 +143,9 @@ class Model:
         seats = self.table.seats if self.table else ()
         if seat is not None and 0 <= seat < len(seats) and seats[seat].name:
             return seats[seat].name
-        return _("nobody") if seat is None else _("Seat {n}").format(n=seat + 1)
+        if seat is None:
+            return _("nobody")
+        return self._game_names.get(seat) or _("Seat {n}").format(n=seat + 1)
 
     @property
     def my_seat(self) -> int | None:
@@ -177,6 +180,7 @@ class Model:
             if self.table is None or self.table.id != message.table.id:
                 self._new_table()
             self.table = message.table
+            self._remember_names()
         elif isinstance(message, Left):
             self._new_table()
             self.table = None
@@ -216,6 +220,7 @@ class Model:
         self.view = None
         self.game_no = 0
         self._reset_game()
+        self._game_names.clear()
         self.clear_log()
         self.seq = 0
         self.chat_seen.pop("table", None)
@@ -251,6 +256,14 @@ class Model:
             self.game_no = game_no
             self.clear_log()
             self._reset_game()
+            self._game_names.clear()
+            self._remember_names()
+
+    def _remember_names(self) -> None:
+        """The names seen at each seat this game: a player who left still has their name on their moves."""
+        for seat, info in enumerate(self.table.seats if self.table is not None else ()):
+            if info.name:
+                self._game_names[seat] = info.name
 
     def _apply_history(self, message: History) -> None:
         """Events the client missed (or the whole game so far): logged, never announced again."""

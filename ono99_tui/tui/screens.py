@@ -201,9 +201,11 @@ class TableScreen(ModelScreen):
             table = self.ono.model.table
             host = (table is not None and table.host == self.ono.model.my_name) or self.ono.local
             return host and table is not None and table.status == ("waiting" if action == "start" else "finished")
-        if action in ("play_selected", "draw"):  # a spectator has no cards to play or draw
+        if action in ("play_selected", "draw"):  # a spectator, or a seat that is out, has no cards to play or draw
             view = self.ono.model.view
-            return view is not None and view.seat is not None
+            if view is None or view.seat is None or not (view.active[view.seat] and view.in_hand[view.seat]):
+                return False
+            return action == "play_selected" or view.options.manual_draw  # else draws are taken for you
         return True
 
     @staticmethod
@@ -437,11 +439,24 @@ class TableScreen(ModelScreen):
                                      question=question)
 
     def action_seat_menu(self) -> None:
-        from .seats import SeatMenuScreen
+        from .seats import ConfirmScreen, SeatMenuScreen
 
         def chosen(message: dict[str, Any] | None) -> None:
-            if message is not None:
+            if message is None:
+                return
+            if message["t"] != "kick":
                 self.ono.send_message(message)
+                return
+            table = self.ono.model.table
+            seat = message["seat"]
+            name = table.seats[seat].name if table is not None and seat < len(table.seats) else ""
+
+            def answered(yes: bool | None) -> None:  # removing a person is asked, as leaving is
+                if yes:
+                    self.ono.send_message(message)
+
+            self.app.push_screen(ConfirmScreen(_("Remove {name} from the table? They are sent back to the lobby.")
+                                               .format(name=name), yes=_("Remove")), answered)
 
         self.app.push_screen(SeatMenuScreen(self.ono.model), chosen)
 
@@ -983,8 +998,9 @@ class LobbyScreen(ModelScreen):
         from .playnow import queue_line
 
         hint = _("p: play now · Enter or j: join the selected table · s: watch it · n: new table · i: invite code")
-        text = model.notice or (_("No tables yet: press p to play now, n to create one.") if not model.tables
-                                else hint)
+        if not model.tables:  # private tables are never listed: their code is the way in
+            hint = _("No tables yet: press p to play now, n to create one, i to enter an invite code.")
+        text = f"{model.notice}\n{hint}" if model.notice else hint  # i is not in the footer: the hint stays
         queues = queue_line(model)
         return Text(f"{text}\n{queues}" if queues else text)
 
@@ -1064,7 +1080,7 @@ class LobbyScreen(ModelScreen):
     def action_invite(self) -> None:
         def joined(code: str | None) -> None:
             if code:
-                self.ono.send_message({"t": "join", "code": code})
+                self.ono.join_by_code(code)
 
         self.app.push_screen(InviteScreen(), joined)
 

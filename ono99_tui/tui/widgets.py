@@ -191,7 +191,9 @@ class SeatsView(Static):
         human = info is not None and info.kind == "human"
         if human and info is not None and info.connected is False:
             parts.append(_("away"))
-        if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] and human:
+        # a player who is here plays for themselves: a bot's control of the last state is stale once they sat
+        if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] and human \
+                and (info is None or info.connected is not True):
             parts.append(_("bot playing"))
         if view.open_draws[seat]:
             parts.append(_("draw open"))
