@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import text as words
-from .bots import BOT_LEVELS, get_bot
-from .bots.levels import LegalActionsBot
+from .bots import BOT_LEVELS
+from .bots.players import LegalActionsBot, get_bot
 from .core.actions import DRAW
 from .core.game import Game
 from .core.options import TableOptions

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ono99_tui.bots import get_bot
+from ono99_tui.bots import SEARCHING_LEVELS
+from ono99_tui.bots.players import get_bot
 from ono99_tui.core.actions import Action, ActionKind
 from ono99_tui.core.errors import IllegalActionError, MalformedActionError
 from ono99_tui.core.events import Event
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("ono99.table")
 
 STAND_IN_LEVEL = "greedy"  # plays for dropped players and timed-out turns
-SEARCHING_LEVELS = frozenset({"strong"})  # bots whose decisions take long enough to run off the loop
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 

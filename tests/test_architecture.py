@@ -27,6 +27,14 @@ def test_core_bots_and_protocol_import_no_ui_ssh_or_io_modules() -> None:
     assert out.stdout.strip() == "", f"pure layers loaded: {out.stdout.strip()}"
 
 
+def test_the_protocol_names_the_bot_levels_without_loading_the_bots() -> None:
+    """The levels a client may ask for come from their declarations (ono99_tui/bots/levels.py), not
+    from the bots: importing the protocol leaves the strong bot's search unloaded."""
+    loaded = loaded_after_importing(["ono99_tui.protocol"])
+    assert "ono99_tui.bots.levels" in loaded  # the import worked
+    assert "ono99_tui.bots.strong" not in loaded and "ono99_tui.bots.players" not in loaded
+
+
 def loaded_after_importing(modules: list[str]) -> set[str]:
     """The modules a fresh interpreter holds after importing ``modules``."""
     code = "import sys\n" + "".join(f"import {name}\n" for name in modules) + "print(' '.join(sys.modules))\n"

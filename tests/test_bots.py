@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.bots import BOT_LEVELS, get_bot
+from ono99_tui.bots import BOT_LEVELS, SEARCHING_LEVELS, get_level
 from ono99_tui.bots import strong as strong_module
+from ono99_tui.bots.players import BOT_PLAYERS, get_bot
 from ono99_tui.core import Game, Obligation, TableOptions, TableView
 from ono99_tui.core.actions import DISCARD_FOUR, PLAYS
 from ono99_tui.core.cards import Card
@@ -48,11 +49,18 @@ OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
 def test_the_four_levels_are_registered_everywhere_with_one_line_descriptions() -> None:
     assert tuple(BOT_LEVELS) == LEVELS
     assert BOT_LEVEL_NAMES == LEVELS  # what the protocol accepts
+    assert tuple(BOT_PLAYERS) == LEVELS  # each declared level plays
     for name, level in BOT_LEVELS.items():
-        assert level.name == name and get_bot(name) is level
+        assert level.name == name and get_level(name) is level and get_bot(name).level is level
         assert level.description and "\n" not in level.description and len(level.description) <= 90
-    with pytest.raises(ValueError, match="unknown bot level"):
-        get_bot("expert")
+    for unknown in (get_level, get_bot):
+        with pytest.raises(ValueError, match="unknown bot level"):
+            unknown("expert")
+
+
+def test_the_levels_say_which_of_them_search() -> None:
+    """The server runs these off its event loop (server/table.py reads the declaration)."""
+    assert frozenset({"strong"}) == SEARCHING_LEVELS
 
 
 # --- a bot gets a view, and a view reaches nothing else ------------------------------------------
