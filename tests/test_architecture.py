@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -65,6 +66,96 @@ def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
                  for path in (ROOT / folder).rglob("*.py")
                  if re.search(r"^\s*(from|import)\s+server\b", path.read_text(), re.MULTILINE)]
     assert offenders == []
+
+
+def package_imports() -> dict[str, set[str]]:
+    """Each module of ono99_tui and the modules of ono99_tui it imports when it is loaded or type-checked:
+    its imports outside functions and classes, those under ``if TYPE_CHECKING:`` included."""
+    modules: dict[str, tuple[Path, str]] = {}  # module: its file, the package its relative imports start from
+    for path in (ROOT / "ono99_tui").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+            modules[".".join(parts)] = (path, ".".join(parts))
+        else:
+            modules[".".join(parts)] = (path, ".".join(parts[:-1]))
+    graph: dict[str, set[str]] = {}
+    for name, (path, package) in modules.items():
+        statements: list[ast.stmt] = []
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, (ast.If, ast.Try)):  # if TYPE_CHECKING:, try: import … except ImportError:
+                statements.extend(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
+            else:
+                statements.append(node)
+        imported: set[str] = set()
+        for node in statements:
+            if isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    start = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*start, *([node.module] if node.module else [])])
+                imported.add(base)
+                imported.update(f"{base}.{alias.name}" for alias in node.names)  # from a package import a module
+        graph[name] = {m for m in imported if m in modules and m != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or around a circle (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = stack[stack.index(module):]
+            del stack[stack.index(module):]
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+# Imports of the app by the screens it shows, to type the app they run in: the circles they close are
+# known until the screens type a host protocol instead of the app itself.
+KNOWN_CYCLE_IMPORTS = {("ono99_tui.tui.screens", "ono99_tui.tui.app"), ("ono99_tui.tui.profile", "ono99_tui.tui.app")}
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    """No module of ono99_tui imports, through others, a module that imports it: every arrow points down."""
+    graph = package_imports()
+    assert "ono99_tui.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_tui.core"]  # the walk found them
+    assert {(a, b) for a, b in KNOWN_CYCLE_IMPORTS if b in graph[a]} == KNOWN_CYCLE_IMPORTS  # drop a fixed one
+    for module, imported in KNOWN_CYCLE_IMPORTS:
+        graph[module].discard(imported)
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+def test_only_the_entry_points_import_the_app_module() -> None:
+    """The modules of the app's package take what they share from below it (themes.py, for one): only
+    the CLI, the local game's opening, the SSH front's app and the screens' typing import tui/app.py."""
+    importers = {module for module, imported in package_imports().items() if "ono99_tui.tui.app" in imported}
+    assert importers == {"ono99_tui.local_game", "ono99_tui.front.ssh_app",
+                         *(module for module, _ in KNOWN_CYCLE_IMPORTS)}
 
 
 def test_core_never_imports_the_global_random_functions() -> None:

@@ -27,10 +27,11 @@ from ..messages import (
     decode_server_message,
 )
 from ..protocol import ProtocolError
-from ..tui.app import CSS_FILE, MONO_THEME, Link, Ono99App, StartScreen
+from ..tui.app import Link, Ono99App, StartScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.screens import ModelScreen
 from ..tui.seats import ConfirmScreen
+from ..tui.themes import CSS_FILE, MONO_THEME
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from rich.text import Text
@@ -15,7 +14,6 @@ from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.theme import Theme
 from textual.widgets import Button, Label, Static
 
 from ..client import Client, ConnectionLost, ServerError
@@ -33,6 +31,7 @@ from .profile import after_message
 from .screens import LOCAL_GAME, HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
+from .themes import MONO_THEME
 from .widgets import KeysFooter
 
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
@@ -40,22 +39,6 @@ RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
-
-MONO_THEME = Theme(
-    name="ono99-mono",
-    primary="#ffffff",
-    secondary="#ffffff",
-    accent="#ffffff",
-    foreground="#ffffff",
-    background="#000000",
-    surface="#000000",
-    panel="#000000",
-    success="#ffffff",
-    warning="#ffffff",
-    error="#ffffff",
-    dark=True,
-)
-
 
 class Link(Protocol):
     """A connection to a server: the TCP ``Client`` or an in-process ``LocalLink``."""
@@ -591,5 +574,3 @@ def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, na
     """The app, as the CLI and the tests build it."""
     return Ono99App(local=local, host=host, port=port, name=name, **kwargs)
 
-
-CSS_FILE = Path(__file__).with_name("ono99.tcss")

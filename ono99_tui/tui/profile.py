@@ -23,6 +23,7 @@ from ..messages import GameRecord, ServerMessage
 from ..numbers import decimal, percent
 from .model import Model
 from .playnow import QueueScreen
+from .replay import ServerReplayScreen, replay_steps
 from .screens import TableScreen
 from .widgets import KeysFooter
 
@@ -111,8 +112,6 @@ class ProfileScreen(ModalScreen[None]):
 
 def open_record(app: Ono99App, message: GameRecord) -> None:
     """Show a ``game_record`` the server sent."""
-    from .replay import ServerReplayScreen, replay_steps  # here: replay.py imports the app, which imports this module
-
     try:
         unpacker = zlib.decompressobj()
         text = unpacker.decompress(message.record, MAX_RECORD_BYTES)
@@ -133,11 +132,8 @@ def after_message(app: Ono99App, kind: str, message: ServerMessage) -> None:
             app.push_screen(QueueScreen())
     elif isinstance(message, GameRecord):
         open_record(app, message)
-    elif kind == "table":
-        from .replay import ServerReplayScreen  # here: replay.py imports the app, which imports this module
-
-        if any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
-            # Seated (play now found a table) while watching a replay: to the table.
-            while any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
-                app.pop_screen()
-            app._show(TableScreen)
+    elif kind == "table" and any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
+        # Seated (play now found a table) while watching a replay: to the table.
+        while any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
+            app.pop_screen()
+        app._show(TableScreen)

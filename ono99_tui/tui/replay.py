@@ -18,10 +18,10 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import ServerMessage, decode_server_message
 from ..protocol import event_to_wire, view_to_wire
-from .app import MONO_THEME
 from .model import Model
 from .rules_text import help_markdown
 from .screens import HelpScreen, TableScreen
+from .themes import MONO_THEME
 
 
 def record_lines(path: Path) -> list[str]:
