@@ -4,11 +4,14 @@ game-over ranking is the server's ``view.ranking``). The real app under Pilot, f
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual.widgets import Digits, Static
 
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
+from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.screens import GameOverScreen, TableScreen
 from tests.test_first_minute import ScriptedLink
 from tests.test_tui import wait_until
@@ -84,3 +87,22 @@ async def test_the_game_over_dialog_ranks_the_seats_as_the_server_says() -> None
         ranking = str(app.screen.query_one("#ranking", Static).render())
         assert ranking.splitlines()[:3] == ["1. Bo", "2. Ada (you)", "3. Cy"]
         assert app.model.ranking() == [1, 0, 2]
+
+
+def test_the_game_app_is_its_screens_host_and_the_replay_app_a_table_host_only() -> None:
+    """What the screens take the app for (tui/host.py), checked where it is decided at run time: the
+    table screen holds bots, shows the first-run hint and fast-forwards only in the game app."""
+    app = make_app(local=False, name="Ada")
+    assert isinstance(app, ScreenHost) and not isinstance(app, Rewinds)
+    record = Path(__file__).parent / "data" / "sample_2022.jsonl"
+    replay = make_replay_app(load_replay(record), record)
+    assert not isinstance(replay, ScreenHost) and isinstance(replay, Rewinds)
+    table_host: TableHost = replay
+    assert table_host.local and table_host.model.replay
+
+
+async def test_the_table_screen_finds_the_game_app_it_runs_in() -> None:
+    app, _link = scripted()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        assert game_app_of(app.screen) is app

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.text import Text
 from textual import on
@@ -25,6 +25,7 @@ from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, We
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from .cells import match_terminal_widths
+from .host import ScreenHost
 from .model import REPLACED, Model
 from .names import NameScreen
 from .profile import after_message
@@ -412,6 +413,9 @@ class Ono99App(App[int]):
             self.pop_screen()
         self.switch_screen(screen_type())
 
+    def show_table(self) -> None:
+        self._show(TableScreen)
+
     def _refresh(self) -> None:
         # ending (by exit, or shut down from outside while a message still arrives): the screens'
         # widgets are being removed
@@ -574,3 +578,6 @@ def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, na
     """The app, as the CLI and the tests build it."""
     return Ono99App(local=local, host=host, port=port, name=name, **kwargs)
 
+
+if TYPE_CHECKING:  # the app is what its screens take it for (host.py)
+    _SCREEN_HOST: type[ScreenHost] = Ono99App

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,6 +14,7 @@ from textual.widgets import Label, Static
 from .. import text as words
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
+from .host import host_of
 from .model import Model
 from .widgets import KeysFooter
 
@@ -63,8 +63,8 @@ class QueueScreen(ModalScreen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.refresh_model(self.app.model)  # type: ignore[attr-defined]
-        self.set_interval(1.0, lambda: self.refresh_model(self.app.model))  # type: ignore[attr-defined]
+        self.refresh_model(host_of(self).model)
+        self.set_interval(1.0, lambda: self.refresh_model(host_of(self).model))
 
     _gone = False
 
@@ -79,25 +79,25 @@ class QueueScreen(ModalScreen[None]):
         self.query_one("#queue-all", Static).update(Text(queue_line(model)))
 
     def _ask(self, edition: str, seats: int) -> None:
-        app: Any = self.app
+        app = host_of(self)
         app.play_now_wish = (edition, seats)
         app.send_message({"t": "play_now", "edition": edition, "seats": seats})
 
     def action_edition(self) -> None:
-        model: Model = self.app.model  # type: ignore[attr-defined]
+        model = host_of(self).model
         queued = model.queue
         if queued is not None:
             edition = EDITIONS[(EDITIONS.index(queued.edition) + 1) % len(EDITIONS)]
             self._ask(edition, queued.seats)
 
     def action_seats(self, step: int) -> None:
-        model: Model = self.app.model  # type: ignore[attr-defined]
+        model = host_of(self).model
         queued = model.queue
         if queued is not None:
             self._ask(queued.edition, max(2, min(8, queued.seats + step)))
 
     def action_leave(self) -> None:
-        self.app.send_message({"t": "leave_queue"})  # type: ignore[attr-defined]
+        host_of(self).send_message({"t": "leave_queue"})
         if not self._gone:
             self._gone = True
             self.dismiss()

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -21,14 +21,11 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import GameRecord, ServerMessage
 from ..numbers import decimal, percent
+from .host import host_of
 from .model import Model
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
-from .screens import TableScreen
 from .widgets import KeysFooter
-
-if TYPE_CHECKING:
-    from .app import Ono99App
 
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # a fetched record is refused beyond this size once unpacked
 
@@ -54,7 +51,7 @@ class ProfileScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(_("game"), _("edition"), _("when"), _("place"), _("players"))
-        app: Any = self.app
+        app = host_of(self)
         app.model.profile = None
         message: dict[str, Any] = {"t": "profile"}
         if self.player is not None:
@@ -102,15 +99,15 @@ class ProfileScreen(ModalScreen[None]):
 
     def action_replay(self) -> None:
         grid = self.query_one(DataTable)
-        model: Model = self.app.model  # type: ignore[attr-defined]
+        model = host_of(self).model
         profile = model.profile
         if profile is None or not profile.recent or grid.cursor_row < 0:
             return
         game = profile.recent[min(grid.cursor_row, len(profile.recent) - 1)].game
-        self.app.send_message({"t": "game_record", "game": game})  # type: ignore[attr-defined]
+        host_of(self).send_message({"t": "game_record", "game": game})
 
 
-def open_record(app: Ono99App, message: GameRecord) -> None:
+def open_record(app: App[Any], message: GameRecord) -> None:
     """Show a ``game_record`` the server sent."""
     try:
         unpacker = zlib.decompressobj()
@@ -125,10 +122,10 @@ def open_record(app: Ono99App, message: GameRecord) -> None:
     app.push_screen(ServerReplayScreen(steps))
 
 
-def after_message(app: Ono99App, kind: str, message: ServerMessage) -> None:
+def after_message(app: App[Any], kind: str, message: ServerMessage) -> None:
     """The app's part for play now and ratings, after the model took ``message`` in."""
     if kind == "queue":
-        if app.model.queue is not None and not any(isinstance(s, QueueScreen) for s in app.screen_stack):
+        if host_of(app).model.queue is not None and not any(isinstance(s, QueueScreen) for s in app.screen_stack):
             app.push_screen(QueueScreen())
     elif isinstance(message, GameRecord):
         open_record(app, message)
@@ -136,4 +133,4 @@ def after_message(app: Ono99App, kind: str, message: ServerMessage) -> None:
         # Seated (play now found a table) while watching a replay: to the table.
         while any(isinstance(s, ServerReplayScreen) for s in app.screen_stack):
             app.pop_screen()
-        app._show(TableScreen)
+        host_of(app).show_table()

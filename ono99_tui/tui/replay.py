@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual.app import App
@@ -18,6 +18,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import ServerMessage, decode_server_message
 from ..protocol import event_to_wire, view_to_wire
+from .host import Rewinds, TableHost
 from .model import Model
 from .rules_text import help_markdown
 from .screens import HelpScreen, TableScreen
@@ -213,7 +214,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
     @property
     def replay(self) -> ReplayCursor:
         """The record and where the viewer is in it: the app's, for ``ono99 replay``."""
-        return self.app  # type: ignore[return-value]
+        return cast(ReplayApp, self.app)
 
     def action_step(self, delta: int) -> None:
         self.replay.go_to(self.replay.position + delta)
@@ -316,3 +317,9 @@ def make_replay_app(replay_data: dict[str, Any], file: Path | None = None, line:
     """The replay of ``ono99 replay``; with the ``file`` it came from (record ``line``), [ and ] show
     the file's other records."""
     return ReplayApp(replay_data, file, line)
+
+
+if TYPE_CHECKING:  # what the screens take ono99 replay's app and a replay's cursor for (host.py)
+    _REPLAY_APP: type[TableHost] = ReplayApp
+    _REWINDS: type[Rewinds] = ReplayApp
+    _CURSOR: type[TableHost] = _ScreenCursor

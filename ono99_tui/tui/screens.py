@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import events, on
@@ -32,6 +32,7 @@ from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
 from ..numbers import decimal
 from . import lobby_list
+from .host import Rewinds, ScreenHost, game_app_of, host_of, table_host_of
 from .labels import card_label, option_problem, rules_summary
 from .model import KnockOut, Model
 from .rules_text import help_markdown
@@ -49,9 +50,6 @@ from .widgets import (
     put_up_while_closing,
     show_text,
 )
-
-if TYPE_CHECKING:
-    from .app import Ono99App
 
 
 class ModelScreen(Screen[None]):
@@ -97,8 +95,9 @@ class ModelScreen(Screen[None]):
             self.set_class(name == chosen, name, update=False)
 
     @property
-    def ono(self) -> Ono99App:
-        return self.app  # type: ignore[return-value]
+    def ono(self) -> ScreenHost:
+        """The app, as the screens use it."""
+        return host_of(self)
 
     def refresh_model(self, model: Model) -> None:
         """Render the model (called after every server message)."""
@@ -177,8 +176,8 @@ class TableScreen(ModelScreen):
         self.refresh_model(self.ono.model)
         self.set_focus(None)
         self.set_interval(1.0, self._tick)
-        settings = getattr(self.app, "settings", None)
-        if settings is not None and not settings.hint_seen:
+        game_app = game_app_of(self)  # None in ono99 replay, which keeps no settings
+        if game_app is not None and not game_app.settings.hint_seen:
             self.app.push_screen(HintScreen())
 
     def on_screen_suspend(self) -> None:
@@ -190,9 +189,9 @@ class TableScreen(ModelScreen):
     def _hold_bots(self) -> None:
         # decided by what is on top now, not by which event came: a screen replaced by a new one
         # (the language changed) may be suspended after its successor was resumed
-        hold = getattr(self.app, "hold_bots_unless_table_shown", None)
-        if hold is not None:
-            hold()
+        game_app = game_app_of(self)  # None in ono99 replay, which has no bots to hold
+        if game_app is not None:
+            game_app.hold_bots_unless_table_shown()
 
     def footer_shows(self, action: str) -> bool:
         """Start and Play again show in the footer only when they would do something (pressed
@@ -303,9 +302,9 @@ class TableScreen(ModelScreen):
         elif choice == "lobby":
             self.action_lobby()
         elif choice == "fast":
-            fast = getattr(self.app, "fast_forward", None)
-            if fast is not None:
-                fast()
+            game_app = game_app_of(self)
+            if game_app is not None:
+                game_app.fast_forward()
                 self.note(_("Fast-forward: the bots play the game out without waiting."), lasts="game")
 
     def _write_new_lines(self, model: Model) -> None:
@@ -408,9 +407,9 @@ class TableScreen(ModelScreen):
         if table.host != model.my_name and not self.ono.local:
             self.note(_("Only the host, {host}, can start the next game.").format(host=table.host))
             return
-        fast = getattr(self.app, "fast_forward", None)
-        if fast is not None:
-            fast(False)
+        game_app = game_app_of(self)
+        if game_app is not None:
+            game_app.fast_forward(False)
         self.ono.send_message({"t": "rematch"})
 
     def action_focus_chat(self) -> None:
@@ -504,12 +503,12 @@ class GameOverScreen(ModalScreen[str | None]):
         self.steps: list[tuple[str, str, str]] = []  # (key, label, choice)
 
     def compose(self) -> ComposeResult:
-        app = self.app
-        model: Model = app.model  # type: ignore[attr-defined]
+        app = table_host_of(self)
+        model = app.model
         view = model.view
         winner = view.winner if view is not None else None
         hosted_by = model.table.host if model.table is not None else None
-        local = bool(getattr(app, "local", False))
+        local = app.local
         replay = model.replay
         host = local or hosted_by == model.my_name
         if replay:
@@ -555,16 +554,15 @@ class GameOverScreen(ModalScreen[str | None]):
 
     def action_choose(self, choice: str) -> None:
         if choice == "play_now":  # leave this table for the play-now queue
-            app: Any = self.app
+            app = host_of(self)
             edition, seats = app.play_now_wish
             app.send_message({"t": "leave"})
             app.send_message({"t": "play_now", "edition": edition, "seats": seats})
             self.dismiss(None)
             return
         if choice == "start":
-            go_to = getattr(self.app, "go_to", None)
-            if go_to is not None:
-                go_to(0)
+            if isinstance(self.app, Rewinds):  # ono99 replay
+                self.app.go_to(0)
             self.dismiss(None)
             return
         self.dismiss(choice)
@@ -589,8 +587,8 @@ class KnockOutScreen(ModalScreen[str | None]):
         self.knockout = knockout
 
     def compose(self) -> ComposeResult:
-        app = self.app
-        model: Model = app.model  # type: ignore[attr-defined]
+        app = table_host_of(self)
+        model = app.model
         k = self.knockout
         edition = model.edition
         held = ", ".join(card_label(code, edition) for code in k.cards) or _("no cards")
@@ -611,7 +609,7 @@ class KnockOutScreen(ModalScreen[str | None]):
         if k.score is not None:
             text.append(_("Your score: {points}.").format(points=words.points(k.score)) + "\n")
         humans_left = self._people_left(model)
-        self.offer_fast = bool(getattr(app, "local", False)) and k.final and humans_left == 0
+        self.offer_fast = app.local and k.final and humans_left == 0
         if k.final:
             text.append("\n" + (_("The others play on (bots only).") if humans_left == 0 else _("The others play on.")))
         with Vertical(id="dialog", classes="gameover"):
@@ -683,7 +681,7 @@ class HintScreen(ModalScreen[None]):
         self.dismiss(None)
 
     def dismiss(self, result: None = None) -> Any:
-        app: Any = self.app
+        app = host_of(self)
         app.settings.hint_seen = True
         app.save_settings()
         return super().dismiss(result)
@@ -738,8 +736,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         self.local = local
 
     def _last(self, name: str, default: Any) -> Any:
-        settings = getattr(self.app, "settings", None)
-        value = settings.new_game.get(name, default) if settings is not None else default
+        value = host_of(self).settings.new_game.get(name, default)
         return value if isinstance(value, type(default)) else default
 
     def compose(self) -> ComposeResult:
@@ -867,10 +864,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         return message
 
     def _remember(self, message: dict[str, Any]) -> None:
-        app: Any = self.app
-        settings = getattr(app, "settings", None)
-        if settings is None:
-            return
+        app = host_of(self)
         choices: dict[str, Any] = {"edition": message["edition"], "seats": message["seats"],
                                    "bot_level": message["bot_level"]}
         if not self.local:
@@ -881,7 +875,7 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
         choices["points_win"] = self.query_one("#points_win", Select).value
         with contextlib.suppress(ValueError):
             choices["points_target"] = int(self.query_one("#points_target", Input).value or 100)
-        settings.new_game = choices
+        app.settings.new_game = choices
         app.save_settings()
 
     @on(Button.Pressed, "#start")
@@ -1052,7 +1046,7 @@ class LobbyScreen(ModelScreen):
     def _no_table(self, doing: str) -> None:
         text = (_("There is no table to join yet: press n to create one.") if doing == "join"
                 else _("There is no table to watch yet: press n to create one."))
-        self.ono.notify(text, timeout=5)
+        self.app.notify(text, timeout=5)
 
     def action_join(self) -> None:
         table = self._selected_table()
@@ -1143,10 +1137,10 @@ class LeaderboardScreen(ModalScreen[None]):
         message: dict[str, Any] = {"t": "leaderboard", "follow": True}
         if edition:
             message["edition"] = edition
-        self.app.send_message(message)  # type: ignore[attr-defined]
+        host_of(self).send_message(message)
 
     async def action_dismiss(self, result: None = None) -> None:
-        self.app.send_message({"t": "leaderboard", "follow": False})  # type: ignore[attr-defined]
+        host_of(self).send_message({"t": "leaderboard", "follow": False})
         await super().action_dismiss(result)
 
     def on_mount(self) -> None:
@@ -1154,7 +1148,7 @@ class LeaderboardScreen(ModalScreen[None]):
             return
         grid = self.query_one(DataTable)
         grid.add_columns(_("player"), _("rating"), _("wins"), _("games"))
-        self.refresh_model(self.app.model)  # type: ignore[attr-defined]
+        self.refresh_model(host_of(self).model)
 
     def refresh_model(self, model: Model) -> None:
         which = model.leaderboard_edition or _("all editions")
@@ -1177,7 +1171,7 @@ class LeaderboardScreen(ModalScreen[None]):
     def action_profile(self) -> None:
         from .profile import ProfileScreen
 
-        model: Model = self.app.model  # type: ignore[attr-defined]
+        model = host_of(self).model
         row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(model.leaderboard):
             self.app.push_screen(ProfileScreen(model.leaderboard[row].name))
@@ -1188,6 +1182,7 @@ class SettingsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.app
+        host = host_of(self)
         yield ClockBar(markup=False)
         with Vertical(id="dialog"):
             yield Label(_("Settings"))
@@ -1201,23 +1196,21 @@ class SettingsScreen(ModalScreen[None]):
                 yield Select([(name, code) for code, name in LANGUAGES.items()], value=current_language(),
                              allow_blank=False, id="language")
             with Horizontal(classes="row"):
-                yield Switch(bool(getattr(app, "bell_on_turn", True)), id="bell")
+                yield Switch(host.bell_on_turn, id="bell")
                 yield Label(_("Ring the terminal bell on your turn"))
-            if getattr(app, "keep_settings", False):
+            if host.keep_settings:
                 with Horizontal(classes="row"):
                     yield Label(_("Your name"))
-                    yield Input(str(app.settings.name or getattr(app, "player_name", "")),  # type: ignore[attr-defined]
-                                id="name", max_length=20)
+                    yield Input(host.settings.name or host.player_name, id="name", max_length=20)
                 yield Static(_("Your name is used from the next game or connection on."), markup=False)
         yield KeysFooter()  # its own keys, not the table's under it
 
     @on(Select.Changed, "#theme")
     def theme_changed(self, event: Select.Changed) -> None:
-        app: Any = self.app
-        app.theme = str(event.value)
-        if hasattr(app, "settings"):
-            app.settings.theme = app.theme
-            app.save_settings()
+        self.app.theme = str(event.value)
+        host = host_of(self)
+        host.settings.theme = self.app.theme
+        host.save_settings()
 
     @on(Select.Changed, "#language")
     def language_changed(self, event: Select.Changed) -> None:
@@ -1226,25 +1219,23 @@ class SettingsScreen(ModalScreen[None]):
         if language == current_language():
             return
         change_language(language)
-        app: Any = self.app
-        if hasattr(app, "settings"):
-            app.settings.language = language
-            app.save_settings()
+        host = host_of(self)
+        host.settings.language = language
+        host.save_settings()
         self.dismiss()
-        app.relabel()
+        host.relabel()
 
     @on(Input.Changed, "#name")
     def name_changed(self, event: Input.Changed) -> None:
-        app: Any = self.app
+        host = host_of(self)
         name = event.value.strip()
         if name and name.isprintable():
-            app.settings.name = name
-            app.save_settings()
+            host.settings.name = name
+            host.save_settings()
 
     @on(Switch.Changed, "#bell")
     def bell_changed(self, event: Switch.Changed) -> None:
-        app: Any = self.app
-        app.bell_on_turn = event.value
-        if hasattr(app, "settings"):
-            app.settings.bell = event.value
-            app.save_settings()
+        host = host_of(self)
+        host.bell_on_turn = event.value
+        host.settings.bell = event.value
+        host.save_settings()

@@ -19,6 +19,7 @@ from textual.widgets import Button, Static
 from .. import text as words
 from ..i18n import gettext as _
 from ..messages import PlayEvent, Seat, View
+from .host import table_host_of
 from .labels import card_kind, card_label, card_short
 from .model import Model
 
@@ -328,9 +329,9 @@ class ClockBar(Static):
         self.set_interval(1.0, self._show)
 
     def _show(self) -> None:
-        model: Model | None = getattr(self.app, "model", None)
-        left = model.clock_left() if model is not None and model.view is not None else None
-        if model is None or left is None or model.view is None or model.view.winner is not None:
+        model = table_host_of(self).model
+        left = model.clock_left() if model.view is not None else None
+        if left is None or model.view is None or model.view.winner is not None:
             self.display = False
             return
         turn = model.plain_name(model.view.turn)
