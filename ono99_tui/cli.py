@@ -493,7 +493,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             record_file = args.record.open("w", encoding="utf-8")
         with Progress(TextColumn(_("simulating")), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
-                      console=err, transient=True, disable=not err.is_terminal) as progress:
+                      console=err, transient=True, disable=not err.is_terminal,
+                      refresh_per_second=4) as progress:  # its drawing thread takes the GIL from the games
             task = progress.add_task("games", total=plan.games, rate="")
             started = last = time.monotonic()
             done = 0
