@@ -69,8 +69,8 @@ def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
 
 
 def package_imports() -> dict[str, set[str]]:
-    """Each module of ono99_tui and the modules of ono99_tui it imports when it is loaded or type-checked:
-    its imports outside functions and classes, those under ``if TYPE_CHECKING:`` included."""
+    """Each module of ono99_tui and the modules of ono99_tui it imports: when it is loaded, type-checked
+    (``if TYPE_CHECKING:``) or when one of its functions runs."""
     modules: dict[str, tuple[Path, str]] = {}  # module: its file, the package its relative imports start from
     for path in (ROOT / "ono99_tui").rglob("*.py"):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -81,12 +81,8 @@ def package_imports() -> dict[str, set[str]]:
             modules[".".join(parts)] = (path, ".".join(parts[:-1]))
     graph: dict[str, set[str]] = {}
     for name, (path, package) in modules.items():
-        statements: list[ast.stmt] = []
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, (ast.If, ast.Try)):  # if TYPE_CHECKING:, try: import … except ImportError:
-                statements.extend(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
-            else:
-                statements.append(node)
+        # every import: at the top, under TYPE_CHECKING, and inside functions (a circle waiting for its call)
+        statements = [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, (ast.Import, ast.ImportFrom))]
         imported: set[str] = set()
         for node in statements:
             if isinstance(node, ast.Import):

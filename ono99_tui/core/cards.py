@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum, IntEnum
 
-from .errors import MalformedActionError
+from .malformed import MalformedActionError
 from .words import N_
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from .cards import Card, Edition
+from .malformed import MalformedActionError as MalformedActionError  # apart, for cards.py; named here too
 from .words import N_, english
 
 
@@ -53,10 +55,6 @@ class OptionError(ValueError):
         return translate(self.template).format(**values)
 
 
-class MalformedActionError(ValueError):
-    """An action that cannot mean anything: unknown card code, seat out of range, wrong type."""
-
-
 # Why the rules forbid an action now, by a key (an IllegalActionError's ``why``; the protocol's
 # ``illegal_action`` error sends it with the params, docs/protocol.md section 9a): the English text,
 # translated where shown. ``{card}`` in ``not_in_hand`` is a card code, named by its label on the
@@ -96,8 +94,6 @@ OF_A_SEAT: dict[str, str] = {
 
 def english_card(code: str, edition: str) -> str:
     """A card's English name (``Card.label``) by its code on an ``edition`` ("1980" or "2022") table."""
-    from .cards import Card, Edition  # cards imports this module
-
     try:
         card = Card.from_code(code)
     except MalformedActionError:

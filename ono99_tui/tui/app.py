@@ -28,7 +28,7 @@ from .cells import match_terminal_widths
 from .host import ScreenHost
 from .model import REPLACED, Model
 from .names import NameScreen
-from .profile import after_message
+from .profile import ProfileScreen, after_message
 from .screens import LOCAL_GAME, HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
@@ -415,6 +415,9 @@ class Ono99App(App[int]):
 
     def show_table(self) -> None:
         self._show(TableScreen)
+
+    def show_profile(self, name: str | None = None) -> None:
+        self.push_screen(ProfileScreen(name))
 
     def _refresh(self) -> None:
         # ending (by exit, or shut down from outside while a message still arrives): the screens'

@@ -59,6 +59,9 @@ class ScreenHost(TableHost, Protocol):
     def show_table(self) -> None:
         """Show the table screen (one shown already stays, with the dialogs over it)."""
 
+    def show_profile(self, name: str | None = None) -> None:
+        """Open the profile of ``name`` (None: the player's own) over the screen shown."""
+
 
 @runtime_checkable
 class Rewinds(Protocol):

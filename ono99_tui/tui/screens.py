@@ -1094,9 +1094,7 @@ class LobbyScreen(ModelScreen):
         self.ono.send_message({"t": "play_now", "edition": edition, "seats": seats})
 
     def action_profile(self) -> None:
-        from .profile import ProfileScreen
-
-        self.app.push_screen(ProfileScreen())
+        host_of(self).show_profile()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -1169,12 +1167,10 @@ class LeaderboardScreen(ModalScreen[None]):
         self.action_profile()
 
     def action_profile(self) -> None:
-        from .profile import ProfileScreen
-
-        model = host_of(self).model
+        host = host_of(self)
         row = self.query_one(DataTable).cursor_row
-        if 0 <= row < len(model.leaderboard):
-            self.app.push_screen(ProfileScreen(model.leaderboard[row].name))
+        if 0 <= row < len(host.model.leaderboard):
+            host.show_profile(host.model.leaderboard[row].name)
 
 
 class SettingsScreen(ModalScreen[None]):
