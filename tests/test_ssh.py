@@ -323,6 +323,25 @@ async def test_the_same_key_returns_to_its_seat_and_a_guest_picks_a_name(rig: Ri
         await player.close()
 
 
+async def test_keys_typed_in_one_burst_are_all_delivered_in_order(rig: Rig) -> None:
+    """SSH input often arrives in bursts (a slow link, a paste, a script). Tried: ``ctrl+u xyzzy
+    Enter`` written at once into the name box. Textual runs a focused input's bindings (ctrl+u,
+    Enter) only once the key has bubbled back up to the app, so the name used to be typed, then
+    wiped, then the empty box sent; then ``abc``, two backspaces and ``d`` in one burst, in the
+    lobby's chat."""
+    guest = await Player.connect(rig, "someone", key=None)
+    await guest.until(lambda a: isinstance(a.screen, NameScreen) and a.focused is not None and a.focused.id == "name",
+                      "the name box, focused")
+    guest.stdin.write(b"\x15xyzzy\r")
+    await guest.until_screen(LobbyScreen, "the lobby")
+    assert guest.app.model.my_name == "xyzzy" and "xyzzy" in rig.server.lobby.members
+    await guest.press("c")
+    await guest.until(lambda a: a.focused is not None and a.focused.id == "lobby-chat-input", "the chat box")
+    guest.stdin.write(b"abc\x7f\x7fd\r")
+    await until(lambda: any(line.text == "ad" for line in rig.server.lobby.lobby_chat.lines), "the chat line")
+    await guest.close()
+
+
 async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     try:

@@ -40,6 +40,7 @@ from textual.driver import Driver
 from textual.filter import Monochrome, NoColor
 from textual.geometry import Size
 from textual.message import Message
+from textual.message_pump import MessagePump
 
 from ..i18n import gettext as _
 
@@ -204,6 +205,8 @@ class ChannelDriver(Driver):
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._tick_handle: asyncio.TimerHandle | None = None
         self._started = False
+        self._backlog: deque[Message] = deque()  # parsed input waiting for a key's binding to run
+        self._settling = False
 
     def write(self, data: str) -> None:
         self.terminal.write(data)
@@ -225,6 +228,7 @@ class ChannelDriver(Driver):
 
     def disable_input(self) -> None:
         self.terminal.detach()
+        self._backlog.clear()
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
@@ -233,8 +237,8 @@ class ChannelDriver(Driver):
     def feed(self, data: bytes) -> None:
         text = self._decode(data)
         if text:
-            for message in self._parser.feed(text):
-                self.process_message(message)
+            self._backlog.extend(self._parser.feed(text))
+            self._deliver()
         # A lone Esc stays in the parser until its timeout passes: something must look again then
         # (Textual's own drivers poll from an input thread; here a timer runs only after input).
         if self._tick_handle is not None:
@@ -243,10 +247,42 @@ class ChannelDriver(Driver):
 
     def _tick(self) -> None:
         self._tick_handle = None
-        for message in self._parser.tick():
-            self.process_message(message)
+        self._backlog.extend(self._parser.tick())
+        self._deliver()
         if getattr(self._parser, "_timeout_time", None) is not None:
             self._tick_handle = self._loop.call_later(ESCAPE_TICK, self._tick)
+
+    def _deliver(self) -> None:
+        """Hand the parsed input to the app in order. A key that is not text may run a binding, and
+        Textual runs a focused widget's binding (ctrl+u, Enter in an input) only once the key has
+        bubbled from that widget back up to the app, while the keys after it are forwarded at once:
+        typed in one burst, as SSH input often arrives, ``ctrl+u xyzzy Enter`` put xyzzy in the box,
+        then wiped it, then sent the empty box. So after such a key the rest waits until every
+        node on its way up has processed what it held."""
+        while self._backlog and not self._settling:
+            message = self._backlog.popleft()
+            self.process_message(message)
+            if isinstance(message, events.Key) and not message.is_printable and self._backlog:
+                self._settle_key()
+
+    def _settle_key(self) -> None:
+        app = self._app
+        focused = app.focused
+        # The app forwards the key to the focused widget (or the screen), which passes it up its
+        # ancestors to the app again: a callback queued behind it at each node in turn.
+        path: list[MessagePump] = [app, *([focused, *focused.ancestors] if focused is not None
+                                          else [app.screen, app])]
+        self._settling = True
+
+        def step(rest: list[MessagePump]) -> None:
+            if not rest:
+                self._settling = False
+                self._deliver()
+                return
+            if not rest[0].call_later(step, rest[1:]):  # closing: nothing more will come of the key
+                step(rest[1:])
+
+        step(path)
 
     def send_message(self, message: Message) -> None:
         self._app.post_message(message)  # already on the event loop: no thread hop needed
