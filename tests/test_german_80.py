@@ -45,7 +45,7 @@ async def play_a_german_game() -> None:
         await pilot.pause()
         keys = footer(app)
         assert "r Nochmal spielen" in keys  # more keys than fit: help, quit and settings stay
-        for essential in ("? Hilfe", "q Beenden", "f2 Optionen"):
+        for essential in ("? Hilfe", "q Ende", "f2 Einstellungen"):
             assert essential in keys, keys
         status = app.screen.query_one("#status", Static)
         lines = str(status.render()).splitlines()

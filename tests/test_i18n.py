@@ -476,4 +476,4 @@ def test_a_tables_rules_read_in_english_as_the_engine_sums_them_up_and_in_each_l
             assert rules_summary(options) == options.summary()
     with using("gl"):
         options = TableOptions.from_mapping("1980", {"manual_draw": True})
-        assert rules_summary(options) == "1980 · fichas · roubo manual"
+        assert rules_summary(options) == "1980 · fichas · saque manual"

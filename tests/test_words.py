@@ -58,6 +58,16 @@ def test_a_cards_face_and_kind_are_the_cores() -> None:
     assert card_face("ONO99", "1980")[1] == Card.ONO99.label(Edition.E1980)
 
 
+def test_german_card_names_keep_their_capital_on_the_card() -> None:
+    """German nouns are capitalised: the card says Umkehr and Doppelzug, not umkehr; others lowercase."""
+    with using("de"):
+        assert [card_face(code, edition)[1] for code, edition in
+                (("REV", "2022"), ("PLAY2", "2022"), ("HOLD", "1980"), ("DOUBLE", "1980"))] == [
+            "Umkehr", "Spiele 2", "Halten", "Doppelzug"]
+    with using("gl"):
+        assert card_face("REV", "2022")[1] == card_label("REV", "2022").lower()
+
+
 # --- options ----------------------------------------------------------------------------------------------------
 def test_every_option_has_its_words_in_the_core_and_in_the_catalogs() -> None:
     assert tuple(OPTION_WORDS) == TableOptions.option_names()

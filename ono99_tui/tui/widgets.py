@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from .. import text as words
+from ..i18n import current_language
 from ..i18n import gettext as _
 from ..messages import PlayEvent, Seat, View
 from .host import table_host_of
@@ -27,10 +28,15 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 
+NOUNS_CAPITALISED = {"de"}  # languages whose card names keep their capital on the card
+
+
 def card_face(code: str, edition: str) -> tuple[str, str]:
     """The big text and the small word of a card."""
     big = card_short(code)
-    small = {"number": "", "minus": _("minus"), "action": card_label(code, edition).lower(),
+    label = card_label(code, edition)
+    action = label if current_language() in NOUNS_CAPITALISED else label.lower()
+    small = {"number": "", "minus": _("minus"), "action": action,
              "ono99": _("stuck")}[card_kind(code)]
     if code == "ONO99":
         small = card_label(code, edition)
