@@ -12,11 +12,11 @@ lost more than they won. The search deals the unseen cards into possible opponen
 possible draw pile many times (a *determinization*), builds the table from each deal with the
 engine's own rules state (``State.position``), and for each of its distinct legal actions plays a
 copy of it (``State.clone``) on with the greedy policy at every seat: to the end of the game on a
-2022 table, to the end of the hand on a 1980 one (tokens: did it lose the hand; points: the points
-it scored in it). Each action is tried on the same deals (common random numbers), and it leaves
-the default choice only for an action that did clearly better on them (``CONFIDENCE`` standard
-errors of the paired difference). The deals are not
-uniform:
+2022 table, to the end of the hand on a 1980 one (tokens: did it lose the hand; points: its share,
+among the seats still in the match, of what they have left under the target after the hand).
+Each action is tried on the same deals (common random numbers), and it leaves the default choice
+only for an action that did clearly better on them (``CONFIDENCE`` standard errors of the paired
+difference). The deals are not uniform:
 
 - opponents hold more escapes (-10, Reverse, Play 2) and ONO 99 cards than the draw pile does,
   because those are the cards players keep or cannot play, so the deal weights each kind by how
@@ -151,12 +151,13 @@ def greedy_move(hand: Sequence[Card], room: int, obliged: bool, ono99_playable: 
     raise ValueError("no legal play (a settled table has knocked such a seat out)")
 
 
-def _rollout(state: State, me: int, budget: int) -> tuple[float, int]:
+def _rollout(state: State, me: int, budget: int, scores: Sequence[int] | None = None) -> tuple[float, int]:
     """Play on with the greedy policy at every seat until the table's end for ``me``: on a 2022
     table until ``me`` is out (``state.watch``) or wins, on a 1980 table until the hand ends (the
     next deal is not known). Returns ``me``'s value and the turns simulated. Value: 2022, 1 won,
     0 out, 1 / players left when the budget ran out; 1980 tokens, 0 if ``me`` lost the hand, else
-    1; 1980 points, minus the points ``me`` scored in the hand, in hundreds."""
+    1; 1980 points, 1 won the match, 0 out of it, else ``me``'s share of what the seats still in
+    have left under the target after the hand (``scores``: the match's scores before it)."""
     steps = 0
     four_discard = state.options.edition is Edition.E2022
     play = state.play
@@ -169,10 +170,10 @@ def _rollout(state: State, me: int, budget: int) -> tuple[float, int]:
             state.discard_four()
         else:
             play(card)
-    return _value(state, me), steps
+    return _value(state, me, scores), steps
 
 
-def _value(state: State, me: int) -> float:
+def _value(state: State, me: int, scores: Sequence[int] | None = None) -> float:
     scoring = state.options.scoring
     if scoring is Scoring.ELIMINATION:
         winner = state.winner()
@@ -185,10 +186,19 @@ def _value(state: State, me: int) -> float:
         if not state.finished:
             return 0.5
         return 0.0 if state.hand_loser == me else 1.0
-    points = state.hand_points
-    if points is None:
+    winner = state.winner()
+    if winner is not None:
+        return 1.0 if winner == me else 0.0
+    if not state.is_in(me):
         return 0.0
-    return -points[me] / 100.0
+    points = state.hand_points
+    if points is None:  # the rollout ran out of turns
+        return 0.0
+    assert scores is not None
+    target = state.options.points_target
+    # its share of what is left under the target, among the seats still in the match
+    left = [target - scores[s] - points[s] for s in range(len(scores)) if state.is_in(s)]
+    return (target - scores[me] - points[me]) / max(sum(left), 1)
 
 
 def _searchable(view: SeatView) -> bool:
@@ -448,7 +458,7 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
             else:
                 assert action.card is not None
                 state.play(action.card)
-            value, steps = _rollout(state, me, ROLLOUT_TURNS)
+            value, steps = _rollout(state, me, ROLLOUT_TURNS, view.scores)
             values[i] = value
             spent += steps + 1
         base_value = values[default]
