@@ -14,7 +14,8 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.screens import InviteScreen, LobbyScreen, TableScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from server import Server
-from tests.server_helpers import FAST_PLAY, create_table, play, running_server, server_config
+from server.table import Table
+from tests.server_helpers import FAST_PLAY, Harness, TestClient, create_table, play, running_server, server_config
 from tests.test_tui import wait_until
 
 
@@ -47,21 +48,29 @@ async def test_the_app_watches_a_private_game_by_its_code_and_sits_at_the_next_o
         await server.close()
 
 
+async def bob_left_alices_private_game(h: Harness) -> tuple[TestClient, TestClient, Table]:
+    """Alice's private table of three with a bot; Bob joined it by code (seat 2), the game started,
+    and Bob left it (a bot plays his seat)."""
+    alice = await h.connect("alice")
+    bob = await h.connect("bob")
+    table_id = await create_table(alice, seats=3, bots=1, private=True)
+    table = h.server.lobby.tables[table_id]
+    await bob.send({"t": "join", "code": table.code})
+    await bob.expect("table", where=lambda m: m["table"]["you"] == 2)
+    await alice.send({"t": "start"})
+    await bob.expect("state")
+    await bob.send({"t": "leave"})
+    await bob.expect("left")
+    return alice, bob, table
+
+
 async def test_a_player_who_left_sits_again_at_the_next_game(tmp_path: Path) -> None:
     """Bob leaves alice's private game (a bot plays his seat to the end). After the game, his invite code
     seats him again in his old seat, which was his stand-in's, though the table does not let late joiners
     replace bots; the next game deals him in."""
     async with running_server(tmp_path, **FAST_PLAY) as h:
-        alice = await h.connect("alice")
-        bob = await h.connect("bob")
-        table_id = await create_table(alice, seats=3, bots=1, private=True)
-        table = h.server.lobby.tables[table_id]
-        await bob.send({"t": "join", "code": table.code})
-        await bob.expect("table", where=lambda m: m["table"]["you"] == 2)
-        await alice.send({"t": "start"})
-        await bob.expect("state")
-        await bob.send({"t": "leave"})
-        await bob.expect("left")
+        alice, bob, table = await bob_left_alices_private_game(h)
+        table_id = table.id
         assert table.seats[2].name == "bob (bot)"
         await play(alice, random.Random(5))
         await bob.send({"t": "join", "code": table.code})
@@ -74,16 +83,7 @@ async def test_a_player_who_left_sits_again_at_the_next_game(tmp_path: Path) -> 
 
 async def test_a_player_who_left_and_waits_gets_their_seat_back_at_the_rematch(tmp_path: Path) -> None:
     async with running_server(tmp_path, **FAST_PLAY) as h:
-        alice = await h.connect("alice")
-        bob = await h.connect("bob")
-        table_id = await create_table(alice, seats=3, bots=1, private=True)
-        table = h.server.lobby.tables[table_id]
-        await bob.send({"t": "join", "code": table.code})
-        await bob.expect("table", where=lambda m: m["table"]["you"] == 2)
-        await alice.send({"t": "start"})
-        await bob.expect("state")
-        await bob.send({"t": "leave"})
-        await bob.expect("left")
+        alice, bob, table = await bob_left_alices_private_game(h)
         await bob.send({"t": "spectate", "code": table.code})
         await bob.send({"t": "sit"})
         await bob.expect("notice", where=lambda m: m.get("code") == "waiting_for_seat")
