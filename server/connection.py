@@ -169,11 +169,11 @@ class Connection:
                 if frame is None or self.writer.transport.is_closing():  # closing or lost: stop writing
                     break
                 self.queued_bytes -= len(frame)
-                self._write(frame)
-                if buffered(self.writer.transport) > WRITE_BUFFER_HIGH:
+                if self._write(frame) > WRITE_BUFFER_HIGH:
                     self._draining = True
                     await asyncio.wait_for(self.writer.drain(), timeout)
                     self._draining = False
+                    self._waiting = buffered(self.writer.transport)  # taken meanwhile: frames go direct again
             await asyncio.wait_for(self.writer.drain(), timeout)
         except TimeoutError:
             log.info("%s: not taking its data, dropped", self.peer)
