@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ono99_tui.wire import server as wire
+
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
 ACTION_BATCH_SECONDS = 0.01  # action rows go to the database thread at most this often
@@ -343,7 +345,7 @@ class Storage:
 
         self.submit(write)
 
-    async def leaderboard(self, edition: str | None, limit: int = 20) -> dict[str, Any]:
+    async def leaderboard(self, edition: wire.Edition | None, limit: int = 20) -> wire.Leaderboard:
         """The identities with the highest conservative rating, under their names, and the bots'
         ratings (server/ratings.py)."""
         from .ratings import leaderboard
