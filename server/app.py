@@ -98,16 +98,16 @@ class Server:
         """Whether ``credential`` is one of a trusted front's (compared in constant time)."""
         return any(hmac.compare_digest(credential.encode(), known.encode()) for known in self.config.front_credentials)
 
-    def readdress(self, connection: Connection, address: str) -> str | None:
-        """A trusted front's connection counts from now on under its player's real address: None, or
-        why that address has no room (the per-address limit, as for a direct player)."""
-        if address == connection.address:
+    def readdress(self, address: str, new: str) -> str | None:
+        """A trusted front's connection from ``address`` counts from now on under its player's real
+        address ``new``: None, or why that address has no room (the per-address limit, as for a direct
+        player)."""
+        if new == address:
             return None
-        if self._per_address[address] >= self.config.max_connections_per_address:
-            return Refusal(f"too many connections from {address}", why="address", address=address)
-        self._forget_address(connection.address)
-        self._per_address[address] += 1
-        connection.address = address
+        if self._per_address[new] >= self.config.max_connections_per_address:
+            return Refusal(f"too many connections from {new}", why="address", address=new)
+        self._forget_address(address)
+        self._per_address[new] += 1
         return None
 
     def _forget_address(self, address: str) -> None:
@@ -135,7 +135,7 @@ class Server:
             log.warning("refused %s: %s", connection.peer, why)
             if not await self._secure(connection):  # the refusal too is said inside TLS only
                 return
-            connection.error("too_many_connections", why, params=params_of(why))
+            connection.session.error("too_many_connections", why, params=params_of(why))
             connection.close(why)
             writer_task = asyncio.create_task(connection._write_loop())
             with contextlib.suppress(Exception):

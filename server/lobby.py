@@ -9,7 +9,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ono99_tui.core.actions import Action
 from ono99_tui.core.game import Game
@@ -57,9 +57,6 @@ from .ratings import RatingBook
 from .storage import Storage
 from .table import Seat, Status, Table
 
-if TYPE_CHECKING:
-    from .connection import Connection
-
 log = logging.getLogger("ono99.lobby")
 LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
@@ -68,6 +65,21 @@ MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
 ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
 R = TypeVar("R", bound=Request)
 Handler = Callable[["Member", Any], None]  # takes the request type it is routed for (``Router``)
+
+
+class Link(Protocol):
+    """What carries a member's messages to their client: the asyncio connection (server/connection.py)
+    or the local game's in-process link (server/local.py), each driving the client's ``Session``."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def send(self, message: wire.ServerMessage) -> None: ...
+
+    def send_frame(self, frame: bytes) -> None: ...
+
+    def close(self, reason: str) -> None:
+        """Say goodbye (``bye``) and close once what is already queued has gone. Safe to call twice."""
 
 
 class Router(Protocol):
@@ -108,7 +120,7 @@ class Member:
         self.name = name
         self.token_hash = token_hash_
         self.identity = identity  # the key fingerprint this player proved; None for a guest
-        self.connection: Connection | None = None
+        self.connection: Link | None = None
         self.table: Table | None = None
         self.grace: asyncio.TimerHandle | None = None
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
@@ -179,12 +191,11 @@ class Lobby:
         route(AskLeaderboard, self.on_leaderboard)
 
     # --- identity -----------------------------------------------------------------------------------
-    def hello(self, connection: Connection, hello: Hello) -> Member:
-        """A hello accepted on ``connection`` (whose ``identity`` is proven, or None for a guest): the
+    def hello(self, connection: Link, hello: Hello, identity: str | None, peer: str) -> Member:
+        """A hello accepted on ``connection`` from ``peer`` (``identity`` proven, or None for a guest): the
         player with that key comes back (to their seat, if they have one), a guest with a valid
-        resume token likewise, anyone else enters under a name they may have. The connection checked
+        resume token likewise, anyone else enters under a name they may have. The session checked
         the hello's version before anything else (``Hello.check_version``)."""
-        identity = connection.identity
         member = self.by_identity.get(identity) if identity is not None else None
         resume = hello.resume
         if member is None and resume:
@@ -229,7 +240,7 @@ class Lobby:
             connection.send(self.matchmaker.status(member))
         self.online_changed()
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
-                 member.identity or "guest", connection.peer)
+                 member.identity or "guest", peer)
         return member
 
     def _remember(self, member: Member) -> None:

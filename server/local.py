@@ -7,36 +7,33 @@ local game exercises exactly the encoding a networked one does.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ono99_tui.protocol import HEADER, decode_payload, encode
 from ono99_tui.wire.requests import Request
-from ono99_tui.wire.server import Bye
+from ono99_tui.wire.server import Bye, ServerMessage, encode_message
 
 from .app import Server
 from .config import ServerConfig
-from .connection import Connection
-from .lobby import TokenBucket
+from .session import Session
 
 
-class LocalConnection(Connection):
-    """The server's end of an in-process link."""
-
-    admitted_at_the_door = True  # a local game is yours
+class LocalConnection:
+    """The server's end of an in-process link: the ``Link`` of a session whose messages go to the
+    client's inbox, each decoded from its bytes as a client decodes them. The access policy does not
+    apply (a local game is yours; an SSH front applied it at the login)."""
 
     def __init__(self, server: Server, address: str = "local", peer: str | None = None) -> None:
-        # no socket: nothing of Connection.__init__ applies
-        self.server = server
-        self.address = address  # where the player is, for logs (an SSH player's address)
-        self.peer = peer or address
-        self.member = None
         self.closed = False
         self.close_reason = ""
-        config = server.config
-        self.bucket = TokenBucket(config.messages_per_second, config.message_burst)
-        self.strikes = 0
-        self._refused = None
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.session = Session(server, self, address=address, peer=peer or address, now=time.monotonic(),
+                               admitted_at_the_door=True)
+
+    # --- the session's link ------------------------------------------------------------------------
+    def send(self, message: ServerMessage) -> None:
+        self.send_frame(encode_message(message))
 
     def send_frame(self, frame: bytes) -> None:
         if not self.closed:
@@ -50,16 +47,16 @@ class LocalConnection(Connection):
         self.closed = True
         self.outbox.put_nowait(None)
 
+    # --- the client's side -------------------------------------------------------------------------
     def receive(self, message: Request | dict[str, Any]) -> None:
         """A request from the client (or a map in its place, as the app's screens still send them)."""
         if not self.closed:
             wire = message if isinstance(message, dict) else message.to_wire()
-            self._receive(decode_payload(encode(wire)[HEADER.size:]))
+            self.session.receive(decode_payload(encode(wire)[HEADER.size:]))
 
     def disconnect(self) -> None:
         """The client went away."""
-        if self.member is not None and self.member.connection is self:
-            self.server.lobby.dropped(self.member)
+        self.session.ended()
         self.closed = True
         self.outbox.put_nowait(None)
 

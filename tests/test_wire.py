@@ -55,7 +55,7 @@ async def a_session(db: Path) -> list[dict[str, Any]]:
                                            grace_seconds=3600))
     got: list[dict[str, Any]] = []
     link = embedded.link()
-    link.connection.identity = IDENTITY
+    link.connection.session.identity = IDENTITY
     try:
         await link.send(Hello(version=PROTOCOL_VERSION, name="Ada", client="test"))
         await next_of(link, "queue", got)
@@ -92,7 +92,7 @@ async def a_session(db: Path) -> list[dict[str, Any]]:
         await next_of(link, "left", got)
         await next_of(link, "online", got)
         again = embedded.link()  # the same key connects again elsewhere: this session is told goodbye
-        again.connection.identity = IDENTITY
+        again.connection.session.identity = IDENTITY
         await again.send(Hello(version=PROTOCOL_VERSION, name="Ada"))
         await next_of(link, "bye", got)
         await again.close()
