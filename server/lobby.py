@@ -54,8 +54,10 @@ from .history import ChatLine, ChatRoom
 from .matchmaking import Matchmaker
 from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
 from .ratings import RatingBook
+from .runner import Status
+from .seating import Seat
 from .storage import Storage
-from .table import Seat, Status, Table
+from .table import Table
 
 log = logging.getLogger("ono99.lobby")
 LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
@@ -644,10 +646,7 @@ class Lobby:
                 game = Game(options, table.seat_count, random.Random(table.seed))
                 for seat_index, code in saved.actions:
                     game.apply(seat_index, Action.parse(code))
-                table.game = game
-                table.shown = len(game.log)  # every saved move was shown, or could have been
-                table.actions = list(saved.actions)
-                table.bot_rng = random.Random(table.seed ^ 0x5EED ^ len(saved.actions))
+                table.runner.resume(game, list(saved.actions))  # every saved move was shown, or could have been
             for seat_ in table.seats:  # every player is away now: a bot plays for them at once
                 if seat_.member is not None and seat_.away_seq is None:
                     seat_.away_seq = table.last_seq

@@ -23,7 +23,8 @@ from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import LeaveQueue, PlayNow
 
 from .ratings import bot_identity
-from .table import Status, Table
+from .runner import Status
+from .table import Table
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member, Router

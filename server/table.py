@@ -1,158 +1,177 @@
-"""A table: its seats, the game on it, bots and clocks, spectators and chat.
+"""A table: its seats, the game on it, its spectators and chat, and what it keeps.
 
 The table is authoritative: only the seat on turn may play, every action is checked by the rules
-engine, and each recipient is sent only its own view with the events redacted for it.
+engine, and each recipient is sent only its own view with the events redacted for it. Its parts
+each do one thing and are tested alone: who sits where (``Seating``, server/seating.py), the game
+and its clocks (``GameRunner``, server/runner.py), what the table's people are told (``Broadcaster``,
+server/broadcast.py). The table runs a request through them in order, keeps the stand-in spans of
+the game's record and saves itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from ono99_tui.bots import SEARCHING_LEVELS
-from ono99_tui.bots.players import get_bot
 from ono99_tui.core.actions import Action, ActionKind
-from ono99_tui.core.errors import IllegalActionError, MalformedActionError
 from ono99_tui.core.events import Event
 from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
 from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
-from ono99_tui.core.view import TableView
-from ono99_tui.protocol import ProtocolError, clean_text
+from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire import server as wire
 
 from . import standin
-from .history import ChatRoom, away_params, away_summary, history_messages
+from .broadcast import Broadcaster
+from .history import ChatRoom, away_params, away_summary
+from .runner import Clock, GameRunner, Status
+from .seating import STAND_IN_LEVEL, Seat, Seating
 from .storage import viewer_keys
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
 
 log = logging.getLogger("ono99.table")
-
-STAND_IN_LEVEL = "greedy"  # plays for dropped players and timed-out turns
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 
-class Status:
-    WAITING: Final = "waiting"
-    PLAYING: Final = "playing"
-    FINISHED: Final = "finished"
-
-
-@dataclass(slots=True)
-class Seat:
-    kind: wire.SeatKind = "empty"
-    name: str = ""
-    level: str = ""  # bot level, for bots
-    member: Member | None = None  # the human sitting here
-    away_seq: int | None = None  # a human away: the table's seq when they left (a bot plays since)
-
-    @property
-    def connected(self) -> bool:
-        return self.member is not None and self.member.connection is not None
-
-    def sent(self) -> wire.Seat:
-        """The seat as a table's message shows it."""
-        return wire.Seat(kind=self.kind, name=self.name, level=self.level or None,
-                         connected=self.connected if self.kind == "human" else None)
-
-
-@dataclass(slots=True)
 class Table:
-    lobby: Lobby
-    id: int
-    name: str
-    options: TableOptions
-    seat_count: int
-    host_member: Member | None  # who hosts: the player (key or guest), whatever name they go by
-    private: bool = False
-    code: str = ""
-    turn_seconds: int = 0
-    bot_level: str = "greedy"
-    status: wire.TableStatus = Status.WAITING
-    seats: list[Seat] = field(default_factory=list)
-    spectators: set[Member] = field(default_factory=set)
-    waiting: list[Member] = field(default_factory=list)  # spectators who asked for a seat at the next game
-    replace_bots: bool = False  # those waiting take bots' seats when no seat is empty
-    game: Game | None = None
-    game_no: int = 0
-    seed: int = 0
-    actions: list[tuple[int, str]] = field(default_factory=list)
-    chat_room: ChatRoom | None = None
-    seq_base: int = 0  # the seq of the event before the current game's first (see server/history.py)
-    shown: int = 0  # events of the current game's log shown to the table so far
-    moved_at: float = 0.0  # loop time the table last showed a move (its watchers are not idle)
-    deadline: float | None = None  # monotonic time the seat on turn must act by
-    _timer: asyncio.TimerHandle | None = None
-    _clock_of: tuple[int, int, float] | None = None  # (turn, game version, deadline) of the turn's clock
-    _clock_running: bool = False  # _timer is that clock
-    _thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
-    _unsent_events: list[Event] = field(default_factory=list)  # applied, waiting to be saved before shown
-    _unsaved_actions: int = 0  # actions handed to the database and not yet saved
-    _finish_unannounced: bool = False  # the game is over; the table says so after its last state
-    # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
-    _after_state: dict[Member, Callable[[], None]] = field(default_factory=dict)
-    bot_rng: random.Random = field(default_factory=random.Random)
-    # The current game's player of each seat, as at its start ({name, kind, identity}), and the
-    # spans of it that a stand-in played for each seat (server/standin.py).
-    players: list[dict[str, Any]] = field(default_factory=list)
-    stand_in: list[list[dict[str, Any]]] = field(default_factory=list)
-    paused: bool = False  # no bot moves while set (a local game with a dialog open)
+    def __init__(self, lobby: Lobby, id: int, name: str, options: TableOptions, seat_count: int,
+                 host_member: Member | None, *, private: bool = False, code: str = "", turn_seconds: int = 0,
+                 bot_level: str = "greedy", status: wire.TableStatus = Status.WAITING, game_no: int = 0,
+                 seed: int = 0, seq_base: int = 0, replace_bots: bool = False, clock: Clock | None = None) -> None:
+        self.lobby = lobby
+        self.id = id
+        self.name = name
+        self.options = options
+        self.private = private
+        self.code = code or ("".join(secrets.choice(CODE_ALPHABET) for _ in range(6)) if private else "")
+        self.turn_seconds = turn_seconds
+        self.seating = Seating(seat_count, host_member, bot_level=bot_level, replace_bots=replace_bots)
+        self.runner = GameRunner(self, lobby.config, options, seat_count, turn_seconds=turn_seconds, status=status,
+                                 game_no=game_no, seed=seed, seq_base=seq_base, clock=clock)
+        self.broadcast = Broadcaster(id, self.seating, self.runner)
+        self.chat = ChatRoom(lobby.config.chat_history, "table", id)
+        # The current game's player of each seat, as at its start ({name, kind, identity}), and the
+        # spans of it that a stand-in played for each seat (server/standin.py).
+        self.players: list[dict[str, Any]] = []
+        self.stand_in: list[list[dict[str, Any]]] = []
+        # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
+        self._after_state: dict[Member, Callable[[], None]] = {}
+        self._finish_unannounced = False  # the game is over; the table says so after its last state
 
-    def __post_init__(self) -> None:
-        if not self.seats:
-            self.seats = [Seat() for _ in range(self.seat_count)]
-        if self.private and not self.code:
-            self.code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-        self.chat_room = ChatRoom(self.lobby.config.chat_history, "table", self.id)
+    # --- its parts' state, as the lobby and the tests read it --------------------------------------------
+    @property
+    def seat_count(self) -> int:
+        return self.seating.seat_count
 
     @property
-    def chat(self) -> ChatRoom:
-        assert self.chat_room is not None
-        return self.chat_room
+    def seats(self) -> list[Seat]:
+        return self.seating.seats
+
+    @property
+    def spectators(self) -> set[Member]:
+        return self.seating.spectators
+
+    @property
+    def waiting(self) -> list[Member]:
+        return self.seating.waiting
+
+    @property
+    def host_member(self) -> Member | None:
+        return self.seating.host_member
+
+    @host_member.setter
+    def host_member(self, member: Member | None) -> None:
+        self.seating.host_member = member
 
     @property
     def host(self) -> str:
-        """The host's name as it is now (``""`` when nobody hosts)."""
-        return self.host_member.name if self.host_member is not None else ""
+        return self.seating.host
+
+    @property
+    def bot_level(self) -> str:
+        return self.seating.bot_level
+
+    @property
+    def replace_bots(self) -> bool:
+        return self.seating.replace_bots
+
+    @property
+    def status(self) -> wire.TableStatus:
+        return self.runner.status
+
+    @property
+    def game(self) -> Game | None:
+        return self.runner.game
+
+    @property
+    def game_no(self) -> int:
+        return self.runner.game_no
+
+    @property
+    def seed(self) -> int:
+        return self.runner.seed
+
+    @property
+    def actions(self) -> list[tuple[int, str]]:
+        return self.runner.actions
+
+    @property
+    def seq_base(self) -> int:
+        return self.runner.seq_base
+
+    @property
+    def shown(self) -> int:
+        return self.runner.shown
 
     @property
     def last_seq(self) -> int:
-        """The seq of the last event shown at this table."""
-        return self.seq_base + self.shown
+        return self.runner.last_seq
+
+    @property
+    def moved_at(self) -> float:
+        return self.runner.moved_at
+
+    @property
+    def deadline(self) -> float | None:
+        return self.runner.deadline
+
+    @property
+    def paused(self) -> bool:
+        return self.runner.paused
 
     # --- who is here --------------------------------------------------------------------------------
     def members(self) -> list[Member]:
         """Everyone connected at this table: seated players and spectators."""
-        seated = [s.member for s in self.seats if s.member is not None and s.member.connection is not None]
-        return seated + [m for m in self.spectators if m.connection is not None]
+        return self.seating.members()
 
     def seat_of(self, member: Member) -> int | None:
-        for i, seat in enumerate(self.seats):
-            if seat.member is member:
-                return i
-        return None
+        return self.seating.seat_of(member)
 
     def has_people(self) -> bool:
-        return any(s.kind == "human" for s in self.seats) or bool(self.spectators)
+        return self.seating.has_people()
+
+    def controlled_by_bot(self, seat: int) -> bool:
+        return self.seating.controlled_by_bot(seat)
+
+    def level_of(self, seat: int) -> str:
+        s = self.seats[seat]
+        return s.level if s.kind == "bot" else STAND_IN_LEVEL
 
     def _info_fields(self) -> dict[str, Any]:
         game = self.game
         return {
             "id": self.id, "name": self.name, "edition": wire.edition_of(self.options), "options": self.options,
             "summary": self.options.summary(), "host": self.host, "status": self.status, "private": self.private,
-            "seats": tuple(s.sent() for s in self.seats),
-            "free": sum(1 for s in self.seats if s.kind == "empty"),
-            "bots": sum(1 for s in self.seats if s.kind == "bot"),
-            "spectators": len(self.spectators), "replace_bots": self.replace_bots,
-            "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "game_no": self.game_no,
+            "seats": tuple(s.sent() for s in self.seats), "free": self.seating.count("empty"),
+            "bots": self.seating.count("bot"), "spectators": len(self.spectators),
+            "replace_bots": self.replace_bots, "turn_seconds": self.turn_seconds, "bot_level": self.bot_level,
+            "game_no": self.game_no,
             "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
         }
 
@@ -170,54 +189,12 @@ class Table:
     def seat_for(self, member: Member, seat: int | None = None) -> int:
         """The seat ``member`` would get by sitting down (``seat`` or the first free one), or the
         error that refuses it. Changes nothing."""
-        current = self.seat_of(member)
-        if self.status == Status.PLAYING and current is None:
-            raise ProtocolError("game_running", "the game has started; spectate it or wait for the rematch",
-                                params={"why": "started"})
-        if seat is None:
-            if current is not None:
-                return current
-            seat = self._free_seat(member)
-            if seat is None:
-                raise ProtocolError("table_full", "every seat is taken; you can spectate", params={"why": "spectate"})
-        if not 0 <= seat < self.seat_count:
-            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}",
-                                params={"why": "range", "last": self.seat_count - 1})
-        if current == seat:
-            return seat
-        if self.seats[seat].kind != "empty" and not (self.replace_bots and self.seats[seat].kind == "bot") \
-                and not (seat == self._own_stand_in(member) and self.status != Status.PLAYING):
-            raise ProtocolError("seat_taken", f"seat {seat} is taken", params={"seat": seat})
-        if current is not None and self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "you cannot change seats during a game", params={"why": "change_seats"})
-        return seat
-
-    def _own_stand_in(self, member: Member) -> int | None:
-        """The seat a bot took over when ``member`` left it during a game: theirs again between games."""
-        name = f"{member.name} (bot)"
-        return next((i for i, s in enumerate(self.seats) if s.kind == "bot" and s.name == name), None)
-
-    def _free_seat(self, member: Member | None = None) -> int | None:
-        """The seat a newcomer gets between games: the first empty one, else the seat a bot took over
-        when ``member`` left, else (``replace_bots``) a bot's: one standing in for a player who left
-        first, then the last added bot."""
-        seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
-        if seat is None and member is not None and self.status != Status.PLAYING:
-            seat = self._own_stand_in(member)
-        if seat is None and self.replace_bots and self.status != Status.PLAYING:
-            bots = [i for i, s in enumerate(self.seats) if s.kind == "bot"]
-            stand_ins = [i for i in bots if self.seats[i].name.endswith(" (bot)")]
-            seat = (stand_ins or bots[::-1])[0] if bots else None
-        return seat
+        return self.seating.seat_for(member, seat, playing=self.runner.playing)
 
     def wait_for_seat(self, member: Member) -> None:
         """A spectator asks for a seat while a game runs: they sit down when the next game starts,
         if a seat is free then (or a bot's, with ``replace_bots``)."""
-        if member not in self.spectators:
-            raise ProtocolError("not_watching", "only a spectator of this table can wait for a seat",
-                                params={"why": "wait"})
-        if member not in self.waiting:
-            self.waiting.append(member)
+        self.seating.ask_for_seat(member)
         member.send(wire.Notice(table=self.id, code="waiting_for_seat", params={},
                                 text="You will sit down when the next game starts, if a seat is free then."))
         self.changed()
@@ -228,12 +205,12 @@ class Table:
             if member not in self.spectators or member.connection is None:
                 self.waiting.remove(member)
                 continue
-            seat = self._free_seat(member)
+            seat = self.seating.free_seat(member, playing=self.runner.playing)
             if seat is None:
                 continue  # a player who left may still find their own seat
             self.waiting.remove(member)
             self.sit(member, seat)
-            if self.status != Status.PLAYING:
+            if not self.runner.playing:
                 self.send_state_to(member, self.last_seq)
 
     def _tell_still_waiting(self) -> None:
@@ -254,49 +231,29 @@ class Table:
 
     def give_seat(self, member: Member, seat: int, name: str) -> None:
         """The host gives an empty or a bot's seat to a spectator, between games."""
-        self._require_host(member)
-        if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "seats can be given between games", params={"why": "give_seat"})
-        if not 0 <= seat < self.seat_count or self.seats[seat].kind == "human":
-            raise ProtocolError("bad_seat", f"seat {seat} is not empty and has no bot",
-                                params={"why": "not_free", "seat": seat})
-        target = next((m for m in self.spectators if m.name == name and m.connection is not None), None)
-        if target is None:
-            raise ProtocolError("not_watching", f"{name[:20]!r} is not watching this table",
-                                params={"why": "name", "name": name[:20]})
-        if target in self.waiting:
-            self.waiting.remove(target)
-        self.seats[seat] = Seat()
+        target = self.seating.give_seat(member, seat, name, playing=self.runner.playing)
         self.sit(target, seat)
         self.send_state_to(target, self.last_seq)
 
     def set_options(self, member: Member, replace_bots: bool | None) -> None:
-        self._require_host(member)
+        self.seating.require_host(member)
         if replace_bots is not None:
-            self.replace_bots = replace_bots
-            if self.status != Status.PLAYING:
+            self.seating.replace_bots = replace_bots
+            if not self.runner.playing:
                 self._seat_waiting()
         self.changed()
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         seat = self.seat_for(member, seat)
-        current = self.seat_of(member)
-        if current == seat:
+        if self.seat_of(member) == seat:
             return seat
-        if current is not None:
-            self.seats[current] = Seat()
-        self.seats[seat] = Seat("human", member.name, member=member)
-        self._host_if_nobody_does(member)
-        self.spectators.discard(member)
-        if member in self.waiting:
-            self.waiting.remove(member)
+        self.seating.take(member, seat)
         member.table = self
         self.changed()
         return seat
 
     def spectate(self, member: Member) -> None:
-        self._host_if_nobody_does(member)
-        self.spectators.add(member)
+        self.seating.watch(member)
         member.table = self
         self.changed()
 
@@ -313,73 +270,29 @@ class Table:
         seat = self.seat_of(member)
         if seat is not None:
             self._vacate(seat)
-        self.spectators.discard(member)
-        if member in self.waiting:
-            self.waiting.remove(member)
+        self.seating.forget(member)
         if member.table is self:
             member.table = None
-        self._pass_host(member)
+        self.seating.pass_host(member)
         self.changed()
         self.lobby.table_emptied_check(self)
 
     def _vacate(self, seat: int) -> None:
         """A human leaves a seat: a bot takes it for good during a game, else it is free."""
-        old = self.seats[seat]
-        if self.status == Status.PLAYING:
-            self.seats[seat] = Seat("bot", f"{old.name} (bot)", STAND_IN_LEVEL)
+        if self.seating.vacate(seat, playing=self.runner.playing):
             self._stand_in_begins(seat)
-            self.schedule()
-        else:
-            self.seats[seat] = Seat()
-
-    def _pass_host(self, leaving: Member) -> None:
-        if self.host_member is leaving:
-            self.host_member = self._heir()
-
-    def _heir(self) -> Member | None:
-        """Who hosts next: the first seated human, else a spectator, else nobody."""
-        heir = next((s.member for s in self.seats if s.kind == "human" and s.member is not None), None)
-        return heir if heir is not None else next(iter(self.spectators), None)
-
-    def _host_if_nobody_does(self, member: Member) -> None:
-        """A table nobody hosts (restored without its host) is hosted by whoever comes first."""
-        if self.host_member is None:
-            self.host_member = member
+            self.runner.schedule()
 
     def add_bot(self, member: Member, seat: int | None, level: str | None) -> None:
-        self._require_host(member)
-        if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "bots can be added before the game starts", params={"why": "add_bot"})
-        if seat is None:
-            seat = next((i for i, s in enumerate(self.seats) if s.kind == "empty"), None)
-            if seat is None:
-                raise ProtocolError("table_full", "every seat is taken", params={"why": "bot"})
-        if not 0 <= seat < self.seat_count:
-            raise ProtocolError("bad_seat", f"this table has seats 0 to {self.seat_count - 1}",
-                                params={"why": "range", "last": self.seat_count - 1})
-        if self.seats[seat].kind != "empty":
-            raise ProtocolError("seat_taken", f"seat {seat} is taken", params={"seat": seat})
-        level = level or self.bot_level
-        self.seats[seat] = Seat("bot", f"Bot {seat + 1}", level)
+        self.seating.add_bot(member, seat, level, playing=self.runner.playing)
         self.changed()
 
     def remove_bot(self, member: Member, seat: int) -> None:
-        self._require_host(member)
-        if self.status == Status.PLAYING:
-            raise ProtocolError("game_running", "bots can be removed between games", params={"why": "remove_bot"})
-        if not 0 <= seat < self.seat_count or self.seats[seat].kind != "bot":
-            raise ProtocolError("bad_seat", f"there is no bot in seat {seat}", params={"why": "no_bot", "seat": seat})
-        self.seats[seat] = Seat()
+        self.seating.remove_bot(member, seat, playing=self.runner.playing)
         self.changed()
 
     def kick(self, member: Member, seat: int) -> None:
-        self._require_host(member)
-        if not 0 <= seat < self.seat_count or self.seats[seat].kind != "human":
-            raise ProtocolError("bad_seat", f"there is no player in seat {seat}",
-                                params={"why": "no_player", "seat": seat})
-        target = self.seats[seat].member
-        if target is member:
-            raise ProtocolError("bad_seat", "you cannot kick yourself; leave instead", params={"why": "self"})
+        target = self.seating.kick_target(member, seat)
         self._vacate(seat)
         if target is not None:
             if target.table is self:
@@ -390,95 +303,49 @@ class Table:
             self.lobby.forget_if_idle(target)
         self.changed()
 
-    def _require_host(self, member: Member) -> None:
-        if member is not self.host_member:
-            raise ProtocolError("not_host", f"only the table's host ({self.host}) can do that",
-                                params={"host": self.host})
-
     # --- the game -------------------------------------------------------------------------------------
     def start(self, member: Member | None) -> None:
         if member is not None:
-            self._require_host(member)
-        if self.status == Status.PLAYING:
+            self.seating.require_host(member)
+        if self.runner.playing:
             raise ProtocolError("game_running", "the game is already running", params={"why": "running"})
         self._seat_waiting()
         self._tell_still_waiting()
-        for i, seat in enumerate(self.seats):
-            if seat.kind == "empty":
-                self.seats[i] = Seat("bot", f"Bot {i + 1}", self.bot_level)
-        self._send_unsent_events()  # the last game's final moves, if a rematch overtook their saving
-        self.game_no += 1
-        self.seq_base, self.shown = self.last_seq, 0
-        self.seed = secrets.randbits(63)
-        self.actions = []
-        self.game = Game(self.options, self.seat_count, random.Random(self.seed))
-        self._clock_of = None
-        self.bot_rng = random.Random(self.seed ^ 0x5EED)
+        self.seating.fill_with_bots()
+        self.runner.flush()  # the last game's final moves, if a rematch overtook their saving
+        game = self.runner.new_game(secrets.randbits(63))
         self.players = [self._player_of(s) for s in self.seats]
         self.stand_in = [[] for _ in self.seats]
         for i, s in enumerate(self.seats):
             if s.kind == "human" and not s.connected:
                 self._stand_in_begins(i)
-        self.status = Status.PLAYING
+        self.runner.status = Status.PLAYING
         self.lobby.persist_table(self, new_game=True)
         self.changed()
-        self.schedule()
-        self._broadcast_state(self.game.log)
+        self.runner.schedule()
+        self.runner.show(game.log)
 
     def rematch(self, member: Member) -> None:
-        self._require_host(member)
+        self.seating.require_host(member)
         if self.status != Status.FINISHED:
-            raise ProtocolError("game_running" if self.status == Status.PLAYING else "not_finished",
+            raise ProtocolError("game_running" if self.runner.playing else "not_finished",
                                 "a rematch can start once the game is over", params={"why": "rematch"})
         self.start(member)
 
     def act(self, member: Member, code: str, version: int) -> None:
-        game = self.game
         seat = self.seat_of(member)
         if seat is None:
             raise ProtocolError("not_seated", "only seated players can play", params={"why": "play"})
-        if game is None or self.status != Status.PLAYING:
-            raise ProtocolError("no_game", "no game is running at this table")
-        if version != game.version:
-            raise ProtocolError("stale_action",
-                                f"that action was for state {version}, the table is at {game.version}; "
-                                "it was not applied", params={"version": version, "current": game.version})
-        try:
-            action = Action.parse(code)
-            self._apply(seat, action)
-        except MalformedActionError as exc:
-            raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)}) from None
-        except IllegalActionError as exc:
-            raise ProtocolError("illegal_action", str(exc), params={"why": exc.why, **exc.params}) from None
+        self.runner.act(seat, code, version)
 
-    def _apply(self, seat: int, action: Action) -> tuple[Event, ...]:
-        game = self.game
-        assert game is not None
-        events = game.apply(seat, action)
-        self.actions.append((seat, action.code))
-        self._unsent_events.extend(events)
-        saving = self.lobby.persist_action(self, len(self.actions) - 1, seat, action.code, self._action_saved)
-        if saving:
-            self._unsaved_actions += 1
-        if game.is_over:
-            self._finish()
-        else:
-            self.schedule()  # first, so the state carries the new turn's clock
-        if not saving:
-            self._send_unsent_events()
-        return events
+    # the runner's host
+    def persist_action(self, n: int, seat: int, code: str, on_saved: Callable[[], None]) -> bool:
+        return self.lobby.persist_action(self, n, seat, code, on_saved)
 
-    def _action_saved(self) -> None:
-        # A move is shown only once it is saved: a server killed at any moment restarts with every
-        # move its players saw. Moves made meanwhile (bots at delay 0) go out together.
-        self._unsaved_actions -= 1
-        if self._unsaved_actions == 0:
-            self._send_unsent_events()
+    def show(self, events: Sequence[Event]) -> None:
+        self.broadcast.states(events)
 
-    def _send_unsent_events(self) -> None:
-        if self._unsent_events and self.game is not None:
-            events, self._unsent_events = self._unsent_events, []
-            self._broadcast_state(events)
+    def all_shown(self) -> None:
         if self._after_state:
             waiting, self._after_state = self._after_state, {}
             for rest in waiting.values():
@@ -487,12 +354,9 @@ class Table:
             self._finish_unannounced = False
             self.changed()
 
-    def _finish(self) -> None:
+    def game_over(self) -> None:
         game = self.game
         assert game is not None and game.outcome is not None
-        self.status = Status.FINISHED
-        self._cancel_timer()
-        self.deadline = None
         if len(self.players) != self.seat_count:  # a game saved before players were noted
             self.players = [self._player_of(s) for s in self.seats]
         players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
@@ -504,115 +368,9 @@ class Table:
         if not self.has_people():  # played out after the last person left: the table closes now
             asyncio.get_running_loop().call_soon(self.lobby.table_emptied_check, self)
 
-    def record_viewers(self) -> list[str]:
-        """Who may read the record of the game just finished here if the table is private: its
-        players (by identity; a guest seated at the end by their resume token) and the host."""
-        people: list[tuple[str | None, str | None]] = [(p["identity"], None) for p in self.players
-                                                       if p.get("identity")]
-        people += [(s.member.identity, s.member.token_hash) for s in self.seats if s.member is not None]
-        if self.host_member is not None:
-            people.append((self.host_member.identity, self.host_member.token_hash))
-        return [key for identity, token in people for key in viewer_keys(identity, token)]
-
-    # --- bots and clocks --------------------------------------------------------------------------------
-    def controlled_by_bot(self, seat: int) -> bool:
-        s = self.seats[seat]
-        if s.kind == "bot":
-            return True
-        return s.kind == "human" and not s.connected
-
-    def schedule(self) -> None:
-        """Arrange the next move that is not up to a connected person: a bot's, or a clock. A turn's
-        clock runs on across reconnects and seat changes: only a new move starts a fresh one."""
+    def clock_ran_out(self, seat: int, action: Action) -> None:
         game = self.game
-        if game is None or self.status != Status.PLAYING or game.is_over or self.paused:
-            self._cancel_timer()
-            self.deadline = None
-            if self.paused:
-                self._clock_of = None  # a paused local game's turn gets its whole time back
-            return
-        loop = asyncio.get_running_loop()
-        config = self.lobby.config
-        turn = game.turn
-        if self._clock_of is not None and self._clock_of[:2] != (turn, game.version):
-            self._clock_of = None  # a move was made: the next turn's clock starts afresh
-        if (self._clock_running and self._clock_of is not None and self.deadline is not None
-                and not any(self.controlled_by_bot(seat) for seat in game.actors())):
-            return  # this turn's clock runs on
-        self._cancel_timer()
-        for seat in game.actors():
-            if self.controlled_by_bot(seat):
-                delay = config.bot_delay if seat == turn else 0.0  # owed draws are taken at once
-                draw_open = seat == turn and config.draw_window > delay and any(
-                    game.has_open_draw(s) and not self.controlled_by_bot(s) for s in range(self.seat_count))
-                if draw_open:
-                    delay = config.draw_window  # a person's open draw gets time to be taken
-                self._timer = loop.call_later(delay, self._bot_move, seat, game.version)
-                # the state's clock says when the bot plays: the person sees how long the draw stays open
-                self.deadline = loop.time() + delay if draw_open else None
-                return
-        if self.turn_seconds > 0 and turn is not None:
-            if self._clock_of is None:
-                self._clock_of = (turn, game.version, loop.time() + self.turn_seconds)
-            self.deadline = self._clock_of[2]  # the time left when a player on turn came back, not a fresh clock
-            self._timer = loop.call_later(max(0.0, self.deadline - loop.time()), self._clock_ran_out, turn,
-                                          game.version)
-            self._clock_running = True
-        else:
-            self.deadline = None
-
-    def set_paused(self, paused: bool) -> None:
-        """Hold the bots (a local game's dialog covers the table) or let them play on. A draw
-        window that was counting down is said again: none while they wait, a whole one after."""
-        if self.paused == paused:
-            return
-        counting = self.deadline is not None
-        self.paused = paused
-        self.schedule()
-        game = self.game
-        if (counting or self.deadline is not None) and game is not None and self.shown == len(game.log):
-            self._broadcast_state(())
-
-    def _cancel_timer(self) -> None:
-        self._clock_running = False
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _bot_move(self, seat: int, version: int) -> None:
-        self._timer = None
-        game = self.game
-        if game is None or game.version != version or game.is_over:
-            return
-        s = self.seats[seat]
-        level = s.level if s.kind == "bot" else STAND_IN_LEVEL
-        view = game.seat_view(seat)
-        if level in SEARCHING_LEVELS:  # tens of milliseconds of search: think off the event loop
-            task = asyncio.get_running_loop().create_task(self._think_off_loop(seat, version, level, view))
-            self._thinking = task
-            return
-        try:
-            self._apply(seat, get_bot(level).choose(view, self.bot_rng))
-        except Exception:  # a bot must never take the table down
-            log.exception("table %d: bot move for seat %d failed", self.id, seat)
-
-    async def _think_off_loop(self, seat: int, version: int, level: str, view: TableView) -> None:
-        try:
-            action = await asyncio.get_running_loop().run_in_executor(
-                None, get_bot(level).choose, view, random.Random(self.bot_rng.getrandbits(64)))
-            game = self.game
-            if game is not None and game.version == version and not game.is_over:  # nothing moved meanwhile
-                self._apply(seat, action)
-        except Exception:  # a bot must never take the table down
-            log.exception("table %d: bot move for seat %d failed", self.id, seat)
-
-    def _clock_ran_out(self, seat: int, version: int) -> None:
-        self._timer = None
-        self._clock_running = False
-        game = self.game
-        if game is None or game.version != version or game.is_over or game.turn != seat:
-            return
-        action = get_bot(STAND_IN_LEVEL).choose(game.seat_view(seat), self.bot_rng)
+        assert game is not None
         edition = self.options.edition
         played = "four ONO 99" if action.kind is ActionKind.DISCARD_FOUR else \
             "a draw" if action.card is None else action.card.label(edition)  # a card's name, not its code
@@ -624,38 +382,51 @@ class Table:
         if spans is not None and not standin.is_open(spans):
             spans.append(standin.one_move_span(game))
             self.lobby.persist_table(self)  # the span is kept across a restart, with the move
-        self._apply(seat, action)
+
+    def record_viewers(self) -> list[str]:
+        """Who may read the record of the game just finished here if the table is private: its
+        players (by identity; a guest seated at the end by their resume token) and the host."""
+        people: list[tuple[str | None, str | None]] = [(p["identity"], None) for p in self.players
+                                                       if p.get("identity")]
+        people += [(s.member.identity, s.member.token_hash) for s in self.seats if s.member is not None]
+        if self.host_member is not None:
+            people.append((self.host_member.identity, self.host_member.token_hash))
+        return [key for identity, token in people for key in viewer_keys(identity, token)]
+
+    def schedule(self) -> None:
+        self.runner.schedule()
+
+    def set_paused(self, paused: bool) -> None:
+        self.runner.set_paused(paused)
 
     # --- people coming and going ------------------------------------------------------------------------
     def member_dropped(self, member: Member) -> None:
-        self.spectators.discard(member)
-        if member in self.waiting:
-            self.waiting.remove(member)
+        self.seating.forget(member)
         seat = self.seat_of(member)
         if seat is not None:
             self.seats[seat].away_seq = self.last_seq
-            if self.status == Status.PLAYING:
+            if self.runner.playing:
                 self._stand_in_begins(seat)
         self.changed()
-        if self.status == Status.PLAYING:
-            self.schedule()  # a bot stands in while they are away
+        if self.runner.playing:
+            self.runner.schedule()  # a bot stands in while they are away
             if seat is not None:
-                self._show_who_plays()
+                self.broadcast.who_plays()
 
     def member_returned(self, member: Member, seen: dict[str, int] | None = None) -> None:
         """``seen``: what the returning client last saw (its hello's ``seen``)."""
         seen = seen or {}
         here = seen.get("table") == self.id
         seat = self.seat_of(member)
-        spans = self._spans(seat) if seat is not None and self.status == Status.PLAYING else None
+        spans = self._spans(seat) if seat is not None and self.runner.playing else None
         if spans is not None and self.game is not None:
             standin.close_span(spans, self.game)
         away_seq = self.seats[seat].away_seq if seat is not None else None
         if seat is not None:
             self.seats[seat].away_seq = None
         self.changed()
-        if self.status == Status.PLAYING:
-            self.schedule()  # before the state: it shows the clock of a player back on turn
+        if self.runner.playing:
+            self.runner.schedule()  # before the state: it shows the clock of a player back on turn
         member.send(wire.TableMessage(table=self.detail(member)))
         self.send_state_to(member, seen.get("seq") if here else None)
 
@@ -671,19 +442,19 @@ class Table:
                     member.send(wire.Away(table=self.id, text=text, code="stood_in",
                                           params=away_params(missed, seat, member.name, self.options.edition)))
 
-        if self.game is not None and self.shown != len(self.game.log):
+        if not self.runner.all_moves_shown:
             self._after_state[member] = rest  # its state comes once the moves are saved (send_state_to)
         else:
             rest()
-        if self.status == Status.PLAYING and seat is not None:
-            self._show_who_plays(skip=member)
+        if self.runner.playing and seat is not None:
+            self.broadcast.who_plays(skip=member)
 
     def grace_expired(self, member: Member) -> None:
         seat = self.seat_of(member)
         if seat is not None:
             self._vacate(seat)
         self.spectators.discard(member)
-        self._pass_host(member)
+        self.seating.pass_host(member)
         self.changed()
         self.lobby.table_emptied_check(self)
 
@@ -706,7 +477,7 @@ class Table:
         for i, seat in enumerate(self.seats):
             if seat.kind == "human" and not seat.connected:
                 self._stand_in_begins(i)
-        self.schedule()
+        self.runner.schedule()
 
     def _stand_in_begins(self, seat: int) -> None:
         spans = self._spans(seat)
@@ -716,106 +487,25 @@ class Table:
     # --- messages ---------------------------------------------------------------------------------------
     def changed(self) -> None:
         """Seats or status changed: tell the table and the lobby."""
-        for member in self.members():
-            member.send(wire.TableMessage(table=self.detail(member)))
+        self.broadcast.tables(self.detail)
         self.lobby.tables_changed()
         self.lobby.persist_table(self)
 
     def say(self, member: Member, text: str) -> None:
         """A chat line: numbered, saved, then shown to everyone at the table."""
         line = self.chat.add(member.name, text)
-
-        def show() -> None:
-            frame = wire.encode_message(self.chat.message(line))
-            for m in self.members():
-                if m not in self._after_state:  # its chat_history, still to come, will hold the line
-                    m.send_frame(frame)
-
-        self.lobby.persist_chat(self.id, line, show)
+        # a member whose chat_history is still to come (after its state) gets the line in it
+        self.lobby.persist_chat(self.id, line, lambda: self.broadcast.everyone(self.chat.message(line),
+                                                                                but=self._after_state))
 
     def notice(self, text: str, code: str, params: dict[str, str | int]) -> None:
-        frame = wire.encode_message(wire.Notice(table=self.id, text=text, code=code, params=params))
-        for m in self.members():
-            m.send_frame(frame)
-
-    def _clock_left(self) -> float | None:
-        if self.deadline is None:
-            return None
-        return max(0.0, self.deadline - asyncio.get_running_loop().time())
-
-    def state_message(self, seat: int | None, events: Sequence[Event],
-                      shared: tuple[float | None, tuple[bool, ...]] | None = None) -> wire.State:
-        """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once.
-        ``events`` are the last shown: the last of them has seq ``last_seq``."""
-        game = self.game
-        assert game is not None
-        clock, bots = shared if shared is not None else self._state_shared()
-        return wire.State(self.id, self.game_no, wire.view_of(game.view(seat)),
-                          tuple([wire.event_of(e.seen_by(seat)) for e in events]), self.last_seq, clock, bots)
-
-    def _state_shared(self) -> tuple[float | None, tuple[bool, ...]]:
-        """The parts of a state message that are the same for every recipient."""
-        return self._clock_left(), tuple([self.controlled_by_bot(i) for i in range(self.seat_count)])
+        self.broadcast.notice(text, code, params)
 
     def send_state_to(self, member: Member, seen_seq: int | None = None) -> None:
-        """The game as ``member`` sees it now: the events of this game it has not seen (after
-        ``seen_seq``; all of them, starting its log over, when None or from an earlier game) in
-        ``history`` messages, then a ``state`` with no events. While moves wait to be saved, the
-        state is the one that shows them (a view never runs ahead of the events sent)."""
-        game = self.game
-        if game is None:
-            return
-        seat = self.seat_of(member)
-        reset = seen_seq is None or not self.seq_base <= seen_seq <= self.last_seq
-        start = 0 if reset or seen_seq is None else seen_seq - self.seq_base
-        for message in history_messages(self.id, self.game_no, game.log[start:self.shown],
-                                        self.seq_base + start + 1, seat, reset):
-            member.send(message)
-        if self.shown != len(game.log):
-            return  # moves wait to be saved: the state that shows them comes with them, to everyone here
-        member.send(self.state_message(seat, []))
-
-    def _show_who_plays(self, skip: Member | None = None) -> None:
-        """A state with no events to everyone at the table but ``skip``, when a player went away or came
-        back: its ``controlled_by_bot`` says at once who a bot plays for, not only after the next move.
-        Not while a move waits to be shown (its state goes out then)."""
-        game = self.game
-        if game is None or self.shown != len(game.log):
-            return
-        shared = self._state_shared()
-        for seat_index, seat in enumerate(self.seats):
-            if seat.connected and seat.member is not skip:
-                assert seat.member is not None
-                seat.member.send(self.state_message(seat_index, [], shared))
-        watching = [m for m in self.spectators if m.connection is not None and m is not skip]
-        if watching:
-            frame = wire.encode_message(self.state_message(None, [], shared))
-            for member in watching:
-                member.send_frame(frame)
-
-    def _broadcast_state(self, events: Sequence[Event]) -> None:
-        """Show ``events``, the newest of the current game's log, to the table."""
-        assert self.game is not None
-        self.shown = len(self.game.log)
-        self.moved_at = asyncio.get_running_loop().time()
-        spectator_frame: bytes | None = None
-        shared = self._state_shared()
-        for seat_index, seat in enumerate(self.seats):
-            if seat.connected:
-                assert seat.member is not None
-                seat.member.send(self.state_message(seat_index, events, shared))
-        for member in self.spectators:
-            if member.connection is None:
-                continue
-            if spectator_frame is None:
-                spectator_frame = wire.encode_message(self.state_message(None, events, shared))
-            member.send_frame(spectator_frame)
+        self.broadcast.send_state_to(member, seen_seq)
 
     def close(self) -> None:
-        self._cancel_timer()
-        if self._thinking is not None:
-            self._thinking.cancel()
-            self._thinking = None
+        self.runner.close()
 
     # --- persistence --------------------------------------------------------------------------------------
     def to_meta(self) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def test_the_four_levels_are_registered_everywhere_with_one_line_descriptions() 
 
 
 def test_the_levels_say_which_of_them_search() -> None:
-    """The server runs these off its event loop (server/table.py reads the declaration)."""
+    """The server runs these off its event loop (server/runner.py reads the declaration)."""
     assert frozenset({"strong"}) == SEARCHING_LEVELS
 
 

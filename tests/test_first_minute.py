@@ -241,10 +241,11 @@ async def test_a_local_bot_waits_the_draw_window_while_the_persons_manual_draw_i
             await wait_until(pilot, lambda b=before: app.model.view.version != b, "my play")
             if app.model.can_draw:
                 break
-        assert table._timer is not None and table._timer.when() >= played_at + 30  # set at the play or after
+        timer = table.runner.timer
+        assert timer is not None and timer.when() >= played_at + 30  # set at the play or after
         await pilot.press("d")
         await wait_until(pilot, lambda: not app.model.can_draw, "my draw")
-        assert table._timer is None or table._timer.when() - loop.time() < 1
+        assert table.runner.timer is None or table.runner.timer.when() - loop.time() < 1
 
 
 async def test_a_local_game_holds_its_bots_while_a_dialog_is_open() -> None:
@@ -255,7 +256,7 @@ async def test_a_local_game_holds_its_bots_while_a_dialog_is_open() -> None:
         for key, dialog in (("question_mark", HelpScreen), ("f2", SettingsScreen), ("n", NewGameScreen)):
             await pilot.press(key)
             await wait_until(pilot, lambda d=dialog: isinstance(app.screen, d), "the dialog")
-            await wait_until(pilot, lambda: table.paused and table._timer is None, "the bots to wait")
+            await wait_until(pilot, lambda: table.paused and table.runner.timer is None, "the bots to wait")
             version = table.game.version
             await pilot.pause(0.3)
             assert table.game.version == version

@@ -203,8 +203,8 @@ async def test_an_open_draw_counts_down_the_seconds_the_next_bot_waits_and_ends_
 
         def honest() -> bool:  # the count is the bot's own wait
             left = app.model.clock_left()
-            return (table._timer is not None and left is not None
-                    and abs(table._timer.when() - loop.time() - left) < 1)
+            return (table.runner.timer is not None and left is not None
+                    and abs(table.runner.timer.when() - loop.time() - left) < 1)
 
         while not app.model.can_draw:
             await wait_until(pilot, lambda: app.model.my_turn, "my turn")
@@ -216,7 +216,7 @@ async def test_an_open_draw_counts_down_the_seconds_the_next_bot_waits_and_ends_
         await pilot.pause(2.2)
         assert seconds_said() < first and honest()
         await pilot.press("f2")
-        await wait_until(pilot, lambda: app.model.clock is None and table._timer is None, "the bot to wait")
+        await wait_until(pilot, lambda: app.model.clock is None and table.runner.timer is None, "the bot to wait")
         await pilot.pause(0.5)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.clock is not None,

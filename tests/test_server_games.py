@@ -414,7 +414,7 @@ async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_
         assert {s.level for s in table.seats if s.kind == "bot"} == {"strong"}
         log = await play(ada, random.Random(3))
         assert log.last_view["winner"] is not None
-        assert table._thinking is not None  # the strong bots did think off the loop
+        assert table.runner.thinking is not None  # the strong bots did think off the loop
 
 
 async def test_the_end_of_a_1980_match_as_docs_protocol_section_7_says(tmp_path) -> None:
