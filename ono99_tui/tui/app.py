@@ -25,13 +25,18 @@ from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, We
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from .cells import match_terminal_widths
+from .help import HelpScreen
 from .host import ScreenHost
+from .lobby import LobbyScreen
 from .model import REPLACED, Model
+from .model_screen import ModelScreen
 from .names import NameScreen
+from .new_game import NewGameScreen
 from .profile import ProfileScreen, after_message
-from .screens import LOCAL_GAME, HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
+from .settings_screen import SettingsScreen
+from .table import LOCAL_GAME, TableScreen
 from .themes import MONO_THEME
 from .widgets import KeysFooter
 
