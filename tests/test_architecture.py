@@ -167,3 +167,12 @@ def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
     """pyproject's [tool.mypy] files: ono99_tui (every layer) and server/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_screens_reach_the_app_through_its_typed_host() -> None:
+    """The modules of tui/ read the app through tui/host.py's protocols, which mypy checks, and never
+    ask it for an attribute by name."""
+    by_name = re.compile(r"\b(getattr|hasattr|setattr)\(\s*[\w.]*\bapp\b[^)]*\)")
+    offenders = [f"{path.relative_to(ROOT)}: {match.group(0)}" for path in sorted((ROOT / "ono99_tui/tui").glob("*.py"))
+                 for match in by_name.finditer(path.read_text())]
+    assert offenders == []

@@ -26,7 +26,7 @@ from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from .cells import match_terminal_widths
 from .help import HelpScreen
-from .host import ScreenHost
+from .host import ScreenHost, ShowsModel
 from .lobby import LobbyScreen
 from .model import REPLACED, Model
 from .model_screen import ModelScreen
@@ -430,9 +430,8 @@ class Ono99App(App[int]):
         if self.return_code is not None or not self.is_running:
             return
         for screen in self.screen_stack:
-            refresh = getattr(screen, "refresh_model", None)
-            if refresh is not None and screen.is_mounted:
-                refresh(self.model)
+            if isinstance(screen, ShowsModel) and screen.is_mounted:
+                screen.refresh_model(self.model)
 
     # --- to the server -----------------------------------------------------------------------------
     def send_message(self, message: dict[str, Any]) -> None:

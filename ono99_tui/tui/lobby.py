@@ -17,7 +17,7 @@ from ..i18n import gettext as _
 from ..numbers import decimal
 from . import lobby_list
 from .help import HelpScreen
-from .host import host_of
+from .host import ShowsModel, host_of
 from .model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
@@ -234,7 +234,7 @@ class InviteScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class LeaderboardScreen(ModalScreen[None]):
+class LeaderboardScreen(ShowsModel, ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "dismiss", N_("Close")),
         Binding("a", "edition('')", N_("All")),

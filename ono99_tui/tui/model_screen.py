@@ -8,12 +8,11 @@ from textual._context import NoActiveAppError
 from textual.screen import Screen
 from textual.widgets import Static
 
-from .host import ScreenHost, host_of
-from .model import Model
+from .host import ScreenHost, ShowsModel, host_of
 from .widgets import show_text
 
 
-class ModelScreen(Screen[None]):
+class ModelScreen(ShowsModel, Screen[None]):
     """A screen that renders the app's model.
 
     Widgets are updated only when what they show changes: each update costs a repaint, and with
@@ -59,9 +58,6 @@ class ModelScreen(Screen[None]):
     def ono(self) -> ScreenHost:
         """The app, as the screens use it."""
         return host_of(self)
-
-    def refresh_model(self, model: Model) -> None:
-        """Render the model (called after every server message)."""
 
     def show_text(self, selector: str, text: Text, *, fixed_size: bool = True) -> None:
         """Put ``text`` in the Static ``selector`` unless it shows that already (``show_text``)."""

@@ -15,7 +15,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
-from .host import game_app_of
+from .host import HidesFooterKeys, game_app_of
 from .labels import card_label, rules_summary
 from .model import Model
 from .model_screen import ModelScreen
@@ -28,7 +28,7 @@ from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, Status
 LOCAL_GAME = N_("Local game")
 
 
-class TableScreen(ModelScreen):
+class TableScreen(HidesFooterKeys, ModelScreen):
     AUTO_FOCUS = None  # keys go to the hand; the chat input takes focus only with c
     BINDINGS = [
         Binding("1", "play(0)", N_("Play card 1"), show=False),
