@@ -170,7 +170,8 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
             if options["scoring"] == "points":
                 options["points_target"] = int(self.query_one("#points_target", Input).value or 100)
                 options["points_win"] = self.query_one("#points_win", Select).value
-        seats = int(self.query_one("#seats", Select).value)  # type: ignore[arg-type]
+        seats = self.query_one("#seats", Select).value
+        assert isinstance(seats, int)  # the list offers the numbers 2 to 8 and no blank
         message: dict[str, Any] = {
             "t": "create_table", "edition": edition, "options": options, "seats": seats,
             "bots": seats - 1 if self.local else self.query_one("#bots", Select).value,

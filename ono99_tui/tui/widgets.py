@@ -66,6 +66,7 @@ def _height_changes(widget: Static, text: Text) -> bool:
         return True
     styles = widget.styles
     new = visualize(widget, text, markup=False)
+    # a widget's RenderStyles, as Textual itself passes them where get_height's type says RulesMap
     return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
