@@ -10,7 +10,9 @@ from typing import Any
 from textual.widgets import Static
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import LobbyScreen, ModelScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.model_screen import ModelScreen
+from ono99_tui.tui.table import TableScreen
 from server import Server
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until

@@ -26,19 +26,15 @@ from ono99_tui.messages import (
     decode_server_message,
 )
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
+from ono99_tui.tui.help import HelpScreen, HintScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model import Model
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import (
-    GameOverScreen,
-    HelpScreen,
-    HintScreen,
-    KnockOutScreen,
-    LobbyScreen,
-    NewGameScreen,
-    SettingsScreen,
-    TableScreen,
-)
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
+from ono99_tui.tui.settings_screen import SettingsScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
 from server import Server, ServerConfig
 from tests import wire

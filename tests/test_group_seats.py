@@ -11,8 +11,9 @@ from textual.widgets import Button, Input
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import InviteScreen, LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import InviteScreen, LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
+from ono99_tui.tui.table import TableScreen
 from server import Server
 from server.table import Table
 from tests.server_helpers import FAST_PLAY, Harness, TestClient, create_table, play, running_server, server_config

@@ -16,8 +16,9 @@ from ono99_tui.i18n import using
 from ono99_tui.identity import Identity
 from ono99_tui.reasons import said as said_of_error
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_ssh import Player, Rig, rig, start_rig, until  # noqa: F401  (rig: the fixture)
 
 

@@ -33,13 +33,11 @@ from ono99_tui.i18n import (
 from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import MESSAGES, render
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import (
-    GameOverScreen,
-    HelpScreen,
-    LobbyScreen,
-    NewGameScreen,
-    TableScreen,
-)
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.help import HelpScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.new_game import NewGameScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from tests.test_tui import play_to_the_end, wait_until
 from tests.wire import said_of
@@ -439,8 +437,8 @@ async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Select
 
-    from ono99_tui.tui.screens import SettingsScreen
     from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings
+    from ono99_tui.tui.settings_screen import SettingsScreen
 
     monkeypatch.setenv(CONFIG_DIR_ENV, str(tmp_path))
     app = make_app(local=True, name="Ada", bot_delay=5, settings=Settings(hint_seen=True),

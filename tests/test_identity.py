@@ -471,7 +471,7 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
     """A follower of the leaderboard gets a new one after each game that changes it; the app's
     leaderboard screen shows the new row without a key pressed."""
     from ono99_tui.tui.app import make_app
-    from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen
+    from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 
     async with running_server(tmp_path, **FAST_PLAY) as h:
         watcher = await h.connect("watcher")
@@ -535,8 +535,8 @@ async def test_the_app_asks_for_another_name_when_its_name_is_taken(tmp_path: Pa
     app says why and asks for another name (instead of a dead end), enters the lobby with it, and
     remembers it in its data directory for the next start."""
     from ono99_tui.tui.app import make_app
+    from ono99_tui.tui.lobby import LobbyScreen
     from ono99_tui.tui.names import NameScreen
-    from ono99_tui.tui.screens import LobbyScreen
 
     async with running_server(tmp_path) as h:
         h.clients.append(await connect(h.port, "Ada", identity_in(tmp_path / "ada")))
@@ -557,7 +557,7 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
     restarts (same database and host key) and an SSH login with that key is back at the seat again."""
     import uuid
 
-    from ono99_tui.tui.screens import TableScreen
+    from ono99_tui.tui.table import TableScreen
     from tests.test_ssh import run
 
     kit_dir = tmp_path / "kit"

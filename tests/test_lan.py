@@ -39,7 +39,7 @@ from ono99_tui.lan import (
 )
 from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import LobbyScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.servers import NOTHING_FOUND, ServersScreen
 from server import Server, ServerConfig
 from server.advertiser import Advertiser, instance_name, interface_plan

@@ -14,8 +14,11 @@ from ono99_tui.cli import DEFAULT_DRAW_WINDOW
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import LOCAL_DRAW_WINDOW, make_app
-from ono99_tui.tui.screens import GameOverScreen, NewGameScreen, SettingsScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.settings_screen import SettingsScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 
 

@@ -6,9 +6,10 @@ import asyncio
 
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_tui import wait_until
 
 

@@ -13,8 +13,8 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.numbers import decimal, percent, signed, whole
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 from ono99_tui.tui.profile import ProfileScreen
-from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen
 from tests.server_helpers import FAST_PLAY, create_table, new_identity, play, running_server
 from tests.test_playnow_ui import wait_until
 from tests.test_records import run_cli

@@ -18,11 +18,12 @@ from textual.widgets import DataTable
 
 from ono99_tui.front.ssh import play_shortcut
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 from ono99_tui.tui.names import NameScreen
 from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.profile import ProfileScreen
 from ono99_tui.tui.replay import ServerReplayScreen
-from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen, TableScreen
+from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import FAST_PLAY, create_table, new_identity, play, play_client, running_server
 from tests.test_ssh import PATIENCE, Player, play_through_keys, run, start_rig, until
 from tests.test_tui import play_to_the_end, wait_until
@@ -252,7 +253,7 @@ class _TmuxPlayer:
 
 
 async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
-    from ono99_tui.tui.screens import GameOverScreen
+    from ono99_tui.tui.game_over import GameOverScreen
 
     async with running_server(tmp_path, play_now_wait=0.1) as h:
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")

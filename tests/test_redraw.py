@@ -17,8 +17,9 @@ from textual.screen import Screen
 from textual.widgets import Digits, RichLog
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.steady import LineLog, SteadyDigits
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import StatusLine
 from tests.test_first_minute import ScriptedLink, screen_text
 from tests.test_tui import wait_until

@@ -9,7 +9,8 @@ import asyncio
 from pathlib import Path
 
 from ono99_tui.tui.app import RECONNECT_DELAYS, ReplacedScreen, make_app
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import new_identity, running_server, until_closed
 from tests.test_tui import wait_until
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.widgets import Markdown, Static
 
+from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import HelpScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from tests.test_tui import DATA, wait_until
 

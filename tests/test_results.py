@@ -11,7 +11,10 @@ from pathlib import Path
 from textual.widgets import Digits
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.help import HelpScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 

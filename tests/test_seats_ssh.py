@@ -10,7 +10,8 @@ import asyncssh
 
 from ono99_tui.client import Client
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, rig, start_rig, until  # noqa: F401  (rig is a fixture)
 

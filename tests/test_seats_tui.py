@@ -13,9 +13,11 @@ from textual.widgets import Button, Input, RichLog, Static
 from ono99_tui.client import Client
 from ono99_tui.messages import decode_server_message
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model import Model
-from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from server import Server, ServerConfig
 from server.history import history_messages

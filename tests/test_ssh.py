@@ -41,8 +41,12 @@ from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_tui.fronts import new_credential
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.help import HelpScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.table import TableScreen
 from server import Server, ServerConfig
 from tests.server_helpers import play_client
 
@@ -786,7 +790,7 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert "_variables" in vars(Stylesheet()), "the theme's variables key the shared parse"
-    # The screens' cheaper start and redraws (ono99_tui/tui/screens.py and widgets.py)
+    # The screens' cheaper start and redraws (ono99_tui/tui/model_screen.py, steady.py and widgets.py)
     from textual.events import ScreenResume
     from textual.screen import Screen
     from textual.widgets import RichLog, Static

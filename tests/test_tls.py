@@ -32,7 +32,7 @@ from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import LobbyScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from server import Server
 

@@ -20,17 +20,14 @@ from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.messages import View
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
+from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.labels import card_label
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import (
-    GameOverScreen,
-    HelpScreen,
-    KnockOutScreen,
-    LobbyScreen,
-    NewGameScreen,
-    TableScreen,
-)
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
 from tests.server_helpers import new_identity, play_client

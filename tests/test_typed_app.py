@@ -10,9 +10,10 @@ from typing import Any
 from textual.widgets import Digits, Static
 
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import GameOverScreen, TableScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_first_minute import ScriptedLink
 from tests.test_tui import wait_until
 from tests.wire import table_map, view_map

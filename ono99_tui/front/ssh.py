@@ -144,7 +144,7 @@ class Door:
             await self.link.close()  # the seat waits for the grace period, as for a dropped TCP client
 
 
-class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class SshSession(asyncssh.SSHServerSession[bytes]):
     """One SSH session channel: refuses all but a shell with a PTY, then runs the app on it."""
 
     def __init__(self, owner: SshConnection) -> None:
