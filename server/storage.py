@@ -35,7 +35,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
@@ -52,7 +52,9 @@ class StorageError(Exception):
 
 class Database(Protocol):
     """The store's one connection, on its thread. SQL is portable: ``?`` placeholders, and only what
-    SQLite and PostgreSQL both take."""
+    SQLite and PostgreSQL both take. A job whose connection is lost before it commits is run again
+    on a new one: a job that writes more than one statement does so in one transaction, or writes
+    only what writing twice leaves the same (an upsert, a delete)."""
 
     async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
@@ -145,11 +147,26 @@ class Storage(ABC):
 
     async def _job(self, fn: Callable[[Database], Any]) -> Any:
         await self._before_job()
+        try:
+            return await self._attempt(fn)
+        except Exception as exc:
+            if not self._may_retry(exc):
+                raise
+        log.warning("the connection to the database was lost; running the job again on a new one")
+        await self._before_job()
+        return await self._attempt(fn)
+
+    async def _attempt(self, fn: Callable[[Database], Any]) -> Any:
         assert self._db is not None
         result = fn(self._db)
         if inspect.isawaitable(result):
             result = await result
         return result
+
+    def _may_retry(self, error: Exception) -> bool:
+        """Whether a job that failed with ``error`` lost its connection before anything of it was
+        committed, so that running it again on a new connection cannot do it twice."""
+        return False
 
     def _run(self, fn: Callable[[Database], Any]) -> Future[Any]:
         with self._lock:
@@ -569,13 +586,16 @@ def database_location(text: str) -> Path | str:
 def shown_url(url: str) -> str:
     """The URL with its password, if any, replaced by ``***`` (for the banner and the logs)."""
     parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if parts.password is None and not any(key == "password" for key, _ in query):
+        return url
     netloc = parts.netloc
     if parts.password is not None:
         userinfo, _, hostport = netloc.rpartition("@")
         netloc = f"{userinfo.split(':', 1)[0]}:***@{hostport}"
-    query = urlencode([(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
-                      safe="/")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    shown = urlencode([(k, "***" if k == "password" else v) for k, v in query], safe="/*")
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{shown}" if shown else "") + \
+        (f"#{parts.fragment}" if parts.fragment else "")
 
 
 def open_storage(location: Path | str) -> Storage:

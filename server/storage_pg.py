@@ -13,8 +13,9 @@ newer version than it knows.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import lru_cache
 from typing import Any
@@ -113,6 +114,7 @@ class PostgresDatabase:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self.committing = False  # a transaction of the current job got as far as its COMMIT
 
     async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         cursor = await self.connection.execute(*_query(sql, params))
@@ -135,7 +137,13 @@ class PostgresDatabase:
         return int(found[0])
 
     def transaction(self) -> AbstractAsyncContextManager[object]:
-        return self.connection.transaction()
+        return self._transaction()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[object]:
+        async with self.connection.transaction() as transaction:
+            yield transaction
+            self.committing = True  # from here on, a lost connection leaves the outcome unknown
 
 
 class PostgresStorage(Storage):
@@ -171,6 +179,17 @@ class PostgresStorage(Storage):
         if self._db.connection.closed or self._db.connection.broken:
             await self._db.connection.close()
             self._db = PostgresDatabase(await self._connect())
+
+    async def _attempt(self, fn: Callable[[Database], Any]) -> Any:
+        assert isinstance(self._db, PostgresDatabase)
+        self._db.committing = False
+        return await super()._attempt(fn)
+
+    def _may_retry(self, error: Exception) -> bool:
+        """A connection lost before the job's COMMIT was sent (the server restarted, or ended an idle
+        connection): nothing of the job was committed."""
+        assert isinstance(self._db, PostgresDatabase)
+        return isinstance(error, psycopg.OperationalError) and self._db.connection.broken and not self._db.committing
 
     async def _close_db(self) -> None:
         assert isinstance(self._db, PostgresDatabase)
