@@ -110,7 +110,9 @@ def start_cluster() -> Cluster:
     process = subprocess.Popen(
         [str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", "listen_addresses=", "-c", "fsync=off",
          "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder, **as_user)  # type: ignore[call-overload]
+        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder,
+        start_new_session=True,  # its signals to its process group are not the test process's
+        **as_user)  # type: ignore[call-overload]
     cluster = Cluster(folder, socket_dir, process)
     end = time.monotonic() + START_TIMEOUT
     while True:
