@@ -280,18 +280,18 @@ class Storage(ABC):
         loop = asyncio.get_running_loop()
 
         async def write(db: Database) -> None:
-            try:
-                async with db.transaction():
-                    await db.run("INSERT INTO live_chat(table_id, id, sender, text, at) VALUES (?, ?, ?, ?, ?) "
-                                 "ON CONFLICT(table_id, id) DO UPDATE SET sender = excluded.sender, "
-                                 "text = excluded.text, at = excluded.at", (table_id, line_id, sender, text, at))
-                    await db.run("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
-            except Exception:
-                log.exception("could not save a chat line")
-            finally:
-                _tell([(loop, on_saved)])
+            async with db.transaction():
+                await db.run("INSERT INTO live_chat(table_id, id, sender, text, at) VALUES (?, ?, ?, ?, ?) "
+                             "ON CONFLICT(table_id, id) DO UPDATE SET sender = excluded.sender, "
+                             "text = excluded.text, at = excluded.at", (table_id, line_id, sender, text, at))
+                await db.run("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
 
-        self._run(write)
+        def saved(future: Future[Any]) -> None:  # on the database thread, the job done
+            if not future.cancelled() and future.exception() is not None:
+                log.error("could not save a chat line", exc_info=future.exception())
+            _tell([(loop, on_saved)])
+
+        self._run(write).add_done_callback(saved)
 
     def load_chat(self, table_id: int) -> list[tuple[str, str, float, int]]:
         return self.run_now(lambda db: _read_chat(db, table_id))

@@ -285,27 +285,50 @@ def test_servers_starting_at_once_on_a_new_database_set_it_up_once(postgres_clus
 async def test_a_connection_the_server_ended_is_made_again_and_the_move_is_saved(
         postgres_cluster: Cluster, caplog: pytest.LogCaptureFixture) -> None:
     """Tried: the store's connection is ended by the server (``pg_terminate_backend``, what a restart
-    of PostgreSQL or an idle timeout does) between two moves. The next move's write finds it lost
-    before anything was committed, connects again and saves it: its ``on_saved`` comes after the row
-    is there, and a warning says what happened. A finished game saved after it is stored once."""
+    of PostgreSQL or an idle timeout does) between two moves, and again before a chat line. Each
+    next write finds it lost before anything was committed, connects again and saves: its
+    ``on_saved`` comes after its row is there, and a warning says what happened. A finished game
+    saved after it is stored once."""
     url = postgres_cluster.new_database()
+    store = Store("postgresql", url)
     storage = PostgresStorage(url)
-    try:
-        storage.save_table(1, {**META, "game_no": 1})
-        storage.save_action(1, 1, 0, 0, "7")
-        await barrier(storage)
+
+    def end_its_connection() -> None:
         with psycopg.connect(url, autocommit=True) as pg:
             [(ended,)] = pg.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                                     "WHERE application_name = 'ono99 serve' AND datname = current_database()"
                                     ).fetchall()
         assert ended is True
+
+    try:
+        storage.save_table(1, {**META, "game_no": 1})
+        storage.save_action(1, 1, 0, 0, "7")
+        await barrier(storage)
+        end_its_connection()
+        found: list[Any] = []
         saved = asyncio.Event()
+
+        def action_saved() -> None:
+            found.extend(read_beside(store, "SELECT n, action FROM live_actions ORDER BY n"))
+            saved.set()
+
         with caplog.at_level(logging.WARNING, logger="ono99.storage"):
-            storage.save_action(1, 1, 1, 1, "9", saved.set)
+            storage.save_action(1, 1, 1, 1, "9", action_saved)
             await asyncio.wait_for(saved.wait(), TIMEOUT)
         assert "the connection to the database was lost" in caplog.text
-        store = Store("postgresql", url)
-        assert read_beside(store, "SELECT n, action FROM live_actions ORDER BY n") == [(0, "7"), (1, "9")]
+        assert found == [(0, "7"), (1, "9")]
+
+        end_its_connection()  # and a chat line, the same way
+        saved.clear()
+        found.clear()
+
+        def chat_saved() -> None:
+            found.extend(read_beside(store, "SELECT text FROM live_chat"))
+            saved.set()
+
+        storage.save_chat(1, 1, "ada", "still here", 1.0, 50, chat_saved)
+        await asyncio.wait_for(saved.wait(), TIMEOUT)
+        assert found == [("still here",)]
         storage.save_game(1, {"edition": "2022"}, 1.0, [])
         await barrier(storage)
         assert read_beside(store, "SELECT COUNT(*) FROM games") == [(1,)]
