@@ -166,7 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = rec_sub.add_parser("check", help=_("validate every record of a file by replaying it"))
     check.add_argument("file", type=Path, metavar="FILE.jsonl")
     export = rec_sub.add_parser("export", help=_("write a server database's finished games as JSON Lines"))
-    export.add_argument("--db", type=Path, default=None, help=_("the server's database (default: its usual place)"))
+    export.add_argument("--db", default=None, metavar="PATH|URL",
+                        help=_("the server's database: an SQLite file (default: its usual place) or a "
+                               "postgresql:// URL"))
     export.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help=_("output file (default: stdout)"))
 
     serve = sub.add_parser("serve", help=_("host a server for LAN or internet play"),
@@ -198,9 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-max-sessions", type=int, default=300, help=_("SSH sessions at once (default 300)"))
     serve.add_argument("--ssh-max-per-address", type=int, default=8,
                        help=_("SSH sessions at once from one address (default 8)"))
-    serve.add_argument("--db", type=Path, default=None,
-                       help=_("SQLite database for games, stats and tables in progress "
-                            "(default: ono99.db in the user's data directory)"))
+    serve.add_argument("--db", default=None, metavar="PATH|URL",
+                       help=_("where games, stats and tables in progress are kept: an SQLite file (default: "
+                            "ono99.db in the user's data directory) or a PostgreSQL database "
+                            "(postgresql://USER:PASSWORD@HOST/DATABASE)"))
     serve.add_argument("--name", default="ONO 99", help=_("the server's name shown to players"))
     serve.add_argument("--no-advertise", dest="advertise", action="store_false",
                        help=_("do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "
@@ -571,17 +574,18 @@ def run_records_check(path: Path) -> int:
     return EXIT_FAULTY if faulty else EXIT_OK
 
 
-def run_records_export(db: Path | None, out: Path | None) -> int:
-    from server.storage import default_db_path, export_records
+def run_records_export(db: str | None, out: Path | None) -> int:
+    from server.storage import database_location, default_db_path, export_records, shown_url
 
-    path = db or default_db_path()
+    location = database_location(db) if db else default_db_path()
+    path = shown_url(location) if isinstance(location, str) else location  # never a password on the screen
     try:
-        lines = export_records(path)
+        lines = export_records(location)
     except FileNotFoundError:
         print("ono99 records export: " + _("no database at {path}; pass the server's --db PATH").format(path=path),
               file=sys.stderr)
         return EXIT_USAGE
-    except Exception as exc:  # sqlite3 errors: not a database, locked...
+    except Exception as exc:  # sqlite3 or psycopg errors: not a database, locked, unreachable...
         print("ono99 records export: " + _("cannot read {path}: {error}").format(path=path, error=exc),
               file=sys.stderr)
         return EXIT_USAGE

@@ -46,6 +46,22 @@ FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 1
 
 
 # --- an in-process server ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Store:
+    """The database of a test's servers (the ``store`` fixture, tests/conftest.py): an SQLite file in
+    the test's folder, or a PostgreSQL database of its own on the test run's PostgreSQL server."""
+
+    kind: str  # "sqlite" or "postgresql"
+    db: Path | str  # what --db takes: the file, or the URL
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """``server_config`` overrides for a server on it."""
+        if isinstance(self.db, str):
+            return {"db_path": None, "db_url": self.db}
+        return {"db_path": self.db}
+
+
 def server_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
     values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
                               "db_path": tmp_path / "x.db",  # and the TLS certificate beside it, kept for a restart
@@ -359,7 +375,7 @@ async def ono99(*args: str, timeout: float = 60.0) -> Completed:
     return Completed(proc.returncode, out.decode(), err.decode())
 
 
-async def export_and_check(db: Path, out: Path) -> list[dict[str, Any]]:
+async def export_and_check(db: Path | str, out: Path) -> list[dict[str, Any]]:
     """``ono99 records export --db`` then ``ono99 records check``; both must succeed. Returns the
     exported records."""
     exported = await ono99("records", "export", "--db", str(db), "--out", str(out))
@@ -397,7 +413,7 @@ class ServerProcess:
     LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
     CERTIFICATE = re.compile(r"tls: certificate (SHA256:\S+)")
 
-    def __init__(self, db: Path, log_path: Path, *args: str) -> None:
+    def __init__(self, db: Path | str, log_path: Path, *args: str) -> None:
         self.db = db
         self.log_path = log_path
         self.args = args
@@ -463,11 +479,13 @@ class KillRig:
 
 
 @contextlib.asynccontextmanager
-async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str) -> AsyncIterator[KillRig]:
+async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str,
+                                            db: Path | str | None = None) -> AsyncIterator[KillRig]:
     """Alice and Bob at a table of four with two bots, not started, on a real server process
-    (--grace 60, --bot-delay ``bot_delay``, no turn clock, players as fast as bots); every client
-    is closed and both processes stopped at the end."""
-    db = tmp_path / "live.db"
+    (--grace 60, --bot-delay ``bot_delay``, no turn clock, players as fast as bots) on ``db`` (by
+    default an SQLite file in ``tmp_path``); every client is closed and both processes stopped at
+    the end."""
+    db = db if db is not None else tmp_path / "live.db"
     args = ("--grace", "60", "--bot-delay", bot_delay, "--turn-seconds", "0", "--messages-per-second", "10000")
     first = ServerProcess(db, tmp_path / "first.log", *args)
     second = ServerProcess(db, tmp_path / "second.log", *args)

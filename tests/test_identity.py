@@ -35,6 +35,7 @@ from tests.server_helpers import (
     FAST_PLAY,
     ROOT,
     TIMEOUT,
+    Store,
     TestClient,
     create_table,
     export_and_check,
@@ -181,12 +182,12 @@ async def test_a_capital_i_is_refused_beside_an_l_either_way_round(tmp_path: Pat
     assert not name_keys("ida") & name_keys("lda")
 
 
-async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: Path) -> None:
+async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: Path, store: Store) -> None:
     """Carol's name is her key's: a guest or another key cannot take it while she is away, nor after
     a restart; her key takes it back, over TCP or SSH; a key that asks for another free name moves
     to it and frees the old one."""
     carol, mallory = identity_in(tmp_path / "carol"), identity_in(tmp_path / "mallory")
-    async with running_server(tmp_path) as h:
+    async with running_server(tmp_path, **store.config) as h:
         client = await connect(h.port, "carol", carol)
         await client.close()
         await wait_until(lambda: "carol" not in h.server.lobby.members, "carol to leave")
@@ -196,7 +197,7 @@ async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: 
         mal = await connect(h.port, "mal", mallory)
         h.clients.append(mal)
         await storage_barrier(mal)
-    server = Server(server_config(tmp_path))  # the same database file
+    server = Server(server_config(tmp_path, **store.config))  # the same database
     await server.start()
     try:
         assert (await refused(server.port, "cArOl", None)).code == "name_taken"

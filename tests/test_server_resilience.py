@@ -44,7 +44,7 @@ from tests.server_helpers import (
 
 
 # --- 5. kill -9 and restart -----------------------------------------------------------------------------
-async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_path):
+async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_path, store):
     """A real `ono99 serve` process (--db, --grace 60, --bot-delay 0, --turn-seconds 0) runs a game of
     Alice, Bob and two bots. Mid-game, with a person on turn and the database thread caught up, each
     client's view is captured and the process is killed with SIGKILL. A new process on the same
@@ -54,7 +54,7 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
     they finish the game; the exported record validates, and its plays and Alice's drawn cards are
     exactly those the clients saw before the kill, on their return and after (same seed, same draw
     pile)."""
-    async with alice_and_bob_on_a_server_to_kill(tmp_path, "0") as rig:
+    async with alice_and_bob_on_a_server_to_kill(tmp_path, "0", store.db) as rig:
         first, second, clients = rig.first, rig.second, rig.clients
         alice, bob, table_id = rig.alice, rig.bob, rig.table_id
         bob_seat = rig.bob_seat
@@ -96,7 +96,7 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
         assert winner is not None and after[1].last_view["winner"] == winner
 
         await storage_barrier(clients[-1])
-        [record] = await export_and_check(first.db, tmp_path / "games.jsonl")
+        [record] = await export_and_check(store.db, tmp_path / "games.jsonl")
         assert record["result"]["winner"] == winner
         assert [p["kind"] for p in record["players"]] == ["human", "bot:greedy", "bot:greedy", "human"]
         seen = events_of(before[0].states) + missed[clients[2]] + events_of(after[0].states)
@@ -105,13 +105,13 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
             [e["card"] for e in seen if e["e"] == "draw" and e["seat"] == 0]
 
 
-async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path):
+async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path, store):
     """Tried: SIGKILL the moment a client has received a state, without waiting for the database
     (a move is only shown once it is saved). Several rounds, each on a fresh table: after every
     restart the restored table is at least at the version the client last saw, and the moves it saw
     are all in it: resuming with the sequence number of the last event it saw, the client is sent
     what followed it, not its log over again."""
-    db = tmp_path / "live.db"
+    db = store.db
     args = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000")
     servers: list[ServerProcess] = []
     clients: list[TestClient] = []
@@ -477,13 +477,13 @@ async def test_hostile_connections_get_errors_and_never_disturb_a_running_game(t
 
 
 # --- 8. graceful shutdown -------------------------------------------------------------------------------
-async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tmp_path):
+async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tmp_path, store):
     """A server with a game in progress (Alice and Bob, mid-game) and a client in the lobby is closed:
     twice at once and once more after. Tried: every client gets a bye with the reason and is
     disconnected; the port no longer accepts connections; a new server on the same database has the
     table back at the version and hands it had, with stand-in bots for the two who are away (slow ones
     here, so that nothing moves), and Alice resumes her seat there with her token."""
-    config = server_config(tmp_path)
+    config = server_config(tmp_path, **store.config)
     server = Server(config)
     await server.start()
     port = server.port
@@ -512,7 +512,7 @@ async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tm
         with pytest.raises(OSError):
             await asyncio.open_connection("127.0.0.1", port)
 
-        again = Server(server_config(tmp_path, bot_delay=600))
+        again = Server(server_config(tmp_path, bot_delay=600, **store.config))
         await again.start()
         try:
             assert again.restored_tables == 1
