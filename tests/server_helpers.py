@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.client import Client, ConnectionLost, ServerError
+from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
@@ -43,6 +43,10 @@ LATE_ACT_ERRORS = ("stale_action", "no_game")
 # Test players act as fast as the bots (delay 0) for whole matches: far above a person's pace, so the
 # tests that play long or many games raise the per-connection message limit (the limit has its own tests).
 FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 10_000}
+
+
+def is_late_act_error(message: dict[str, Any]) -> bool:
+    return message.get("ref") == "act" and message.get("code") in LATE_ACT_ERRORS
 
 
 # --- an in-process server ---------------------------------------------------------------------------
@@ -69,19 +73,11 @@ class TestClient(Client):
         return message
 
     async def expect(self, kind: str, timeout: float = TIMEOUT,
-                     where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
-        """As ``Client.expect``, but a late answer to an action the playing loop raced (``stale_action``,
-        or ``no_game`` when a bot's move ended the game first) is skipped, not raised."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        while True:
-            message = await self.recv(max(0.0, end - loop.time()))
-            if message.get("t") == kind and (where is None or where(message)):
-                return message
-            if message.get("t") == "error" and kind != "error":
-                if message.get("ref") == "act" and message.get("code") in LATE_ACT_ERRORS:
-                    continue
-                raise ServerError.from_wire(message)
+                     where: Callable[[dict[str, Any]], bool] | None = None, *,
+                     tolerate: Callable[[dict[str, Any]], bool] | None = is_late_act_error) -> dict[str, Any]:
+        """As ``Client.expect``, but by default a late answer to an action the playing loop raced
+        (``stale_action``, or ``no_game`` when a bot's move ended the game first) is skipped, not raised."""
+        return await super().expect(kind, timeout, where, tolerate=tolerate)
 
     async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
                       where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
@@ -112,7 +108,6 @@ class Harness:
         """A client that said hello: a guest, or the player of ``identity``'s key (see ``new_identity``)."""
         client = await TestClient.connect("127.0.0.1", self.port, name, resume=resume, timeout=TIMEOUT,
                                           identity=identity, trust=self.trust)
-        assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
 
@@ -124,7 +119,6 @@ class Harness:
     async def raw(self) -> TestClient:
         """A TLS connection to the server (its certificate pinned) that has said nothing yet."""
         client = await TestClient.open("127.0.0.1", self.port, trust=self.trust, timeout=TIMEOUT)
-        assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
 
@@ -476,7 +470,6 @@ async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str) -> A
         port = await first.start()
         alice = await TestClient.connect("127.0.0.1", port, "alice")
         bob = await TestClient.connect("127.0.0.1", port, "bob")
-        assert isinstance(alice, TestClient) and isinstance(bob, TestClient)
         clients += [alice, bob]
         table_id = await create_table(alice, seats=4, bots=2)
         bob_seat = await join(bob, table_id)
