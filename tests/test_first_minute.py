@@ -43,6 +43,7 @@ from ono99_tui.tui.widgets import KeysFooter, SeatsView
 from server import Server, ServerConfig
 from tests import wire
 from tests.test_tui import DATA, play_my_turn, play_to_the_end, wait_until
+from tests.textual_compat import notification_texts
 from tests.wire import table_message
 
 SAMPLE = DATA / "sample_2022.jsonl"
@@ -438,7 +439,7 @@ async def test_join_and_watch_in_an_empty_lobby_and_start_during_a_game_say_why(
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             for key in ("j", "s"):
                 await pilot.press(key)
-                await wait_until(pilot, lambda: any("no table to" in str(n.message) for n in app._notifications),
+                await wait_until(pilot, lambda: any("no table to" in n for n in notification_texts(app)),
                                  "the reason")
                 app.clear_notifications()
             app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})

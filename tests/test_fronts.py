@@ -22,6 +22,7 @@ from ono99_tui.identity import Identity
 from server import Server, table
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
 from tests.test_ssh import Player, create_table_through_keys, start_rig
+from tests.textual_compat import notification_texts
 
 GOOD = new_credential()
 
@@ -120,8 +121,8 @@ async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_
         port, config = rig.server.port, rig.server.config
         await rig.server.close()  # the game server goes away (and comes back below, on the same port)
         await player.until(lambda a: not a.model.connected, "the session to know")
-        await player.until(lambda a: any("the server is shutting down; trying again" in str(n.message)
-                                         for n in a._notifications), "the session to say so")
+        await player.until(lambda a: any("the server is shutting down; trying again" in n
+                                         for n in notification_texts(a)), "the session to say so")
         assert player.session.app is not None  # the SSH session goes on meanwhile
         config.port = port
         rig.server = Server(config)

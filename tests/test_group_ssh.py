@@ -19,6 +19,7 @@ from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from tests.test_ssh import Player, Rig, rig, start_rig, until  # noqa: F401  (rig: the fixture)
+from tests.textual_compat import keep_running_on_exit
 
 
 def name_box(app: SessionApp) -> bool:
@@ -183,7 +184,7 @@ async def test_a_session_whose_app_does_not_end_still_gets_its_terminal_back_and
     try:
         cy = await Player.connect(lost, "cy")
         await cy.until_screen(LobbyScreen, "cy's lobby")
-        monkeypatch.setattr(cy.app, "exit", lambda *args, **kwargs: None)  # an app stuck somewhere
+        keep_running_on_exit(monkeypatch, cy.app)  # an app stuck somewhere
         mark = len(cy.output)
         await lost.front.close(server_lost=True)
         await asyncio.wait_for(cy.ended.wait(), 10)

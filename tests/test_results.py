@@ -14,6 +14,7 @@ from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, TableScreen
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
+from tests.textual_compat import notification_texts
 
 
 async def play_game(client: TestClient, game_no: int, gate: asyncio.Event | None = None) -> None:
@@ -30,10 +31,6 @@ async def play_game(client: TestClient, game_no: int, gate: asyncio.Event | None
             if gate is not None:
                 await gate.wait()
             await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
-
-
-def notices(app: Ono99App) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 def results_open(app: Ono99App) -> list[GameOverScreen]:
@@ -80,7 +77,7 @@ async def test_a_rematch_closes_the_old_result_and_a_turn_under_a_dialog_is_said
                 await wait_until(pilot, lambda: app.model.my_turn, "Bo's turn")
                 await pilot.pause()
                 assert isinstance(app.screen, HelpScreen)
-                assert "Your turn" in notices(app)
+                assert "Your turn" in notification_texts(app)
             finally:
                 alice_plays.cancel()
                 with contextlib.suppress(asyncio.CancelledError, TimeoutError):

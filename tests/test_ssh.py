@@ -29,8 +29,6 @@ import asyncssh
 import pytest
 import textual
 import textual.app as textual_app
-from textual._xterm_parser import XTermParser
-from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 
 from ono99_tui.client import Client
@@ -45,6 +43,14 @@ from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGa
 from ono99_tui.tui.seats import ConfirmScreen
 from server import Server, ServerConfig
 from tests.server_helpers import play_client
+from tests.textual_compat import (
+    notification_texts,
+    richlog_waits_for_its_size,
+    screen_resume_handler_is_screens_own,
+    shared_key_parse,
+    stylesheet_keeps_its_variables,
+    stylesheet_parse,
+)
 
 CREDENTIAL = new_credential()  # the in-process front reaches the game server over loopback TCP, trusted
 PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed requirement
@@ -358,7 +364,7 @@ async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
         await joiner.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
                            and a.model.table.you is not None, "a seat at the private table")
         assert joiner.app.model.my_name == "jo"
-        await joiner.until(lambda a: any("Press l for the lobby" in str(n.message) for n in a._notifications),
+        await joiner.until(lambda a: any("Press l for the lobby" in n for n in notification_texts(a)),
                            "how to get back to the lobby")
         await joiner.until_shown(b"the lobby, ? for help", "the hint on the client's terminal")
         # watch-CODE@HOST as a guest: a name first, then a spectator's view
@@ -459,7 +465,7 @@ async def test_a_session_cannot_touch_the_server_machine(rig: Rig, tmp_path: Pat
     app.save_screenshot("d.svg", str(drop))
     app.action_screenshot("e.svg", str(drop))
     app.open_url("https://example.com/")
-    await ada.until(lambda a: any("Open this link" in str(n.message) for n in a._notifications), "the link notice")
+    await ada.until(lambda a: any("Open this link" in n for n in notification_texts(a)), "the link notice")
     await asyncio.sleep(0.2)  # let any delivery thread run (there must be none)
     assert list(drop.iterdir()) == [] and opened == [] and not failed
     titles = {c.title for c in app.get_system_commands(app.screen)}
@@ -778,22 +784,21 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert textual.__version__.startswith("8.2."), textual.__version__
     assert getattr(textual_app.redirect_stdout, "ono99_guard", False), "App runs still redirect sys.stdout by name"
     assert getattr(textual_app.redirect_stderr, "ono99_guard", False)
-    assert hasattr(XTermParser._parse_extended_key, "cache_clear"), "the parser's key cache moved"
-    assert SessionParser._parse_extended_key is not XTermParser._parse_extended_key
+    assert hasattr(shared_key_parse(), "cache_clear"), "the parser's key cache moved"
+    assert SessionParser._parse_extended_key is not shared_key_parse()
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
-    assert Stylesheet._parse_rules is ssh_driver._parse_rules_once, "CSS is parsed once per process"
+    assert stylesheet_parse() is ssh_driver._parse_rules_once, "CSS is parsed once per process"
     assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
-    assert "_variables" in vars(Stylesheet()), "the theme's variables key the shared parse"
+    assert stylesheet_keeps_its_variables(), "the theme's variables key the shared parse"
     # The screens' cheaper start and redraws (ono99_tui/tui/screens.py and widgets.py)
     from textual.events import ScreenResume
-    from textual.screen import Screen
-    from textual.widgets import RichLog, Static
+    from textual.widgets import Static
 
     assert ScreenResume().refresh_styles, "a screen's resume restyles it: the first one is skipped"
-    assert "_on_screen_resume" in vars(Screen)
-    assert "_size_known" in vars(RichLog()), "logs write at once only when their size is known"
+    assert screen_resume_handler_is_screens_own()
+    assert richlog_waits_for_its_size(), "logs write at once only when their size is known"
     assert "layout" in inspect.signature(Static.update).parameters
     import ono99_tui.cli as cli
     import server.config

@@ -13,7 +13,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Digits, Static
 
 from ono99_tui.client import Client
@@ -34,6 +33,7 @@ from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
 from tests.server_helpers import new_identity, play_client
+from tests.textual_compat import count_refreshes
 
 DATA = Path(__file__).parent / "data"
 PATIENCE = 60.0  # seconds a test waits for something to happen; never a speed requirement
@@ -383,15 +383,7 @@ async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monke
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen) and app.model.view is not None
-        refreshed: list[tuple[str, bool]] = []
-        original = Widget.refresh
-
-        def counting(self: Widget, *regions: Any, **options: Any) -> Widget:
-            if self.screen is screen:
-                refreshed.append((type(self).__name__, bool(options.get("layout"))))
-            return original(self, *regions, **options)
-
-        monkeypatch.setattr(Widget, "refresh", counting)
+        refreshed = count_refreshes(monkeypatch, screen)
         screen.refresh_model(app.model)  # the same model: nothing to draw
         assert refreshed == []
         app.model.view = dataclasses.replace(app.model.view, total=app.model.view.total + 1)
