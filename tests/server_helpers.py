@@ -33,6 +33,7 @@ from ono99_tui.known_servers import ServerTrust
 from ono99_tui.protocol import HEADER, PROTOCOL_VERSION
 from ono99_tui.tls import client_context
 from server import Server, ServerConfig
+from server.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
@@ -43,6 +44,12 @@ LATE_ACT_ERRORS = ("stale_action", "no_game")
 # Test players act as fast as the bots (delay 0) for whole matches: far above a person's pace, so the
 # tests that play long or many games raise the per-connection message limit (the limit has its own tests).
 FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 10_000}
+
+
+def running_game(table: Table) -> Game:
+    """The game at ``table``; fails the test when it has none."""
+    assert table.game is not None, "the table has no game"
+    return table.game
 
 
 def is_late_act_error(message: dict[str, Any]) -> bool:
@@ -80,7 +87,9 @@ class TestClient(Client):
         return await super().expect(kind, timeout, where, tolerate=tolerate)
 
     async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
-                      where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+                      where: Callable[..., bool] | None = None) -> dict[str, Any]:
+        """Send ``message``, then expect ``kind`` (``where``: called with the message; ``...`` so that a lambda in
+        a loop may bind the loop's values as defaults)."""
         await self.send(message)
         return await self.expect(kind, timeout, where)
 
@@ -139,8 +148,9 @@ async def running_server(tmp_path: Path, **overrides: Any) -> AsyncIterator[Harn
         await harness.close()
 
 
-async def wait_until(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds."""
+async def wait_until(condition: Callable[..., bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds. ``condition``
+    is called without arguments (``...``: a lambda in a loop binds the loop's values as defaults)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
@@ -241,7 +251,8 @@ class PlayLog:
 
     @property
     def last_view(self) -> dict[str, Any]:
-        return self.states[-1]["view"]
+        view: dict[str, Any] = self.states[-1]["view"]
+        return view
 
 
 async def play(client: TestClient, rng: random.Random, *, policy: Policy = random_policy,
@@ -353,9 +364,10 @@ async def ono99(*args: str, timeout: float = 60.0) -> Completed:
     return Completed(proc.returncode, out.decode(), err.decode())
 
 
-async def export_and_check(db: Path, out: Path) -> list[dict[str, Any]]:
+async def export_and_check(db: Path | None, out: Path) -> list[dict[str, Any]]:
     """``ono99 records export --db`` then ``ono99 records check``; both must succeed. Returns the
     exported records."""
+    assert db is not None, "a server that keeps no database"
     exported = await ono99("records", "export", "--db", str(db), "--out", str(out))
     assert exported.returncode == 0, exported.stderr
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

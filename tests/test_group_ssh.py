@@ -4,6 +4,7 @@ real front and game server."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import asyncssh
@@ -97,7 +98,7 @@ async def test_a_refused_friend_is_shown_the_line_the_host_needs(tmp_path: Path)
                 return ""
 
             def kbdint_challenge_received(self, name: str, instructions: str, lang: str,
-                                          prompts: list[tuple[str, bool]]) -> list[str]:
+                                          prompts: Sequence[tuple[str, bool]]) -> list[str]:
                 return []
 
         for keys in ([other], []):

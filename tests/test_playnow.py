@@ -134,7 +134,9 @@ def _model_ratings(records: list[dict[str, Any]], edition: str) -> dict[str, tup
     model = PlackettLuce()
     ratings: dict[str, tuple[float, float]] = {}
     for record in records:
-        ranking = replay(record).game.outcome.ranking
+        outcome = replay(record).game.outcome
+        assert outcome is not None
+        ranking = outcome.ranking
         place = {seat: i + 1 for i, seat in enumerate(ranking)}
         names = [p["name"] if p["kind"] == "human" else p["kind"] for p in record["players"]]
         teams = [[model.rating(*ratings.get(n, (model.mu, model.sigma)))] for n in names]
@@ -265,7 +267,7 @@ async def test_the_bots_that_fill_a_table_are_of_the_level_rated_nearest_its_pla
 def test_players_the_stand_in_rule_does_not_credit_share_the_last_place() -> None:
     from server.ratings import Entry, entries
 
-    players = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
+    players: list[dict[str, Any]] = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
                {"name": "b", "kind": "bot:strong", "identity": None},
                {"name": "c", "kind": "human", "identity": None, "credited": True},  # a guest
                {"name": "d", "kind": "human", "identity": "D", "credited": False},

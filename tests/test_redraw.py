@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Digits, RichLog
 
 from ono99_tui.tui.app import Ono99App, make_app
@@ -38,7 +39,7 @@ def spectator_app() -> tuple[Ono99App, ScriptedLink, list[dict[str, Any]]]:
 
 
 def regions(screen: Screen[Any]) -> dict[int, Region]:
-    return {id(widget): widget.region for widget in screen.walk_children()}
+    return {id(widget): widget.region for widget in screen.walk_children(Widget)}
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])

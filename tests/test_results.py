@@ -12,7 +12,7 @@ from textual.widgets import Digits
 
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, TableScreen
-from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_server, start
+from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_game, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 from tests.textual_compat import notification_texts
 
@@ -104,11 +104,12 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
                 alice_plays = asyncio.create_task(play_game(alice, game_no, gate))
                 # the game runs, held at Alice's move: Sam sees it, with no result over it
                 await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
-                                 and app.model.view.version == table.game.version, f"game {game_no} on the board")
+                                 and app.model.view.version == running_game(table).version,
+                                 f"game {game_no} on the board")
                 await pilot.pause()
                 assert results_open(app) == [] and isinstance(app.screen, TableScreen), app.screen_stack
-                await wait_until(pilot, lambda: app.screen.query_one("#total", Digits).value == str(table.game.total),
-                                 "the board to show the total")
+                await wait_until(pilot, lambda: app.screen.query_one("#total", Digits).value
+                                 == str(running_game(table).total), "the board to show the total")
                 gate.set()
                 await alice_plays
                 await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
@@ -121,4 +122,4 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
             assert results[0].game == (table_id, 5)
             board = app.screen_stack[-2]
             assert isinstance(board, TableScreen)
-            assert board.query_one("#total", Digits).value == str(table.game.total)
+            assert board.query_one("#total", Digits).value == str(running_game(table).total)

@@ -26,6 +26,28 @@ def notification_texts(app: App[Any]) -> list[str]:
     return [str(notification.message) for notification in app._notifications]
 
 
+def app_redirects() -> tuple[object, object]:
+    """What ``textual.app`` calls to capture an app's prints: it binds contextlib's ``redirect_stdout`` and
+    ``redirect_stderr`` by name at import, and the SSH front replaces those names (sessions share sys.stdout)."""
+    import textual.app
+
+    return textual.app.redirect_stdout, textual.app.redirect_stderr  # type: ignore[attr-defined]  # not exported
+
+
+def record_notifications(app: App[Any]) -> list[str]:
+    """From now on, the text of each notification the app is asked to show, in order, kept after the toast
+    has timed out (``notification_texts`` reads only those held now). Textual has no hook on ``notify``."""
+    notes: list[str] = []
+    original = app.notify
+
+    def notify(message: Any, **kwargs: Any) -> None:
+        notes.append(str(message))
+        original(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]  # one app's notify, wrapped: there is no hook
+    return notes
+
+
 def count_layouts(monkeypatch: pytest.MonkeyPatch) -> list[Screen[Any]]:
     """From now on, each screen that lays itself out again is appended to the list returned. A full layout
     pass has no public hook or event; ``Screen._refresh_layout`` is where every one of them goes."""
