@@ -817,6 +817,6 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert richlog_waits_for_its_size(), "logs write at once only when their size is known"
     assert "layout" in inspect.signature(Static.update).parameters
     import ono99_tui.cli as cli
-    import server.config
+    from server.config import DEFAULT_SSH_PORT
 
-    assert cli.DEFAULT_SSH_PORT == server.config.DEFAULT_SSH_PORT
+    assert cli.DEFAULT_SSH_PORT == DEFAULT_SSH_PORT
