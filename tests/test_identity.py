@@ -23,6 +23,7 @@ from typing import Any
 
 import asyncssh
 import pytest
+from textual.widgets import DataTable
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
@@ -31,6 +32,7 @@ from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
 from server.names import name_key, name_keys
+from tests.app_state import table_of, view_of
 from tests.server_helpers import (
     FAST_PLAY,
     ROOT,
@@ -429,7 +431,8 @@ def test_a_win_is_credited_only_to_a_player_there_at_the_end_who_made_half_their
     away = plays_record(plays, 0)  # away for the last event only, but at the end
     assert standin.settle(away, players, [[{"from": [0, 5], "to": None}], []], [0, 6])[0] == ("SHA256:a", False)
     assert away["players"][0]["stand_in"] == [{"from": [0, 5], "to": [0, 6]}]
-    guest = [{"name": "a", "kind": "human", "identity": None}, {"name": "Bot 2", "kind": "bot:greedy"}]
+    guest: list[dict[str, Any]] = [{"name": "a", "kind": "human", "identity": None},
+                                   {"name": "Bot 2", "kind": "bot:greedy"}]
     assert standin.settle(plays_record(plays, 0), guest, [[], []], [0, 6]) == []  # guests and bots: no stats
 
 
@@ -488,7 +491,7 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
             await play(cy, random.Random(1))
             pushed = await watcher.expect("leaderboard", where=lambda m: bool(m["rows"]))
             assert [row["name"] for row in pushed["rows"]] == ["Cy"]
-            await wait_until(lambda: app.screen.query_one("DataTable").row_count == 2,  # Cy, and the bot level
+            await wait_until(lambda: app.screen.query_one(DataTable).row_count == 2,  # Cy, and the bot level
                              "the new rows shown")
             await pilot.press("escape")
             await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
@@ -580,7 +583,7 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
         await wait_until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen)
                          and session.app.model.view is not None, "kit's table in the SSH session")
         assert session.app is not None
-        assert session.app.model.my_name == "kit" and list(session.app.model.view.hand) == state["view"]["hand"]
+        assert session.app.model.my_name == "kit" and list(view_of(session.app).hand) == state["view"]["hand"]
         assert session.owner.fingerprint == kit.fingerprint
         await run(*tmux, "kill-server")
         await wait_until(lambda: member.connection is None, "the SSH session gone")
@@ -593,8 +596,8 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
     try:
         player = await Player.connect(rig, "whoever", key=asyncssh.read_private_key(str(kit_dir / KEY_FILE)))
         await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the seat")
-        assert player.app.model.my_name == "kit" and player.app.model.table.id == table_id  # type: ignore[index]
-        assert list(player.app.model.view.hand) == state["view"]["hand"]  # type: ignore[index]
+        assert player.app.model.my_name == "kit" and table_of(player.app).id == table_id
+        assert list(view_of(player.app).hand) == state["view"]["hand"]
         await player.close()
     finally:
         await rig.close()

@@ -22,6 +22,7 @@ from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
 from server.storage import default_db_path
 from tests import wire
+from tests.app_state import table_of
 from tests.test_tui import DATA, wait_until
 from tests.wire import table_message
 
@@ -37,9 +38,12 @@ async def test_the_local_table_keeps_its_name_after_n() -> None:
     app = make_app(bot_delay=0, local_game=open_local_game, name="Ada")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
-        title = lambda: str(app.screen.query_one("#title", Static).render())  # noqa: E731
+
+        def title() -> str:
+            return str(app.screen.query_one("#title", Static).render())
+
         assert "Local game" in title()
-        first = app.model.table.id  # type: ignore[union-attr]
+        first = table_of(app).id
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the new-game dialog")
         await pilot.press("enter")

@@ -15,6 +15,7 @@ from openskill.models import PlackettLuce
 from ono99_tui.core.record import replay
 from ono99_tui.i18n import using
 from server.ratings import PROVISIONAL_GAMES, conservative
+from server.storage import SqliteStorage
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -135,7 +136,9 @@ def _model_ratings(records: list[dict[str, Any]], edition: str) -> dict[str, tup
     model = PlackettLuce()
     ratings: dict[str, tuple[float, float]] = {}
     for record in records:
-        ranking = replay(record).game.outcome.ranking
+        outcome = replay(record).game.outcome
+        assert outcome is not None
+        ranking = outcome.ranking
         place = {seat: i + 1 for i, seat in enumerate(ranking)}
         names = [p["name"] if p["kind"] == "human" else p["kind"] for p in record["players"]]
         teams = [[model.rating(*ratings.get(n, (model.mu, model.sigma)))] for n in names]
@@ -266,7 +269,7 @@ async def test_the_bots_that_fill_a_table_are_of_the_level_rated_nearest_its_pla
 def test_players_the_stand_in_rule_does_not_credit_share_the_last_place() -> None:
     from server.ratings import Entry, entries
 
-    players = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
+    players: list[dict[str, Any]] = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
                {"name": "b", "kind": "bot:strong", "identity": None},
                {"name": "c", "kind": "human", "identity": None, "credited": True},  # a guest
                {"name": "d", "kind": "human", "identity": "D", "credited": False},
@@ -295,7 +298,7 @@ async def test_the_last_player_leaving_a_play_now_game_of_bots_loses_it_on_recor
         profile = await ada.request({"t": "profile"}, "profile")
         assert [(e["edition"], e["games"], e["wins"]) for e in profile["editions"]] == [("2022", 1, 0)]
         assert profile["recent"][0]["won"] is False and profile["recent"][0]["players"][0] == "Ada"
-        assert h.server.storage is not None
+        assert isinstance(h.server.storage, SqliteStorage)
         with sqlite3.connect(h.server.storage.path) as db:
             records = [json.loads(r) for (r,) in db.execute("SELECT record FROM games WHERE table_id = ?",
                                                             (table["id"],))]

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +136,11 @@ async def test_a_move_and_a_chat_line_are_reported_saved_only_once_another_conne
                            (n,))
         found.append((n, rows == [(str(n),)]))
 
+    def checker(n: int) -> Callable[[], None]:
+        return lambda: check(n)
+
     for n in range(40):
-        storage.save_action(1, 1, n, 0, str(n), lambda n=n: check(n))
+        storage.save_action(1, 1, n, 0, str(n), checker(n))
     chat_seen = asyncio.Event()
     chat_rows: list[Any] = []
 
