@@ -127,6 +127,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     ssh_port = bound_web_port = 0
     reserved: list[socket.socket] = []
     listen_ssh = listen_web = False
+    web_fingerprint = ""
     if config.ssh_port is not None:
         try:
             load_or_create_host_key(config.ssh.host_key)  # made once here, before the workers read it
@@ -167,6 +168,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             print(f"ono99 serve: --web-cert: {exc}", file=sys.stderr)
             await _close_all(server, reserved)
             return 2
+        web_fingerprint = certificate.fingerprint
         front_config.listen_ssh = listen_ssh
         front_config.web_host, front_config.web_cert, front_config.web_key = (web_host, certificate.cert_path,
                                                                               certificate.key_path)
@@ -194,6 +196,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
                 if listen_web:
                     web = WebFront(front_config, certificate, access=front.access if front else None,
                                    opening=front.opening if front else None)
+                    web.ssh_port = ssh_port or None
                     await web.start()
                     bound_web_port = web.port
             except (OSError, ValueError) as exc:
@@ -238,7 +241,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     else:
         print("  ssh: " + _("off"), flush=True)
     if bound_web_port:
-        print(f"  web: port {bound_web_port} ({_web_policy(access)}), the certificate above", flush=True)
+        print(f"  web: port {bound_web_port} ({_web_policy(access)}), certificate {web_fingerprint}", flush=True)
         print("  " + _("play in a browser: {url}").format(url=f"https://{_shown_host(web_host)}:{bound_web_port}/"),
               flush=True)
     else:

@@ -86,6 +86,7 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
                   file=sys.stderr, flush=True)
             return 2
     if web is not None:
+        web.ssh_port = front.port if front is not None else None
         try:
             await web.start()
         except OSError as exc:

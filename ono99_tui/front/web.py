@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections import Counter
 from typing import Any
 
@@ -53,6 +54,22 @@ MAX_PASSWORD = 1024
 HEARTBEAT = 30.0  # seconds between websocket pings; an unanswered one closes the connection
 TERM = "xterm-256color"
 BROWSER_ENV = {"COLORTERM": "truecolor"}  # xterm.js draws 24-bit colour
+
+
+HOST_HEADER = re.compile(r"(?P<name>[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::(?P<port>[0-9]{1,5}))?")
+
+
+def invite_links(host: str, ssh_port: int | None) -> tuple[str, ...]:
+    """The ways to a private table on the host a browser reached (its ``Host`` header, checked: it is
+    shown to other players), with ``{code}`` for the invite code: the page's link, and the SSH command
+    when this front also listens for SSH."""
+    match = HOST_HEADER.fullmatch(host)
+    if match is None:
+        return ()
+    links = [f"https://{host}/t/{{code}}"]
+    if ssh_port:
+        links.append(f"ssh {'' if ssh_port == 22 else f'-p {ssh_port} '}{{code}}@{match.group('name')}")
+    return tuple(links)
 
 
 def invite_code(text: str) -> str | None:
@@ -178,6 +195,7 @@ class WebSession:
                                         burst=config.ssh.input_burst, pause_reading=self._reading.clear,
                                         resume_reading=self._reading.set)
         self.app = WebSessionApp(self.terminal, door, self._keep_guest)
+        self.app.model.invite_links = invite_links(self.request.host, self.front.ssh_port)
         self.front.sessions.add(self)
         loop = asyncio.get_running_loop()
         self._last_input = loop.time()
@@ -330,6 +348,7 @@ class WebFront:
         self.assets = PageAssets()
         self.sessions: set[WebSession] = set()
         self.task_factory: Any = None
+        self.ssh_port: int | None = None  # the SSH port of this process's SSH front, for invite links
         self.closing = False
         self._per_address: Counter[str] = Counter()
         self._sockets = 0
@@ -351,6 +370,7 @@ class WebFront:
         app.router.add_get("/watch/{code}", self._page)
         app.router.add_get("/ws", self._websocket)
         app.router.add_get("/static/{name}", self.assets.serve)
+        app.router.add_get("/favicon.ico", _no_icon)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
                                      shutdown_timeout=0.5)
         await self._runner.setup()
@@ -452,6 +472,10 @@ class WebFront:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._runner.cleanup(), CLOSE_WAIT)
             self._runner = None
+
+
+async def _no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)
 
 
 def _same_origin(request: web.Request) -> bool:

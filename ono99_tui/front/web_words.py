@@ -21,7 +21,6 @@ def server_lost(seated: bool) -> str:
 def page_words() -> dict[str, str]:
     """The page's own words, for its script."""
     return {
-        "connecting": _("Connecting…"),
         "lost": _("The connection was lost."),
         "reconnect": _("Connect again"),
         "password": _("This server asks for a password."),

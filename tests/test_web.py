@@ -1,0 +1,456 @@
+"""The web front against real parts: an in-process ``Server`` with its ``WebFront`` on 127.0.0.1
+port 0 over TLS, real websocket clients (aiohttp) sending what a browser's terminal sends, a TCP
+protocol client at the same tables, a real ``ono99 serve`` process whose front workers serve the
+web port, and headless Chromium (Debian's ``chromium``, driven by Playwright) loading the page.
+
+The server-side app of a session is read only to decide which key a player presses and to check
+what a key did; every key goes through the websocket, the driver and Textual's parser. Waits are for
+a condition with generous deadlines, never measurements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+import shutil
+import ssl
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from ono99_tui.front.web import WebFront, WebSession, invite_code
+from ono99_tui.front.web_page import language_from_accept
+from ono99_tui.fronts import new_credential
+from ono99_tui.serve import front_config_for
+from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.tls import client_context, peer_fingerprint
+from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from server import Server, ServerConfig
+from tests.server_helpers import TIMEOUT, ServerProcess, TestClient, free_port, play
+from tests.test_ssh import key_for_turn
+
+CREDENTIAL = new_credential()
+PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed requirement
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+
+
+# --- the rig ----------------------------------------------------------------------------------------
+@dataclass
+class WebRig:
+    server: Server
+    front: WebFront
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.front.port}"
+
+    async def close(self) -> None:
+        await self.front.close()
+        await self.server.close()
+
+    async def host(self, name: str = "host") -> TestClient:
+        client = await TestClient.connect("127.0.0.1", self.server.port, name, timeout=TIMEOUT)
+        assert isinstance(client, TestClient)
+        return client
+
+    def session_of(self, name: str) -> WebSession:
+        for session in self.front.sessions:
+            if session.app is not None and session.app.player_name == name:
+                return session
+        raise AssertionError(f"no web session plays as {name}")
+
+
+async def start_web_rig(tmp_path: Path, ssh: SshSettings | None = None, **overrides: Any) -> WebRig:
+    values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
+                              "grace_seconds": 120, "db_path": tmp_path / "x.db", "tls_cert": tmp_path / "tls_cert.pem",
+                              "tls_key": tmp_path / "tls_key.pem", "ssh": ssh or SshSettings(),
+                              "front_credentials": (CREDENTIAL,), **overrides}
+    server = Server(ServerConfig(**values))
+    await server.start()
+    config = front_config_for(server.config, server.port, server.fingerprint, CREDENTIAL)
+    config.listen_ssh, config.web_host, config.web_port = False, "127.0.0.1", 0
+    front = WebFront(config, server.load_certificate())
+    await front.start()
+    return WebRig(server, front)
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[WebRig]:
+    rig = await start_web_rig(tmp_path)
+    try:
+        yield rig
+    finally:
+        await rig.close()
+
+
+async def until(condition: Callable[[], Any], what: str, timeout: float = PATIENCE) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def insecure() -> ssl.SSLContext:
+    """A client context that takes the self-signed certificate (the tests compare its fingerprint)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+# --- a websocket player -----------------------------------------------------------------------------
+class WsPlayer:
+    """A real websocket client saying what the page's script says: ``open``, then terminal bytes."""
+
+    def __init__(self, http: aiohttp.ClientSession, socket: aiohttp.ClientWebSocketResponse) -> None:
+        self.http = http
+        self.socket = socket
+        self.output = bytearray()
+        self.controls: list[dict[str, Any]] = []
+        self.closed = asyncio.Event()
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def connect(cls, url: str, *, cols: int = 100, rows: int = 30, name: str = "", resume: str = "",
+                      password: str = "", code: str | None = None, watch: bool = False,
+                      headers: dict[str, str] | None = None) -> WsPlayer:
+        http = aiohttp.ClientSession()
+        try:
+            socket = await http.ws_connect(url.replace("https://", "wss://") + "/ws", ssl=insecure(),
+                                           headers={"Origin": url, **(headers or {})})
+        except BaseException:
+            await http.close()
+            raise
+        await socket.send_str(json.dumps({"t": "open", "cols": cols, "rows": rows, "name": name, "resume": resume,
+                                          "password": password, "code": code, "watch": watch}))
+        return cls(http, socket)
+
+    async def _read(self) -> None:
+        with contextlib.suppress(Exception):
+            async for message in self.socket:
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    self.output += message.data
+                elif message.type == aiohttp.WSMsgType.TEXT:
+                    self.controls.append(json.loads(message.data))
+        self.closed.set()
+
+    def control(self, kind: str) -> dict[str, Any] | None:
+        return next((c for c in reversed(self.controls) if c.get("t") == kind), None)
+
+    async def until_control(self, kind: str) -> dict[str, Any]:
+        await until(lambda: self.control(kind) is not None, f"a {kind!r} frame from the front")
+        control = self.control(kind)
+        assert control is not None
+        return control
+
+    async def until_shown(self, text: bytes, what: str) -> None:
+        await until(lambda: text in self.output, f"{what} ({text!r} on the page's terminal)")
+
+    async def type(self, data: bytes) -> None:
+        await self.socket.send_bytes(data)
+
+    async def resize(self, cols: int, rows: int) -> None:
+        await self.socket.send_str(json.dumps({"t": "resize", "cols": cols, "rows": rows}))
+
+    async def close(self) -> None:
+        await self.socket.close()
+        await self.http.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._reader, PATIENCE)
+
+
+async def private_table(host: TestClient, seats: int = 3, bots: int = 1) -> tuple[int, str]:
+    await host.send({"t": "create_table", "name": "friends", "seats": seats, "bots": bots, "private": True})
+    table = (await host.expect("table"))["table"]
+    return int(table["id"]), str(table["code"])
+
+
+# --- the page ---------------------------------------------------------------------------------------
+async def test_the_page_comes_with_its_own_files_over_tls_with_the_servers_certificate(rig: WebRig) -> None:
+    """GET /, /t/CODE and /watch/CODE: the page in the browser's language, its invite code in its
+    settings, scripts only from this server (CSP), no framing; xterm.js from the package; a code that
+    cannot be one is 404; the TLS certificate is the one TCP players pin."""
+    async with aiohttp.ClientSession() as http:
+        async with http.get(rig.url + "/", ssl=insecure(), headers={"Accept-Language": "de-CH, en;q=0.5"}) as page:
+            assert page.status == 200
+            text = await page.text()
+            assert '<html lang="de">' in text and "Erneut verbinden" in text
+            csp = page.headers["Content-Security-Policy"]
+            assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+            assert page.headers["Cache-Control"] == "no-store"
+        script = re.search(r'<script src="(/static/xterm\.js\?v=\w+)"', text)
+        assert script is not None
+        async with http.get(rig.url + script.group(1), ssl=insecure()) as xterm:
+            assert xterm.status == 200 and xterm.headers["Content-Type"].startswith("text/javascript")
+            assert b"e.Terminal=" in await xterm.read()  # the bundle that defines Terminal
+        async with http.get(rig.url + "/t/k7qx2m", ssl=insecure()) as table:
+            config = _page_config(await table.text())
+            assert config["code"] == "K7QX2M" and config["watch"] is False and config["auth"] == "any-key"
+        async with http.get(rig.url + "/watch/K7QX2M", ssl=insecure()) as watch:
+            assert _page_config(await watch.text())["watch"] is True
+        _reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+        assert peer_fingerprint(writer.get_extra_info("ssl_object")) == rig.server.fingerprint
+        writer.close()
+        for bad in ("/t/K7QX2", "/t/K7QX2M1", "/t/K7QX0M", "/static/../web.py", "/static/nothing.js"):
+            async with http.get(rig.url + bad, ssl=insecure()) as missing:
+                assert missing.status == 404, bad
+
+
+def _page_config(page: str) -> dict[str, Any]:
+    match = re.search(r'<script type="application/json" id="config">(.*?)</script>', page, re.DOTALL)
+    assert match is not None
+    config: dict[str, Any] = json.loads(match.group(1))
+    return config
+
+
+def test_the_browsers_language_and_invite_codes_are_read_as_the_other_fronts_read_them() -> None:
+    assert language_from_accept("de-DE,de;q=0.9,en;q=0.8") == "de"
+    assert language_from_accept("fr-FR, vi;q=0.7, de;q=0.6") == "vi"  # French is not offered: the next
+    assert language_from_accept("en;q=0.2, ne;q=0.9") == "ne"
+    assert language_from_accept("*, gl;q=0") == "en" and language_from_accept("") == "en"
+    assert language_from_accept("de;q=abc, af") == "af"
+    assert invite_code(" k7qx2m ") == "K7QX2M" and invite_code("K7QX2") is None and invite_code("K7QX0M") is None
+
+
+# --- sessions ---------------------------------------------------------------------------------------
+async def test_a_guest_keeps_a_token_and_comes_back_to_the_seat_after_a_reload(rig: WebRig) -> None:
+    """A websocket with no name asks for one (the name screen says the browser keeps the seat); the
+    front then sends the name and token to keep. Opened with the invite code it joins that table;
+    the socket closed and opened again with the kept token (a reload) is back in the same seat, with
+    no name asked."""
+    host = await rig.host()
+    _table, code = await private_table(host)
+    page = await WsPlayer.connect(rig.url, code=code)
+    try:
+        await page.until_shown(b"This browser keeps your seat", "the name screen")
+        await page.type(b"Wren\r")
+        guest = await page.until_control("guest")
+        assert guest["name"] == "Wren" and len(guest["resume"]) >= 16
+        await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
+        session = rig.session_of("Wren")
+        await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
+        assert session.app is not None and session.app.model.table is not None
+        seat = session.app.model.table.you
+        assert seat is not None
+    finally:
+        await page.close()
+    await host.expect("table", where=lambda m: m["table"]["seats"][seat]["connected"] is False)
+    again = await WsPlayer.connect(rig.url, name=guest["name"], resume=guest["resume"])
+    try:
+        await host.expect("table", where=lambda m: m["table"]["seats"][seat]["connected"] is True)
+        back = rig.session_of("Wren")
+        await until(lambda: back.app is not None and back.app.model.table is not None
+                    and back.app.model.table.you == seat, "the same seat again")
+        assert b"This browser keeps your seat" not in again.output  # no name was asked
+    finally:
+        await again.close()
+        await host.close()
+
+
+async def test_keys_paste_resize_and_the_farewell_reach_the_page(rig: WebRig) -> None:
+    """Keys and a bracketed paste typed in the page's terminal reach the app; a resize lays it out
+    again; q leaves, and the page is told why the session ended (it shows that and a button to
+    connect again)."""
+    page = await WsPlayer.connect(rig.url, cols=90, rows=28)
+    try:
+        await page.until_shown(b"This browser keeps your seat", "the name screen")
+        await page.type(b"\x1b[200~Pasted Name\x1b[201~")
+        await page.type(b"\r")
+        await page.until_control("guest")
+        session = rig.session_of("Pasted Name")
+        await until(lambda: session.app is not None and isinstance(session.app.screen, LobbyScreen), "the lobby")
+        await page.resize(120, 40)
+        await until(lambda: session.app is not None and tuple(session.app.size) == (120, 40), "the new size")
+        await page.type(b"q")
+        bye = await page.until_control("bye")
+        assert bye["text"] == "Bye."
+        await asyncio.wait_for(page.closed.wait(), PATIENCE)
+    finally:
+        await page.close()
+
+
+async def test_a_websocket_from_another_sites_page_is_refused(rig: WebRig) -> None:
+    """A page elsewhere cannot open a session in its visitor's name: its Origin is refused (403)."""
+    with pytest.raises(aiohttp.WSServerHandshakeError) as info:
+        await WsPlayer.connect(rig.url, headers={"Origin": "https://elsewhere.example"})
+    assert info.value.status == 403
+
+
+async def test_password_mode_asks_on_the_page_and_keys_mode_refuses_browsers(tmp_path: Path) -> None:
+    """--auth password: the page asks (its settings say so); a socket without the password or with a
+    wrong one is told to ask again, the right one plays. --auth authorized-keys: a browser proves no
+    key, so it is refused with the way in over SSH."""
+    rig = await start_web_rig(tmp_path, SshSettings(auth="password", password="open sesame"))
+    try:
+        async with aiohttp.ClientSession() as http, http.get(rig.url + "/", ssl=insecure()) as page:
+            assert _page_config(await page.text())["auth"] == "password"
+        for offered, said in (("", "asks for a password"), ("wrong", "wrong password")):
+            attempt = await WsPlayer.connect(rig.url, password=offered)
+            try:
+                assert said in (await attempt.until_control("password"))["text"]
+                await asyncio.wait_for(attempt.closed.wait(), PATIENCE)
+            finally:
+                await attempt.close()
+        right = await WsPlayer.connect(rig.url, password="open sesame")
+        try:
+            await right.until_shown(b"This browser keeps your seat", "the name screen")
+        finally:
+            await right.close()
+    finally:
+        await rig.close()
+    keys = tmp_path / "authorized_keys"
+    import asyncssh
+
+    keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
+    rig = await start_web_rig(tmp_path / "keys", SshSettings(auth="authorized-keys", authorized_keys=keys))
+    try:
+        refused = await WsPlayer.connect(rig.url)
+        try:
+            text = (await refused.until_control("refused"))["text"]
+            assert "only the keys its host listed" in text and "ssh -p" in text and "127.0.0.1" in text
+        finally:
+            await refused.close()
+    finally:
+        await rig.close()
+
+
+async def test_sessions_per_address_and_idle_sessions_are_limited(tmp_path: Path) -> None:
+    """The SSH limits hold for browsers: past --ssh-max-per-address sessions from one address the
+    next is refused with the reason; a session with no key pressed is closed after the idle time."""
+    rig = await start_web_rig(tmp_path, SshSettings(max_sessions_per_address=2, idle_timeout=1.0))
+    pages: list[WsPlayer] = []
+    try:
+        for _ in range(2):
+            pages.append(await WsPlayer.connect(rig.url))
+            await pages[-1].until_shown(b"This browser keeps your seat", "the name screen")
+        pages.append(await WsPlayer.connect(rig.url))
+        assert "too many sessions from 127.0.0.1" in (await pages[-1].until_control("refused"))["text"]
+        bye = await pages[0].until_control("bye")
+        assert "without a key pressed" in bye["text"]
+    finally:
+        for page in pages:
+            await page.close()
+        await rig.close()
+
+
+async def test_ono99_serve_runs_the_web_front_in_its_workers(tmp_path: Path) -> None:
+    """A real ``ono99 serve`` with a web port: its banner says where to point a browser and which
+    certificate it shows, and a websocket reaches a worker's app over the server's certificate."""
+    web_port = free_port()
+    server = ServerProcess(tmp_path / "x.db", tmp_path / "serve.log", "--web-port", str(web_port),
+                           "--ssh-workers", "1", "--no-advertise")
+    try:
+        await server.start()
+        banner = "".join(server.banner)
+        assert f"play in a browser: https://127.0.0.1:{web_port}/" in banner
+        assert f"web: port {web_port} (open to anyone: browsers play as guests), certificate {server.fingerprint}" \
+            in banner
+        page = await WsPlayer.connect(f"https://127.0.0.1:{web_port}")
+        try:
+            await page.until_shown(b"This browser keeps your seat", "the name screen")
+            await page.type(b"Ines\r")
+            assert (await page.until_control("guest"))["name"] == "Ines"
+        finally:
+            await page.close()
+    finally:
+        await server.stop()
+
+
+# --- a real browser ---------------------------------------------------------------------------------
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """Headless Chromium from Debian's package, with a profile of its own; no browser is downloaded."""
+    from playwright.async_api import async_playwright
+
+    assert shutil.which(CHROMIUM), "the tests need Debian's chromium package (apt-get install chromium)"
+    with tempfile.TemporaryDirectory(prefix="ono99-chromium-") as profile:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, ignore_https_errors=True,
+                viewport={"width": 1000, "height": 640})
+            try:
+                yield browser
+            finally:
+                await browser.close()
+
+
+async def screen_text(page: Any) -> str:
+    text: str = await page.evaluate("document.querySelector('.xterm-rows').innerText")
+    return text
+
+
+async def until_on_page(page: Any, text: str, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + PATIENCE
+    while text not in await screen_text(page):
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what} ({text!r} on the page)")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_seat(rig: WebRig) -> None:
+    """Chromium opens the invite link /t/CODE, types a name, sits at the friends' table, and plays a
+    card with its key when its turn comes (the host, a TCP client, sees the play); a reload of the page
+    comes back to the same seat without asking the name; a lost connection shows the button that
+    connects again, and it does."""
+    host = await rig.host()
+    _table, code = await private_table(host)
+    async with chromium() as browser:
+        page = browser.pages[0] if browser.pages else await browser.new_page()
+        await page.goto(f"{rig.url}/t/{code}")
+        await until_on_page(page, "Your name at the tables", "the name screen")
+        await page.keyboard.type("Wren")
+        await page.keyboard.press("Enter")
+        await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
+        session = rig.session_of("Wren")
+        await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
+        assert session.app is not None and session.app.model.table is not None
+        seat = session.app.model.table.you
+        assert seat is not None
+        await host.send({"t": "start"})
+        hosting = asyncio.create_task(play(host, random.Random(7)))
+        try:
+            await until(lambda: session.app is not None and key_for_turn(session.app) is not None, "Wren's turn")
+            assert session.app is not None
+            key = key_for_turn(session.app)
+            assert key is not None
+            await page.keyboard.press(key)
+            await until(lambda: _played(host, seat), "the host seeing Wren's move")
+            await page.screenshot(path=str(SCREENSHOTS / "web-table.png"))
+            await page.reload()
+            await until_on_page(page, "Wren", "the table again")
+            back = rig.session_of("Wren")
+            await until(lambda: back.app is not None and back.app.model.table is not None
+                        and back.app.model.table.you == seat, "the same seat after the reload")
+            assert "Your name at the tables" not in await screen_text(page)
+            stored = json.loads(await page.evaluate("localStorage.getItem('ono99.guest')"))
+            assert stored["name"] == "Wren"
+            back.end("the connection was lost")  # as a front that dropped the socket would
+            await page.wait_for_selector("#reconnect", state="visible", timeout=PATIENCE * 1000)
+            await page.click("#reconnect")
+            await until(lambda: any(s.app is not None and s is not back and s.app.player_name == "Wren"
+                                    for s in rig.front.sessions), "a new session after the button")
+        finally:
+            hosting.cancel()
+            with contextlib.suppress(BaseException):
+                await hosting
+    await host.close()
+
+
+def _played(host: TestClient, seat: int) -> bool:
+    """The host has seen a card played by ``seat`` (or its four-card discard)."""
+    return any(event.get("seat") == seat and event.get("e") == "play"
+               for message in host.received if message.get("t") == "state" for event in message.get("events", []))
