@@ -26,16 +26,19 @@ from typing import Any
 import aiohttp
 import pytest
 
-from ono99_tui.front.web import WebFront, WebSession, invite_code
+from ono99_tui.front.ssh import SshFront
+from ono99_tui.front.ssh_app import SessionApp
+from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
 from ono99_tui.front.web_page import language_from_accept
 from ono99_tui.fronts import new_credential
+from ono99_tui.messages import PlayEvent, State
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import client_context, peer_fingerprint
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from server import Server, ServerConfig
-from tests.server_helpers import TIMEOUT, ServerProcess, TestClient, free_port, play
-from tests.test_ssh import key_for_turn
+from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
+from tests.test_ssh import Player, key_for_turn, play_through_keys
 
 CREDENTIAL = new_credential()
 PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed requirement
@@ -223,6 +226,12 @@ def test_the_browsers_language_and_invite_codes_are_read_as_the_other_fronts_rea
     assert language_from_accept("*, gl;q=0") == "en" and language_from_accept("") == "en"
     assert language_from_accept("de;q=abc, af") == "af"
     assert invite_code(" k7qx2m ") == "K7QX2M" and invite_code("K7QX2") is None and invite_code("K7QX0M") is None
+    # the links shown to other players name the host the browser used, when it is a host name or address
+    assert invite_links("ono.example:8443", 2222) == ("https://ono.example:8443/t/{code}",
+                                                      "ssh -p 2222 {code}@ono.example")
+    assert invite_links("[::1]:8443", 22) == ("https://[::1]:8443/t/{code}", "ssh {code}@::1")
+    assert invite_links("ono.example", None) == ("https://ono.example/t/{code}",)
+    assert invite_links("ono.example\x1b[31m", 2222) == () and invite_links("a b", 2222) == ()
 
 
 # --- sessions ---------------------------------------------------------------------------------------
@@ -454,3 +463,111 @@ def _played(host: TestClient, seat: int) -> bool:
     """The host has seen a card played by ``seat`` (or its four-card discard)."""
     return any(event.get("seat") == seat and event.get("e") == "play"
                for message in host.received if message.get("t") == "state" for event in message.get("events", []))
+
+
+# --- a mixed table ----------------------------------------------------------------------------------
+@dataclass
+class MixedRig:
+    """A game server with an SSH front and a web front in one process, as a front worker runs them."""
+
+    server: Server
+    front: SshFront
+    web: WebFront
+
+    async def close(self) -> None:
+        await self.web.close()
+        await self.front.close()
+        await self.server.close()
+
+
+class WebKeys:
+    """A websocket player as tests/test_ssh.py's helpers drive a player: its app, keys, waits."""
+
+    def __init__(self, page: WsPlayer, session: WebSession) -> None:
+        self.page = page
+        self.session = session
+
+    @property
+    def app(self) -> WebSessionApp:
+        app = self.session.app
+        assert app is not None, "the session has ended"
+        return app
+
+    async def press(self, *keys: str) -> None:
+        for key in keys:
+            await self.page.type(key.encode())
+
+    async def until(self, condition: Callable[[WebSessionApp], Any], what: str) -> None:
+        await until(lambda: self.session.app is not None and condition(self.session.app), what)
+
+
+def record_plays(app: SessionApp) -> list[tuple[int, tuple[str, ...], int]]:
+    """Every play the app is handed from now on, as (seat, cards, total), in order."""
+    plays: list[tuple[int, tuple[str, ...], int]] = []
+    handle = app.handle
+
+    def recording(message: Any) -> None:
+        if isinstance(message, State):
+            plays.extend((e.seat, e.cards, e.total) for e in message.events if isinstance(e, PlayEvent))
+        handle(message)
+
+    app.handle = recording  # type: ignore[method-assign]
+    return plays
+
+
+async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(tmp_path: Path) -> None:
+    """One table, three ways in: a page's websocket, an SSH session and a protocol client over TCP,
+    with a bot. The TCP player hosts a private table; the others come by its invite code (the page
+    by its link, the SSH player as the user name). They play the whole game with their keys, and each
+    is handed every play once, in the order the host saw them."""
+    values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
+                              "db_path": tmp_path / "x.db", "tls_cert": tmp_path / "tls_cert.pem",
+                              "tls_key": tmp_path / "tls_key.pem", "front_credentials": (CREDENTIAL,),
+                              "ssh": SshSettings(host_key=tmp_path / "host_key")}
+    server = Server(ServerConfig(**values))
+    await server.start()
+    config = front_config_for(server.config, server.port, server.fingerprint, CREDENTIAL)
+    config.ssh_port, config.web_host, config.web_port = 0, "127.0.0.1", 0
+    front = SshFront(config)
+    await front.start()
+    web = WebFront(config, server.load_certificate(), access=front.access, opening=front.opening)
+    web.ssh_port = front.port
+    await web.start()
+    rig = MixedRig(server, front, web)
+    host = await TestClient.connect("127.0.0.1", server.port, "Tess", timeout=TIMEOUT)
+    assert isinstance(host, TestClient)
+    page: WsPlayer | None = None
+    ssh_player: Player | None = None
+    try:
+        _table, code = await private_table(host, seats=4, bots=1)
+        page = await WsPlayer.connect(f"https://127.0.0.1:{web.port}", code=code)
+        await page.until_shown(b"This browser keeps your seat", "the name screen")
+        await page.type(b"Wren\r")
+        await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
+        browser = WebKeys(page, next(s for s in web.sessions if s.app is not None))
+        ssh_player = await Player.connect(rig, code, key=None)  # type: ignore[arg-type]  # a guest: asked a name
+        await ssh_player.until_shown(b"Your name at the tables", "the SSH name screen")
+        await ssh_player.type("Sam\r")
+        await host.expect("table", where=lambda m: all(s["kind"] != "empty" for s in m["table"]["seats"]))
+        seen = {"Wren": record_plays(browser.app), "Sam": record_plays(ssh_player.app)}
+        link = f"https://127.0.0.1:{web.port}/t/{code}"
+        assert browser.app.model.invite_links == (f"https://127.0.0.1:{web.port}/t/{{code}}",
+                                                  f"ssh -p {front.port} {{code}}@127.0.0.1")
+        await page.until_shown(link.encode(), "the invite link on the table's banner")
+        await host.send({"t": "start"})
+        log = PlayLog()
+        tcp = asyncio.create_task(play(host, random.Random(3), log=log))
+        await asyncio.gather(play_through_keys(browser), play_through_keys(ssh_player))  # type: ignore[arg-type]
+        await asyncio.wait_for(tcp, PATIENCE)
+        heard = [(e["seat"], tuple(e["cards"]), e["total"]) for s in log.states for e in s["events"]
+                 if e["e"] == "play"]
+        assert heard and log.last_view["winner"] is not None
+        for name, plays in seen.items():
+            assert plays == heard, f"{name} was handed the plays {plays}, the host saw {heard}"
+    finally:
+        if ssh_player is not None:
+            await ssh_player.close()
+        if page is not None:
+            await page.close()
+        await host.close()
+        await rig.close()

@@ -68,7 +68,8 @@ def invite_links(host: str, ssh_port: int | None) -> tuple[str, ...]:
         return ()
     links = [f"https://{host}/t/{{code}}"]
     if ssh_port:
-        links.append(f"ssh {'' if ssh_port == 22 else f'-p {ssh_port} '}{{code}}@{match.group('name')}")
+        name = match.group("name").strip("[]")  # ssh takes an IPv6 address bare
+        links.append(f"ssh {'' if ssh_port == 22 else f'-p {ssh_port} '}{{code}}@{name}")
     return tuple(links)
 
 
