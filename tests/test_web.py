@@ -36,6 +36,7 @@ from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import client_context, peer_fingerprint
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.widgets import CardWidget
 from server import Server, ServerConfig
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
@@ -410,18 +411,39 @@ async def until_on_page(page: Any, text: str, what: str) -> None:
         await asyncio.sleep(0.05)
 
 
+async def paste(page: Any, text: str) -> None:
+    """Paste ``text`` into the page's terminal, as the browser does for Ctrl+V: a paste event on the
+    terminal's input element."""
+    await page.evaluate("""text => {
+        const data = new DataTransfer();
+        data.setData("text/plain", text);
+        document.querySelector(".xterm-helper-textarea").dispatchEvent(
+            new ClipboardEvent("paste", {clipboardData: data, bubbles: true, cancelable: true}));
+    }""", text)
+
+
+async def click_cell(page: Any, column: float, row: float) -> None:
+    """A click at a cell of the terminal (fractions reach into the cell), as the browser's pixels go."""
+    box = await page.evaluate("""() => {
+        const r = document.querySelector(".xterm-screen").getBoundingClientRect();
+        return [r.left, r.top, r.width, r.height];
+    }""")
+    cols, rows = await page.evaluate("[window.ono99Terminal.cols, window.ono99Terminal.rows]")
+    await page.mouse.click(box[0] + column * box[2] / cols, box[1] + row * box[3] / rows)
+
+
 async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_seat(rig: WebRig) -> None:
-    """Chromium opens the invite link /t/CODE, types a name, sits at the friends' table, and plays a
-    card with its key when its turn comes (the host, a TCP client, sees the play); a reload of the page
-    comes back to the same seat without asking the name; a lost connection shows the button that
-    connects again, and it does."""
+    """Chromium opens the invite link /t/CODE, pastes a name, sits at the friends' table, and plays a
+    card by clicking it when its turn comes (the host, a TCP client, sees the play); a smaller window
+    makes a smaller terminal for the app; a reload of the page comes back to the same seat without
+    asking the name; a connection that drops shows the button that connects again, and it does."""
     host = await rig.host()
     _table, code = await private_table(host)
     async with chromium() as browser:
         page = browser.pages[0] if browser.pages else await browser.new_page()
         await page.goto(f"{rig.url}/t/{code}")
         await until_on_page(page, "Your name at the tables", "the name screen")
-        await page.keyboard.type("Wren")
+        await paste(page, "Wren")
         await page.keyboard.press("Enter")
         await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
         session = rig.session_of("Wren")
@@ -433,12 +455,22 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
         hosting = asyncio.create_task(play(host, random.Random(7)))
         try:
             await until(lambda: session.app is not None and key_for_turn(session.app) is not None, "Wren's turn")
-            assert session.app is not None
-            key = key_for_turn(session.app)
+            app = session.app
+            assert app is not None
+            key = key_for_turn(app)
             assert key is not None
-            await page.keyboard.press(key)
+            if key.isdigit():  # a card to play: click it
+                card = list(app.screen.query(CardWidget))[int(key) - 1].region
+                await click_cell(page, card.x + card.width / 2, card.y + card.height / 2)
+            else:  # the four-card discard or a draw has no card to click
+                await page.keyboard.press(key)
             await until(lambda: _played(host, seat), "the host seeing Wren's move")
             await page.screenshot(path=str(SCREENSHOTS / "web-table.png"))
+            wide = (app.size.width, app.size.height)
+            await page.set_viewport_size({"width": 800, "height": 520})
+            await page.wait_for_function(f"window.ono99Terminal.cols < {wide[0]}")
+            cols, rows = await page.evaluate("[window.ono99Terminal.cols, window.ono99Terminal.rows]")
+            await until(lambda: tuple(app.size) == (cols, rows), f"the app laid out at {cols}×{rows}, not {wide}")
             await page.reload()
             await until_on_page(page, "Wren", "the table again")
             back = rig.session_of("Wren")
@@ -447,11 +479,13 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
             assert "Your name at the tables" not in await screen_text(page)
             stored = json.loads(await page.evaluate("localStorage.getItem('ono99.guest')"))
             assert stored["name"] == "Wren"
-            back.end("the connection was lost")  # as a front that dropped the socket would
+            await back.socket.close()  # the connection drops: no farewell reaches the page
             await page.wait_for_selector("#reconnect", state="visible", timeout=PATIENCE * 1000)
+            assert await page.inner_text("#message") == "The connection was lost."
             await page.click("#reconnect")
             await until(lambda: any(s.app is not None and s is not back and s.app.player_name == "Wren"
                                     for s in rig.front.sessions), "a new session after the button")
+            assert await page.is_hidden("#overlay")
         finally:
             hosting.cancel()
             with contextlib.suppress(BaseException):

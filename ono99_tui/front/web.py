@@ -150,6 +150,7 @@ class WebSession:
         self._reading.set()
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
+        self._controls: set[asyncio.Task[None]] = set()
 
     # --- the socket --------------------------------------------------------------------------------
     async def _control(self, message: dict[str, Any]) -> None:
@@ -181,7 +182,9 @@ class WebSession:
                 return
 
     def _keep_guest(self, name: str, resume: str) -> None:
-        asyncio.get_running_loop().create_task(self._control({"t": "guest", "name": name, "resume": resume}))
+        task = asyncio.get_running_loop().create_task(self._control({"t": "guest", "name": name, "resume": resume}))
+        self._controls.add(task)  # held until sent: the loop keeps only a weak reference
+        task.add_done_callback(self._controls.discard)
 
     # --- the session -------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -211,12 +214,8 @@ class WebSession:
                 await self.task
         finally:
             reader.cancel()
-            await asyncio.sleep(0)  # the last frames reach the writer
-            self._out_ready.set()
-            while self._out and not self.socket.closed:
-                await asyncio.sleep(0.01)
-            writer.cancel()
-            await asyncio.gather(reader, writer, return_exceptions=True)
+            writer.cancel()  # the farewell waited for the last frames already
+            await asyncio.gather(reader, writer, *self._controls, return_exceptions=True)
 
     async def _opening(self) -> tuple[int, int, WebDoor] | None:
         """Read the page's ``open`` and apply the access policy: (columns, rows, door), or None once
@@ -468,7 +467,8 @@ class WebFront:
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
         for session in list(self.sessions):  # an app that did not end in time: its words all the same
-            await session.say_farewell(session.last_words)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.say_farewell(session.last_words), CLOSE_WAIT)
         if self._runner is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._runner.cleanup(), CLOSE_WAIT)

@@ -16,6 +16,7 @@
   var fit = new FitAddon.FitAddon();
   term.loadAddon(fit);
   term.open(document.getElementById("terminal"));
+  window.ono99Terminal = term;  // for a look from the browser's console (and the tests)
   fit.fit();
   var socket = null;
   var encoder = new TextEncoder();
