@@ -16,6 +16,7 @@ import json
 import random
 import re
 import shutil
+import socket
 import ssl
 import tempfile
 from collections.abc import AsyncIterator, Callable
@@ -26,11 +27,13 @@ from typing import Any
 import aiohttp
 import pytest
 
+from ono99_tui.client import Client
 from ono99_tui.front.ssh import SshFront
 from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
 from ono99_tui.front.web_page import language_from_accept
 from ono99_tui.fronts import new_credential
+from ono99_tui.known_servers import ServerTrust
 from ono99_tui.messages import PlayEvent, State
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
@@ -356,27 +359,67 @@ async def test_sessions_per_address_and_idle_sessions_are_limited(tmp_path: Path
         await rig.close()
 
 
-async def test_ono99_serve_runs_the_web_front_in_its_workers(tmp_path: Path) -> None:
+async def test_ono99_serve_runs_the_web_front_in_its_workers_and_a_guest_outlives_its_kill_9(tmp_path: Path) -> None:
     """A real ``ono99 serve`` with a web port: its banner says where to point a browser and which
-    certificate it shows, and a websocket reaches a worker's app over the server's certificate."""
+    certificate it shows, and a websocket reaches a worker's app over the server's certificate. The
+    page's guest sits at a private table; the server is killed with SIGKILL: the page is told the game
+    server stopped and that the seat is kept; the server started again on its database, the page's
+    kept token brings the guest back to the same seat."""
     web_port = free_port()
     server = ServerProcess(tmp_path / "x.db", tmp_path / "serve.log", "--web-port", str(web_port),
                            "--ssh-workers", "1", "--no-advertise")
+    host: Client | None = None
     try:
         await server.start()
         banner = "".join(server.banner)
         assert f"play in a browser: https://127.0.0.1:{web_port}/" in banner
         assert f"web: port {web_port} (open to anyone: browsers play as guests), certificate {server.fingerprint}" \
             in banner
-        page = await WsPlayer.connect(f"https://127.0.0.1:{web_port}")
+        host = await Client.connect("127.0.0.1", server.port, "Tess", timeout=TIMEOUT,
+                                    trust=ServerTrust.pinned(server.fingerprint))
+        await host.send({"t": "create_table", "name": "friends", "seats": 3, "bots": 1, "private": True})
+        code = (await host.expect("table"))["table"]["code"]
+        page = await WsPlayer.connect(f"https://127.0.0.1:{web_port}", code=code)
         try:
             await page.until_shown(b"This browser keeps your seat", "the name screen")
             await page.type(b"Ines\r")
-            assert (await page.until_control("guest"))["name"] == "Ines"
+            guest = await page.until_control("guest")
+            assert guest["name"] == "Ines"
+            seated = await host.expect("table", where=lambda m: any(s["name"] == "Ines" for s in m["table"]["seats"]))
+            seat = next(i for i, s in enumerate(seated["table"]["seats"]) if s["name"] == "Ines")
+            await host.close()
+            host = None
+            await server.kill9()
+            bye = await page.until_control("bye")
+            assert bye["text"] == "The game server stopped unexpectedly. Your seat is kept: connect again in a moment."
         finally:
             await page.close()
+        await until(lambda: port_is_free(web_port), "the workers of the killed server to let the web port go")
+        await server.start()
+        back = await WsPlayer.connect(f"https://127.0.0.1:{web_port}", name=guest["name"], resume=guest["resume"])
+        try:
+            await back.until_control("guest")
+            host = await Client.connect("127.0.0.1", server.port, "Uma", timeout=TIMEOUT,  # Tess's seat waits too
+                                        trust=ServerTrust.pinned(server.fingerprint))
+            await host.send({"t": "spectate", "code": code})
+            table = await host.expect("table")
+            assert table["table"]["seats"][seat]["name"] == "Ines" and table["table"]["seats"][seat]["connected"]
+            assert b"This browser keeps your seat" not in back.output  # no name was asked
+        finally:
+            await back.close()
     finally:
+        if host is not None:
+            await host.close()
         await server.stop()
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 # --- a real browser ---------------------------------------------------------------------------------
