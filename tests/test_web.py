@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import re
 import shutil
 import socket
 import ssl
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -37,7 +39,7 @@ from ono99_tui.known_servers import ServerTrust
 from ono99_tui.messages import PlayEvent, State
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tls import client_context, peer_fingerprint
+from ono99_tui.tls import client_context, load_certificate, peer_fingerprint
 from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from ono99_tui.tui.widgets import CardWidget
 from server import Server, ServerConfig
@@ -49,7 +51,8 @@ PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+# where the browser test saves its picture of the table (README's is screenshots/web-table.png)
+SCREENSHOT_ENV = "ONO99_WEB_SCREENSHOT"
 
 
 # --- the rig ----------------------------------------------------------------------------------------
@@ -475,7 +478,8 @@ async def click_cell(page: Any, column: float, row: float) -> None:
     await page.mouse.click(box[0] + column * box[2] / cols, box[1] + row * box[3] / rows)
 
 
-async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_seat(rig: WebRig) -> None:
+async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_seat(rig: WebRig,
+                                                                                      tmp_path: Path) -> None:
     """Chromium opens the invite link /t/CODE, pastes a name, sits at the friends' table, and plays a
     card by clicking it when its turn comes (the host, a TCP client, sees the play); a smaller window
     makes a smaller terminal for the app; a reload of the page comes back to the same seat without
@@ -508,11 +512,15 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
             else:  # the four-card discard or a draw has no card to click
                 await page.keyboard.press(key)
             await until(lambda: _played(host, seat), "the host seeing Wren's move")
-            await page.screenshot(path=str(SCREENSHOTS / "web-table.png"))
+            shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "web-table.png")
+            await page.screenshot(path=str(shot))
+            assert shot.read_bytes().startswith(b"\x89PNG")
             wide = (app.size.width, app.size.height)
             await page.set_viewport_size({"width": 800, "height": 520})
-            await page.wait_for_function(f"window.ono99Terminal.cols < {wide[0]}")
-            cols, rows = await page.evaluate("[window.ono99Terminal.cols, window.ono99Terminal.rows]")
+            cols, rows = wide
+            while cols >= wide[0]:  # polled: the page's CSP refuses Playwright's evaluated wait predicates
+                cols, rows = await page.evaluate("[window.ono99Terminal.cols, window.ono99Terminal.rows]")
+                await asyncio.sleep(0.02)
             await until(lambda: tuple(app.size) == (cols, rows), f"the app laid out at {cols}×{rows}, not {wide}")
             await page.reload()
             await until_on_page(page, "Wren", "the table again")
@@ -648,3 +656,43 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(t
             await page.close()
         await host.close()
         await rig.close()
+
+
+async def test_ono99_front_elsewhere_serves_browsers_with_a_certificate_of_its_own(tmp_path: Path) -> None:
+    """``ono99 front`` for a game server elsewhere: without --web-cert it makes a certificate once in
+    its data directory and says its fingerprint; a page's websocket plays through it on that server."""
+    credential_file = tmp_path / "fronts.credential"
+    server = ServerProcess(tmp_path / "x.db", tmp_path / "serve.log", "--front-credential-file",
+                           str(credential_file), "--no-advertise")
+    front: asyncio.subprocess.Process | None = None
+    try:
+        await server.start()
+        web_port = free_port()
+        data = tmp_path / "front-data"
+        front = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "ono99_tui.cli", "front", "--server", f"127.0.0.1:{server.port}",
+            "--server-fingerprint", server.fingerprint, "--credential-file", str(credential_file),
+            "--ssh-host", "127.0.0.1", "--ssh-port", str(free_port()), "--host-key", str(tmp_path / "host_key"),
+            "--web-host", "127.0.0.1", "--web-port", str(web_port),
+            env={**os.environ, "ONO99_DATA_DIR": str(data)}, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL)
+        assert front.stdout is not None
+        line = ""
+        while "ONO 99 web front" not in line:
+            line = (await asyncio.wait_for(front.stdout.readline(), PATIENCE)).decode()
+            assert line, "the front exited"
+        certificate = load_certificate(data / "web_tls_cert.pem", data / "web_tls_key.pem")
+        assert f"https://HOST:{web_port}/, certificate {certificate.fingerprint}" in line
+        assert certificate.fingerprint != server.fingerprint
+        page = await WsPlayer.connect(f"https://127.0.0.1:{web_port}")
+        try:
+            await page.until_shown(b"This browser keeps your seat", "the name screen")
+            await page.type(b"Remy\r")
+            await page.until_shown(b"you are", "the lobby of the server elsewhere")
+        finally:
+            await page.close()
+    finally:
+        if front is not None and front.returncode is None:
+            front.terminate()
+            await asyncio.wait_for(front.wait(), PATIENCE)
+        await server.stop()

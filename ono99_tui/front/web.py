@@ -419,7 +419,8 @@ class WebFront:
         if mode == "any-key":
             return None
         if mode == "authorized-keys":  # a browser proves no key
-            hint = self.access.ssh_hint.replace("HOST", host.rsplit(":", 1)[0] if host else "HOST")
+            match = HOST_HEADER.fullmatch(host)
+            hint = self.access.ssh_hint.replace("HOST", match.group("name").strip("[]") if match else "HOST")
             return "refused", render("access_denied", {"why": "no_key", "ssh": hint}, ""), 0.0
         refusal = self.access.decide(None, password or None, address)
         if refusal is None:
