@@ -49,6 +49,12 @@ from ssh_sessions import NOTICE_SECONDS, QUIET, latest_view, machine
 from ono99_tui.client import Client
 
 TIMEOUT = 120.0
+SCREEN_TEXT = """() => {
+    const buffer = window.ono99Terminal?.buffer.active;
+    const lines = [];
+    for (let i = 0; buffer && i < buffer.length; i++) { lines.push(buffer.getLine(i).translateToString(true)); }
+    return lines.join("\\n");
+}"""
 OPENING_AT_ONCE = 20  # websockets opening at a time (the front opens 3 links to the game server at a time)
 
 
@@ -250,8 +256,7 @@ async def page_loads(server: WebServer, loads: int) -> list[float]:
                 await page.goto(f"https://{HOST}:{server.web_port}/")
                 # polled from here: the page's Content-Security-Policy refuses the evaluated predicates of
                 # Playwright's own waits
-                while "Your name at the tables" not in await page.evaluate(
-                        "document.querySelector('.xterm-rows')?.innerText || ''"):
+                while "Your name at the tables" not in await page.evaluate(SCREEN_TEXT):
                     await asyncio.sleep(0.005)
                 times.append((time.perf_counter() - started) * 1000)
                 await browser.close()

@@ -427,7 +427,7 @@ def port_is_free(port: int) -> bool:
 
 # --- a real browser ---------------------------------------------------------------------------------
 @contextlib.asynccontextmanager
-async def chromium() -> AsyncIterator[Any]:
+async def chromium(locale: str | None = None) -> AsyncIterator[Any]:
     """Headless Chromium from Debian's package, with a profile of its own; no browser is downloaded."""
     from playwright.async_api import async_playwright
 
@@ -436,7 +436,7 @@ async def chromium() -> AsyncIterator[Any]:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch_persistent_context(
                 profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, ignore_https_errors=True,
-                viewport={"width": 1000, "height": 640})
+                viewport={"width": 1000, "height": 640}, locale=locale)
             try:
                 yield browser
             finally:
@@ -444,7 +444,13 @@ async def chromium() -> AsyncIterator[Any]:
 
 
 async def screen_text(page: Any) -> str:
-    text: str = await page.evaluate("document.querySelector('.xterm-rows').innerText")
+    """The page's terminal as text, from xterm.js's buffer (whichever renderer draws it)."""
+    text: str = await page.evaluate("""() => {
+        const buffer = window.ono99Terminal.buffer.active;
+        const lines = [];
+        for (let i = 0; i < buffer.length; i++) { lines.push(buffer.getLine(i).translateToString(true)); }
+        return lines.join("\\n");
+    }""")
     return text
 
 
@@ -696,3 +702,12 @@ async def test_ono99_front_elsewhere_serves_browsers_with_a_certificate_of_its_o
             front.terminate()
             await asyncio.wait_for(front.wait(), PATIENCE)
         await server.stop()
+
+
+async def test_the_browsers_language_is_the_sessions(rig: WebRig) -> None:
+    """Chromium asking for German (Accept-Language de-DE) gets the page and the app in German."""
+    async with chromium(locale="de-DE") as browser:
+        page = browser.pages[0] if browser.pages else await browser.new_page()
+        await page.goto(rig.url + "/")
+        assert await page.get_attribute("html", "lang") == "de"
+        await until_on_page(page, "Dein Name an den Tischen", "the name screen in German")

@@ -29,7 +29,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..access import AccessPolicy, refusal_pause
 from ..client import Client
-from ..i18n import N_, using
+from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
 from ..messages import ServerMessage, Welcome
 from ..protocol import MAX_NAME
@@ -232,6 +232,9 @@ class WebSession:
         name, resume = _text(opening.get("name"), MAX_NAME), _text(opening.get("resume"), MAX_RESUME)
         password = _text(opening.get("password"), MAX_PASSWORD)
         code = invite_code(_text(opening.get("code"), 16))
+        # the page's language, as its request's Accept-Language chose it (a websocket's own header may be
+        # missing: a proxy, a browser that leaves it out); else the websocket's
+        self.language = normalize(_text(opening.get("lang"), 16)) or self.language
         with using(self.language):
             refusal = self.front.refusal(self.address, password, self.request.host)
             if refusal is not None:

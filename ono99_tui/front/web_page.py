@@ -31,6 +31,7 @@ PAGE = """<!DOCTYPE html>
 <link rel="stylesheet" href="/static/ono99.css?v={v_ono99_css}">
 <script src="/static/xterm.js?v={v_xterm_js}"></script>
 <script src="/static/addon-fit.js?v={v_addon_fit_js}"></script>
+<script src="/static/addon-webgl.js?v={v_addon_webgl_js}"></script>
 <script src="/static/ono99.js?v={v_ono99_js}" defer></script>
 </head>
 <body>
@@ -95,7 +96,7 @@ class PageAssets:
     def page(self, language: str, *, code: str | None, watch: bool, auth: str, server_name: str) -> web.Response:
         with using(language):
             words = web_words.page_words()
-        config = {"code": code, "watch": watch, "auth": auth, "words": words}
+        config = {"code": code, "watch": watch, "auth": auth, "lang": language, "words": words}
         # a data block, never run; "<" escaped so that no text in it can end the element
         config_text = json.dumps(config, ensure_ascii=False).replace("<", "\\u003c")
         versions = {f"v_{name.replace('-', '_').replace('.', '_')}": version for name, version in self.versions.items()}

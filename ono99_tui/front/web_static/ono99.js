@@ -16,6 +16,11 @@
   var fit = new FitAddon.FitAddon();
   term.loadAddon(fit);
   term.open(document.getElementById("terminal"));
+  try {  // WebGL draws box and block characters as whole cells (the dialogs' borders); else the DOM does
+    var webgl = new WebglAddon.WebglAddon();
+    webgl.onContextLoss(function () { webgl.dispose(); });
+    term.loadAddon(webgl);
+  } catch (e) { /* no WebGL here: xterm.js draws with the DOM */ }
   window.ono99Terminal = term;  // for a look from the browser's console (and the tests)
   fit.fit();
   var socket = null;
@@ -65,7 +70,7 @@
       var kept = guest();
       ws.send(JSON.stringify({ t: "open", cols: term.cols, rows: term.rows, name: kept.name || "",
                                resume: kept.resume || "", password: stored(PASSWORD, window.sessionStorage) || "",
-                               code: config.code, watch: config.watch }));
+                               code: config.code, watch: config.watch, lang: config.lang }));
       term.focus();
     };
     ws.onmessage = function (event) {
