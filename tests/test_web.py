@@ -512,12 +512,20 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
             assert app is not None
             key = key_for_turn(app)
             assert key is not None
-            if key.isdigit():  # a card to play: click it
-                card = list(app.screen.query(CardWidget))[int(key) - 1].region
+            card = None
+            if key.isdigit():  # a card to play: click it, once the cards dealt are laid out where they show
+                widget = list(app.screen.query(CardWidget))[int(key) - 1]
+                await until(lambda: widget.region.width > 0, "the card's place on the screen")
+                card = widget.region
                 await click_cell(page, card.x + card.width / 2, card.y + card.height / 2)
             else:  # the four-card discard or a draw has no card to click
                 await page.keyboard.press(key)
-            await until(lambda: _played(host, seat), "the host seeing Wren's move")
+            try:
+                await until(lambda: _played(host, seat), "the host seeing Wren's move")
+            except AssertionError:
+                await page.screenshot(path=str(tmp_path / "no-move.png"))
+                raise AssertionError(f"no move after {key} at {card if key.isdigit() else '-'}; the page shows:\n"
+                                     f"{await screen_text(page)}") from None
             shot = Path(os.environ.get(SCREENSHOT_ENV) or tmp_path / "web-table.png")
             await page.screenshot(path=str(shot))
             assert shot.read_bytes().startswith(b"\x89PNG")
