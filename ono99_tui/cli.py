@@ -28,6 +28,7 @@ from .protocol import DEFAULT_PORT, ProtocolError, check_name
 from .reasons import render
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
+DEFAULT_WEB_PORT = 8443  # as ono99_tui.front.config.DEFAULT_WEB_PORT
 
 EXIT_OK = 0
 EXIT_FAULTY = 1
@@ -181,6 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-port", type=port_number(0), default=None,
                        help=_("SSH port: players join with 'ssh -p PORT HOST', nothing to install "
                               "(default {port}; 0 turns SSH off)").format(port=DEFAULT_SSH_PORT))
+    serve.add_argument("--web-port", type=port_number(0), default=None,
+                       help=_("HTTPS port: players join in a browser at https://HOST:PORT/, nothing to install "
+                              "(default {port}; 0 turns the web front off)").format(port=DEFAULT_WEB_PORT))
+    serve.add_argument("--web-host", default=None, help=_("address to listen on for the web (default: --host)"))
+    serve.add_argument("--web-cert", type=Path, default=None, metavar="PEM",
+                       help=_("the TLS certificate of the web port, e.g. one from a certificate authority "
+                              "(default: the game port's); with --web-key"))
+    serve.add_argument("--web-key", type=Path, default=None, metavar="PEM", help=_("the private key of --web-cert"))
     serve.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
                        metavar=("MODE", "PATH"),
                        help=_("who may come in, over TCP and SSH alike: 'any-key' (default: anyone; over SSH a key's "
@@ -260,6 +269,14 @@ def build_parser() -> argparse.ArgumentParser:
     front.add_argument("--host-key", type=Path, default=None,
                        help=_("the SSH host key file (default: ssh_host_ed25519_key in the user's data directory; "
                               "made if missing). Give every front of one server the same key"))
+    front.add_argument("--web-host", default="0.0.0.0", help=_("address to listen on for the web (default: all)"))
+    front.add_argument("--web-port", type=port_number(0), default=DEFAULT_WEB_PORT,
+                       help=_("HTTPS port for browsers (default {port}; 0 turns the web front off)").format(
+                           port=DEFAULT_WEB_PORT))
+    front.add_argument("--web-cert", type=Path, default=None, metavar="PEM",
+                       help=_("the TLS certificate of the web port (default: web_tls_cert.pem in the user's data "
+                              "directory, made if missing); with --web-key"))
+    front.add_argument("--web-key", type=Path, default=None, metavar="PEM", help=_("the private key of --web-cert"))
     front.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
                        metavar=("MODE", "PATH"), help=_("as for 'ono99 serve': the game server's access policy"))
     front.add_argument("--password", "--ssh-password", dest="ssh_password", default=None,

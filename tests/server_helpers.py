@@ -451,8 +451,9 @@ class ServerProcess:
         return self.port
 
     def _ssh_off(self) -> tuple[str, ...]:
-        """SSH stays off unless the test asks for it: no worker takes the default SSH port."""
-        return () if "--ssh-port" in self.args else ("--ssh-port", "0")
+        """SSH and the web stay off unless the test asks for them: no worker takes a default port."""
+        return (() if "--ssh-port" in self.args else ("--ssh-port", "0")) + \
+            (() if "--web-port" in self.args else ("--web-port", "0"))
 
     async def kill9(self) -> None:
         assert self.proc is not None

@@ -278,7 +278,7 @@ async def test_a_second_server_is_refused_the_ssh_port_its_workers_would_share(t
     try:
         await first.start()
         second = await ono99("serve", "--host", "127.0.0.1", "--port", str(free_port()), "--ssh-port", str(ssh_port),
-                             "--db", str(tmp_path / "b.db"), "--no-advertise")
+                             "--web-port", "0", "--db", str(tmp_path / "b.db"), "--no-advertise")
         assert second.returncode == 2
         assert f"cannot listen on SSH port {ssh_port}" in second.stderr
     finally:

@@ -220,7 +220,7 @@ async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path: Path) -> N
 
 
 async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tmp_path: Path) -> None:
-    """`ono99 serve --port 0` turns TCP off (it picked a random port); both off is refused; the
+    """`ono99 serve --port 0` turns TCP off (it picked a random port); all off is refused; the
     banner says who may come in on each listener and the machine's addresses."""
     keys_file = tmp_path / "authorized_keys"
     keys_file.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
@@ -240,8 +240,9 @@ async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tm
         await server.stop()
     from tests.server_helpers import ono99
 
-    both_off = await ono99("serve", "--port", "0", "--ssh-port", "0", "--db", str(tmp_path / "b.db"))
-    assert both_off.returncode == 2 and "both TCP (--port 0) and SSH (--ssh-port 0) are off" in both_off.stderr
+    all_off = await ono99("serve", "--port", "0", "--ssh-port", "0", "--web-port", "0", "--db", str(tmp_path / "b.db"))
+    assert all_off.returncode == 2 and "TCP (--port 0), SSH (--ssh-port 0) and the web (--web-port 0) are all off" \
+        in all_off.stderr
 
 
 # --- 4. every refused act is answered; honest play is not limited -----------------------------------

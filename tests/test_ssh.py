@@ -779,7 +779,8 @@ async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_p
         port = probe.getsockname()[1]
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--ssh-port", str(port),
-        "--db", str(tmp_path / "x.db"), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        "--web-port", "0", "--db", str(tmp_path / "x.db"), stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL)
     try:
         assert proc.stdout is not None
         banner = ""

@@ -86,6 +86,29 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
     return match.group(1) or "2022", int(match.group(2) or 4)
 
 
+async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
+                      name: str, resume: str | None, client_name: str) -> Client | tuple[str, bool]:
+    """A new link to the game server saying hello for one player of a front (SSH or web), with the
+    front's word for their address and key: the link, welcomed, or why the lobby refused (in the
+    current language) and whether another name could change that. Raises ``OSError`` when the game
+    server cannot be reached, or is not the one the front pins."""
+    assertion = FrontAssertion(config.credential, address, fingerprint)
+    async with opening:
+        try:
+            return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
+                                        timeout=config.link_timeout, client_name=client_name, front=assertion,
+                                        trust=ServerTrust.pinned(config.server_fingerprint))
+        except ServerError as exc:
+            # said in the session's language: this runs in its app's context
+            return said(exc.error), exc.code not in NAME_ERRORS
+        except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
+            log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
+                      "connecting (give this front the server's fingerprint with --server-fingerprint)",
+                      config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
+            raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
+                from exc
+
+
 NO_KEY_BANNER = ("ONO 99: this server lets in only the SSH keys its host listed, and your ssh offered none. "
                  "Make a key if you have none ('ssh-keygen -t ed25519'), send the server's host its public key "
                  "line (the one line of ~/.ssh/id_ed25519.pub) for the server's authorized_keys file, then "
@@ -111,6 +134,7 @@ class Door:
         if fingerprint is not None:
             self.name_hint = "" if self.code or self.play_now else username
         self.keys_kept = front.auth != "password"
+        self.name_help = ""
         self.link: Client | None = None
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
@@ -118,26 +142,14 @@ class Door:
         its player): the link, welcomed, or why the lobby refused (in the session's language) and
         whether another name could change that. Raises ``OSError`` when the game server cannot be
         reached."""
-        config = self.front.config
-        assertion = FrontAssertion(config.credential, self.address, self.fingerprint)
-        async with self.front.opening:
-            try:
-                link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                            timeout=config.link_timeout, client_name="ono99-ssh", front=assertion,
-                                            trust=ServerTrust.pinned(config.server_fingerprint))
-            except ServerError as exc:
-                # said in the session's language: this runs in its app's context
-                return said(exc.error), exc.code not in NAME_ERRORS
-            except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
-                log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
-                          "connecting (give this front the server's fingerprint with --server-fingerprint)",
-                          config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
-                raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
-                    from exc
-        self.link = link
-        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, link.welcome.get("name"),
+        result = await link_player(self.front.config, self.front.opening, self.address, self.fingerprint, name,
+                                   resume, "ono99-ssh")
+        if isinstance(result, tuple):
+            return result
+        self.link = result
+        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcome.get("name"),
                  self.fingerprint or "guest")
-        return link
+        return result
 
     async def leave(self) -> None:
         if self.link is not None:

@@ -299,6 +299,9 @@ class Banner(Static):
                                                                                          free=free))
             if table.code:
                 lines.append(_("Invite code: {code}").format(code=table.code))
+                if model.invite_links:
+                    lines.append(_("Invite friends: {links}").format(
+                        links=" · ".join(link.replace("{code}", table.code) for link in model.invite_links)))
         if view is not None and view.winner is None:
             ob = view.obligation
             if ob is not None:
