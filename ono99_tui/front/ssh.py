@@ -162,6 +162,8 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
         self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
+        self.line_end = "\r\n"  # "\n" without a PTY (a plain session): the client's terminal adds the "\r"
+        self.plain = False  # lines of text (ssh plain@HOST): no screen to give back
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -202,6 +204,9 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.owner.close_soon()
             return
         config = self.front.config
+        self.plain = plain
+        if self.term_type is None:
+            self.line_end = "\n"
         self.terminal = ChannelTerminal(self._send, term=self.term_type or "dumb", size=self.term_size,
                                         env=chan.get_environment(), bytes_per_second=config.ssh.input_bytes_per_second,
                                         burst=config.ssh.input_burst, pause_reading=chan.pause_reading,
@@ -240,8 +245,8 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         self.closed = True
         with contextlib.suppress(Exception):
-            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen else "").encode()
-                            + f"{farewell}\r\n".encode())
+            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen and not self.plain else "").encode()
+                            + f"{farewell}{self.line_end}".encode())
             self.chan.exit(0)
 
     def _send(self, data: bytes) -> None:

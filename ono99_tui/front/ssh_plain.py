@@ -56,7 +56,8 @@ class PlainSessionApp:
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
         self.player_name = door.name_hint or ""
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
-        self.console = Console(terminal.write, newline="\r\n", keys=not line_at_a_time)
+        # Without a PTY the client's own terminal is in its usual mode: it turns "\n" into a line's end
+        self.console = Console(terminal.write, newline="\n" if line_at_a_time else "\r\n", keys=not line_at_a_time)
         self.client = _SshPlainClient(self, self.console, self._enter)
 
     @property

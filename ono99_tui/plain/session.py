@@ -174,6 +174,7 @@ class PlainSession:
         return [e for i, e in enumerate(message.events) if first + i > seen]
 
     def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
+        self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards
         if self.local:
             if welcome.table is None:
                 self.send(self.first_table or default_local_table())
@@ -291,7 +292,7 @@ class PlainSession:
         view = state.view
         if self._catching_up:  # the moves before are not read out: where the game stands is
             self._catching_up = False
-            if view.winner is None:
+            if view.winner is None and not model.my_turn:
                 self.say(self._whose_turn(view))
         for event in events:
             self.say(*self._event_lines(event, before, view))
