@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                             languages=", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())))
     parser.add_argument("--plain", action="store_true",
                         help=_("plain lines of text for screen readers and braille displays: one sentence per "
-                               "line, nothing redrawn (with play or connect; see docs/plain.md)"))
+                               "line, nothing redrawn (with play or connect)"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help=_("play a local game against bots (the default with no command)"),

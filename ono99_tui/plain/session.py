@@ -111,6 +111,7 @@ class PlainSession:
         self._invite_code: str | None = None  # the code of the last join by code, to offer watching
         self._sit_when_watching = False
         self._fast = False
+        self._table_asked = False  # a table was asked for (create_table sent)
         self._clock_timers: list[asyncio.TimerHandle] = []
         self._clock_said: set[int] = set()
         console.on_key = self.key
@@ -138,7 +139,7 @@ class PlainSession:
         elif isinstance(message, Tables):
             self._tables()
         elif isinstance(message, TableMessage):
-            self._table(message.table, before_table)
+            self._table(message.table, before_table, from_queue=before_queue is not None)
         elif isinstance(message, Left):
             self._cancel_clock()
             self.say(_("You left the table and are in the lobby."))
@@ -176,7 +177,7 @@ class PlainSession:
     def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
         self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards
         if self.local:
-            if welcome.table is None:
+            if welcome.table is None and not self._table_asked:  # n typed before the game opened: that one
                 self.send(self.first_table or default_local_table())
             return
         if self._welcomed:
@@ -214,17 +215,17 @@ class PlainSession:
             self.say(_("Type a table's number and Enter to join it, or s, its number and Enter to watch it."))
 
     # --- the table ------------------------------------------------------------------------------------
-    def _table(self, table: TableDetail, before: TableDetail | None) -> None:
+    def _table(self, table: TableDetail, before: TableDetail | None, from_queue: bool = False) -> None:
         self._invite_code = None  # the join went through
         if before is None or before.id != table.id:
-            self._arrive(table)
+            self._arrive(table, from_queue)
         else:
             self._table_changes(before, table)
         if self._sit_when_watching and table.you is None:
             self._sit_when_watching = False
             self.send({"t": "sit"})
 
-    def _arrive(self, table: TableDetail) -> None:
+    def _arrive(self, table: TableDetail, from_queue: bool = False) -> None:
         self._cancel_clock()
         self._game_end_said = None
         self._was_my_turn = False
@@ -240,7 +241,7 @@ class PlainSession:
             self.say(_("Its rules: {rules}.").format(rules=words.table_rules(table.options)))
         if table.code and table.host == self.model.my_name:
             self.say(_("Its invite code is {code}: friends join with it.").format(code=table.code))
-        if not self.local:  # a local table starts at once
+        if not self.local and not from_queue:  # a local table, and one play now found, start at once
             self._say_status_of_table(table)
 
     def _say_status_of_table(self, table: TableDetail) -> None:
@@ -296,10 +297,12 @@ class PlainSession:
                 self.say(self._whose_turn(view))
         for event in events:
             self.say(*self._event_lines(event, before, view))
-        knockout = model.knockout
-        if knockout is not None:
-            model.knockout = None
-            self._knocked_out(knockout)
+            # how you lost, right after the hand's outcome (1980) or your out (2022): the model knows
+            # it from the event and the view before it
+            outcome = isinstance(event, HandEndedEvent) or (isinstance(event, OutEvent) and view.edition == "2022")
+            if outcome and model.knockout is not None:
+                knockout, model.knockout = model.knockout, None
+                self._knocked_out(knockout)
         if view.winner is not None:
             self._cancel_clock()
             self._was_my_turn = False
@@ -439,7 +442,7 @@ class PlainSession:
         self.say(f"{self._turn_words(view)} {words.total(view.total, view.options.limit)}", self._hand_line(view))
         if "ONO99x4" in view.legal:
             self.say(_("Type f to discard four ONO 99 cards."))
-        if not self._turn_hint_said or self.full:
+        if not self._turn_hint_said:
             self._turn_hint_said = True
             self.say(_("Type a card's number to play it; h says your cards again, t the total."))
 
@@ -529,7 +532,9 @@ class PlainSession:
         if not earlier and line.sender == self.model.my_name:
             return  # your own line, echoed as you typed it
         who, text = plain_text(line.sender), plain_text(line.text)
-        if earlier:
+        if earlier and line.sender == self.model.my_name:
+            self.say(_("Earlier, you said: {text}").format(text=text))
+        elif earlier:
             self.say(_("Earlier, {who} said: {text}").format(who=who, text=text))
         elif scope == "lobby" and self.model.table is not None:
             self.say(_("{who} says in the lobby: {text}").format(who=who, text=text))
@@ -927,6 +932,7 @@ class PlainSession:
     def _play_now(self) -> None:
         edition, seats = self.play_now_wish
         if self.local:  # nobody else can come: bots take the other seats at once
+            self._table_asked = True
             self.send({"t": "create_table", "edition": edition, "seats": seats, "bots": seats - 1,
                        "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": _(LOCAL_GAME),
                        "replace_bots": True})
@@ -1027,6 +1033,7 @@ class PlainSession:
             if self._fast and self.controls is not None:
                 self._fast = False
                 self.controls.fast_forward(False)
+            self._table_asked = True
             self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
         else:
             message["private"] = private
