@@ -131,6 +131,48 @@ async def test_a_manual_draw_is_offered_and_taken_with_d(tmp_path: Path) -> None
         await pane.close()
 
 
+async def test_a_1980_knock_out_is_said_right_after_the_hands_outcome(tmp_path: Path) -> None:
+    """Found by playing: the summary of how you lost a hand came after the next hand had begun. Now the
+    hand's end, your token, the total you faced, your cards and the tokens left come together."""
+    pane = Pane(tmp_path)
+    await pane.start(seeded_ono99(5, "play", "--plain", "--bot-delay", "0", "--name", "Kim"),
+                     env={"ONO99_CONFIG_DIR": str(tmp_path / "config")})
+    try:
+        await pane.wait_line("The players: you, Bot 2, Bot 3, Bot 4.")
+        await pane.keys("literal:n 1980 3", "Enter")
+        await pane.wait_line("A local game: 1980, tokens.")
+        while True:
+            line = await pane.wait_line(lambda text: text.startswith("Your cards: ") or text == "You lost a token.")
+            if line == "You lost a token.":
+                break
+            card = playable_card(line)
+            assert card is not None
+            await pane.keys(card)
+        lines = pane.lines()
+        at = pane.read_upto - 1
+        assert lines[at - 2:at] == ["You cannot play and lose the hand.", "Hand 1 is over."]
+        assert lines[at + 1].startswith("At a total of ") and lines[at + 2].startswith("You held: ")
+        assert lines[at + 3] == "Tokens left: 2."
+        assert lines[at + 4] == "Hand 2 begins: you play first."
+        await pane.keys("q")
+        await pane.wait_line("Quit? This game is not over: it ends here.")
+        await pane.keys("y")
+        await pane.wait_exit()
+    finally:
+        await pane.close()
+
+
+def test_a_new_game_typed_before_the_first_one_opens_takes_its_place() -> None:
+    """Found by playing: n typed as the local game started made two tables, one after the other. The
+    game asked for is the only one."""
+    sent: list[dict[str, object]] = []
+    session = PlainSession(Console(lambda text: None), sent.append, lambda: None, local=True)
+    session.command("n 1980 3")
+    session.receive(decode_server_message({"t": "welcome", "version": 2, "server": "local", "name": "Kim",
+                                           "resume": "r", "resumed": False, "table": None}))
+    assert [(m["t"], m.get("edition"), m.get("seats")) for m in sent] == [("create_table", "1980", 3)]
+
+
 # --- the console ----------------------------------------------------------------------------------------
 def test_a_line_half_typed_when_a_sentence_arrives_is_written_again_after_it() -> None:
     """The sentence comes on a line of its own; what was typed is written again below it, and Enter
@@ -340,6 +382,26 @@ async def test_ssh_plain_plays_a_whole_game_at_a_table_with_a_sighted_friend(rig
         if friend is not None:
             await friend.close()
         await pane.close()
+
+
+async def test_ssh_plain_play_sits_at_the_table_play_now_found_and_the_game_starts(tmp_path: Path) -> None:
+    """Found by playing: a table found by play now was said to wait for its start, which it does not."""
+    assert shutil.which("ssh") and shutil.which("tmux"), "ssh and tmux are part of the test machine"
+    rig = await start_rig(tmp_path, play_now_wait=0.2)
+    pane = Pane(tmp_path)
+    try:
+        await pane.start(ssh_command(rig, new_key(tmp_path, "dee_key"), "plain-play-2"))
+        await pane.keys("literal:Dee", "Enter")
+        await pane.wait_line("You wait to play now: 2022, 2 seats.")
+        await pane.wait_line(lambda line: line.startswith("You sit at the table Play now"))
+        assert await pane.wait_line(lambda line: True) == "Its rules: 2022."
+        assert await pane.wait_line(lambda line: True) == "The players: you, Bot 2."
+        await pane.keys("q", "y")
+        await pane.wait_line("Bye. Come back with the same key to keep your seat.")
+        await until_no_sessions(rig)
+    finally:
+        await pane.close()
+        await rig.close()
 
 
 async def until_no_sessions(rig: Rig) -> None:

@@ -63,6 +63,10 @@ class Console:
         self._escape = ""  # an escape sequence (an arrow key…) being skipped
         self._after_cr = False
         self.lines_said = 0
+        # Keys typed before there is anything to type them to (the connection opening, the name not
+        # asked for yet) wait here, then count as typed once ``hold(False)``; Ctrl+C and Ctrl+D act at once.
+        self.holding = False
+        self._held = ""
 
     # --- out ---------------------------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -78,11 +82,13 @@ class Console:
         self.lines_said += 1
 
     def ask_line(self, prompt: str, then: Callable[[str], None]) -> None:
-        """Read the next typed line for ``then`` (a chat line, a name), after ``prompt`` on the screen."""
+        """Read the next typed line for ``then`` (a chat line, a name), after ``prompt`` on the screen;
+        what was typed ahead is its start."""
         self.typing = Typing(prompt, then)
         if self.echo and prompt:
             self.write(prompt)
             self._shown = True
+        self.hold(False)
 
     def cancel_line(self) -> None:
         """Forget the line being typed (it is ended on the screen)."""
@@ -92,9 +98,18 @@ class Console:
         self.typing = None
 
     # --- in ----------------------------------------------------------------------------------------
+    def hold(self, holding: bool) -> None:
+        self.holding = holding
+        if not holding and self._held:
+            held, self._held = self._held, ""
+            self.feed(held)
+
     def feed(self, text: str) -> None:
         for char in text:
-            self._char(char)
+            if self.holding and char not in END:
+                self._held = (self._held + char)[-MAX_LINE:]
+            else:
+                self._char(char)
 
     def _char(self, char: str) -> None:
         after_cr, self._after_cr = self._after_cr, char == "\r"

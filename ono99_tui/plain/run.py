@@ -98,6 +98,7 @@ class PlainClient:
         self._outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._quitting = asyncio.Event()
         self._connected_once = False
+        console.hold(True)  # until the server has welcomed us, or a question is asked first
 
     @property
     def model(self) -> Model:
@@ -130,6 +131,7 @@ class PlainClient:
         """y or anything else, to ``question`` (False: they quit meanwhile)."""
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.session.question(question, lambda yes: _settle(answer, yes))
+        self.console.hold(False)
         return bool(await self._unless_quitting(answer))
 
     async def _unless_quitting(self, future: asyncio.Future[Any]) -> Any:
@@ -236,6 +238,8 @@ class PlainClient:
 
     def handle(self, message: Any) -> None:
         self.session.receive(message)
+        if isinstance(message, Welcome):
+            self.console.hold(False)
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
