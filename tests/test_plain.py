@@ -173,6 +173,41 @@ def test_a_new_game_typed_before_the_first_one_opens_takes_its_place() -> None:
     assert [(m["t"], m.get("edition"), m.get("seats")) for m in sent] == [("create_table", "1980", 3)]
 
 
+def finished_game_messages(status: str) -> list[dict[str, object]]:
+    """A welcome, a table of two (you in seat 1, its host) whose status is ``status``, and the last state
+    of its game: Bot 2 won."""
+    seats = [{"kind": "human", "name": "Kim", "level": None, "connected": True},
+             {"kind": "bot", "name": "Bot 2", "level": "greedy", "connected": None}]
+    table = {"id": 1, "name": "t", "edition": "2022", "options": {}, "summary": "2022", "host": "Kim",
+             "status": status, "private": False, "seats": seats, "free": 0, "bots": 1, "spectators": 0,
+             "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy", "game_no": 1, "winner": None,
+             "code": None, "you": 0, "watchers": [], "waiting": []}
+    view = {"edition": "2022", "options": {}, "seats": 2, "seat": 0, "hand": [], "legal": [], "unplayable": [],
+            "hand_number": 0, "version": 9, "total": 95, "direction": 1, "turn": None, "obligation": None,
+            "hand_sizes": [0, 4], "active": [False, True], "in_hand": [False, True], "open_draws": [False, False],
+            "missed_draws": [0, 0], "tokens": None, "scores": None, "draw_pile_size": 80, "discard_size": 20,
+            "top_card": "5", "winner": 1, "ranking": [1, 0]}
+    return [{"t": "welcome", "version": 2, "server": "S", "name": "Kim", "resume": "r", "resumed": False,
+             "table": 1},
+            {"t": "table", "table": table},
+            {"t": "state", "table": 1, "game_no": 1, "view": view, "events": [{"e": "game_over", "winner": 1}],
+             "seq": 30, "clock": None, "controlled_by_bot": [False, False]}]
+
+
+def test_leaving_as_the_ranking_is_said_is_not_asked_about() -> None:
+    """Found by playing: x typed on hearing the ranking asked whether to leave a running game, when the
+    table's word that the game is over had not come yet. The game's last state is enough."""
+    out: list[str] = []
+    sent: list[dict[str, object]] = []
+    session = PlainSession(Console(out.append, newline="\r\n"), sent.append, lambda: None)
+    for message in finished_game_messages("playing"):
+        session.receive(decode_server_message(message))
+    assert out[-2:] == ["Ranking: 1, Bot 2; 2, you.\r\n",
+                        "Type r to play again, x to leave the table, or p to play now.\r\n"]
+    session.key("x")
+    assert sent == [{"t": "leave"}]
+
+
 # --- the console ----------------------------------------------------------------------------------------
 def test_a_line_half_typed_when_a_sentence_arrives_is_written_again_after_it() -> None:
     """The sentence comes on a line of its own; what was typed is written again below it, and Enter
@@ -443,7 +478,8 @@ async def test_ssh_plain_watch_code_follows_a_game_to_its_end(rig: Rig, tmp_path
 async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_lines(rig: Rig,
                                                                                       tmp_path: Path) -> None:
     """plain-CODE@HOST sits at the table of the code; ssh -T plain@HOST (no PTY: the client's own
-    terminal edits and echoes each line) lists the tables and quits, a command a line."""
+    terminal edits and echoes each line) lists the tables, watches one, leaves it, sits down at it by
+    its number and quits, a command a line."""
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     other = await Client.connect("127.0.0.1", rig.server.port, "uma")
     seated, lined = Pane(tmp_path, "seated"), Pane(tmp_path, "lined")
@@ -464,6 +500,14 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
         await lined.wait_line("Welcome to ONO 99, Cy.")
         await lined.keys("l", "Enter")
         await lined.wait_line("Table 1: open, 2022, waiting, 2 of 3 seats free, host uma.")
+        await lined.keys("literal:s 1", "Enter")
+        await lined.wait_line("You are watching the table open.")
+        await lined.wait_line("The game has not started: uma starts it.")
+        await lined.keys("x", "Enter")
+        await lined.wait_line("You left the table and are in the lobby.")
+        assert await lined.wait_line(lambda line: True) == "1 table is listed."
+        await lined.keys("1", "Enter")
+        await lined.wait_line("You sit at the table open, in seat 2 of 3.")
         await lined.keys("q", "Enter")
         await lined.wait_line("Quit ONO 99?")
         await lined.keys("y", "Enter")

@@ -106,6 +106,7 @@ class PlainSession:
         self._game_end_said: tuple[int, int] | None = None  # (table, game) whose end was said
         self._catching_up = False  # a history came: the next state says where the game stands
         self._lobby_pending = False  # entered the lobby: the next list of tables is counted aloud
+        self._lobby_said = False
         self._lobby_hint_said = False
         self._listed: list[TableInfo] = []  # the tables as the player last heard them, by number
         self._invite_code: str | None = None  # the code of the last join by code, to offer watching
@@ -143,7 +144,7 @@ class PlainSession:
         elif isinstance(message, Left):
             self._cancel_clock()
             self.say(_("You left the table and are in the lobby."))
-            self._enter_lobby()
+            self._enter_lobby(said=True)
         elif isinstance(message, State):
             self._state(message, new_events, before_view)
         elif isinstance(message, History):
@@ -192,15 +193,19 @@ class PlainSession:
         elif welcome.table is None:
             self._enter_lobby()
 
-    def _enter_lobby(self) -> None:
+    def _enter_lobby(self, said: bool = False) -> None:
+        """The next list of tables is counted aloud (after "You are in the lobby." unless ``said``)."""
         self._lobby_pending = True
+        self._lobby_said = said
 
     def _tables(self) -> None:
         model = self.model
         if not self._lobby_pending or model.table is not None:
             return
         self._lobby_pending = False
-        self.say(_("You are in the lobby."), words.open_tables(len(model.tables)))
+        if not self._lobby_said:
+            self.say(_("You are in the lobby."))
+        self.say(words.open_tables(len(model.tables)))
         if not self._lobby_hint_said:
             self._lobby_hint_said = True
             self.say(_("Type l to list the tables, p to play now, or ? for the commands."))
@@ -612,9 +617,15 @@ class PlainSession:
         if self.controls is not None:
             self.controls.pause(paused)
 
+    def _seated_in_running_game(self) -> bool:
+        """Seated while a game runs: its last state (a winner) may come a moment before the table says
+        it is over, and a key pressed on hearing the ranking leaves a game that is over."""
+        view = self.model.view
+        return seated_in_running_game(self.model) and not (view is not None and view.winner is not None)
+
     def confirm_leaving(self, then: Callable[[], None], doing: str, question: str | None = None) -> None:
         """Do ``then`` at once, or, when it gives up a seat in a running game, once the player says yes."""
-        if not seated_in_running_game(self.model):
+        if not self._seated_in_running_game():
             then()
             return
         if question is None:
@@ -664,9 +675,9 @@ class PlainSession:
         return True
 
     def _quit(self) -> None:
-        if self.local and seated_in_running_game(self.model):
+        if self.local and self._seated_in_running_game():
             self.ask(_("Quit? This game is not over: it ends here."), self.quit)
-        elif seated_in_running_game(self.model):
+        elif self._seated_in_running_game():
             self.ask(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=_("Quit")),
                      self.quit)
         else:
