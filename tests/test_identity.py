@@ -28,6 +28,7 @@ from textual.widgets import DataTable
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.fingerprints import fingerprint_digest
+from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
@@ -580,7 +581,7 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
         await run(*tmux, "new-session", "-d", "-s", "play", "-x", "100", "-y", "30", ssh)
         await wait_until(lambda: member.connection is not None, "kit back over OpenSSH")
         session = next(iter(rig.front.sessions))
-        await wait_until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen)
+        await wait_until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, TableScreen)
                          and session.app.model.view is not None, "kit's table in the SSH session")
         assert session.app is not None
         assert session.app.model.my_name == "kit" and list(view_of(session.app).hand) == state["view"]["hand"]

@@ -157,7 +157,7 @@ class Player:
     @property
     def app(self) -> SessionApp:
         app = self.session.app
-        assert app is not None, "the session has ended"
+        assert isinstance(app, SessionApp), "the session has ended (or is a plain one)"
         return app
 
     async def press(self, *keys: str) -> None:
@@ -683,7 +683,7 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
         _stdin, _stdout, _ = await conn.open_session(term_type="xterm", term_size=(80, 24), encoding=None)
         await until(lambda: rig.front.sessions, "the session")
         session = next(iter(rig.front.sessions))
-        await until(lambda: session.app is not None and isinstance(session.app.screen, NameScreen),
+        await until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, NameScreen),
                     "the name screen (no key identity with a password)")
         conn.close()
     finally:
@@ -729,7 +729,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         # a new key with an invite code for a user name: a name first, then the seat
         await pane_shows("Your name at the tables", "the name screen in a real terminal")
         session = next(iter(rig.front.sessions))
-        assert session.term_type and session.app is not None and isinstance(session.app.screen, NameScreen)
+        assert session.term_type and isinstance(session.app, SessionApp) and isinstance(session.app.screen, NameScreen)
         await run(*tmux, "send-keys", "-t", "play", "tim", "Enter")
         await until(lambda: session.app is not None and session.app.model.table is not None
                     and session.app.model.table.you is not None, "the OpenSSH player at the table")
@@ -738,7 +738,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         moves = 0
         while True:
             app = session.app
-            assert app is not None
+            assert isinstance(app, SessionApp)
             view = app.model.view
             if view is not None and view.winner is not None:
                 break
@@ -755,7 +755,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         assert moves > 0
         await pane_shows(" win", "the game-over dialog")  # "Ada wins!" or "You win!"
         await run(*tmux, "send-keys", "-t", "play", "Escape")
-        await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen),
+        await until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, TableScreen),
                     "Esc from a real terminal")
         await run(*tmux, "send-keys", "-t", "play", "q")
         await until(lambda: not rig.front.sessions, "the session to end")
