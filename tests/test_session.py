@@ -12,8 +12,8 @@ import pytest
 from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, decode_payload, encode, identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.wire.requests import Hello, Ping, Prove
-from ono99_tui.wire.server import ServerMessage, decode_server_message
+from ono99_tui.wire.requests import Hello, Ping, Prove, Request
+from ono99_tui.wire.server import Challenge, ErrorMessage, ServerMessage, Welcome, decode_server_message
 from server import Server, ServerConfig
 from server.session import MAX_STRIKES, Session
 
@@ -41,6 +41,11 @@ class RecordingLink:
     def kinds(self) -> list[str]:
         return [message.t for message in self.sent]
 
+    def errors(self) -> list[ErrorMessage]:
+        """What was sent, each an error (else the test fails)."""
+        assert all(isinstance(message, ErrorMessage) for message in self.sent), self.kinds()
+        return [message for message in self.sent if isinstance(message, ErrorMessage)]
+
 
 def a_server(**config: Any) -> Server:
     server = Server(ServerConfig(host="", port=None, **config))
@@ -53,7 +58,7 @@ def a_session(server: Server, **options: Any) -> tuple[Session, RecordingLink]:
     return Session(server, link, address="192.0.2.7", peer="192.0.2.7:5000", now=START, **options), link
 
 
-def said(request: Any) -> dict[str, Any]:
+def said(request: Request) -> dict[str, Any]:
     """A request as the session receives it: the map of its frame."""
     return decode_payload(encode(request.to_wire())[HEADER.size:])
 
@@ -69,15 +74,15 @@ async def test_before_the_hello_a_request_is_refused_and_the_session_goes_on() -
     session, link = a_session(a_server())
     session.receive(said(Ping(n=1)))
     session.receive({"t": "join", "table": "one"})  # not even a valid request: its fault is said first
-    assert [(m.t, getattr(m, "code", None)) for m in link.sent] == [("error", "hello_first"), ("error", "bad_field")]
+    assert [m.code for m in link.errors()] == ["hello_first", "bad_field"]
     assert not link.closed and session.member is None
 
 
 async def test_a_wrong_version_closes_the_session() -> None:
     session, link = a_session(a_server())
     session.receive(said(Hello(version=PROTOCOL_VERSION + 1, name="Ada")))
-    (error,) = link.sent
-    assert error.t == "error" and error.code == "version_mismatch" and error.ref == "hello"
+    (error,) = link.errors()
+    assert error.code == "version_mismatch" and error.ref == "hello"
     assert link.closed and session.member is None
 
 
@@ -92,7 +97,7 @@ async def test_a_flood_is_answered_then_closed() -> None:
     link.sent.clear()
     for n in range(MAX_STRIKES):
         session.receive(said(Ping(n=n)))
-    assert [(m.t, m.code, m.ref) for m in link.sent] == [("error", "rate_limited", "ping")] * MAX_STRIKES
+    assert [(m.code, m.ref) for m in link.errors()] == [("rate_limited", "ping")] * MAX_STRIKES
     assert not link.closed
     session.receive(said(Ping(n=0)))
     assert link.closed and link.close_reason == "too many messages"
@@ -105,17 +110,20 @@ async def test_a_key_is_challenged_and_its_proof_makes_the_identity() -> None:
     session, link = a_session(server)
     session.receive(said(Hello(version=PROTOCOL_VERSION, name="Ada", key=line)))
     (challenge,) = link.sent
-    assert challenge.t == "challenge" and len(challenge.nonce) == 32
+    assert isinstance(challenge, Challenge) and len(challenge.nonce) == 32
+    link.sent.clear()
     session.receive(said(Prove(signature=b"\x00" * 40)))  # no proof: refused, and the challenge is spent
     session.receive(said(Prove(signature=b"\x00" * 40)))
-    assert [m.code for m in link.sent[1:]] == ["bad_signature", "no_challenge"]
+    assert [m.code for m in link.errors()] == ["bad_signature", "no_challenge"]
     link.sent.clear()
     session.receive(said(Hello(version=PROTOCOL_VERSION, name="Ada", key=line)))
-    nonce = link.sent[0].nonce
-    signed = identity_proof_message(fingerprint_digest(server.fingerprint), nonce)
+    challenge = link.sent[0]
+    assert isinstance(challenge, Challenge)
+    signed = identity_proof_message(fingerprint_digest(server.fingerprint), challenge.nonce)
     session.receive(said(Prove(signature=key.sign(signed, b"ssh-ed25519"))))
     welcome = link.sent[1]
-    assert welcome.t == "welcome" and welcome.identity == session.identity and session.identity.startswith("SHA256:")
+    assert isinstance(welcome, Welcome) and welcome.identity is not None and welcome.identity == session.identity
+    assert welcome.identity.startswith("SHA256:")
 
 
 async def test_a_hello_the_access_policy_refuses_waits_for_the_adapter_to_answer() -> None:
@@ -125,8 +133,8 @@ async def test_a_hello_the_access_policy_refuses_waits_for_the_adapter_to_answer
     session.feed(encode(said(Hello(version=PROTOCOL_VERSION, name="Ada", password="guess"))) + encode({"t": "ping"}))
     assert session.refusal is not None and link.sent == [] and not link.closed
     session.refuse()
-    (error,) = link.sent
-    assert error.t == "error" and error.code == "access_denied" and error.ref == "hello" and link.closed
+    (error,) = link.errors()
+    assert error.code == "access_denied" and error.ref == "hello" and link.closed
 
 
 async def test_the_local_game_is_let_in_at_the_door() -> None:
@@ -152,8 +160,8 @@ async def test_silence_closes_before_the_hello_and_after_the_idle_timeout() -> N
 async def test_a_framing_fault_closes_the_session() -> None:
     session, link = a_session(a_server())
     session.feed(HEADER.pack(MAX_FRAME + 1))
-    (error,) = link.sent
-    assert error.t == "error" and error.code == "frame_too_large" and link.closed
+    (error,) = link.errors()
+    assert error.code == "frame_too_large" and link.closed
 
 
 @pytest.mark.parametrize("trusted", [True, False])
@@ -167,5 +175,5 @@ async def test_a_front_speaks_for_its_player_only_with_a_trusted_credential(trus
     if trusted:
         assert link.kinds()[0] == "welcome" and session.identity == identity and session.address == "198.51.100.7"
     else:
-        (error,) = link.sent
+        (error,) = link.errors()
         assert error.code == "not_trusted" and link.closed and session.address == "192.0.2.7"

@@ -28,10 +28,11 @@ from ..wire.server import (
     event_of,
     view_of,
 )
+from .help import HelpScreen
 from .host import Rewinds, TableHost
 from .model import Model
 from .rules_text import help_markdown
-from .screens import HelpScreen, TableScreen
+from .table import TableScreen
 from .themes import MONO_THEME
 
 
