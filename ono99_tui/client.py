@@ -13,6 +13,7 @@ from .fingerprints import fingerprint_digest
 from .messages import ErrorMessage, decode_server_message
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from .tls import client_context, lean_read_buffers, peer_fingerprint
+from .wire.requests import Hello, Prove, Request
 
 if TYPE_CHECKING:
     from .fronts import FrontAssertion
@@ -101,17 +102,9 @@ class Client:
         that asks for one; ``seen``: what a resuming client last saw (protocol ``hello.seen``), so
         that only the rest is sent. ``front``: a trusted front's word for its player (the SSH front)."""
         client = await cls.open(host, port, trust=trust, timeout=timeout)
-        hello: dict[str, Any] = {"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": client_name}
-        if resume:
-            hello["resume"] = resume
-        if identity is not None:
-            hello["key"] = identity.public_key
-        if password is not None:
-            hello["password"] = password
-        if seen:
-            hello["seen"] = seen
-        if front is not None:
-            hello["front"] = front.to_wire()
+        hello = Hello(version=PROTOCOL_VERSION, name=name, client=client_name, resume=resume or None,
+                      key=identity.public_key if identity is not None else None, password=password,
+                      seen=seen or None, front=front.to_wire() if front is not None else None)
         try:
             await client.send(hello)
             client.welcome = await client._answer_challenge(identity, timeout)
@@ -133,16 +126,18 @@ class Client:
                 raise ServerError.from_wire(message)
             if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
                 server_key = fingerprint_digest(self.server_fingerprint)
-                await self.send({"t": "prove", "signature": identity.prove(server_key, message["nonce"])})
+                await self.send(Prove(signature=identity.prove(server_key, message["nonce"])))
 
     @property
     def resume_token(self) -> str:
         return str(self.welcome.get("resume", ""))
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: Request | dict[str, Any]) -> None:
+        """Send a request. A map is sent as it is: the app's screens still write some requests so, and
+        tests send maps no request would make."""
         if self.closed:
             raise ConnectionLost("the connection is closed")
-        self.writer.write(encode(message))
+        self.writer.write(encode(message if isinstance(message, dict) else message.to_wire()))
         await self.writer.drain()
 
     async def send_raw(self, data: bytes) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .fingerprints import FingerprintError, normal_fingerprint
 from .protocol import MAX_TABLE_NAME, PROTOCOL_VERSION, clean_text
+from .wire.server import TableInfo
 
 SERVICE_TYPE = "_ono99._tcp.local."
 TXT_VERSION = "1"
@@ -57,21 +58,20 @@ class Advert:
         return self.protocol == PROTOCOL_VERSION
 
 
-def advert_for(name: str, ssh_port: int | None, tables: Iterable[Mapping[str, Any]],
+def advert_for(name: str, ssh_port: int | None, tables: Iterable[TableInfo],
                fingerprint: str | None = None) -> Advert:
-    """The advertisement of a server named ``name`` whose lobby lists ``tables`` (``Table.info()``
-    dicts): public tables only, those waiting for players first."""
-    public = [t for t in tables if not t.get("private")]
+    """The advertisement of a server named ``name`` whose lobby lists ``tables`` (``Table.info()``):
+    public tables only, those waiting for players first."""
+    public = [t for t in tables if not t.private]
     order = {"waiting": 0, "playing": 1}
-    listed = sorted(public, key=lambda t: (order.get(str(t.get("status")), 2), -int(t.get("free", 0)), t["id"]))
+    listed = sorted(public, key=lambda t: (order.get(t.status, 2), -t.free, t.id))
     return Advert(
         name=_text(name, MAX_SERVER_NAME) or "ONO 99",
         protocol=PROTOCOL_VERSION,
         ssh_port=ssh_port,
         tables_total=len(public),
-        tables=tuple(AdvertisedTable(id=int(t["id"]), name=_text(str(t["name"]), MAX_TABLE_NAME),
-                                     free=int(t["free"]), seats=len(t["seats"]), status=str(t["status"]),
-                                     summary=_text(str(t["summary"]), MAX_SUMMARY))
+        tables=tuple(AdvertisedTable(id=t.id, name=_text(t.name, MAX_TABLE_NAME), free=t.free, seats=len(t.seats),
+                                     status=t.status, summary=_text(t.summary, MAX_SUMMARY))
                      for t in listed[:MAX_ADVERTISED_TABLES]),
         fingerprint=fingerprint,
     )

@@ -1,29 +1,24 @@
-"""The ONO 99 wire protocol, sans I/O: framing, encoding, validation, and the plain forms of views
-and events. Shared by the server and every client; documented in docs/protocol.md.
+"""The ONO 99 wire protocol, sans I/O: framing, encoding, the limits and the checks of text, names,
+actions and options. Shared by the server and every client; documented in docs/protocol.md.
 
 A frame is a 4-byte big-endian length followed by that many bytes of one msgpack map. Every map has
-a text field ``t`` naming the message type; each type a client sends has a schema here that a message
-must satisfy (what a server sends is read by ``messages.decode_server_message``).
+a text field ``t`` naming the message type. The messages themselves, both ways, are typed values in
+ono99_tui/wire/: what a server sends in ``wire.server``, what a client sends in ``wire.requests``.
 """
 
 from __future__ import annotations
 
-import functools
 import struct
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgpack
 
 from .bots import BOT_LEVELS
 from .core.actions import Action
-from .core.cards import Card
 from .core.errors import MalformedActionError, OptionError
-from .core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDraw, Out, Played, Reshuffled
 from .core.options import TableOptions
-from .core.view import TableView
 
 PROTOCOL_VERSION = 2  # 2: over TLS, with the identity proof bound to the server's certificate
 DEFAULT_PORT = 9999
@@ -156,103 +151,7 @@ def check_name(name: str, what: str = "name", limit: int = MAX_NAME) -> str:
     return name
 
 
-# --- schemas ------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Field:
-    kind: type | tuple[type, ...]
-    required: bool = True
-    check: Callable[[Any], str | None] | None = None  # returns a reason when the value is wrong
-
-
-def _range(low: int, high: int) -> Callable[[Any], str | None]:
-    return lambda v: None if low <= v <= high else f"must be from {low} to {high}"
-
-
-def _one_of(*values: str) -> Callable[[Any], str | None]:
-    return lambda v: None if v in values else f"must be one of {', '.join(values)}"
-
-
-def _max_len(limit: int) -> Callable[[Any], str | None]:
-    return lambda v: None if len(v) <= limit else f"must be at most {limit} characters"
-
-
 BOT_LEVEL_NAMES = tuple(BOT_LEVELS)  # the levels a client may ask for
-SCOPES = ("table", "lobby")
-
-# Client to server.
-CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
-    "hello": {"version": Field(int), "name": Field(str, check=_max_len(64)),
-              "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
-              "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256)),
-              "seen": Field(dict, False),
-              "front": Field(dict, False)},  # checked by ono99_tui.fronts.check_front
-    "prove": {"signature": Field(bytes, check=_max_len(1024))},
-    "list_tables": {},
-    "create_table": {
-        "name": Field(str, False, _max_len(MAX_TABLE_NAME)),
-        "edition": Field(str, False, _one_of("2022", "1980")),
-        "options": Field(dict, False),
-        "seats": Field(int, False, _range(2, 8)),
-        "bots": Field(int, False, _range(0, 7)),
-        "bot_level": Field(str, False, _one_of(*BOT_LEVEL_NAMES)),
-        "turn_seconds": Field(int, False, _range(0, 600)),
-        "private": Field(bool, False),
-        "start": Field(bool, False),
-        "replace_bots": Field(bool, False),
-    },
-    "join": {"table": Field(int, False, _range(0, MAX_WIRE_INT)), "code": Field(str, False, _max_len(16)),
-             "seat": Field(int, False, _range(0, 7))},
-    "spectate": {"table": Field(int, False, _range(0, MAX_WIRE_INT)), "code": Field(str, False, _max_len(16))},
-    "sit": {"seat": Field(int, False, _range(0, 7))},
-    "give_seat": {"seat": Field(int, check=_range(0, 7)), "name": Field(str, check=_max_len(64))},
-    "table_options": {"replace_bots": Field(bool, False)},
-    "stand": {},
-    "leave": {},
-    "add_bot": {"seat": Field(int, False, _range(0, 7)), "level": Field(str, False, _one_of(*BOT_LEVEL_NAMES))},
-    "remove_bot": {"seat": Field(int, check=_range(0, 7))},
-    "kick": {"seat": Field(int, check=_range(0, 7))},
-    "start": {},
-    "rematch": {},
-    "act": {"action": Field(str, check=_max_len(16)), "version": Field(int, check=_range(0, MAX_WIRE_INT))},
-    "chat": {"text": Field(str, check=_max_len(MAX_CHAT * 4)), "scope": Field(str, False, _one_of(*SCOPES))},
-    "leaderboard": {"edition": Field(str, False, _one_of("2022", "1980")), "follow": Field(bool, False)},
-    "ping": {"n": Field(int, False, _range(0, MAX_WIRE_INT))},
-    # play now and ratings (docs/protocol.md section 5a)
-    "play_now": {"edition": Field(str, False, _one_of("2022", "1980")), "seats": Field(int, False, _range(2, 8))},
-    "leave_queue": {},
-    "profile": {"name": Field(str, False, _max_len(64))},
-    "game_record": {"game": Field(int, check=_range(1, MAX_WIRE_INT))},
-}
-# Server to client: ono99_tui/messages.py decodes and checks every server message into typed values.
-
-
-def validate(message: Mapping[str, Any], schemas: Mapping[str, Mapping[str, Field]] = CLIENT_MESSAGES) -> str:
-    """Check ``message`` against its type's schema; return the type. Unknown extra fields are
-    ignored (a newer peer may send more)."""
-    kind = message.get("t")
-    if not isinstance(kind, str):
-        raise ProtocolError("bad_message", "a message needs a text field 't' naming its type")
-    schema = schemas.get(kind)
-    if schema is None:
-        raise ProtocolError("unknown_type", f"unknown message type {kind[:32]!r}")
-    for name, spec in schema.items():
-        if name not in message:
-            if spec.required:
-                raise ProtocolError("bad_field", f"{kind}: field {name!r} is missing",
-                                    params={"why": "missing", "message": kind, "field": name})
-            continue
-        value = message[name]
-        expected = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
-        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-            names = " or ".join("nil" if k is type(None) else k.__name__ for k in expected)
-            raise ProtocolError("bad_field", f"{kind}: field {name!r} must be {names}, not {type(value).__name__}",
-                                params={"why": "type", "message": kind, "field": name})
-        if spec.check is not None and value is not None:
-            problem = spec.check(value)
-            if problem:
-                raise ProtocolError("bad_field", f"{kind}: field {name!r} {problem}",
-                                    params={"why": "value", "message": kind, "field": name})
-    return kind
 
 
 def options_from_wire(edition: str, options: Mapping[str, Any]) -> TableOptions:
@@ -277,76 +176,3 @@ def action_from_wire(code: str) -> Action:
         return Action.parse(code)
     except MalformedActionError as exc:
         raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)[:16]}) from None
-
-
-# --- views and events ---------------------------------------------------------------------------------
-def _codes(cards: tuple[Card, ...] | None) -> list[str] | None:
-    return None if cards is None else [c.code for c in cards]
-
-
-def event_to_wire(event: Event) -> dict[str, Any]:
-    """An already redacted event as a plain map (hidden cards are nil)."""
-    if isinstance(event, Played):
-        return {"e": "play", "seat": event.seat, "cards": _codes(event.cards), "total": event.total}
-    if isinstance(event, Drew):
-        return {"e": "draw", "seat": event.seat, "card": event.card.code if event.card is not None else None}
-    if isinstance(event, Reshuffled):
-        return {"e": "reshuffle", "size": event.size, "draw_pile": _codes(event.draw_pile)}
-    if isinstance(event, MissedDraw):
-        return {"e": "missed_draw", "seat": event.seat}
-    if isinstance(event, Out):
-        return {"e": "out", "seat": event.seat}
-    if isinstance(event, HandStarted):
-        return {"e": "hand_started", "hand": event.hand, "dealer": event.dealer, "first": event.first,
-                "hand_sizes": list(event.hand_sizes),
-                "hands": [_codes(h) for h in event.hands], "draw_pile_size": event.draw_pile_size}
-    if isinstance(event, HandEnded):
-        return {"e": "hand_ended", "hand": event.hand, "loser": event.loser,
-                "tokens": list(event.tokens) if event.tokens is not None else None,
-                "scores": list(event.scores) if event.scores is not None else None,
-                "hand_points": list(event.hand_points) if event.hand_points is not None else None,
-                "eliminated": list(event.eliminated)}
-    if isinstance(event, GameOver):
-        return {"e": "game_over", "winner": event.winner}
-    raise TypeError(f"not an event: {event!r}")
-
-
-@functools.lru_cache(maxsize=256)
-def _options_to_wire(options: TableOptions) -> dict[str, Any]:
-    """``options.to_mapping()``, computed once per distinct (immutable) options: every view carries
-    it, and building it walks the dataclass fields each time. Callers copy it."""
-    return options.to_mapping()
-
-
-def view_to_wire(view: TableView) -> dict[str, Any]:
-    """A view as a plain map. It holds only what its recipient may see."""
-    obligation = view.obligation
-    return {
-        "edition": view.options.edition.value,
-        "options": dict(_options_to_wire(view.options)),
-        "seats": view.seats,
-        "seat": view.seat,
-        "hand": [c.code for c in view.hand],
-        "legal": [a.code for a in view.legal_actions],
-        "unplayable": [{"card": u.card.code, "why": u.why, "params": dict(u.params), "reason": u.reason}
-                       for u in view.unplayable],
-        "hand_number": view.hand_number,
-        "version": view.version,
-        "total": view.total,
-        "direction": view.direction,
-        "turn": view.turn,
-        "obligation": None if obligation is None else {
-            "seat": obligation.seat, "plays_left": obligation.plays_left, "can_pass": obligation.can_pass},
-        "hand_sizes": list(view.hand_sizes),
-        "active": list(view.active),
-        "in_hand": list(view.in_hand),
-        "open_draws": list(view.open_draws),
-        "missed_draws": list(view.missed_draws),
-        "tokens": list(view.tokens) if view.tokens is not None else None,
-        "scores": list(view.scores) if view.scores is not None else None,
-        "draw_pile_size": view.draw_pile_size,
-        "discard_size": view.discard_size,
-        "top_card": view.top_card.code if view.top_card is not None else None,
-        "winner": view.winner,
-        "ranking": list(view.ranking) if view.ranking is not None else None,
-    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import socket
@@ -13,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from ono99_tui.access import refusal_pause
 from ono99_tui.fronts import check_front
-from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode, validate
+from ono99_tui.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text
 from ono99_tui.refusal import params_of
+from ono99_tui.wire.requests import Hello, Prove, decode_request
+from ono99_tui.wire.server import Bye, Challenge, ErrorMessage, ServerMessage, encode_message
 
 from .identity import fingerprint, parse_public_key, verify_proof
 from .lobby import Member, TokenBucket
@@ -46,7 +49,7 @@ class Connection:
     # challenge, or asserted by a trusted front for its SSH login (section 3b). None: a guest so far.
     identity: str | None = None
     key_line = ""  # that key's OpenSSH public key line
-    _challenge: tuple[dict[str, Any], Any, bytes] | None = None  # (hello, its key, the nonce sent)
+    _challenge: tuple[Hello, Any, bytes] | None = None  # (hello, its key, the nonce sent)
     # Whether the access policy was already applied before the hello (a trusted front's player, at
     # the SSH login; the local game): a TCP hello is checked here.
     admitted_at_the_door = False
@@ -86,8 +89,8 @@ class Connection:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, config.socket_send_buffer)
 
     # --- sending ----------------------------------------------------------------------------------
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_frame(encode(message))
+    def send(self, message: ServerMessage) -> None:
+        self.send_frame(encode_message(message))
 
     def send_frame(self, frame: bytes) -> None:
         if self.closed:
@@ -159,7 +162,7 @@ class Connection:
 
     def error(self, code: str, reason: str, ref: str | None = None,
               params: Mapping[str, str | int] | None = None) -> None:
-        self.send({"t": "error", "code": code, "reason": reason, "ref": ref, "params": dict(params or {})})
+        self.send(ErrorMessage(code=code, reason=reason, ref=ref, params=dict(params or {})))
 
     async def _write_loop(self) -> None:
         timeout = self.server.config.write_timeout
@@ -196,7 +199,7 @@ class Connection:
             return
         self.close_reason = reason
         with contextlib.suppress(asyncio.QueueFull, ProtocolError):
-            bye = encode({"t": "bye", "reason": reason})
+            bye = encode_message(Bye(reason=reason))
             self.queue.put_nowait(bye)
             self.queued_bytes += len(bye)
         self.closed = True
@@ -257,30 +260,29 @@ class Connection:
                     self._writer_task.cancel()
                     self.writer.close()
 
-    def _hello(self, message: dict[str, Any]) -> None:
+    def _hello(self, hello: Hello) -> None:
         """A hello: with a key not yet proven on this connection, challenge it first."""
-        self.server.lobby.check_version(message)
+        hello.check_version()
         self._challenge = None
-        if "front" in message or self.front:
-            self._front_hello(message)
+        if hello.front is not None or self.front:
+            self._front_hello(hello)
             return
         if self.server.config.fronts_only:
             raise ProtocolError("access_denied", "this port takes only the server's SSH fronts: play with "
                                                  f"{self.server.access.ssh_hint}", fatal=True,
                                 params={"why": "fronts_only", "ssh": self.server.access.ssh_hint})
-        key_text = message.get("key")
-        if key_text is not None:  # "" too: a key that does not decode, never a guest
-            key = parse_public_key(key_text)
+        if hello.key is not None:  # "" too: a key that does not decode, never a guest
+            key = parse_public_key(hello.key)
             if fingerprint(key) != self.identity:
                 nonce = secrets.token_bytes(NONCE_BYTES)
-                self._challenge = (message, key, nonce)
-                self.send({"t": "challenge", "nonce": nonce})
+                self._challenge = (hello, key, nonce)
+                self.send(Challenge(nonce=nonce))
                 return
-        self._enter(message)
+        self._enter(hello)
 
-    def _front_hello(self, message: dict[str, Any]) -> None:
+    def _front_hello(self, hello: Hello) -> None:
         """A trusted front's hello for one of its players: the key and address the front vouches for."""
-        asserted = check_front(message.get("front"))
+        asserted = check_front(hello.front)
         if not self.front:
             if not self.server.trusts(asserted.credential):
                 log.warning("%s: refused: a front hello with a credential this server does not trust", self.peer)
@@ -295,24 +297,24 @@ class Connection:
         elif asserted.identity != self.identity or asserted.address != self.address:
             raise ProtocolError("bad_field", "hello.front: a connection speaks for one player only",
                                 params={"why": "front"})
-        if self.identity is not None and not message["name"].strip():  # the name this key owns, if any
-            message = {**message, "name": self.server.lobby.names.name_of(self.identity) or ""}
-        self._enter(message)
+        if self.identity is not None and not hello.name.strip():  # the name this key owns, if any
+            hello = dataclasses.replace(hello, name=self.server.lobby.names.name_of(self.identity) or "")
+        self._enter(hello)
 
-    def _prove(self, message: dict[str, Any]) -> None:
+    def _prove(self, prove: Prove) -> None:
         """The signature answering the challenge: the key is proven, the hello goes on."""
         if self._challenge is None:
             raise ProtocolError("no_challenge", "prove answers a challenge: send hello with your key first")
         hello, key, nonce = self._challenge
         self._challenge = None
-        if not verify_proof(key, self.server.certificate_digest, nonce, message["signature"]):
+        if not verify_proof(key, self.server.certificate_digest, nonce, prove.signature):
             raise ProtocolError("bad_signature", "the signature does not prove that you hold the key; "
                                                  "send hello again for a new challenge")
         self.identity = fingerprint(key)
         self.key_line = key.export_public_key().decode().strip()  # a refusal shows it, for authorized_keys
         self._enter(hello)
 
-    def _enter(self, hello: dict[str, Any]) -> None:
+    def _enter(self, hello: Hello) -> None:
         """A hello whose key (if any) is proven: the access policy decides, then the lobby takes it."""
         if not self.admitted_at_the_door:
             self._check_access(hello)
@@ -321,17 +323,16 @@ class Connection:
         self.member = self.server.lobby.hello(self, hello)
         self.server.said_hello(self)
 
-    def hello_credentials(self, message: dict[str, Any]) -> tuple[str | None, str | None]:
+    def hello_credentials(self, hello: Hello) -> tuple[str | None, str | None]:
         """What this connection offers the access policy: the fingerprint of a key it proved it
         holds, and the password of its hello."""
-        password = message.get("password")
-        return self.identity, password if isinstance(password, str) else None
+        return self.identity, hello.password
 
-    def _check_access(self, message: dict[str, Any]) -> None:
+    def _check_access(self, hello: Hello) -> None:
         """Apply the server's access policy to a TCP hello; a refusal closes the connection."""
         if self.server.players_full():
             raise ProtocolError("too_many_connections", "the server is full", fatal=True, params={"why": "full"})
-        key_fingerprint, password = self.hello_credentials(message)
+        key_fingerprint, password = self.hello_credentials(hello)
         refusal = self.server.access.decide(key_fingerprint, password, self.address, self.key_line)
         if refusal is not None:
             log.warning("%s: refused at hello: %s", self.peer, refusal)
@@ -356,16 +357,16 @@ class Connection:
             return
         self.strikes = 0
         try:
-            kind = validate(message)
+            request = decode_request(message)
             if self.member is None:
-                if kind == "hello":
-                    self._hello(message)
-                elif kind == "prove":
-                    self._prove(message)
+                if isinstance(request, Hello):
+                    self._hello(request)
+                elif isinstance(request, Prove):
+                    self._prove(request)
                 else:
                     raise ProtocolError("hello_first", "the first message must be hello")
                 return
-            self.server.lobby.handle(self.member, kind, message)
+            self.server.lobby.handle(self.member, request)
         except ProtocolError as exc:
             log.info("%s: %s: %s", self.peer, exc.code, clean_text(exc.reason))
             self.error(exc.code, exc.reason, ref, exc.params)

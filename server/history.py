@@ -13,11 +13,10 @@ import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ono99_tui.core.cards import Edition
 from ono99_tui.core.events import Event, Out, Played
-from ono99_tui.protocol import event_to_wire
+from ono99_tui.wire import server as wire
 
 HISTORY_CHUNK = 300  # events per history message: a long 1980 match's log stays within a frame each
 
@@ -29,14 +28,15 @@ class ChatLine:
     at: float
     id: int = 0
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"id": self.id, "from": self.sender, "text": self.text, "at": self.at}
+    def sent(self) -> wire.ChatLine:
+        """The line as a chat message carries it."""
+        return wire.ChatLine(id=self.id, sender=self.sender, text=self.text, at=self.at)
 
 
 class ChatRoom:
     """The last lines of one chat (a table's or the lobby's), numbered from 1 without gaps."""
 
-    def __init__(self, keep: int, scope: str, table: int | None) -> None:
+    def __init__(self, keep: int, scope: wire.Scope, table: int | None) -> None:
         self.lines: deque[ChatLine] = deque(maxlen=keep)
         self.scope = scope
         self.table = table
@@ -53,28 +53,18 @@ class ChatRoom:
             self.lines.append(line)
             self.last_id = max(self.last_id, line.id)
 
-    def message(self, line: ChatLine) -> dict[str, Any]:
-        return {"t": "chat", "scope": self.scope, "table": self.table, **line.to_wire()}
+    def message(self, line: ChatLine) -> wire.Chat:
+        return wire.Chat(scope=self.scope, table=self.table, line=line.sent())
 
-    def history(self, seen: int | None = None) -> dict[str, Any]:
+    def history(self, seen: int | None = None) -> wire.ChatHistory:
         """The lines after ``seen`` (every kept line when None, or when ``seen`` is from before a
         restart that numbered lines again)."""
         lines = [c for c in self.lines if seen is None or seen > self.last_id or c.id > seen]
-        return {"t": "chat_history", "scope": self.scope, "table": self.table,
-                "messages": [c.to_wire() for c in lines]}
-
-
-def seen_of(message: dict[str, Any]) -> dict[str, int]:
-    """The ``seen`` map of a hello: only its known keys whose values are whole numbers, else nothing."""
-    seen = message.get("seen")
-    if not isinstance(seen, dict):
-        return {}
-    return {k: v for k, v in seen.items()
-            if k in ("table", "seq", "chat", "lobby_chat") and isinstance(v, int) and not isinstance(v, bool)}
+        return wire.ChatHistory(scope=self.scope, table=self.table, messages=tuple(c.sent() for c in lines))
 
 
 def history_messages(table_id: int, game_no: int, log: Sequence[Event], first_seq: int, seat: int | None,
-                     reset: bool) -> list[dict[str, Any]]:
+                     reset: bool) -> list[wire.History]:
     """``log`` (events numbered from ``first_seq``) as ``history`` messages redacted for ``seat``,
     in chunks; with ``reset`` the first one says the client's log of this game starts over."""
     out = []
@@ -82,9 +72,9 @@ def history_messages(table_id: int, game_no: int, log: Sequence[Event], first_se
         chunk = log[start:start + HISTORY_CHUNK]
         if not chunk and not reset:
             break
-        out.append({"t": "history", "table": table_id, "game_no": game_no, "reset": reset and start == 0,
-                    "seq": first_seq + start + len(chunk) - 1,  # the last event's; the others count up to it
-                    "events": [event_to_wire(e.seen_by(seat)) for e in chunk]})
+        out.append(wire.History(table=table_id, game_no=game_no, reset=reset and start == 0,
+                                seq=first_seq + start + len(chunk) - 1,  # the last event's; the others count up
+                                events=tuple(wire.event_of(e.seen_by(seat)) for e in chunk)))
     return out
 
 

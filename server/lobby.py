@@ -9,7 +9,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ono99_tui.core.actions import Action
 from ono99_tui.core.game import Game
@@ -21,13 +21,36 @@ from ono99_tui.protocol import (
     ProtocolError,
     check_name,
     clean_text,
-    encode,
     option_refusal,
     options_from_wire,
 )
+from ono99_tui.wire import server as wire
+from ono99_tui.wire.requests import (
+    Act,
+    AddBot,
+    AskLeaderboard,
+    CreateTable,
+    GiveSeat,
+    Hello,
+    Join,
+    Kick,
+    Leave,
+    ListTables,
+    Ping,
+    Prove,
+    Rematch,
+    RemoveBot,
+    Request,
+    Say,
+    SetTableOptions,
+    Sit,
+    Spectate,
+    Stand,
+    Start,
+)
 
 from .config import ServerConfig
-from .history import ChatLine, ChatRoom, seen_of
+from .history import ChatLine, ChatRoom
 from .matchmaking import Matchmaker
 from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
 from .ratings import RatingBook
@@ -39,10 +62,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.lobby")
 LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
-LEAVE_QUEUE_ON = frozenset({"join", "spectate", "create_table"})  # a player at another table waits no more
+LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
 ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
+R = TypeVar("R", bound=Request)
+Handler = Callable[["Member", Any], None]  # takes the request type it is routed for (``Router``)
+
+
+class Router(Protocol):
+    """Sends the requests of type ``kind`` to ``handler``."""
+
+    def __call__(self, kind: type[R], handler: Callable[[Member, R], None]) -> None: ...
 
 
 def token_hash(token: str) -> str:
@@ -82,9 +113,9 @@ class Member:
         self.grace: asyncio.TimerHandle | None = None
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
         self.follows_leaderboard = False  # sent a new leaderboard after each game that changes it
-        self.leaderboard_edition: str | None = None  # the edition it follows (None: all of them)
+        self.leaderboard_edition: wire.Edition | None = None  # the edition it follows (None: all of them)
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: wire.ServerMessage) -> None:
         if self.connection is not None:
             self.connection.send(message)
 
@@ -111,31 +142,51 @@ class Lobby:
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
         self._tables_pushed_at = float("-inf")  # loop time of the last table-list push
-        self._online_sent: list[dict[str, Any]] | None = None  # the last "online" pushed to the lobby
+        self._online_sent: tuple[wire.OnlinePlayer, ...] | None = None  # the last "online" pushed to the lobby
         self._online_due = False
         self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
-        self.handlers: dict[str, Callable[[Member, dict[str, Any]], None]] = {  # beside the on_ methods
-            **self.matchmaker.handlers(), **self.ratings.handlers()}
+        self.handlers: dict[type, Handler] = {}  # each request after the welcome: who takes it
+        for routes in (self.routes, self.matchmaker.routes, self.ratings.routes):
+            routes(self._route)
+
+    def _route(self, kind: type[R], handler: Callable[[Member, R], None]) -> None:
+        self.handlers[kind] = handler
+
+    def routes(self, route: Router) -> None:
+        """The requests the lobby itself takes."""
+        route(Hello, self.on_hello)
+        route(Prove, self.on_prove)
+        route(Ping, self.on_ping)
+        route(ListTables, self.on_list_tables)
+        route(CreateTable, self.on_create_table)
+        route(Join, self.on_join)
+        route(Spectate, self.on_spectate)
+        route(Sit, self.on_sit)
+        route(Stand, self.on_stand)
+        route(Leave, self.on_leave)
+        route(AddBot, self.on_add_bot)
+        route(RemoveBot, self.on_remove_bot)
+        route(GiveSeat, self.on_give_seat)
+        route(SetTableOptions, self.on_table_options)
+        route(Kick, self.on_kick)
+        route(Start, self.on_start)
+        route(Rematch, self.on_rematch)
+        route(Act, self.on_act)
+        route(Say, self.on_chat)
+        route(AskLeaderboard, self.on_leaderboard)
 
     # --- identity -----------------------------------------------------------------------------------
-    def check_version(self, message: dict[str, Any]) -> None:
-        if message["version"] != PROTOCOL_VERSION:
-            raise ProtocolError("version_mismatch",
-                                f"this server speaks protocol version {PROTOCOL_VERSION}, the client "
-                                f"{message['version']}; update the client", fatal=True,
-                                params={"server": PROTOCOL_VERSION, "client": str(message["version"])[:20]})
-
-    def hello(self, connection: Connection, message: dict[str, Any]) -> Member:
+    def hello(self, connection: Connection, hello: Hello) -> Member:
         """A hello accepted on ``connection`` (whose ``identity`` is proven, or None for a guest): the
         player with that key comes back (to their seat, if they have one), a guest with a valid
         resume token likewise, anyone else enters under a name they may have. The connection checked
-        the hello's version before anything else (``check_version``)."""
+        the hello's version before anything else (``Hello.check_version``)."""
         identity = connection.identity
         member = self.by_identity.get(identity) if identity is not None else None
-        resume = message.get("resume")
+        resume = hello.resume
         if member is None and resume:
             known = self.by_token.get(token_hash(resume))
             member = known if known is not None and known.identity is None else None  # a key comes back by its key
@@ -154,7 +205,7 @@ class Lobby:
                 member.token_hash = token_hash(token)
                 self.by_token[member.token_hash] = member
         else:
-            name = check_name(message["name"])
+            name = check_name(hello.name)
             holder = next((self.in_use[key] for key in sorted(name_keys(name)) if key in self.in_use), None)
             if holder is not None:
                 raise ProtocolError("name_taken", same_name_refusal(name, holder.name),
@@ -165,10 +216,10 @@ class Lobby:
             member = Member(name, token_hash(token), self.config, identity)
             self._remember(member)
         member.connection = connection
-        connection.send({"t": "welcome", "version": PROTOCOL_VERSION, "server": self.config.name,
-                         "name": member.name, "resume": token, "resumed": resumed,
-                         "table": member.table.id if member.table else None, "identity": member.identity})
-        seen = seen_of(message) if resumed else {}
+        connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
+                                     resume=token, resumed=resumed, table=member.table.id if member.table else None,
+                                     identity=member.identity))
+        seen = dict(hello.seen or {}) if resumed else {}
         connection.send(self.lobby_chat.history(seen.get("lobby_chat")))
         if member.table is not None:
             member.table.member_returned(member, seen)
@@ -232,57 +283,56 @@ class Lobby:
             self.forget(member)
 
     # --- dispatch -------------------------------------------------------------------------------------
-    def handle(self, member: Member, kind: str, message: dict[str, Any]) -> None:
-        handler: Callable[[Member, dict[str, Any]], None] | None = getattr(self, f"on_{kind}", None) \
-            or self.handlers.get(kind)
-        if handler is None:
-            raise ProtocolError("unknown_type", f"{kind!r} is not a client message")
-        handler(member, message)
-        if kind in LEAVE_QUEUE_ON:
+    def handle(self, member: Member, request: Request) -> None:
+        """A welcome member's request, to the handler of its type."""
+        self.handlers[type(request)](member, request)
+        if isinstance(request, LEAVE_QUEUE_ON):
             self.matchmaker.leave(member)
 
-    def on_hello(self, member: Member, message: dict[str, Any]) -> None:
+    def on_hello(self, member: Member, request: Hello) -> None:
         raise ProtocolError("already_hello", "hello was already received on this connection")
 
-    def on_prove(self, member: Member, message: dict[str, Any]) -> None:
+    def on_prove(self, member: Member, request: Prove) -> None:
         raise ProtocolError("no_challenge", "prove answers a challenge: this connection is already welcome")
 
-    def on_ping(self, member: Member, message: dict[str, Any]) -> None:
-        member.send({"t": "pong", "n": message.get("n")})
+    def on_ping(self, member: Member, request: Ping) -> None:
+        member.send(wire.Pong(n=request.n))
 
-    def on_list_tables(self, member: Member, message: dict[str, Any]) -> None:
+    def on_list_tables(self, member: Member, request: ListTables) -> None:
         member.send(self.tables_message())
 
-    def on_create_table(self, member: Member, message: dict[str, Any]) -> None:
+    def on_create_table(self, member: Member, request: CreateTable) -> None:
         hosted = sum(1 for t in self.tables.values() if t.host_member is member)
         if hosted >= self.config.max_tables_per_player:
             raise ProtocolError("too_many_tables",
                                 f"you already host {hosted} tables (the limit is "
                                 f"{self.config.max_tables_per_player}); close one first",
                                 params={"hosted": hosted, "limit": self.config.max_tables_per_player})
-        edition = message.get("edition", "2022")
-        options = options_from_wire(edition, message.get("options") or {})
-        seats = message.get("seats", 4)
+        edition = request.edition or "2022"
+        options = options_from_wire(edition, request.options or {})
+        seats = 4 if request.seats is None else request.seats
         try:
             options.check_players(seats)
         except ValueError as exc:
             raise option_refusal(exc) from None
-        bots = message.get("bots", 0)
+        bots = request.bots or 0
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",
                                 params={"why": "bots", "seats": seats, "bots": seats - 1})
-        name = check_name(message.get("name", f"{member.name}'s table"), "table name", MAX_TABLE_NAME)
+        name = check_name(f"{member.name}'s table" if request.name is None else request.name, "table name",
+                          MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
         table = Table(self, self._take_table_id(), name, options, seats, member,
-                      private=message.get("private", False),
-                      turn_seconds=message.get("turn_seconds", self.config.default_turn_seconds),
-                      bot_level=message.get("bot_level", "greedy"), replace_bots=message.get("replace_bots", False))
+                      private=bool(request.private),
+                      turn_seconds=self.config.default_turn_seconds if request.turn_seconds is None
+                      else request.turn_seconds,
+                      bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots))
         self.tables[table.id] = table
         table.sit(member, 0)
         for _ in range(bots):
             table.add_bot(member, None, None)
-        if message.get("start"):
+        if request.start:
             table.start(member)
 
     def _take_table_id(self) -> int:
@@ -292,8 +342,8 @@ class Lobby:
             self.storage.remember_next_table_id(self._next_table_id)
         return table_id
 
-    def _find_table(self, message: dict[str, Any]) -> Table:
-        code = message.get("code")
+    def _find_table(self, request: Join | Spectate) -> Table:
+        code = request.code
         if code:
             wanted = code.strip().upper()
             for table in self.tables.values():
@@ -301,24 +351,24 @@ class Lobby:
                     return table
             raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}",
                                 params={"why": "code", "code": wanted[:16]})
-        table_id = message.get("table")
-        found = self.tables.get(table_id) if isinstance(table_id, int) else None
+        table_id = request.table
+        found = self.tables.get(table_id) if table_id is not None else None
         if found is None or (found.private and not code):
             raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again",
                                 params={"why": "id"})
         return found
 
-    def on_join(self, member: Member, message: dict[str, Any]) -> None:
-        table = self._find_table(message)
-        seat = table.seat_for(member, message.get("seat"))  # refused here, you keep your old seat
+    def on_join(self, member: Member, request: Join) -> None:
+        table = self._find_table(request)
+        seat = table.seat_for(member, request.seat)  # refused here, you keep your old seat
         was_here = member.table is table
         if member.table is not None and not was_here:
             member.table.leave(member)
         table.sit(member, seat)
         self._welcome_to_table(member, table, was_here)
 
-    def on_spectate(self, member: Member, message: dict[str, Any]) -> None:
-        table = self._find_table(message)
+    def on_spectate(self, member: Member, request: Spectate) -> None:
+        table = self._find_table(request)
         was_here = member.table is table
         if member.table is not None and not was_here:
             member.table.leave(member)
@@ -330,7 +380,7 @@ class Lobby:
     def _welcome_to_table(self, member: Member, table: Table, was_here: bool = False) -> None:
         """The table, its chat and its game for a newcomer (all of them), or for one who was
         already there (nothing they have seen again)."""
-        member.send({"t": "table", "table": table.detail(member)})
+        member.send(wire.TableMessage(table=table.detail(member)))
         member.send(table.chat.history(table.chat.last_id if was_here else None))
         table.send_state_to(member, table.last_seq if was_here else None)
 
@@ -339,58 +389,58 @@ class Lobby:
             raise ProtocolError("no_table", "you are not at a table; join one first", params={"why": "none"})
         return member.table
 
-    def on_sit(self, member: Member, message: dict[str, Any]) -> None:
+    def on_sit(self, member: Member, request: Sit) -> None:
         table = self._table_of(member)
         if table.status == Status.PLAYING and table.seat_of(member) is None:
             table.wait_for_seat(member)
             return
-        table.sit(member, message.get("seat"))
+        table.sit(member, request.seat)
         table.send_state_to(member, table.last_seq)
 
-    def on_stand(self, member: Member, message: dict[str, Any]) -> None:
+    def on_stand(self, member: Member, request: Stand) -> None:
         table = self._table_of(member)
         table.stand(member)
         table.send_state_to(member, table.last_seq)
 
-    def on_leave(self, member: Member, message: dict[str, Any]) -> None:
+    def on_leave(self, member: Member, request: Leave) -> None:
         table = self._table_of(member)
         table.leave(member)
-        member.send({"t": "left", "table": table.id})
+        member.send(wire.Left(table=table.id))
         member.send(self.tables_message())
         member.send(self.online_message())
 
-    def on_add_bot(self, member: Member, message: dict[str, Any]) -> None:
-        self._table_of(member).add_bot(member, message.get("seat"), message.get("level"))
+    def on_add_bot(self, member: Member, request: AddBot) -> None:
+        self._table_of(member).add_bot(member, request.seat, request.level)
 
-    def on_remove_bot(self, member: Member, message: dict[str, Any]) -> None:
-        self._table_of(member).remove_bot(member, message["seat"])
+    def on_remove_bot(self, member: Member, request: RemoveBot) -> None:
+        self._table_of(member).remove_bot(member, request.seat)
 
-    def on_give_seat(self, member: Member, message: dict[str, Any]) -> None:
-        self._table_of(member).give_seat(member, message["seat"], message["name"])
+    def on_give_seat(self, member: Member, request: GiveSeat) -> None:
+        self._table_of(member).give_seat(member, request.seat, request.name)
 
-    def on_table_options(self, member: Member, message: dict[str, Any]) -> None:
-        self._table_of(member).set_options(member, message.get("replace_bots"))
+    def on_table_options(self, member: Member, request: SetTableOptions) -> None:
+        self._table_of(member).set_options(member, request.replace_bots)
 
-    def on_kick(self, member: Member, message: dict[str, Any]) -> None:
-        self._table_of(member).kick(member, message["seat"])
+    def on_kick(self, member: Member, request: Kick) -> None:
+        self._table_of(member).kick(member, request.seat)
 
-    def on_start(self, member: Member, message: dict[str, Any]) -> None:
+    def on_start(self, member: Member, request: Start) -> None:
         self._table_of(member).start(member)
 
-    def on_rematch(self, member: Member, message: dict[str, Any]) -> None:
+    def on_rematch(self, member: Member, request: Rematch) -> None:
         self._table_of(member).rematch(member)
 
-    def on_act(self, member: Member, message: dict[str, Any]) -> None:
-        self._table_of(member).act(member, message["action"], message["version"])
+    def on_act(self, member: Member, request: Act) -> None:
+        self._table_of(member).act(member, request.action, request.version)
 
-    def on_chat(self, member: Member, message: dict[str, Any]) -> None:
-        text = clean_text(message["text"]).strip()
+    def on_chat(self, member: Member, request: Say) -> None:
+        text = clean_text(request.text).strip()
         if not text:
             raise ProtocolError("empty_chat", "the message is empty")
         if len(text) > MAX_CHAT:
             raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters",
                                 params={"max": MAX_CHAT})
-        table = self._table_of(member) if message.get("scope", "table") == "table" else None
+        table = self._table_of(member) if (request.scope or "table") == "table" else None
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
         if table is not None:
@@ -399,16 +449,16 @@ class Lobby:
         line = self.lobby_chat.add(member.name, text)
 
         def show() -> None:
-            frame = encode(self.lobby_chat.message(line))
+            frame = wire.encode_message(self.lobby_chat.message(line))
             for other in self.members.values():
                 other.send_frame(frame)
 
         self.persist_chat(LOBBY_CHAT, line, show)
 
-    def on_leaderboard(self, member: Member, message: dict[str, Any]) -> None:
-        edition = message.get("edition")
-        if "follow" in message:
-            member.follows_leaderboard = bool(message["follow"])
+    def on_leaderboard(self, member: Member, request: AskLeaderboard) -> None:
+        edition = request.edition
+        if request.follow is not None:
+            member.follows_leaderboard = request.follow
             member.leaderboard_edition = edition
             if member.follows_leaderboard:
                 self.leaderboard_followers.add(member)
@@ -416,23 +466,23 @@ class Lobby:
                 self.leaderboard_followers.discard(member)
         self._send_leaderboard([member], edition)
 
-    def _send_leaderboard(self, members: list[Member], edition: str | None) -> None:
+    def _send_leaderboard(self, members: list[Member], edition: wire.Edition | None) -> None:
         if self.storage is None:
             for member in members:
-                member.send({"t": "leaderboard", "edition": edition, "rows": [], "bots": []})
+                member.send(wire.Leaderboard(edition=edition, rows=(), bots=()))
             return
 
         async def answer() -> None:
             assert self.storage is not None
             board = await self.storage.leaderboard(edition)
             for member in members:
-                member.send({"t": "leaderboard", "edition": edition, **board})
+                member.send(board)
 
         asyncio.get_running_loop().create_task(answer())
 
     def _push_leaderboards(self) -> None:
         """A game changed the stats: a new leaderboard to every player who follows one."""
-        followers: dict[str | None, list[Member]] = {}
+        followers: dict[wire.Edition | None, list[Member]] = {}
         for member in self.leaderboard_followers:
             if member.connection is not None:
                 followers.setdefault(member.leaderboard_edition, []).append(member)
@@ -440,13 +490,13 @@ class Lobby:
             self._send_leaderboard(members, edition)
 
     # --- tables ---------------------------------------------------------------------------------------
-    def tables_message(self) -> dict[str, Any]:
+    def tables_message(self) -> wire.Tables:
         """The public tables, open ones first, at most MAX_LISTED_TABLES so the list fits in a frame;
         ``total`` counts them all."""
         public = [t for t in self.tables.values() if not t.private]
         order = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}
         listed = sorted(public, key=lambda t: (order.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
-        return {"t": "tables", "tables": [t.info() for t in listed], "total": len(public)}
+        return wire.Tables(tables=tuple(t.info() for t in listed), total=len(public))
 
     def tables_changed(self) -> None:
         """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
@@ -471,7 +521,7 @@ class Lobby:
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
         if not in_lobby:  # nobody to tell: skip building the list (every game's end changes it)
             return
-        frame = encode(self.tables_message())
+        frame = wire.encode_message(self.tables_message())
         for member in in_lobby:
             member.send_frame(frame)
 
@@ -492,20 +542,21 @@ class Lobby:
             return
         in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
         online = self.online_message()
-        if not in_lobby or online["players"] == self._online_sent:
-            self._online_sent = online["players"] if in_lobby else None
+        if not in_lobby or online.players == self._online_sent:
+            self._online_sent = online.players if in_lobby else None
             return
-        self._online_sent = online["players"]
-        frame = encode(online)
+        self._online_sent = online.players
+        frame = wire.encode_message(online)
         for member in in_lobby:
             member.send_frame(frame)
 
-    def online_message(self) -> dict[str, Any]:
+    def online_message(self) -> wire.Online:
         """Who is on the server (at most MAX_ONLINE of them, by name), and where."""
         members = sorted(self.members.values(), key=lambda m: m.name.casefold())
-        players = [{"name": m.name, "table": m.table.id if m.table is not None and not m.table.private else None,
-                    "away": m.connection is None} for m in members]
-        return {"t": "online", "players": players[:MAX_ONLINE], "total": len(players)}
+        players = tuple(wire.OnlinePlayer(name=m.name, away=m.connection is None,
+                                          table=m.table.id if m.table is not None and not m.table.private else None)
+                        for m in members[:MAX_ONLINE])
+        return wire.Online(players=players, total=len(members))
 
     def table_emptied_check(self, table: Table) -> None:
         if table.has_people() or table.id not in self.tables:

@@ -10,6 +10,8 @@ import asyncio
 from typing import Any
 
 from ono99_tui.protocol import HEADER, decode_payload, encode
+from ono99_tui.wire.requests import Request
+from ono99_tui.wire.server import Bye
 
 from .app import Server
 from .config import ServerConfig
@@ -44,13 +46,15 @@ class LocalConnection(Connection):
         if self.closed:
             return
         self.close_reason = reason
-        self.send({"t": "bye", "reason": reason})
+        self.send(Bye(reason=reason))
         self.closed = True
         self.outbox.put_nowait(None)
 
-    def receive(self, message: dict[str, Any]) -> None:
+    def receive(self, message: Request | dict[str, Any]) -> None:
+        """A request from the client (or a map in its place, as the app's screens still send them)."""
         if not self.closed:
-            self._receive(decode_payload(encode(message)[HEADER.size:]))
+            wire = message if isinstance(message, dict) else message.to_wire()
+            self._receive(decode_payload(encode(wire)[HEADER.size:]))
 
     def disconnect(self) -> None:
         """The client went away."""
@@ -69,7 +73,7 @@ class LocalLink:
         self.welcome: dict[str, Any] = {}
         self.closed = False
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: Request | dict[str, Any]) -> None:
         self.connection.receive(message)
 
     async def close(self) -> None:

@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ono99_tui.bots import BOT_LEVELS
-from ono99_tui.protocol import ProtocolError, encode, option_refusal, options_from_wire
+from ono99_tui.protocol import ProtocolError, option_refusal, options_from_wire
+from ono99_tui.wire import server as wire
+from ono99_tui.wire.requests import LeaveQueue, PlayNow
 
 from .ratings import bot_identity
 from .table import Status, Table
 
 if TYPE_CHECKING:
-    from .lobby import Lobby, Member
+    from .lobby import Lobby, Member, Router
 
 log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
@@ -35,7 +36,7 @@ FILL_PREFERENCE = tuple(sorted(BOT_LEVELS, key=lambda name: BOT_LEVELS[name].fil
 @dataclass(slots=True)
 class Waiting:
     member: Member
-    edition: str
+    edition: wire.Edition
     seats: int
     since: float  # the loop's time when they joined the queue
 
@@ -44,7 +45,7 @@ class Matchmaker:
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
         self.waiting: dict[Member, Waiting] = {}  # in the order they came
-        self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._timers: dict[tuple[wire.Edition, int], asyncio.TimerHandle] = {}
         self._filling: set[asyncio.Task[None]] = set()
         self._dirty = False
 
@@ -53,19 +54,20 @@ class Matchmaker:
         return self.lobby.config.play_now_wait
 
     # --- joining and leaving ------------------------------------------------------------------------
-    def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
-        """The lobby's handlers of the play-now messages."""
-        return {"play_now": self.on_play_now, "leave_queue": self.on_leave_queue}
+    def routes(self, route: Router) -> None:
+        """The play-now requests, which the matchmaker takes."""
+        route(PlayNow, self.on_play_now)
+        route(LeaveQueue, self.on_leave_queue)
 
-    def on_play_now(self, member: Member, message: dict[str, Any]) -> None:
-        self.join(member, message.get("edition", "2022"), message.get("seats", 4))
+    def on_play_now(self, member: Member, request: PlayNow) -> None:
+        self.join(member, request.edition or "2022", 4 if request.seats is None else request.seats)
 
-    def on_leave_queue(self, member: Member, message: dict[str, Any]) -> None:
+    def on_leave_queue(self, member: Member, request: LeaveQueue) -> None:
         if not self.leave(member):
             raise ProtocolError("not_queued", "you are not waiting to play now")
         member.send(self.status(member))
 
-    def join(self, member: Member, edition: str, seats: int) -> None:
+    def join(self, member: Member, edition: wire.Edition, seats: int) -> None:
         table = member.table
         if table is not None and table.status == Status.PLAYING and table.seat_of(member) is not None:
             raise ProtocolError("game_running", "you are playing a game; leave the table first",
@@ -90,11 +92,11 @@ class Matchmaker:
         self._changed()
         return True
 
-    def queue_of(self, edition: str, seats: int) -> list[Waiting]:
+    def queue_of(self, edition: wire.Edition, seats: int) -> list[Waiting]:
         return [w for w in self.waiting.values() if w.edition == edition and w.seats == seats]
 
     # --- seating ----------------------------------------------------------------------------------------
-    def _match(self, edition: str, seats: int) -> None:
+    def _match(self, edition: wire.Edition, seats: int) -> None:
         """Seat full tables from a queue, then time its first player's wait."""
         queue = self.queue_of(edition, seats)
         while len(queue) >= seats:
@@ -108,7 +110,7 @@ class Matchmaker:
             delay = max(0.0, queue[0].since + self.wait - loop.time())
             self._timers[(edition, seats)] = loop.call_later(delay, self._fill, edition, seats)
 
-    def _fill(self, edition: str, seats: int) -> None:
+    def _fill(self, edition: wire.Edition, seats: int) -> None:
         """The first player's wait is over: seat everyone waiting here, with bots (once their
         ratings, read when they joined, are known)."""
         self._timers.pop((edition, seats), None)
@@ -118,7 +120,7 @@ class Matchmaker:
             self._filling.add(task)
             task.add_done_callback(self._filling.discard)
 
-    async def _fill_when_known(self, edition: str, seats: int, queue: list[Waiting]) -> None:
+    async def _fill_when_known(self, edition: wire.Edition, seats: int, queue: list[Waiting]) -> None:
         await self.lobby.ratings.ready([w.member.identity for w in queue])
         queue = self.queue_of(edition, seats)  # as it is now: some may have left meanwhile
         if queue and not self.lobby.closed and (edition, seats) not in self._timers:
@@ -132,7 +134,7 @@ class Matchmaker:
         return min(FILL_PREFERENCE, key=lambda level: (abs(book.mu(bot_identity(level), edition) - mean),
                                                        FILL_PREFERENCE.index(level)))
 
-    def _seat(self, group: list[Waiting], edition: str, seats: int) -> Table:
+    def _seat(self, group: list[Waiting], edition: wire.Edition, seats: int) -> Table:
         lobby = self.lobby
         members = [w.member for w in group]
         for member in members:
@@ -148,27 +150,27 @@ class Matchmaker:
             table.sit(member)
         table.start(None)  # the empty seats get bots of the table's level
         for member in members:
-            member.send({"t": "chat_history", "scope": "table", "table": table.id, "messages": []})
+            member.send(wire.ChatHistory(scope="table", table=table.id, messages=()))
             member.send(self.status(member))
         log.info("play now: table %d for %s (%s, %d seats, %s bots)", table.id,
                  ", ".join(m.name for m in members), edition, seats, level)
         return table
 
     # --- what the queue looks like --------------------------------------------------------------------------
-    def status(self, member: Member) -> dict[str, Any]:
+    def status(self, member: Member) -> wire.Queue:
         """The ``queue`` message for ``member``: their place, if waiting, and every queue's size."""
-        counts: dict[tuple[str, int], int] = {}
+        counts: dict[tuple[wire.Edition, int], int] = {}
         for w in self.waiting.values():
             counts[(w.edition, w.seats)] = counts.get((w.edition, w.seats), 0) + 1
-        queues = [{"edition": e, "seats": s, "waiting": n} for (e, s), n in sorted(counts.items())]
+        queues = tuple(wire.QueueSize(edition=e, seats=s, waiting=n) for (e, s), n in sorted(counts.items()))
         entry = self.waiting.get(member)
-        queued: dict[str, Any] | None = None
+        queued: wire.Queued | None = None
         if entry is not None:
             queue = self.queue_of(entry.edition, entry.seats)
             left = queue[0].since + self.wait - asyncio.get_running_loop().time()
-            queued = {"edition": entry.edition, "seats": entry.seats, "waiting": len(queue),
-                      "position": queue.index(entry) + 1, "fill_in": round(max(0.0, left), 1)}
-        return {"t": "queue", "queued": queued, "queues": queues, "wait": float(self.wait)}
+            queued = wire.Queued(edition=entry.edition, seats=entry.seats, waiting=len(queue),
+                                 position=queue.index(entry) + 1, fill_in=round(max(0.0, left), 1))
+        return wire.Queue(queued=queued, queues=queues, wait=float(self.wait))
 
     def _changed(self) -> None:
         """Tell the lobby (everyone not at a table, and every waiting player), once per loop turn."""
@@ -187,7 +189,7 @@ class Matchmaker:
                 member.send(self.status(member))
             elif member.table is None:
                 if shared is None:
-                    shared = encode(self.status(member))  # the same for everyone not waiting
+                    shared = wire.encode_message(self.status(member))  # the same for everyone not waiting
                 member.send_frame(shared)
 
     def close(self) -> None:

@@ -29,16 +29,18 @@ import json
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from openskill.models import PlackettLuce
 
 from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
+from ono99_tui.wire import server as wire
+from ono99_tui.wire.requests import AskGameRecord, AskProfile
 
 from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
-    from .lobby import Lobby, Member
+    from .lobby import Lobby, Member, Router
     from .table import Table
 
 MODEL = PlackettLuce()
@@ -156,7 +158,7 @@ def _rating_fields(mu: float, sigma: float, rated: int) -> dict[str, Any]:
             "rated": rated, "provisional": is_provisional(rated)}
 
 
-async def leaderboard(db: Database, edition: str | None, limit: int) -> dict[str, Any]:
+async def leaderboard(db: Database, edition: wire.Edition | None, limit: int) -> wire.Leaderboard:
     """Players by conservative rating, best first (at most ``limit``), and the bot levels' ratings.
     Without an edition, a player's games and wins are summed over both editions and their rating
     is the best of their editions' ratings."""
@@ -185,7 +187,14 @@ async def leaderboard(db: Database, edition: str | None, limit: int) -> dict[str
         fields = {"level": level, "games": int(games), "wins": int(wins), **_rating_fields(mu, sigma, games)}
         if level not in bots or fields["rating"] > bots[level]["rating"]:
             bots[level] = fields
-    return {"rows": ranked, "bots": sorted(bots.values(), key=lambda r: -r["rating"])}
+    return wire.Leaderboard(edition=edition, rows=tuple(_rating_row(row, "name") for row in ranked),
+                            bots=tuple(_rating_row(row, "level")
+                                       for row in sorted(bots.values(), key=lambda r: -r["rating"])))
+
+
+def _rating_row(row: dict[str, Any], key: str) -> wire.RatingRow:
+    return wire.RatingRow(name=row[key], games=row["games"], wins=row["wins"], rating=row["rating"], mu=row["mu"],
+                          sigma=row["sigma"], rated=row["rated"], provisional=row["provisional"])
 
 
 async def known_ratings(db: Database, identities: Sequence[str]) -> dict[tuple[str, str], tuple[float, float]]:
@@ -208,10 +217,11 @@ def visible(viewer: Sequence[str]) -> tuple[str, list[str]]:
             f"AND v.viewer IN ({marks})))", list(viewer))
 
 
-async def profile(db: Database, identity: str, viewer: Sequence[str] = ()) -> dict[str, Any]:
+async def profile(db: Database, identity: str, name: str, you: bool, viewer: Sequence[str] = ()) -> wire.Profile:
     """A player's ratings, win rates per edition, rating history and recent games; the games of
     private tables only for a ``viewer`` (``storage.viewer_keys`` of the asker) who played them or
-    hosted their table. The totals per edition count every game."""
+    hosted their table. The totals per edition count every game. ``name``: the player's name as it is
+    now; ``you``: the asker is that player."""
     seen, seen_by = visible(viewer)
     editions = []
     stats = {str(e): (int(g), int(w)) for e, g, w in await db.rows(
@@ -221,10 +231,12 @@ async def profile(db: Database, identity: str, viewer: Sequence[str] = ()) -> di
     for edition in sorted(set(stats) | set(ratings)):
         games, wins = stats.get(edition, (0, 0))
         mu, sigma, rated = ratings.get(edition, (MODEL.mu, MODEL.sigma, 0))
-        editions.append({"edition": edition, "games": games, "wins": wins,
-                         "win_rate": round(wins / games, 4) if games else None, **_rating_fields(mu, sigma, rated)})
-    history = [{"game": int(g), "edition": str(e), "at": float(at), "rating": round(conservative(mu, s), 2),
-                "change": round(conservative(mu, s) - conservative(mu0, s0), 2)}
+        editions.append(wire.ProfileEdition(edition=cast(wire.Edition, edition), games=games, wins=wins,
+                                            win_rate=round(wins / games, 4) if games else None,
+                                            **_rating_fields(mu, sigma, rated)))
+    history = [wire.RatingPoint(game=int(g), edition=cast(wire.Edition, str(e)), at=float(at),
+                                rating=round(conservative(mu, s), 2),
+                                change=round(conservative(mu, s) - conservative(mu0, s0), 2))
                for g, e, at, mu, s, mu0, s0 in reversed(await db.rows(
                    "SELECT h.game_id, h.edition, h.at, h.mu, h.sigma, h.mu_before, h.sigma_before "
                    f"FROM rating_history h JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {seen} "
@@ -235,10 +247,10 @@ async def profile(db: Database, identity: str, viewer: Sequence[str] = ()) -> di
             f"JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {seen} ORDER BY h.game_id DESC LIMIT ?",
             (identity, *seen_by, RECENT_GAMES)):
         record = json.loads(text)
-        recent.append({"game": int(game_id), "edition": str(edition), "at": float(at), "place": int(place),
-                       "won": bool(won), "credited": bool(credited),
-                       "players": [str(p.get("name", "")) for p in record.get("players", [])]})
-    return {"editions": editions, "history": history, "recent": recent}
+        recent.append(wire.RecentGame(game=int(game_id), edition=cast(wire.Edition, str(edition)), at=float(at),
+                                      place=int(place), won=bool(won), credited=bool(credited),
+                                      players=tuple(str(p.get("name", "")) for p in record.get("players", []))))
+    return wire.Profile(name=name, you=you, editions=tuple(editions), history=tuple(history), recent=tuple(recent))
 
 
 async def game_record(db: Database, game_id: int, viewer: Sequence[str] = ()) -> str | None:
@@ -311,16 +323,17 @@ class RatingBook:
             self.known[(change.identity, change.edition)] = (change.mu, change.sigma)
             member = self.lobby.by_identity.get(change.identity)
             if member is not None:
-                member.send({"t": "notice", "table": member.table.id if member.table is not None else None,
-                             "text": describe_change(change), "code": "rating", "params": change_params(change)})
+                member.send(wire.Notice(table=member.table.id if member.table is not None else None,
+                                        text=describe_change(change), code="rating", params=change_params(change)))
 
     # --- requests -------------------------------------------------------------------------------------
-    def handlers(self) -> dict[str, Callable[[Member, dict[str, Any]], None]]:
-        """The lobby's handlers of the rating messages."""
-        return {"profile": self.on_profile, "game_record": self.on_game_record}
+    def routes(self, route: Router) -> None:
+        """The rating requests, which the book takes."""
+        route(AskProfile, self.on_profile)
+        route(AskGameRecord, self.on_game_record)
 
-    def on_profile(self, member: Member, message: dict[str, Any]) -> None:
-        name = message.get("name")
+    def on_profile(self, member: Member, request: AskProfile) -> None:
+        name = request.name
         identity = member.identity
         if name is not None:
             owner = self.lobby.names.owner(name)
@@ -334,25 +347,25 @@ class RatingBook:
             name = member.name
         found: str = identity
         viewer = viewer_keys(member.identity, member.token_hash)
-        async def read(db: Database) -> dict[str, Any]:
-            return {"t": "profile", "name": name, "you": found == member.identity, **await profile(db, found, viewer)}
+        async def read(db: Database) -> wire.ServerMessage:
+            return await profile(db, found, name, found == member.identity, viewer)
 
-        self._answer(member, read)
+        self._answer(member, read, "profile")
 
-    def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
-        game_id = message["game"]
+    def on_game_record(self, member: Member, request: AskGameRecord) -> None:
+        game_id = request.game
         viewer = viewer_keys(member.identity, member.token_hash)
 
-        async def read(db: Database) -> dict[str, Any]:
+        async def read(db: Database) -> wire.ServerMessage:
             text = await game_record(db, game_id, viewer)
             if text is None:  # a private game is answered as no game at all: its id tells nothing
-                return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
-                        "ref": "game_record", "params": {"game": game_id}}
-            return {"t": "game_record", "game": game_id, "record": zlib.compress(text.encode(), 9)}
+                return wire.ErrorMessage(code="no_record", reason=f"there is no finished game {game_id}",
+                                         ref="game_record", params={"game": game_id})
+            return wire.GameRecord(game=game_id, record=zlib.compress(text.encode(), 9))
 
-        self._answer(member, read)
+        self._answer(member, read, "game_record")
 
-    def _answer(self, member: Member, read: Callable[[Database], Awaitable[dict[str, Any]]]) -> None:
+    def _answer(self, member: Member, read: Callable[[Database], Awaitable[wire.ServerMessage]], ref: str) -> None:
         """Send ``member`` what ``read`` builds on the database thread."""
         if self.storage is None:
             raise ProtocolError("no_database", "this server keeps no games or ratings")
@@ -363,8 +376,7 @@ class RatingBook:
             try:
                 member.send(reply)
             except ProtocolError as exc:  # the answer is too large for a frame
-                member.send({"t": "error", "code": exc.code, "reason": exc.reason, "ref": reply["t"],
-                             "params": exc.params})
+                member.send(wire.ErrorMessage.of(exc, ref))
 
         asyncio.get_running_loop().create_task(answer())
 

@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from ono99_tui.wire import server as wire
+
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
 ACTION_BATCH_SECONDS = 0.01  # action rows go to the database thread at most this often
@@ -353,7 +355,7 @@ class Storage(ABC):
 
         self.submit(write)
 
-    async def leaderboard(self, edition: str | None, limit: int = 20) -> dict[str, Any]:
+    async def leaderboard(self, edition: wire.Edition | None, limit: int = 20) -> wire.Leaderboard:
         """The identities with the highest conservative rating, under their names, and the bots'
         ratings (server/ratings.py)."""
         from .ratings import leaderboard

@@ -12,7 +12,7 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ono99_tui.bots import SEARCHING_LEVELS
 from ono99_tui.bots.players import get_bot
@@ -24,7 +24,8 @@ from ono99_tui.core.options import TableOptions
 from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
 from ono99_tui.core.view import TableView
-from ono99_tui.protocol import ProtocolError, clean_text, encode, event_to_wire, view_to_wire
+from ono99_tui.protocol import ProtocolError, clean_text
+from ono99_tui.wire import server as wire
 
 from . import standin
 from .history import ChatRoom, away_params, away_summary, history_messages
@@ -40,14 +41,14 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 
 class Status:
-    WAITING = "waiting"
-    PLAYING = "playing"
-    FINISHED = "finished"
+    WAITING: Final = "waiting"
+    PLAYING: Final = "playing"
+    FINISHED: Final = "finished"
 
 
 @dataclass(slots=True)
 class Seat:
-    kind: str = "empty"  # "empty", "human" or "bot"
+    kind: wire.SeatKind = "empty"
     name: str = ""
     level: str = ""  # bot level, for bots
     member: Member | None = None  # the human sitting here
@@ -57,9 +58,10 @@ class Seat:
     def connected(self) -> bool:
         return self.member is not None and self.member.connection is not None
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "level": self.level or None,
-                "connected": self.connected if self.kind == "human" else None}
+    def sent(self) -> wire.Seat:
+        """The seat as a table's message shows it."""
+        return wire.Seat(kind=self.kind, name=self.name, level=self.level or None,
+                         connected=self.connected if self.kind == "human" else None)
 
 
 @dataclass(slots=True)
@@ -74,7 +76,7 @@ class Table:
     code: str = ""
     turn_seconds: int = 0
     bot_level: str = "greedy"
-    status: str = Status.WAITING
+    status: wire.TableStatus = Status.WAITING
     seats: list[Seat] = field(default_factory=list)
     spectators: set[Member] = field(default_factory=set)
     waiting: list[Member] = field(default_factory=list)  # spectators who asked for a seat at the next game
@@ -141,37 +143,28 @@ class Table:
     def has_people(self) -> bool:
         return any(s.kind == "human" for s in self.seats) or bool(self.spectators)
 
-    def info(self) -> dict[str, Any]:
-        """The table as the lobby lists it."""
+    def _info_fields(self) -> dict[str, Any]:
         game = self.game
         return {
-            "id": self.id,
-            "name": self.name,
-            "edition": self.options.edition.value,
-            "options": self.options.to_mapping(),
-            "summary": self.options.summary(),
-            "host": self.host,
-            "status": self.status,
-            "private": self.private,
-            "seats": [s.to_wire() for s in self.seats],
+            "id": self.id, "name": self.name, "edition": wire.edition_of(self.options), "options": self.options,
+            "summary": self.options.summary(), "host": self.host, "status": self.status, "private": self.private,
+            "seats": tuple(s.sent() for s in self.seats),
             "free": sum(1 for s in self.seats if s.kind == "empty"),
             "bots": sum(1 for s in self.seats if s.kind == "bot"),
-            "spectators": len(self.spectators),
-            "replace_bots": self.replace_bots,
-            "turn_seconds": self.turn_seconds,
-            "bot_level": self.bot_level,
-            "game_no": self.game_no,
+            "spectators": len(self.spectators), "replace_bots": self.replace_bots,
+            "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "game_no": self.game_no,
             "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
         }
 
-    def detail(self, member: Member) -> dict[str, Any]:
+    def info(self) -> wire.TableInfo:
+        """The table as the lobby lists it."""
+        return wire.TableInfo(**self._info_fields())
+
+    def detail(self, member: Member) -> wire.TableDetail:
         """The table as one of its members sees it (the invite code only for those at the table)."""
-        data = self.info()
-        data["code"] = self.code or None
-        data["you"] = self.seat_of(member)
-        data["watchers"] = sorted(m.name for m in self.spectators)[:64]
-        data["waiting"] = [m.name for m in self.waiting][:64]
-        return data
+        return wire.TableDetail(**self._info_fields(), code=self.code or None, you=self.seat_of(member),
+                                watchers=tuple(sorted(m.name for m in self.spectators)[:64]),
+                                waiting=tuple(m.name for m in self.waiting[:64]))
 
     # --- seating ------------------------------------------------------------------------------------
     def seat_for(self, member: Member, seat: int | None = None) -> int:
@@ -225,8 +218,8 @@ class Table:
                                 params={"why": "wait"})
         if member not in self.waiting:
             self.waiting.append(member)
-        member.send({"t": "notice", "table": self.id, "code": "waiting_for_seat", "params": {},
-                     "text": "You will sit down when the next game starts, if a seat is free then."})
+        member.send(wire.Notice(table=self.id, code="waiting_for_seat", params={},
+                                text="You will sit down when the next game starts, if a seat is free then."))
         self.changed()
 
     def _seat_waiting(self) -> None:
@@ -249,16 +242,15 @@ class Table:
         if not self.waiting:
             return
         for member in self.waiting:
-            member.send({"t": "notice", "table": self.id, "code": "no_seat_free", "params": {},
-                         "text": "No seat was free when the game started: you watch it, and sit down at the "
-                                 "next game if a seat is free then."})
+            member.send(wire.Notice(table=self.id, code="no_seat_free", params={},
+                                    text="No seat was free when the game started: you watch it, and sit down "
+                                         "at the next game if a seat is free then."))
         host = self.host_member
         if host is not None and host.connection is not None and host not in self.waiting:
             names = ", ".join(m.name for m in self.waiting)
-            host.send({"t": "notice", "table": self.id, "code": "seat_wanted",
-                       "params": {"names": names},
-                       "text": f"Waiting for a seat: {names}. Between games, give one with the seat menu, "
-                               "or let late joiners replace bots."})
+            host.send(wire.Notice(table=self.id, code="seat_wanted", params={"names": names},
+                                  text=f"Waiting for a seat: {names}. Between games, give one with the seat menu, "
+                                       "or let late joiners replace bots."))
 
     def give_seat(self, member: Member, seat: int, name: str) -> None:
         """The host gives an empty or a bot's seat to a spectator, between games."""
@@ -392,9 +384,9 @@ class Table:
         if target is not None:
             if target.table is self:
                 target.table = None
-            target.send({"t": "left", "table": self.id})
-            target.send({"t": "notice", "table": None, "code": "removed", "params": {"table": self.name},
-                         "text": f"You were removed from table {self.name!s}."})
+            target.send(wire.Left(table=self.id))
+            target.send(wire.Notice(table=None, code="removed", params={"table": self.name},
+                                    text=f"You were removed from table {self.name!s}."))
             self.lobby.forget_if_idle(target)
         self.changed()
 
@@ -664,7 +656,7 @@ class Table:
         self.changed()
         if self.status == Status.PLAYING:
             self.schedule()  # before the state: it shows the clock of a player back on turn
-        member.send({"t": "table", "table": self.detail(member)})
+        member.send(wire.TableMessage(table=self.detail(member)))
         self.send_state_to(member, seen.get("seq") if here else None)
 
         def rest() -> None:
@@ -676,9 +668,8 @@ class Table:
                 missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
                 text = away_summary(missed, seat, member.name, self.options.edition)
                 if text is not None:
-                    member.send({"t": "away", "table": self.id, "text": text, "code": "stood_in",
-                                 "params": away_params(missed, seat, member.name,
-                                                                     self.options.edition)})
+                    member.send(wire.Away(table=self.id, text=text, code="stood_in",
+                                          params=away_params(missed, seat, member.name, self.options.edition)))
 
         if self.game is not None and self.shown != len(self.game.log):
             self._after_state[member] = rest  # its state comes once the moves are saved (send_state_to)
@@ -726,7 +717,7 @@ class Table:
     def changed(self) -> None:
         """Seats or status changed: tell the table and the lobby."""
         for member in self.members():
-            member.send({"t": "table", "table": self.detail(member)})
+            member.send(wire.TableMessage(table=self.detail(member)))
         self.lobby.tables_changed()
         self.lobby.persist_table(self)
 
@@ -735,7 +726,7 @@ class Table:
         line = self.chat.add(member.name, text)
 
         def show() -> None:
-            frame = encode(self.chat.message(line))
+            frame = wire.encode_message(self.chat.message(line))
             for m in self.members():
                 if m not in self._after_state:  # its chat_history, still to come, will hold the line
                     m.send_frame(frame)
@@ -743,7 +734,7 @@ class Table:
         self.lobby.persist_chat(self.id, line, show)
 
     def notice(self, text: str, code: str, params: dict[str, str | int]) -> None:
-        frame = encode({"t": "notice", "table": self.id, "text": text, "code": code, "params": params})
+        frame = wire.encode_message(wire.Notice(table=self.id, text=text, code=code, params=params))
         for m in self.members():
             m.send_frame(frame)
 
@@ -753,26 +744,18 @@ class Table:
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
     def state_message(self, seat: int | None, events: Sequence[Event],
-                      shared: tuple[float | None, list[bool]] | None = None) -> dict[str, Any]:
+                      shared: tuple[float | None, tuple[bool, ...]] | None = None) -> wire.State:
         """``seat``'s state message; ``shared`` is ``_state_shared()`` when a broadcast built it once.
         ``events`` are the last shown: the last of them has seq ``last_seq``."""
         game = self.game
         assert game is not None
         clock, bots = shared if shared is not None else self._state_shared()
-        return {
-            "t": "state",
-            "table": self.id,
-            "game_no": self.game_no,
-            "view": view_to_wire(game.view(seat)),
-            "events": [event_to_wire(e.seen_by(seat)) for e in events],
-            "seq": self.last_seq,
-            "clock": clock,
-            "controlled_by_bot": list(bots),
-        }
+        return wire.State(self.id, self.game_no, wire.view_of(game.view(seat)),
+                          tuple([wire.event_of(e.seen_by(seat)) for e in events]), self.last_seq, clock, bots)
 
-    def _state_shared(self) -> tuple[float | None, list[bool]]:
+    def _state_shared(self) -> tuple[float | None, tuple[bool, ...]]:
         """The parts of a state message that are the same for every recipient."""
-        return self._clock_left(), [self.controlled_by_bot(i) for i in range(self.seat_count)]
+        return self._clock_left(), tuple([self.controlled_by_bot(i) for i in range(self.seat_count)])
 
     def send_state_to(self, member: Member, seen_seq: int | None = None) -> None:
         """The game as ``member`` sees it now: the events of this game it has not seen (after
@@ -806,7 +789,7 @@ class Table:
                 seat.member.send(self.state_message(seat_index, [], shared))
         watching = [m for m in self.spectators if m.connection is not None and m is not skip]
         if watching:
-            frame = encode(self.state_message(None, [], shared))
+            frame = wire.encode_message(self.state_message(None, [], shared))
             for member in watching:
                 member.send_frame(frame)
 
@@ -825,7 +808,7 @@ class Table:
             if member.connection is None:
                 continue
             if spectator_frame is None:
-                spectator_frame = encode(self.state_message(None, events, shared))
+                spectator_frame = wire.encode_message(self.state_message(None, events, shared))
             member.send_frame(spectator_frame)
 
     def close(self) -> None:

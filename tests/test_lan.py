@@ -26,6 +26,7 @@ from zeroconf import InterfaceChoice
 
 import ono99_tui.discovery
 from ono99_tui.client import Client
+from ono99_tui.core.options import TableOptions
 from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
 from ono99_tui.lan import (
     MAX_ADVERTISED_TABLES,
@@ -41,6 +42,7 @@ from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.servers import NOTHING_FOUND, ServersScreen
+from ono99_tui.wire.server import Seat, TableInfo, TableStatus
 from server import Server, ServerConfig
 from server.advertiser import Advertiser, instance_name, interface_plan
 from tests.textual_compat import notification_texts
@@ -58,10 +60,12 @@ def unique_name(what: str) -> str:
 
 
 # --- the TXT record (pure) -------------------------------------------------------------------------------
-def table_info(id_: int, name: str, free: int, status: str = "waiting", private: bool = False,
-               summary: str = "2022 rules") -> dict[str, Any]:
-    return {"id": id_, "name": name, "free": free, "seats": [{}] * 4, "status": status, "private": private,
-            "summary": summary}
+def table_info(id_: int, name: str, free: int, status: TableStatus = "waiting", private: bool = False,
+               summary: str = "2022 rules") -> TableInfo:
+    seats = tuple(Seat("empty", "", None, None) if i < free else Seat("human", f"P{i}", None, True) for i in range(4))
+    return TableInfo(id=id_, name=name, edition="2022", options=TableOptions(), summary=summary, host="P3",
+                     status=status, private=private, seats=seats, free=free, bots=0, spectators=0,
+                     replace_bots=False, turn_seconds=0, bot_level="greedy", game_no=0, winner=None)
 
 
 def test_txt_record_round_trips_with_open_tables_first_and_private_ones_left_out() -> None:

@@ -30,7 +30,7 @@ from ono99_tui.core import (
     TableOptions,
     new_deck,
 )
-from ono99_tui.protocol import view_to_wire
+from ono99_tui.wire.server import view_to_wire
 from tests.stacking import act, cards, obligation, played, stacked_game
 from tests.stacking import ramp as _ramp
 

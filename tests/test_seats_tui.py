@@ -69,7 +69,7 @@ def expected_log(app: Any, server: Server) -> list[str]:
     fresh.table, fresh.view = app.model.table, app.model.view
     for message in history_messages(table.id, table.game_no, running_game(table).log[:table.shown], table.seq_base + 1,
                                     seat, True):
-        fresh.apply(decode_server_message(message))
+        fresh.apply(decode_server_message(message.to_wire()))
     return list(fresh.log)
 
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from ono99_tui.core.cards import CODES
-from ono99_tui.protocol import encode, view_to_wire
+from ono99_tui.protocol import encode
+from ono99_tui.wire.server import view_to_wire
 from server.lobby import token_hash
 from server.storage import export_records
 from tests.server_helpers import (

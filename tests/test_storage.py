@@ -169,7 +169,7 @@ async def test_a_read_queued_after_writes_sees_them_and_a_move_saved_again_is_ke
     record = {"edition": "2022", "players": [{"name": "Ada"}, {"name": "Bob"}]}
     storage.save_game(3, record, 10.0, [("key:a", True), ("key:b", False)])
     board = await storage.leaderboard("2022")
-    assert {(r["name"], r["games"], r["wins"]) for r in board["rows"]} == {("Ada Lovelace", 1, 1), ("Bob", 1, 0)}
+    assert {(r.name, r.games, r.wins) for r in board.rows} == {("Ada Lovelace", 1, 1), ("Bob", 1, 0)}
     storage.save_table(3, {**META, "game_no": 1})
     storage.save_action(3, 1, 0, 0, "7")
     storage.save_action(3, 1, 0, 0, "7")

@@ -17,12 +17,13 @@ from ono99_tui.core.errors import OptionError
 from ono99_tui.core.options import OPTION_WORDS, PointsWin, TableOptions, parse_option_text
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
-from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, validate
+from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.labels import card_kind, card_label, card_short, option_problem, rules_summary
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import card_face
+from ono99_tui.wire.requests import decode_request
 from tests.test_tui import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,10 +179,10 @@ async def test_the_new_game_dialogs_option_errors_fit_80_by_24_in_every_language
 def test_the_protocol_accepts_exactly_the_bots_levels() -> None:
     assert tuple(BOT_LEVELS) == BOT_LEVEL_NAMES
     for level in BOT_LEVELS:
-        validate({"t": "add_bot", "level": level})
-        validate({"t": "create_table", "bot_level": level})
+        decode_request({"t": "add_bot", "level": level})
+        decode_request({"t": "create_table", "bot_level": level})
     with pytest.raises(ProtocolError) as caught:
-        validate({"t": "add_bot", "level": "genius"})
+        decode_request({"t": "add_bot", "level": "genius"})
     assert caught.value.code == "bad_field"
 
 

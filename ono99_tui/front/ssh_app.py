@@ -32,6 +32,8 @@ from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
+from ..wire.common import as_edition
+from ..wire.requests import Join, Leave, PlayNow, Spectate
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
@@ -176,7 +178,7 @@ class SessionApp(Ono99App):
             wish, self._play_now_from = self._play_now_from, None
             if message.table.status != "playing" or message.table.you is None:  # nothing to go back to
                 self._play_now_after_leaving = wish
-                self.send_message({"t": "leave"})
+                self.send_message(Leave())
         elif isinstance(message, Left) and self._play_now_after_leaving is not None:
             self._queue(self._play_now_after_leaving)
             self._play_now_after_leaving = None
@@ -197,7 +199,7 @@ class SessionApp(Ono99App):
             self.notify(_("You are back at your own table; the invite code {code} was not used.").format(code=code),
                         timeout=10)
             return
-        self.send_message({"t": "spectate" if self.door.watch else "join", "code": code})
+        self.send_message(Spectate(code=code) if self.door.watch else Join(code=code))
         self._probing_code = self.door.maybe_name
         self._code_hint = (_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
                            if self.door.watch else
@@ -210,7 +212,7 @@ class SessionApp(Ono99App):
             if watch:
                 self._code_hint = _("Watching the table of invite code {code}. Press l for the lobby, ? for help, "
                                     "q to leave.").format(code=code)
-                self.send_message({"t": "spectate", "code": code})
+                self.send_message(Spectate(code=code))
 
         self.push_screen(ConfirmScreen(_("The game at the table of invite code {code} has already started. "
                                          "Watch it?").format(code=code), yes=_("Watch")), answered)
@@ -228,7 +230,7 @@ class SessionApp(Ono99App):
 
     def _queue(self, wish: tuple[str, int]) -> None:
         self.play_now_wish = wish
-        self.send_message({"t": "play_now", "edition": wish[0], "seats": wish[1]})
+        self.send_message(PlayNow(edition=as_edition(wish[0]), seats=wish[1]))
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

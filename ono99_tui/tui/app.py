@@ -24,6 +24,7 @@ from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust,
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
+from ..wire.requests import Hello, Request
 from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
@@ -51,7 +52,7 @@ class Link(Protocol):
 
     inbox: asyncio.Queue[dict[str, Any] | None]
 
-    async def send(self, message: dict[str, Any]) -> None: ...
+    async def send(self, message: Request | dict[str, Any]) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -210,8 +211,7 @@ class Ono99App(App[int]):
             self._embedded = self._local_game(LOCAL_BOT_DELAY if self.bot_delay is None else self.bot_delay,
                                               self.draw_window)
             link = self._embedded.link()
-            await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": self.player_name,
-                             "client": "ono99-tui"})
+            await link.send(Hello(version=PROTOCOL_VERSION, name=self.player_name, client="ono99-tui"))
             return link
         return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
                                     client_name="ono99-tui", identity=self.identity, password=self.password,
@@ -434,7 +434,8 @@ class Ono99App(App[int]):
                 screen.refresh_model(self.model)
 
     # --- to the server -----------------------------------------------------------------------------
-    def send_message(self, message: dict[str, Any]) -> None:
+    def send_message(self, message: Request | dict[str, Any]) -> None:
+        """Send a request (or its map, as the screens still write them) to the server."""
         link = self.link
         if link is None:
             self.notify(_("Not connected yet."), severity="warning")

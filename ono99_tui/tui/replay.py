@@ -16,8 +16,18 @@ from ..core.game import Game
 from ..core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..messages import ServerMessage, decode_server_message
-from ..protocol import event_to_wire, view_to_wire
+from ..wire.server import (
+    Seat,
+    ServerMessage,
+    State,
+    TableDetail,
+    TableMessage,
+    decode_server_message,
+    decode_table_detail,
+    edition_of,
+    event_of,
+    view_of,
+)
 from .help import HelpScreen
 from .host import Rewinds, TableHost
 from .model import Model
@@ -50,7 +60,7 @@ def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
 
 def replay_steps(record: Any, title: str) -> dict[str, Any]:
     """The steps of one record: the table (named ``title``), then one state per action as each seat
-    saw it."""
+    saw it, as the maps a server would send (read back by the same decoder as a server's)."""
     seat_states: list[list[dict[str, Any]]] = []
     seen = 0
 
@@ -61,23 +71,23 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
         while len(seat_states) < game.seats:
             seat_states.append([])
         for seat, states in enumerate(seat_states):
-            states.append({"t": "state", "table": 0, "game_no": 1, "clock": None,
-                           "view": view_to_wire(game.view(seat)),
-                           "events": [event_to_wire(e.seen_by(seat)) for e in events],
-                           "controlled_by_bot": [False] * game.seats})
+            state = State(table=0, game_no=1, view=view_of(game.view(seat)),
+                          events=tuple(event_of(e.seen_by(seat)) for e in events), seq=None, clock=None,
+                          controlled_by_bot=(False,) * game.seats)
+            states.append(state.to_wire())
 
     done = replay(record, on_step=step)
-    players = done.players
+    options = done.game.options
     outcome = done.game.outcome
-    seats = [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
-              "level": None, "connected": True} for p in players]
-    table = {"id": 0, "name": title, "summary": done.game.options.summary(), "options": done.game.options.to_mapping(),
-             "edition": done.game.options.edition.value, "host": "", "status": "finished", "private": False,
-             "seats": seats, "free": 0, "bots": sum(1 for s in seats if s["kind"] == "bot"), "spectators": 0,
-             "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy", "game_no": 1,
-             "winner": outcome.winner if outcome is not None else None, "code": None, "you": None, "watchers": [],
-             "waiting": []}
-    return {"table": table, "states": seat_states[0], "seat_states": seat_states}
+    seats = tuple(Seat(kind="bot" if p.kind.startswith("bot") else "human", name=p.name, level=None, connected=True)
+                  for p in done.players)
+    table = TableDetail(id=0, name=title, edition=edition_of(options), options=options, summary=options.summary(),
+                        host="", status="finished", private=False, seats=seats, free=0,
+                        bots=sum(1 for s in seats if s.kind == "bot"), spectators=0, replace_bots=False,
+                        turn_seconds=0, bot_level="greedy", game_no=1,
+                        winner=outcome.winner if outcome is not None else None, code=None, you=None, watchers=(),
+                        waiting=())
+    return {"table": table.to_wire(), "states": seat_states[0], "seat_states": seat_states}
 
 
 class ReplayCursor:
@@ -107,7 +117,7 @@ class ReplayCursor:
         if decoded is None:
             decoded = self._decoded[self.seat] = [decode_server_message(state) for state in self.states]
         model = Model(my_name="", connected=True, replay=True)
-        model.apply(decode_server_message({"t": "table", "table": self.table}))
+        model.apply(TableMessage(table=decode_table_detail(self.table)))
         for state in decoded[:position + 1]:
             model.apply(state)
         return model
