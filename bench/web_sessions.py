@@ -119,6 +119,7 @@ class Page:
         self.last_output = 0.0
         self.changed = asyncio.Event()
         self.times: list[float] = []
+        self.controls: list[str] = []
         self._reader: asyncio.Task[None] | None = None
 
     async def open(self, name: str, code: str | None = None, watch: bool = False) -> None:
@@ -138,7 +139,11 @@ class Page:
     async def until(self, marker: bytes) -> None:
         while marker not in self.output:
             self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), TIMEOUT)
+            try:
+                await asyncio.wait_for(self.changed.wait(), TIMEOUT)
+            except TimeoutError:
+                raise TimeoutError(f"no {marker!r} after {TIMEOUT:g} s; the front said {self.controls}; the "
+                                   f"terminal's last output: {bytes(self.output[-300:])!r}") from None
 
     async def _read(self) -> None:
         assert self.socket is not None
@@ -149,6 +154,8 @@ class Page:
                 self.received += len(message.data)
                 self.last_output = time.perf_counter()
                 self.changed.set()
+            elif message.type == aiohttp.WSMsgType.TEXT:
+                self.controls.append(message.data)
 
     async def close(self) -> None:
         if self.socket is not None:
