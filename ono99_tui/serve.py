@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
+from server.storage import StorageError
 
 from .front.config import FrontConfig
 from .fronts import new_credential
@@ -110,7 +111,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     try:
         server = Server(config)
         server.load_certificate()
-    except (OSError, ValueError) as exc:  # the access policy or the TLS files: missing or wrong
+    except (OSError, ValueError, StorageError) as exc:  # the access policy, the TLS files or the database
         print(f"ono99 serve: {exc}", file=sys.stderr)
         return 2
     try:
@@ -252,9 +253,10 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     if advertiser is not None:
         print("  " + _("LAN: announced on {where} as {name} ('ono99 connect' lists it; --no-advertise to stop)").format(
             where=advertiser.where, name=repr(config.name)), flush=True)
-    if config.db_path is not None:
+    if server.storage is not None:
         print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
-                              server.restored_tables).format(path=config.db_path, n=server.restored_tables), flush=True)
+                              server.restored_tables).format(path=server.storage.where, n=server.restored_tables),
+              flush=True)
     print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
     print(_("shutting down: saving tables and telling players"), flush=True)
@@ -291,7 +293,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import os
 
     from server.config import DEFAULT_SSH_PORT
-    from server.storage import default_db_path
+    from server.storage import database_location, default_db_path
 
     from .front.config import DEFAULT_WEB_PORT
     from .front.ssh import host_key_path_for
@@ -311,8 +313,12 @@ def run_serve(args: argparse.Namespace) -> int:
     if mode == "password" and not password:
         print("ono99 serve: " + _("--auth password needs --password (or $ONO99_PASSWORD)"), file=sys.stderr)
         return 2
-    db_path = args.db or default_db_path()
-    tls_cert, tls_key = args.tls_cert or db_path.parent / TLS_CERT_FILE, args.tls_key or db_path.parent / TLS_KEY_FILE
+    location = database_location(args.db) if args.db else default_db_path()
+    db_path = location if isinstance(location, Path) else None
+    # The TLS files and the SSH host key live beside an SQLite file; with PostgreSQL, in the data directory.
+    files_beside = db_path or default_db_path()
+    tls_cert = args.tls_cert or files_beside.parent / TLS_CERT_FILE
+    tls_key = args.tls_key or files_beside.parent / TLS_KEY_FILE
     if (args.tls_cert is None) != (args.tls_key is None):
         print("ono99 serve: " + _("--tls-cert and --tls-key go together"), file=sys.stderr)
         return 2
@@ -322,6 +328,7 @@ def run_serve(args: argparse.Namespace) -> int:
         overrides["max_waiting_hellos_per_address"] = args.max_waiting_per_address
         overrides["max_waiting_hellos"] = max(ServerConfig().max_waiting_hellos, args.max_waiting_per_address)
     config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
+                          db_url=location if isinstance(location, str) else None,
                           tls_cert=tls_cert, tls_key=tls_key,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
@@ -331,7 +338,8 @@ def run_serve(args: argparse.Namespace) -> int:
                           **overrides,
                           ssh_port=ssh_port or None, advertise=args.advertise,
                           ssh=SshSettings(auth=mode, authorized_keys=authorized_keys, password=password,
-                                          host_key=host_key_path_for(db_path), login_timeout=args.ssh_login_timeout,
+                                          host_key=host_key_path_for(files_beside),
+                                          login_timeout=args.ssh_login_timeout,
                                           idle_timeout=args.ssh_idle_timeout, keepalive=args.ssh_keepalive,
                                           max_sessions=args.ssh_max_sessions,
                                           max_sessions_per_address=args.ssh_max_per_address))

@@ -18,7 +18,7 @@ from ono99_tui.tls import ServerCertificate, ephemeral_certificate, lean_read_bu
 from .config import ServerConfig
 from .connection import Connection
 from .lobby import Lobby
-from .storage import Storage
+from .storage import open_storage
 
 log = logging.getLogger("ono99.server")
 
@@ -29,7 +29,8 @@ class Server:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.access = AccessPolicy.from_settings(self.config.ssh)  # who may come in, by every listener
-        self.storage = Storage(self.config.db_path) if self.config.db_path is not None else None
+        location = self.config.db_url or self.config.db_path  # PostgreSQL, else SQLite, else nothing is kept
+        self.storage = open_storage(location) if location is not None else None
         self.lobby = Lobby(self.config, self.storage)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()

@@ -40,7 +40,8 @@ from ono99_tui.messages import PlayEvent, State
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import client_context, load_certificate, peer_fingerprint
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
 from server import Server, ServerConfig
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
@@ -656,7 +657,7 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(t
         await host.send({"t": "start"})
         log = PlayLog()
         tcp = asyncio.create_task(play(host, random.Random(3), log=log))
-        await asyncio.gather(play_through_keys(browser), play_through_keys(ssh_player))  # type: ignore[arg-type]
+        await asyncio.gather(play_through_keys(browser), play_through_keys(ssh_player))
         await asyncio.wait_for(tcp, PATIENCE)
         heard = [(e["seat"], tuple(e["cards"]), e["total"]) for s in log.states for e in s["events"]
                  if e["e"] == "play"]

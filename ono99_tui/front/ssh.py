@@ -40,6 +40,7 @@ from . import ssh_words
 from .config import FrontConfig
 from .ssh_app import SessionApp
 from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .ssh_plain import PlainSessionApp, plain_user
 
 log = logging.getLogger("ono99.ssh")
 
@@ -156,7 +157,7 @@ class Door:
             await self.link.close()  # the seat waits for the grace period, as for a dropped TCP client
 
 
-class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class SshSession(asyncssh.SSHServerSession[bytes]):
     """One SSH session channel: refuses all but a shell with a PTY, then runs the app on it."""
 
     def __init__(self, owner: SshConnection) -> None:
@@ -167,12 +168,14 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.term_size = (0, 0)
         self.command: str | None = None  # an exec request: answered with a reason, never run
         self.terminal: ChannelTerminal | None = None
-        self.app: SessionApp | None = None
+        self.app: SessionApp | PlainSessionApp | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
         self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
+        self.line_end = "\r\n"  # "\n" without a PTY (a plain session): the client's terminal adds the "\r"
+        self.plain = False  # lines of text (ssh plain@HOST): no screen to give back
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -205,25 +208,30 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             chan.exit(1)
             self.owner.close_soon()
             return
-        if self.term_type is None:
+        owner = self.owner
+        plain, username = plain_user(owner.username)  # plain@HOST: lines of text, a PTY or not
+        if self.term_type is None and not plain:
             chan.write(f"{ssh_words.no_terminal(chan.get_environment(), port)}\r\n".encode())
             chan.exit(1)
             self.owner.close_soon()
             return
         config = self.front.config
-        self.terminal = ChannelTerminal(self._send, term=self.term_type, size=self.term_size,
+        self.plain = plain
+        if self.term_type is None:
+            self.line_end = "\n"
+        self.terminal = ChannelTerminal(self._send, term=self.term_type or "dumb", size=self.term_size,
                                         env=chan.get_environment(), bytes_per_second=config.ssh.input_bytes_per_second,
                                         burst=config.ssh.input_burst, pause_reading=chan.pause_reading,
                                         resume_reading=chan.resume_reading)
-        owner = self.owner
-        door = Door(self.front, owner.username, owner.address, owner.port, owner.fingerprint)
-        self.app = SessionApp(self.terminal, door)
+        door = Door(self.front, username, owner.address, owner.port, owner.fingerprint)
+        self.app = PlainSessionApp(self.terminal, door, line_at_a_time=self.term_type is None) if plain \
+            else SessionApp(self.terminal, door)
         self.front.sessions.add(self)
         self._last_input = asyncio.get_running_loop().time()
         self._schedule_idle_check(config.ssh.idle_timeout)
         self.task = asyncio.create_task(self._run(self.app, door))
 
-    async def _run(self, app: SessionApp, door: Door) -> None:
+    async def _run(self, app: SessionApp | PlainSessionApp, door: Door) -> None:
         loop = asyncio.get_running_loop()
         try:
             keep_task_factory(loop, self.front.task_factory)
@@ -249,8 +257,8 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         self.closed = True
         with contextlib.suppress(Exception):
-            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen else "").encode()
-                            + f"{farewell}\r\n".encode())
+            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen and not self.plain else "").encode()
+                            + f"{farewell}{self.line_end}".encode())
             self.chan.exit(0)
 
     def _send(self, data: bytes) -> None:

@@ -28,8 +28,8 @@ from ..messages import (
 )
 from ..protocol import ProtocolError
 from ..tui.app import Link, Ono99App, StartScreen
+from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
-from ..tui.screens import ModelScreen
 from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
