@@ -720,3 +720,37 @@ async def test_the_browsers_language_is_the_sessions(rig: WebRig) -> None:
         await page.goto(rig.url + "/")
         assert await page.get_attribute("html", "lang") == "de"
         await until_on_page(page, "Dein Name an den Tischen", "the name screen in German")
+
+
+async def test_connections_that_hold_places_without_a_session_are_limited(tmp_path: Path) -> None:
+    """aiohttp counts no connections: the front does. Tried: with one session allowed per address,
+    the address's connections past 2 per session and 8 for the page are closed at once, while the
+    others stay (the page loads again once they are gone); with a login time of 1 s, a connection
+    that sends no request is closed."""
+    rig = await start_web_rig(tmp_path, SshSettings(max_sessions_per_address=1))
+    held: list[asyncio.StreamWriter] = []
+    try:
+        for _ in range(2 * 1 + 8):
+            _reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+            held.append(writer)
+        await until(lambda: rig.front.open_connections == 10, "ten connections counted")
+        reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+        held.append(writer)
+        assert await asyncio.wait_for(reader.read(1), PATIENCE) == b""  # one too many: closed
+        assert rig.front.open_connections == 10  # the others are still there (the login time is 30 s)
+        for writer in held:
+            writer.close()
+        await until(lambda: rig.front.open_connections == 0, "the held connections to be closed")
+        async with aiohttp.ClientSession() as http, http.get(rig.url + "/", ssl=insecure()) as page:
+            assert page.status == 200
+    finally:
+        for writer in held:
+            writer.close()
+        await rig.close()
+    rig = await start_web_rig(tmp_path / "quick", SshSettings(login_timeout=1.0))
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+        assert await asyncio.wait_for(reader.read(1), PATIENCE) == b""  # silent: closed after the login time
+        writer.close()
+    finally:
+        await rig.close()
