@@ -209,15 +209,20 @@ def test_leaving_as_the_ranking_is_said_is_not_asked_about() -> None:
     assert sent == [{"t": "leave"}]
 
 
-async def test_lines_from_a_pipe_are_commands_and_the_answer_is_plain_lines_too(tmp_path: Path) -> None:
-    """ono99 --plain reading a pipe, not a terminal: each line is a command (typed ahead of the game,
-    they wait for it), and what comes out is lines with nothing for a terminal in them."""
-    proc = await asyncio.create_subprocess_exec(  # the seeded deal: Bot 4 plays first, the hand is asked for
-        sys.executable, str(ROOT / "tests" / "plain_launch.py"), str(SEED), "--lang", "en", "--plain",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "ONO99_CONFIG_DIR": str(tmp_path / "config")})
-    out, err = await asyncio.wait_for(proc.communicate(b"h\nq\ny\n"), 60)
+@pytest.mark.parametrize("source", ["pipe", "file"])
+async def test_lines_from_a_pipe_or_a_file_are_commands_and_the_answer_is_plain_lines_too(tmp_path: Path,
+                                                                                          source: str) -> None:
+    """ono99 --plain reading a pipe or a file, not a terminal: each line is a command (typed ahead of
+    the game, they wait for it), and what comes out is lines with nothing for a terminal in them."""
+    commands = tmp_path / "commands"
+    commands.write_bytes(b"h\nq\ny\n")
+    with commands.open("rb") as file:
+        proc = await asyncio.create_subprocess_exec(  # the seeded deal: Bot 4 plays first, the hand is asked for
+            sys.executable, str(ROOT / "tests" / "plain_launch.py"), str(SEED), "--lang", "en", "--plain",
+            stdin=asyncio.subprocess.PIPE if source == "pipe" else file,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "ONO99_CONFIG_DIR": str(tmp_path / "config")})
+        out, err = await asyncio.wait_for(proc.communicate(commands.read_bytes() if source == "pipe" else None), 60)
     lines = out.decode().split("\n")
     assert proc.returncode == 0, err.decode()
     assert lines[:2] == ["Starting a local game…", "A local game: 2022."]

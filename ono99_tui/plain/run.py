@@ -310,7 +310,11 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
                 return
             console.feed(decode(data))
 
-        loop.add_reader(fd, readable)
+        try:
+            loop.add_reader(fd, readable)
+        except OSError:  # a regular file (ono99 --plain < commands): read at once, each line a command
+            with os.fdopen(os.dup(fd), "rb") as commands:
+                console.feed(decode(commands.read(), final=True))
         try:
             code = await client.run()
         finally:
