@@ -87,7 +87,9 @@ async def local_game(tmp_path: Path, lang: str) -> list[str]:
 
 # --- a local game, in lines ----------------------------------------------------------------------------
 async def test_a_seeded_local_game_is_said_in_these_sentences_and_never_redrawn(tmp_path: Path) -> None:
-    """``ono99 play --plain`` in tmux, a scripted player reading its lines: the whole game, word for word."""
+    """``ono99 play --plain`` in tmux, a scripted player reading its lines: the whole game, word for word.
+    A change meant to alter the words (or the game: the deal, the greedy bot) writes the transcript
+    anew with ``python -m tests.test_plain``; read it before committing it."""
     lines = await local_game(tmp_path, "en")
     expected = (DATA / "local-game-en.txt").read_text(encoding="utf-8").splitlines()
     assert lines == expected
@@ -556,3 +558,10 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
         await seated.close()
         await lined.close()
 
+
+if __name__ == "__main__":  # write tests/data/plain/local-game-en.txt from a game played now
+    import tempfile
+
+    played = asyncio.run(local_game(Path(tempfile.mkdtemp()), "en"))
+    (DATA / "local-game-en.txt").write_text("\n".join(played) + "\n", encoding="utf-8")
+    print(f"{len(played)} lines written to {DATA / 'local-game-en.txt'}")
