@@ -13,6 +13,7 @@ after a dropped connection. Waits are for lines to arrive, never timings.
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import shutil
 import sys
@@ -86,7 +87,9 @@ async def local_game(tmp_path: Path, lang: str) -> list[str]:
 
 # --- a local game, in lines ----------------------------------------------------------------------------
 async def test_a_seeded_local_game_is_said_in_these_sentences_and_never_redrawn(tmp_path: Path) -> None:
-    """``ono99 play --plain`` in tmux, a scripted player reading its lines: the whole game, word for word."""
+    """``ono99 play --plain`` in tmux, a scripted player reading its lines: the whole game, word for word.
+    A change meant to alter the words (or the game: the deal, the greedy bot) writes the transcript
+    anew with ``python -m tests.test_plain``; read it before committing it."""
     lines = await local_game(tmp_path, "en")
     expected = (DATA / "local-game-en.txt").read_text(encoding="utf-8").splitlines()
     assert lines == expected
@@ -206,6 +209,39 @@ def test_leaving_as_the_ranking_is_said_is_not_asked_about() -> None:
                         "Type r to play again, x to leave the table, or p to play now.\r\n"]
     session.key("x")
     assert sent == [{"t": "leave"}]
+
+
+@pytest.mark.parametrize("source", ["pipe", "file"])
+async def test_lines_from_a_pipe_or_a_file_are_commands_and_the_answer_is_plain_lines_too(tmp_path: Path,
+                                                                                          source: str) -> None:
+    """ono99 --plain reading a pipe or a file, not a terminal: each line is a command (typed ahead of
+    the game, they wait for it), and what comes out is lines with nothing for a terminal in them."""
+    commands = tmp_path / "commands"
+    commands.write_bytes(b"h\nq\ny\n")
+    with commands.open("rb") as file:
+        proc = await asyncio.create_subprocess_exec(  # the seeded deal: Bot 4 plays first, the hand is asked for
+            sys.executable, str(ROOT / "tests" / "plain_launch.py"), str(SEED), "--lang", "en", "--plain",
+            stdin=asyncio.subprocess.PIPE if source == "pipe" else file,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "ONO99_CONFIG_DIR": str(tmp_path / "config")})
+        out, err = await asyncio.wait_for(proc.communicate(commands.read_bytes() if source == "pipe" else None), 60)
+    lines = out.decode().split("\n")
+    assert proc.returncode == 0, err.decode()
+    assert lines[:2] == ["Starting a local game…", "A local game: 2022."]
+    hand = lines.index("The game begins: Bot 4 plays first.") + 1
+    assert lines[hand] == "Your cards: 1, nine; 2, eight; 3, Reverse; 4, nine."
+    assert lines[hand + 1:hand + 5] == ["Quit? This game is not over: it ends here.", "Type y for yes, n for no.",
+                                        "Bye.", ""]
+    assert rewrites(out) == []
+
+
+async def test_connect_plain_needs_an_address() -> None:
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2
+    assert err.decode() == ("ono99 connect: --plain needs the server's address: ono99 connect --plain "
+                            "HOST[:PORT]\n")
 
 
 # --- the console ----------------------------------------------------------------------------------------
@@ -527,3 +563,10 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
         await seated.close()
         await lined.close()
 
+
+if __name__ == "__main__":  # write tests/data/plain/local-game-en.txt from a game played now
+    import tempfile
+
+    played = asyncio.run(local_game(Path(tempfile.mkdtemp()), "en"))
+    (DATA / "local-game-en.txt").write_text("\n".join(played) + "\n", encoding="utf-8")
+    print(f"{len(played)} lines written to {DATA / 'local-game-en.txt'}")

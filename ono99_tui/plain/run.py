@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import gettext as _
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
-from ..messages import Welcome, decode_server_message
+from ..messages import State, Welcome, decode_server_message
 from ..protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from . import words
@@ -238,7 +238,9 @@ class PlainClient:
 
     def handle(self, message: Any) -> None:
         self.session.receive(message)
-        if isinstance(message, Welcome):
+        # what was typed ahead is read once there is something to read it: the lobby (or the table one
+        # comes back to) after the welcome; a local game's table once its game has started
+        if isinstance(message, State) or (isinstance(message, Welcome) and not self.local):
             self.console.hold(False)
 
     async def _wait_to_retry(self, attempt: int) -> None:
@@ -308,7 +310,11 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
                 return
             console.feed(decode(data))
 
-        loop.add_reader(fd, readable)
+        try:
+            loop.add_reader(fd, readable)
+        except OSError:  # a regular file (ono99 --plain < commands): read at once, each line a command
+            with os.fdopen(os.dup(fd), "rb") as commands:
+                console.feed(decode(commands.read(), final=True))
         try:
             code = await client.run()
         finally:

@@ -168,12 +168,10 @@ class PlainSession:
         """The events of a state the model has not taken in yet (each event is said once)."""
         if not isinstance(message, State):
             return []
-        model = self.model
         if message.seq is None:
             return list(message.events)
-        seen = model.seq if message.game_no == model.game_no else 0
-        first = message.seq - len(message.events) + 1
-        return [e for i, e in enumerate(message.events) if first + i > seen]
+        first = message.seq - len(message.events) + 1  # events count up to seq, as the model reads them
+        return [e for i, e in enumerate(message.events) if first + i > self.model.seq]
 
     def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
         self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards
