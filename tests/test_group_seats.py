@@ -14,6 +14,7 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import InviteScreen, LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable, Join, Leave
 from server import Server
 from server.table import Table
 from tests.server_helpers import FAST_PLAY, Harness, TestClient, create_table, play, running_server, server_config
@@ -148,7 +149,7 @@ async def test_the_host_is_asked_before_a_player_is_removed(tmp_path: Path) -> N
     try:
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "name": "Ada's", "seats": 3, "turn_seconds": 0})
+            app.send_message(CreateTable(name="Ada's", seats=3, turn_seconds=0))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "Ada's table")
             assert app.model.table is not None
@@ -192,9 +193,9 @@ async def test_a_code_that_worked_is_not_offered_again_for_another_refusal(tmp_p
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.join_by_code(server.lobby.tables[private_id].code)
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the private table")
-            app.send_message({"t": "leave"})
+            app.send_message(Leave())
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
-            app.send_message({"t": "join", "table": public_id})
+            app.send_message(Join(table=public_id))
             await wait_until(pilot, lambda: "the game has started" in app.model.notice, "the refusal")
             await pilot.pause(0.2)
             assert not isinstance(app.screen, ConfirmScreen)

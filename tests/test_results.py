@@ -15,6 +15,7 @@ from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import Join, Spectate
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_game, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 from tests.textual_compat import notification_texts
@@ -50,7 +51,7 @@ async def test_a_rematch_closes_the_old_result_and_a_turn_under_a_dialog_is_said
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="bo")
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "join", "table": table_id})
+            app.send_message(Join(table=table_id))
             await wait_until(pilot, lambda: app.model.table is not None and app.model.table.you is not None,
                              "Bo to sit down")
             await start(alice)
@@ -97,7 +98,7 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="sam")
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "spectate", "table": table_id})
+            app.send_message(Spectate(table=table_id))
             await wait_until(pilot, lambda: app.model.table is not None and isinstance(app.screen, TableScreen),
                              "Sam to watch")
             table = harness.server.lobby.tables[table_id]
