@@ -36,7 +36,7 @@ from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
-from ono99_tui.wire.requests import CreateTable, Join
+from ono99_tui.wire.requests import CreateTable, Join, Request
 from server import Server, ServerConfig
 from tests import wire
 from tests.app_state import local_server, parent_of, table_of, view_of
@@ -65,11 +65,11 @@ class ScriptedLink:
 
     def __init__(self) -> None:
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []  # the requests' maps, as they would go on the wire
         self.welcome: dict[str, Any] = {}
 
-    async def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+    async def send(self, message: Request) -> None:
+        self.sent.append(message.to_wire())
 
     async def close(self) -> None:
         return
