@@ -36,7 +36,7 @@ from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
-from ono99_tui.wire.requests import CreateTable, Join, Request
+from ono99_tui.wire.requests import CreateTable, Join, Request, Say, Start
 from server import Server, ServerConfig
 from tests import wire
 from tests.app_state import local_server, parent_of, table_of, view_of
@@ -356,16 +356,16 @@ async def test_at_80_columns_chat_shows_in_the_log_and_c_opens_a_visible_chat() 
     bo = await Client.connect("127.0.0.1", server.port, "Bo")
     app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
     try:
-        await bo.send({"t": "create_table", "seats": 8, "bots": 0, "turn_seconds": 0, "name": "Wide",
-                       "edition": "2022", "options": {"eight_players": True}})
+        await bo.send(CreateTable(seats=8, bots=0, turn_seconds=0, name="Wide", edition="2022",
+                                  options={"eight_players": True}))
         table = (await bo.expect("table"))["table"]["id"]
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and bool(app.model.tables), "the lobby")
             app.send_message(Join(table=table))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
-            await bo.send({"t": "start"})
+            await bo.send(Start())
             await wait_until(pilot, lambda: app.model.view is not None, "the game")
-            await bo.send({"t": "chat", "text": "hello [b]Ada[/b]", "scope": "table"})
+            await bo.send(Say(text="hello [b]Ada[/b]", scope="table"))
             await wait_until(pilot, lambda: any("hello [b]Ada[/b]" in s.text
                                                 for s in app.screen.query_one("#log", RichLog).lines),
                              "the chat line in the log")

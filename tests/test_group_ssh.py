@@ -34,7 +34,7 @@ async def test_an_invite_code_is_never_offered_as_a_name(rig: Rig) -> None:  # n
     the code the player's name for good); a name typed there seats the player at the code's table."""
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     try:
-        await host.send({"t": "create_table", "name": "private", "seats": 4, "private": True})
+        await host.send(CreateTable(name="private", seats=4, private=True))
         code = (await host.expect("table"))["table"]["code"]
         for key in (True, None):
             player = await Player.connect(rig, code, key=key)

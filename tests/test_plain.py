@@ -28,7 +28,7 @@ from ono99_tui.i18n import gettext as _
 from ono99_tui.messages import decode_server_message
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
-from ono99_tui.wire.requests import Leave, Request
+from ono99_tui.wire.requests import CreateTable, Join, Leave, Request, Say, Start
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
@@ -397,10 +397,10 @@ async def test_ssh_plain_plays_a_whole_game_at_a_table_with_a_sighted_friend(rig
         await pane.wait_line("You sit at the table Ann's table, in seat 1 of 3.")
         friend = await Client.connect("127.0.0.1", rig.server.port, "tess")
         tables = await friend.expect("tables", where=lambda m: bool(m["tables"]))
-        await friend.send({"t": "join", "table": tables["tables"][0]["id"]})
+        await friend.send(Join(table=tables["tables"][0]["id"]))
         await friend.expect("table")
         await pane.wait_line("tess sat down in seat 2.")
-        await friend.send({"t": "chat", "text": "hello \x1b[2J Ann", "scope": "table"})
+        await friend.send(Say(text="hello \x1b[2J Ann", scope="table"))
         await pane.wait_line(lambda line: line.startswith("tess says: hello") and line.endswith("Ann"))
         await pane.keys("w")
         await pane.wait_line("Seat 1: you, host.")
@@ -456,7 +456,7 @@ async def test_ssh_plain_watch_code_follows_a_game_to_its_end(rig: Rig, tmp_path
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     pane = Pane(tmp_path)
     try:
-        await host.send({"t": "create_table", "name": "night", "seats": 2, "bots": 1, "private": True})
+        await host.send(CreateTable(name="night", seats=2, bots=1, private=True))
         code = (await host.expect("table"))["table"]["code"]
         await pane.start(ssh_command(rig, None, f"plain-watch-{code}"), env={"LANG": "C.UTF-8"})
         await pane.wait_line("Type your name for the tables and press Enter.")
@@ -465,7 +465,7 @@ async def test_ssh_plain_watch_code_follows_a_game_to_its_end(rig: Rig, tmp_path
         await pane.wait_line("You are watching the table night.")
         await wait_until(lambda: any(m.name == "Ann" and m.table is not None
                                      for m in rig.server.lobby.members.values()), "Ann watching")
-        await host.send({"t": "start"})
+        await host.send(Start())
         await pane.wait_line(lambda line: line.startswith("The game begins: "))
         await asyncio.wait_for(play_client(host), 60)
         await pane.wait_line(lambda line: line.startswith("tess played ") or line.startswith("Bot 2 played "))
@@ -491,9 +491,9 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
     other = await Client.connect("127.0.0.1", rig.server.port, "uma")
     seated, lined = Pane(tmp_path, "seated"), Pane(tmp_path, "lined")
     try:
-        await host.send({"t": "create_table", "name": "night", "seats": 3, "private": True})
+        await host.send(CreateTable(name="night", seats=3, private=True))
         code = (await host.expect("table"))["table"]["code"]
-        await other.send({"t": "create_table", "name": "open", "seats": 3})
+        await other.send(CreateTable(name="open", seats=3))
         await other.expect("table")
         await seated.start(ssh_command(rig, new_key(tmp_path, "bo_key"), f"plain-{code}"))
         await seated.wait_line("Type your name for the tables and press Enter.")

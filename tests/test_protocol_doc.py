@@ -27,6 +27,7 @@ from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.messages import Chat, TableDetail, TableInfo, Unplayable, View
 from ono99_tui.protocol import identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.wire.requests import Act
 from tests.declared import SERVER_TYPES
 from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
 
@@ -139,7 +140,7 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, he
                 if (message.get("t") == "state" and isinstance(view, dict) and may_act(view)
                         and view["version"] not in acted):
                     acted.add(view["version"])
-                    await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+                    await client.send(Act(action=view["legal"][0], version=view["version"]))
 
             for step, (kind, text) in enumerate(script):
                 if kind == "skip" and "connects again" in text:
