@@ -161,9 +161,6 @@ def test_core_never_imports_the_global_random_functions() -> None:
 # --- messages are written by the wire model only ------------------------------------------------------------
 WIRE_MODEL = ROOT / "ono99_tui" / "wire"
 RECORDS = ROOT / "ono99_tui" / "core" / "record.py"  # a game record's events are maps too (docs/records.md)
-# Temporary: the app's screens still write their requests as maps, passed to send_message (the app and the
-# links take either a typed request or its map). These sites may hold a map naming a request, nothing else.
-SCREEN_SEND_SITES_NOT_YET_TYPED = ROOT / "ono99_tui" / "tui"
 
 
 def message_maps(tree: ast.AST) -> list[tuple[int, str, str | None]]:
@@ -186,19 +183,14 @@ def test_the_finder_of_message_maps_finds_them() -> None:
 
 def test_no_message_is_written_as_a_map_outside_the_wire_model() -> None:
     """Messages both ways are the typed values of ono99_tui/wire/ (which alone write their maps): the
-    server, the client, the fronts, replays and the local game build values. The only maps left are the
-    requests the app's screens pass to send_message (a named, temporary allow-list)."""
-    from ono99_tui.wire.requests import REQUEST_TYPES, kind_of
-
-    requests = {kind_of(cls) for cls in REQUEST_TYPES}
+    server, the client, the app and its screens, the plain mode, the fronts, replays and the local game
+    build values."""
     offenders = []
     for folder in ("ono99_tui", "server"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.is_relative_to(WIRE_MODEL):
                 continue
             for line, key, kind in message_maps(ast.parse(path.read_text())):
-                if key == "t" and kind in requests and path.is_relative_to(SCREEN_SEND_SITES_NOT_YET_TYPED):
-                    continue
                 if key == "e" and path == RECORDS:
                     continue
                 offenders.append(f"{path.relative_to(ROOT)}:{line}: {kind!r}")

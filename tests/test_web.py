@@ -43,6 +43,7 @@ from ono99_tui.tls import client_context, load_certificate, peer_fingerprint
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
+from ono99_tui.wire.requests import CreateTable, Spectate, Start
 from server import Server, ServerConfig
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
@@ -184,7 +185,7 @@ class WsPlayer:
 
 
 async def private_table(host: TestClient, seats: int = 3, bots: int = 1) -> tuple[int, str]:
-    await host.send({"t": "create_table", "name": "friends", "seats": seats, "bots": bots, "private": True})
+    await host.send(CreateTable(name="friends", seats=seats, bots=bots, private=True))
     table = (await host.expect("table"))["table"]
     return int(table["id"]), str(table["code"])
 
@@ -381,7 +382,7 @@ async def test_ono99_serve_runs_the_web_front_in_its_workers_and_a_guest_outlive
             in banner
         host = await Client.connect("127.0.0.1", server.port, "Tess", timeout=TIMEOUT,
                                     trust=ServerTrust.pinned(server.fingerprint))
-        await host.send({"t": "create_table", "name": "friends", "seats": 3, "bots": 1, "private": True})
+        await host.send(CreateTable(name="friends", seats=3, bots=1, private=True))
         code = (await host.expect("table"))["table"]["code"]
         page = await WsPlayer.connect(f"https://127.0.0.1:{web_port}", code=code)
         try:
@@ -405,7 +406,7 @@ async def test_ono99_serve_runs_the_web_front_in_its_workers_and_a_guest_outlive
             await back.until_control("guest")
             host = await Client.connect("127.0.0.1", server.port, "Uma", timeout=TIMEOUT,  # Tess's seat waits too
                                         trust=ServerTrust.pinned(server.fingerprint))
-            await host.send({"t": "spectate", "code": code})
+            await host.send(Spectate(code=code))
             table = await host.expect("table")
             assert table["table"]["seats"][seat]["name"] == "Ines" and table["table"]["seats"][seat]["connected"]
             assert b"This browser keeps your seat" not in back.output  # no name was asked
@@ -505,7 +506,7 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
         assert session.app is not None and session.app.model.table is not None
         seat = session.app.model.table.you
         assert seat is not None
-        await host.send({"t": "start"})
+        await host.send(Start())
         hosting = asyncio.create_task(play(host, random.Random(7)))
         try:
             await until(lambda: session.app is not None and key_for_turn(session.app) is not None, "Wren's turn")
@@ -654,7 +655,7 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(t
         assert browser.app.model.invite_links == (f"https://127.0.0.1:{web.port}/t/{{code}}",
                                                   f"ssh -p {front.port} {{code}}@127.0.0.1")
         await page.until_shown(link.encode(), "the invite link on the table's banner")
-        await host.send({"t": "start"})
+        await host.send(Start())
         log = PlayLog()
         tcp = asyncio.create_task(play(host, random.Random(3), log=log))
         await asyncio.gather(play_through_keys(browser), play_through_keys(ssh_player))

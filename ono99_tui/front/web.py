@@ -35,6 +35,7 @@ from ..messages import ServerMessage, Welcome
 from ..protocol import MAX_NAME
 from ..reasons import render
 from ..tls import ServerCertificate
+from ..wire.page import Closing, KeepGuest, PageMessage, Refusal
 from . import ssh_words, web_words
 from .config import FrontConfig
 from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
@@ -155,10 +156,10 @@ class WebSession:
         self._controls: set[asyncio.Task[None]] = set()
 
     # --- the socket --------------------------------------------------------------------------------
-    async def _control(self, message: dict[str, Any]) -> None:
+    async def _control(self, message: PageMessage) -> None:
         if not self.socket.closed:
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await self.socket.send_str(json.dumps(message))
+                await self.socket.send_str(json.dumps(message.to_wire()))
 
     def _send(self, data: bytes) -> None:
         if self.closed:
@@ -184,7 +185,7 @@ class WebSession:
                 return
 
     def _keep_guest(self, name: str, resume: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._control({"t": "guest", "name": name, "resume": resume}))
+        task = asyncio.get_running_loop().create_task(self._control(KeepGuest(name=name, resume=resume)))
         self._controls.add(task)  # held until sent: the loop keeps only a weak reference
         task.add_done_callback(self._controls.discard)
 
@@ -242,7 +243,7 @@ class WebSession:
             if refusal is not None:
                 kind, text, pause = refusal
                 await asyncio.sleep(pause)  # a wrong password's answer waits, as over SSH
-                await self._control({"t": kind, "text": text})
+                await self._control(Closing(kind=kind, text=text))
                 return None
         return cols, rows, WebDoor(self.front, self.address, name, resume, code, opening.get("watch") is True)
 
@@ -286,7 +287,7 @@ class WebSession:
             if not self._out:
                 break
             await asyncio.sleep(0.01)
-        await self._control({"t": "bye", "text": farewell})
+        await self._control(Closing(kind="bye", text=farewell))
         with contextlib.suppress(ConnectionError, RuntimeError):
             await self.socket.close()
 
@@ -406,7 +407,7 @@ class WebFront:
         why = self.admit(address)
         if why is not None:
             log.warning("web %s: refused: %s", address, why)
-            await socket.send_str(json.dumps({"t": "refused", "text": why}))
+            await socket.send_str(json.dumps(Closing(kind="refused", text=why).to_wire()))
             await socket.close(code=WSCloseCode.TRY_AGAIN_LATER)
             return socket
         session = WebSession(self, request, socket, address)
@@ -419,7 +420,7 @@ class WebFront:
                     await socket.close()
         return socket
 
-    def refusal(self, address: str, password: str, host: str) -> tuple[str, str, float] | None:
+    def refusal(self, address: str, password: str, host: str) -> tuple[Refusal, str, float] | None:
         """Whether the access policy lets this browser in: None, or the kind of answer (``password``: ask
         again; ``refused``: no), why, in the current language, and how long to wait before saying so."""
         mode = self.access.mode
