@@ -22,7 +22,7 @@ The page's first paint: --page-loads loads of https://127.0.0.1:PORT/ in Chromiu
 /usr/bin/chromium, driven by Playwright), each in a fresh profile, timed from the navigation's start
 to the name screen's text in the page's terminal. Median and max.
 
-Run: python bench/web_sessions.py [--sessions 1 10 50 100] [--moves 10] [--page-loads 5]
+Run: python bench/web_sessions.py [--sessions 1 10 50 100] [--moves 10] [--page-loads 5] [--fan-out-only]
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ class Page:
         self.last_output = 0.0
         self.changed = asyncio.Event()
         self.times: list[float] = []
+        self.controls: list[str] = []
         self._reader: asyncio.Task[None] | None = None
 
     async def open(self, name: str, code: str | None = None, watch: bool = False) -> None:
@@ -138,7 +139,11 @@ class Page:
     async def until(self, marker: bytes) -> None:
         while marker not in self.output:
             self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), TIMEOUT)
+            try:
+                await asyncio.wait_for(self.changed.wait(), TIMEOUT)
+            except TimeoutError:
+                raise TimeoutError(f"no {marker!r} after {TIMEOUT:g} s; the front said {self.controls}; the "
+                                   f"terminal's last output: {bytes(self.output[-300:])!r}") from None
 
     async def _read(self) -> None:
         assert self.socket is not None
@@ -149,6 +154,8 @@ class Page:
                 self.received += len(message.data)
                 self.last_output = time.perf_counter()
                 self.changed.set()
+            elif message.type == aiohttp.WSMsgType.TEXT:
+                self.controls.append(message.data)
 
     async def close(self) -> None:
         if self.socket is not None:
@@ -281,11 +288,12 @@ async def main() -> None:
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 50, 100])
     parser.add_argument("--moves", type=int, default=10, help="table updates measured per fan-out run")
     parser.add_argument("--page-loads", type=int, default=5, help="loads of the page in Chromium (0: none)")
+    parser.add_argument("--fan-out-only", action="store_true", help="only the watching table")
     args = parser.parse_args()
     biggest = max(args.sessions)
     print(machine())
     print()
-    if args.page_loads:
+    if args.page_loads and not args.fan_out_only:
         with fresh_server(biggest) as server:
             loads = await page_loads(server, args.page_loads)
         print(f"page load to the name screen in Chromium: median {statistics.median(loads):.0f} ms, "
@@ -294,7 +302,7 @@ async def main() -> None:
     print("| sessions at once | name screen: median | p90 | lobby after the name: median | p90 "
           "| CPU per session start | RSS with them | RSS per session |")
     print("|---|---|---|---|---|---|---|---|")
-    for count in args.sessions:
+    for count in [] if args.fan_out_only else args.sessions:
         with fresh_server(biggest) as server:
             r = await first_screens(server, count)
         print(f"| {count} | {r['name_ms']:.0f} ms | {r['name_p90']:.0f} ms | {r['lobby_ms']:.0f} ms "

@@ -132,12 +132,10 @@ class Client:
     def resume_token(self) -> str:
         return str(self.welcome.get("resume", ""))
 
-    async def send(self, message: Request | dict[str, Any]) -> None:
-        """Send a request. A map is sent as it is: the app's screens still write some requests so, and
-        tests send maps no request would make."""
+    async def send(self, message: Request) -> None:
         if self.closed:
             raise ConnectionLost("the connection is closed")
-        self.writer.write(encode(message if isinstance(message, dict) else message.to_wire()))
+        self.writer.write(encode(message.to_wire()))
         await self.writer.drain()
 
     async def send_raw(self, data: bytes) -> None:

@@ -48,11 +48,14 @@ class LocalConnection:
         self.outbox.put_nowait(None)
 
     # --- the client's side -------------------------------------------------------------------------
-    def receive(self, message: Request | dict[str, Any]) -> None:
-        """A request from the client (or a map in its place, as the app's screens still send them)."""
+    def receive(self, message: Request) -> None:
+        """A request from the client, as the server would read it off the wire."""
+        self.receive_frame(encode(message.to_wire()))
+
+    def receive_frame(self, frame: bytes) -> None:
+        """A frame from the client as it is (tests send what no request would make)."""
         if not self.closed:
-            wire = message if isinstance(message, dict) else message.to_wire()
-            self.session.receive(decode_payload(encode(wire)[HEADER.size:]))
+            self.session.receive(decode_payload(frame[HEADER.size:]))
 
     def disconnect(self) -> None:
         """The client went away."""
@@ -70,8 +73,12 @@ class LocalLink:
         self.welcome: dict[str, Any] = {}
         self.closed = False
 
-    async def send(self, message: Request | dict[str, Any]) -> None:
+    async def send(self, message: Request) -> None:
         self.connection.receive(message)
+
+    async def send_raw(self, data: bytes) -> None:
+        """A frame as it is, as ``Client.send_raw`` sends one."""
+        self.connection.receive_frame(data)
 
     async def close(self) -> None:
         if not self.closed:

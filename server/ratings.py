@@ -347,7 +347,7 @@ class RatingBook:
             name = member.name
         found: str = identity
         viewer = viewer_keys(member.identity, member.token_hash)
-        async def read(db: Database) -> wire.Profile:
+        async def read(db: Database) -> wire.ServerMessage:
             return await profile(db, found, name, found == member.identity, viewer)
 
         self._answer(member, read, "profile")
@@ -356,7 +356,7 @@ class RatingBook:
         game_id = request.game
         viewer = viewer_keys(member.identity, member.token_hash)
 
-        async def read(db: Database) -> wire.GameRecord | wire.ErrorMessage:
+        async def read(db: Database) -> wire.ServerMessage:
             text = await game_record(db, game_id, viewer)
             if text is None:  # a private game is answered as no game at all: its id tells nothing
                 return wire.ErrorMessage(code="no_record", reason=f"there is no finished game {game_id}",

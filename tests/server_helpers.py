@@ -19,7 +19,7 @@ import signal
 import socket
 import ssl
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,15 +30,17 @@ from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
 from ono99_tui.identity import Identity
 from ono99_tui.known_servers import ServerTrust
-from ono99_tui.protocol import HEADER, PROTOCOL_VERSION
+from ono99_tui.protocol import HEADER, PROTOCOL_VERSION, encode
 from ono99_tui.tls import client_context
+from ono99_tui.wire.common import as_edition
+from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
 from server import Server, ServerConfig
 from server.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
 CARD_CODES = frozenset(CODES)
-STORAGE_BARRIER = "leaderboard"  # answered on the database thread after every queued write
+STORAGE_BARRIER = AskLeaderboard()  # answered on the database thread after every queued write
 # Answers to an action that raced a bot's move: the game moved on (or ended) first; nothing was applied.
 LATE_ACT_ERRORS = ("stale_action", "no_game")
 # Test players act as fast as the bots (delay 0) for whole matches: far above a person's pace, so the
@@ -102,11 +104,20 @@ class TestClient(Client):
         (``stale_action``, or ``no_game`` when a bot's move ended the game first) is skipped, not raised."""
         return await super().expect(kind, timeout, where, tolerate=tolerate)
 
-    async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
+    async def send_map(self, message: Mapping[str, Any]) -> None:
+        """Send a map as it is: what no typed request makes (a wrong field, an unknown type)."""
+        if self.closed:
+            raise ConnectionLost("the connection is closed")
+        await self.send_raw(encode(dict(message)))
+
+    async def request(self, message: Request | Mapping[str, Any], kind: str, timeout: float = TIMEOUT,
                       where: Callable[..., bool] | None = None) -> dict[str, Any]:
-        """Send ``message``, then expect ``kind`` (``where``: called with the message; ``...`` so that a lambda in
-        a loop may bind the loop's values as defaults)."""
-        await self.send(message)
+        """Send ``message`` (a map: as it is, see ``send_map``), then expect ``kind`` (``where``: called with
+        the message; ``...`` so that a lambda in a loop may bind the loop's values as defaults)."""
+        if isinstance(message, Mapping):
+            await self.send_map(message)
+        else:
+            await self.send(message)
         return await self.expect(kind, timeout, where)
 
     async def error(self, timeout: float = TIMEOUT) -> dict[str, Any]:
@@ -182,8 +193,8 @@ def new_identity() -> Identity:
     return Identity(asyncssh.generate_private_key("ssh-ed25519"))
 
 
-def hello(name: str, **extra: Any) -> dict[str, Any]:
-    return {"t": "hello", "version": PROTOCOL_VERSION, "name": name, **extra}
+def hello(name: str, **extra: Any) -> Hello:
+    return Hello(version=PROTOCOL_VERSION, name=name, **extra)
 
 
 def frame(payload: bytes) -> bytes:
@@ -208,9 +219,8 @@ async def create_table(host: TestClient, *, edition: str = "2022", options: dict
                        seats: int = 4, bots: int = 0, start: bool = False, **extra: Any) -> int:
     """Create a table (the host sits in seat 0); returns its id."""
     name = f"table {next(_table_names)}"
-    message: dict[str, Any] = {"t": "create_table", "name": name, "edition": edition, "options": options or {},
-                               "seats": seats, "bots": bots, "start": start, **extra}
-    await host.send(message)
+    await host.send(CreateTable(name=name, edition=as_edition(edition), options=options or {}, seats=seats, bots=bots,
+                                start=start, **extra))
     table = await host.expect("table", where=lambda m: m["table"]["name"] == name and m["table"]["bots"] == bots)
     assert table["table"]["you"] == 0
     return int(table["table"]["id"])
@@ -218,10 +228,7 @@ async def create_table(host: TestClient, *, edition: str = "2022", options: dict
 
 async def join(client: TestClient, table_id: int, seat: int | None = None) -> int:
     """Sit down at a table; returns the seat."""
-    message: dict[str, Any] = {"t": "join", "table": table_id}
-    if seat is not None:
-        message["seat"] = seat
-    await client.send(message)
+    await client.send(Join(table=table_id, seat=seat))
     detail = await client.expect("table",
                                  where=lambda m: m["table"]["id"] == table_id and m["table"]["you"] is not None)
     return int(detail["table"]["you"])
@@ -229,13 +236,13 @@ async def join(client: TestClient, table_id: int, seat: int | None = None) -> in
 
 async def start(host: TestClient) -> None:
     """Start the game at the host's table (the players' loops then read the first state)."""
-    await host.send({"t": "start"})
+    await host.send(Start())
 
 
 async def storage_barrier(client: TestClient) -> None:
     """Wait until the server's database thread has done every write queued so far: the leaderboard
     query runs on that same thread, in order, after them."""
-    await client.request({"t": STORAGE_BARRIER}, "leaderboard")
+    await client.request(STORAGE_BARRIER, "leaderboard")
 
 
 # --- a protocol-level player ------------------------------------------------------------------------
@@ -299,7 +306,7 @@ async def play(client: TestClient, rng: random.Random, *, policy: Policy = rando
             acted.add(view["version"])
             action = policy(view, rng)
             log.sent.append((view["version"], action))
-            await client.send({"t": "act", "action": action, "version": view["version"]})
+            await client.send(Act(action=action, version=view["version"]))
 
 
 async def play_client(client: Client, timeout: float = TIMEOUT) -> int:
@@ -313,7 +320,7 @@ async def play_client(client: Client, timeout: float = TIMEOUT) -> int:
         if view["winner"] is not None:
             return int(view["winner"])
         if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
-            await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+            await client.send(Act(action=view["legal"][0], version=view["version"]))
 
 
 async def play_all(players: Sequence[TestClient], seed: int, **kwargs: Any) -> list[PlayLog]:

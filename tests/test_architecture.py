@@ -161,58 +161,39 @@ def test_core_never_imports_the_global_random_functions() -> None:
 # --- messages are written by the wire model only ------------------------------------------------------------
 WIRE_MODEL = ROOT / "ono99_tui" / "wire"
 RECORDS = ROOT / "ono99_tui" / "core" / "record.py"  # a game record's events are maps too (docs/records.md)
-# Temporary: the app's screens, and the plain mode's session (and its SSH door), still write their requests
-# as maps, passed to send_message or send (the app, the clients and the links take either a typed request or
-# its map). These sites may hold a map naming a request, nothing else.
-UI_SEND_SITES_NOT_YET_TYPED = (ROOT / "ono99_tui" / "tui", ROOT / "ono99_tui" / "plain",
-                               ROOT / "ono99_tui" / "front" / "ssh_plain.py")
-# The web front's JSON control messages to and from its page (docs/web.md) are not the game's protocol.
-PAGE_PROTOCOL = ROOT / "ono99_tui" / "front" / "web.py"
 
 
-def message_maps(tree: ast.AST) -> list[tuple[int, str, tuple[str, ...] | None]]:
+def message_maps(tree: ast.AST) -> list[tuple[int, str, str | None]]:
     """The dict displays of ``tree`` that are messages (a text key ``t``) or events (``e``): each with the
-    values that key may take (a text, or either text of a conditional; None for anything else), by line."""
+    value of that key (None when it is not a text constant), by line."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
                 if isinstance(key, ast.Constant) and key.value in ("t", "e"):
-                    choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
-                    texts = tuple(c.value for c in choices if isinstance(c, ast.Constant) and isinstance(c.value, str))
-                    found.append((node.lineno, key.value, texts if len(texts) == len(choices) else None))
-    return sorted(found, key=lambda item: item[:2])
+                    text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                    found.append((node.lineno, key.value, text))
+    return sorted(found)
 
 
 def test_the_finder_of_message_maps_finds_them() -> None:
-    code = ('a = {"t": "join", "code": c}\nb = {"x": {"e": "play"}}\nc = {"t": kind}\nd = {"table": 1, **e}\n'
-            'f = {"t": "join" if x else "spectate"}\n')
-    assert message_maps(ast.parse(code)) == [(1, "t", ("join",)), (2, "e", ("play",)), (3, "t", None),
-                                             (5, "t", ("join", "spectate"))]
+    code = 'a = {"t": "join", "code": c}\nb = {"x": {"e": "play"}}\nc = {"t": kind}\nd = {"table": 1, **e}\n'
+    assert message_maps(ast.parse(code)) == [(1, "t", "join"), (2, "e", "play"), (3, "t", None)]
 
 
 def test_no_message_is_written_as_a_map_outside_the_wire_model() -> None:
     """Messages both ways are the typed values of ono99_tui/wire/ (which alone write their maps): the
-    server, the client, the SSH front, replays and the local game build values. The only maps left are
-    the requests the app's screens and the plain mode send (a named, temporary allow-list), and the web
-    front's page messages, another protocol."""
-    from ono99_tui.wire.requests import REQUEST_TYPES, kind_of
-
-    requests = {kind_of(cls) for cls in REQUEST_TYPES}
+    server, the client, the app and its screens, the plain mode, the fronts, replays and the local game
+    build values."""
     offenders = []
     for folder in ("ono99_tui", "server"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.is_relative_to(WIRE_MODEL):
                 continue
-            for line, key, kinds in message_maps(ast.parse(path.read_text())):
-                if key == "t" and kinds and set(kinds) <= requests \
-                        and any(path.is_relative_to(site) for site in UI_SEND_SITES_NOT_YET_TYPED):
-                    continue
-                if path == PAGE_PROTOCOL:
-                    continue
+            for line, key, kind in message_maps(ast.parse(path.read_text())):
                 if key == "e" and path == RECORDS:
                     continue
-                offenders.append(f"{path.relative_to(ROOT)}:{line}: {kinds!r}")
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {kind!r}")
     assert offenders == []
 
 

@@ -19,6 +19,7 @@ from ono99_tui.core.options import TableOptions
 from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.reasons import ILLEGAL, render, said
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.wire.requests import Act, Hello
 from tests.server_helpers import TIMEOUT, create_table, join, running_server, start
 from tests.wire import said_of
 
@@ -156,14 +157,14 @@ async def test_a_refused_move_from_a_real_server_is_said_in_german_by_its_key(tm
         views = {c: (await c.expect("state"))["view"] for c in (alice, bob)}
         mover, waiter = (alice, bob) if views[alice]["turn"] == views[alice]["seat"] else (bob, alice)
         version = views[mover]["version"]
-        out_of_turn = await waiter.request({"t": "act", "action": views[waiter]["hand"][0], "version": version},
+        out_of_turn = await waiter.request(Act(action=views[waiter]["hand"][0], version=version),
                                            "error")
-        four = await mover.request({"t": "act", "action": "ONO99x4", "version": version}, "error")
-        unknown = await mover.request({"t": "act", "action": "11", "version": version}, "error")
+        four = await mover.request(Act(action="ONO99x4", version=version), "error")
+        unknown = await mover.request(Act(action="11", version=version), "error")
         missing = next(c for c in CODES[:11] if c not in views[mover]["hand"])
-        not_held = await mover.request({"t": "act", "action": missing, "version": version}, "error")
+        not_held = await mover.request(Act(action=missing, version=version), "error")
         reverse = "REV" if "REV" not in views[mover]["hand"] else None
-        no_reverse = (await mover.request({"t": "act", "action": reverse, "version": version}, "error")
+        no_reverse = (await mover.request(Act(action=reverse, version=version), "error")
                       if reverse else None)
     assert out_of_turn["params"] == {"why": "not_your_turn", "turn": views[alice]["turn"],
                                      "seat": views[waiter]["seat"]}
@@ -272,7 +273,7 @@ async def test_too_many_connections_and_a_bad_key_are_said_in_german_by_their_ke
         ada = await h.connect("Ada")
         raw = await h.raw()
         for key in ("ssh-dss AAAA", "ssh-ed25519 AAAAnope"):
-            await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": key})
+            await raw.send(Hello(version=PROTOCOL_VERSION, name="Mallory", key=key))
         bad_type, bad_key = await raw.error(), await raw.error()
         refused = [m for m in await until_closed(await h.raw()) if m["t"] == "error"]
         assert ada.welcome["name"] == "Ada"

@@ -13,6 +13,7 @@ from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model_screen import ModelScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable
 from server import Server
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until
@@ -37,7 +38,7 @@ async def test_a_clean_stop_shows_the_servers_farewell_and_a_cut_shows_a_lost_co
     try:
         async with app.run_test(size=(160, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=0, start=True))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the game")
 

@@ -36,6 +36,7 @@ from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
+from ono99_tui.wire.requests import CreateTable, Join, Request, Say, Start
 from server import Server, ServerConfig
 from tests import wire
 from tests.app_state import local_server, parent_of, table_of, view_of
@@ -64,11 +65,11 @@ class ScriptedLink:
 
     def __init__(self) -> None:
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []
+        self.sent: list[dict[str, Any]] = []  # the requests' maps, as they would go on the wire
         self.welcome: dict[str, Any] = {}
 
-    async def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+    async def send(self, message: Request) -> None:
+        self.sent.append(message.to_wire())
 
     async def close(self) -> None:
         return
@@ -225,8 +226,8 @@ async def test_a_local_bot_waits_the_draw_window_while_the_persons_manual_draw_i
     while that person's draw is open, and at the usual delay once it is taken (read from the
     table's timer, not from a clock)."""
     app = make_app(bot_delay=0.5, draw_window=30, local_game=open_local_game)
-    app.first_table = {"t": "create_table", "edition": "2022", "options": {"manual_draw": True}, "seats": 2,
-                       "bots": 1, "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": "Draw test"}
+    app.first_table = CreateTable(edition="2022", options={"manual_draw": True}, seats=2, bots=1, bot_level="greedy",
+                                  turn_seconds=0, start=True, name="Draw test")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "the game")
         table = next(iter(local_server(app).lobby.tables.values()))
@@ -356,16 +357,16 @@ async def test_at_80_columns_chat_shows_in_the_log_and_c_opens_a_visible_chat() 
     bo = await Client.connect("127.0.0.1", server.port, "Bo")
     app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
     try:
-        await bo.send({"t": "create_table", "seats": 8, "bots": 0, "turn_seconds": 0, "name": "Wide",
-                       "edition": "2022", "options": {"eight_players": True}})
+        await bo.send(CreateTable(seats=8, bots=0, turn_seconds=0, name="Wide", edition="2022",
+                                  options={"eight_players": True}))
         table = (await bo.expect("table"))["table"]["id"]
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and bool(app.model.tables), "the lobby")
-            app.send_message({"t": "join", "table": table})
+            app.send_message(Join(table=table))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
-            await bo.send({"t": "start"})
+            await bo.send(Start())
             await wait_until(pilot, lambda: app.model.view is not None, "the game")
-            await bo.send({"t": "chat", "text": "hello [b]Ada[/b]", "scope": "table"})
+            await bo.send(Say(text="hello [b]Ada[/b]", scope="table"))
             await wait_until(pilot, lambda: any("hello [b]Ada[/b]" in s.text
                                                 for s in app.screen.query_one("#log", RichLog).lines),
                              "the chat line in the log")
@@ -407,7 +408,7 @@ async def test_the_screen_says_1_token_and_1_free_seat() -> None:
     try:
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "seats": 2, "bots": 0, "turn_seconds": 0, "name": "Two"})
+            app.send_message(CreateTable(seats=2, bots=0, turn_seconds=0, name="Two"))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
             await pilot.pause(0.2)
             banner = str(app.screen.query_one("#banner", Static).render())
@@ -442,7 +443,7 @@ async def test_join_and_watch_in_an_empty_lobby_and_start_during_a_game_say_why(
                 await wait_until(pilot, lambda: any("no table to" in n for n in notification_texts(app)),
                                  "the reason")
                 app.clear_notifications()
-            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=0, start=True))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the game")
             assert "Start" not in app.screen.query_one(KeysFooter).render().plain
@@ -520,7 +521,7 @@ async def test_the_turn_clock_of_a_server_table_stays_visible_over_the_help() ->
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 60, "start": True})
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=60, start=True))
             await wait_until(pilot, lambda: app.model.view is not None and app.model.clock is not None,
                              "a turn with the clock running")
             await pilot.press("question_mark")

@@ -19,6 +19,7 @@ from ono99_tui.client import Client, ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity
+from ono99_tui.wire.requests import Act, CreateTable, Hello, Start
 from server import Server, table
 from server.connection import Connection
 from tests.app_state import table_of, view_of
@@ -65,7 +66,7 @@ async def test_a_malformed_front_field_is_refused(tmp_path: Path, field: str, va
     async with running_server(tmp_path, front_credentials=(GOOD,)) as h:
         client = await h.raw()
         front: dict[str, Any] = {"credential": GOOD, "address": "198.51.100.7", "identity": None, field: value}
-        await client.send({"t": "hello", "version": 2, "name": "ada", "front": front})
+        await client.send(Hello(version=2, name="ada", front=front))
         error = await client.error()
         assert error["code"] == "bad_field" and f"hello.front.{field}" in error["reason"]
         assert h.server.lobby.members == {}
@@ -211,7 +212,7 @@ async def drive(host: Client, done: Callable[[dict[str, Any]], bool]) -> dict[st
             view = message["view"]
             assert view["winner"] is None, "the game ended too soon"
             if may_act(view):
-                await host.send({"t": "act", "action": sorted(view["legal"])[0], "version": view["version"]})
+                await host.send(Act(action=sorted(view["legal"])[0], version=view["version"]))
 
 
 def played_by(seat: int) -> Callable[[dict[str, Any]], bool]:
@@ -239,13 +240,13 @@ async def test_serve_runs_ssh_workers_and_restarts_one_killed_with_sigkill(tmp_p
         kim = await Client.connect("127.0.0.1", port, "kim", identity=Identity(key), timeout=TIMEOUT)
         await kim.close()  # the key owns the name kim now
         host = await Client.connect("127.0.0.1", port, "host", timeout=TIMEOUT)
-        await host.send({"t": "create_table", "name": "t", "seats": 3, "bots": 1, "private": True})
+        await host.send(CreateTable(name="t", seats=3, bots=1, private=True))
         code = (await host.expect("table"))["table"]["code"]
         conn, _ = await ssh_connect(ssh_port, f"join-{code}", key)
         conns.append(conn)
         await host.expect("table", where=lambda m: m["table"]["seats"][2]["name"] == "kim"
                           and m["table"]["seats"][2]["connected"] is True)
-        await host.send({"t": "start"})
+        await host.send(Start())
         await drive(host, lambda m: m["t"] == "state" and m["view"]["turn"] == 2)  # kim's turn; kim waits
 
         for pid in workers:  # both, so the one holding kim's session is among them

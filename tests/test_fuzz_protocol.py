@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ono99_tui.messages import decode_server_message
 from ono99_tui.protocol import HEADER, MAX_FRAME, FrameDecoder, ProtocolError, decode_payload, encode
-from ono99_tui.wire.requests import REQUEST_TYPES, FieldRule, decode_request, field_rules, kind_of
+from ono99_tui.wire.requests import REQUEST_TYPES, FieldRule, Hello, decode_request, field_rules, kind_of
 from server import ServerConfig
 from server.local import EmbeddedServer
 from tests.declared import as_declared
@@ -154,10 +154,10 @@ async def feed_server(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     link = embedded.link()
     received: list[dict[str, Any]] = []
     try:
-        await link.send({"t": "hello", "version": 2, "name": "Fuzz"})
+        await link.send(Hello(version=2, name="Fuzz"))
         for message in messages:
             try:
-                await link.send(message)
+                await link.send_raw(encode(message))
             except ProtocolError:  # a message encode() itself refuses (too large) never reaches the server
                 continue
             await asyncio.sleep(0)

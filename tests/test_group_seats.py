@@ -14,6 +14,7 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import InviteScreen, LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable, Join, Leave, Rematch, Sit, Spectate, Start
 from server import Server
 from server.table import Table
 from tests.server_helpers import FAST_PLAY, Harness, TestClient, create_table, play, running_server, server_config
@@ -56,11 +57,11 @@ async def bob_left_alices_private_game(h: Harness) -> tuple[TestClient, TestClie
     bob = await h.connect("bob")
     table_id = await create_table(alice, seats=3, bots=1, private=True)
     table = h.server.lobby.tables[table_id]
-    await bob.send({"t": "join", "code": table.code})
+    await bob.send(Join(code=table.code))
     await bob.expect("table", where=lambda m: m["table"]["you"] == 2)
-    await alice.send({"t": "start"})
+    await alice.send(Start())
     await bob.expect("state")
-    await bob.send({"t": "leave"})
+    await bob.send(Leave())
     await bob.expect("left")
     return alice, bob, table
 
@@ -74,10 +75,10 @@ async def test_a_player_who_left_sits_again_at_the_next_game(tmp_path: Path) -> 
         table_id = table.id
         assert table.seats[2].name == "bob (bot)"
         await play(alice, random.Random(5))
-        await bob.send({"t": "join", "code": table.code})
+        await bob.send(Join(code=table.code))
         back = await bob.expect("table", where=lambda m: m["table"]["id"] == table_id)
         assert back["table"]["you"] == 2 and back["table"]["seats"][2]["name"] == "bob"
-        await alice.send({"t": "rematch"})
+        await alice.send(Rematch())
         state = await bob.expect("state", where=lambda m: m["game_no"] == 2)
         assert state["view"]["seat"] == 2 and not state["controlled_by_bot"][2]
 
@@ -85,11 +86,11 @@ async def test_a_player_who_left_sits_again_at_the_next_game(tmp_path: Path) -> 
 async def test_a_player_who_left_and_waits_gets_their_seat_back_at_the_rematch(tmp_path: Path) -> None:
     async with running_server(tmp_path, **FAST_PLAY) as h:
         alice, bob, table = await bob_left_alices_private_game(h)
-        await bob.send({"t": "spectate", "code": table.code})
-        await bob.send({"t": "sit"})
+        await bob.send(Spectate(code=table.code))
+        await bob.send(Sit())
         await bob.expect("notice", where=lambda m: m.get("code") == "waiting_for_seat")
         await play(alice, random.Random(6))
-        await alice.send({"t": "rematch"})
+        await alice.send(Rematch())
         state = await bob.expect("state", where=lambda m: m["game_no"] == 2 and m["view"]["seat"] is not None)
         assert state["view"]["seat"] == 2 and table.seats[2].name == "bob"
 
@@ -102,11 +103,11 @@ async def test_a_spectator_left_waiting_by_a_rematch_is_told_and_so_is_the_host(
         alice = await h.connect("alice")
         carol = await h.connect("carol")
         table_id = await create_table(alice, seats=2, bots=1, start=True)
-        await carol.send({"t": "spectate", "table": table_id})
-        await carol.send({"t": "sit"})
+        await carol.send(Spectate(table=table_id))
+        await carol.send(Sit())
         await carol.expect("notice", where=lambda m: m.get("code") == "waiting_for_seat")
         await play(alice, random.Random(7))
-        await alice.send({"t": "rematch"})
+        await alice.send(Rematch())
         told = await carol.expect("notice", where=lambda m: m.get("code") == "no_seat_free")
         assert "sit down at the next game" in told["text"]
         host = await alice.expect("notice", where=lambda m: m.get("code") == "seat_wanted")
@@ -148,7 +149,7 @@ async def test_the_host_is_asked_before_a_player_is_removed(tmp_path: Path) -> N
     try:
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "name": "Ada's", "seats": 3, "turn_seconds": 0})
+            app.send_message(CreateTable(name="Ada's", seats=3, turn_seconds=0))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "Ada's table")
             assert app.model.table is not None
@@ -192,9 +193,9 @@ async def test_a_code_that_worked_is_not_offered_again_for_another_refusal(tmp_p
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.join_by_code(server.lobby.tables[private_id].code)
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the private table")
-            app.send_message({"t": "leave"})
+            app.send_message(Leave())
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
-            app.send_message({"t": "join", "table": public_id})
+            app.send_message(Join(table=public_id))
             await wait_until(pilot, lambda: "the game has started" in app.model.notice, "the refusal")
             await pilot.pause(0.2)
             assert not isinstance(app.screen, ConfirmScreen)

@@ -20,6 +20,7 @@ from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable
 from tests.test_ssh import Player, Rig, rig, start_rig, until  # noqa: F401  (rig: the fixture)
 from tests.textual_compat import keep_running_on_exit
 
@@ -33,7 +34,7 @@ async def test_an_invite_code_is_never_offered_as_a_name(rig: Rig) -> None:  # n
     the code the player's name for good); a name typed there seats the player at the code's table."""
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     try:
-        await host.send({"t": "create_table", "name": "private", "seats": 4, "private": True})
+        await host.send(CreateTable(name="private", seats=4, private=True))
         code = (await host.expect("table"))["table"]["code"]
         for key in (True, None):
             player = await Player.connect(rig, code, key=key)
@@ -61,7 +62,7 @@ async def test_ssh_play_with_a_returning_key_queues_instead_of_going_back_to_an_
     key = asyncssh.generate_private_key("ssh-ed25519")
     jo = await Player.connect(rig, "jo", key=key)
     await jo.until_screen(LobbyScreen, "jo's lobby")
-    jo.app.send_message({"t": "create_table", "name": "old", "seats": 2, "bots": 1, "turn_seconds": 0})
+    jo.app.send_message(CreateTable(name="old", seats=2, bots=1, turn_seconds=0))
     await jo.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None, "jo's table")
     await jo.close()
     member = rig.server.lobby.members["jo"]
@@ -165,7 +166,7 @@ async def test_a_lost_game_server_s_farewell_is_said_before_its_links_are_left(t
         cy = await Player.connect(lost, "cy")
         await ada.until_screen(LobbyScreen, "ada's lobby")
         await cy.until_screen(LobbyScreen, "cy's lobby")
-        ada.app.send_message({"t": "create_table", "name": "t", "seats": 2, "bots": 1, "turn_seconds": 0})
+        ada.app.send_message(CreateTable(name="t", seats=2, bots=1, turn_seconds=0))
         await ada.until(lambda a: a.model.table is not None and a.model.table.you is not None, "ada's seat")
         await lost.front.close(server_lost=True)
         for player in (ada, cy):

@@ -24,6 +24,20 @@ from ono99_tui.client import Client, ServerError
 from ono99_tui.protocol import MAX_FRAME, encode
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import client_context
+from ono99_tui.wire.requests import (
+    AskGameRecord,
+    AskLeaderboard,
+    AskProfile,
+    CreateTable,
+    Join,
+    Leave,
+    Ping,
+    Rematch,
+    Sit,
+    Spectate,
+    Stand,
+    Start,
+)
 from server import ServerConfig
 from server.connection import WRITE_BUFFER_HIGH, Connection
 from server.lobby import TokenBucket
@@ -75,7 +89,7 @@ async def test_silent_connections_from_many_addresses_never_keep_a_new_player_ou
                 silent.append(writer)
             await wait_until(lambda: len(h.server.waiting) == 24, "the waiting budget to be full")
             assert all(h.server.waiting.waiting_from(f"127.0.0.{10 + i}") <= 4 for i in range(20))
-            assert (await resident.request({"t": "ping", "n": 1}, "pong"))["n"] == 1
+            assert (await resident.request(Ping(n=1), "pong"))["n"] == 1
             newcomer = await connect_from("127.0.0.200", h.port, "newcomer")
             assert newcomer.welcome["name"] == "newcomer"
             h.clients.append(newcomer)
@@ -139,7 +153,8 @@ async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_
         peak = 0
         try:
             stuck = await loop.run_in_executor(None, tls_socket_that_never_reads, h.port,
-                                               encode(hello("stuck")) + encode({"t": "spectate", "table": table_id}))
+                                               encode(hello("stuck").to_wire())
+                                               + encode(Spectate(table=table_id).to_wire()))
             await wait_until(lambda: any(m.name == "stuck" for m in table.spectators), "the spectator to sit in")
             connection = h.server.lobby.members["stuck"].connection
             assert isinstance(connection, Connection)
@@ -159,7 +174,7 @@ async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_
                 assert logs[0].last_view["winner"] is not None
                 games += 1
                 assert games < 200, "the stuck client was never dropped"
-                await alice.send({"t": "rematch"})
+                await alice.send(Rematch())
             sampler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sampler
@@ -311,10 +326,10 @@ async def test_table_list_pushes_to_the_lobby_are_coalesced(tmp_path: Path) -> N
         began = loop.time()
         for _ in range(30):
             await create_table(churner, seats=2)
-            await churner.request({"t": "leave"}, "left")
+            await churner.request(Leave(), "left")
         ended = loop.time()
         await watcher.expect("tables", where=lambda m: m["total"] == 0 and loop.time() >= ended)
-        await watcher.request({"t": "ping"}, "pong")
+        await watcher.request(Ping(), "pong")
         pushed = [m for m in watcher.received if m["t"] == "tables"]
         assert len(pushed) <= (loop.time() - began) / interval + 2, len(pushed)
         assert len(pushed) < 30
@@ -346,7 +361,7 @@ async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path: Path)
         raw = await h.raw()
         codes = []
         for message in ({"type": "ping"}, {"t": "fly"}, {"t": "sit", "seat": "x"}, {"t": "ping"}):
-            await raw.send(message)
+            await raw.send_map(message)
             codes.append((await raw.error())["code"])
         assert codes == ["bad_message", "unknown_type", "bad_field", "hello_first"]
 
@@ -356,10 +371,10 @@ async def test_an_empty_t_is_answered_with_its_ref_and_an_empty_key_is_no_guest(
     does not decode, "" included, is `bad_key`, never a guest's hello."""
     async with running_server(tmp_path) as h:
         raw = await h.raw()
-        await raw.send({"t": ""})
+        await raw.send_map({"t": ""})
         error = await raw.error()
         assert (error["code"], error["ref"]) == ("unknown_type", "")
-        await raw.send({"t": 7})
+        await raw.send_map({"t": 7})
         assert (await raw.error())["ref"] is None
         await raw.send(hello("Eve", key=""))
         error = await raw.error()
@@ -379,14 +394,13 @@ async def test_profile_and_game_record_may_come_after_later_replies_and_say_what
         ada = await h.connect("Ada", identity=new_identity())
         await create_table(ada, seats=2, bots=1, start=True)
         await play(ada, random.Random(1))
-        await ada.request({"t": "leaderboard"}, "leaderboard")  # the game is saved
+        await ada.request(AskLeaderboard(), "leaderboard")  # the game is saved
         storage = h.server.storage
         assert storage is not None
         free = threading.Event()
         storage.submit(lambda db: free.wait(60))
         try:
-            for message in ({"t": "profile", "name": "ADA"}, {"t": "game_record", "game": 1},
-                            {"t": "game_record", "game": 7}, {"t": "ping", "n": 5}):
+            for message in (AskProfile(name="ADA"), AskGameRecord(game=1), AskGameRecord(game=7), Ping(n=5)):
                 await ada.send(message)
             assert (await ada.expect("pong"))["n"] == 5  # first, though asked for last
         finally:
@@ -407,10 +421,8 @@ async def test_refused_requests_leave_you_where_you_were(tmp_path: Path) -> None
         assert await join(bo, table_a) == 1
         table = h.server.lobby.tables[table_a]
         bo_member = h.server.lobby.members["bo"]
-        for message, code in (({"t": "spectate", "table": 999}, "no_table"),
-                              ({"t": "create_table", "name": ""}, "bad_name"),
-                              ({"t": "create_table", "seats": 7}, "bad_options"),
-                              ({"t": "join", "code": "NOSUCH"}, "no_table")):
+        for message, code in ((Spectate(table=999), "no_table"), (CreateTable(name=""), "bad_name"),
+                              (CreateTable(seats=7), "bad_options"), (Join(code="NOSUCH"), "no_table")):
             await bo.send(message)
             assert (await bo.error())["code"] == code
             assert table.seats[1].member is bo_member and bo_member.table is table
@@ -423,19 +435,19 @@ async def test_which_error_answers_when_several_apply(tmp_path: Path) -> None:
     async with running_server(tmp_path, **FAST_PLAY) as h:
         ann, bo, cy = await h.connect("ann"), await h.connect("bo"), await h.connect("cy")
         waiting = await create_table(ann, seats=2, bots=1)
-        await bo.send({"t": "join", "table": waiting})
+        await bo.send(Join(table=waiting))
         assert (await bo.error())["code"] == "table_full"
         playing = await create_table(bo, seats=3, bots=1)
         await join(cy, playing)
-        await bo.send({"t": "start"})
+        await bo.send(Start())
         await bo.expect("state")
-        await ann.send({"t": "join", "table": playing})
+        await ann.send(Join(table=playing))
         assert (await ann.error())["code"] == "game_running"
-        await cy.send({"t": "sit", "seat": 0})
+        await cy.send(Sit(seat=0))
         assert (await cy.error())["code"] == "seat_taken"
-        await ann.send({"t": "spectate", "table": playing})
+        await ann.send(Spectate(table=playing))
         await ann.expect("table", where=lambda m: m["table"]["id"] == playing)
-        await ann.send({"t": "sit", "seat": 2})
+        await ann.send(Sit(seat=2))
         notice = await ann.expect("notice")
         assert notice["table"] == playing and "next game" in notice["text"]
 
@@ -445,9 +457,9 @@ async def test_stand_is_answered_by_table_then_state(tmp_path: Path) -> None:
     async with running_server(tmp_path, **FAST_PLAY) as h:
         ann = await h.connect("ann")
         await create_table(ann, seats=2, bots=1)
-        await ann.request({"t": "start"}, "state")
+        await ann.request(Start(), "state")
         mark = len(ann.received)
-        await ann.send({"t": "stand"})
+        await ann.send(Stand())
         await ann.expect("state", where=lambda m: m["view"]["seat"] is None)
         after = ann.received[mark:]
         standing = next(i for i, m in enumerate(after) if m["t"] == "table" and m["table"]["you"] is None)

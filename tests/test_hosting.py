@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ono99_tui.wire.requests import AddBot, Stand
 from server import Server
 from tests.server_helpers import TestClient, create_table, join, new_identity, server_config
 
@@ -36,14 +37,14 @@ async def test_a_key_holder_hosts_their_table_again_after_a_restart(tmp_path: Pa
         bob_back = await TestClient.connect("127.0.0.1", server.port, "bob", resume=bob.resume_token)
         clients.append(bob_back)
         assert bob_back.welcome["table"] == table_id
-        await bob_back.send({"t": "add_bot"})
+        await bob_back.send(AddBot())
         refused = await bob_back.error()
         assert refused["code"] == "not_host" and refused["params"] == {"host": "Ada"}
 
         ada_back = await TestClient.connect("127.0.0.1", server.port, "", identity=key)
         clients.append(ada_back)
         assert ada_back.welcome["table"] == table_id
-        await ada_back.send({"t": "add_bot"})
+        await ada_back.send(AddBot())
         detail = await ada_back.expect("table", where=lambda m: m["table"]["bots"] == 1)
         assert detail["table"]["host"] == "Ada"
     finally:
@@ -65,20 +66,20 @@ async def test_a_namesake_of_a_host_who_left_does_not_host_after_a_restart(tmp_p
         clients += [ann, bob]
         table_id = await create_table(ann, seats=4)
         await join(bob, table_id)
-        await ann.request({"t": "stand"}, "table", where=lambda m: m["table"]["you"] is None)
+        await ann.request(Stand(), "table", where=lambda m: m["table"]["you"] is None)
         server = await _restarted(tmp_path, server)
 
         namesake = await TestClient.connect("127.0.0.1", server.port, "ann")
         clients.append(namesake)
         assert namesake.welcome["resumed"] is False
         await join(namesake, table_id)
-        await namesake.send({"t": "add_bot"})
+        await namesake.send(AddBot())
         refused = await namesake.error()
         assert refused["code"] == "not_host" and refused["params"] == {"host": "bob"}
 
         bob_back = await TestClient.connect("127.0.0.1", server.port, "bob", resume=bob.resume_token)
         clients.append(bob_back)
-        await bob_back.send({"t": "add_bot"})
+        await bob_back.send(AddBot())
         detail = await bob_back.expect("table", where=lambda m: m["table"]["bots"] == 1)
         assert detail["table"]["host"] == "bob"
     finally:

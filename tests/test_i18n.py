@@ -40,6 +40,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
+from ono99_tui.wire.requests import Join
 from tests.test_tui import play_to_the_end, wait_until
 from tests.wire import said_of
 
@@ -292,7 +293,7 @@ async def test_the_server_sends_params_with_a_refusal(tmp_path: Path) -> None:
         ada = await harness.connect("Ada")
         table = await create_table(ada, seats=2)
         bob = await harness.connect("Bob")
-        await bob.send({"t": "join", "table": table, "seat": 0})
+        await bob.send(Join(table=table, seat=0))
         error = await bob.error()
         assert error["code"] == "seat_taken" and error["params"] == {"seat": 0}
         with using("vi"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fcntl
 import os
 import random
@@ -31,6 +32,7 @@ from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
+from ono99_tui.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
 from server import Server, standin
 from server.names import name_key, name_keys
 from tests.app_state import table_of, view_of
@@ -97,37 +99,37 @@ async def test_a_key_is_proven_by_signing_the_challenge(tmp_path: Path) -> None:
 
         raw = await h.raw()
         server_key = fingerprint_digest(raw.server_fingerprint)
-        await raw.send({"t": "prove", "signature": b"x"})
+        await raw.send(Prove(signature=b"x"))
         assert (await raw.error())["code"] == "no_challenge"
-        hello = {"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": ada.public_key}
+        hello = Hello(version=PROTOCOL_VERSION, name="Mallory", key=ada.public_key)
         await raw.send(hello)
         nonce = (await raw.expect("challenge"))["nonce"]
         assert isinstance(nonce, bytes) and len(nonce) == 32
-        await raw.send({"t": "prove", "signature": ada.prove(server_key, b"another nonce")})
+        await raw.send(Prove(signature=ada.prove(server_key, b"another nonce")))
         error = await raw.error()
         assert error["code"] == "bad_signature" and error["ref"] == "prove"
         await raw.send(hello)
         nonce = (await raw.expect("challenge"))["nonce"]
-        await raw.send({"t": "prove", "signature": ada.prove(bytes(32), nonce)})  # for another server's certificate
+        await raw.send(Prove(signature=ada.prove(bytes(32), nonce)))  # for another server's certificate
         error = await raw.error()
         assert error["code"] == "bad_signature" and error["ref"] == "prove"
         await raw.send(hello)
         nonce = (await raw.expect("challenge"))["nonce"]
-        await raw.send({"t": "prove", "signature": ada.prove(server_key, nonce)[:-1] + b"?"})
+        await raw.send(Prove(signature=ada.prove(server_key, nonce)[:-1] + b"?"))
         assert (await raw.error())["code"] == "bad_signature"
-        await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": "ssh-ed25519 AAAAnope"})
+        await raw.send(Hello(version=PROTOCOL_VERSION, name="Mallory", key="ssh-ed25519 AAAAnope"))
         assert (await raw.error())["code"] == "bad_key"
-        await raw.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "Mallory", "key": "ssh-dss AAAA"})
+        await raw.send(Hello(version=PROTOCOL_VERSION, name="Mallory", key="ssh-dss AAAA"))
         assert (await raw.error())["code"] == "bad_key"
         # A proof made by hand, as a client written from docs/protocol.md would
-        await raw.send(hello | {"name": "Ada2"})
+        await raw.send(dataclasses.replace(hello, name="Ada2"))
         nonce = (await raw.expect("challenge"))["nonce"]
         signature = ada.key.sign(identity_proof_message(server_key, nonce), b"ssh-ed25519")
-        await raw.send({"t": "prove", "signature": signature})
+        await raw.send(Prove(signature=signature))
         # Ada's key is connected already: the proof takes her player over, whatever name is asked
         welcome = await raw.expect("welcome")
         assert welcome["identity"] == ada.fingerprint and welcome["name"] == "Ada" and welcome["resumed"]
-        await raw.send({"t": "prove", "signature": signature})  # again, once welcome
+        await raw.send(Prove(signature=signature))  # again, once welcome
         assert (await raw.error())["code"] == "no_challenge"
 
 
@@ -320,7 +322,7 @@ async def test_a_killed_ono99_connect_comes_back_to_its_seat_and_hand(tmp_path: 
                     await wait_until(lambda: bob.table is not None, "bob seated", timeout=1)
                     break
             assert bob.table is not None, "bob's app never joined the table"
-            await alice.send({"t": "start"})
+            await alice.send(Start())
             table = lobby.tables[table_id]
             await wait_until(lambda: table.game is not None, "the game")
             assert table.game is not None
@@ -380,8 +382,7 @@ async def test_the_client_object_dropped_without_goodbye_comes_back_by_its_key(t
         assert again["view"]["hand"] == state["view"]["hand"] and again["view"]["seat"] == 0
         # a guest's resume token does not bring a key's player back without the key
         thief = await h.raw()
-        await thief.send({"t": "hello", "version": PROTOCOL_VERSION, "name": "ada",
-                          "resume": client.resume_token})
+        await thief.send(Hello(version=PROTOCOL_VERSION, name="ada", resume=client.resume_token))
         assert (await thief.error())["code"] == "name_taken"
 
 
@@ -452,7 +453,7 @@ async def test_a_game_a_stand_in_won_for_an_away_player_is_counted_but_not_credi
         await wait_until(lambda: h.server.lobby.members["alice"].connection is None, "alice away")
         games = bob_wins = 0
         while games < 40:
-            await bob.send({"t": "start" if games == 0 else "rematch"})
+            await bob.send(Start() if games == 0 else Rematch())
             log = await play(bob, random.Random(games))
             games += 1
             winner = log.last_view["winner"]
@@ -460,7 +461,7 @@ async def test_a_game_a_stand_in_won_for_an_away_player_is_counted_but_not_credi
             if winner == alice_seat:
                 break
         assert games - bob_wins == 1, "the stand-in never won a game for Alice's seat"
-        board = await bob.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
+        board = await bob.request(AskLeaderboard(edition="2022"), "leaderboard")
         rows = {row["name"]: (row["games"], row["wins"]) for row in board["rows"]}
         assert rows == {"alice": (games, 0), "bob": (games, bob_wins)}
         records = await export_and_check(h.config.db_path, tmp_path / "games.jsonl")
@@ -480,7 +481,7 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
 
     async with running_server(tmp_path, **FAST_PLAY) as h:
         watcher = await h.connect("watcher")
-        first = await watcher.request({"t": "leaderboard", "follow": True}, "leaderboard")
+        first = await watcher.request(AskLeaderboard(follow=True), "leaderboard")
         assert first["rows"] == []
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada", identity=new_identity())
         async with app.run_test(size=(100, 32)) as pilot:
@@ -521,7 +522,7 @@ async def test_a_client_written_from_the_protocol_document_proves_its_key(tmp_pa
     identity = "SHA256:" + base64.b64encode(hashlib.sha256(wire).digest()).decode().rstrip("=")
     async with running_server(tmp_path) as h:
         raw = await h.raw()
-        await raw.send({"t": "hello", "version": 2, "name": "Handmade", "key": line})
+        await raw.send(Hello(version=2, name="Handmade", key=line))
         nonce = (await raw.expect("challenge"))["nonce"]
         tls = raw.writer.get_extra_info("ssl_object")
         certificate = x509.load_der_x509_certificate(tls.getpeercert(binary_form=True))
@@ -530,7 +531,7 @@ async def test_a_client_written_from_the_protocol_document_proves_its_key(tmp_pa
         assert len(signed) == 88
         blob = string(b"ssh-ed25519") + string(private.sign(signed))
         assert len(blob) == 83
-        await raw.send({"t": "prove", "signature": blob})
+        await raw.send(Prove(signature=blob))
         welcome = await raw.expect("welcome")
         assert welcome["identity"] == identity and welcome["name"] == "Handmade"
 
@@ -636,7 +637,7 @@ async def test_a_database_of_the_previous_version_opens_and_its_tables_play_on(t
         assert log.last_view["winner"] is not None
         [record] = await export_and_check(h.config.db_path, tmp_path / "games.jsonl")
         assert record["players"][0] == {"name": "gus", "kind": "human"}
-        board = await back.request({"t": "leaderboard"}, "leaderboard")
+        board = await back.request(AskLeaderboard(), "leaderboard")
         assert board["rows"] == []
 
 
@@ -686,7 +687,7 @@ async def test_a_turn_the_clock_played_is_noted_and_the_player_present_keeps_the
             assert record["hands"][hand]["events"][event]["e"] == "play"
             assert record["hands"][hand]["events"][event]["seat"] == 0
         plays = sum(1 for hand_ in record["hands"] for e in hand_["events"] if e["e"] == "play" and e["seat"] == 0)
-        board = await alice.request({"t": "leaderboard"}, "leaderboard")
+        board = await alice.request(AskLeaderboard(), "leaderboard")
         credited = winner == 0 and 2 * len(spans) <= plays
         assert [{k: row[k] for k in ("name", "games", "wins")} for row in board["rows"]] == [
             {"name": "alice", "games": 1, "wins": int(credited)}]

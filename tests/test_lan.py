@@ -42,6 +42,7 @@ from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.servers import NOTHING_FOUND, ServersScreen
+from ono99_tui.wire.requests import CreateTable
 from ono99_tui.wire.server import Seat, TableInfo, TableStatus
 from server import Server, ServerConfig
 from server.advertiser import Advertiser, instance_name, interface_plan
@@ -201,8 +202,7 @@ async def test_a_server_on_loopback_is_found_its_tables_follow_the_lobby_and_it_
             assert found.advert.fingerprint == server.fingerprint  # what its certificate shows
 
             client = await Client.connect(found.host, found.port, "ann")
-            await client.send({"t": "create_table", "edition": "2022", "seats": 4, "bots": 1,
-                               "name": "Ann's table"})
+            await client.send(CreateTable(edition="2022", seats=4, bots=1, name="Ann's table"))
             await watcher.until(lambda: bool((s := watcher.named(name)) and s.advert.tables),
                                 "the new table in the advertisement")
             found = watcher.named(name)
@@ -268,7 +268,7 @@ async def test_connect_without_an_address_lists_servers_live_and_joins_one_with_
     first, second = unique_name("Alpha"), unique_name("Beta")
     async with advertised_server(first) as (server, _), advertised_server(second, ssh_port=2222) as (_, beta):
         client = await Client.connect("127.0.0.1", server.port, "host")
-        await client.send({"t": "create_table", "edition": "1980", "seats": 3, "bots": 0, "name": "Old rules"})
+        await client.send(CreateTable(edition="1980", seats=3, bots=0, name="Old rules"))
         app = make_app(local=False, name="visitor", discover=True, browse_interfaces=LOOPBACK)
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the server list")

@@ -9,6 +9,7 @@ from typing import Any
 from ono99_tui.client import Client
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.wire.requests import Say
 from server import Server
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until
@@ -38,9 +39,9 @@ async def test_the_lobby_chat_shows_each_line_once_after_cuts_and_a_restart(tmp_
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             clients.append(bo)
-            await bo.send({"t": "chat", "text": "evening all", "scope": "lobby"})
+            await bo.send(Say(text="evening all", scope="lobby"))
             await wait_until(pilot, lambda: len(lobby_chat(app)) == 1, "Bo's line")
-            app.send_message({"t": "chat", "text": "hi Bo", "scope": "lobby"})
+            app.send_message(Say(text="hi Bo", scope="lobby"))
             said = [("Bo", "evening all"), ("Ada", "hi Bo")]
             await wait_until(pilot, lambda: lobby_chat(app) == said, "Ada's line")
 
@@ -61,7 +62,7 @@ async def test_the_lobby_chat_shows_each_line_once_after_cuts_and_a_restart(tmp_
 
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             clients.append(bo)
-            await bo.send({"t": "chat", "text": "still here", "scope": "lobby"})
+            await bo.send(Say(text="still here", scope="lobby"))
             await wait_until(pilot, lambda: len(lobby_chat(app)) == 3, "Bo's new line")
             await pilot.pause(0.2)
             assert lobby_chat(app) == [*said, ("Bo", "still here")]

@@ -19,6 +19,7 @@ from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable
 from tests.app_state import local_server, parent_of, table_of, view_of
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 
@@ -191,8 +192,8 @@ async def test_an_open_draw_counts_down_the_seconds_the_next_bot_waits_and_ends_
     closing it gives the whole window again; d ends it at once."""
     assert DEFAULT_DRAW_WINDOW == LOCAL_DRAW_WINDOW  # what --help says is what a local game does
     app = make_app(bot_delay=0.05, draw_window=20, local_game=open_local_game)
-    app.first_table = {"t": "create_table", "edition": "2022", "options": {"manual_draw": True}, "seats": 2,
-                       "bots": 1, "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": "Draw test"}
+    app.first_table = CreateTable(edition="2022", options={"manual_draw": True}, seats=2, bots=1, bot_level="greedy",
+                                  turn_seconds=0, start=True, name="Draw test")
     loop = asyncio.get_running_loop()
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,

@@ -44,6 +44,19 @@ from ono99_tui.messages import (
 )
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.tui.model import Model
+from ono99_tui.wire.requests import (
+    AskGameRecord,
+    AskLeaderboard,
+    AskProfile,
+    Leave,
+    LeaveQueue,
+    ListTables,
+    Ping,
+    PlayNow,
+    Say,
+    Spectate,
+    Start,
+)
 from tests.declared import SERVER_TYPES, as_declared, conforms
 from tests.server_helpers import (
     FAST_PLAY,
@@ -78,34 +91,34 @@ async def test_every_message_a_real_server_sends_decodes(tmp_path: Path) -> None
         ada = await h.connect("Ada", identity=new_identity())
         bob = await h.connect("Bob", identity=new_identity())
         cy = await h.connect("Cy")
-        await ada.request({"t": "chat", "text": "hello lobby", "scope": "lobby"}, "chat")
+        await ada.request(Say(text="hello lobby", scope="lobby"), "chat")
         games = [("2022", {}, 4), ("1980", {}, 3), ("1980", {"scoring": "points", "points_target": 40}, 3)]
         for n, (edition, options, seats) in enumerate(games):
             table_id = await create_table(ada, edition=edition, options=options, seats=seats, bots=seats - 2)
             await join(bob, table_id)
-            await cy.request({"t": "spectate", "table": table_id}, "table")
-            await bob.request({"t": "chat", "text": f"good luck {n}"}, "chat")
-            await ada.send({"t": "start"})
+            await cy.request(Spectate(table=table_id), "table")
+            await bob.request(Say(text=f"good luck {n}"), "chat")
+            await ada.send(Start())
             await asyncio.gather(play(ada, random.Random(n)), play(bob, random.Random(n + 10)))
             await cy.expect("state", where=lambda m: m["view"]["winner"] is not None)
         await storage_barrier(ada)
-        await ada.request({"t": "leaderboard"}, "leaderboard")
-        await ada.request({"t": "leaderboard", "edition": "1980"}, "leaderboard")
-        await ada.request({"t": "profile"}, "profile")
-        await bob.request({"t": "profile", "name": "Ada"}, "profile")
-        await ada.request({"t": "game_record", "game": 1}, "game_record")
-        await ada.request({"t": "ping", "n": 7}, "pong")
-        await bob.request({"t": "leave"}, "left")
-        await cy.request({"t": "leave"}, "left")
-        await bob.request({"t": "play_now", "edition": "1980", "seats": 3}, "queue",
+        await ada.request(AskLeaderboard(), "leaderboard")
+        await ada.request(AskLeaderboard(edition="1980"), "leaderboard")
+        await ada.request(AskProfile(), "profile")
+        await bob.request(AskProfile(name="Ada"), "profile")
+        await ada.request(AskGameRecord(game=1), "game_record")
+        await ada.request(Ping(n=7), "pong")
+        await bob.request(Leave(), "left")
+        await cy.request(Leave(), "left")
+        await bob.request(PlayNow(edition="1980", seats=3), "queue",
                           where=lambda m: m["queued"] is not None)
         await cy.expect("queue", where=lambda m: m["queues"] != [])
-        await bob.request({"t": "leave_queue"}, "queue", where=lambda m: m["queued"] is None)
-        await cy.request({"t": "list_tables"}, "tables")
+        await bob.request(LeaveQueue(), "queue", where=lambda m: m["queued"] is None)
+        await cy.request(ListTables(), "tables")
         await cy.expect("online")
-        await cy.request({"t": "profile"}, "error")  # a guest has none
+        await cy.request(AskProfile(), "error")  # a guest has none
         dee = await h.connect("Dee")  # comes late: the finished game's history, then its state
-        await dee.request({"t": "spectate", "table": table_id}, "state")
+        await dee.request(Spectate(table=table_id), "state")
 
         decoded: list[ServerMessage] = []
         for client in (ada, bob, cy, dee):

@@ -13,6 +13,7 @@ after a dropped connection. Waits are for lines to arrive, never timings.
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import shutil
 import sys
@@ -28,6 +29,7 @@ from ono99_tui.i18n import gettext as _
 from ono99_tui.messages import decode_server_message
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
+from ono99_tui.wire.requests import CreateTable, Join, Leave, Request, Say, Start
 from server.connection import Connection
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
@@ -87,7 +89,9 @@ async def local_game(tmp_path: Path, lang: str) -> list[str]:
 
 # --- a local game, in lines ----------------------------------------------------------------------------
 async def test_a_seeded_local_game_is_said_in_these_sentences_and_never_redrawn(tmp_path: Path) -> None:
-    """``ono99 play --plain`` in tmux, a scripted player reading its lines: the whole game, word for word."""
+    """``ono99 play --plain`` in tmux, a scripted player reading its lines: the whole game, word for word.
+    A change meant to alter the words (or the game: the deal, the greedy bot) writes the transcript
+    anew with ``python -m tests.test_plain``; read it before committing it."""
     lines = await local_game(tmp_path, "en")
     expected = (DATA / "local-game-en.txt").read_text(encoding="utf-8").splitlines()
     assert lines == expected
@@ -166,12 +170,13 @@ async def test_a_1980_knock_out_is_said_right_after_the_hands_outcome(tmp_path: 
 def test_a_new_game_typed_before_the_first_one_opens_takes_its_place() -> None:
     """Found by playing: n typed as the local game started made two tables, one after the other. The
     game asked for is the only one."""
-    sent: list[dict[str, object]] = []
+    sent: list[Request] = []
     session = PlainSession(Console(lambda text: None), sent.append, lambda: None, local=True)
     session.command("n 1980 3")
     session.receive(decode_server_message({"t": "welcome", "version": 2, "server": "local", "name": "Kim",
                                            "resume": "r", "resumed": False, "table": None}))
-    assert [(m["t"], m.get("edition"), m.get("seats")) for m in sent] == [("create_table", "1980", 3)]
+    wire = [m.to_wire() for m in sent]
+    assert [(m["t"], m.get("edition"), m.get("seats")) for m in wire] == [("create_table", "1980", 3)]
 
 
 def finished_game_messages(status: str) -> list[dict[str, object]]:
@@ -199,14 +204,47 @@ def test_leaving_as_the_ranking_is_said_is_not_asked_about() -> None:
     """Found by playing: x typed on hearing the ranking asked whether to leave a running game, when the
     table's word that the game is over had not come yet. The game's last state is enough."""
     out: list[str] = []
-    sent: list[dict[str, object]] = []
+    sent: list[Request] = []
     session = PlainSession(Console(out.append, newline="\r\n"), sent.append, lambda: None)
     for message in finished_game_messages("playing"):
         session.receive(decode_server_message(message))
     assert out[-2:] == ["Ranking: 1, Bot 2; 2, you.\r\n",
                         "Type r to play again, x to leave the table, or p to play now.\r\n"]
     session.key("x")
-    assert sent == [{"t": "leave"}]
+    assert sent == [Leave()]
+
+
+@pytest.mark.parametrize("source", ["pipe", "file"])
+async def test_lines_from_a_pipe_or_a_file_are_commands_and_the_answer_is_plain_lines_too(tmp_path: Path,
+                                                                                          source: str) -> None:
+    """ono99 --plain reading a pipe or a file, not a terminal: each line is a command (typed ahead of
+    the game, they wait for it), and what comes out is lines with nothing for a terminal in them."""
+    commands = tmp_path / "commands"
+    commands.write_bytes(b"h\nq\ny\n")
+    with commands.open("rb") as file:
+        proc = await asyncio.create_subprocess_exec(  # the seeded deal: Bot 4 plays first, the hand is asked for
+            sys.executable, str(ROOT / "tests" / "plain_launch.py"), str(SEED), "--lang", "en", "--plain",
+            stdin=asyncio.subprocess.PIPE if source == "pipe" else file,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "ONO99_CONFIG_DIR": str(tmp_path / "config")})
+        out, err = await asyncio.wait_for(proc.communicate(commands.read_bytes() if source == "pipe" else None), 60)
+    lines = out.decode().split("\n")
+    assert proc.returncode == 0, err.decode()
+    assert lines[:2] == ["Starting a local game…", "A local game: 2022."]
+    hand = lines.index("The game begins: Bot 4 plays first.") + 1
+    assert lines[hand] == "Your cards: 1, nine; 2, eight; 3, Reverse; 4, nine."
+    assert lines[hand + 1:hand + 5] == ["Quit? This game is not over: it ends here.", "Type y for yes, n for no.",
+                                        "Bye.", ""]
+    assert rewrites(out) == []
+
+
+async def test_connect_plain_needs_an_address() -> None:
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2
+    assert err.decode() == ("ono99 connect: --plain needs the server's address: ono99 connect --plain "
+                            "HOST[:PORT]\n")
 
 
 # --- the console ----------------------------------------------------------------------------------------
@@ -396,10 +434,10 @@ async def test_ssh_plain_plays_a_whole_game_at_a_table_with_a_sighted_friend(rig
         await pane.wait_line("You sit at the table Ann's table, in seat 1 of 3.")
         friend = await Client.connect("127.0.0.1", rig.server.port, "tess")
         tables = await friend.expect("tables", where=lambda m: bool(m["tables"]))
-        await friend.send({"t": "join", "table": tables["tables"][0]["id"]})
+        await friend.send(Join(table=tables["tables"][0]["id"]))
         await friend.expect("table")
         await pane.wait_line("tess sat down in seat 2.")
-        await friend.send({"t": "chat", "text": "hello \x1b[2J Ann", "scope": "table"})
+        await friend.send(Say(text="hello \x1b[2J Ann", scope="table"))
         await pane.wait_line(lambda line: line.startswith("tess says: hello") and line.endswith("Ann"))
         await pane.keys("w")
         await pane.wait_line("Seat 1: you, host.")
@@ -455,7 +493,7 @@ async def test_ssh_plain_watch_code_follows_a_game_to_its_end(rig: Rig, tmp_path
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     pane = Pane(tmp_path)
     try:
-        await host.send({"t": "create_table", "name": "night", "seats": 2, "bots": 1, "private": True})
+        await host.send(CreateTable(name="night", seats=2, bots=1, private=True))
         code = (await host.expect("table"))["table"]["code"]
         await pane.start(ssh_command(rig, None, f"plain-watch-{code}"), env={"LANG": "C.UTF-8"})
         await pane.wait_line("Type your name for the tables and press Enter.")
@@ -464,7 +502,7 @@ async def test_ssh_plain_watch_code_follows_a_game_to_its_end(rig: Rig, tmp_path
         await pane.wait_line("You are watching the table night.")
         await wait_until(lambda: any(m.name == "Ann" and m.table is not None
                                      for m in rig.server.lobby.members.values()), "Ann watching")
-        await host.send({"t": "start"})
+        await host.send(Start())
         await pane.wait_line(lambda line: line.startswith("The game begins: "))
         await asyncio.wait_for(play_client(host), 60)
         await pane.wait_line(lambda line: line.startswith("tess played ") or line.startswith("Bot 2 played "))
@@ -490,9 +528,9 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
     other = await Client.connect("127.0.0.1", rig.server.port, "uma")
     seated, lined = Pane(tmp_path, "seated"), Pane(tmp_path, "lined")
     try:
-        await host.send({"t": "create_table", "name": "night", "seats": 3, "private": True})
+        await host.send(CreateTable(name="night", seats=3, private=True))
         code = (await host.expect("table"))["table"]["code"]
-        await other.send({"t": "create_table", "name": "open", "seats": 3})
+        await other.send(CreateTable(name="open", seats=3))
         await other.expect("table")
         await seated.start(ssh_command(rig, new_key(tmp_path, "bo_key"), f"plain-{code}"))
         await seated.wait_line("Type your name for the tables and press Enter.")
@@ -528,3 +566,10 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
         await seated.close()
         await lined.close()
 
+
+if __name__ == "__main__":  # write tests/data/plain/local-game-en.txt from a game played now
+    import tempfile
+
+    played = asyncio.run(local_game(Path(tempfile.mkdtemp()), "en"))
+    (DATA / "local-game-en.txt").write_text("\n".join(played) + "\n", encoding="utf-8")
+    print(f"{len(played)} lines written to {DATA / 'local-game-en.txt'}")

@@ -14,6 +14,18 @@ from openskill.models import PlackettLuce
 
 from ono99_tui.core.record import replay
 from ono99_tui.i18n import using
+from ono99_tui.wire.common import as_edition
+from ono99_tui.wire.requests import (
+    AskGameRecord,
+    AskLeaderboard,
+    AskProfile,
+    Join,
+    Leave,
+    LeaveQueue,
+    PlayNow,
+    Rematch,
+    Start,
+)
 from server.ratings import PROVISIONAL_GAMES, conservative
 from server.storage import SqliteStorage
 from tests.server_helpers import (
@@ -33,7 +45,7 @@ from tests.wire import said_of
 
 async def queued(client: TestClient, edition: str = "2022", seats: int = 2) -> dict[str, Any]:
     """Press play now; the answer that shows the client waiting."""
-    return await client.request({"t": "play_now", "edition": edition, "seats": seats}, "queue",
+    return await client.request(PlayNow(edition=as_edition(edition), seats=seats), "queue",
                                 where=lambda m: m["queued"] is not None)
 
 
@@ -53,7 +65,7 @@ async def test_two_players_pressing_play_now_land_at_the_same_table(tmp_path: Pa
                                    "fill_in": first["queued"]["fill_in"]}
         seen = await bob.expect("queue", where=lambda m: m["queues"] != [])  # the lobby sees the queue
         assert seen["queued"] is None and seen["queues"] == [{"edition": "1980", "seats": 2, "waiting": 1}]
-        await bob.send({"t": "play_now", "edition": "1980", "seats": 2})
+        await bob.send(PlayNow(edition="1980", seats=2))
         table_a, table_b = await seated(ada), await seated(bob)
         assert table_a["id"] == table_b["id"]
         assert {table_a["you"], table_b["you"]} == {0, 1}
@@ -84,7 +96,7 @@ async def test_players_of_other_queues_are_not_seated_together(tmp_path: Path) -
         await queued(ada, "2022", 3)  # Ada changes her mind: now two wait for three seats
         assert len(h.server.lobby.matchmaker.waiting) == 2 and not h.server.lobby.tables
         cy = await h.connect("Cy")
-        await cy.send({"t": "play_now", "seats": 3})
+        await cy.send(PlayNow(seats=3))
         tables = {(await seated(c))["id"] for c in (ada, bob, cy)}
         assert len(tables) == 1
 
@@ -94,10 +106,10 @@ async def test_leaving_the_queue_works(tmp_path: Path) -> None:
         ada = await h.connect("Ada")
         bob = await h.connect("Bob")
         await queued(ada)
-        left = await ada.request({"t": "leave_queue"}, "queue")
+        left = await ada.request(LeaveQueue(), "queue")
         assert left["queued"] is None and left["queues"] == []
         assert not h.server.lobby.matchmaker._timers  # no bots will come for her
-        error = await ada.request({"t": "leave_queue"}, "error")
+        error = await ada.request(LeaveQueue(), "error")
         assert error["code"] == "not_queued"
         await queued(bob)  # alone: Ada, who left, is not seated with him
         assert [w.member.name for w in h.server.lobby.matchmaker.waiting.values()] == ["Bob"]
@@ -121,10 +133,10 @@ async def test_play_now_is_refused_during_a_game_and_for_a_table_size_the_editio
     async with running_server(tmp_path, play_now_wait=3600) as h:
         ada = await h.connect("Ada")
         await create_table(ada, seats=2, bots=1, start=True)
-        error = await ada.request({"t": "play_now"}, "error")
+        error = await ada.request(PlayNow(), "error")
         assert error["code"] == "game_running"
         bob = await h.connect("Bob")
-        error = await bob.request({"t": "play_now", "edition": "2022", "seats": 8}, "error")
+        error = await bob.request(PlayNow(edition="2022", seats=8), "error")
         assert error["code"] in ("bad_options", "bad_field")
         assert not h.server.lobby.matchmaker.waiting
 
@@ -158,16 +170,16 @@ async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Pa
         ada = await h.connect("Ada", identity=new_identity())
         bob = await h.connect("Bob", identity=new_identity())
         table_id = await create_table(ada, seats=4, bot_level="greedy")
-        await bob.send({"t": "join", "table": table_id})
+        await bob.send(Join(table=table_id))
         await bob.expect("table", where=lambda m: m["table"]["you"] is not None)
         for game in range(3):
-            await ada.send({"t": "start" if game == 0 else "rematch"})
+            await ada.send(Start() if game == 0 else Rematch())
             await asyncio.gather(play(ada, random.Random(game)), play(bob, random.Random(game + 10)))
         await storage_barrier(ada)
         records = await export_and_check(store.db, tmp_path / "games.jsonl")
         assert len(records) == 3
         expected = _model_ratings(records, "2022")
-        board = await ada.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
+        board = await ada.request(AskLeaderboard(edition="2022"), "leaderboard")
         rows = {row["name"]: row for row in board["rows"]}
         for name in ("Ada", "Bob"):
             mu, sigma = expected[name]
@@ -177,7 +189,7 @@ async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Pa
         assert [r["rating"] for r in board["rows"]] == sorted((r["rating"] for r in board["rows"]), reverse=True)
         [bot] = board["bots"]
         assert bot["level"] == "greedy" and abs(bot["mu"] - expected["bot:greedy"][0]) < 1e-3
-        profile = await ada.request({"t": "profile"}, "profile")
+        profile = await ada.request(AskProfile(), "profile")
         assert profile["name"] == "Ada" and profile["you"] is True
         [edition] = profile["editions"]
         assert edition["edition"] == "2022" and edition["games"] == 3
@@ -186,11 +198,11 @@ async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Pa
         assert profile["history"][-1]["rating"] == rows["Ada"]["rating"]
         assert [g["game"] for g in profile["recent"]] == [3, 2, 1]
         assert profile["recent"][0]["players"] == [p["name"] for p in records[2]["players"]]
-        other = await bob.request({"t": "profile", "name": "ada"}, "profile")  # a name as typed
+        other = await bob.request(AskProfile(name="ada"), "profile")  # a name as typed
         assert other["name"] == "Ada" and other["you"] is False and other["editions"] == profile["editions"]
-        fetched = await bob.request({"t": "game_record", "game": 2}, "game_record")
+        fetched = await bob.request(AskGameRecord(game=2), "game_record")
         assert json.loads(zlib.decompress(fetched["record"])) == records[1]
-        error = await bob.request({"t": "game_record", "game": 99}, "error")
+        error = await bob.request(AskGameRecord(game=99), "error")
         assert error["code"] == "no_record" and error["params"] == {"game": 99}
         with using("de"):
             assert "99" in said_of(error) and said_of(error) != error["reason"]
@@ -203,7 +215,7 @@ async def test_ratings_survive_a_server_restart(tmp_path: Path, store: Store) ->
         await create_table(ada, seats=2, bots=1, bot_level="random", start=True)
         await play(ada, random.Random(4))
         await storage_barrier(ada)
-        before = await ada.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
+        before = await ada.request(AskLeaderboard(edition="2022"), "leaderboard")
         notices = [m for m in ada.received if m["t"] == "notice" and m.get("code") == "rating"]
         assert len(notices) == 1 and f"1 of {PROVISIONAL_GAMES} games" in notices[0]["text"]
         with using("en"):  # the client says the notice from its code and params as the server's text does
@@ -213,13 +225,13 @@ async def test_ratings_survive_a_server_restart(tmp_path: Path, store: Store) ->
     async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         assert abs(h.server.lobby.ratings.known[("bot:random", "2022")][0] - before["bots"][0]["mu"]) < 1e-3
         ada = await h.connect("Ada", identity=key)
-        after = await ada.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
+        after = await ada.request(AskLeaderboard(edition="2022"), "leaderboard")
         assert after["rows"] == before["rows"] and after["bots"] == before["bots"]
         assert after["rows"][0]["rated"] == 1
         await create_table(ada, seats=2, bots=1, bot_level="random", start=True)
         await play(ada, random.Random(5))
         await storage_barrier(ada)
-        profile = await ada.request({"t": "profile"}, "profile")
+        profile = await ada.request(AskProfile(), "profile")
         assert [g["game"] for g in profile["history"]] == [1, 2]  # the second game went on from the first
 
 
@@ -230,14 +242,14 @@ async def test_a_player_who_left_the_game_is_rated_last(tmp_path: Path, store: S
         ada = await h.connect("Ada", identity=new_identity())
         bob = await h.connect("Bob", identity=new_identity())
         table_id = await create_table(ada, seats=3, bot_level="random")
-        await bob.send({"t": "join", "table": table_id})
+        await bob.send(Join(table=table_id))
         await bob.expect("table", where=lambda m: m["table"]["you"] is not None)
-        await ada.send({"t": "start"})
+        await ada.send(Start())
         await bob.expect("state")
-        await bob.request({"t": "leave"}, "left")
+        await bob.request(Leave(), "left")
         await play(ada, random.Random(7))
         await storage_barrier(ada)
-        profile = await ada.request({"t": "profile", "name": "Bob"}, "profile")
+        profile = await ada.request(AskProfile(name="Bob"), "profile")
         [game] = profile["recent"]
         assert game["place"] == 3 and game["credited"] is False and game["won"] is False
         assert profile["editions"][0]["games"] == 1
@@ -292,10 +304,10 @@ async def test_the_last_player_leaving_a_play_now_game_of_bots_loses_it_on_recor
         await queued(ada, "2022", 4)
         table = await seated(ada)
         await ada.expect("state", where=lambda m: m["view"]["winner"] is None)
-        await ada.request({"t": "leave"}, "left")
+        await ada.request(Leave(), "left")
         await wait_until(lambda: table["id"] not in h.server.lobby.tables, "the table to close")
         await storage_barrier(ada)
-        profile = await ada.request({"t": "profile"}, "profile")
+        profile = await ada.request(AskProfile(), "profile")
         assert [(e["edition"], e["games"], e["wins"]) for e in profile["editions"]] == [("2022", 1, 0)]
         assert profile["recent"][0]["won"] is False and profile["recent"][0]["players"][0] == "Ada"
         assert isinstance(h.server.storage, SqliteStorage)

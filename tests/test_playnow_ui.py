@@ -24,6 +24,7 @@ from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.profile import ProfileScreen
 from ono99_tui.tui.replay import ServerReplayScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import PlayNow
 from tests.app_state import table_of
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, new_identity, play, play_client, running_server
 from tests.test_ssh import PATIENCE, Player, play_through_keys, run, start_rig, until
@@ -54,7 +55,7 @@ async def test_the_app_plays_now_changes_the_table_size_and_is_seated_with_anoth
             bob = await h.connect("Bob")
             seen = await bob.expect("queue", where=lambda m: bool(m["queues"]))
             assert seen["queues"] == [{"edition": "2022", "seats": 2, "waiting": 1}]
-            await bob.send({"t": "play_now", "seats": 2})
+            await bob.send(PlayNow(seats=2))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the table the queue found")
             assert [s.name for s in table_of(app).seats] == ["Ada", "Bob"]
@@ -192,7 +193,7 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
         assert set(sessions) == {"ann", "ben"}
         others = [await TestClient.connect("127.0.0.1", rig.server.port, n) for n in ("cat", "dan")]
         for other in others:
-            await other.send({"t": "play_now"})
+            await other.send(PlayNow())
         games = [asyncio.create_task(play_client(o, PATIENCE)) for o in others]
         ssh_players = []
         for name, session in sessions.items():

@@ -10,6 +10,7 @@ import sqlite3
 import zlib
 from pathlib import Path
 
+from ono99_tui.wire.requests import AskGameRecord, AskProfile, Join, Leave, Stand, Start
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -30,32 +31,32 @@ async def test_a_private_games_record_is_for_its_players_and_host_only(tmp_path:
         eve = await h.connect("Eve", identity=new_identity())  # a stranger
         private_id = await create_table(ada, seats=3, private=True)
         code = h.server.lobby.tables[private_id].code
-        await ada.request({"t": "stand"}, "table", where=lambda m: m["table"]["you"] is None)
+        await ada.request(Stand(), "table", where=lambda m: m["table"]["you"] is None)
         for player in (bob, gus):
-            await player.request({"t": "join", "code": code}, "table", where=lambda m: m["table"]["you"] is not None)
-        await ada.send({"t": "start"})
+            await player.request(Join(code=code), "table", where=lambda m: m["table"]["you"] is not None)
+        await ada.send(Start())
         await play_all([bob, gus], seed=3)
-        await bob.request({"t": "leave"}, "left")
+        await bob.request(Leave(), "left")
         await create_table(bob, seats=2, bots=1, start=True)  # then a public game
         await play(bob, random.Random(4))
         await storage_barrier(bob)
         private_game, public_game = 1, 2
 
         for who in (ada, bob, gus):
-            fetched = await who.request({"t": "game_record", "game": private_game}, "game_record")
+            fetched = await who.request(AskGameRecord(game=private_game), "game_record")
             assert json.loads(zlib.decompress(fetched["record"]))["players"][0]["name"] == "Bob"
-        refused = await eve.request({"t": "game_record", "game": private_game}, "error")
-        missing = await eve.request({"t": "game_record", "game": 99}, "error")
+        refused = await eve.request(AskGameRecord(game=private_game), "error")
+        missing = await eve.request(AskGameRecord(game=99), "error")
         assert refused["code"] == missing["code"] == "no_record"  # the same answer: the id tells nothing
         assert refused["params"] == {"game": private_game}
         assert refused["reason"] == f"there is no finished game {private_game}"
         for who in (ada, bob, gus, eve):
-            await who.request({"t": "game_record", "game": public_game}, "game_record")
+            await who.request(AskGameRecord(game=public_game), "game_record")
 
-        assert [g["game"] for g in (await bob.request({"t": "profile"}, "profile"))["recent"]] == [2, 1]
-        seen_by_host = await ada.request({"t": "profile", "name": "Bob"}, "profile")
+        assert [g["game"] for g in (await bob.request(AskProfile(), "profile"))["recent"]] == [2, 1]
+        seen_by_host = await ada.request(AskProfile(name="Bob"), "profile")
         assert [g["game"] for g in seen_by_host["recent"]] == [2, 1]
-        seen_by_eve = await eve.request({"t": "profile", "name": "Bob"}, "profile")
+        seen_by_eve = await eve.request(AskProfile(name="Bob"), "profile")
         assert [g["game"] for g in seen_by_eve["recent"]] == [public_game]
         assert [g["game"] for g in seen_by_eve["history"]] == [public_game]
         assert seen_by_eve["editions"][0]["games"] == 2  # the totals still count every game
@@ -73,5 +74,5 @@ async def test_games_stored_before_privacy_was_kept_stay_open(tmp_path: Path) ->
     db.close()
     async with running_server(tmp_path) as h:
         eve = await h.connect("Eve")
-        fetched = await eve.request({"t": "game_record", "game": 1}, "game_record")
+        fetched = await eve.request(AskGameRecord(game=1), "game_record")
         assert json.loads(zlib.decompress(fetched["record"])) == record

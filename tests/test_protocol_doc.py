@@ -27,6 +27,7 @@ from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.messages import Chat, TableDetail, TableInfo, Unplayable, View
 from ono99_tui.protocol import identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.wire.requests import Act, decode_request
 from tests.declared import SERVER_TYPES
 from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
 
@@ -139,7 +140,7 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, he
                 if (message.get("t") == "state" and isinstance(view, dict) and may_act(view)
                         and view["version"] not in acted):
                     acted.add(view["version"])
-                    await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+                    await client.send(Act(action=view["legal"][0], version=view["version"]))
 
             for step, (kind, text) in enumerate(script):
                 if kind == "skip" and "connects again" in text:
@@ -156,7 +157,9 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, he
                         server_key = fingerprint_digest(client.server_fingerprint)  # the certificate it saw
                         expected["signature"] = EXAMPLE_KEY.sign(identity_proof_message(server_key, last["nonce"]),
                                                                  b"ssh-ed25519")
-                    await client.send(expected)
+                    request = decode_request(expected)  # the document's request, as the typed model has it
+                    assert request.to_wire() == expected, text
+                    await client.send(request)
                     continue
                 while True:
                     message = await client.recv(TIMEOUT)

@@ -11,6 +11,7 @@ from pathlib import Path
 from ono99_tui.tui.app import RECONNECT_DELAYS, ReplacedScreen, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable
 from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, running_server, until_closed
 from tests.test_tui import wait_until
@@ -25,7 +26,7 @@ async def test_an_app_replaced_by_a_newer_session_of_its_key_stays_out_until_ask
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada", identity=key)
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=0, start=True))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the game")
             member = h.server.lobby.members["Ada"]

@@ -15,6 +15,7 @@ from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import Act, Join, Rematch, Spectate
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_game, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 from tests.textual_compat import notification_texts
@@ -33,7 +34,7 @@ async def play_game(client: TestClient, game_no: int, gate: asyncio.Event | None
         if view["legal"] and (view["turn"] == view["seat"] or "draw" in view["legal"]):
             if gate is not None:
                 await gate.wait()
-            await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+            await client.send(Act(action=view["legal"][0], version=view["version"]))
 
 
 def results_open(app: Ono99App) -> list[GameOverScreen]:
@@ -50,7 +51,7 @@ async def test_a_rematch_closes_the_old_result_and_a_turn_under_a_dialog_is_said
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="bo")
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "join", "table": table_id})
+            app.send_message(Join(table=table_id))
             await wait_until(pilot, lambda: app.model.table is not None and app.model.table.you is not None,
                              "Bo to sit down")
             await start(alice)
@@ -64,7 +65,7 @@ async def test_a_rematch_closes_the_old_result_and_a_turn_under_a_dialog_is_said
                 # Alice starts the next game while Bo's result of the last one is open
                 gate = asyncio.Event()  # Alice waits to move until Bo has a dialog open
                 alice_plays = asyncio.create_task(play_game(alice, first + 1, gate))
-                await alice.send({"t": "rematch"})
+                await alice.send(Rematch())
                 await wait_until(pilot, lambda: app.model.game_no > first, "the next game")
                 await pilot.pause()
                 assert app.model.view is not None and app.model.view.winner is None
@@ -97,7 +98,7 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="sam")
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "spectate", "table": table_id})
+            app.send_message(Spectate(table=table_id))
             await wait_until(pilot, lambda: app.model.table is not None and isinstance(app.screen, TableScreen),
                              "Sam to watch")
             table = harness.server.lobby.tables[table_id]
@@ -118,7 +119,7 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
                 await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
                                  and app.model.view.winner is not None, f"the end of game {game_no}")
                 if game_no < 5:
-                    await alice.send({"t": "rematch"})
+                    await alice.send(Rematch())
             await pilot.pause()
             results = results_open(app)
             assert len(results) == 1 and app.screen is results[0], app.screen_stack

@@ -8,6 +8,20 @@ import random
 from pathlib import Path
 from typing import Any
 
+from ono99_tui.wire.requests import (
+    GiveSeat,
+    Join,
+    Kick,
+    Leave,
+    Ping,
+    Rematch,
+    RemoveBot,
+    Say,
+    Sit,
+    Spectate,
+    Stand,
+    Start,
+)
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -54,7 +68,7 @@ async def test_a_resumed_client_gets_exactly_what_it_missed_and_what_its_stand_i
         bob = await h.connect("bob")
         table_id = await create_table(alice, seats=3, bots=1)
         await join(bob, table_id)
-        await bob.request({"t": "chat", "text": "hello"}, "chat")
+        await bob.request(Say(text="hello"), "chat")
         await alice.expect("chat")
         await start(alice)
         alice_log, bob_log = await play_all([alice, bob], seed=1, stop=lambda m: m["view"]["version"] >= 3)
@@ -68,7 +82,7 @@ async def test_a_resumed_client_gets_exactly_what_it_missed_and_what_its_stand_i
             return m["seq"] > seen_seq and any(e["e"] == "play" and e["seat"] == 0 for e in m["events"])
 
         await play(bob, random.Random(2), stop=stand_in_played, initial=bob_log.states[-1])
-        await bob.request({"t": "chat", "text": "where did you go?"}, "chat")
+        await bob.request(Say(text="where did you go?"), "chat")
         bob_saw = [e for e in numbered(since(bob, mark, "state")) if e[0] > seen_seq]
 
         back = await TestClient.connect("127.0.0.1", h.port, "alice", resume=token,
@@ -96,7 +110,7 @@ async def test_a_newcomer_gets_the_whole_game_so_far_and_numbers_go_on_across_ga
         table_id = await create_table(alice, seats=2, bots=1)
         await start(alice)
         part = await play(alice, random.Random(3), stop=lambda m: m["view"]["version"] >= 6)
-        await carol.send({"t": "spectate", "table": table_id})
+        await carol.send(Spectate(table=table_id))
         state = await carol.expect("state")
         history = since(carol, 0, "history")
         assert history[0]["reset"] and not any(m["reset"] for m in history[1:])
@@ -104,7 +118,7 @@ async def test_a_newcomer_gets_the_whole_game_so_far_and_numbers_go_on_across_ga
         assert events[0] == (1, "hand_started") and [n for n, _ in events] == list(range(1, state["seq"] + 1))
         first_game = await play(alice, random.Random(3), initial=part.states[-1])
         last = first_game.states[-1]["seq"]
-        await alice.send({"t": "rematch"})
+        await alice.send(Rematch())
         second = await alice.expect("state", where=lambda m: m["game_no"] == 2)
         assert numbered([second])[0] == (last + 1, "hand_started")
 
@@ -119,7 +133,7 @@ async def test_a_restarted_server_has_the_chat_and_log_and_its_stand_ins_play_at
         first, second, clients = rig.first, rig.second, rig.clients
         alice, bob, table_id = rig.alice, rig.bob, rig.table_id
         for text in ("good luck", "you too"):
-            await alice.request({"t": "chat", "text": text}, "chat", where=lambda m, t=text: m["text"] == t)
+            await alice.request(Say(text=text), "chat", where=lambda m, t=text: m["text"] == t)
         await start(alice)
         before, _ = await play_all([alice, bob], seed=5, stop=lambda m: m["view"]["version"] >= 4)
         assert before.last_view["winner"] is None
@@ -129,7 +143,7 @@ async def test_a_restarted_server_has_the_chat_and_log_and_its_stand_ins_play_at
         port = await second.start()
         carol = await TestClient.connect("127.0.0.1", port, "carol")
         clients.append(carol)
-        await carol.send({"t": "spectate", "table": table_id})
+        await carol.send(Spectate(table=table_id))
         state = await carol.expect("state")
         [chat] = [m for m in carol.received if m["t"] == "chat_history" and m["scope"] == "table"]
         assert [(line["id"], line["text"], line["from"]) for line in chat["messages"]] == \
@@ -165,13 +179,13 @@ async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) 
         host = await h.connect("host")
         watcher = await h.connect("watcher")
         table_id = await create_table(host, seats=3, bots=2)
-        await host.send({"t": "stand"})  # the host watches: only bots play
+        await host.send(Stand())  # the host watches: only bots play
         await host.expect("table", where=lambda m: m["table"]["you"] is None)
-        await watcher.send({"t": "spectate", "table": table_id})
+        await watcher.send(Spectate(table=table_id))
         await watcher.expect("table")
         loop = asyncio.get_running_loop()
         began = loop.time()
-        await host.send({"t": "start"})
+        await host.send(Start())
         await watcher.expect("state", where=lambda m: m["view"]["winner"] is not None, timeout=120)
         assert loop.time() - began > 1.0, "the game was too short to show anything"
         bye = await watcher.expect("bye")
@@ -190,10 +204,10 @@ async def test_a_late_friend_waits_then_takes_a_bots_seat_at_the_next_game(tmp_p
         table_id = await create_table(alice, seats=3, bots=2, replace_bots=True)
         await start(alice)
         first = await alice.expect("state")
-        refused = await carol.request({"t": "join", "table": table_id}, "error")
+        refused = await carol.request(Join(table=table_id), "error")
         assert refused["code"] == "game_running"
-        await carol.request({"t": "spectate", "table": table_id}, "state")
-        await carol.send({"t": "sit"})
+        await carol.request(Spectate(table=table_id), "state")
+        await carol.send(Sit())
         notice = await carol.expect("notice")
         assert "when the next game starts" in notice["text"]
         waiting = await carol.expect("table", where=lambda m: m["table"]["waiting"] == ["carol"])
@@ -201,7 +215,7 @@ async def test_a_late_friend_waits_then_takes_a_bots_seat_at_the_next_game(tmp_p
         await play(alice, random.Random(8), initial=latest_state(alice, first))
         over = await carol.expect("table", where=lambda m: m["table"]["status"] == "finished")
         assert over["table"]["you"] is None and over["table"]["waiting"] == ["carol"]
-        await alice.send({"t": "rematch"})
+        await alice.send(Rematch())
         seated = await carol.expect("table", where=lambda m: m["table"]["you"] is not None)
         seat = seated["table"]["you"]
         assert seated["table"]["seats"][seat] == {"kind": "human", "name": "carol", "level": None, "connected": True}
@@ -212,17 +226,17 @@ async def test_a_late_friend_waits_then_takes_a_bots_seat_at_the_next_game(tmp_p
         dan = await h.connect("dan")
         ben = await h.connect("ben")
         other = await create_table(ben, seats=2, bots=1)
-        await ben.send({"t": "start"})
+        await ben.send(Start())
         game = await ben.expect("state")
-        await dan.request({"t": "spectate", "table": other}, "state")
-        await dan.send({"t": "sit"})
+        await dan.request(Spectate(table=other), "state")
+        await dan.send(Sit())
         await dan.expect("notice")
         await play(ben, random.Random(9), initial=latest_state(ben, game))
         finished = await dan.expect("table", where=lambda m: m["table"]["status"] == "finished")
         assert finished["table"]["you"] is None and finished["table"]["waiting"] == ["dan"]
-        refused = await dan.request({"t": "give_seat", "seat": 1, "name": "dan"}, "error")
+        refused = await dan.request(GiveSeat(seat=1, name="dan"), "error")
         assert refused["code"] == "not_host"
-        await ben.send({"t": "give_seat", "seat": 1, "name": "dan"})
+        await ben.send(GiveSeat(seat=1, name="dan"))
         given = await dan.expect("table", where=lambda m: m["table"]["you"] == 1)
         assert given["table"]["seats"][1]["name"] == "dan" and given["table"]["bots"] == 0
 
@@ -237,24 +251,24 @@ async def test_between_games_people_stand_sit_leave_and_the_host_removes(tmp_pat
         await join(bob, table_id, seat=2)
         await start(alice)
         await bob.expect("state")
-        assert (await alice.request({"t": "remove_bot", "seat": 1}, "error"))["code"] == "game_running"
-        assert (await alice.request({"t": "give_seat", "seat": 1, "name": "bob"}, "error"))["code"] == "game_running"
+        assert (await alice.request(RemoveBot(seat=1), "error"))["code"] == "game_running"
+        assert (await alice.request(GiveSeat(seat=1, name="bob"), "error"))["code"] == "game_running"
         await asyncio.gather(*(play(c, random.Random(11), initial=latest_state(c)) for c in (alice, bob)))
         table = h.server.lobby.tables[table_id]
         await wait_until(lambda: table.status == "finished", "the game to finish")
 
-        await bob.send({"t": "stand"})
+        await bob.send(Stand())
         await bob.expect("table", where=lambda m: m["table"]["you"] is None and "bob" in m["table"]["watchers"])
-        assert (await bob.request({"t": "sit", "seat": 3}, "error"))["code"] == "seat_taken"  # a bot's
-        await bob.send({"t": "sit", "seat": 2})
+        assert (await bob.request(Sit(seat=3), "error"))["code"] == "seat_taken"  # a bot's
+        await bob.send(Sit(seat=2))
         await bob.expect("table", where=lambda m: m["table"]["you"] == 2)
-        await alice.send({"t": "remove_bot", "seat": 1})
+        await alice.send(RemoveBot(seat=1))
         await alice.expect("table", where=lambda m: m["table"]["seats"][1]["kind"] == "empty")
-        await alice.send({"t": "kick", "seat": 2})
+        await alice.send(Kick(seat=2))
         await bob.expect("left")
         await alice.expect("table", where=lambda m: m["table"]["seats"][2]["kind"] == "empty")
         assert await join(carol, table_id) == 1
-        await carol.send({"t": "leave"})
+        await carol.send(Leave())
         await carol.expect("left")
         detail = await alice.expect("table", where=lambda m: m["table"]["seats"][1]["kind"] == "empty")
         assert detail["table"]["free"] == 2
@@ -272,7 +286,7 @@ async def test_the_lobby_knows_who_is_online_and_where(tmp_path: Path) -> None:
         await dan.expect("online", where=lambda m: [p["name"] for p in m["players"]] == ["dan", "eve"])
         table_id = await create_table(eve, seats=2)
         await dan.expect("online", where=lambda m: {"name": "eve", "table": table_id, "away": False} in m["players"])
-        await eve.send({"t": "chat", "scope": "lobby", "text": "anyone for a game?"})
+        await eve.send(Say(scope="lobby", text="anyone for a game?"))
         line = await dan.expect("chat", where=lambda m: m["scope"] == "lobby")
         assert (line["from"], line["text"], line["id"]) == ("eve", "anyone for a game?", 1)
         await eve.close()  # she keeps her seat for the grace period: away
@@ -341,8 +355,8 @@ async def test_a_spectators_first_state_never_shows_moves_it_was_not_sent(tmp_pa
             alice.writer.transport.abort()  # a stand-in plays for Alice at once, as the bot does
             await wait_until(lambda: table.game is not None and len(table.game.log) > table.shown + 4,
                              "moves made while the database is busy")
-            await carol.send({"t": "spectate", "table": table_id})
-            await carol.request({"t": "ping", "n": 1}, "pong")
+            await carol.send(Spectate(table=table_id))
+            await carol.request(Ping(n=1), "pong")
             history = [m for m in carol.received if m["t"] == "history"]
             assert history and history[-1]["seq"] == table.last_seq
             assert not [m for m in carol.received if m["t"] == "state"], "a state ran ahead of the events sent"
@@ -377,7 +391,7 @@ async def test_a_returning_players_away_comes_after_the_state_it_counts(tmp_path
             await wait_until(lambda: table.game is not None and len(table.game.log) > table.shown + 4,
                              "moves made while the database is busy")
             back = await h.connect("alice", resume=token)
-            await back.request({"t": "ping", "n": 1}, "pong")
+            await back.request(Ping(n=1), "pong")
             early = [m["t"] for m in back.received if m["t"] in ("state", "away", "chat_history")]
             assert early == ["chat_history"], early  # the lobby's only: the rest waits for the state
         finally:

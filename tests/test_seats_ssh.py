@@ -13,6 +13,7 @@ from ono99_tui.client import Client
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable, Start
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
 
@@ -61,14 +62,14 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> N
     watcher = await Player.connect(rig, "watcher")
     try:
         await watcher.until_screen(LobbyScreen, "the lobby")
-        await host.send({"t": "create_table", "seats": 4, "bots": 3, "turn_seconds": 0})
+        await host.send(CreateTable(seats=4, bots=3, turn_seconds=0))
         table_id = (await host.expect("table"))["table"]["id"]
         await watcher.until(lambda a: any(t.id == table_id for t in a.model.tables), "the table listed")
         await watcher.press("s")
         await watcher.until_screen(TableScreen, "the table, as a spectator")
         loop = asyncio.get_running_loop()
         began = loop.time()
-        await host.send({"t": "start"})
+        await host.send(Start())
         await asyncio.wait_for(play_client(host), PATIENCE)
         lasted = loop.time() - began
         assert lasted > 2.0, f"the game lasted {lasted:.1f} s: too short to show anything"

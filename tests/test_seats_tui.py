@@ -19,6 +19,7 @@ from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
+from ono99_tui.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
 from server import Server, ServerConfig
 from server.connection import Connection
 from server.history import history_messages
@@ -97,18 +98,18 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
     try:
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "seats": 2, "turn_seconds": 0})
+            app.send_message(CreateTable(seats=2, turn_seconds=0))
             await wait_until(pilot, lambda: app.model.table is not None, "the table")
             table_id = table_of(app).id
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
-            await bo.send({"t": "join", "table": table_id})
+            await bo.send(Join(table=table_id))
             await wait_until(pilot, lambda: table_of(app).free == 0, "Bo to sit down")
             await pilot.press("s")
             bo_task = asyncio.create_task(play_client(bo, 120))
             await wait_until(pilot, lambda: app.model.view is not None, "the game")
             await play_until(pilot, app, lambda: view_of(app).version >= 8 and app.model.my_turn, draws=True)
-            await bo.send({"t": "chat", "text": "nice one"})
-            app.send_message({"t": "chat", "text": "thanks"})
+            await bo.send(Say(text="nice one"))
+            app.send_message(Say(text="thanks"))
             await wait_until(pilot, lambda: len(table_chat(app)) == 2, "the chat")
             log_before, chat_before = shown_log(app), table_chat(app)
             assert log_before == expected_log(app, server)
@@ -156,7 +157,7 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
     try:
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=0, start=True))
             await wait_until(pilot, lambda: app.model.my_turn and isinstance(app.screen, TableScreen), "her turn")
             version = view_of(app).version
             table = server.lobby.tables[table_of(app).id]
@@ -203,7 +204,7 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             online = app.screen.query_one("#online", Static)
             await wait_until(pilot, lambda: "Bo" in str(online.render()), "Bo in the online list")
-            await bo.send({"t": "chat", "scope": "lobby", "text": "evening all"})
+            await bo.send(Say(scope="lobby", text="evening all"))
             await wait_until(pilot, lambda: any(c.text == "evening all" for c in app.model.chat), "Bo's line")
             lobby_chat = app.screen.query_one("#lobby-chat", RichLog)
             await wait_until(pilot, lambda: any("evening all" in line.text for line in lobby_chat.lines),
@@ -212,16 +213,16 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             line = await bo.expect("chat", where=lambda m: m["from"] == "Ada")
             assert (line["scope"], line["text"]) == ("lobby", "hi bo")
 
-            app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0})
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=0))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "her table")
             table = server.lobby.tables[table_of(app).id]
             table_chat = app.screen.query_one("#chat", RichLog)
-            await bo.send({"t": "chat", "scope": "lobby", "text": "anyone for a game?"})
+            await bo.send(Say(scope="lobby", text="anyone for a game?"))
             marked = "Lobby · Bo: anyone for a game?"
             await wait_until(pilot, lambda: any(line.text == marked for line in table_chat.lines),
                              "a lobby line at the table, marked as the lobby's")
-            await bo.send({"t": "spectate", "table": table.id})
+            await bo.send(Spectate(table=table.id))
             await wait_until(pilot, lambda: "Bo" in table_of(app).watchers, "Bo watching")
             await pilot.press("m")
             await wait_until(pilot, lambda: isinstance(app.screen, SeatMenuScreen), "the seat menu")
@@ -255,12 +256,12 @@ async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(t
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             cy = await Client.connect("127.0.0.1", server.port, "Cy")
-            await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0})
+            await cy.send(CreateTable(seats=3, bots=2, turn_seconds=0))
             table_id = (await cy.expect("table"))["table"]["id"]
-            await cy.send({"t": "stand"})  # Cy watches too: only bots play
-            app.send_message({"t": "spectate", "table": table_id})
+            await cy.send(Stand())  # Cy watches too: only bots play
+            app.send_message(Spectate(table=table_id))
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
-            await cy.send({"t": "start"})
+            await cy.send(Start())
             await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version >= 4, "moves")
             footer = app.screen.query_one(KeysFooter)
             shown = {entry.key for entry in footer._entries}

@@ -15,6 +15,8 @@ import pytest
 
 from ono99_tui.core.cards import CODES
 from ono99_tui.protocol import encode
+from ono99_tui.wire.common import as_edition
+from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Join, Leave, Rematch, Say, Spectate
 from ono99_tui.wire.server import view_to_wire
 from server.lobby import token_hash
 from server.storage import export_records
@@ -89,7 +91,7 @@ async def test_a_full_game_with_bots_ends_with_a_winner_and_is_stored_and_counte
             assert logs[0].last_view["hand_number"] >= 3
             assert logs[0].last_view["tokens"][winner] >= 0
 
-        board = await alice.request({"t": "leaderboard", "edition": edition}, "leaderboard")
+        board = await alice.request(AskLeaderboard(edition=as_edition(edition)), "leaderboard")
         assert sorted(({k: row[k] for k in ("name", "games", "wins")} for row in board["rows"]),
                       key=lambda r: r["name"]) == [
             {"name": "alice", "games": 1, "wins": int(winner == 0)},
@@ -169,7 +171,7 @@ async def test_no_client_ever_sees_another_seats_cards_or_the_draw_pile(tmp_path
             seats[alice][table_id] = 0
             seats[bob][table_id] = await join(bob, table_id)
             seats[carol][table_id] = None
-            await carol.send({"t": "spectate", "table": table_id})
+            await carol.send(Spectate(table=table_id))
             await carol.expect("table", where=about_table(table_id))
             await start(alice)
             await play_all([alice, bob], seed=10 + n)
@@ -202,7 +204,7 @@ async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_on
         carol = await h.connect("carol")
         table_id = await create_table(alice, seats=2)
         await join(bob, table_id)
-        await carol.send({"t": "spectate", "table": table_id})
+        await carol.send(Spectate(table=table_id))
         await carol.expect("table")
         await start(alice)
         views = {c: (await c.expect("state"))["view"] for c in (alice, bob)}
@@ -211,16 +213,16 @@ async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_on
         version = mine["version"]
         table = h.server.lobby.tables[table_id]
 
-        refused = await waiter.request({"t": "act", "action": theirs["hand"][0], "version": version}, "error")
+        refused = await waiter.request(Act(action=theirs["hand"][0], version=version), "error")
         assert refused["code"] == "illegal_action"
         assert refused["reason"] == f"it is seat {mine['seat']}'s turn, not seat {theirs['seat']}'s"
         assert refused["ref"] == "act"
-        refused = await carol.request({"t": "act", "action": mine["legal"][0], "version": version}, "error")
+        refused = await carol.request(Act(action=mine["legal"][0], version=version), "error")
         assert refused["code"] == "not_seated"
-        refused = await mover.request({"t": "act", "action": "11", "version": version}, "error")
+        refused = await mover.request(Act(action="11", version=version), "error")
         assert refused["code"] == "bad_action"
         missing = next(c for c in CODES[:11] if c not in mine["hand"])
-        refused = await mover.request({"t": "act", "action": missing, "version": version}, "error")
+        refused = await mover.request(Act(action=missing, version=version), "error")
         assert (refused["code"], refused["reason"]) == ("illegal_action", f"{missing} is not in your hand")
         assert table.game is not None
         assert table.actions == [] and table.game.version == version
@@ -240,7 +242,7 @@ async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_on
         assert [seat for seat, _, _ in plays_of(seen["events"])] == [mine["seat"]]
         assert table.game is not None and seen["view"]["version"] == after["view"]["version"] == table.game.version
 
-        old = await waiter.request({"t": "act", "action": seen["view"]["legal"][0], "version": version}, "error")
+        old = await waiter.request(Act(action=seen["view"]["legal"][0], version=version), "error")
         assert old["code"] == "stale_action"
         assert len(table.actions) == 1
 
@@ -275,7 +277,7 @@ async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_
                 found = tasks[stopped[0]], stopped[0].result().last_view
                 break
             await asyncio.gather(*pending)
-            await alice.send({"t": "rematch"})
+            await alice.send(Rematch())
         assert found is not None, "no seat ever held a card over the limit"
         client, view = found
         entry = next(e for e in view["unplayable"] if e["why"] == "would_make")
@@ -286,11 +288,11 @@ async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_
         assert table.game is not None
         before = (table.game.version, list(table.actions))
 
-        refused = await client.request({"t": "act", "action": card, "version": view["version"]}, "error")
+        refused = await client.request(Act(action=card, version=view["version"]), "error")
         assert (refused["code"], refused["reason"]) == ("illegal_action", reason)
         assert refused["params"] == {"why": "would_make", **params}
         assert (table.game.version, table.actions) == before
-        accepted = await client.request({"t": "act", "action": view["legal"][0], "version": view["version"]}, "state")
+        accepted = await client.request(Act(action=view["legal"][0], version=view["version"]), "state")
         assert accepted["view"]["version"] > view["version"]
 
 
@@ -310,7 +312,7 @@ async def test_a_dropped_player_returns_within_the_grace_period_to_the_same_seat
         bob_seat = await join(bob, table_id)
         await start(alice)
         await alice.expect("state")
-        await bob.send({"t": "chat", "text": "hi alice"})
+        await bob.send(Say(text="hi alice"))
         await alice.expect("chat")
         await alice.close()
 
@@ -324,7 +326,7 @@ async def test_a_dropped_player_returns_within_the_grace_period_to_the_same_seat
 
         bob_log = await play(bob, random.Random(4), stop=bot_played_then_bob_on_turn)
         assert bob_log.last_view["winner"] is None
-        await bob.send({"t": "chat", "text": "are you there?"})
+        await bob.send(Say(text="are you there?"))
         await bob.expect("chat", where=lambda m: m["text"] == "are you there?")
 
         alice = await h.connect("alice", resume=token)
@@ -370,7 +372,7 @@ async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_i
         again = await h.connect("alice", resume=token)
         assert again.welcome["resumed"] is False and again.welcome["table"] is None
         assert again.resume_token != token
-        refused = await again.request({"t": "join", "table": table_id}, "error")
+        refused = await again.request(Join(table=table_id), "error")
         assert refused["code"] == "game_running"
 
         log = await play(bob, random.Random(7), initial=last_state(bob))
@@ -422,8 +424,7 @@ async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_
 
     async with running_server(tmp_path, messages_per_second=1000, message_burst=1000) as h:
         ada = await h.connect("ada")
-        await ada.send({"t": "create_table", "seats": 4, "bots": 3, "bot_level": "strong", "turn_seconds": 0,
-                        "start": True})
+        await ada.send(CreateTable(seats=4, bots=3, bot_level="strong", turn_seconds=0, start=True))
         await ada.expect("table")
         table = next(iter(h.server.lobby.tables.values()))
         assert {s.level for s in table.seats if s.kind == "bot"} == {"strong"}
@@ -454,4 +455,4 @@ async def test_the_end_of_a_1980_match_as_docs_protocol_section_7_says(tmp_path:
                 assert view["active"] == [True, True, True]
                 assert view["in_hand"][last_out] is False and max(view["scores"]) >= 40
                 assert view["scores"][view["winner"]] == min(view["scores"])
-            await ada.request({"t": "leave"}, "left")
+            await ada.request(Leave(), "left")

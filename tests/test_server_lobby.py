@@ -11,6 +11,7 @@ import pytest
 
 from ono99_tui.client import ServerError
 from ono99_tui.protocol import MAX_CHAT, PROTOCOL_VERSION, encode
+from ono99_tui.wire.requests import Act, CreateTable, Hello, Join, Leave, ListTables, Ping, Say, Start
 from tests.server_helpers import TestClient, create_table, hello, join, running_server, until_closed, wait_until
 
 
@@ -40,10 +41,10 @@ async def test_the_first_message_must_be_hello(tmp_path: Path) -> None:
     Tried: each gets hello_first (the connection stays open), and a hello afterwards is welcomed."""
     async with running_server(tmp_path) as h:
         raw = await h.raw()
-        for message in ({"t": "list_tables"}, {"t": "create_table"}):
+        for message in (ListTables(), CreateTable()):
             await raw.send(message)
             error = await raw.error()
-            assert (error["code"], error["ref"]) == ("hello_first", message["t"])
+            assert (error["code"], error["ref"]) == ("hello_first", message.t)
         await raw.send(hello("late"))
         welcome = await raw.expect("welcome")
         assert welcome["name"] == "late" and welcome["version"] == PROTOCOL_VERSION
@@ -54,7 +55,7 @@ async def test_a_client_of_another_protocol_version_is_refused_and_closed(tmp_pa
     then bye and the close; the name was not taken."""
     async with running_server(tmp_path) as h:
         raw = await h.raw()
-        await raw.send({"t": "hello", "version": PROTOCOL_VERSION + 1, "name": "future"})
+        await raw.send(Hello(version=PROTOCOL_VERSION + 1, name="future"))
         messages = await until_closed(raw)
         assert [m["t"] for m in messages] == ["error", "bye"]
         assert messages[0]["code"] == "version_mismatch"
@@ -76,18 +77,18 @@ async def test_chat_is_plain_text_of_limited_length_and_rate(tmp_path: Path) -> 
         table_id = await create_table(alice, seats=2)
         await join(bob, table_id)
 
-        await alice.send({"t": "chat", "text": "hi \x1b[31mbob\x07 \u202eyes\x00"})
+        await alice.send(Say(text="hi \x1b[31mbob\x07 \u202eyes\x00"))
         line = await bob.expect("chat")
         assert (line["from"], line["text"], line["scope"], line["table"]) == ("alice", "hi [31mbob yes", "table",
                                                                              table_id)
-        await alice.send({"t": "chat", "text": "x" * MAX_CHAT})
+        await alice.send(Say(text="x" * MAX_CHAT))
         assert (await bob.expect("chat"))["text"] == "x" * MAX_CHAT
-        too_long = await alice.request({"t": "chat", "text": "y" * (MAX_CHAT + 1)}, "error")
+        too_long = await alice.request(Say(text="y" * (MAX_CHAT + 1)), "error")
         assert too_long["code"] == "chat_too_long"
-        empty = await alice.request({"t": "chat", "text": "\x1b\x07\u200b"}, "error")
+        empty = await alice.request(Say(text="\x1b\x07\u200b"), "error")
         assert empty["code"] == "empty_chat"
-        assert (await carol.request({"t": "chat", "text": "anyone?"}, "error"))["code"] == "no_table"
-        lobby_line = await carol.request({"t": "chat", "text": "anyone?", "scope": "lobby"}, "chat")
+        assert (await carol.request(Say(text="anyone?"), "error"))["code"] == "no_table"
+        lobby_line = await carol.request(Say(text="anyone?", scope="lobby"), "chat")
         assert (lobby_line["scope"], lobby_line["text"]) == ("lobby", "anyone?")
 
         dave = await h.connect("dave")
@@ -130,11 +131,11 @@ async def test_tables_per_player_are_limited(tmp_path: Path) -> None:
     async with running_server(tmp_path, max_tables_per_player=1) as h:
         alice: TestClient = await h.connect("alice")
         first = await create_table(alice, seats=2)
-        refused = await alice.request({"t": "create_table", "name": "second"}, "error")
+        refused = await alice.request(CreateTable(name="second"), "error")
         assert refused["code"] == "too_many_tables"
         assert list(h.server.lobby.tables) == [first]
         assert h.server.lobby.members["alice"].table is h.server.lobby.tables[first]
-        await alice.request({"t": "leave"}, "left")
+        await alice.request(Leave(), "left")
         second = await create_table(alice, seats=2)
         assert second != first and set(h.server.lobby.tables) == {second}
 
@@ -156,7 +157,7 @@ async def test_a_long_table_list_is_capped_and_hello_still_works(tmp_path: Path)
         listing = await newcomer.expect("tables")
         assert len(listing["tables"]) == MAX_LISTED_TABLES and listing["total"] == 110
         assert all(t["status"] == "waiting" for t in listing["tables"])
-        again = await newcomer.request({"t": "list_tables"}, "tables")
+        again = await newcomer.request(ListTables(), "tables")
         assert again["total"] == 110
         seat = await join(newcomer, listing["tables"][0]["id"])
         assert seat == 1
@@ -171,7 +172,7 @@ async def test_a_refused_join_keeps_the_old_seat(tmp_path: Path) -> None:
         assert await join(bo, table_a) == 1
         cy = await h.connect("cy")
         table_b = await create_table(cy, seats=2, bots=1)
-        await bo.send({"t": "join", "table": table_b})
+        await bo.send(Join(table=table_b))
         error = await bo.error()
         assert error["code"] == "table_full"
         table = h.server.lobby.tables[table_a]
@@ -187,7 +188,7 @@ async def test_the_hello_deadline_is_not_extended_by_other_messages(tmp_path: Pa
 
         async def chatter() -> None:
             while not raw.closed:
-                await raw.send({"t": "ping"})
+                await raw.send(Ping())
                 await asyncio.sleep(0.2)
 
         task = asyncio.create_task(chatter())
@@ -205,14 +206,14 @@ async def test_a_state_carries_the_clock_of_the_player_now_on_turn(tmp_path: Pat
         ann, bo = await h.connect("ann"), await h.connect("bo")
         table_id = await create_table(ann, seats=2, turn_seconds=30)
         await join(bo, table_id)
-        await ann.send({"t": "start"})
+        await ann.send(Start())
         first = await ann.expect("state")
         assert first["clock"] is not None and 0 < first["clock"] <= 30
         view = first["view"]
         mover = ann if view["turn"] == view["seat"] else bo
         if mover is bo:
             view = (await bo.expect("state"))["view"]
-        await mover.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
+        await mover.send(Act(action=view["legal"][0], version=view["version"]))
         after = await mover.expect("state", where=lambda m: m["view"]["version"] > view["version"])
         if after["view"]["winner"] is None:
             assert after["clock"] is not None and 0 < after["clock"] <= 30

@@ -17,6 +17,7 @@ import pytest
 
 from ono99_tui.client import ConnectionLost
 from ono99_tui.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, encode
+from ono99_tui.wire.requests import Hello, Leave, Ping, Rematch, Request, Spectate
 from server import Server
 from server.connection import Connection, buffered
 from tests.server_helpers import (
@@ -149,7 +150,7 @@ async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path: Pa
             assert not any(m["reset"] for m in history), "the server did not have every event the client saw"
             # what the stand-in played since: in history, and (moves not yet saved) in the state itself
             assert state["seq"] == last_seq + sum(len(m["events"]) for m in history) + len(state["events"])
-            await back.send({"t": "leave"})
+            await back.send(Leave())
             await back.expect("left")
             await after.stop()
     finally:
@@ -212,7 +213,7 @@ async def test_a_malformed_frame_gets_an_error_with_a_code_then_a_close(
         assert why in errors[0]["reason"]
         assert messages[-1] == {"t": "bye", "reason": errors[0]["reason"]}
         assert f"{code}: {errors[0]['reason']}, closing" in caplog.text
-        assert (await other.request({"t": "ping", "n": 7}, "pong"))["n"] == 7
+        assert (await other.request(Ping(n=7), "pong"))["n"] == 7
 
 
 async def test_a_flooding_connection_is_rate_limited_then_dropped(
@@ -237,12 +238,12 @@ async def test_a_flooding_connection_is_rate_limited_then_dropped(
         assert 99 <= len(pongs) < 110  # the burst of 100, the hello included (plus what refilled meanwhile)
         assert len(pongs) + len(refusals) == 110
         assert all((e["code"], e["ref"]) == ("rate_limited", "ping") for e in refusals)
-        assert (await other.request({"t": "ping", "n": 2}, "pong"))["n"] == 2
+        assert (await other.request(Ping(n=2), "pong"))["n"] == 2
         await flooder.send_raw(encode({"t": "ping", "n": 3}) * 2000)
         rest = await until_closed(flooder)
         assert rest[-1] == {"t": "bye", "reason": "too many messages"}
         assert "flooding, closing" in caplog.text
-        assert (await other.request({"t": "ping", "n": 4}, "pong"))["n"] == 4
+        assert (await other.request(Ping(n=4), "pong"))["n"] == 4
 
 
 async def test_a_client_that_never_reads_is_dropped_and_the_table_plays_on(
@@ -264,7 +265,8 @@ async def test_a_client_that_never_reads_is_dropped_and_the_table_plays_on(
         stuck: ssl.SSLSocket | None = None
         try:
             stuck = await loop.run_in_executor(None, tls_socket_that_never_reads, h.port,
-                                               encode(hello("stuck")) + encode({"t": "spectate", "table": table_id}))
+                                               encode(hello("stuck").to_wire())
+                                               + encode(Spectate(table=table_id).to_wire()))
             await wait_until(lambda: any(m.name == "stuck" for m in table.spectators), "the spectator to sit in")
             member = h.server.lobby.members["stuck"]
             connection = member.connection
@@ -284,14 +286,14 @@ async def test_a_client_that_never_reads_is_dropped_and_the_table_plays_on(
                 if connection not in h.server.connections:
                     break
                 assert games < 60, "the stuck client was never dropped"
-                await alice.send({"t": "rematch"})
+                await alice.send(Rematch())
             assert ran_ahead, "the table waited for the stuck client"
             assert connection.closed
             assert "stuck" not in h.server.lobby.members and member not in table.spectators
             dropped_for = ("(client too slow)", "not taking its data", "took none of its data")
             assert any(why in caplog.text for why in dropped_for)
             # the players go on: one more game after the drop
-            await alice.send({"t": "rematch"})
+            await alice.send(Rematch())
             logs = await play_all([alice, bob], seed=99)
             assert logs[0].last_view["winner"] is not None
         finally:
@@ -309,17 +311,17 @@ async def closed_with(client: TestClient, *codes: str) -> None:
     assert messages[-1]["t"] == "bye"
 
 
-async def answers(client: TestClient, *messages: dict[str, Any]) -> list[str]:
-    """Send each message; the error code it got, in order."""
+async def answers(client: TestClient, *messages: Request | dict[str, Any]) -> list[str]:
+    """Send each message (a map as it is); the error code it got, in order."""
     codes = []
     for message in messages:
-        await client.send(message)
+        await (client.send_map(message) if isinstance(message, dict) else client.send(message))
         codes.append((await client.error())["code"])
     return codes
 
 
 async def still_open(client: TestClient) -> None:
-    assert (await client.request({"t": "ping", "n": 5}, "pong"))["n"] == 5
+    assert (await client.request(Ping(n=5), "pong"))["n"] == 5
 
 
 async def oversized_header(c: TestClient, name: str, rng: random.Random) -> None:
@@ -393,7 +395,7 @@ async def meddler(table_id: int) -> Abuser:
         await c.send(hello(name))
         await c.expect("welcome")
         assert (await answers(c, {"t": "join", "table": table_id}))[0] in ("game_running", "table_full")
-        await c.send({"t": "spectate", "table": table_id})
+        await c.send(Spectate(table=table_id))
         await c.expect("table", where=lambda m: m["table"]["id"] == table_id)
         codes = await answers(c, {"t": "act", "action": "7", "version": 0}, {"t": "start"}, {"t": "kick", "seat": 0},
                               {"t": "remove_bot", "seat": 1}, {"t": "rematch"}, {"t": "add_bot"})
@@ -416,7 +418,7 @@ async def flood(c: TestClient, name: str, rng: random.Random) -> None:
 async def bad_names(c: TestClient, name: str, rng: random.Random) -> None:
     codes = await answers(c, hello("x" * 65), hello("y" * 21), hello("\x1b[2Jboom"), hello("   "))
     assert codes == ["bad_field", "bad_name", "bad_name", "bad_name"]
-    await c.send({"t": "hello", "version": PROTOCOL_VERSION + 1, "name": name})
+    await c.send(Hello(version=PROTOCOL_VERSION + 1, name=name))
     await closed_with(c, "version_mismatch")
 
 
@@ -514,7 +516,7 @@ async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tm
             messages = await until_closed(client)
             assert messages[-1] == {"t": "bye", "reason": "the server is shutting down"}
             with pytest.raises(ConnectionLost):
-                await client.send({"t": "ping"})
+                await client.send(Ping())
         with pytest.raises(OSError):
             await asyncio.open_connection("127.0.0.1", port)
 

@@ -46,6 +46,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable, Join, Start
 from server import Server, ServerConfig
 from tests.app_state import table_of, view_of
 from tests.server_helpers import play_client
@@ -279,7 +280,7 @@ async def test_two_ssh_players_and_a_tcp_client_play_at_one_table(rig: Rig) -> N
     await bo.until_screen(TableScreen, "bo at the table")
     cy = await Client.connect("127.0.0.1", rig.server.port, "cy")
     try:
-        await cy.send({"t": "join", "table": table_id})
+        await cy.send(Join(table=table_id))
         await ada.until(lambda a: {s.name for s in table_of(a).seats} >= {"ada", "bo", "cy"},
                         "three players seated")
         await ada.press("s")
@@ -371,7 +372,7 @@ async def test_keys_typed_in_one_burst_are_all_delivered_in_order(rig: Rig) -> N
 async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     try:
-        await host.send({"t": "create_table", "name": "private", "seats": 4, "private": True})
+        await host.send(CreateTable(name="private", seats=4, private=True))
         code = (await host.expect("table"))["table"]["code"]
         key = asyncssh.generate_private_key("ssh-ed25519")
         first_visit = await Player.connect(rig, "jo", key=key)
@@ -408,8 +409,7 @@ async def test_an_invite_code_whose_game_has_started_says_so_and_offers_to_watch
     session says so (it used to land in the lobby with no word) and offers to watch; yes watches."""
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     try:
-        await host.send({"t": "create_table", "name": "private", "seats": 2, "bots": 1, "private": True,
-                         "turn_seconds": 0, "start": True})
+        await host.send(CreateTable(name="private", seats=2, bots=1, private=True, turn_seconds=0, start=True))
         code = (await host.expect("table", where=lambda m: m["table"]["status"] == "playing"))["table"]["code"]
         key = asyncssh.generate_private_key("ssh-ed25519")
         first_visit = await Player.connect(rig, "jo", key=key)
@@ -709,7 +709,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
     socket_name = f"ono99-test-{uuid.uuid4().hex[:8]}"
     tmux = ("tmux", "-L", socket_name, "-f", "/dev/null")
     try:
-        await host.send({"t": "create_table", "name": "open", "seats": 3, "private": True})
+        await host.send(CreateTable(name="open", seats=3, private=True))
         code = (await host.expect("table"))["table"]["code"]
         ssh = (f"ssh -F /dev/null -p {rig.front.port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
                f"-o LogLevel=ERROR -o IdentitiesOnly=yes -o BatchMode=yes -i {key_path} {code}@127.0.0.1")
@@ -733,7 +733,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         await run(*tmux, "send-keys", "-t", "play", "tim", "Enter")
         await until(lambda: session.app is not None and session.app.model.table is not None
                     and session.app.model.table.you is not None, "the OpenSSH player at the table")
-        await host.send({"t": "start"})  # the empty seat gets a bot
+        await host.send(Start())  # the empty seat gets a bot
         host_game = asyncio.create_task(play_client(host, PATIENCE))
         moves = 0
         while True:

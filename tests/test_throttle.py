@@ -19,6 +19,7 @@ from ono99_tui.reasons import said
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.throttle import FailureThrottle, Wait, address_group
 from ono99_tui.tls import client_context
+from ono99_tui.wire.requests import Hello
 from tests.server_helpers import TIMEOUT, running_server
 
 
@@ -142,7 +143,7 @@ async def connect_from(port: int, address: str, name: str, password: str) -> Cli
                                                                     ssl=client_context()),
                                             TIMEOUT)
     client = Client(reader, writer)
-    await client.send({"t": "hello", "version": PROTOCOL_VERSION, "name": name, "password": password})
+    await client.send(Hello(version=PROTOCOL_VERSION, name=name, password=password))
     try:
         message = await client.recv(TIMEOUT)
         if message["t"] == "error":

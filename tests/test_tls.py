@@ -34,6 +34,7 @@ from ono99_tui.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.wire.requests import Join
 from server import Server
 
 from .relay import Relay, TlsTerminatingRelay
@@ -155,7 +156,7 @@ async def test_the_real_ono99_connect_through_a_rogue_relay_is_refused_and_keeps
         table_id = await create_table(alice, seats=3, bots=1)
         bob_key = Identity.load_or_create(data)
         bob = await h.connect("bob", identity=bob_key)
-        await bob.send({"t": "join", "table": table_id})
+        await bob.send(Join(table=table_id))
         await bob.expect("table")
         await start(alice)
         hand = (await bob.expect("state"))["view"]["hand"]

@@ -28,6 +28,7 @@ from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
+from ono99_tui.wire.requests import CreateTable, Join, Start
 from server import Server, ServerConfig
 from server.connection import Connection
 from tests.app_state import table_of, view_of
@@ -298,7 +299,7 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
                              "the new table")
             table_id = table_of(app).id
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
-            await bo.send({"t": "join", "table": table_id})
+            await bo.send(Join(table=table_id))
             await wait_until(pilot, lambda: any(s.name == "Bo" for s in table_of(app).seats),
                              "Bo to sit down")
             await pilot.press("s")
@@ -343,12 +344,11 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
     cy = await Client.connect("127.0.0.1", server.port, "Cy", identity=new_identity())  # stats are by key
     app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
     try:
-        await cy.send({"t": "create_table", "seats": 2, "bots": 1, "bot_level": "random", "turn_seconds": 0,
-                       "start": True, "name": "First"})
+        await cy.send(CreateTable(seats=2, bots=1, bot_level="random", turn_seconds=0, start=True, name="First"))
         await asyncio.wait_for(play_client(cy, PATIENCE), PATIENCE)
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0, "name": "Cy's <b>table</b>"})
+            await cy.send(CreateTable(seats=3, bots=2, turn_seconds=0, name="Cy's <b>table</b>"))
             await wait_until(pilot, lambda: any(t.name == "Cy's <b>table</b>" for t in app.model.tables),
                              "the live table list")
             grid = app.screen.query_one(DataTable)
@@ -356,7 +356,7 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
             grid.move_cursor(row=grid.get_row_index(str(table_id)))
             await pilot.press("s")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table as a spectator")
-            await cy.send({"t": "start"})
+            await cy.send(Start())
             await wait_until(pilot, lambda: app.model.view is not None, "the spectator's view")
             assert view_of(app).seat is None and view_of(app).hand == ()
             title = str(app.screen.query_one("#title", Static).render())

@@ -21,6 +21,7 @@ import pytest
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
 from ono99_tui.known_servers import ServerTrust
+from ono99_tui.wire.requests import CreateTable, Start
 from tests.server_helpers import ROOT, TIMEOUT
 from tests.test_fronts import drive, played_by
 
@@ -135,12 +136,12 @@ async def test_a_remote_front_on_another_host_and_the_game_through_its_restart(t
             kim = await Client.connect(here, 9999, "kim", identity=Identity(key), timeout=TIMEOUT, trust=pin)
             await kim.close()  # the key owns the name kim
             host = await Client.connect(here, 9999, "host", timeout=TIMEOUT, trust=pin)
-            await host.send({"t": "create_table", "name": "t", "seats": 3, "bots": 1, "private": True})
+            await host.send(CreateTable(name="t", seats=3, bots=1, private=True))
             code = (await host.expect("table"))["table"]["code"]
             async with openssh(game_ns, key_file, f"join-{code}", front_address, 2222):
                 await host.expect("table", where=lambda m: m["table"]["seats"][2]["name"] == "kim"
                                   and m["table"]["seats"][2]["connected"] is True)
-                await host.send({"t": "start"})
+                await host.send(Start())
                 await drive(host, lambda m: m["t"] == "state" and m["view"]["turn"] == 2)  # kim's turn
                 await stop(front, signal.SIGKILL)  # the front's host goes down
                 await drive(host, lambda m: m["t"] == "table" and m["table"]["seats"][2]["connected"] is False)

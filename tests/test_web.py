@@ -43,6 +43,7 @@ from ono99_tui.tls import client_context, load_certificate, peer_fingerprint
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
+from ono99_tui.wire.requests import CreateTable, Spectate, Start
 from server import Server, ServerConfig
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
@@ -184,7 +185,7 @@ class WsPlayer:
 
 
 async def private_table(host: TestClient, seats: int = 3, bots: int = 1) -> tuple[int, str]:
-    await host.send({"t": "create_table", "name": "friends", "seats": seats, "bots": bots, "private": True})
+    await host.send(CreateTable(name="friends", seats=seats, bots=bots, private=True))
     table = (await host.expect("table"))["table"]
     return int(table["id"]), str(table["code"])
 
@@ -381,7 +382,7 @@ async def test_ono99_serve_runs_the_web_front_in_its_workers_and_a_guest_outlive
             in banner
         host = await Client.connect("127.0.0.1", server.port, "Tess", timeout=TIMEOUT,
                                     trust=ServerTrust.pinned(server.fingerprint))
-        await host.send({"t": "create_table", "name": "friends", "seats": 3, "bots": 1, "private": True})
+        await host.send(CreateTable(name="friends", seats=3, bots=1, private=True))
         code = (await host.expect("table"))["table"]["code"]
         page = await WsPlayer.connect(f"https://127.0.0.1:{web_port}", code=code)
         try:
@@ -405,7 +406,7 @@ async def test_ono99_serve_runs_the_web_front_in_its_workers_and_a_guest_outlive
             await back.until_control("guest")
             host = await Client.connect("127.0.0.1", server.port, "Uma", timeout=TIMEOUT,  # Tess's seat waits too
                                         trust=ServerTrust.pinned(server.fingerprint))
-            await host.send({"t": "spectate", "code": code})
+            await host.send(Spectate(code=code))
             table = await host.expect("table")
             assert table["table"]["seats"][seat]["name"] == "Ines" and table["table"]["seats"][seat]["connected"]
             assert b"This browser keeps your seat" not in back.output  # no name was asked
@@ -505,7 +506,7 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
         assert session.app is not None and session.app.model.table is not None
         seat = session.app.model.table.you
         assert seat is not None
-        await host.send({"t": "start"})
+        await host.send(Start())
         hosting = asyncio.create_task(play(host, random.Random(7)))
         try:
             await until(lambda: session.app is not None and key_for_turn(session.app) is not None, "Wren's turn")
@@ -654,7 +655,7 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(t
         assert browser.app.model.invite_links == (f"https://127.0.0.1:{web.port}/t/{{code}}",
                                                   f"ssh -p {front.port} {{code}}@127.0.0.1")
         await page.until_shown(link.encode(), "the invite link on the table's banner")
-        await host.send({"t": "start"})
+        await host.send(Start())
         log = PlayLog()
         tcp = asyncio.create_task(play(host, random.Random(3), log=log))
         await asyncio.gather(play_through_keys(browser), play_through_keys(ssh_player))
@@ -720,3 +721,37 @@ async def test_the_browsers_language_is_the_sessions(rig: WebRig) -> None:
         await page.goto(rig.url + "/")
         assert await page.get_attribute("html", "lang") == "de"
         await until_on_page(page, "Dein Name an den Tischen", "the name screen in German")
+
+
+async def test_connections_that_hold_places_without_a_session_are_limited(tmp_path: Path) -> None:
+    """aiohttp counts no connections: the front does. Tried: with one session allowed per address,
+    the address's connections past 2 per session and 8 for the page are closed at once, while the
+    others stay (the page loads again once they are gone); with a login time of 1 s, a connection
+    that sends no request is closed."""
+    rig = await start_web_rig(tmp_path, SshSettings(max_sessions_per_address=1))
+    held: list[asyncio.StreamWriter] = []
+    try:
+        for _ in range(2 * 1 + 8):
+            _reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+            held.append(writer)
+        await until(lambda: rig.front.open_connections == 10, "ten connections counted")
+        reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+        held.append(writer)
+        assert await asyncio.wait_for(reader.read(1), PATIENCE) == b""  # one too many: closed
+        assert rig.front.open_connections == 10  # the others are still there (the login time is 30 s)
+        for writer in held:
+            writer.close()
+        await until(lambda: rig.front.open_connections == 0, "the held connections to be closed")
+        async with aiohttp.ClientSession() as http, http.get(rig.url + "/", ssl=insecure()) as page:
+            assert page.status == 200
+    finally:
+        for writer in held:
+            writer.close()
+        await rig.close()
+    rig = await start_web_rig(tmp_path / "quick", SshSettings(login_timeout=1.0))
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", rig.front.port, ssl=client_context())
+        assert await asyncio.wait_for(reader.read(1), PATIENCE) == b""  # silent: closed after the login time
+        writer.close()
+    finally:
+        await rig.close()

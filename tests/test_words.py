@@ -23,7 +23,7 @@ from ono99_tui.tui.labels import card_kind, card_label, card_short, option_probl
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import card_face
-from ono99_tui.wire.requests import decode_request
+from ono99_tui.wire.requests import CreateTable, decode_request
 from tests.test_tui import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -304,10 +304,10 @@ async def test_the_servers_refusal_of_options_is_said_in_the_players_language(tm
 
     async with running_server(tmp_path) as h:
         ada = await h.connect("Ada")
-        requires = await ada.request({"t": "create_table", "edition": "1980", "options": {"ono99_sets_99": True}},
+        requires = await ada.request(CreateTable(edition="1980", options={"ono99_sets_99": True}),
                                      "error")
-        seats = await ada.request({"t": "create_table", "edition": "2022", "seats": 8}, "error")
-        unknown = await ada.request({"t": "create_table", "options": {"colour": "red"}}, "error")
+        seats = await ada.request(CreateTable(edition="2022", seats=8), "error")
+        unknown = await ada.request(CreateTable(options={"colour": "red"}), "error")
     assert requires["code"] == seats["code"] == unknown["code"] == "bad_options"
     assert requires["params"] == {"why": "requires", "option": "ono99_sets_99", "other": "bust_over_99"}
     with using("en"):

@@ -23,7 +23,7 @@ import json
 import logging
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -35,6 +35,7 @@ from ..messages import ServerMessage, Welcome
 from ..protocol import MAX_NAME
 from ..reasons import render
 from ..tls import ServerCertificate
+from ..wire.page import Closing, KeepGuest, PageMessage, Refusal
 from . import ssh_words, web_words
 from .config import FrontConfig
 from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
@@ -52,6 +53,8 @@ MAX_INPUT_FRAME = 64 * 1024  # bytes of one websocket message from the page (a p
 MAX_RESUME = 128  # characters of a resume token (the protocol's limit)
 MAX_PASSWORD = 1024
 HEARTBEAT = 30.0  # seconds between websocket pings; an unanswered one closes the connection
+CONNECTIONS_PER_SESSION = 2  # TCP connections an address may hold per session it may have (a tab's
+CONNECTIONS_FOR_THE_PAGE = 8  # websocket, and the page's own requests, which a browser makes a few at a time)
 TERM = "xterm-256color"
 BROWSER_ENV = {"COLORTERM": "truecolor"}  # xterm.js draws 24-bit colour
 
@@ -153,10 +156,10 @@ class WebSession:
         self._controls: set[asyncio.Task[None]] = set()
 
     # --- the socket --------------------------------------------------------------------------------
-    async def _control(self, message: dict[str, Any]) -> None:
+    async def _control(self, message: PageMessage) -> None:
         if not self.socket.closed:
             with contextlib.suppress(ConnectionError, RuntimeError):
-                await self.socket.send_str(json.dumps(message))
+                await self.socket.send_str(json.dumps(message.to_wire()))
 
     def _send(self, data: bytes) -> None:
         if self.closed:
@@ -182,7 +185,7 @@ class WebSession:
                 return
 
     def _keep_guest(self, name: str, resume: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._control({"t": "guest", "name": name, "resume": resume}))
+        task = asyncio.get_running_loop().create_task(self._control(KeepGuest(name=name, resume=resume)))
         self._controls.add(task)  # held until sent: the loop keeps only a weak reference
         task.add_done_callback(self._controls.discard)
 
@@ -240,7 +243,7 @@ class WebSession:
             if refusal is not None:
                 kind, text, pause = refusal
                 await asyncio.sleep(pause)  # a wrong password's answer waits, as over SSH
-                await self._control({"t": kind, "text": text})
+                await self._control(Closing(kind=kind, text=text))
                 return None
         return cols, rows, WebDoor(self.front, self.address, name, resume, code, opening.get("watch") is True)
 
@@ -284,7 +287,7 @@ class WebSession:
             if not self._out:
                 break
             await asyncio.sleep(0.01)
-        await self._control({"t": "bye", "text": farewell})
+        await self._control(Closing(kind="bye", text=farewell))
         with contextlib.suppress(ConnectionError, RuntimeError):
             await self.socket.close()
 
@@ -356,14 +359,13 @@ class WebFront:
         self._per_address: Counter[str] = Counter()
         self._sockets = 0
         self._runner: web.AppRunner | None = None
-        self._site: web.TCPSite | None = None
+        self._listener: asyncio.Server | None = None
+        self._connections: Counter[str] = Counter()  # open TCP connections by address, websockets or not
 
     @property
     def port(self) -> int:
-        assert self._runner is not None
-        for address in self._runner.addresses:
-            return int(address[1])
-        raise RuntimeError("the web front does not listen")
+        assert self._listener is not None and self._listener.sockets, "the web front does not listen"
+        return int(self._listener.sockets[0].getsockname()[1])
 
     async def start(self) -> None:
         self.task_factory = asyncio.get_running_loop().get_task_factory()
@@ -374,12 +376,15 @@ class WebFront:
         app.router.add_get("/ws", self._websocket)
         app.router.add_get("/static/{name}", self.assets.serve)
         app.router.add_get("/favicon.ico", _no_icon)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
-                                     shutdown_timeout=0.5)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=0.5)
         await self._runner.setup()
-        self._site = web.TCPSite(self._runner, self.config.web_host or None, self.config.web_port or 0,
-                                 ssl_context=self.certificate.context(), reuse_port=self.config.reuse_port or None)
-        await self._site.start()
+        handlers = self._runner.server
+        assert handlers is not None
+        # aiohttp's own site, with each connection counted first (aiohttp limits none)
+        self._listener = await asyncio.get_running_loop().create_server(
+            lambda: CountedConnection(handlers(), self), self.config.web_host or None, self.config.web_port or 0,
+            ssl=self.certificate.context(), ssl_handshake_timeout=self.config.ssh.login_timeout,
+            reuse_port=self.config.reuse_port or None)
 
     # --- the page ----------------------------------------------------------------------------------
     async def _page(self, request: web.Request) -> web.Response:
@@ -402,7 +407,7 @@ class WebFront:
         why = self.admit(address)
         if why is not None:
             log.warning("web %s: refused: %s", address, why)
-            await socket.send_str(json.dumps({"t": "refused", "text": why}))
+            await socket.send_str(json.dumps(Closing(kind="refused", text=why).to_wire()))
             await socket.close(code=WSCloseCode.TRY_AGAIN_LATER)
             return socket
         session = WebSession(self, request, socket, address)
@@ -415,7 +420,7 @@ class WebFront:
                     await socket.close()
         return socket
 
-    def refusal(self, address: str, password: str, host: str) -> tuple[str, str, float] | None:
+    def refusal(self, address: str, password: str, host: str) -> tuple[Refusal, str, float] | None:
         """Whether the access policy lets this browser in: None, or the kind of answer (``password``: ask
         again; ``refused``: no), why, in the current language, and how long to wait before saying so."""
         mode = self.access.mode
@@ -450,16 +455,35 @@ class WebFront:
         if self._per_address[address] <= 0:
             del self._per_address[address]
 
+    @property
+    def open_connections(self) -> int:
+        return self._connections.total()
+
+    def connection_opened(self, address: str) -> bool:
+        """Whether a new TCP connection from ``address`` may stay (counted until ``connection_closed``):
+        a browser opens a few for the page beside each tab's websocket."""
+        settings = self.config.ssh
+        if (self.closing or self._connections.total() >= settings.max_sessions + settings.max_waiting_logins
+                or self._connections[address] >= CONNECTIONS_PER_SESSION * settings.max_sessions_per_address
+                + CONNECTIONS_FOR_THE_PAGE):
+            return False
+        self._connections[address] += 1
+        return True
+
+    def connection_closed(self, address: str) -> None:
+        self._connections[address] -= 1
+        if self._connections[address] <= 0:
+            del self._connections[address]
+
     # --- shutdown ----------------------------------------------------------------------------------
     async def close(self, reason: str | None = None, server_lost: bool = False) -> None:
         """End every session (each page is told ``reason``, by default that the server is shutting down,
         in the session's language; ``server_lost``: that the game server stopped unexpectedly) and stop
         listening. Safe twice."""
         self.closing = True
-        if self._site is not None:
-            with contextlib.suppress(Exception):
-                await self._site.stop()
-            self._site = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
             with using(session.language):
@@ -477,6 +501,53 @@ class WebFront:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._runner.cleanup(), CLOSE_WAIT)
             self._runner = None
+
+
+class CountedConnection(asyncio.Protocol):
+    """An aiohttp connection, counted by address: refused at once over the limits, and closed when
+    its first request does not come within the login time (a connection that only holds a place)."""
+
+    def __init__(self, handler: asyncio.Protocol, front: WebFront) -> None:
+        self.handler = handler
+        self.front = front
+        self.address: str | None = None
+        self._first: asyncio.TimerHandle | None = None
+
+    def connection_made(self, base: asyncio.BaseTransport) -> None:
+        transport = cast(asyncio.Transport, base)  # a TLS connection's
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) else "?"
+        if not self.front.connection_opened(address):
+            log.warning("web %s: too many connections, refused", address)
+            transport.abort()
+            return
+        self.address = address
+        self._first = asyncio.get_running_loop().call_later(self.front.config.ssh.login_timeout, transport.abort)
+        self.handler.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._first is not None:
+            self._first.cancel()
+            self._first = None
+        self.handler.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.handler.eof_received()
+
+    def pause_writing(self) -> None:
+        self.handler.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.handler.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._first is not None:
+            self._first.cancel()
+            self._first = None
+        if self.address is not None:
+            self.front.connection_closed(self.address)
+            self.address = None
+            self.handler.connection_lost(exc)
 
 
 async def _no_icon(request: web.Request) -> web.Response:

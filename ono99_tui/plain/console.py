@@ -62,7 +62,6 @@ class Console:
         self._shown = False  # a half-typed line is on the screen, not ended
         self._escape = ""  # an escape sequence (an arrow key…) being skipped
         self._after_cr = False
-        self.lines_said = 0
         # Keys typed before there is anything to type them to (the connection opening, the name not
         # asked for yet) wait here, then count as typed once ``hold(False)``; Ctrl+C and Ctrl+D act at once.
         self.holding = False
@@ -79,7 +78,6 @@ class Console:
             out += self.typing.prompt + self.typing.text
             self._shown = True
         self.write(out)
-        self.lines_said += 1
 
     def ask_line(self, prompt: str, then: Callable[[str], None]) -> None:
         """Read the next typed line for ``then`` (a chat line, a name), after ``prompt`` on the screen;

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import gettext as _
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
-from ..messages import Welcome, decode_server_message
+from ..messages import State, Welcome, decode_server_message
 from ..protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
+from ..wire.requests import CreateTable, Hello, Request
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
@@ -42,7 +43,7 @@ class Link(Protocol):
 
     inbox: asyncio.Queue[dict[str, Any] | None]
 
-    async def send(self, message: dict[str, Any]) -> None: ...
+    async def send(self, message: Request) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -85,7 +86,7 @@ class PlainClient:
     """One plain session's connection: messages in, said; what the player does, sent."""
 
     def __init__(self, console: Console, opener: Opener, *, local: bool = False, full: bool = False,
-                 controls: LocalControls | None = None, first_table: dict[str, Any] | None = None,
+                 controls: LocalControls | None = None, first_table: CreateTable | None = None,
                  on_verbosity: Callable[[bool], None] | None = None) -> None:
         self.console = console
         self.opener = opener
@@ -95,7 +96,7 @@ class PlainClient:
         self.link: Link | None = None
         self.exit_code = 0
         self.farewell = _("Bye.")
-        self._outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Request] = asyncio.Queue()
         self._quitting = asyncio.Event()
         self._connected_once = False
         console.hold(True)  # until the server has welcomed us, or a question is asked first
@@ -114,7 +115,7 @@ class PlainClient:
     def quitting(self) -> bool:
         return self._quitting.is_set()
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Request) -> None:
         if self.link is None:
             self.say(_("Not connected yet."))
             return
@@ -238,7 +239,9 @@ class PlainClient:
 
     def handle(self, message: Any) -> None:
         self.session.receive(message)
-        if isinstance(message, Welcome):
+        # what was typed ahead is read once there is something to read it: the lobby (or the table one
+        # comes back to) after the welcome; a local game's table once its game has started
+        if isinstance(message, State) or (isinstance(message, Welcome) and not self.local):
             self.console.hold(False)
 
     async def _wait_to_retry(self, attempt: int) -> None:
@@ -308,7 +311,11 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
                 return
             console.feed(decode(data))
 
-        loop.add_reader(fd, readable)
+        try:
+            loop.add_reader(fd, readable)
+        except OSError:  # a regular file (ono99 --plain < commands): read at once, each line a command
+            with os.fdopen(os.dup(fd), "rb") as commands:
+                console.feed(decode(commands.read(), final=True))
         try:
             code = await client.run()
         finally:
@@ -330,7 +337,7 @@ def run_local(open_local_game: Callable[[float, float], LocalServer], name: str,
 
         async def opener(client: PlainClient) -> Link:
             link = server.link()
-            await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": "ono99-plain"})
+            await link.send(Hello(version=PROTOCOL_VERSION, name=name, client="ono99-plain"))
             return link
 
         def make(console: Console) -> PlainClient:

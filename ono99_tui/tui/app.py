@@ -24,7 +24,7 @@ from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust,
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ..wire.requests import Hello, Request
+from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
 from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
@@ -52,7 +52,7 @@ class Link(Protocol):
 
     inbox: asyncio.Queue[dict[str, Any] | None]
 
-    async def send(self, message: Request | dict[str, Any]) -> None: ...
+    async def send(self, message: Request) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -127,7 +127,7 @@ class Ono99App(App[int]):
     ]
 
     def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
-                 open_link: Callable[[], Awaitable[Link]] | None = None, first_table: dict[str, Any] | None = None,
+                 open_link: Callable[[], Awaitable[Link]] | None = None, first_table: CreateTable | None = None,
                  bot_delay: float | None = None, discover: bool = False,
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
                  password: str | None = None, draw_window: float | None = None,
@@ -326,13 +326,11 @@ class Ono99App(App[int]):
         if isinstance(message, Welcome):
             if watched is not None and watched.you is None and message.table is None:
                 # back on a server that did not keep us (spectators are not kept): watch that table again
-                self.send_message({"t": "spectate", "code": watched.code} if watched.code
-                                  else {"t": "spectate", "table": watched.id})
+                self.send_message(Spectate(code=watched.code) if watched.code else Spectate(table=watched.id))
             if self.local and message.table is None:
-                self.send_message(self.first_table or {
-                    "t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
-                    "turn_seconds": 0, "start": True, "name": LOCAL_GAME,
-                    "replace_bots": True})  # standing up, you take your seat back from the bot at the next game
+                self.send_message(self.first_table or CreateTable(
+                    edition="2022", seats=4, bots=3, bot_level="greedy", turn_seconds=0, start=True, name=LOCAL_GAME,
+                    replace_bots=True))  # standing up, you take your seat back from the bot at the next game
             elif message.table is None:
                 self._show(LobbyScreen)
         elif isinstance(message, TableMessage):
@@ -340,7 +338,7 @@ class Ono99App(App[int]):
             self._show(TableScreen)
             if self._sit_when_watching and message.table.you is None:
                 self._sit_when_watching = False
-                self.send_message({"t": "sit"})  # the server answers with a notice: seated at the next game
+                self.send_message(Sit())  # the server answers with a notice: seated at the next game
         elif kind == "left":
             self._show(LobbyScreen)
         elif isinstance(message, ErrorMessage) and self._watch_instead(message):
@@ -434,8 +432,8 @@ class Ono99App(App[int]):
                 screen.refresh_model(self.model)
 
     # --- to the server -----------------------------------------------------------------------------
-    def send_message(self, message: Request | dict[str, Any]) -> None:
-        """Send a request (or its map, as the screens still write them) to the server."""
+    def send_message(self, message: Request) -> None:
+        """Send a request to the server."""
         link = self.link
         if link is None:
             self.notify(_("Not connected yet."), severity="warning")
@@ -451,7 +449,7 @@ class Ono99App(App[int]):
 
     def join_by_code(self, code: str) -> None:
         self._invite_code = code
-        self.send_message({"t": "join", "code": code})
+        self.send_message(Join(code=code))
 
     def _watch_instead(self, refused: ErrorMessage) -> bool:
         """A join by invite code refused because the game runs or every seat is taken: a private table is
@@ -465,7 +463,7 @@ class Ono99App(App[int]):
 
         def answered(watch: bool | None) -> None:
             if watch:
-                self.send_message({"t": "spectate", "code": code})
+                self.send_message(Spectate(code=code))
                 self._sit_when_watching = started  # and sit down at the next game, if a seat is free then
 
         question = (_("The game at the table of invite code {code} has already started. Watch it?") if started
@@ -476,7 +474,7 @@ class Ono99App(App[int]):
     def send_action(self, code: str) -> None:
         view = self.model.view
         if view is not None:
-            self.send_message({"t": "act", "action": code, "version": view.version})
+            self.send_message(Act(action=code, version=view.version))
 
     # --- app actions -------------------------------------------------------------------------------
     def confirm_leaving(self, then: Callable[[], Any], doing: str, *, local_too: bool = False,
@@ -502,7 +500,7 @@ class Ono99App(App[int]):
             "Quit? This game is not over: it ends here.") if self.local else None)
 
     def action_new_game(self) -> None:
-        def chosen(message: dict[str, Any] | None) -> None:
+        def chosen(message: CreateTable | None) -> None:
             if message is not None:
                 self.fast_forward(False)
                 self.send_message(message)
@@ -511,7 +509,7 @@ class Ono99App(App[int]):
 
     def action_lobby(self) -> None:
         if self.model.table is not None:
-            self.confirm_leaving(lambda: self.send_message({"t": "leave"}), _("Leave the table"), local_too=True)
+            self.confirm_leaving(lambda: self.send_message(Leave()), _("Leave the table"), local_too=True)
         else:
             self._show(LobbyScreen)
 

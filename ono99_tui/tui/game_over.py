@@ -15,6 +15,8 @@ from textual.widgets import Button, Label, Static
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..wire.common import as_edition
+from ..wire.requests import Leave, PlayNow
 from .host import Rewinds, host_of, table_host_of
 from .labels import card_label
 from .model import KnockOut, Model
@@ -86,8 +88,8 @@ class GameOverScreen(ModalScreen[str | None]):
         if choice == "play_now":  # leave this table for the play-now queue
             app = host_of(self)
             edition, seats = app.play_now_wish
-            app.send_message({"t": "leave"})
-            app.send_message({"t": "play_now", "edition": edition, "seats": seats})
+            app.send_message(Leave())
+            app.send_message(PlayNow(edition=as_edition(edition), seats=seats))
             self.dismiss(None)
             return
         if choice == "start":

@@ -15,6 +15,8 @@ from textual.widgets import DataTable, Input, Label, RichLog, Static
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
+from ..wire.common import as_edition
+from ..wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
 from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of
@@ -91,7 +93,7 @@ class LobbyScreen(ModelScreen):
     @on(Input.Submitted, "#lobby-chat-input")
     def lobby_chat_sent(self, event: Input.Submitted) -> None:
         if event.value.strip():
-            self.ono.send_message({"t": "chat", "text": event.value, "scope": "lobby"})
+            self.ono.send_message(Say(text=event.value, scope="lobby"))
         event.input.value = ""
 
     @staticmethod
@@ -172,7 +174,7 @@ class LobbyScreen(ModelScreen):
             if not self.ono.model.tables:
                 self._no_table("join")
             return
-        self.ono.send_message({"t": "join", "table": table})
+        self.ono.send_message(Join(table=table))
 
     @on(DataTable.RowSelected)
     def row_chosen(self) -> None:
@@ -184,7 +186,7 @@ class LobbyScreen(ModelScreen):
             if not self.ono.model.tables:
                 self._no_table("watch")
             return
-        self.ono.send_message({"t": "spectate", "table": table})
+        self.ono.send_message(Spectate(table=table))
 
     def action_new_table(self) -> None:
         self.ono.action_new_game()
@@ -197,19 +199,19 @@ class LobbyScreen(ModelScreen):
         self.app.push_screen(InviteScreen(), joined)
 
     def action_leaderboard(self) -> None:
-        self.ono.send_message({"t": "leaderboard", "follow": True})  # updated after each game while open
+        self.ono.send_message(AskLeaderboard(follow=True))  # updated after each game while open
         self.app.push_screen(LeaderboardScreen())
 
     def action_refresh(self) -> None:
-        self.ono.send_message({"t": "list_tables"})
+        self.ono.send_message(ListTables())
 
     def action_play_now(self) -> None:
         edition, seats = self.ono.play_now_wish
         if self.ono.local:  # nobody else can come to a local game: bots take the other seats at once
-            self.ono.send_message({"t": "create_table", "edition": edition, "seats": seats, "bots": seats - 1,
-                                   "bot_level": "greedy", "turn_seconds": 0, "start": True})
+            self.ono.send_message(CreateTable(edition=as_edition(edition), seats=seats, bots=seats - 1,
+                                              bot_level="greedy", turn_seconds=0, start=True))
             return
-        self.ono.send_message({"t": "play_now", "edition": edition, "seats": seats})
+        self.ono.send_message(PlayNow(edition=as_edition(edition), seats=seats))
 
     def action_profile(self) -> None:
         host_of(self).show_profile()
@@ -250,13 +252,10 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
         yield KeysFooter()
 
     def action_edition(self, edition: str) -> None:
-        message: dict[str, Any] = {"t": "leaderboard", "follow": True}
-        if edition:
-            message["edition"] = edition
-        host_of(self).send_message(message)
+        host_of(self).send_message(AskLeaderboard(edition=as_edition(edition) if edition else None, follow=True))
 
     async def action_dismiss(self, result: None = None) -> None:
-        host_of(self).send_message({"t": "leaderboard", "follow": False})
+        host_of(self).send_message(AskLeaderboard(follow=False))
         await super().action_dismiss(result)
 
     def on_mount(self) -> None:

@@ -19,6 +19,8 @@ from ..core.errors import OptionError
 from ..core.options import OPTION_WORDS, PointsWin, TableOptions
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..wire.common import as_edition
+from ..wire.requests import CreateTable
 from .host import host_of
 from .labels import option_problem
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
@@ -43,7 +45,7 @@ class FieldSwitch(Switch, inherit_bindings=False):
     BINDINGS = [Binding("space", "toggle_switch", "Toggle", show=False)]
 
 
-class NewGameScreen(ModalScreen[dict[str, Any] | None]):
+class NewGameScreen(ModalScreen[CreateTable | None]):
     """Choose edition, options, seats and bots; returns a create_table message. Focus starts on
     the first choice, and Enter starts the game with the settings shown from any of them; the
     choices are remembered for next time."""
@@ -157,8 +159,8 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                 row.display = shown
         self.call_after_refresh(self._say_more)
 
-    def _message(self) -> dict[str, Any]:
-        edition = self.query_one("#edition", Select).value
+    def _message(self) -> CreateTable:
+        edition = as_edition(str(self.query_one("#edition", Select).value))
         options: dict[str, Any] = {}
         points = self.query_one("#scoring", Select).value == "points"
         for name, _label, only in BOOL_OPTIONS:
@@ -172,24 +174,22 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                 options["points_win"] = self.query_one("#points_win", Select).value
         seats = self.query_one("#seats", Select).value
         assert isinstance(seats, int)  # the list offers the numbers 2 to 8 and no blank
-        message: dict[str, Any] = {
-            "t": "create_table", "edition": edition, "options": options, "seats": seats,
-            "bots": seats - 1 if self.local else self.query_one("#bots", Select).value,
-            "bot_level": self.query_one("#bot_level", Select).value,
-        }
-        if self.local:
-            message.update(turn_seconds=0, start=True, replace_bots=True)  # u after standing up: back at the next game
-        else:
-            message["turn_seconds"] = int(self.query_one("#turn_seconds", Input).value or 0)
-            message["private"] = self.query_one("#private", Switch).value
-        return message
+        bots = seats - 1 if self.local else self.query_one("#bots", Select).value
+        assert isinstance(bots, int)  # the list offers the numbers 0 to 7 and no blank
+        level = str(self.query_one("#bot_level", Select).value)
+        if self.local:  # u after standing up: back at the next game
+            return CreateTable(edition=edition, options=options, seats=seats, bots=bots, bot_level=level,
+                               turn_seconds=0, start=True, replace_bots=True)
+        return CreateTable(edition=edition, options=options, seats=seats, bots=bots, bot_level=level,
+                           turn_seconds=int(self.query_one("#turn_seconds", Input).value or 0),
+                           private=self.query_one("#private", Switch).value)
 
-    def _remember(self, message: dict[str, Any]) -> None:
+    def _remember(self, message: CreateTable) -> None:
         app = host_of(self)
-        choices: dict[str, Any] = {"edition": message["edition"], "seats": message["seats"],
-                                   "bot_level": message["bot_level"]}
+        choices: dict[str, Any] = {"edition": message.edition, "seats": message.seats,
+                                   "bot_level": message.bot_level}
         if not self.local:
-            choices.update(bots=message["bots"], turn_seconds=message["turn_seconds"], private=message["private"])
+            choices.update(bots=message.bots, turn_seconds=message.turn_seconds, private=message.private)
         for name, _label, _only in BOOL_OPTIONS:
             choices[name] = self.query_one(f"#{name}", Switch).value
         choices["scoring"] = self.query_one("#scoring", Select).value
@@ -204,10 +204,11 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
     def action_start(self) -> None:
         try:
             message = self._message()
-            TableOptions.from_mapping(message["edition"], message["options"]).check_players(message["seats"])
-            if not self.local and message["bots"] > message["seats"] - 1:
+            seats, bots = message.seats or 0, message.bots or 0  # both set by _message
+            TableOptions.from_mapping(message.edition or "", message.options or {}).check_players(seats)
+            if not self.local and bots > seats - 1:
                 raise ValueError(_("{players} leave room for at most {bots}").format(
-                    players=words.players(message["seats"]), bots=words.bots(message["seats"] - 1)))
+                    players=words.players(seats), bots=words.bots(seats - 1)))
         except OptionError as exc:
             self.query_one("#problem", Static).update(Text(option_problem(exc)))
             return

@@ -14,6 +14,8 @@ from textual.widgets import Label, Static
 from .. import text as words
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
+from ..wire.common import as_edition
+from ..wire.requests import LeaveQueue, PlayNow
 from .host import ShowsModel, host_of
 from .model import Model
 from .widgets import KeysFooter
@@ -81,7 +83,7 @@ class QueueScreen(ShowsModel, ModalScreen[None]):
     def _ask(self, edition: str, seats: int) -> None:
         app = host_of(self)
         app.play_now_wish = (edition, seats)
-        app.send_message({"t": "play_now", "edition": edition, "seats": seats})
+        app.send_message(PlayNow(edition=as_edition(edition), seats=seats))
 
     def action_edition(self) -> None:
         model = host_of(self).model
@@ -97,7 +99,7 @@ class QueueScreen(ShowsModel, ModalScreen[None]):
             self._ask(queued.edition, max(2, min(8, queued.seats + step)))
 
     def action_leave(self) -> None:
-        host_of(self).send_message({"t": "leave_queue"})
+        host_of(self).send_message(LeaveQueue())
         if not self._gone:
             self._gone = True
             self.dismiss()

@@ -21,6 +21,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import GameRecord, ServerMessage
 from ..numbers import decimal, percent
+from ..wire.requests import AskGameRecord, AskProfile
 from .host import ShowsModel, host_of
 from .model import Model
 from .playnow import QueueScreen
@@ -53,10 +54,7 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
         self.query_one(DataTable).add_columns(_("game"), _("edition"), _("when"), _("place"), _("players"))
         app = host_of(self)
         app.model.profile = None
-        message: dict[str, Any] = {"t": "profile"}
-        if self.player is not None:
-            message["name"] = self.player
-        app.send_message(message)
+        app.send_message(AskProfile(name=self.player))
         self.query_one(DataTable).focus()
 
     def refresh_model(self, model: Model) -> None:
@@ -104,7 +102,7 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
         if profile is None or not profile.recent or grid.cursor_row < 0:
             return
         game = profile.recent[min(grid.cursor_row, len(profile.recent) - 1)].game
-        host_of(self).send_message({"t": "game_record", "game": game})
+        host_of(self).send_message(AskGameRecord(game=game))
 
 
 def open_record(app: App[Any], message: GameRecord) -> None:

@@ -16,6 +16,7 @@ from ..core.game import Game
 from ..core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..wire.requests import Request
 from ..wire.server import (
     Seat,
     ServerMessage,
@@ -160,7 +161,7 @@ class ReplayCursor:
     def send_action(self, code: str) -> None:
         return
 
-    def send_message(self, message: dict[str, Any]) -> None:
+    def send_message(self, message: Request) -> None:
         return
 
     def bell_if_wanted(self, end: bool = False) -> None:

@@ -3,7 +3,7 @@ game, and the seat menu (stand up, sit down, and the host's seat controls betwee
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -15,7 +15,7 @@ from textual.widgets import Button, Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from .seat_choices import seat_choices
+from .seat_choices import SeatRequest, seat_choices
 from .seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
 from .widgets import KeysFooter, put_up_while_closing
 
@@ -57,7 +57,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):
+class SeatMenuScreen(ModalScreen[SeatRequest | None]):
     """The table's seats and what you may do with them: sit, stand, and the host's controls."""
 
     BINDINGS = [Binding("escape", "close", N_("Close"))]

@@ -13,12 +13,14 @@ from textual.widgets import Digits, Input, RichLog, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
 from .labels import card_label, rules_summary
 from .model import Model
 from .model_screen import ModelScreen
+from .seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .steady import LineLog, SteadyDigits, append_lines
 from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, TotalLabel, put_up_while_closing
@@ -310,7 +312,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         if status == "finished":
             self.action_rematch()
             return
-        self.ono.send_message({"t": "start"})
+        self.ono.send_message(Start())
 
     def action_rematch(self) -> None:
         """Play again at this table, once the game is over."""
@@ -325,7 +327,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         game_app = game_app_of(self)
         if game_app is not None:
             game_app.fast_forward(False)
-        self.ono.send_message({"t": "rematch"})
+        self.ono.send_message(Rematch())
 
     def action_focus_chat(self) -> None:
         chat = self.query_one("#chat-input", Input)
@@ -345,22 +347,22 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         """Sit down (at the next game, while one runs) or stand up to watch."""
         table = self.ono.model.table
         if table is None or table.you is None:
-            self.ono.send_message({"t": "sit"})
+            self.ono.send_message(Sit())
         else:
             question = (_("Stand up? A bot plays your cards until this game is over; u sits you down again "
                           "at the next game.") if self.ono.local else None)
-            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"), local_too=True,
+            self.ono.confirm_leaving(lambda: self.ono.send_message(Stand()), _("Stand up"), local_too=True,
                                      question=question)
 
     def action_seat_menu(self) -> None:
-        def chosen(message: dict[str, Any] | None) -> None:
+        def chosen(message: SeatRequest | None) -> None:
             if message is None:
                 return
-            if message["t"] != "kick":
+            if not isinstance(message, Kick):
                 self.ono.send_message(message)
                 return
             table = self.ono.model.table
-            seat = message["seat"]
+            seat = message.seat
             name = table.seats[seat].name if table is not None and seat < len(table.seats) else ""
 
             def answered(yes: bool | None) -> None:  # removing a person is asked, as leaving is
@@ -385,5 +387,5 @@ class TableScreen(HidesFooterKeys, ModelScreen):
     @on(Input.Submitted, "#chat-input")
     def chat_sent(self, event: Input.Submitted) -> None:
         if event.value.strip():
-            self.ono.send_message({"t": "chat", "text": event.value, "scope": "table"})
+            self.ono.send_message(Say(text=event.value, scope="table"))
         event.input.value = ""  # the input keeps the keyboard, for the next line; Esc goes back to the cards
