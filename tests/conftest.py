@@ -1,8 +1,12 @@
 """Every test runs with its own settings folder: nothing is read from or written to the real
-user's config directory. The ``store`` fixture runs a test once on SQLite and once on PostgreSQL."""
+user's config directory. The ``store`` fixture runs a test once on SQLite and once on PostgreSQL.
+The system tests (``@pytest.mark.system``: real processes, OpenSSH in tmux, kill -9, a hundred
+sessions) run first: they are the longest, and started first they run beside the rest on the other
+workers (``pytest -n``) instead of alone at the end."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,3 +43,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
         cluster: Cluster = request.getfixturevalue("postgres_cluster")
         return Store("postgresql", cluster.new_database())
     return Store("sqlite", tmp_path / "x.db")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("system") is None)  # stable: otherwise in file order
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than there are cores. Part of each worker's time is spent waiting (for
+    a server or a process to start, on sockets, on a game's timers); the extra worker runs meanwhile."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + 1

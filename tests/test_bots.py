@@ -238,12 +238,13 @@ def test_strong_departs_from_greedy_where_measured_answering_play_2_and_holding(
 
 
 def test_strong_beats_three_random_bots_in_a_seeded_tournament() -> None:
-    """200 seeded 4-player 2022 games, seats rotated: a fair share is 25%. The games and the bots'
-    choices are seeded, so the count is exact: strong wins 115 (57.5%); 90 (45%) leaves a margin."""
-    plan = SimulationPlan(200, ("strong", "random", "random", "random"), TableOptions(), seed=2024)
+    """100 seeded 4-player 2022 games, seats rotated: a fair share is 25%. The games and the bots'
+    choices are seeded, so the count is exact: strong wins 67. Half of them leaves a margin, and a bot
+    no stronger than random would win half fewer than once in ten million tournaments."""
+    plan = SimulationPlan(100, ("strong", "random", "random", "random"), TableOptions(), seed=2024)
     summary = simulate(plan)
-    assert summary.games == 200
-    assert summary.wins_by_entry[0] >= 90, summary.wins_by_entry
+    assert summary.games == 100
+    assert summary.wins_by_entry[0] >= 50, summary.wins_by_entry
 
 
 def test_simulate_runs_the_strong_bot_from_the_command_line() -> None:

@@ -221,6 +221,7 @@ def played_by(seat: int) -> Callable[[dict[str, Any]], bool]:
                                                for e in m["events"])
 
 
+@pytest.mark.system
 async def test_serve_runs_ssh_workers_and_restarts_one_killed_with_sigkill(tmp_path: Path) -> None:
     """Two workers share the SSH port; both are killed with SIGKILL: each is started again, the game
     goes on with a stand-in for the SSH player, who comes back to the seat with the same key."""
@@ -271,6 +272,7 @@ async def test_serve_runs_ssh_workers_and_restarts_one_killed_with_sigkill(tmp_p
     assert "ended (signal 9); starting it again" in (tmp_path / "serve.log").read_text()
 
 
+@pytest.mark.system
 async def test_a_second_server_is_refused_the_ssh_port_its_workers_would_share(tmp_path: Path) -> None:
     """Workers share their SSH port with SO_REUSEPORT; another `ono99 serve` of the same user must
     not silently join them on it."""
@@ -287,6 +289,7 @@ async def test_a_second_server_is_refused_the_ssh_port_its_workers_would_share(t
         await first.stop()
 
 
+@pytest.mark.system
 async def test_serve_with_no_workers_runs_the_front_inside_its_own_process(tmp_path: Path) -> None:
     ssh_port = free_port()
     server = ServerProcess(tmp_path / "a.db", tmp_path / "a.log", "--ssh-port", str(ssh_port), "--ssh-workers", "0",
@@ -315,6 +318,7 @@ async def read_to_the_end(stdout: Any) -> bytes:
     return out
 
 
+@pytest.mark.system
 async def test_no_worker_outlives_a_server_killed_with_sigkill(tmp_path: Path) -> None:
     """kill -9 of `ono99 serve` once left its SSH workers running, holding the SSH port for good,
     and its players were told "the server is shutting down", which nothing did.

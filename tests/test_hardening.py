@@ -234,6 +234,7 @@ async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path: Path) -> N
         assert front.access.decide(None, "nope", "127.0.0.1") == "wrong password"
 
 
+@pytest.mark.system
 async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tmp_path: Path) -> None:
     """`ono99 serve --port 0` turns TCP off (it picked a random port); all off is refused; the
     banner says who may come in on each listener and the machine's addresses."""

@@ -301,6 +301,7 @@ class ConnectProcess:
         self.close()
 
 
+@pytest.mark.system
 async def test_a_killed_ono99_connect_comes_back_to_its_seat_and_hand(tmp_path: Path) -> None:
     """``ono99 connect --name bob`` joins a game, is killed with SIGKILL, and the same command is run
     again: bob is back in his seat with the same hand. Another data directory asking for 'bob'
@@ -557,6 +558,7 @@ async def test_the_app_asks_for_another_name_when_its_name_is_taken(tmp_path: Pa
         assert remembered_name(tmp_path / "bea") == "Bea"
 
 
+@pytest.mark.system
 async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and_seat(tmp_path: Path) -> None:
     """Kit plays over TCP with the key of a data directory and drops mid-game; the real OpenSSH
     ``ssh -i DATA_DIR/id_ed25519`` (under tmux) comes back to Kit's seat, as Kit. Then the server

@@ -215,6 +215,7 @@ async def test_a_server_on_loopback_is_found_its_tables_follow_the_lobby_and_it_
         await watcher.until(lambda: watcher.named(name) is None, "the stopped server to leave the list")
 
 
+@pytest.mark.system
 async def test_ono99_serve_advertises_by_default_and_not_with_no_advertise(tmp_path: Path) -> None:
     """Two `ono99 serve` processes on loopback, one with --no-advertise: the browser finds the
     first (with the SSH port it really listens on), never lists the second, and loses the first

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
+import pytest
 from textual.widgets import DataTable
 
 from ono99_tui.front.ssh import play_shortcut
@@ -152,6 +153,7 @@ async def test_two_ssh_players_named_play_sit_at_one_table_and_a_lone_one_gets_b
         await rig.close()
 
 
+@pytest.mark.system
 async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratings(tmp_path: Path) -> None:
     """Two real `ssh -p P play@127.0.0.1` sessions in tmux with different keys, and two protocol
     clients that also press play now: one table of four at once. They play a game; the leaderboard

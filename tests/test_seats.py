@@ -8,6 +8,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ono99_tui.wire.requests import (
     GiveSeat,
     Join,
@@ -123,6 +125,7 @@ async def test_a_newcomer_gets_the_whole_game_so_far_and_numbers_go_on_across_ga
         assert numbered([second])[0] == (last + 1, "hand_started")
 
 
+@pytest.mark.system
 async def test_a_restarted_server_has_the_chat_and_log_and_its_stand_ins_play_at_once(
         tmp_path: Path, store: Store) -> None:
     """A real server process with a game of Alice, Bob and two bots and some table chat is killed

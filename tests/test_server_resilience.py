@@ -47,6 +47,7 @@ from tests.server_helpers import (
 
 
 # --- 5. kill -9 and restart -----------------------------------------------------------------------------
+@pytest.mark.system
 async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_path: Path, store: Store) -> None:
     """A real `ono99 serve` process (--db, --grace 60, --bot-delay 0, --turn-seconds 0) runs a game of
     Alice, Bob and two bots. Mid-game, with a person on turn and the database thread caught up, each
@@ -108,6 +109,7 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
             [e["card"] for e in seen if e["e"] == "draw" and e["seat"] == 0]
 
 
+@pytest.mark.system
 async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path: Path, store: Store) -> None:
     """Tried: SIGKILL the moment a client has received a state, without waiting for the database
     (a move is only shown once it is saved). Several rounds, each on a fresh table: after every

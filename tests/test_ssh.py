@@ -556,6 +556,7 @@ async def test_a_paste_flood_in_one_session_does_not_hold_up_another(rig: Rig) -
     await calm.close()
 
 
+@pytest.mark.system
 async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
     """Sessions come and go; every App is released (Textual's parser cache once kept each one,
     through the key events it cached: the kitty-protocol keys below go through that path)."""
@@ -699,6 +700,7 @@ async def run(*args: str) -> str:
     return out.decode(errors="replace")
 
 
+@pytest.mark.system
 async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig, tmp_path: Path) -> None:
     assert shutil.which("ssh") and shutil.which("tmux"), "ssh and tmux are part of the test machine"
     key = asyncssh.generate_private_key("ssh-ed25519")
@@ -767,6 +769,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
 
 
 # --- ono99 serve ------------------------------------------------------------------------------------
+@pytest.mark.system
 async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_path: Path) -> None:
     bad = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "ono99_tui.cli", "serve", "--ssh-auth", "password", "--db", str(tmp_path / "x.db"),

@@ -61,6 +61,7 @@ def screen_text(output: bytes | bytearray) -> str:
 
 
 # --- the listener --------------------------------------------------------------------------------------
+@pytest.mark.system
 async def test_a_raw_tls_client_sees_the_fingerprint_the_banner_printed_and_a_restart_keeps_it(
         tmp_path: Path) -> None:
     """A TLS 1.3 handshake with the real ``ono99 serve``: the certificate's key fingerprint is the
@@ -146,6 +147,7 @@ async def test_a_relay_that_ends_tls_cannot_use_the_players_proof_and_the_seat_s
         assert again["view"]["hand"] == hand
 
 
+@pytest.mark.system
 async def test_the_real_ono99_connect_through_a_rogue_relay_is_refused_and_keeps_its_seat(tmp_path: Path) -> None:
     """The same attack on the real ``ono99 connect`` (on a terminal, with its key and a seat at a
     running game): the player even pins the rogue's certificate. The real server refuses the relayed
@@ -262,6 +264,7 @@ def test_the_known_servers_file_keeps_other_lines_and_names_v6_servers_as_openss
     assert path.read_text().splitlines()[:2] == ["# my servers", "not a line"]
 
 
+@pytest.mark.system
 async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the_said_command_accepts_it(
         tmp_path: Path) -> None:
     """As a player meets it: the first ``ono99 connect`` shows the fingerprint and asks (y trusts);

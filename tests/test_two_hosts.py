@@ -108,6 +108,7 @@ async def openssh(ns: str, key_file: Path, user: str, address: str, port: int) -
         reader.cancel()
 
 
+@pytest.mark.system
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the OpenSSH client")
 async def test_a_remote_front_on_another_host_and_the_game_through_its_restart(tmp_path: Path) -> None:
     credential_file = tmp_path / "front-credential"
