@@ -94,7 +94,7 @@ class Client:
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
                       identity: Identity | None = None, password: str | None = None,
                       seen: dict[str, int] | None = None, front: FrontAssertion | None = None,
-                      trust: ServerTrust | None = None) -> Client:
+                      trust: ServerTrust | None = None, extra: Mapping[str, Any] | None = None) -> Client:
         """Open a TLS connection, check the server against ``trust`` (see ``open``), and complete the
         hello (proving ``identity``'s key when there is one, bound to the certificate seen: without
         one the player is a guest); raises ``ServerError`` if refused. ``password`` is for a server
@@ -112,6 +112,7 @@ class Client:
             hello["seen"] = seen
         if front is not None:
             hello["front"] = front.to_wire()
+        hello.update(extra or {})  # an operator's session asks with admin (ono99 admin)
         try:
             await client.send(hello)
             client.welcome = await client._answer_challenge(identity, timeout)

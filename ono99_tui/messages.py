@@ -434,6 +434,28 @@ class Bye:
 
 
 @dataclass(frozen=True, slots=True)
+class Safety:
+    """Your mutes and blocks (by the players' names now), and whether your key is an operator's (section 5b)."""
+
+    muted: tuple[str, ...]
+    blocked: tuple[str, ...]
+    operator: bool
+    t: Literal["safety"] = "safety"
+
+
+@dataclass(frozen=True, slots=True)
+class AdminResult:
+    """The answer to an operator's ``admin`` command (section 5b): its English ``text``, the ``params``
+    that text names, and the ``rows`` of a listing (each a map of text or whole numbers)."""
+
+    command: str
+    text: str
+    params: Params
+    rows: tuple[Params, ...]
+    t: Literal["admin_result"] = "admin_result"
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownMessage:
     """A message type this version does not know (a newer server's): ignored."""
 
@@ -443,7 +465,7 @@ class UnknownMessage:
 
 ServerMessage = (Welcome | Challenge | ErrorMessage | Tables | TableMessage | Left | State | History | Chat
                  | ChatHistory | Notice | Away | Online | Leaderboard | Queue | Profile | GameRecord | Pong | Bye
-                 | UnknownMessage)
+                 | Safety | AdminResult | UnknownMessage)
 
 
 # --- reading fields ----------------------------------------------------------------------------------------
@@ -623,6 +645,21 @@ def _params(value: Any, where: str) -> Params:
     for key, item in value.items():
         if isinstance(item, str):
             out[key] = cast(str, _str(item, f"{where}.{key}", PARAM_LIMIT))
+        elif type(item) is int:
+            out[key] = item
+        else:
+            raise _fault(f"{where}.{key}", f"must be str or int, not {_type(item)}")
+    return out
+
+
+def _row(value: Any, where: str) -> Params:
+    """A row of an ``admin_result``: as ``params``, with texts as long as a frame (chat lines, a record)."""
+    if not isinstance(value, Mapping):
+        raise _fault(where, f"must be a map, not {_type(value)}")
+    out: dict[str, str | int] = {}
+    for key, item in value.items():
+        if isinstance(item, str):
+            out[key] = cast(str, _str(item, f"{where}.{key}", MAX_FRAME))
         elif type(item) is int:
             out[key] = item
         else:
@@ -881,6 +918,11 @@ def _decode(kind: str, r: _Reader) -> ServerMessage:
         return Pong(n=r.num("n", nil=True, default=None))
     if kind == "bye":
         return Bye(reason=r.text("reason"))
+    if kind == "safety":
+        return Safety(muted=r.items("muted", _name), blocked=r.items("blocked", _name), operator=r.flag("operator"))
+    if kind == "admin_result":
+        return AdminResult(command=r.text("command", 32), text=r.text("text"), params=_row(r._get("params", {}),
+                           r.at("params")), rows=r.items("rows", _row))
     return UnknownMessage(kind)
 
 

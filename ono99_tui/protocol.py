@@ -177,6 +177,9 @@ def _max_len(limit: int) -> Callable[[Any], str | None]:
 
 
 BOT_LEVEL_NAMES = tuple(BOT_LEVELS)  # the levels a client may ask for
+ADMIN_COMMANDS = ("who", "kick", "ban", "unban", "bans", "mute", "unmute", "rename", "close", "motd", "notice",
+                  "reports", "resolve", "log")  # an operator's (section 5b)
+MAX_BAN_SECONDS = 10 * 365 * 24 * 3600
 SCOPES = ("table", "lobby")
 
 # Client to server.
@@ -185,7 +188,8 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
               "resume": Field(str, False, _max_len(128)), "client": Field(str, False, _max_len(64)),
               "key": Field(str, False, _max_len(MAX_PUBLIC_KEY)), "password": Field(str, False, _max_len(256)),
               "seen": Field(dict, False),
-              "front": Field(dict, False)},  # checked by ono99_tui.fronts.check_front
+              "front": Field(dict, False),  # checked by ono99_tui.fronts.check_front
+              "admin": Field(bool, False)},  # an operator's session (docs/protocol.md section 5b)
     "prove": {"signature": Field(bytes, check=_max_len(1024))},
     "list_tables": {},
     "create_table": {
@@ -222,6 +226,15 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "leave_queue": {},
     "profile": {"name": Field(str, False, _max_len(64))},
     "game_record": {"game": Field(int, check=_range(1, MAX_WIRE_INT))},
+    # players protect themselves, and operators (docs/protocol.md section 5b)
+    "mute": {"name": Field(str, check=_max_len(64)), "on": Field(bool, False)},
+    "block": {"name": Field(str, check=_max_len(64)), "on": Field(bool, False)},
+    "report": {"name": Field(str, check=_max_len(64)), "reason": Field(str, check=_max_len(MAX_CHAT * 4))},
+    "admin": {"command": Field(str, check=_one_of(*ADMIN_COMMANDS)), "target": Field(str, False, _max_len(128)),
+              "address": Field(str, False, _max_len(64)), "reason": Field(str, False, _max_len(MAX_CHAT * 4)),
+              "seconds": Field(int, False, _range(0, MAX_BAN_SECONDS)), "name": Field(str, False, _max_len(64)),
+              "table": Field(int, False, _range(0, MAX_WIRE_INT)), "text": Field(str, False, _max_len(MAX_CHAT * 4)),
+              "id": Field(int, False, _range(1, MAX_WIRE_INT)), "all": Field(bool, False)},
 }
 # Server to client: ono99_tui/messages.py decodes and checks every server message into typed values.
 

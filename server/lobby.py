@@ -29,6 +29,8 @@ from ono99_tui.protocol import (
 from .config import ServerConfig
 from .history import ChatLine, ChatRoom, seen_of
 from .matchmaking import Matchmaker
+from .metrics import Metrics
+from .moderation import Moderation
 from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
 from .ratings import RatingBook
 from .storage import Storage
@@ -117,8 +119,10 @@ class Lobby:
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
+        self.moderation = Moderation(self)  # moderation: operators, bans, mutes, reports (server/moderation.py)
+        self.metrics = Metrics(self)  # metrics: server/metrics.py
         self.handlers: dict[str, Callable[[Member, dict[str, Any]], None]] = {  # beside the on_ methods
-            **self.matchmaker.handlers(), **self.ratings.handlers()}
+            **self.matchmaker.handlers(), **self.ratings.handlers(), **self.moderation.handlers()}
 
     # --- identity -----------------------------------------------------------------------------------
     def check_version(self, message: dict[str, Any]) -> None:
@@ -169,7 +173,7 @@ class Lobby:
                          "name": member.name, "resume": token, "resumed": resumed,
                          "table": member.table.id if member.table else None, "identity": member.identity})
         seen = seen_of(message) if resumed else {}
-        connection.send(self.lobby_chat.history(seen.get("lobby_chat")))
+        connection.send(self.moderation.history_for(member, self.lobby_chat.history(seen.get("lobby_chat"))))
         if member.table is not None:
             member.table.member_returned(member, seen)
         else:
@@ -310,6 +314,7 @@ class Lobby:
 
     def on_join(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
+        self.moderation.may_join(member, table)  # moderation: a private table's host may block players
         seat = table.seat_for(member, message.get("seat"))  # refused here, you keep your old seat
         was_here = member.table is table
         if member.table is not None and not was_here:
@@ -319,6 +324,7 @@ class Lobby:
 
     def on_spectate(self, member: Member, message: dict[str, Any]) -> None:
         table = self._find_table(message)
+        self.moderation.may_join(member, table)  # moderation: a private table's host may block players
         was_here = member.table is table
         if member.table is not None and not was_here:
             member.table.leave(member)
@@ -331,7 +337,7 @@ class Lobby:
         """The table, its chat and its game for a newcomer (all of them), or for one who was
         already there (nothing they have seen again)."""
         member.send({"t": "table", "table": table.detail(member)})
-        member.send(table.chat.history(table.chat.last_id if was_here else None))
+        member.send(self.moderation.history_for(member, table.chat.history(table.chat.last_id if was_here else None)))
         table.send_state_to(member, table.last_seq if was_here else None)
 
     def _table_of(self, member: Member) -> Table:
@@ -391,6 +397,7 @@ class Lobby:
             raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters",
                                 params={"max": MAX_CHAT})
         table = self._table_of(member) if message.get("scope", "table") == "table" else None
+        self.moderation.check_chat(member, table is None)  # moderation: operators mute in the lobby's chat
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
         if table is not None:
@@ -400,7 +407,7 @@ class Lobby:
 
         def show() -> None:
             frame = encode(self.lobby_chat.message(line))
-            for other in self.members.values():
+            for other in self.moderation.hearers(member, self.members.values()):  # moderation: players' mutes
                 other.send_frame(frame)
 
         self.persist_chat(LOBBY_CHAT, line, show)

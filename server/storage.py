@@ -133,6 +133,7 @@ class Storage:
         self._on_saved: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
         self._last_hand_over = -ACTION_BATCH_SECONDS
         self._hand_over_due = False
+        self.write_observer: Callable[[float], None] | None = None  # told each write job's seconds (metrics)
         self._run(self._open).result()
 
     # --- plumbing ---------------------------------------------------------------------------------
@@ -158,7 +159,16 @@ class Storage:
 
     def submit(self, fn: Callable[[sqlite3.Connection], Any]) -> None:
         """Queue ``fn(db)`` on the database thread; writes keep their order."""
-        self._run(lambda: fn(self._conn))
+        queued = time.perf_counter()
+
+        def write() -> None:
+            try:
+                fn(self._conn)
+            finally:
+                if self.write_observer is not None:
+                    self.write_observer(time.perf_counter() - queued)
+
+        self._run(write)
 
     @property
     def _conn(self) -> sqlite3.Connection:
@@ -226,10 +236,10 @@ class Storage:
             rows, self._rows = self._rows, []
             callbacks, self._on_saved = self._on_saved, []
             self._last_hand_over = time.monotonic()
-            self._executor.submit(self._write_actions, rows, callbacks)
+            self._executor.submit(self._write_actions, rows, callbacks, time.perf_counter())
 
     def _write_actions(self, rows: list[tuple[int, int, int, int, str]],
-                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]) -> None:
+                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]], queued: float) -> None:
         try:
             db = self._conn
             db.execute("BEGIN")  # the connection is in autocommit mode: one transaction for the batch
@@ -243,6 +253,8 @@ class Storage:
         except Exception:
             log.exception("could not save %d actions", len(rows))
         finally:
+            if self.write_observer is not None:
+                self.write_observer(time.perf_counter() - queued)
             for loop, callback in callbacks:
                 with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
                     loop.call_soon_threadsafe(callback)

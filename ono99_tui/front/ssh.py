@@ -122,8 +122,10 @@ class Door:
         assertion = FrontAssertion(config.credential, self.address, self.fingerprint)
         async with self.front.opening:
             try:
+                # the client name says which worker: the server's metrics count sessions per worker
                 link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                            timeout=config.link_timeout, client_name="ono99-ssh", front=assertion,
+                                            timeout=config.link_timeout, client_name=f"ono99-ssh/{os.getpid()}",
+                                            front=assertion,
                                             trust=ServerTrust.pinned(config.server_fingerprint))
             except ServerError as exc:
                 # said in the session's language: this runs in its app's context
