@@ -174,7 +174,8 @@ def unplayable_reason(entry: Unplayable) -> str:
     return render("illegal_action", {**entry.params, "why": entry.why}, entry.reason)
 
 
-QUOTED = {"name_taken": ("name", "existing"), "bad_name": ("name",), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",),
+QUOTED = {"name_taken": ("name", "existing"), "bad_name": ("name",), "not_watching": ("name",), "no_table": ("code",),
+          "no_player": ("name",),
           "bad_options": ("option", "other")}
 
 
