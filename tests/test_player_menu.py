@@ -11,7 +11,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from ono99_tui.i18n import set_language
+from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
 from ono99_tui.tui.screens import LobbyScreen
@@ -114,19 +114,18 @@ async def test_the_menu_speaks_the_players_language(tmp_path: Path) -> None:
     """In German, the menu's items are German."""
     server = Server(server_config(tmp_path))
     await server.start()
-    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada", identity=new_identity(),
-                   language="de")
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada", identity=new_identity())
     other = await TestClient.connect("127.0.0.1", server.port, "bob")
     try:
-        async with app.run_test(size=(100, 32)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and any(
-                p.name == "bob" for p in app.model.online), "bob online")
-            await pilot.press("w")
-            await choose(pilot, app, PlayersScreen, "bob")
-            await wait_until(pilot, lambda: isinstance(app.screen, PlayerMenu), "the menu")
-            labels = [str(option.prompt) for option in app.screen.query_one(OptionList).options]
-            assert "Profil" in labels[0] and "Melden" in labels[3], labels
+        with using("de"):
+            async with app.run_test(size=(100, 32)) as pilot:
+                await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and any(
+                    p.name == "bob" for p in app.model.online), "bob online")
+                await pilot.press("w")
+                await choose(pilot, app, PlayersScreen, "bob")
+                await wait_until(pilot, lambda: isinstance(app.screen, PlayerMenu), "the menu")
+                labels = [str(option.prompt) for option in app.screen.query_one(OptionList).options]
+                assert labels[0] == "Profil" and labels[3] == "Den Betreibern melden…", labels
     finally:
-        set_language("en")
         await other.close()
         await server.close()
