@@ -72,8 +72,16 @@ class Metrics:
         else:
             self.errors.labels(code).inc()
 
-    def player_acted(self, table: Table) -> None:
+    @contextlib.contextmanager
+    def player_acting(self, table: Table) -> Iterator[None]:
+        """A player's act being applied at ``table``: timed until the state that shows it goes out
+        (``state_shown``); an act the rules refuse is not timed."""
         self._acted[table.id] = time.perf_counter()
+        try:
+            yield
+        except BaseException:
+            self._acted.pop(table.id, None)
+            raise
 
     def action_applied(self) -> None:
         self.actions.inc()

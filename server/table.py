@@ -453,8 +453,8 @@ class Table:
                                 "it was not applied", params={"version": version, "current": game.version})
         try:
             action = Action.parse(code)
-            self.lobby.metrics.player_acted(self)  # metrics: act→state latency
-            self._apply(seat, action)
+            with self.lobby.metrics.player_acting(self):  # metrics: act→state latency
+                self._apply(seat, action)
         except MalformedActionError as exc:
             raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)}) from None
         except IllegalActionError as exc:
