@@ -22,6 +22,7 @@ their key, a guest by their resume token (for that session); a guest's target is
 from __future__ import annotations
 
 import base64
+import contextlib
 import ipaddress
 import json
 import logging
@@ -175,16 +176,20 @@ class Ban:
     by: str
     at: float
 
+    network: ipaddress.IPv4Network | ipaddress.IPv6Network | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        if self.kind == "address":
+            with contextlib.suppress(ValueError):
+                self.network = ipaddress.ip_network(self.value, strict=False)
+
     def active(self, now: float) -> bool:
         return self.until is None or self.until > now
 
-    def covers(self, identity: str | None, address: str) -> bool:
+    def covers(self, identity: str | None, address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
         if self.kind == "identity":
             return identity == self.value
-        try:
-            return ipaddress.ip_address(address) in ipaddress.ip_network(self.value, strict=False)
-        except ValueError:
-            return False
+        return address is not None and self.network is not None and address in self.network
 
 
 @dataclass(slots=True)
@@ -305,11 +310,15 @@ class Moderation:
     def banned(self, identity: str | None, address: str) -> ProtocolError | None:
         """The refusal of someone banned or kicked, or None. Expired bans are dropped."""
         now = time.time()
+        try:
+            ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(address)
+        except ValueError:  # "local": an in-process game
+            ip = None
         for ban in list(self.bans.values()):
             if not ban.active(now):
                 self._lift(ban.kind, ban.value)
                 continue
-            if ban.covers(identity, address):
+            if ban.covers(identity, ip):
                 whom = "your key" if ban.kind == "identity" else "connections from your address"
                 if ban.until is None:
                     return refuse("banned", f"{whom} {'is' if ban.kind == 'identity' else 'are'} banned from "
