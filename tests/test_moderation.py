@@ -430,3 +430,33 @@ def test_a_server_refuses_to_start_on_an_admins_file_without_keys(tmp_path: Path
     empty.write_text("# nobody yet\n", encoding="utf-8")
     with pytest.raises(ValueError, match="lists no keys"):
         Server(server_config(tmp_path, admins=empty))
+
+
+async def test_ono99_admin_shows_a_report_whole_and_writes_its_game_for_the_replay_viewer(tmp_path: Path) -> None:
+    from ono99_tui.tui.replay import load_replay
+
+    op = Identity.load_or_create(tmp_path / "op")
+    async with running_server(tmp_path, admins=admins_file(tmp_path, op)) as h:
+        ada = await h.connect("ada", identity=new_identity())
+        await h.connect("bob", identity=new_identity())
+        table_id = await create_table(ada, bots=2, seats=3, start=True)
+        await ada.expect("state")
+        await ada.send({"t": "chat", "text": "bob said something awful in the lobby"})
+        await ada.expect("chat")
+        await ada.send({"t": "report", "name": "bob", "reason": "insults"})
+        await ada.expect("notice", where=lambda m: m.get("code") == "reported")
+        where = ("--server", f"127.0.0.1:{h.port}", "--server-fingerprint", h.server.fingerprint,
+                 "--data-dir", str(tmp_path / "op"))
+        listed = await ono99("--lang", "en", "admin", *where, "reports")
+        assert listed.returncode == 0, listed.stderr
+        assert "insults" in listed.stdout and f"table {table_id}, game 1" in listed.stdout
+        out = tmp_path / "reported.jsonl"
+        whole = await ono99("--lang", "en", "admin", *where, "reports", "1", "--game", str(out))
+        assert whole.returncode == 0, whole.stderr
+        assert "[table] ada: bob said something awful in the lobby" in whole.stdout
+        steps = load_replay(out)  # the game so far, as `ono99 replay` shows it
+        assert steps["table"]["status"] == "playing" and steps["states"]
+        closed = await ono99("--lang", "en", "admin", *where, "reports", "1", "--resolve")
+        assert closed.returncode == 0 and "report 1 is closed" in closed.stdout
+        missing = await ono99("--lang", "en", "admin", *where, "reports", "9")
+        assert missing.returncode == 1 and "there is no report 9" in missing.stderr

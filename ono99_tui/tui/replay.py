@@ -65,13 +65,14 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
                            "events": [event_to_wire(e.seen_by(seat)) for e in events],
                            "controlled_by_bot": [False] * game.seats})
 
-    done = replay(record, on_step=step)
+    done = replay(record, on_step=step, allow_unfinished=True)  # a game reported while it ran, say
     players = done.players
     outcome = done.game.outcome
     seats = [{"kind": "bot" if p.kind.startswith("bot") else "human", "name": p.name,
               "level": None, "connected": True} for p in players]
     table = {"id": 0, "name": title, "summary": done.game.options.summary(), "options": done.game.options.to_mapping(),
-             "edition": done.game.options.edition.value, "host": "", "status": "finished", "private": False,
+             "edition": done.game.options.edition.value, "host": "",
+             "status": "finished" if outcome is not None else "playing", "private": False,
              "seats": seats, "free": 0, "bots": sum(1 for s in seats if s["kind"] == "bot"), "spectators": 0,
              "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy", "game_no": 1,
              "winner": outcome.winner if outcome is not None else None, "code": None, "you": None, "watchers": [],
