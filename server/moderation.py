@@ -359,13 +359,14 @@ class Moderation:
             except ProtocolError:
                 return hello  # the lobby says what is wrong with it
             word = self.deny.denied(name)
-            if word is not None:
+            if word is not None and (identity is None or self.lobby.names.name_of(identity) != name):
                 raise refuse("bad_name", f"the name {name!r} is not allowed on this server; choose another",
                              why="denied", name=name)
         return hello
 
     def _comes_back(self, identity: str | None, hello: dict[str, Any]) -> bool:
-        """The hello brings back a player the lobby knows (whose name it then ignores)."""
+        """The hello brings back a player the lobby knows (whose name it then ignores). A key's own name,
+        taken before its word was listed, stays its own too (at_the_door)."""
         from .lobby import token_hash
 
         if identity is not None:

@@ -354,6 +354,13 @@ async def test_the_names_deny_list_refuses_names_holding_a_word_and_its_lookalik
             error = await refused(h, name)
             assert (error.code, error.error.params) == ("bad_name", {"why": "denied", "name": name}), name
         await h.connect("goodword")
+    # a key that owned its name before the word was listed keeps it (an operator renames it)
+    early = new_identity()
+    async with running_server(tmp_path / "early") as h:
+        await h.connect("badwordsmith", identity=early)
+    async with running_server(tmp_path / "early", names_deny=deny) as h:
+        assert (await h.connect("badwordsmith", identity=early)).welcome["name"] == "badwordsmith"
+        assert (await refused(h, "badwordsmith2", new_identity())).code == "bad_name"
 
 
 async def test_a_deny_list_or_admins_file_that_does_not_parse_stops_the_server_with_a_clear_error(
