@@ -18,11 +18,15 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .i18n import gettext as _
 from .i18n import ngettext
 from .protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
+from .reasons import admin_said
+
+if TYPE_CHECKING:
+    from .messages import AdminResult
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -227,48 +231,25 @@ def columns(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells)
 
 
-def show(args: argparse.Namespace, result: Any) -> int:
+def show(args: argparse.Namespace, result: AdminResult) -> int:
     """Print an ``admin_result`` in the operator's language; the exit code."""
-    command, params, rows = result.command, result.params, result.rows
+    command, rows = result.command, result.rows
     if command == "who":
         print(columns([_("name"), _("key"), _("address"), _("via"), _("table")],
-                      [[r["name"], r["identity"] or _("guest"), r["address"] or "-",
-                        r["listener"] or _("away"), str(r["table"] or "-")] for r in rows]))
+                      [[str(r["name"]), str(r["identity"] or _("guest")), str(r["address"] or "-"),
+                        str(r["listener"] or _("away")), str(r["table"] or "-")] for r in rows]))
         print(ngettext("{n} player", "{n} players", len(rows)).format(n=len(rows)))
-    elif command == "kick":
-        print(_("removed {name}: they may come back in {seconds} s (ban to keep them out)").format(**params))
-    elif command == "ban":
-        text = _("banned {target} until {until}") if params.get("until") else _("banned {target} for good")
-        print(text.format(**params))
-    elif command == "unban":
-        print(_("lifted the ban on {target}").format(**params))
     elif command == "bans":
         print(columns([_("banned"), _("name"), _("until"), _("reason")],
-                      [[r["value"], r["name"] or "-", r["until"], r["reason"]] for r in rows]))
-    elif command == "mute":
-        text = _("muted {name} in the lobby's chat until {until}") if params.get("until") else \
-            _("muted {name} in the lobby's chat")
-        print(text.format(**params))
-    elif command == "unmute":
-        print(_("{name} may chat in the lobby again").format(**params))
-    elif command == "rename":
-        print(_("renamed {old} to {new}; the name is locked to their key").format(**params))
-    elif command == "close":
-        print(_("closed table {table}").format(**params))
-    elif command == "motd":
-        text = str(params.get("text") or "")
-        print(_("message of the day: {text}").format(text=clean_text(text)) if text else _("no message of the day"))
-    elif command == "notice":
-        sent = int(params.get("sent", 0))
-        print(ngettext("told {n} player", "told {n} players", sent).format(n=sent))
-    elif command == "resolve":
-        print(_("report {id} is closed").format(**params))
+                      [[str(r["value"]), str(r["name"] or "-"), str(r["until"]), str(r["reason"])] for r in rows]))
     elif command == "reports":
         return _show_reports(args, rows)
     elif command == "log":
         print(columns([_("when"), _("operator"), _("action"), _("whom"), _("what")],
                       [[_at(r["at"]), str(r["operator_name"]), str(r["action"]), str(r["target"]), str(r["detail"])]
                        for r in rows]))
+    else:
+        print(clean_text(admin_said(result)))
     return EXIT_OK
 
 

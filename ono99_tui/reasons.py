@@ -13,7 +13,7 @@ from typing import Any
 from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
-from .messages import Away, ErrorMessage, Notice, Unplayable
+from .messages import AdminResult, Away, ErrorMessage, Notice, Unplayable
 from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
@@ -263,3 +263,38 @@ def said(message: ErrorMessage | Notice | Away) -> str:
     """An ``error``'s reason, a ``notice`` or ``away``'s text, as the player reads it: by its code and
     params in the current language; the server's English words for a code this version does not know."""
     return render(message.code, message.params, message.reason if isinstance(message, ErrorMessage) else message.text)
+
+
+def admin_said(result: AdminResult) -> str:
+    """What an operator's command did (its ``admin_result``, docs/protocol.md section 5b) in the current
+    language; the server's English words for a command or params this version does not know."""
+    command, params = result.command, result.params
+    try:
+        if command == "kick":
+            text = gettext("removed {name}: they may come back in {seconds} s (ban to keep them out)")
+        elif command == "ban":
+            text = gettext("banned {target} until {until}") if params.get("until") else \
+                gettext("banned {target} for good")
+        elif command == "unban":
+            text = gettext("lifted the ban on {target}")
+        elif command == "mute":
+            text = gettext("muted {name} in the lobby's chat until {until}") if params.get("until") else \
+                gettext("muted {name} in the lobby's chat")
+        elif command == "unmute":
+            text = gettext("{name} may chat in the lobby again")
+        elif command == "rename":
+            text = gettext("renamed {old} to {new}; the name is locked to their key")
+        elif command == "close":
+            text = gettext("closed table {table}")
+        elif command == "motd":
+            text = gettext("message of the day: {text}") if params.get("text") else gettext("no message of the day")
+        elif command == "notice":
+            sent = int(params["sent"])
+            return ngettext("told {n} player", "told {n} players", sent).format(n=sent)
+        elif command == "resolve":
+            text = gettext("report {id} is closed")
+        else:
+            return result.text
+        return text.format(**params)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return result.text

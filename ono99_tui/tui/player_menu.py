@@ -22,6 +22,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import AdminResult, ServerMessage
 from ..protocol import MAX_CHAT, MAX_NAME
+from ..reasons import admin_said
 from .host import ScreenHost, host_of
 from .model import Model
 from .widgets import KeysFooter, put_up_while_closing
@@ -64,7 +65,7 @@ def open_players(app: App[Any]) -> None:
 def after_message(app: App[Any], message: ServerMessage) -> None:
     """An operator's command done from the app: say so."""
     if isinstance(message, AdminResult):
-        app.notify(Text(message.text).plain, timeout=6, markup=False)
+        app.notify(Text(admin_said(message)).plain, timeout=6, markup=False)
 
 
 class PlayersScreen(ModalScreen[None]):
