@@ -69,8 +69,9 @@ def percentile(values: list[float], p: float) -> float:
 
 def start_serve(workdir: Path, *args: str) -> tuple[subprocess.Popen[bytes], str]:
     """``ono99 serve ARGS`` with its log in ``workdir/server.log``, once its banner is printed:
-    the process and the banner."""
-    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui.cli", "serve", *args], cwd=ROOT,
+    the process and the banner. The web front stays off unless ``args`` name its port."""
+    web = () if "--web-port" in args else ("--web-port", "0")
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui.cli", "serve", *args, *web], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=(workdir / "server.log").open("wb"))
     assert proc.stdout is not None
     banner = ""

@@ -474,7 +474,7 @@ def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespac
             "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address", str(clients + 100),
             "--max-connections", str(clients + 100), "--max-waiting-per-address", str(clients + 100),
             "--messages-per-second", "1000",
-            "--ssh-port", "0", "--log-level", args.server_log_level]
+            "--ssh-port", "0", "--web-port", "0", "--log-level", args.server_log_level]
     out = open(workdir / "server.out", "wb")  # noqa: SIM115 (kept open for the process's lifetime)
     err = open(workdir / "server.err", "wb")  # noqa: SIM115
     return subprocess.Popen(cmd, stdout=out, stderr=err, cwd=tree, start_new_session=True)  # -m imports from cwd

@@ -65,8 +65,8 @@ class ServerProcess:
     def start(self) -> None:
         ssh_port = free_port()
         cmd = [sys.executable, "-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(free_port()),
-               "--db", str(self.workdir / "bench.db"), "--ssh-port", str(ssh_port), "--bot-delay", "0",
-               "--turn-seconds", "0", "--max-per-address", "10000", "--max-connections", "10000",
+               "--db", str(self.workdir / "bench.db"), "--ssh-port", str(ssh_port), "--web-port", "0",
+               "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address", "10000", "--max-connections", "10000",
                "--ssh-max-sessions", str(self.max_sessions), "--ssh-max-per-address", str(self.max_sessions),
                "--ssh-idle-timeout", "3600", "--log-level", "warning", "--ssh-workers", str(self.workers),
                "--no-advertise"]

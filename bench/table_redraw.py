@@ -35,7 +35,7 @@ from textual._styles_cache import StylesCache  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
-from ono99_tui.tui.screens import TableScreen  # noqa: E402
+from ono99_tui.tui.table import TableScreen  # noqa: E402
 from tests.wire import watched_game, welcome_map  # noqa: E402
 
 spent: dict[str, float] = defaultdict(float)

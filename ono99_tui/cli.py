@@ -29,6 +29,7 @@ from .protocol import DEFAULT_PORT, ProtocolError, check_name
 from .reasons import render
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
+DEFAULT_WEB_PORT = 8443  # as ono99_tui.front.config.DEFAULT_WEB_PORT
 
 EXIT_OK = 0
 EXIT_FAULTY = 1
@@ -102,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=_("the language of the game: {languages} (default: the one chosen in the settings, "
                                "else your environment's LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else English)").format(
                             languages=", ".join(f"{code} ({name})" for code, name in LANGUAGES.items())))
+    parser.add_argument("--plain", action="store_true",
+                        help=_("plain lines of text for screen readers and braille displays: one sentence per "
+                               "line, nothing redrawn (with play or connect)"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help=_("play a local game against bots (the default with no command)"),
@@ -117,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help=_("at a manual_draw table, the least seconds a bot waits to play while your draw is "
                              "open (0 to {max}, default {default})").format(max=f"{MAX_DRAW_WINDOW:g}",
                                                                            default=f"{DEFAULT_DRAW_WINDOW:g}"))
+    play.add_argument("--plain", action="store_true", default=argparse.SUPPRESS,
+                      help=_("play in plain lines of text, for screen readers and braille displays"))
 
     connect = sub.add_parser("connect", help=_("join a server's lobby: ono99 connect [HOST[:PORT]]"),
                              description=_("Join an ONO 99 server started with 'ono99 serve'. Without an "
@@ -135,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     connect.add_argument("--password", nargs="?", const="", default=None, metavar="PASSWORD",
                          help=_("for a server that asks for a password: --password alone asks for it (or set "
                               "$ONO99_PASSWORD), which keeps it out of the process list"))
+    connect.add_argument("--plain", action="store_true", default=argparse.SUPPRESS,
+                         help=_("play in plain lines of text, for screen readers and braille displays (give the "
+                                "server's address)"))
 
     replay_cmd = sub.add_parser("replay", help=_("step through a recorded game: ono99 replay FILE.jsonl"),
                                 description=_("Step through a game record with the table screen."))
@@ -167,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = rec_sub.add_parser("check", help=_("validate every record of a file by replaying it"))
     check.add_argument("file", type=Path, metavar="FILE.jsonl")
     export = rec_sub.add_parser("export", help=_("write a server database's finished games as JSON Lines"))
-    export.add_argument("--db", type=Path, default=None, help=_("the server's database (default: its usual place)"))
+    export.add_argument("--db", default=None, metavar="PATH|URL",
+                        help=_("the server's database: an SQLite file (default: its usual place) or a "
+                               "postgresql:// URL"))
     export.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help=_("output file (default: stdout)"))
 
     serve = sub.add_parser("serve", help=_("host a server for LAN or internet play"),
@@ -180,6 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-port", type=port_number(0), default=None,
                        help=_("SSH port: players join with 'ssh -p PORT HOST', nothing to install "
                               "(default {port}; 0 turns SSH off)").format(port=DEFAULT_SSH_PORT))
+    serve.add_argument("--web-port", type=port_number(0), default=None,
+                       help=_("HTTPS port: players join in a browser at https://HOST:PORT/, nothing to install "
+                              "(default {port}; 0 turns the web front off)").format(port=DEFAULT_WEB_PORT))
+    serve.add_argument("--web-host", default=None, help=_("address to listen on for the web (default: --host)"))
+    serve.add_argument("--web-cert", type=Path, default=None, metavar="PEM",
+                       help=_("the TLS certificate of the web port, e.g. one from a certificate authority "
+                              "(default: the game port's); with --web-key"))
+    serve.add_argument("--web-key", type=Path, default=None, metavar="PEM", help=_("the private key of --web-cert"))
     serve.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
                        metavar=("MODE", "PATH"),
                        help=_("who may come in, over TCP and SSH alike: 'any-key' (default: anyone; over SSH a key's "
@@ -199,9 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-max-sessions", type=int, default=300, help=_("SSH sessions at once (default 300)"))
     serve.add_argument("--ssh-max-per-address", type=int, default=8,
                        help=_("SSH sessions at once from one address (default 8)"))
-    serve.add_argument("--db", type=Path, default=None,
-                       help=_("SQLite database for games, stats and tables in progress "
-                            "(default: ono99.db in the user's data directory)"))
+    serve.add_argument("--db", default=None, metavar="PATH|URL",
+                       help=_("where games, stats and tables in progress are kept: an SQLite file (default: "
+                            "ono99.db in the user's data directory) or a PostgreSQL database "
+                            "(postgresql://USER:PASSWORD@HOST/DATABASE)"))
     serve.add_argument("--name", default="ONO 99", help=_("the server's name shown to players"))
     serve.add_argument("--no-advertise", dest="advertise", action="store_false",
                        help=_("do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "
@@ -269,6 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
     front.add_argument("--host-key", type=Path, default=None,
                        help=_("the SSH host key file (default: ssh_host_ed25519_key in the user's data directory; "
                               "made if missing). Give every front of one server the same key"))
+    front.add_argument("--web-host", default="0.0.0.0", help=_("address to listen on for the web (default: all)"))
+    front.add_argument("--web-port", type=port_number(0), default=DEFAULT_WEB_PORT,
+                       help=_("HTTPS port for browsers (default {port}; 0 turns the web front off)").format(
+                           port=DEFAULT_WEB_PORT))
+    front.add_argument("--web-cert", type=Path, default=None, metavar="PEM",
+                       help=_("the TLS certificate of the web port (default: web_tls_cert.pem in the user's data "
+                              "directory, made if missing); with --web-key"))
+    front.add_argument("--web-key", type=Path, default=None, metavar="PEM", help=_("the private key of --web-cert"))
     front.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
                        metavar=("MODE", "PATH"), help=_("as for 'ono99 serve': the game server's access policy"))
     front.add_argument("--password", "--ssh-password", dest="ssh_password", default=None,
@@ -327,9 +355,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     if args.command in (None, "play"):
         return run_play(getattr(args, "name", None), getattr(args, "bot_delay", None),
-                        getattr(args, "draw_window", None))
+                        getattr(args, "draw_window", None), plain=args.plain)
     if args.command == "connect":
-        return run_connect(args.address, args.name, args.data_dir, args.password, args.server_fingerprint)
+        return run_connect(args.address, args.name, args.data_dir, args.password, args.server_fingerprint,
+                           plain=args.plain)
     if args.command == "replay":
         return run_replay(args.file, args.line)
     if args.command == "simulate":
@@ -380,19 +409,33 @@ def _settings_and_name(name: str | None) -> tuple[Any, str]:
         return settings, login_name()
 
 
-def run_play(name: str | None, bot_delay: float | None, draw_window: float | None = None) -> int:
+def run_play(name: str | None, bot_delay: float | None, draw_window: float | None = None, plain: bool = False) -> int:
     from .local_game import open_local_game
-    from .tui.app import make_app
 
     settings, name = _settings_and_name(name)
+    if plain:
+        from .plain.run import run_local
+
+        return run_local(open_local_game, name, bot_delay=bot_delay, draw_window=draw_window,
+                         full=settings.plain_full, on_verbosity=_keep_verbosity(settings))
+    from .tui.app import make_app
+
     app = make_app(local=True, name=name, bot_delay=bot_delay, draw_window=draw_window, settings=settings,
                    local_game=open_local_game)
     app.run()
     return app.exit_code
 
 
+def _keep_verbosity(settings: Any) -> Callable[[bool], None]:
+    """Keep the plain mode's verbosity (v) in the settings."""
+    def keep(full: bool) -> None:
+        settings.plain_full = full
+        settings.save()
+    return keep
+
+
 def run_connect(address: str | None, name: str | None, data_dir: Path | None = None,
-                password: str | None = None, server_fingerprint: str | None = None) -> int:
+                password: str | None = None, server_fingerprint: str | None = None, plain: bool = False) -> int:
     import getpass
     import os
 
@@ -401,9 +444,12 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     from .identity import Identity, remember_name, remembered_name
     from .identity import data_dir as identity_dir
     from .known_servers import KnownServers, ServerTrust
-    from .tui.app import make_app, unreachable_words
 
     host, port = "", DEFAULT_PORT
+    if plain and address is None:
+        print("ono99 connect: " + _("--plain needs the server's address: ono99 connect --plain HOST[:PORT]"),
+              file=sys.stderr)
+        return EXIT_USAGE
     if address is not None:
         try:
             host, port = parse_address(address)
@@ -434,11 +480,23 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
         try:
             probe(host, port)
         except OSError as exc:
+            from .tui.app import unreachable_words
+
             print("ono99 connect: " + unreachable_words(host, port, exc), file=sys.stderr)
             return EXIT_USAGE
     if password == "":  # --password without a value
         password = os.environ.get("ONO99_PASSWORD") or getpass.getpass(_("password for the server: "))
     trust = ServerTrust(known=KnownServers.in_directory(directory), given=given)
+    if plain:
+        from .plain.run import run_connect as run_plain
+
+        def remember(welcome: Any) -> None:
+            remember_name(directory, welcome.name)
+
+        return run_plain(host, port, name, identity=identity, password=password, trust=trust,
+                         full=settings.plain_full, on_verbosity=_keep_verbosity(settings), on_welcome=remember)
+    from .tui.app import make_app
+
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
                    password=password, settings=settings, trust=trust)
     app.run()
@@ -585,17 +643,18 @@ def run_records_check(path: Path) -> int:
     return EXIT_FAULTY if faulty else EXIT_OK
 
 
-def run_records_export(db: Path | None, out: Path | None) -> int:
-    from server.storage import default_db_path, export_records
+def run_records_export(db: str | None, out: Path | None) -> int:
+    from server.storage import database_location, default_db_path, export_records, shown_url
 
-    path = db or default_db_path()
+    location = database_location(db) if db else default_db_path()
+    path = shown_url(location) if isinstance(location, str) else location  # never a password on the screen
     try:
-        lines = export_records(path)
+        lines = export_records(location)
     except FileNotFoundError:
         print("ono99 records export: " + _("no database at {path}; pass the server's --db PATH").format(path=path),
               file=sys.stderr)
         return EXIT_USAGE
-    except Exception as exc:  # sqlite3 errors: not a database, locked...
+    except Exception as exc:  # sqlite3 or psycopg errors: not a database, locked, unreachable...
         print("ono99 records export: " + _("cannot read {path}: {error}").format(path=path, error=exc),
               file=sys.stderr)
         return EXIT_USAGE

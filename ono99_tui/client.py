@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from .fingerprints import fingerprint_digest
 from .messages import ErrorMessage, decode_server_message
@@ -72,7 +72,7 @@ class Client:
 
     @classmethod
     async def open(cls, host: str, port: int, *, trust: ServerTrust | None,
-                   timeout: float = CONNECT_TIMEOUT) -> Client:
+                   timeout: float = CONNECT_TIMEOUT) -> Self:
         """A TLS connection to the server, its certificate checked against ``trust`` before anything
         is sent (raises ``UntrustedServer``). ``trust`` None pins nothing: only for tests and
         benchmarks on this machine, where the server is known to be the one just started."""
@@ -94,7 +94,7 @@ class Client:
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
                       identity: Identity | None = None, password: str | None = None,
                       seen: dict[str, int] | None = None, front: FrontAssertion | None = None,
-                      trust: ServerTrust | None = None, extra: Mapping[str, Any] | None = None) -> Client:
+                      trust: ServerTrust | None = None, extra: Mapping[str, Any] | None = None) -> Self:
         """Open a TLS connection, check the server against ``trust`` (see ``open``), and complete the
         hello (proving ``identity``'s key when there is one, bound to the certificate seen: without
         one the player is a guest); raises ``ServerError`` if refused. ``password`` is for a server
@@ -159,16 +159,17 @@ class Client:
         return message
 
     async def expect(self, kind: str, timeout: float = 30.0,
-                     where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+                     where: Callable[[dict[str, Any]], bool] | None = None, *,
+                     tolerate: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
         """The next message of type ``kind`` (skipping others); an ``error`` raises ``ServerError``
-        while waiting for something else."""
+        while waiting for something else, unless ``tolerate`` accepts it (then it is skipped too)."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while True:
             message = await self.recv(max(0.0, end - loop.time()))
             if message.get("t") == kind and (where is None or where(message)):
                 return message
-            if message.get("t") == "error" and kind != "error":
+            if message.get("t") == "error" and kind != "error" and not (tolerate is not None and tolerate(message)):
                 raise ServerError.from_wire(message)
 
     async def _read_loop(self) -> None:

@@ -6,7 +6,10 @@ factory (``Ono99App(local_game=open_local_game)``) and never imports the server 
 
 from __future__ import annotations
 
-from .tui.app import LocalServer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the plain mode opens a local game too, without loading the app's Textual
+    from .tui.app import LocalServer
 
 
 def open_local_game(bot_delay: float, draw_window: float) -> LocalServer:

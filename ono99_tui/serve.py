@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
+from server.storage import StorageError
 
 from .front.config import FrontConfig
 from .fronts import new_credential
@@ -22,11 +23,15 @@ from .ssh_settings import SshSettings
 from .tls import CERT_FILE as TLS_CERT_FILE
 from .tls import KEY_FILE as TLS_KEY_FILE
 
+WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for its web port
+WEB_KEY_FILE = "web_tls_key.pem"
+
 if TYPE_CHECKING:
     from server.advertiser import Advertiser
 
     from .access import AccessPolicy
     from .front.ssh import SshFront
+    from .front.web import WebFront
     from .front.workers import WorkerPool
 
 
@@ -52,6 +57,14 @@ def _tcp_policy(access: AccessPolicy) -> str:
     return access.describe()
 
 
+def _web_policy(access: AccessPolicy) -> str:
+    if access.mode == "any-key":
+        return "open to anyone: browsers play as guests"
+    if access.mode == "password":
+        return "password asked on the page"
+    return "browsers are refused: they prove no key"
+
+
 def _ssh_policy(access: AccessPolicy) -> str:
     if access.mode == "any-key":
         return "open to anyone: a key is the player's identity, players without one are guests"
@@ -69,23 +82,28 @@ def front_config_for(config: ServerConfig, server_port: int, server_fingerprint:
 
 
 async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
-                log_level: str = "info") -> int:
+                log_level: str = "info", web_port: int | None = None, web_required: bool = False,
+                web_host: str | None = None, web_tls: tuple[Path, Path] | None = None) -> int:
     """Run until SIGINT or SIGTERM. Without ``ssh_required`` (the SSH port was not chosen), a busy
-    SSH port only turns SSH off. ``ssh_workers`` front processes share the SSH port (0: one front
-    inside this process, still over loopback TCP)."""
+    SSH port only turns SSH off; likewise ``web_required`` for the web port (``web_port`` None: no
+    web front; ``web_tls``: its certificate and key files, else the game port's). ``ssh_workers``
+    front processes share the SSH and web ports (0: the fronts run inside this process, still over
+    loopback TCP)."""
     from server.advertiser import Advertiser, interface_plan
 
     from .front.ssh import load_or_create_host_key
     from .front.workers import WorkerPool, reserve_port
+    from .tls import load_certificate
 
-    if config.port is None and config.ssh_port is None:
-        print("ono99 serve: " + _("both TCP (--port 0) and SSH (--ssh-port 0) are off: nobody could join"),
-              file=sys.stderr)
+    if config.port is None and config.ssh_port is None and web_port is None:
+        print("ono99 serve: " + _("TCP (--port 0), SSH (--ssh-port 0) and the web (--web-port 0) are all off: "
+                                  "nobody could join"), file=sys.stderr)
         return 2
     credential = new_credential()  # for this server's own fronts; remote fronts bring theirs (a file)
     tcp_for_players = config.port is not None
     ssh_host = config.ssh_host if config.ssh_host is not None else config.host
-    if config.ssh_port is not None:
+    web_host = web_host if web_host is not None else config.host
+    if config.ssh_port is not None or web_port is not None:
         config.front_credentials = (*config.front_credentials, credential)
         config.ssh_host = ssh_host
         if not tcp_for_players:  # the fronts still reach the game over loopback; players cannot
@@ -93,7 +111,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     try:
         server = Server(config)
         server.load_certificate()
-    except (OSError, ValueError) as exc:  # the access policy or the TLS files: missing or wrong
+    except (OSError, ValueError, StorageError) as exc:  # the access policy, the TLS files or the database
         print(f"ono99 serve: {exc}", file=sys.stderr)
         return 2
     try:
@@ -109,13 +127,19 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         await server.close()
         return 2
     front: SshFront | None = None
+    web: WebFront | None = None
     pool: WorkerPool | None = None
-    ssh_port = 0
-    reserved = None
+    ssh_port = bound_web_port = 0
+    reserved: list[socket.socket] = []
+    listen_ssh = listen_web = False
+    web_fingerprint = ""
     if config.ssh_port is not None:
         try:
             load_or_create_host_key(config.ssh.host_key)  # made once here, before the workers read it
-            reserved = reserve_port(ssh_host, config.ssh_port) if ssh_workers > 0 else None
+            if ssh_workers > 0:
+                reserved.append(reserve_port(ssh_host, config.ssh_port))
+                ssh_port = int(reserved[-1].getsockname()[1])
+            listen_ssh = True
         except (OSError, ValueError) as exc:
             if ssh_required or not isinstance(exc, OSError):
                 print("ono99 serve: " + _("cannot listen on SSH port {port}: {error}. Pick another --ssh-port, or 0 "
@@ -125,30 +149,69 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             print("ono99 serve: " + _("SSH port {port} is not available ({error}); carrying on without SSH (choose "
                                       "one with --ssh-port)").format(port=config.ssh_port, error=exc),
                   file=sys.stderr, flush=True)
+    if web_port is not None:
+        try:
+            if ssh_workers > 0:
+                reserved.append(reserve_port(web_host, web_port))
+                bound_web_port = int(reserved[-1].getsockname()[1])
+            listen_web = True
+        except OSError as exc:
+            if web_required:
+                print("ono99 serve: " + _("cannot listen on web port {port}: {error}. Pick another --web-port, or 0 "
+                                          "for no web front.").format(port=web_port, error=exc), file=sys.stderr)
+                await _close_all(server, reserved)
+                return 2
+            print("ono99 serve: " + _("web port {port} is not available ({error}); carrying on without the web "
+                                      "front (choose one with --web-port)").format(port=web_port, error=exc),
+                  file=sys.stderr, flush=True)
+    if listen_ssh or listen_web:
         front_config = front_config_for(config, server.port, server.fingerprint, credential)
-        if reserved is not None:
-            ssh_port = int(reserved.getsockname()[1])
+        # the web port shows the certificate players pin over TCP, unless it was given one of its own
+        try:
+            certificate = load_certificate(*web_tls) if web_tls is not None else server.load_certificate()
+        except ValueError as exc:
+            print(f"ono99 serve: --web-cert: {exc}", file=sys.stderr)
+            await _close_all(server, reserved)
+            return 2
+        web_fingerprint = certificate.fingerprint
+        front_config.listen_ssh = listen_ssh
+        front_config.web_host, front_config.web_cert, front_config.web_key = (web_host, certificate.cert_path,
+                                                                              certificate.key_path)
+        if ssh_workers > 0:
             front_config.ssh_port, front_config.reuse_port = ssh_port, True
+            front_config.web_port = bound_web_port if listen_web else None
             pool = WorkerPool(front_config, ssh_workers, log_level)
             try:
                 await pool.start()
             except TimeoutError:
                 print("ono99 serve: " + _("the SSH front workers did not start"), file=sys.stderr)
                 await pool.close()
-                await server.close()
+                await _close_all(server, reserved)
                 return 2
-        elif ssh_workers == 0:
+        else:
             from .front.ssh import SshFront
+            from .front.web import WebFront
 
+            front_config.web_port = web_port if listen_web else None
             try:
-                front = SshFront(front_config)
-                await front.start()
-                ssh_port = front.port
+                if listen_ssh:
+                    front = SshFront(front_config)
+                    await front.start()
+                    ssh_port = front.port
+                if listen_web:
+                    web = WebFront(front_config, certificate, access=front.access if front else None,
+                                   opening=front.opening if front else None)
+                    web.ssh_port = ssh_port or None
+                    await web.start()
+                    bound_web_port = web.port
             except (OSError, ValueError) as exc:
-                print(f"ono99 serve: SSH: {exc}", file=sys.stderr)
+                print(f"ono99 serve: {exc}", file=sys.stderr)
+                for started in (front, web):
+                    if started is not None:
+                        await started.close()
                 await server.close()
                 return 2
-        if pool is not None or front is not None:
+        if listen_ssh:
             server.access.ssh_hint = f"ssh -p {ssh_port} HOST"
     advertiser: Advertiser | None = None
     if config.advertise and tcp_for_players:  # the record gives the TCP port: nothing to announce without it
@@ -182,15 +245,22 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             print("  " + _("ssh front: in this process (--ssh-workers 0)"), flush=True)
     else:
         print("  ssh: " + _("off"), flush=True)
+    if bound_web_port:
+        print(f"  web: port {bound_web_port} ({_web_policy(access)}), certificate {web_fingerprint}", flush=True)
+        print("  " + _("play in a browser: {url}").format(url=f"https://{_shown_host(web_host)}:{bound_web_port}/"),
+              flush=True)
+    else:
+        print("  web: " + _("off"), flush=True)
     with contextlib.suppress(OSError, ValueError):
         print("  " + _("this machine's addresses: {addresses}").format(
             addresses=", ".join(interface_plan(config.host)[2])), flush=True)
     if advertiser is not None:
         print("  " + _("LAN: announced on {where} as {name} ('ono99 connect' lists it; --no-advertise to stop)").format(
             where=advertiser.where, name=repr(config.name)), flush=True)
-    if config.db_path is not None:
+    if server.storage is not None:
         print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
-                              server.restored_tables).format(path=config.db_path, n=server.restored_tables), flush=True)
+                              server.restored_tables).format(path=server.storage.where, n=server.restored_tables),
+              flush=True)
     operators = len(server.lobby.moderation.admins)
     if operators:
         print("  " + ngettext("operators: {n} key in {path} ('ono99 admin')", "operators: {n} keys in {path} "
@@ -207,12 +277,17 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     # The fronts first: each SSH session gets its goodbye while its link is still up.
     if pool is not None:
         await pool.close()
-    if front is not None:
-        await front.close()
-    if reserved is not None:
-        reserved.close()
-    await server.close()
+    for started in (front, web):
+        if started is not None:
+            await started.close()
+    await _close_all(server, reserved)
     return 0
+
+
+async def _close_all(server: Server, reserved: list[socket.socket]) -> None:
+    for sock in reserved:
+        sock.close()
+    await server.close()
 
 
 async def _advertise(advertiser: Advertiser) -> None:
@@ -229,8 +304,9 @@ def run_serve(args: argparse.Namespace) -> int:
     import os
 
     from server.config import DEFAULT_SSH_PORT
-    from server.storage import default_db_path
+    from server.storage import database_location, default_db_path
 
+    from .front.config import DEFAULT_WEB_PORT
     from .front.ssh import host_key_path_for
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -253,8 +329,12 @@ def run_serve(args: argparse.Namespace) -> int:
     if mode == "password" and not password:
         print("ono99 serve: " + _("--auth password needs --password (or $ONO99_PASSWORD)"), file=sys.stderr)
         return 2
-    db_path = args.db or default_db_path()
-    tls_cert, tls_key = args.tls_cert or db_path.parent / TLS_CERT_FILE, args.tls_key or db_path.parent / TLS_KEY_FILE
+    location = database_location(args.db) if args.db else default_db_path()
+    db_path = location if isinstance(location, Path) else None
+    # The TLS files and the SSH host key live beside an SQLite file; with PostgreSQL, in the data directory.
+    files_beside = db_path or default_db_path()
+    tls_cert = args.tls_cert or files_beside.parent / TLS_CERT_FILE
+    tls_key = args.tls_key or files_beside.parent / TLS_KEY_FILE
     if (args.tls_cert is None) != (args.tls_key is None):
         print("ono99 serve: " + _("--tls-cert and --tls-key go together"), file=sys.stderr)
         return 2
@@ -264,6 +344,7 @@ def run_serve(args: argparse.Namespace) -> int:
         overrides["max_waiting_hellos_per_address"] = args.max_waiting_per_address
         overrides["max_waiting_hellos"] = max(ServerConfig().max_waiting_hellos, args.max_waiting_per_address)
     config = ServerConfig(host=args.host, port=args.port or None, name=args.name, db_path=db_path,
+                          db_url=location if isinstance(location, str) else None,
                           tls_cert=tls_cert, tls_key=tls_key,
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
@@ -275,7 +356,8 @@ def run_serve(args: argparse.Namespace) -> int:
                           admins=args.admins, names_deny=args.names_deny, metrics_port=args.metrics_port,
                           metrics_host=args.metrics_host,
                           ssh=SshSettings(auth=mode, authorized_keys=authorized_keys, password=password,
-                                          host_key=host_key_path_for(db_path), login_timeout=args.ssh_login_timeout,
+                                          host_key=host_key_path_for(files_beside),
+                                          login_timeout=args.ssh_login_timeout,
                                           idle_timeout=args.ssh_idle_timeout, keepalive=args.ssh_keepalive,
                                           max_sessions=args.ssh_max_sessions,
                                           max_sessions_per_address=args.ssh_max_per_address))
@@ -285,9 +367,15 @@ def run_serve(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             print(f"ono99 serve: --front-credential-file: {exc}", file=sys.stderr)
             return 2
+    if (args.web_cert is None) != (args.web_key is None):
+        print("ono99 serve: " + _("--web-cert and --web-key go together"), file=sys.stderr)
+        return 2
+    web_port = DEFAULT_WEB_PORT if args.web_port is None else args.web_port
     workers = (os.cpu_count() or 1) if args.ssh_workers is None else args.ssh_workers
     return asyncio.run(serve(config, ssh_required=args.ssh_port is not None, ssh_workers=workers,
-                             log_level=args.log_level))
+                             log_level=args.log_level, web_port=web_port or None,
+                             web_required=args.web_port is not None, web_host=args.web_host,
+                             web_tls=(args.web_cert, args.web_key) if args.web_cert is not None else None))
 
 
 def read_or_create_credential(path: Path) -> str:
@@ -317,6 +405,7 @@ def run_front_command(args: argparse.Namespace) -> int:
     from .fingerprints import FingerprintError, normal_fingerprint
     from .front.run import run_front
     from .identity import data_dir
+    from .tls import load_or_create_certificate
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":
@@ -341,8 +430,20 @@ def run_front_command(args: argparse.Namespace) -> int:
     password = args.ssh_password or os.environ.get("ONO99_PASSWORD") or None
     keys = Path(auth_args[0]) if mode == "authorized-keys" and len(auth_args) == 1 else None
     host_key = args.host_key or (data_dir() / "ssh_host_ed25519_key")
+    if (args.web_cert is None) != (args.web_key is None):
+        print("ono99 front: " + _("--web-cert and --web-key go together"), file=sys.stderr)
+        return 2
+    web_cert, web_key = args.web_cert, args.web_key
+    if args.web_port and web_cert is None:  # a certificate of its own, made once and kept
+        web_cert, web_key = data_dir() / WEB_CERT_FILE, data_dir() / WEB_KEY_FILE
+        try:
+            load_or_create_certificate(web_cert, web_key)
+        except (OSError, ValueError) as exc:
+            print(f"ono99 front: {exc}", file=sys.stderr)
+            return 2
     config = FrontConfig(server_host=host, server_port=port, server_fingerprint=fingerprint, credential=credential,
                          name=args.name,
                          ssh_host=args.ssh_host, ssh_port=args.ssh_port, reuse_port=args.reuse_port,
-                         ssh=SshSettings(auth=mode, authorized_keys=keys, password=password, host_key=host_key))
+                         ssh=SshSettings(auth=mode, authorized_keys=keys, password=password, host_key=host_key),
+                         web_host=args.web_host, web_port=args.web_port or None, web_cert=web_cert, web_key=web_key)
     return asyncio.run(run_front(config))

@@ -60,7 +60,10 @@ from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
 from ono99_tui.messages import View  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, KnockOutScreen, LobbyScreen, TableScreen  # noqa: E402
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen  # noqa: E402
+from ono99_tui.tui.help import HelpScreen  # noqa: E402
+from ono99_tui.tui.lobby import LobbyScreen  # noqa: E402
+from ono99_tui.tui.table import TableScreen  # noqa: E402
 from server import Server, ServerConfig  # noqa: E402
 
 SIZE = (100, 32)

@@ -19,7 +19,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .lobby import Lobby
 from .metrics import MetricsEndpoint
-from .storage import Storage
+from .storage import open_storage
 
 log = logging.getLogger("ono99.server")
 
@@ -30,7 +30,8 @@ class Server:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.access = AccessPolicy.from_settings(self.config.ssh)  # who may come in, by every listener
-        self.storage = Storage(self.config.db_path) if self.config.db_path is not None else None
+        location = self.config.db_url or self.config.db_path  # PostgreSQL, else SQLite, else nothing is kept
+        self.storage = open_storage(location) if location is not None else None
         self.lobby = Lobby(self.config, self.storage)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
@@ -106,7 +107,7 @@ class Server:
             return "not listening"
         if self.storage is not None:
             try:
-                await asyncio.wait_for(self.storage.call(lambda db: db.execute("SELECT 1").fetchone()), 2.0)
+                await asyncio.wait_for(self.storage.call(lambda db: db.row("SELECT 1")), 2.0)
             except Exception as exc:
                 return f"the database does not answer ({type(exc).__name__})"
         return None

@@ -16,7 +16,8 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int | None = DEFAULT_PORT  # None: no TCP listener; 0: any free port
     name: str = "ONO 99"
-    db_path: Path | None = None  # None: nothing is saved (tests, embedded local games)
+    db_path: Path | None = None  # an SQLite file. None: nothing is saved (tests, embedded local games)
+    db_url: str | None = None  # a PostgreSQL database (postgresql://…): the store, in place of db_path
     # The TLS certificate and key of the TCP listener (ono99_tui/tls.py): made there at the first start
     # and kept. None: a new certificate for this run only (tests, a server without a database).
     tls_cert: Path | None = None

@@ -130,7 +130,7 @@ class _StateCollector(Collector):
         connections = GaugeMetricFamily("ono99_connections", "Players' connections now, by listener",
                                         labels=["listener"])
         by_listener = Counter(listener_of(m.connection) for m in members if m.connection is not None)
-        for listener in ("tcp", "ssh", "local"):
+        for listener in ("tcp", "ssh", "web", "local"):
             connections.add_metric([listener], by_listener[listener])
         yield connections
         tables = GaugeMetricFamily("ono99_tables", "Tables, by status", labels=["status"])
@@ -138,11 +138,12 @@ class _StateCollector(Collector):
         for status in ("waiting", "playing", "finished"):
             tables.add_metric([status], statuses[status])
         yield tables
-        fronts = GaugeMetricFamily("ono99_front_sessions", "SSH sessions of each front worker (by its process id)",
-                                   labels=["worker"])
-        for worker, count in sorted(Counter(front_worker(m.connection) for m in members
-                                            if m.connection is not None and m.connection.front).items()):
-            fronts.add_metric([worker], count)
+        fronts = GaugeMetricFamily("ono99_front_sessions", "Sessions of each front worker (by its process id), "
+                                   "SSH and web", labels=["front", "worker"])
+        for (front, worker), count in sorted(Counter((listener_of(m.connection), front_worker(m.connection))
+                                                     for m in members
+                                                     if m.connection is not None and m.connection.front).items()):
+            fronts.add_metric([front, worker], count)
         yield fronts
         operators = GaugeMetricFamily("ono99_operator_sessions", "Operators' `ono99 admin` sessions now")
         operators.add_metric([], sum(1 for c in lobby.moderation.sessions if not c.closed))
@@ -151,7 +152,7 @@ class _StateCollector(Collector):
 
 def front_worker(connection: Connection | None) -> str:
     """The worker a front's connection is of: the process id its hello's ``client`` names
-    (``ono99-ssh/PID``), else ``""``."""
+    (``ono99-ssh/PID``, ``ono99-web/PID``), else ``""``."""
     client = connection.client_name if connection is not None else ""
     return client.partition("/")[2][:16]
 

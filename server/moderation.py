@@ -28,7 +28,7 @@ import json
 import logging
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,11 +41,10 @@ from ono99_tui.protocol import MAX_CHAT, PROTOCOL_VERSION, ProtocolError, check_
 from .names import name_key, name_keys, name_taken_params, same_name_refusal
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from .connection import Connection
     from .history import ChatLine, ChatRoom
     from .lobby import Lobby, Member
+    from .storage import Database
     from .table import Table
 
 log = logging.getLogger("ono99.moderation")
@@ -55,60 +54,6 @@ REPORT_CHAT_LINES = 20  # chat lines of each room a report carries
 LIST_LIMIT = 40  # rows of the report queue and the log in one answer
 MAX_RECORD_BYTES = 40 * 1024  # a report's game record, compressed, in one answer (a frame is 64 KiB)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS moderation_bans (
-    kind TEXT NOT NULL,  -- identity or address
-    value TEXT NOT NULL,  -- a key fingerprint, or an address or network (CIDR)
-    reason TEXT NOT NULL,
-    until REAL,  -- Unix time; NULL: for good
-    by TEXT NOT NULL,  -- the operator's identity
-    at REAL NOT NULL,
-    PRIMARY KEY (kind, value)
-);
-CREATE TABLE IF NOT EXISTS moderation_chat_mutes (
-    target TEXT PRIMARY KEY,  -- an identity, or name:KEY of a guest's name
-    reason TEXT NOT NULL,
-    until REAL,
-    by TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS moderation_name_locks (
-    identity TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    by TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS moderation_ignores (
-    kind TEXT NOT NULL,  -- mute (their chat is hidden) or block (kept off the owner's private tables)
-    owner TEXT NOT NULL,  -- an identity, or token:HASH of a guest's resume token
-    target TEXT NOT NULL,  -- an identity, or name:KEY of a guest's name
-    target_name TEXT NOT NULL,  -- the name the target had then
-    at REAL NOT NULL,
-    PRIMARY KEY (kind, owner, target)
-);
-CREATE TABLE IF NOT EXISTS moderation_reports (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    reporter TEXT NOT NULL,
-    reporter_name TEXT NOT NULL,
-    target TEXT NOT NULL,
-    target_name TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    chat TEXT NOT NULL,  -- JSON: the last lines of the lobby's chat and of the reporter's table
-    game TEXT,  -- JSON: the record so far of the game at the reporter's table, if one runs
-    resolved_by TEXT  -- the operator who closed it
-);
-CREATE TABLE IF NOT EXISTS moderation_log (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    operator TEXT NOT NULL,
-    operator_name TEXT NOT NULL,
-    action TEXT NOT NULL,
-    target TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS moderation_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 
 # --- the names deny list ------------------------------------------------------------------------------
@@ -254,25 +199,27 @@ class Moderation:
             self.storage.run_now(self._load)
 
     # --- the database ---------------------------------------------------------------------------------
-    def _load(self, db: sqlite3.Connection) -> None:
-        db.executescript(SCHEMA)
-        for kind, value, reason, until, by, at in db.execute(
-                "SELECT kind, value, reason, until, by, at FROM moderation_bans"):
-            self.bans[(str(kind), str(value))] = Ban(str(kind), str(value), str(reason), until, str(by), float(at))
-        for target, reason, until in db.execute("SELECT target, reason, until FROM moderation_chat_mutes"):
-            self.chat_mutes[str(target)] = ChatMute(str(reason), until)
-        for identity, name in db.execute("SELECT identity, name FROM moderation_name_locks"):
+    async def _load(self, db: Database) -> None:
+        """What is kept (the store's schema version 2, server/storage.py and storage_pg.py)."""
+        for kind, value, reason, until, by, at in await db.rows(
+                "SELECT kind, value, reason, ends_at, by_identity, at FROM moderation_bans"):
+            self.bans[(str(kind), str(value))] = Ban(str(kind), str(value), str(reason), _time(until), str(by),
+                                                     float(at))
+        for target, reason, until in await db.rows("SELECT target, reason, ends_at FROM moderation_chat_mutes"):
+            self.chat_mutes[str(target)] = ChatMute(str(reason), _time(until))
+        for identity, name in await db.rows("SELECT identity, name FROM moderation_name_locks"):
             self.locks[str(identity)] = str(name)
-        for kind, owner, target, name in db.execute(
+        for kind, owner, target, name in await db.rows(
                 "SELECT kind, owner, target, target_name FROM moderation_ignores ORDER BY at"):
             ignores = self.ignores.setdefault(str(owner), Ignores())
             (ignores.muted if kind == "mute" else ignores.blocked)[str(target)] = str(name)
-        row = db.execute("SELECT value FROM moderation_settings WHERE key = 'motd'").fetchone()
+        row = await db.row("SELECT value FROM moderation_settings WHERE key = 'motd'")
         self.motd = str(row[0]) if row else ""
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> None:
+        """Queue one statement (SQL both back ends take), in order with every other write."""
         if self.storage is not None:
-            self.storage.submit(lambda db: db.execute(sql, args))
+            self.storage.submit(lambda db: db.run(sql, args))
 
     def _audit(self, operator: OperatorSession, action: str, target: str, detail: str) -> None:
         at = time.time()
@@ -488,8 +435,9 @@ class Moderation:
         kept = ignores.muted if kind == "mute" else ignores.blocked
         if message.get("on", True):
             kept[target] = name
-            self._write("INSERT OR REPLACE INTO moderation_ignores(kind, owner, target, target_name, at) "
-                        "VALUES (?, ?, ?, ?, ?)", (kind, owner, target, name, time.time()))
+            self._write("INSERT INTO moderation_ignores(kind, owner, target, target_name, at) VALUES (?, ?, ?, ?, ?) "
+                        "ON CONFLICT(kind, owner, target) DO UPDATE SET target_name = excluded.target_name, "
+                        "at = excluded.at", (kind, owner, target, name, time.time()))
         else:
             kept.pop(target, None)
             self._write("DELETE FROM moderation_ignores WHERE kind = ? AND owner = ? AND target = ?",
@@ -694,8 +642,10 @@ class Moderation:
             hit = [m for m in self.lobby.members.values() if m.identity == key and m.connection is not None]
             hit += [self._session_member(c) for c in self._operator_connections(key)]
         self.bans[(ban.kind, ban.value)] = ban
-        self._write("INSERT OR REPLACE INTO moderation_bans(kind, value, reason, until, by, at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", (ban.kind, ban.value, ban.reason, ban.until, ban.by, ban.at))
+        self._write("INSERT INTO moderation_bans(kind, value, reason, ends_at, by_identity, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(kind, value) DO UPDATE SET reason = excluded.reason, "
+                    "ends_at = excluded.ends_at, by_identity = excluded.by_identity, at = excluded.at",
+                    (ban.kind, ban.value, ban.reason, ban.until, ban.by, ban.at))
         text = f"banned you from this server{' until ' + when(until) if until else ''}: {reason}"
         for member in hit:
             self._tell_and_close(member, "operator_ban", f"An operator {text}",
@@ -749,8 +699,10 @@ class Moderation:
         reason = self._reason(message)
         until = self._until(message)
         self.chat_mutes[key] = ChatMute(reason, until)
-        self._write("INSERT OR REPLACE INTO moderation_chat_mutes(target, reason, until, by, at) "
-                    "VALUES (?, ?, ?, ?, ?)", (key, reason, until, operator.identity, time.time()))
+        self._write("INSERT INTO moderation_chat_mutes(target, reason, ends_at, by_identity, at) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT(target) DO UPDATE SET reason = excluded.reason, "
+                    "ends_at = excluded.ends_at, by_identity = excluded.by_identity, at = excluded.at",
+                    (key, reason, until, operator.identity, time.time()))
         if member is not None:
             member.send({"t": "notice", "table": None, "code": "chat_muted",
                          "text": f"An operator muted you in the lobby's chat: {reason}", "params": {"reason": reason}})
@@ -780,7 +732,9 @@ class Moderation:
         lobby.names.check(new, key)
         lobby.names.claim(key, new)
         self.locks[key] = new
-        self._write("INSERT OR REPLACE INTO moderation_name_locks(identity, name, by, at) VALUES (?, ?, ?, ?)",
+        self._write("INSERT INTO moderation_name_locks(identity, name, by_identity, at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, by_identity = excluded.by_identity, "
+                    "at = excluded.at",
                     (key, new, operator.identity, time.time()))
         if member is not None:
             self._rename_member(member, new)
@@ -839,7 +793,8 @@ class Moderation:
             return self._result(self.motd, text=self.motd)
         text = clean_text(str(message["text"])).strip()
         self.motd = text
-        self._write("INSERT OR REPLACE INTO moderation_settings(key, value) VALUES ('motd', ?)", (text,))
+        self._write("INSERT INTO moderation_settings(key, value) VALUES ('motd', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (text,))
         self._audit(operator, "motd", "", text)
         return self._result(f"message of the day: {text}" if text else "no message of the day", text=text)
 
@@ -865,15 +820,14 @@ class Moderation:
             rows = [r for r in self.reports if (every or r["resolved_by"] is None) if one is None or r["id"] == one]
             return self._reports_result(rows[-LIST_LIMIT:], one)
 
-        def read(db: sqlite3.Connection) -> list[dict[str, Any]]:
+        async def read(db: Database) -> list[dict[str, Any]]:
             where = "WHERE id = ?" if one is not None else "" if every else "WHERE resolved_by IS NULL"
-            cursor = db.execute(
-                "SELECT id, at, reporter, reporter_name, target, target_name, reason, chat, game, resolved_by "
-                f"FROM moderation_reports {where} ORDER BY id DESC LIMIT ?",
-                (one, LIST_LIMIT) if one is not None else (LIST_LIMIT,))
-            names = [d[0] for d in cursor.description]
+            names = ("id", "at", "reporter", "reporter_name", "target", "target_name", "reason", "chat", "game",
+                     "resolved_by")
             out = []
-            for values in cursor.fetchall():
+            for values in await db.rows(f"SELECT {', '.join(names)} FROM moderation_reports {where} "
+                                        "ORDER BY id DESC LIMIT ?",
+                                        (one, LIST_LIMIT) if one is not None else (LIST_LIMIT,)):
                 row = dict(zip(names, values, strict=True))
                 row["chat"] = json.loads(row["chat"])
                 row["game"] = json.loads(row["game"]) if row["game"] else None
@@ -899,10 +853,14 @@ class Moderation:
             found["resolved_by"] = operator.identity
             self._audit(operator, "resolve", f"report {report_id}", "")
             return self._result(f"report {report_id} closed", id=report_id)
-        def write(db: sqlite3.Connection) -> int:
-            with db:
-                return db.execute("UPDATE moderation_reports SET resolved_by = ? WHERE id = ?",
-                                  (operator.identity, report_id)).rowcount
+
+        async def write(db: Database) -> int:
+            async with db.transaction():
+                if await db.row("SELECT id FROM moderation_reports WHERE id = ?", (report_id,)) is None:
+                    return 0
+                await db.run("UPDATE moderation_reports SET resolved_by = ? WHERE id = ?",
+                             (operator.identity, report_id))
+                return 1
 
         def answer(count: int) -> dict[str, Any]:
             if not count:
@@ -916,16 +874,17 @@ class Moderation:
     def _admin_log(self, operator: OperatorSession, message: dict[str, Any]) -> dict[str, Any] | None:
         if self.storage is None:
             return self._result(f"{len(self.log_rows[-LIST_LIMIT:])} entries", self.log_rows[-LIST_LIMIT:])
-        def read(db: sqlite3.Connection) -> list[dict[str, Any]]:
-            rows = db.execute("SELECT id, at, operator, operator_name, action, target, detail FROM moderation_log "
-                              "ORDER BY id DESC LIMIT ?", (LIST_LIMIT,)).fetchall()
+
+        async def read(db: Database) -> list[dict[str, Any]]:
+            rows = await db.rows("SELECT id, at, operator, operator_name, action, target, detail FROM moderation_log "
+                                 "ORDER BY id DESC LIMIT ?", (LIST_LIMIT,))
             return [{"id": int(i), "at": int(at), "operator": str(o), "operator_name": str(n), "action": str(a),
                      "target": str(t), "detail": str(d)} for i, at, o, n, a, t, d in rows[::-1]]
 
         self._answer_later(operator.member, "log", read, lambda rows: self._result(f"{len(rows)} entries", rows))
         return None
 
-    def _answer_later(self, member: Member, command: str, read: Callable[[sqlite3.Connection], Any],
+    def _answer_later(self, member: Member, command: str, read: Callable[[Database], Awaitable[Any]],
                       answer: Callable[[Any], dict[str, Any]]) -> None:
         import asyncio
 
@@ -944,6 +903,10 @@ class Moderation:
         asyncio.get_running_loop().create_task(run())
 
 
+def _time(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]  # a REAL column: a number or NULL
+
+
 def _in(address: str, network: ipaddress.IPv4Network | ipaddress.IPv6Network) -> bool:
     try:
         return ipaddress.ip_address(address) in network
@@ -952,11 +915,12 @@ def _in(address: str, network: ipaddress.IPv4Network | ipaddress.IPv6Network) ->
 
 
 def listener_of(connection: Connection | None) -> str:
-    """Which way a player came in: ``tcp``, ``ssh`` (an SSH front), ``local`` (in-process), or ``""`` (away)."""
+    """Which way a player came in: ``tcp``, ``ssh`` or ``web`` (a front's session: its hello's ``client``
+    is ``ono99-web/PID`` for a browser's), ``local`` (in-process), or ``""`` (away)."""
     if connection is None:
         return ""
     if connection.front:
-        return "ssh"
+        return "web" if connection.client_name.startswith("ono99-web") else "ssh"
     return "local" if connection.address == "local" else "tcp"
 
 

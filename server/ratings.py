@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +35,7 @@ from openskill.models import PlackettLuce
 
 from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
 
-from .storage import viewer_keys
+from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
     from .lobby import Lobby, Member
@@ -112,8 +111,7 @@ class Change:
     place: int
 
 
-def record_game(db: sqlite3.Connection, game_id: int, edition: str, at: float,
-                game: Sequence[Entry]) -> list[Change]:
+async def record_game(db: Database, game_id: int, edition: str, at: float, game: Sequence[Entry]) -> list[Change]:
     """Rate a stored game (on the database thread, inside the transaction that saved it): read the
     ratings before it, compute, write the new ratings and one history row per rated identity."""
     if not is_rated(game):
@@ -121,8 +119,8 @@ def record_game(db: sqlite3.Connection, game_id: int, edition: str, at: float,
     current: dict[str, tuple[float, float, int]] = {}
     for entry in game:
         if entry.identity is not None and entry.identity not in current:
-            row = db.execute("SELECT mu, sigma, games FROM ratings WHERE identity = ? AND edition = ?",
-                             (entry.identity, edition)).fetchone()
+            row = await db.row("SELECT mu, sigma, games FROM ratings WHERE identity = ? AND edition = ?",
+                               (entry.identity, edition))
             current[entry.identity] = (float(row[0]), float(row[1]), int(row[2])) if row else \
                 (MODEL.mu, MODEL.sigma, 0)
     before = [current[e.identity][:2] if e.identity is not None else (MODEL.mu, MODEL.sigma) for e in game]
@@ -138,12 +136,17 @@ def record_game(db: sqlite3.Connection, game_id: int, edition: str, at: float,
         best = min((game[i] for i in indexes), key=lambda e: e.place)
         mu0, sigma0, games = current[identity]
         won = any(game[i].won for i in indexes)
-        db.execute("INSERT INTO ratings(identity, edition, mu, sigma, games, wins) VALUES (?, ?, ?, ?, 1, ?) "
-                   "ON CONFLICT(identity, edition) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-                   "games = games + 1, wins = wins + excluded.wins", (identity, edition, mu, sigma, int(won)))
-        db.execute("INSERT OR REPLACE INTO rating_history(identity, edition, game_id, place, won, credited, "
-                   "mu_before, sigma_before, mu, sigma, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (identity, edition, game_id, best.place, int(won), int(best.credited), mu0, sigma0, mu, sigma, at))
+        await db.run("INSERT INTO ratings(identity, edition, mu, sigma, games, wins) VALUES (?, ?, ?, ?, 1, ?) "
+                     "ON CONFLICT(identity, edition) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
+                     "games = ratings.games + 1, wins = ratings.wins + excluded.wins",
+                     (identity, edition, mu, sigma, int(won)))
+        await db.run("INSERT INTO rating_history(identity, edition, game_id, place, won, credited, mu_before, "
+                     "sigma_before, mu, sigma, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                     "ON CONFLICT(identity, game_id) DO UPDATE SET edition = excluded.edition, "
+                     "place = excluded.place, won = excluded.won, credited = excluded.credited, "
+                     "mu_before = excluded.mu_before, sigma_before = excluded.sigma_before, mu = excluded.mu, "
+                     "sigma = excluded.sigma, at = excluded.at",
+                     (identity, edition, game_id, best.place, int(won), int(best.credited), mu0, sigma0, mu, sigma, at))
         changes.append(Change(identity, edition, mu0, sigma0, mu, sigma, games + 1, best.place))
     return changes
 
@@ -153,15 +156,15 @@ def _rating_fields(mu: float, sigma: float, rated: int) -> dict[str, Any]:
             "rated": rated, "provisional": is_provisional(rated)}
 
 
-def leaderboard(db: sqlite3.Connection, edition: str | None, limit: int) -> dict[str, Any]:
+async def leaderboard(db: Database, edition: str | None, limit: int) -> dict[str, Any]:
     """Players by conservative rating, best first (at most ``limit``), and the bot levels' ratings.
     Without an edition, a player's games and wins are summed over both editions and their rating
     is the best of their editions' ratings."""
-    rows = db.execute(
+    rows = await db.rows(
         "SELECT s.identity, COALESCE(n.name, s.identity), s.edition, s.games, s.wins, r.mu, r.sigma, "
         "COALESCE(r.games, 0) FROM player_stats s LEFT JOIN names n ON n.identity = s.identity "
         "LEFT JOIN ratings r ON r.identity = s.identity AND r.edition = s.edition "
-        + ("" if edition is None else "WHERE s.edition = ?"), () if edition is None else (edition,)).fetchall()
+        + ("" if edition is None else "WHERE s.edition = ?"), () if edition is None else (edition,))
     players: dict[str, dict[str, Any]] = {}
     for identity, name, _edition, games, wins, mu, sigma, rated in rows:
         fields = _rating_fields(MODEL.mu if mu is None else mu, MODEL.sigma if sigma is None else sigma, rated)
@@ -175,7 +178,7 @@ def leaderboard(db: sqlite3.Connection, edition: str | None, limit: int) -> dict
             row.update(fields)
     ranked = sorted(players.values(), key=lambda r: (-r["rating"], -r["games"], r["name"]))[:limit]
     bots: dict[str, dict[str, Any]] = {}
-    for identity, mu, sigma, games, wins in db.execute(
+    for identity, mu, sigma, games, wins in await db.rows(
             "SELECT identity, mu, sigma, games, wins FROM ratings WHERE identity LIKE 'bot:%'"
             + ("" if edition is None else " AND edition = ?"), () if edition is None else (edition,)):
         level = identity[len(BOT_PREFIX):]
@@ -185,30 +188,35 @@ def leaderboard(db: sqlite3.Connection, edition: str | None, limit: int) -> dict
     return {"rows": ranked, "bots": sorted(bots.values(), key=lambda r: -r["rating"])}
 
 
-def known_ratings(db: sqlite3.Connection, identities: Sequence[str]) -> dict[tuple[str, str], tuple[float, float]]:
+async def known_ratings(db: Database, identities: Sequence[str]) -> dict[tuple[str, str], tuple[float, float]]:
     """(mu, sigma) by (identity, edition) for the given identities (the bot levels, at start-up)."""
     out = {}
     for identity in identities:
-        for edition, mu, sigma in db.execute("SELECT edition, mu, sigma FROM ratings WHERE identity = ?",
-                                             (identity,)):
+        for edition, mu, sigma in await db.rows("SELECT edition, mu, sigma FROM ratings WHERE identity = ?",
+                                                (identity,)):
             out[(identity, str(edition))] = (float(mu), float(sigma))
     return out
 
 
-# A game the asker may see: a public table's, or a private one's they played at or hosted.
-VISIBLE = ("(g.private = 0 OR EXISTS (SELECT 1 FROM game_viewers v WHERE v.game_id = g.id "
-           "AND v.viewer IN (SELECT value FROM json_each(?))))")
+def visible(viewer: Sequence[str]) -> tuple[str, list[str]]:
+    """The condition (and its parameters) on a game ``g`` that the asker may see: a public table's,
+    or a private one's they played at or hosted (``viewer``: their ``viewer_keys``)."""
+    if not viewer:
+        return "g.private = 0", []
+    marks = ", ".join("?" * len(viewer))
+    return (f"(g.private = 0 OR EXISTS (SELECT 1 FROM game_viewers v WHERE v.game_id = g.id "
+            f"AND v.viewer IN ({marks})))", list(viewer))
 
 
-def profile(db: sqlite3.Connection, identity: str, viewer: Sequence[str] = ()) -> dict[str, Any]:
+async def profile(db: Database, identity: str, viewer: Sequence[str] = ()) -> dict[str, Any]:
     """A player's ratings, win rates per edition, rating history and recent games; the games of
     private tables only for a ``viewer`` (``storage.viewer_keys`` of the asker) who played them or
     hosted their table. The totals per edition count every game."""
-    seen_by = json.dumps(list(viewer))
+    seen, seen_by = visible(viewer)
     editions = []
-    stats = {str(e): (int(g), int(w)) for e, g, w in db.execute(
+    stats = {str(e): (int(g), int(w)) for e, g, w in await db.rows(
         "SELECT edition, games, wins FROM player_stats WHERE identity = ?", (identity,))}
-    ratings = {str(e): (float(mu), float(s), int(g)) for e, mu, s, g in db.execute(
+    ratings = {str(e): (float(mu), float(s), int(g)) for e, mu, s, g in await db.rows(
         "SELECT edition, mu, sigma, games FROM ratings WHERE identity = ?", (identity,))}
     for edition in sorted(set(stats) | set(ratings)):
         games, wins = stats.get(edition, (0, 0))
@@ -217,15 +225,15 @@ def profile(db: sqlite3.Connection, identity: str, viewer: Sequence[str] = ()) -
                          "win_rate": round(wins / games, 4) if games else None, **_rating_fields(mu, sigma, rated)})
     history = [{"game": int(g), "edition": str(e), "at": float(at), "rating": round(conservative(mu, s), 2),
                 "change": round(conservative(mu, s) - conservative(mu0, s0), 2)}
-               for g, e, at, mu, s, mu0, s0 in reversed(db.execute(
+               for g, e, at, mu, s, mu0, s0 in reversed(await db.rows(
                    "SELECT h.game_id, h.edition, h.at, h.mu, h.sigma, h.mu_before, h.sigma_before "
-                   f"FROM rating_history h JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {VISIBLE} "
-                   "ORDER BY h.game_id DESC LIMIT ?", (identity, seen_by, HISTORY_ROWS)).fetchall())]
+                   f"FROM rating_history h JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {seen} "
+                   "ORDER BY h.game_id DESC LIMIT ?", (identity, *seen_by, HISTORY_ROWS)))]
     recent = []
-    for game_id, edition, at, place, won, credited, text in db.execute(
+    for game_id, edition, at, place, won, credited, text in await db.rows(
             "SELECT h.game_id, h.edition, h.at, h.place, h.won, h.credited, g.record FROM rating_history h "
-            f"JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {VISIBLE} ORDER BY h.game_id DESC LIMIT ?",
-            (identity, seen_by, RECENT_GAMES)):
+            f"JOIN games g ON g.id = h.game_id WHERE h.identity = ? AND {seen} ORDER BY h.game_id DESC LIMIT ?",
+            (identity, *seen_by, RECENT_GAMES)):
         record = json.loads(text)
         recent.append({"game": int(game_id), "edition": str(edition), "at": float(at), "place": int(place),
                        "won": bool(won), "credited": bool(credited),
@@ -233,11 +241,11 @@ def profile(db: sqlite3.Connection, identity: str, viewer: Sequence[str] = ()) -
     return {"editions": editions, "history": history, "recent": recent}
 
 
-def game_record(db: sqlite3.Connection, game_id: int, viewer: Sequence[str] = ()) -> str | None:
+async def game_record(db: Database, game_id: int, viewer: Sequence[str] = ()) -> str | None:
     """The stored record of a finished game, as its JSON text; None when there is none, or when it
     was played at a private table and ``viewer`` neither played it nor hosted the table."""
-    row = db.execute(f"SELECT g.record FROM games g WHERE g.id = ? AND {VISIBLE}",
-                     (game_id, json.dumps(list(viewer)))).fetchone()
+    seen, seen_by = visible(viewer)
+    row = await db.row(f"SELECT g.record FROM games g WHERE g.id = ? AND {seen}", (game_id, *seen_by))
     return None if row is None else str(row[0])
 
 
@@ -282,7 +290,7 @@ class RatingBook:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     # --- a finished game ----------------------------------------------------------------------------
-    def rater(self, table: Table, record: dict[str, Any], at: float) -> Callable[[sqlite3.Connection, int], None]:
+    def rater(self, table: Table, record: dict[str, Any], at: float) -> Callable[[Database, int], Awaitable[None]]:
         """What ``Storage.save_game`` runs after saving the table's finished game: rate it, then
         tell its players (on this event loop)."""
         game = table.game
@@ -291,8 +299,8 @@ class RatingBook:
         edition = str(record["edition"])
         loop = asyncio.get_running_loop()
 
-        def then(db: sqlite3.Connection, game_id: int) -> None:
-            changes = record_game(db, game_id, edition, at, rated)
+        async def then(db: Database, game_id: int) -> None:
+            changes = await record_game(db, game_id, edition, at, rated)
             if changes:
                 loop.call_soon_threadsafe(self._changed, changes)
 
@@ -326,15 +334,17 @@ class RatingBook:
             name = member.name
         found: str = identity
         viewer = viewer_keys(member.identity, member.token_hash)
-        self._answer(member, lambda db: {"t": "profile", "name": name, "you": found == member.identity,
-                                         **profile(db, found, viewer)})
+        async def read(db: Database) -> dict[str, Any]:
+            return {"t": "profile", "name": name, "you": found == member.identity, **await profile(db, found, viewer)}
+
+        self._answer(member, read)
 
     def on_game_record(self, member: Member, message: dict[str, Any]) -> None:
         game_id = message["game"]
         viewer = viewer_keys(member.identity, member.token_hash)
 
-        def read(db: sqlite3.Connection) -> dict[str, Any]:
-            text = game_record(db, game_id, viewer)
+        async def read(db: Database) -> dict[str, Any]:
+            text = await game_record(db, game_id, viewer)
             if text is None:  # a private game is answered as no game at all: its id tells nothing
                 return {"t": "error", "code": "no_record", "reason": f"there is no finished game {game_id}",
                         "ref": "game_record", "params": {"game": game_id}}
@@ -342,7 +352,7 @@ class RatingBook:
 
         self._answer(member, read)
 
-    def _answer(self, member: Member, read: Callable[[sqlite3.Connection], dict[str, Any]]) -> None:
+    def _answer(self, member: Member, read: Callable[[Database], Awaitable[dict[str, Any]]]) -> None:
         """Send ``member`` what ``read`` builds on the database thread."""
         if self.storage is None:
             raise ProtocolError("no_database", "this server keeps no games or ratings")

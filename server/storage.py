@@ -1,10 +1,19 @@
-"""SQLite persistence: finished game records, player stats, and tables in progress.
+"""The server's store: finished game records, names, stats, ratings, and tables in progress.
+
+Two back ends keep the same data with the same guarantees: SQLite (one file; the default) and
+PostgreSQL (server/storage_pg.py, ``ono99 serve --db postgresql://…``). They differ only in how
+they connect, their schema's column types and their migrations: every query is written once, in
+the SQL both take (``?`` placeholders, ``INSERT … ON CONFLICT``), against ``Database``.
+
+All database work runs on the store's own thread, one job at a time, in the order it was asked
+for, so the event loop never waits on the database, and a read queued after a write sees it. A
+job is a coroutine function given the store's ``Database``; the thread runs it on an event loop of
+its own (PostgreSQL's driver, psycopg, is used through its asyncio API there).
 
 Names and stats belong to identities (a player's key fingerprint): ``names`` holds the one name
-each identity owns, ``player_stats`` its games and wins. The ``stats`` table of earlier versions,
-counted by name (whoever used a name), is kept as it was and no longer read.
+each identity owns, ``player_stats`` its games and wins. SQLite databases of earlier versions also
+have a ``stats`` table, counted by name (whoever used a name): it is kept as it was and not read.
 
-All database work runs on one dedicated thread, in order, so the event loop never blocks on disk.
 Tables in progress are stored as their setup plus every action taken; a restart replays them
 through the rules engine with the same seed, which rebuilds hands, draw pile and turn exactly.
 """
@@ -13,22 +22,386 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
 ACTION_BATCH_SECONDS = 0.01  # action rows go to the database thread at most this often
+URL_SCHEMES = ("postgresql://", "postgres://")  # a --db that starts so is a PostgreSQL database
 
-SCHEMA = """
+Row = tuple[Any, ...]
+Job = Callable[["Database"], Awaitable[T]]
+
+
+class StorageError(Exception):
+    """The store cannot be opened: the database is unreachable, not a database, or of a newer schema."""
+
+
+class Database(Protocol):
+    """The store's one connection, on its thread. SQL is portable: ``?`` placeholders, and only what
+    SQLite and PostgreSQL both take. A job whose connection is lost before it commits is run again
+    on a new one: a job that writes more than one statement does so in one transaction, or writes
+    only what writing twice leaves the same (an upsert, a delete)."""
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def row(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    async def insert(self, sql: str, params: Sequence[Any]) -> int:
+        """Run an INSERT into a table whose key is ``id``; the new row's id."""
+        ...
+
+    def transaction(self) -> AbstractAsyncContextManager[object]:
+        """Everything inside is one transaction (inside another: part of it)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SavedTable:
+    id: int
+    meta: dict[str, Any]
+    actions: list[tuple[int, str]]  # (seat, action code) of the current game, in order
+    chat: list[tuple[str, str, float, int]]  # the kept chat lines: (sender, text, at, id), oldest first
+
+
+class Storage(ABC):
+    """The store, whatever keeps it: open with ``open_storage``. Writes are queued and keep their
+    order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
+
+    kind: ClassVar[str]  # "sqlite" or "postgresql"
+    where: str  # the database, as the banner shows it (a URL without its password)
+    schema_version = 0  # of the database, once open
+
+    def __init__(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ono99-db")
+        self._loop: asyncio.AbstractEventLoop | None = None  # the database thread's own
+        self._db: Database | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+        # Action rows not yet handed to the database thread, and what to call once they are saved.
+        # Rows go to it at most once per ACTION_BATCH_SECONDS, together, as one job and one
+        # transaction (under load, a commit per action was most of its work); a row that comes
+        # after a quiet moment goes at once. Any other write takes the waiting rows before it.
+        self._rows: list[tuple[int, int, int, int, str]] = []
+        self._on_saved: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
+        self._last_hand_over = -ACTION_BATCH_SECONDS
+        self._hand_over_due = False
+        self.write_observer: Callable[[float], None] | None = None  # told each write job's seconds (metrics)
+        try:
+            self._executor.submit(self._start).result()
+        except BaseException:
+            self._executor.submit(self._stop)
+            self._executor.shutdown(wait=True)
+            raise
+
+    # --- what each back end provides ------------------------------------------------------------
+    @abstractmethod
+    async def _open(self) -> Database:
+        """Connect, bring the schema up to date (setting ``schema_version``), and return the connection."""
+
+    @abstractmethod
+    async def _close_db(self) -> None:
+        """Close the connection (all writes are done)."""
+
+    async def _before_job(self) -> None:  # noqa: B027 (nothing to do, unless a back end says otherwise)
+        """Called before each job (PostgreSQL: connects again after the connection was lost)."""
+
+    # --- plumbing -----------------------------------------------------------------------------------
+    def _start(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._db = self._loop.run_until_complete(self._open())
+
+    def _stop(self) -> None:
+        if self._loop is None:
+            return
+        try:
+            if self._db is not None:
+                self._loop.run_until_complete(self._close_db())
+        except Exception:
+            log.exception("could not close the database")
+        finally:
+            self._db = None
+            self._loop.close()
+            self._loop = None
+
+    def _do(self, fn: Callable[[Database], Any]) -> Any:
+        """Run a job on the database thread (here): ``fn(db)``, awaited when it is a coroutine."""
+        assert self._loop is not None
+        return self._loop.run_until_complete(self._job(fn))
+
+    async def _job(self, fn: Callable[[Database], Any]) -> Any:
+        await self._before_job()
+        try:
+            return await self._attempt(fn)
+        except Exception as exc:
+            if not self._may_retry(exc):
+                raise
+        log.warning("the connection to the database was lost; running the job again on a new one")
+        await self._before_job()
+        return await self._attempt(fn)
+
+    async def _attempt(self, fn: Callable[[Database], Any]) -> Any:
+        assert self._db is not None
+        result = fn(self._db)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def _may_retry(self, error: Exception) -> bool:
+        """Whether a job that failed with ``error`` lost its connection before anything of it was
+        committed, so that running it again on a new connection cannot do it twice."""
+        return False
+
+    def _run(self, fn: Callable[[Database], Any]) -> Future[Any]:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("storage is closed")
+            self._hand_over_rows()  # actions saved before this job are written before it
+            return self._executor.submit(self._do, fn)
+
+    async def call(self, fn: Job[T]) -> T:
+        """Run ``fn(db)`` on the database thread and wait for its result without blocking."""
+        result: T = await asyncio.wrap_future(self._run(fn))
+        return result
+
+    def submit(self, fn: Callable[[Database], Any]) -> None:
+        """Queue ``fn(db)`` (a coroutine function, or a plain one) on the database thread; writes keep
+        their order. A failure is logged."""
+        future = self._run(fn)
+        future.add_done_callback(_log_failure)
+        observer = self.write_observer
+        if observer is not None:  # metrics: from queued to done
+            queued = time.perf_counter()
+            future.add_done_callback(lambda _done: observer(time.perf_counter() - queued))
+
+    def run_now(self, fn: Job[T]) -> T:
+        """Run ``fn(db)`` on the database thread and wait for it (at start-up, before play)."""
+        result: T = self._run(fn).result()
+        return result
+
+    def close(self) -> None:
+        """Finish every queued write, then close. Safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._hand_over_rows()
+            self._closed = True
+        self._executor.submit(self._stop)
+        self._executor.shutdown(wait=True)
+
+    # --- tables in progress -------------------------------------------------------------------------
+    def save_table(self, table_id: int, meta: dict[str, Any], reset_actions_of: int | None = None) -> None:
+        text = json.dumps(meta)
+
+        async def write(db: Database) -> None:
+            async with db.transaction():
+                await db.run("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
+                             "ON CONFLICT(id) DO UPDATE SET meta = excluded.meta", (table_id, text))
+                if reset_actions_of is not None:
+                    await db.run("DELETE FROM live_actions WHERE table_id = ? AND game_no != ?",
+                                 (table_id, reset_actions_of))
+
+        self.submit(write)
+
+    def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str,
+                    on_saved: Callable[[], None] | None = None) -> None:
+        """Save an action's row, in order with every other write. ``on_saved`` is called on this
+        event loop once the row is committed (or its write failed, which is logged)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("storage is closed")
+            self._rows.append((table_id, game_no, n, seat, action))
+            if on_saved is not None:
+                self._on_saved.append((loop, on_saved))
+            if self._hand_over_due:
+                return
+            wait = self._last_hand_over + ACTION_BATCH_SECONDS - time.monotonic()
+            if wait <= 0:
+                self._hand_over_rows()
+                return
+            self._hand_over_due = True
+        loop.call_later(wait, self._hand_over_rows_later)
+
+    def _hand_over_rows_later(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._hand_over_rows()
+
+    def _hand_over_rows(self) -> None:
+        """Queue the waiting action rows as one job (the caller holds the lock)."""
+        self._hand_over_due = False
+        if self._rows:
+            rows, self._rows = self._rows, []
+            callbacks, self._on_saved = self._on_saved, []
+            self._last_hand_over = time.monotonic()
+            self._executor.submit(self._write_actions, rows, callbacks, time.perf_counter())
+
+    def _write_actions(self, rows: list[tuple[int, int, int, int, str]],
+                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]], queued: float) -> None:
+        async def write(db: Database) -> None:
+            async with db.transaction():  # one transaction for the batch
+                await db.run_many("INSERT INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?) "
+                                  "ON CONFLICT(table_id, game_no, n) DO UPDATE SET seat = excluded.seat, "
+                                  "action = excluded.action", rows)
+
+        try:
+            self._do(write)
+        except Exception:
+            log.exception("could not save %d actions", len(rows))
+        finally:
+            if self.write_observer is not None:
+                self.write_observer(time.perf_counter() - queued)
+            _tell(callbacks)
+
+    def drop_table(self, table_id: int) -> None:
+        async def write(db: Database) -> None:
+            async with db.transaction():
+                await db.run("DELETE FROM live_tables WHERE id = ?", (table_id,))
+                await db.run("DELETE FROM live_actions WHERE table_id = ?", (table_id,))
+                await db.run("DELETE FROM live_chat WHERE table_id = ?", (table_id,))
+
+        self.submit(write)
+
+    # --- chat ---------------------------------------------------------------------------------------
+    def save_chat(self, table_id: int, line_id: int, sender: str, text: str, at: float, keep: int,
+                  on_saved: Callable[[], None]) -> None:
+        """Save a chat line, keeping the last ``keep`` of its chat, in order with every other write;
+        ``on_saved`` is called on this event loop once it is committed (or its write failed)."""
+        loop = asyncio.get_running_loop()
+
+        async def write(db: Database) -> None:
+            async with db.transaction():
+                await db.run("INSERT INTO live_chat(table_id, id, sender, text, at) VALUES (?, ?, ?, ?, ?) "
+                             "ON CONFLICT(table_id, id) DO UPDATE SET sender = excluded.sender, "
+                             "text = excluded.text, at = excluded.at", (table_id, line_id, sender, text, at))
+                await db.run("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
+
+        def saved(future: Future[Any]) -> None:  # on the database thread, the job done
+            if not future.cancelled() and future.exception() is not None:
+                log.error("could not save a chat line", exc_info=future.exception())
+            _tell([(loop, on_saved)])
+
+        self._run(write).add_done_callback(saved)
+
+    def load_chat(self, table_id: int) -> list[tuple[str, str, float, int]]:
+        return self.run_now(lambda db: _read_chat(db, table_id))
+
+    def load_tables(self) -> list[SavedTable]:
+        async def read(db: Database) -> list[SavedTable]:
+            out = []
+            for table_id, meta_text in await db.rows("SELECT id, meta FROM live_tables ORDER BY id"):
+                meta = json.loads(meta_text)
+                rows = await db.rows("SELECT seat, action FROM live_actions WHERE table_id = ? AND game_no = ? "
+                                     "ORDER BY n", (table_id, meta.get("game_no", 0)))
+                out.append(SavedTable(int(table_id), meta, [(int(s), str(a)) for s, a in rows],
+                                      await _read_chat(db, table_id)))
+            return out
+
+        return self.run_now(read)
+
+    def next_table_id(self) -> int:
+        async def read(db: Database) -> int:
+            row = await db.row("SELECT value FROM meta WHERE key = 'next_table_id'")
+            live = await db.row("SELECT COALESCE(MAX(id), 0) + 1 FROM live_tables")
+            assert live is not None
+            return max(int(row[0]) if row else 1, int(live[0]))
+
+        return self.run_now(read)
+
+    def remember_next_table_id(self, value: int) -> None:
+        self.submit(lambda db: db.run("INSERT INTO meta(key, value) VALUES ('next_table_id', ?) "
+                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(value),)))
+
+    # --- finished games -----------------------------------------------------------------------------
+    def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
+                  results: list[tuple[str, bool]],
+                  then: Callable[[Database, int], Awaitable[None]] | None = None,
+                  viewers: Collection[str] | None = None) -> None:
+        """Store a finished game's record and count it in the stats of each identity of ``results``
+        (identity, whether a win is credited); ``then(db, game_id)`` runs in the same transaction
+        (the game's ratings, server/ratings.py). ``viewers``: a private table's game, whose record
+        only they may read (``viewer_keys``); None: a public one."""
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        edition = record["edition"]
+        private = viewers is not None
+        allowed = sorted(set(viewers or ()))
+
+        async def write(db: Database) -> None:
+            async with db.transaction():
+                game_id = await db.insert(
+                    "INSERT INTO games(table_id, edition, finished_at, record, private) VALUES (?, ?, ?, ?, ?)",
+                    (table_id, edition, finished_at, text, int(private)))
+                if allowed:
+                    await db.run_many("INSERT INTO game_viewers(game_id, viewer) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                      [(game_id, viewer) for viewer in allowed])
+                for identity, won in results:
+                    await db.run("INSERT INTO player_stats(identity, edition, games, wins) VALUES (?, ?, 1, ?) "
+                                 "ON CONFLICT(identity, edition) DO UPDATE SET games = player_stats.games + 1, "
+                                 "wins = player_stats.wins + excluded.wins", (identity, edition, int(won)))
+                if then is not None:
+                    await then(db, game_id)
+
+        self.submit(write)
+
+    async def leaderboard(self, edition: str | None, limit: int = 20) -> dict[str, Any]:
+        """The identities with the highest conservative rating, under their names, and the bots'
+        ratings (server/ratings.py)."""
+        from .ratings import leaderboard
+
+        return await self.call(lambda db: leaderboard(db, edition, limit))
+
+    # --- names ---------------------------------------------------------------------------------------
+    def load_names(self) -> list[tuple[str, str]]:
+        """Every (identity, name), the oldest claim first."""
+        async def read(db: Database) -> list[tuple[str, str]]:
+            return [(str(i), str(n)) for i, n in await db.rows("SELECT identity, name FROM names ORDER BY claimed_at")]
+
+        return self.run_now(read)
+
+    def save_name(self, identity: str, name: str) -> None:
+        claimed_at = time.time()
+        self.submit(lambda db: db.run(
+            "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
+            (identity, name, claimed_at)))
+
+
+async def _read_chat(db: Database, table_id: int) -> list[tuple[str, str, float, int]]:
+    rows = await db.rows("SELECT sender, text, at, id FROM live_chat WHERE table_id = ? ORDER BY id", (table_id,))
+    return [(str(s), str(t), float(a), int(i)) for s, t, a, i in rows]
+
+
+def _tell(callbacks: Iterable[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]) -> None:
+    for loop, callback in callbacks:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
+            loop.call_soon_threadsafe(callback)
+
+
+def _log_failure(future: Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("a database write failed", exc_info=future.exception())
+
+
+# --- SQLite --------------------------------------------------------------------------------------------
+SQLITE_SCHEMA_1 = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
     table_id INTEGER,
@@ -108,286 +481,200 @@ CREATE TABLE IF NOT EXISTS rating_history (
 """
 
 
-@dataclass(frozen=True, slots=True)
-class SavedTable:
-    id: int
-    meta: dict[str, Any]
-    actions: list[tuple[int, str]]  # (seat, action code) of the current game, in order
-    chat: list[tuple[str, str, float, int]]  # the kept chat lines: (sender, text, at, id), oldest first
-
-
-class Storage:
-    """One SQLite file, used from one worker thread."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ono99-db")
-        self._db: sqlite3.Connection | None = None
-        self._closed = False
-        self._lock = threading.Lock()
-        # Action rows not yet handed to the database thread, and what to call once they are saved.
-        # Rows go to it at most once per ACTION_BATCH_SECONDS, together, as one job and one
-        # transaction (under load, a commit per action was most of its work); a row that comes
-        # after a quiet moment goes at once. Any other write takes the waiting rows before it.
-        self._rows: list[tuple[int, int, int, int, str]] = []
-        self._on_saved: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
-        self._last_hand_over = -ACTION_BATCH_SECONDS
-        self._hand_over_due = False
-        self.write_observer: Callable[[float], None] | None = None  # told each write job's seconds (metrics)
-        self._run(self._open).result()
-
-    # --- plumbing ---------------------------------------------------------------------------------
-    def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(SCHEMA)
-        migrate(db)
-        self._db = db
-
-    def _run(self, fn: Callable[[], T]) -> Future[T]:
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("storage is closed")
-            self._hand_over_rows()  # actions saved before this job are written before it
-            return self._executor.submit(fn)
-
-    async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn(db)`` on the database thread and wait for its result without blocking."""
-        return await asyncio.wrap_future(self._run(lambda: fn(self._conn)))
-
-    def submit(self, fn: Callable[[sqlite3.Connection], Any]) -> None:
-        """Queue ``fn(db)`` on the database thread; writes keep their order."""
-        queued = time.perf_counter()
-
-        def write() -> None:
-            try:
-                fn(self._conn)
-            finally:
-                if self.write_observer is not None:
-                    self.write_observer(time.perf_counter() - queued)
-
-        self._run(write)
-
-    @property
-    def _conn(self) -> sqlite3.Connection:
-        assert self._db is not None
-        return self._db
-
-    def close(self) -> None:
-        """Finish every queued write, then close. Safe to call twice."""
-        with self._lock:
-            if self._closed:
-                return
-            self._hand_over_rows()
-            self._closed = True
-        self._executor.submit(self._close_db)
-        self._executor.shutdown(wait=True)
-
-    def _close_db(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-
-    # --- tables in progress -------------------------------------------------------------------------
-    def save_table(self, table_id: int, meta: dict[str, Any], reset_actions_of: int | None = None) -> None:
-        text = json.dumps(meta)
-
-        def write(db: sqlite3.Connection) -> None:
-            with db:
-                db.execute("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
-                           "ON CONFLICT(id) DO UPDATE SET meta = excluded.meta", (table_id, text))
-                if reset_actions_of is not None:
-                    db.execute("DELETE FROM live_actions WHERE table_id = ? AND game_no != ?",
-                               (table_id, reset_actions_of))
-
-        self.submit(write)
-
-    def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str,
-                    on_saved: Callable[[], None] | None = None) -> None:
-        """Save an action's row, in order with every other write. ``on_saved`` is called on this
-        event loop once the row is committed (or its write failed, which is logged)."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("storage is closed")
-            self._rows.append((table_id, game_no, n, seat, action))
-            if on_saved is not None:
-                self._on_saved.append((loop, on_saved))
-            if self._hand_over_due:
-                return
-            wait = self._last_hand_over + ACTION_BATCH_SECONDS - time.monotonic()
-            if wait <= 0:
-                self._hand_over_rows()
-                return
-            self._hand_over_due = True
-        loop.call_later(wait, self._hand_over_rows_later)
-
-    def _hand_over_rows_later(self) -> None:
-        with self._lock:
-            if not self._closed:
-                self._hand_over_rows()
-
-    def _hand_over_rows(self) -> None:
-        """Queue the waiting action rows as one job (the caller holds the lock)."""
-        self._hand_over_due = False
-        if self._rows:
-            rows, self._rows = self._rows, []
-            callbacks, self._on_saved = self._on_saved, []
-            self._last_hand_over = time.monotonic()
-            self._executor.submit(self._write_actions, rows, callbacks, time.perf_counter())
-
-    def _write_actions(self, rows: list[tuple[int, int, int, int, str]],
-                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]], queued: float) -> None:
-        try:
-            db = self._conn
-            db.execute("BEGIN")  # the connection is in autocommit mode: one transaction for the batch
-            try:
-                db.executemany("INSERT OR REPLACE INTO live_actions(table_id, game_no, n, seat, action) "
-                               "VALUES (?, ?, ?, ?, ?)", rows)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except Exception:
-            log.exception("could not save %d actions", len(rows))
-        finally:
-            if self.write_observer is not None:
-                self.write_observer(time.perf_counter() - queued)
-            for loop, callback in callbacks:
-                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
-                    loop.call_soon_threadsafe(callback)
-
-    def drop_table(self, table_id: int) -> None:
-        def write(db: sqlite3.Connection) -> None:
-            with db:
-                db.execute("DELETE FROM live_tables WHERE id = ?", (table_id,))
-                db.execute("DELETE FROM live_actions WHERE table_id = ?", (table_id,))
-                db.execute("DELETE FROM live_chat WHERE table_id = ?", (table_id,))
-
-        self.submit(write)
-
-    # --- chat ---------------------------------------------------------------------------------------
-    def save_chat(self, table_id: int, line_id: int, sender: str, text: str, at: float, keep: int,
-                  on_saved: Callable[[], None]) -> None:
-        """Save a chat line, keeping the last ``keep`` of its chat, in order with every other write;
-        ``on_saved`` is called on this event loop once it is committed (or its write failed)."""
-        loop = asyncio.get_running_loop()
-
-        def write() -> None:
-            try:
-                with self._conn as db:
-                    db.execute("INSERT OR REPLACE INTO live_chat(table_id, id, sender, text, at) "
-                               "VALUES (?, ?, ?, ?, ?)",
-                               (table_id, line_id, sender, text, at))
-                    db.execute("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
-            except Exception:
-                log.exception("could not save a chat line")
-            finally:
-                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody to tell
-                    loop.call_soon_threadsafe(on_saved)
-
-        self._run(write)
-
-    def load_chat(self, table_id: int) -> list[tuple[str, str, float, int]]:
-        return self._run(lambda: self._read_chat(self._conn, table_id)).result()
-
-    @staticmethod
-    def _read_chat(db: sqlite3.Connection, table_id: int) -> list[tuple[str, str, float, int]]:
-        rows = db.execute("SELECT sender, text, at, id FROM live_chat WHERE table_id = ? ORDER BY id", (table_id,))
-        return [(str(s), str(t), float(a), int(i)) for s, t, a, i in rows]
-
-    def load_tables(self) -> list[SavedTable]:
-        def read(db: sqlite3.Connection) -> list[SavedTable]:
-            out = []
-            for table_id, meta_text in db.execute("SELECT id, meta FROM live_tables ORDER BY id"):
-                meta = json.loads(meta_text)
-                rows = db.execute(
-                    "SELECT seat, action FROM live_actions WHERE table_id = ? AND game_no = ? ORDER BY n",
-                    (table_id, meta.get("game_no", 0))).fetchall()
-                out.append(SavedTable(table_id, meta, [(int(s), str(a)) for s, a in rows],
-                                      self._read_chat(db, table_id)))
-            return out
-
-        return self._run(lambda: read(self._conn)).result()
-
-    def next_table_id(self) -> int:
-        def read(db: sqlite3.Connection) -> int:
-            row = db.execute("SELECT value FROM meta WHERE key = 'next_table_id'").fetchone()
-            live = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM live_tables").fetchone()[0]
-            return max(int(row[0]) if row else 1, int(live))
-
-        return self._run(lambda: read(self._conn)).result()
-
-    def remember_next_table_id(self, value: int) -> None:
-        self.submit(lambda db: db.execute(
-            "INSERT INTO meta(key, value) VALUES ('next_table_id', ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(value),)))
-
-    # --- finished games -----------------------------------------------------------------------------
-    def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
-                  results: list[tuple[str, bool]],
-                  then: Callable[[sqlite3.Connection, int], None] | None = None,
-                  viewers: Collection[str] | None = None) -> None:
-        """Store a finished game's record and count it in the stats of each identity of ``results``
-        (identity, whether a win is credited); ``then(db, game_id)`` runs in the same transaction
-        (the game's ratings, server/ratings.py). ``viewers``: a private table's game, whose record
-        only they may read (``viewer_keys``); None: a public one."""
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        edition = record["edition"]
-        private = viewers is not None
-        allowed = sorted(set(viewers or ()))
-
-        def write(db: sqlite3.Connection) -> None:
-            with db:
-                cursor = db.execute("INSERT INTO games(table_id, edition, finished_at, record, private) "
-                                    "VALUES (?, ?, ?, ?, ?)", (table_id, edition, finished_at, text, int(private)))
-                db.executemany("INSERT OR IGNORE INTO game_viewers(game_id, viewer) VALUES (?, ?)",
-                               [(cursor.lastrowid, viewer) for viewer in allowed])
-                for identity, won in results:
-                    db.execute("INSERT INTO player_stats(identity, edition, games, wins) VALUES (?, ?, 1, ?) "
-                               "ON CONFLICT(identity, edition) DO UPDATE SET games = games + 1, wins = wins + ?",
-                               (identity, edition, int(won), int(won)))
-                if then is not None:
-                    assert cursor.lastrowid is not None
-                    then(db, cursor.lastrowid)
-
-        self.submit(write)
-
-    async def leaderboard(self, edition: str | None, limit: int = 20) -> dict[str, Any]:
-        """The identities with the highest conservative rating, under their names, and the bots'
-        ratings (server/ratings.py)."""
-        from .ratings import leaderboard
-
-        return await self.call(lambda db: leaderboard(db, edition, limit))
-
-    def run_now(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn(db)`` on the database thread and wait for it (at start-up, before play)."""
-        return self._run(lambda: fn(self._conn)).result()
-
-    # --- names ---------------------------------------------------------------------------------------
-    def load_names(self) -> list[tuple[str, str]]:
-        """Every (identity, name), the oldest claim first."""
-        def read(db: sqlite3.Connection) -> list[tuple[str, str]]:
-            return [(str(i), str(n)) for i, n in db.execute("SELECT identity, name FROM names ORDER BY claimed_at")]
-
-        return self._run(lambda: read(self._conn)).result()
-
-    def save_name(self, identity: str, name: str) -> None:
-        claimed_at = time.time()
-        self.submit(lambda db: db.execute(
-            "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
-            (identity, name, claimed_at)))
-
-
-def migrate(db: sqlite3.Connection) -> None:
-    """Bring a database of an earlier version up to ``SCHEMA``. Games stored before tables' privacy
-    was kept are public: they were open to anyone then, and nothing tells which were private."""
+def _sqlite_schema_1(db: sqlite3.Connection) -> None:
+    """The schema as it was before versions were kept, made or completed. Games stored before
+    tables' privacy was kept are public: they were open to anyone then, and nothing tells which
+    were private."""
+    db.executescript(SQLITE_SCHEMA_1)
     columns = {str(row[1]) for row in db.execute("PRAGMA table_info(games)")}
     if "private" not in columns:
         db.execute("ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+
+
+# The schema versions, in order: step N brings a database of version N - 1 to version N. The
+# version is kept in the file's user_version; 0 is a new file or one of before versions were kept
+# (step 1 takes either as it is). A step is written so that running it again is harmless.
+SQLITE_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS moderation_bans (
+    kind TEXT NOT NULL,  -- identity or address
+    value TEXT NOT NULL,  -- a key fingerprint, or an address or network (CIDR)
+    reason TEXT NOT NULL,
+    ends_at REAL,  -- Unix time; NULL: for good
+    by_identity TEXT NOT NULL,  -- the operator's identity
+    at REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+CREATE TABLE IF NOT EXISTS moderation_chat_mutes (
+    target TEXT PRIMARY KEY,  -- an identity, or name:KEY of a guest's name
+    reason TEXT NOT NULL,
+    ends_at REAL,
+    by_identity TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderation_name_locks (
+    identity TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    by_identity TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderation_ignores (
+    kind TEXT NOT NULL,  -- mute (their chat is hidden) or block (kept off the owner's private tables)
+    owner TEXT NOT NULL,  -- an identity, or token:HASH of a guest's resume token
+    target TEXT NOT NULL,  -- an identity, or name:KEY of a guest's name
+    target_name TEXT NOT NULL,  -- the name the target had then
+    at REAL NOT NULL,
+    PRIMARY KEY (kind, owner, target)
+);
+CREATE TABLE IF NOT EXISTS moderation_reports (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    reporter TEXT NOT NULL,
+    reporter_name TEXT NOT NULL,
+    target TEXT NOT NULL,
+    target_name TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    chat TEXT NOT NULL,  -- JSON: the last lines of the lobby's chat and of the reporter's table
+    game TEXT,  -- JSON: the record so far of the game at the reporter's table, if one runs
+    resolved_by TEXT  -- the operator who closed it
+);
+CREATE TABLE IF NOT EXISTS moderation_log (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    operator TEXT NOT NULL,
+    operator_name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderation_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _sqlite_schema_2(db: sqlite3.Connection) -> None:
+    """Running a public host (server/moderation.py): bans, operators' chat mutes and name locks,
+    players' mutes and blocks, reports, the operators' audit log, the message of the day."""
+    db.executescript(SQLITE_SCHEMA_2)
+
+
+SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1, _sqlite_schema_2]
+
+
+def migrate_sqlite(db: sqlite3.Connection) -> int:
+    """Bring a database up to the newest schema version; that version. Refuses a newer one."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    latest = len(SQLITE_MIGRATIONS)
+    if version > latest:
+        raise StorageError(f"the database is of schema version {version}, made by a newer ono99; this one knows "
+                           f"versions up to {latest}: update ono99")
+    for number in range(version + 1, latest + 1):
+        SQLITE_MIGRATIONS[number - 1](db)
+        db.execute(f"PRAGMA user_version = {number}")
+    return latest
+
+
+class SqliteDatabase:
+    """``Database`` over a sqlite3 connection in autocommit mode (transactions are explicit)."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return self.connection.execute(sql, params).fetchall()
+
+    async def row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        found: Row | None = self.connection.execute(sql, params).fetchone()
+        return found
+
+    async def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.connection.execute(sql, params)
+
+    async def run_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.connection.executemany(sql, rows)
+
+    async def insert(self, sql: str, params: Sequence[Any]) -> int:
+        cursor = self.connection.execute(sql, params)
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def transaction(self) -> AbstractAsyncContextManager[object]:
+        return self._transaction()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[object]:
+        if self.connection.in_transaction:  # inside another: part of it
+            yield self
+            return
+        self.connection.execute("BEGIN")
+        try:
+            yield self
+        except BaseException:
+            self.connection.execute("ROLLBACK")
+            raise
+        self.connection.execute("COMMIT")
+
+
+class SqliteStorage(Storage):
+    """One SQLite file (WAL mode), used from the store's thread."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.where = str(path)
+        super().__init__()
+
+    async def _open(self) -> Database:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                self.schema_version = migrate_sqlite(db)
+            except BaseException:
+                db.close()
+                raise
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(f"cannot open the database {self.path}: {exc}") from exc
+        return SqliteDatabase(db)
+
+    async def _close_db(self) -> None:
+        assert isinstance(self._db, SqliteDatabase)
+        self._db.connection.close()
+
+
+# --- choosing a store ------------------------------------------------------------------------------
+def is_database_url(text: str) -> bool:
+    return text.startswith(URL_SCHEMES)
+
+
+def database_location(text: str) -> Path | str:
+    """What a ``--db`` names: a PostgreSQL database (its URL, as given) or an SQLite file."""
+    return text if is_database_url(text) else Path(text)
+
+
+def shown_url(url: str) -> str:
+    """The URL with its password, if any, replaced by ``***`` (for the banner and the logs)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    if parts.password is None and not any(key == "password" for key, _ in query):
+        return url
+    netloc = parts.netloc
+    if parts.password is not None:
+        userinfo, _, hostport = netloc.rpartition("@")
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{hostport}"
+    shown = urlencode([(k, "***" if k == "password" else v) for k, v in query], safe="/*")
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{shown}" if shown else "") + \
+        (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def open_storage(location: Path | str) -> Storage:
+    """The store of a ``--db``: a PostgreSQL URL, else an SQLite file. Raises StorageError."""
+    if isinstance(location, str):
+        from .storage_pg import PostgresStorage  # psycopg is loaded only for a PostgreSQL store
+
+        return PostgresStorage(location)
+    return SqliteStorage(location)
 
 
 def viewer_keys(identity: str | None, token_hash: str | None) -> list[str]:
@@ -405,11 +692,16 @@ def default_db_path() -> Path:
     return data_dir() / "ono99.db"
 
 
-def export_records(path: Path) -> list[str]:
-    """Every stored game record of a database file, as JSON Lines text lines, oldest first."""
-    if not path.exists():
-        raise FileNotFoundError(path)
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+def export_records(location: Path | str) -> list[str]:
+    """Every stored game record of a database (an SQLite file or a PostgreSQL URL), as JSON Lines
+    text lines, oldest first."""
+    if isinstance(location, str):
+        from .storage_pg import export_records as export_from_postgres
+
+        return export_from_postgres(location)
+    if not location.exists():
+        raise FileNotFoundError(location)
+    db = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
     try:
         return [row[0] for row in db.execute("SELECT record FROM games ORDER BY id")]
     finally:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.client import Client, ConnectionLost, ServerError
+from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game
@@ -33,6 +33,7 @@ from ono99_tui.known_servers import ServerTrust
 from ono99_tui.protocol import HEADER, PROTOCOL_VERSION
 from ono99_tui.tls import client_context
 from server import Server, ServerConfig
+from server.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
@@ -45,7 +46,33 @@ LATE_ACT_ERRORS = ("stale_action", "no_game")
 FAST_PLAY: dict[str, Any] = {"messages_per_second": 10_000.0, "message_burst": 10_000}
 
 
+def running_game(table: Table) -> Game:
+    """The game at ``table``; fails the test when it has none."""
+    assert table.game is not None, "the table has no game"
+    return table.game
+
+
+def is_late_act_error(message: dict[str, Any]) -> bool:
+    return message.get("ref") == "act" and message.get("code") in LATE_ACT_ERRORS
+
+
 # --- an in-process server ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Store:
+    """The database of a test's servers (the ``store`` fixture, tests/conftest.py): an SQLite file in
+    the test's folder, or a PostgreSQL database of its own on the test run's PostgreSQL server."""
+
+    kind: str  # "sqlite" or "postgresql"
+    db: Path | str  # what --db takes: the file, or the URL
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """``server_config`` overrides for a server on it."""
+        if isinstance(self.db, str):
+            return {"db_path": None, "db_url": self.db}
+        return {"db_path": self.db}
+
+
 def server_config(tmp_path: Path, **overrides: Any) -> ServerConfig:
     values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
                               "db_path": tmp_path / "x.db",  # and the TLS certificate beside it, kept for a restart
@@ -69,22 +96,16 @@ class TestClient(Client):
         return message
 
     async def expect(self, kind: str, timeout: float = TIMEOUT,
-                     where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
-        """As ``Client.expect``, but a late answer to an action the playing loop raced (``stale_action``,
-        or ``no_game`` when a bot's move ended the game first) is skipped, not raised."""
-        loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
-        while True:
-            message = await self.recv(max(0.0, end - loop.time()))
-            if message.get("t") == kind and (where is None or where(message)):
-                return message
-            if message.get("t") == "error" and kind != "error":
-                if message.get("ref") == "act" and message.get("code") in LATE_ACT_ERRORS:
-                    continue
-                raise ServerError.from_wire(message)
+                     where: Callable[[dict[str, Any]], bool] | None = None, *,
+                     tolerate: Callable[[dict[str, Any]], bool] | None = is_late_act_error) -> dict[str, Any]:
+        """As ``Client.expect``, but by default a late answer to an action the playing loop raced
+        (``stale_action``, or ``no_game`` when a bot's move ended the game first) is skipped, not raised."""
+        return await super().expect(kind, timeout, where, tolerate=tolerate)
 
     async def request(self, message: dict[str, Any], kind: str, timeout: float = TIMEOUT,
-                      where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+                      where: Callable[..., bool] | None = None) -> dict[str, Any]:
+        """Send ``message``, then expect ``kind`` (``where``: called with the message; ``...`` so that a lambda in
+        a loop may bind the loop's values as defaults)."""
         await self.send(message)
         return await self.expect(kind, timeout, where)
 
@@ -112,7 +133,6 @@ class Harness:
         """A client that said hello: a guest, or the player of ``identity``'s key (see ``new_identity``)."""
         client = await TestClient.connect("127.0.0.1", self.port, name, resume=resume, timeout=TIMEOUT,
                                           identity=identity, trust=self.trust)
-        assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
 
@@ -124,7 +144,6 @@ class Harness:
     async def raw(self) -> TestClient:
         """A TLS connection to the server (its certificate pinned) that has said nothing yet."""
         client = await TestClient.open("127.0.0.1", self.port, trust=self.trust, timeout=TIMEOUT)
-        assert isinstance(client, TestClient)
         self.clients.append(client)
         return client
 
@@ -145,8 +164,9 @@ async def running_server(tmp_path: Path, **overrides: Any) -> AsyncIterator[Harn
         await harness.close()
 
 
-async def wait_until(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
-    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds."""
+async def wait_until(condition: Callable[..., bool], what: str, timeout: float = TIMEOUT) -> None:
+    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds. ``condition``
+    is called without arguments (``...``: a lambda in a loop binds the loop's values as defaults)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
@@ -247,7 +267,8 @@ class PlayLog:
 
     @property
     def last_view(self) -> dict[str, Any]:
-        return self.states[-1]["view"]
+        view: dict[str, Any] = self.states[-1]["view"]
+        return view
 
 
 async def play(client: TestClient, rng: random.Random, *, policy: Policy = random_policy,
@@ -359,9 +380,10 @@ async def ono99(*args: str, timeout: float = 60.0) -> Completed:
     return Completed(proc.returncode, out.decode(), err.decode())
 
 
-async def export_and_check(db: Path, out: Path) -> list[dict[str, Any]]:
+async def export_and_check(db: Path | str | None, out: Path) -> list[dict[str, Any]]:
     """``ono99 records export --db`` then ``ono99 records check``; both must succeed. Returns the
     exported records."""
+    assert db is not None, "a server that keeps no database"
     exported = await ono99("records", "export", "--db", str(db), "--out", str(out))
     assert exported.returncode == 0, exported.stderr
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -397,7 +419,7 @@ class ServerProcess:
     LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
     CERTIFICATE = re.compile(r"tls: certificate (SHA256:\S+)")
 
-    def __init__(self, db: Path, log_path: Path, *args: str) -> None:
+    def __init__(self, db: Path | str, log_path: Path, *args: str) -> None:
         self.db = db
         self.log_path = log_path
         self.args = args
@@ -429,8 +451,9 @@ class ServerProcess:
         return self.port
 
     def _ssh_off(self) -> tuple[str, ...]:
-        """SSH stays off unless the test asks for it: no worker takes the default SSH port."""
-        return () if "--ssh-port" in self.args else ("--ssh-port", "0")
+        """SSH and the web stay off unless the test asks for them: no worker takes a default port."""
+        return (() if "--ssh-port" in self.args else ("--ssh-port", "0")) + \
+            (() if "--web-port" in self.args else ("--web-port", "0"))
 
     async def kill9(self) -> None:
         assert self.proc is not None
@@ -463,11 +486,13 @@ class KillRig:
 
 
 @contextlib.asynccontextmanager
-async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str) -> AsyncIterator[KillRig]:
+async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str,
+                                            db: Path | str | None = None) -> AsyncIterator[KillRig]:
     """Alice and Bob at a table of four with two bots, not started, on a real server process
-    (--grace 60, --bot-delay ``bot_delay``, no turn clock, players as fast as bots); every client
-    is closed and both processes stopped at the end."""
-    db = tmp_path / "live.db"
+    (--grace 60, --bot-delay ``bot_delay``, no turn clock, players as fast as bots) on ``db`` (by
+    default an SQLite file in ``tmp_path``); every client is closed and both processes stopped at
+    the end."""
+    db = db if db is not None else tmp_path / "live.db"
     args = ("--grace", "60", "--bot-delay", bot_delay, "--turn-seconds", "0", "--messages-per-second", "10000")
     first = ServerProcess(db, tmp_path / "first.log", *args)
     second = ServerProcess(db, tmp_path / "second.log", *args)
@@ -476,7 +501,6 @@ async def alice_and_bob_on_a_server_to_kill(tmp_path: Path, bot_delay: str) -> A
         port = await first.start()
         alice = await TestClient.connect("127.0.0.1", port, "alice")
         bob = await TestClient.connect("127.0.0.1", port, "bob")
-        assert isinstance(alice, TestClient) and isinstance(bob, TestClient)
         clients += [alice, bob]
         table_id = await create_table(alice, seats=4, bots=2)
         bob_seat = await join(bob, table_id)

@@ -34,7 +34,7 @@ class StackedChance:
     def choose_dealer(self, seats: int) -> int:
         return self.dealer
 
-    def deal(self, hand: int, deck: list[Card], receivers: Sequence[int]):
+    def deal(self, hand: int, deck: list[Card], receivers: Sequence[int]) -> tuple[dict[int, list[Card]], list[Card]]:
         spec_hands, top = self.deals[min(hand, len(self.deals) - 1)]
         remaining = Counter(deck)
         hands: dict[int, list[Card]] = {}

@@ -167,3 +167,30 @@ def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
     """pyproject's [tool.mypy] files: ono99_tui (every layer) and server/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_every_type_ignore_says_why() -> None:
+    """A ``type: ignore`` in the package or the server names its error code and says why, after it
+    on its line or in a comment on the line above; mypy checks the rest."""
+    unexplained = []
+    for folder in ("ono99_tui", "server"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            lines = path.read_text().splitlines()
+            for number, line in enumerate(lines, start=1):
+                if "# type: ignore" not in line:
+                    continue
+                said_after = re.search(r"# type: ignore\[[a-z-]+(,[a-z-]+)*\]  # \S", line)
+                said_above = re.search(r"# type: ignore\[[a-z-]+(,[a-z-]+)*\]$", line) and number > 1 \
+                    and lines[number - 2].lstrip().startswith("# ")
+                if not (said_after or said_above):
+                    unexplained.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert unexplained == []
+
+
+def test_the_screens_reach_the_app_through_its_typed_host() -> None:
+    """The modules of tui/ read the app through tui/host.py's protocols, which mypy checks, and never
+    ask it for an attribute by name."""
+    by_name = re.compile(r"\b(getattr|hasattr|setattr)\(\s*[\w.]*\bapp\b[^)]*\)")
+    offenders = [f"{path.relative_to(ROOT)}: {match.group(0)}" for path in sorted((ROOT / "ono99_tui/tui").glob("*.py"))
+                 for match in by_name.finditer(path.read_text())]
+    assert offenders == []

@@ -130,7 +130,7 @@ def test_seat_out_of_range_is_malformed(seat: int) -> None:
 @pytest.mark.parametrize("seat", ["0", 0.0, None, True, False, [0], Card.N0])
 def test_seat_of_wrong_type_is_malformed(seat: object) -> None:
     game = fresh()
-    assert_refused(game, lambda: game.apply(seat, play(Card.N5)),  # type: ignore[arg-type]
+    assert_refused(game, lambda: game.apply(seat, play(Card.N5)),  # type: ignore[arg-type]  # a wrong type on purpose
                    MalformedActionError, "seat must be a number")
 
 
@@ -159,7 +159,7 @@ def test_queries_refuse_bad_seats(query: Callable[[Game, object], object], seat:
 )
 def test_non_action_objects_are_malformed(action: object) -> None:
     game = fresh()
-    assert_refused(game, lambda: game.apply(0, action),  # type: ignore[arg-type]
+    assert_refused(game, lambda: game.apply(0, action),  # type: ignore[arg-type]  # a wrong type on purpose
                    MalformedActionError, "not an action")
 
 
@@ -167,9 +167,9 @@ def test_non_action_objects_are_malformed(action: object) -> None:
     "action",
     [
         Action(ActionKind.PLAY, None),
-        Action(ActionKind.PLAY, "5"),  # type: ignore[arg-type]
-        Action(ActionKind.PLAY, 5),  # type: ignore[arg-type]
-        Action("play", Card.N5),  # type: ignore[arg-type]
+        Action(ActionKind.PLAY, "5"),  # type: ignore[arg-type]  # a wrong type on purpose
+        Action(ActionKind.PLAY, 5),  # type: ignore[arg-type]  # a wrong type on purpose
+        Action("play", Card.N5),  # type: ignore[arg-type]  # a wrong type on purpose
     ],
     ids=["play-no-card", "play-code", "play-int", "kind-as-text"],
 )
@@ -207,13 +207,13 @@ def test_action_parse_known_codes() -> None:
 @pytest.mark.parametrize("card", ["7", 7, None, Action(ActionKind.PLAY, Card.N7)])
 def test_play_of_non_card_is_malformed(card: object) -> None:
     with pytest.raises(MalformedActionError, match="not a card"):
-        play(card)  # type: ignore[arg-type]
+        play(card)  # type: ignore[arg-type]  # a wrong type on purpose
 
 
 @pytest.mark.parametrize("card", ["7", 7, None])
 def test_why_unplayable_of_non_card_is_malformed(card: object) -> None:
     game = fresh()
-    assert_refused(game, lambda: game.why_unplayable(0, card),  # type: ignore[arg-type]
+    assert_refused(game, lambda: game.why_unplayable(0, card),  # type: ignore[arg-type]  # a wrong type on purpose
                    MalformedActionError, "not a card")
 
 
@@ -311,7 +311,7 @@ def test_reshuffle_after_game_over_is_illegal() -> None:
 def test_game_over_still_refuses_malformed_input_as_malformed() -> None:
     game = finished()
     assert_refused(game, lambda: game.apply(5, play(Card.N3)), MalformedActionError, "seat must be")
-    assert_refused(game, lambda: game.apply(0, "3"),  # type: ignore[arg-type]
+    assert_refused(game, lambda: game.apply(0, "3"),  # type: ignore[arg-type]  # a wrong type on purpose
                    MalformedActionError, "not an action")
 
 
@@ -326,7 +326,7 @@ def test_refused_action_leaves_the_game_playable() -> None:
     with pytest.raises(IllegalActionError):
         game.apply(0, play(Card.N7))
     with pytest.raises(MalformedActionError):
-        game.apply(0, "7")  # type: ignore[arg-type]
+        game.apply(0, "7")  # type: ignore[arg-type]  # a wrong type on purpose
     act(game, 0, "3")
     assert game.total == 97
     assert game.turn == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import string
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,7 +120,7 @@ def test_every_key_the_engine_can_raise_is_said_in_every_language() -> None:
 
 # --- the client's words ---------------------------------------------------------------------------------------
 def test_each_illegal_action_key_renders_in_german() -> None:
-    expected = {
+    expected: dict[str, tuple[dict[str, Any], str]] = {
         "game_over": ({}, "das Spiel ist vorbei"),
         "not_your_turn": ({"turn": 1, "seat": 0}, "du bist nicht am Zug"),
         "no_draw": ({"seat": 0}, "du hast keine Karte zu ziehen"),
@@ -245,7 +246,8 @@ def test_a_record_fault_is_said_in_german_with_its_nested_parts() -> None:
 
 
 def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
-    from tests.test_records import base_record, dumps, first_index, run_cli
+    from ono99_tui.core.record import dumps
+    from tests.test_records import base_record, first_index, run_cli
 
     record = base_record()
     corrupt = base_record()

@@ -117,7 +117,7 @@ def test_the_fast_state_and_the_reference_agree_on_every_event(edition: str, opt
 
 
 def test_every_valid_option_set_is_covered() -> None:
-    seen = set()
+    seen: set[str] = set()
     for edition, opts in OPTION_SETS:
         TableOptions.from_mapping(edition, opts)  # valid
         seen.update(name for name, value in opts.items() if value and value != "tokens")

@@ -10,20 +10,19 @@ from typing import Any
 from textual.widgets import Static
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import LobbyScreen, ModelScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.model_screen import ModelScreen
+from ono99_tui.tui.table import TableScreen
 from server import Server
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until
+from tests.textual_compat import notification_texts
 
 
 def title(app: Ono99App) -> str:
     """The title of the table or lobby screen, under any dialog."""
     screen = next(s for s in reversed(app.screen_stack) if isinstance(s, ModelScreen))
     return str(screen.query_one("#title", Static).render())
-
-
-def notices(app: Ono99App) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 async def test_a_clean_stop_shows_the_servers_farewell_and_a_cut_shows_a_lost_connection(tmp_path: Path) -> None:
@@ -47,8 +46,8 @@ async def test_a_clean_stop_shows_the_servers_farewell_and_a_cut_shows_a_lost_co
             await wait_until(pilot, lambda: "the server is shutting down" in title(app), "the farewell in the title")
             assert "CONNECTION LOST" not in title(app)
             await wait_until(pilot, lambda: any("the server is shutting down; trying again" in n
-                                                for n in notices(app)), "the farewell in the notices")
-            assert not any("Connection lost" in n for n in notices(app))
+                                                for n in notification_texts(app)), "the farewell in the notices")
+            assert not any("Connection lost" in n for n in notification_texts(app))
 
             server = Server(config)
             await server.start()

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.pilot import Pilot
-from textual.widgets import Button, RichLog, Static
+from textual.widgets import Button, RichLog, Select, Static, Switch
 
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
@@ -26,23 +26,22 @@ from ono99_tui.messages import (
     decode_server_message,
 )
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
+from ono99_tui.tui.help import HelpScreen, HintScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model import Model
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import (
-    GameOverScreen,
-    HelpScreen,
-    HintScreen,
-    KnockOutScreen,
-    LobbyScreen,
-    NewGameScreen,
-    SettingsScreen,
-    TableScreen,
-)
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
+from ono99_tui.tui.settings_screen import SettingsScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
 from server import Server, ServerConfig
 from tests import wire
+from tests.app_state import local_server, parent_of, table_of, view_of
+from tests.server_helpers import running_game
 from tests.test_tui import DATA, play_my_turn, play_to_the_end, wait_until
+from tests.textual_compat import notification_texts
 from tests.wire import table_message
 
 SAMPLE = DATA / "sample_2022.jsonl"
@@ -109,7 +108,7 @@ async def test_a_new_game_started_with_n_and_enter_ends_in_a_game_over_dialog_th
     app = make_app(bot_delay=0, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
-        first_table = app.model.table.id  # type: ignore[index]
+        first_table = table_of(app).id
         await play_to_the_end(pilot, app)
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the first game's dialog")
         await pilot.press("escape")
@@ -213,7 +212,7 @@ async def test_being_knocked_out_shows_a_summary_with_the_total_and_cards_and_of
         total = next(e["total"] for s in reversed(data["states"][:out_step + 1]) for e in reversed(s["events"])
                      if e["e"] == "play")
         assert f"At a total of {total}" in text
-        assert app.screen.knockout.cards == held  # type: ignore[attr-defined]
+        assert isinstance(app.screen, KnockOutScreen) and app.screen.knockout.cards == held
         assert "Fast-forward (f)" in [str(b.label) for b in app.screen.query(Button)]
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
@@ -230,15 +229,15 @@ async def test_a_local_bot_waits_the_draw_window_while_the_persons_manual_draw_i
                        "bots": 1, "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": "Draw test"}
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "the game")
-        table = next(iter(app._embedded.server.lobby.tables.values()))
+        table = next(iter(local_server(app).lobby.tables.values()))
         loop = asyncio.get_running_loop()
         while True:
-            await wait_until(pilot, lambda: app.model.my_turn or app.model.view.winner is not None, "my turn")
-            if app.model.view.winner is not None:
+            await wait_until(pilot, lambda: app.model.my_turn or view_of(app).winner is not None, "my turn")
+            if view_of(app).winner is not None:
                 raise AssertionError("the game ended before a draw was left open")
-            before, played_at = app.model.view.version, loop.time()
+            before, played_at = view_of(app).version, loop.time()
             await play_my_turn(pilot, app)
-            await wait_until(pilot, lambda b=before: app.model.view.version != b, "my play")
+            await wait_until(pilot, lambda b=before: view_of(app).version != b, "my play")
             if app.model.can_draw:
                 break
         assert table._timer is not None and table._timer.when() >= played_at + 30  # set at the play or after
@@ -251,17 +250,17 @@ async def test_a_local_game_holds_its_bots_while_a_dialog_is_open() -> None:
     app = make_app(bot_delay=0.05, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "the game")
-        table = next(iter(app._embedded.server.lobby.tables.values()))
+        table = next(iter(local_server(app).lobby.tables.values()))
         for key, dialog in (("question_mark", HelpScreen), ("f2", SettingsScreen), ("n", NewGameScreen)):
             await pilot.press(key)
             await wait_until(pilot, lambda d=dialog: isinstance(app.screen, d), "the dialog")
             await wait_until(pilot, lambda: table.paused and table._timer is None, "the bots to wait")
-            version = table.game.version
+            version = running_game(table).version
             await pilot.pause(0.3)
-            assert table.game.version == version
+            assert running_game(table).version == version
             await pilot.press("escape")
             await wait_until(pilot, lambda: not table.paused, "the bots to play on")
-        await wait_until(pilot, lambda: table.game.version > version or app.model.my_turn, "the game to go on")
+        await wait_until(pilot, lambda: running_game(table).version > version or app.model.my_turn, "the game to go on")
 
 
 # --- 7: replay ------------------------------------------------------------------------------------------------
@@ -285,14 +284,15 @@ async def test_replay_follows_one_seat_and_home_and_steps_rewrite_the_log_exactl
         assert not any("wins the game" in strip.text for strip in log.lines)
         title = str(app.screen.query_one("#title", Static).render())
         assert "record 1 of 1" in title
-        seat_before = app.model.view.seat  # type: ignore[index]
+        seat_before = view_of(app).seat
+        assert seat_before is not None
         for _ in range(8):
             await pilot.press("right")
-            assert app.model.view.seat == seat_before  # type: ignore[index]
+            assert view_of(app).seat == seat_before
             assert "(you)" not in str(app.screen.query_one(SeatsView).render())
             assert "Your turn" not in str(app.screen.query_one("#banner", Static).render())
         await pilot.press("tab")
-        assert app.model.view.seat == (seat_before + 1) % 4  # type: ignore[index]
+        assert view_of(app).seat == (seat_before + 1) % 4
         assert "following Bot 2's cards" in str(app.screen.query_one("#why", Static).render())
 
 
@@ -306,27 +306,27 @@ async def test_the_new_game_dialog_starts_on_enter_with_what_it_shows_and_rememb
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
         dialog = app.screen
         assert not dialog.query("#bots")  # a local game is you and bots: the Players choice says it all
-        assert not dialog.query_one("#bust_over_99").parent.display  # 1980 options hidden for 2022
+        assert not parent_of(dialog.query_one("#bust_over_99")).display  # 1980 options hidden for 2022
         start = dialog.query_one("#start", Button)
         assert start.region.bottom <= 40 and start.region.height > 0  # visible without scrolling
         footer = dialog.query_one(KeysFooter).render().plain
         assert "Cancel" in footer and "Lobby" not in footer
-        dialog.query_one("#seats").value = 3  # type: ignore[attr-defined]
-        dialog.query_one("#edition").value = "1980"  # type: ignore[attr-defined]
+        dialog.query_one("#seats", Select).value = 3
+        dialog.query_one("#edition", Select).value = "1980"
         await pilot.pause()
-        assert dialog.query_one("#bust_over_99").parent.display
+        assert parent_of(dialog.query_one("#bust_over_99")).display
         assert app.focused is dialog.query_one("#edition")  # Enter starts from the first choice on
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.model.view is not None and app.model.view.edition == "1980",
                          "the game shown in the dialog")
-        seats = app.model.table.seats  # type: ignore[index]
+        seats = table_of(app).seats
         assert len(seats) == 3 and sum(s.kind == "bot" for s in seats) == 2
         saved = json.loads((config_dir() / "settings.json").read_text())
         assert saved["new_game"]["edition"] == "1980" and saved["new_game"]["seats"] == 3
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog again")
-        assert app.screen.query_one("#edition").value == "1980"  # type: ignore[attr-defined]
-        assert app.screen.query_one("#seats").value == 3  # type: ignore[attr-defined]
+        assert app.screen.query_one("#edition", Select).value == "1980"
+        assert app.screen.query_one("#seats", Select).value == 3
 
 
 async def test_the_new_game_dialog_names_options_by_their_labels_at_80_columns() -> None:
@@ -338,13 +338,13 @@ async def test_the_new_game_dialog_names_options_by_their_labels_at_80_columns()
         dialog = app.screen
         start = dialog.query_one("#start", Button)
         assert 0 < start.region.bottom <= 24
-        dialog.query_one("#seats").value = 8  # type: ignore[attr-defined]
+        dialog.query_one("#seats", Select).value = 8
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause(0.2)
         problem = str(dialog.query_one("#problem", Static).render())
         assert "Up to 8 players" in problem and "eight_players" not in problem
-        label = dialog.query_one("#manual_draw").parent.query_one(".switch-label")
+        label = parent_of(dialog.query_one("#manual_draw")).query_one(".switch-label")
         assert label.region.height >= 2  # the long label wraps instead of being cut
 
 
@@ -359,7 +359,7 @@ async def test_at_80_columns_chat_shows_in_the_log_and_c_opens_a_visible_chat() 
                        "edition": "2022", "options": {"eight_players": True}})
         table = (await bo.expect("table"))["table"]["id"]
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.model.tables, "the lobby")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and bool(app.model.tables), "the lobby")
             app.send_message({"t": "join", "table": table})
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
             await bo.send({"t": "start"})
@@ -438,7 +438,7 @@ async def test_join_and_watch_in_an_empty_lobby_and_start_during_a_game_say_why(
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             for key in ("j", "s"):
                 await pilot.press(key)
-                await wait_until(pilot, lambda: any("no table to" in str(n.message) for n in app._notifications),
+                await wait_until(pilot, lambda: any("no table to" in n for n in notification_texts(app)),
                                  "the reason")
                 app.clear_notifications()
             app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
@@ -459,7 +459,7 @@ async def test_the_first_screen_names_the_game_labels_the_total_and_marks_card_k
         await pilot.pause()
         assert str(app.screen.query_one("#title", Static).render()).startswith("ONO 99")
         label = str(app.screen.query_one("#total-label", Static).render())
-        total = app.model.view.total  # type: ignore[index]
+        total = view_of(app).total
         assert "TOTAL" in label and "limit 98" in label and f"{98 - total} to go" in label
         assert str(app.screen.query("CardWidget").first().render()).startswith("[1]")
         assert app._terminal_title == "ONO 99 — your turn"
@@ -473,7 +473,7 @@ async def test_the_card_just_drawn_is_marked_new() -> None:
                     if any(e["e"] == "draw" and e["seat"] == 0 for e in s["events"]))
         await feed(pilot, app, link, data["states"][:step + 1])
         drawn = next(e["card"] for e in data["states"][step]["events"] if e["e"] == "draw" and e["seat"] == 0)
-        index = app.model.view.hand.index(drawn)  # type: ignore[index]
+        index = view_of(app).hand.index(drawn)
         cards = list(app.screen.query("CardWidget"))
         assert "NEW" in str(cards[index].render())
         assert sum("NEW" in str(c.render()) for c in cards) == 1
@@ -490,8 +490,8 @@ async def test_settings_are_kept_in_the_config_directory_and_the_first_run_hint_
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
-        app.screen.query_one("#theme").value = "ono99-mono"  # type: ignore[attr-defined]
-        app.screen.query_one("#bell").value = False  # type: ignore[attr-defined]
+        app.screen.query_one("#theme", Select).value = "ono99-mono"
+        app.screen.query_one("#bell", Switch).value = False
         await pilot.pause()
     saved = Settings.load(tmp_path / "settings.json")
     assert saved.hint_seen and saved.theme == "ono99-mono" and saved.bell is False

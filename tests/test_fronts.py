@@ -20,8 +20,10 @@ from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity
 from server import Server, table
+from tests.app_state import table_of, view_of
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
 from tests.test_ssh import Player, create_table_through_keys, start_rig
+from tests.textual_compat import notification_texts
 
 GOOD = new_credential()
 
@@ -116,19 +118,19 @@ async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_
         await create_table_through_keys(player)
         await player.press("s")
         await player.until(lambda a: a.model.view is not None, "the game to start")
-        seat, table_id = player.app.model.view.seat, player.app.model.table.id  # type: ignore[index]
+        seat, table_id = view_of(player.app).seat, table_of(player.app).id
         port, config = rig.server.port, rig.server.config
         await rig.server.close()  # the game server goes away (and comes back below, on the same port)
         await player.until(lambda a: not a.model.connected, "the session to know")
-        await player.until(lambda a: any("the server is shutting down; trying again" in str(n.message)
-                                         for n in a._notifications), "the session to say so")
+        await player.until(lambda a: any("the server is shutting down; trying again" in n
+                                         for n in notification_texts(a)), "the session to say so")
         assert player.session.app is not None  # the SSH session goes on meanwhile
         config.port = port
         rig.server = Server(config)
         await rig.server.start()
         await player.until(lambda a: a.model.connected and a.model.view is not None
                            and a.model.table is not None and a.model.table.id == table_id, "the seat again")
-        assert player.app.model.view.seat == seat  # type: ignore[index]
+        assert view_of(player.app).seat == seat
     finally:
         if player is not None:
             await player.close()
@@ -276,7 +278,7 @@ async def test_a_second_server_is_refused_the_ssh_port_its_workers_would_share(t
     try:
         await first.start()
         second = await ono99("serve", "--host", "127.0.0.1", "--port", str(free_port()), "--ssh-port", str(ssh_port),
-                             "--db", str(tmp_path / "b.db"), "--no-advertise")
+                             "--web-port", "0", "--db", str(tmp_path / "b.db"), "--no-advertise")
         assert second.returncode == 2
         assert f"cannot listen on SSH port {ssh_port}" in second.stderr
     finally:

@@ -9,7 +9,9 @@ from textual.widgets import Button, Static
 from ono99_tui.i18n import using
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import GameOverScreen, SettingsScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.settings_screen import SettingsScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from tests.test_tui import play_to_the_end, wait_until
 

@@ -11,8 +11,9 @@ from textual.widgets import Button, Input
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import InviteScreen, LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import InviteScreen, LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
+from ono99_tui.tui.table import TableScreen
 from server import Server
 from server.table import Table
 from tests.server_helpers import FAST_PLAY, Harness, TestClient, create_table, play, running_server, server_config
@@ -38,7 +39,7 @@ async def test_the_app_watches_a_private_game_by_its_code_and_sits_at_the_next_o
             app.screen.query_one("#code", Input).value = table.code.lower()
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the offer to watch")
-            assert "has already started. Watch it?" in app.screen.question
+            assert isinstance(app.screen, ConfirmScreen) and "has already started. Watch it?" in app.screen.question
             await pilot.press("y")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
                              and app.model.table.id == table_id, "watching the private table")
@@ -163,7 +164,7 @@ async def test_the_host_is_asked_before_a_player_is_removed(tmp_path: Path) -> N
                 index = next(i for i, (text, _m) in enumerate(menu.choices) if text == "Remove Bob from the table")
                 menu.query_one(f"#choice-{index}", Button).press()
                 await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-                assert "Remove Bob from the table?" in app.screen.question
+                assert isinstance(app.screen, ConfirmScreen) and "Remove Bob from the table?" in app.screen.question
                 await pilot.press(answer)
                 await pilot.pause(0.3)
                 seated = [s.name for s in server.lobby.tables[app.model.table.id].seats]

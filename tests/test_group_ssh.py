@@ -4,6 +4,7 @@ real front and game server."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import asyncssh
@@ -16,9 +17,11 @@ from ono99_tui.i18n import using
 from ono99_tui.identity import Identity
 from ono99_tui.reasons import said as said_of_error
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_ssh import Player, Rig, rig, start_rig, until  # noqa: F401  (rig: the fixture)
+from tests.textual_compat import keep_running_on_exit
 
 
 def name_box(app: SessionApp) -> bool:
@@ -96,7 +99,7 @@ async def test_a_refused_friend_is_shown_the_line_the_host_needs(tmp_path: Path)
                 return ""
 
             def kbdint_challenge_received(self, name: str, instructions: str, lang: str,
-                                          prompts: list[tuple[str, bool]]) -> list[str]:
+                                          prompts: Sequence[tuple[str, bool]]) -> list[str]:
                 return []
 
         for keys in ([other], []):
@@ -183,7 +186,7 @@ async def test_a_session_whose_app_does_not_end_still_gets_its_terminal_back_and
     try:
         cy = await Player.connect(lost, "cy")
         await cy.until_screen(LobbyScreen, "cy's lobby")
-        monkeypatch.setattr(cy.app, "exit", lambda *args, **kwargs: None)  # an app stuck somewhere
+        keep_running_on_exit(monkeypatch, cy.app)  # an app stuck somewhere
         mark = len(cy.output)
         await lost.front.close(server_lost=True)
         await asyncio.wait_for(cy.ended.wait(), 10)

@@ -9,12 +9,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ono99_tui.core.cards import Card, Edition
-from ono99_tui.core.events import Out, Played
+from ono99_tui.core.events import Event, Out, Played
 from ono99_tui.i18n import using
+from ono99_tui.messages import View
 from ono99_tui.reasons import render
 from ono99_tui.tui.lobby_list import group_label, grouped
 from ono99_tui.tui.model import Model
-from ono99_tui.tui.screens import TableScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import SeatsView
 from server.history import away_params, away_summary
 from tests import wire
@@ -32,7 +33,8 @@ from tests.wire import table_message
 
 
 def test_a_stand_in_s_cards_are_named_as_the_cards_print_them() -> None:
-    missed = [Played(0, (Card.PLAY2,), 12), Played(1, (Card.N7,), 19), Played(0, (Card.MINUS_TEN,), 9), Out(0)]
+    missed: list[Event] = [Played(0, (Card.PLAY2,), 12), Played(1, (Card.N7,), 19), Played(0, (Card.MINUS_TEN,), 9),
+                           Out(0)]
     text = away_summary(missed, 0, "alice", Edition.E2022)
     assert text == "While you were away, a bot played for alice: 2 cards (Play 2, −10); the seat went out."
     params = away_params(missed, 0, "alice", Edition.E2022)
@@ -120,11 +122,11 @@ def test_a_player_who_sat_back_is_not_shown_as_played_by_a_bot() -> None:
 
 
 def test_play_and_draw_are_offered_only_to_a_player_in_the_game_and_draw_only_when_drawn_by_hand() -> None:
-    def shows(view: object, action: str) -> bool:
+    def shows(view: View, action: str) -> bool:
         model = Model(my_name="alice")
-        model.view = view  # type: ignore[assignment]
-        return TableScreen.footer_shows(SimpleNamespace(ono=SimpleNamespace(model=model, local=False)),  # type: ignore[arg-type]
-                                        action)
+        model.view = view
+        screen = SimpleNamespace(ono=SimpleNamespace(model=model, local=False))  # all footer_shows reads of it
+        return TableScreen.footer_shows(screen, action)  # type: ignore[arg-type]  # a stand-in for the screen
 
     playing = wire.view(3, seat=0)
     manual = wire.view(3, seat=0, options={"manual_draw": True})

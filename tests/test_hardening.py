@@ -13,6 +13,8 @@ import random
 import socket
 import ssl
 import termios
+import time
+from pathlib import Path
 from typing import Any
 
 import asyncssh
@@ -55,7 +57,7 @@ async def connect_from(address: str, port: int, name: str, **kwargs: Any) -> Tes
 
 
 # --- 1. connections that never say hello ------------------------------------------------------------
-async def test_silent_connections_from_many_addresses_never_keep_a_new_player_out(tmp_path):
+async def test_silent_connections_from_many_addresses_never_keep_a_new_player_out(tmp_path: Path) -> None:
     """80 connections from 20 addresses (127.0.0.10 to .29) connect and say nothing, on a server
     with room for 40 players whose hello timeout (120 s) is far longer than the test: nothing clears
     them meanwhile. Tried: they hold at most their own budget (24 waiting, 4 per address), a
@@ -86,7 +88,7 @@ async def test_silent_connections_from_many_addresses_never_keep_a_new_player_ou
                 writer.close()
 
 
-async def test_a_refused_connection_says_why_and_a_full_address_does_not_block_another(tmp_path):
+async def test_a_refused_connection_says_why_and_a_full_address_does_not_block_another(tmp_path: Path) -> None:
     """One address with its 3 waiting connections is refused a fourth (error, bye, closed); another
     address still gets in."""
     async with running_server(tmp_path, max_waiting_hellos=100, max_waiting_hellos_per_address=3,
@@ -116,7 +118,8 @@ def kernel_send_queue(sock: socket.socket) -> int:
     return int.from_bytes(fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"), "little", signed=True)
 
 
-async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_memory(tmp_path, caplog):
+async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_memory(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A spectator reads nothing while two players and two bots play game after game. The server's
     stated bound for what it holds per client is its queue (send_queue_bytes), the transport's
     buffer (64 KiB and one frame) and the kernel's send buffer (socket_send_buffer, which Linux
@@ -171,7 +174,7 @@ async def test_a_client_that_never_reads_is_dropped_in_stated_time_with_bounded_
 
 
 # --- 3. one access policy for every way in ----------------------------------------------------------
-async def test_under_authorized_keys_a_tcp_client_without_a_listed_key_is_refused(tmp_path):
+async def test_under_authorized_keys_a_tcp_client_without_a_listed_key_is_refused(tmp_path: Path) -> None:
     """With --auth authorized-keys, `ono99 connect HOST --name intruder` reached the lobby with
     nothing asked. Tried: its hello is refused (access_denied, telling how to get in), the
     connection closed, and nobody named intruder is in the lobby."""
@@ -189,7 +192,7 @@ async def test_under_authorized_keys_a_tcp_client_without_a_listed_key_is_refuse
         assert "intruder" not in h.server.lobby.members and not h.server.lobby.members
 
 
-async def test_under_password_a_tcp_hello_needs_the_password(tmp_path):
+async def test_under_password_a_tcp_hello_needs_the_password(tmp_path: Path) -> None:
     async with running_server(tmp_path, ssh=SshSettings(auth="password", password="open sesame")) as h:
         for offered, why in ((None, "asks for a password"), ("wrong", "wrong password")):
             with pytest.raises(ServerError) as info:
@@ -200,7 +203,7 @@ async def test_under_password_a_tcp_hello_needs_the_password(tmp_path):
         assert ada.welcome["name"] == "ada" and set(h.server.lobby.members) == {"ada"}
 
 
-async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path):
+async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path: Path) -> None:
     """The SSH front, a process of its own, is given the server's policy settings by `ono99 serve`
     and decides as the server does."""
     from ono99_tui.front.ssh import SshFront
@@ -216,8 +219,8 @@ async def test_the_ssh_front_applies_the_servers_own_policy(tmp_path):
         assert front.access.decide(None, "nope", "127.0.0.1") == "wrong password"
 
 
-async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tmp_path):
-    """`ono99 serve --port 0` turns TCP off (it picked a random port); both off is refused; the
+async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tmp_path: Path) -> None:
+    """`ono99 serve --port 0` turns TCP off (it picked a random port); all off is refused; the
     banner says who may come in on each listener and the machine's addresses."""
     keys_file = tmp_path / "authorized_keys"
     keys_file.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
@@ -237,12 +240,13 @@ async def test_serve_with_tcp_off_and_the_banner_states_each_listeners_policy(tm
         await server.stop()
     from tests.server_helpers import ono99
 
-    both_off = await ono99("serve", "--port", "0", "--ssh-port", "0", "--db", str(tmp_path / "b.db"))
-    assert both_off.returncode == 2 and "both TCP (--port 0) and SSH (--ssh-port 0) are off" in both_off.stderr
+    all_off = await ono99("serve", "--port", "0", "--ssh-port", "0", "--web-port", "0", "--db", str(tmp_path / "b.db"))
+    assert all_off.returncode == 2 and "TCP (--port 0), SSH (--ssh-port 0) and the web (--web-port 0) are all off" \
+        in all_off.stderr
 
 
 # --- 4. every refused act is answered; honest play is not limited -----------------------------------
-async def test_every_act_over_the_message_limit_is_answered(tmp_path):
+async def test_every_act_over_the_message_limit_is_answered(tmp_path: Path) -> None:
     """At the default limits, 110 acts in one write (the burst is 100): each one is answered, the
     ones over the limit with rate_limited (only the first was, and a client whose act was dropped
     silently waited forever)."""
@@ -251,7 +255,7 @@ async def test_every_act_over_the_message_limit_is_answered(tmp_path):
         await create_table(ada, seats=2, bots=1, start=True)
         await ada.expect("state")
         await ada.send_raw(encode({"t": "act", "action": "7", "version": 99_999}) * 110)
-        answers = []
+        answers: list[str] = []
         while len(answers) < 110:
             message = await ada.recv()
             if message["t"] == "error" and message["ref"] == "act":
@@ -261,14 +265,12 @@ async def test_every_act_over_the_message_limit_is_answered(tmp_path):
         assert connection is not None and not connection.closed  # still open
 
 
-def test_the_default_message_limit_leaves_the_fastest_honest_play_alone(monkeypatch):
+def test_the_default_message_limit_leaves_the_fastest_honest_play_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """Four programs playing each other at full speed send about 22 messages a second each. At
     that pace for ten minutes, the default limit refuses nothing (the former 20 a second with bursts
     of 60 refused from the 31st second on)."""
-    import server.lobby as lobby_module
-
     now = [0.0]
-    monkeypatch.setattr(lobby_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # the clock of server/lobby.py's buckets
 
     def refused_at(rate: float, burst: int, pace: float = 22.0) -> float | None:
         bucket = TokenBucket(rate, burst)
@@ -283,7 +285,7 @@ def test_the_default_message_limit_leaves_the_fastest_honest_play_alone(monkeypa
     assert refused_at(20.0, 60) is not None  # the check can fail: the old limit refuses at this pace
 
 
-async def test_four_fast_players_at_the_default_limits_are_never_refused(tmp_path):
+async def test_four_fast_players_at_the_default_limits_are_never_refused(tmp_path: Path) -> None:
     async with running_server(tmp_path, bot_delay=0) as h:
         players = [await h.connect(f"p{i}") for i in range(4)]
         table_id = await create_table(players[0], seats=4)
@@ -296,7 +298,7 @@ async def test_four_fast_players_at_the_default_limits_are_never_refused(tmp_pat
 
 
 # --- 5. table-list storms ---------------------------------------------------------------------------
-async def test_table_list_pushes_to_the_lobby_are_coalesced(tmp_path):
+async def test_table_list_pushes_to_the_lobby_are_coalesced(tmp_path: Path) -> None:
     """A player creates and leaves a table 30 times as fast as the server answers, while another
     waits in the lobby. Each change pushed a `tables` message (60 of them); now the lobby gets at
     most one per lobby_push_interval, and the last one shows the list as it ends (no table)."""
@@ -320,7 +322,7 @@ async def test_table_list_pushes_to_the_lobby_are_coalesced(tmp_path):
 
 
 # --- the order of a game's last messages ------------------------------------------------------------
-async def test_a_games_last_state_comes_before_its_table_marked_finished(tmp_path):
+async def test_a_games_last_state_comes_before_its_table_marked_finished(tmp_path: Path) -> None:
     """docs/protocol.md §5: the last state (winner set) comes before the `table` with status
     finished. With a database, the state waits for the save while the table update went at once."""
     async with running_server(tmp_path, **FAST_PLAY) as h:
@@ -337,7 +339,7 @@ async def test_a_games_last_state_comes_before_its_table_marked_finished(tmp_pat
 
 
 # --- docs/protocol.md, point by point -----------------------------------------------------------------
-async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path):
+async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path: Path) -> None:
     """§2: no text `t` → bad_message, unknown `t` → unknown_type, a bad field → bad_field, and only
     then a valid message other than hello → hello_first."""
     async with running_server(tmp_path) as h:
@@ -349,7 +351,7 @@ async def test_before_hello_the_order_of_checks_is_as_documented(tmp_path):
         assert codes == ["bad_message", "unknown_type", "bad_field", "hello_first"]
 
 
-async def test_an_empty_t_is_answered_with_its_ref_and_an_empty_key_is_no_guest(tmp_path):
+async def test_an_empty_t_is_answered_with_its_ref_and_an_empty_key_is_no_guest(tmp_path: Path) -> None:
     """§2: `ref` is nil only without a text `t`, so `{"t": ""}` gets `ref` ""; §3a: a `key` that
     does not decode, "" included, is `bad_key`, never a guest's hello."""
     async with running_server(tmp_path) as h:
@@ -367,7 +369,7 @@ async def test_an_empty_t_is_answered_with_its_ref_and_an_empty_key_is_no_guest(
         assert welcome["identity"] is None and welcome["name"] == "Eve"
 
 
-async def test_profile_and_game_record_may_come_after_later_replies_and_say_what_they_answer(tmp_path):
+async def test_profile_and_game_record_may_come_after_later_replies_and_say_what_they_answer(tmp_path: Path) -> None:
     """§5: read from the database, a `profile` or `game_record` reply may follow the reply to a later
     request: `profile.name` and `game_record.game` (or a refusal's `ref` and `params`) say which request
     it answers. Tried with the database thread kept busy."""
@@ -397,7 +399,7 @@ async def test_profile_and_game_record_may_come_after_later_replies_and_say_what
         assert (refused["ref"], refused["code"], refused["params"]) == ("game_record", "no_record", {"game": 7})
 
 
-async def test_refused_requests_leave_you_where_you_were(tmp_path):
+async def test_refused_requests_leave_you_where_you_were(tmp_path: Path) -> None:
     """§4: a refused join, spectate or create_table changes nothing (said once, and true)."""
     async with running_server(tmp_path) as h:
         ann, bo = await h.connect("ann"), await h.connect("bo")
@@ -414,7 +416,7 @@ async def test_refused_requests_leave_you_where_you_were(tmp_path):
             assert table.seats[1].member is bo_member and bo_member.table is table
 
 
-async def test_which_error_answers_when_several_apply(tmp_path):
+async def test_which_error_answers_when_several_apply(tmp_path: Path) -> None:
     """§4's order of checks: a full table during a game → game_running; a full waiting table →
     table_full; a seated player asking for a taken seat during a game → seat_taken; a spectator
     sitting down during a game is not refused but waits for the next game (a notice)."""
@@ -438,7 +440,7 @@ async def test_which_error_answers_when_several_apply(tmp_path):
         assert notice["table"] == playing and "next game" in notice["text"]
 
 
-async def test_stand_is_answered_by_table_then_state(tmp_path):
+async def test_stand_is_answered_by_table_then_state(tmp_path: Path) -> None:
     """§5: after `stand`, the table update, then the state (a spectator's view)."""
     async with running_server(tmp_path, **FAST_PLAY) as h:
         ann = await h.connect("ann")
@@ -453,7 +455,7 @@ async def test_stand_is_answered_by_table_then_state(tmp_path):
         assert standing < watching
 
 
-def test_every_flag_of_serve_has_help_text_and_connect_takes_a_password():
+def test_every_flag_of_serve_has_help_text_and_connect_takes_a_password() -> None:
     import argparse
 
     from ono99_tui.cli import build_parser

@@ -23,18 +23,22 @@ from typing import Any
 
 import asyncssh
 import pytest
+from textual.widgets import DataTable
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.fingerprints import fingerprint_digest
+from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from server import Server, standin
 from server.names import name_key, name_keys
+from tests.app_state import table_of, view_of
 from tests.server_helpers import (
     FAST_PLAY,
     ROOT,
     TIMEOUT,
+    Store,
     TestClient,
     create_table,
     export_and_check,
@@ -181,12 +185,12 @@ async def test_a_capital_i_is_refused_beside_an_l_either_way_round(tmp_path: Pat
     assert not name_keys("ida") & name_keys("lda")
 
 
-async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: Path) -> None:
+async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: Path, store: Store) -> None:
     """Carol's name is her key's: a guest or another key cannot take it while she is away, nor after
     a restart; her key takes it back, over TCP or SSH; a key that asks for another free name moves
     to it and frees the old one."""
     carol, mallory = identity_in(tmp_path / "carol"), identity_in(tmp_path / "mallory")
-    async with running_server(tmp_path) as h:
+    async with running_server(tmp_path, **store.config) as h:
         client = await connect(h.port, "carol", carol)
         await client.close()
         await wait_until(lambda: "carol" not in h.server.lobby.members, "carol to leave")
@@ -196,7 +200,7 @@ async def test_a_name_belongs_to_its_key_across_sessions_and_restarts(tmp_path: 
         mal = await connect(h.port, "mal", mallory)
         h.clients.append(mal)
         await storage_barrier(mal)
-    server = Server(server_config(tmp_path))  # the same database file
+    server = Server(server_config(tmp_path, **store.config))  # the same database
     await server.start()
     try:
         assert (await refused(server.port, "cArOl", None)).code == "name_taken"
@@ -428,7 +432,8 @@ def test_a_win_is_credited_only_to_a_player_there_at_the_end_who_made_half_their
     away = plays_record(plays, 0)  # away for the last event only, but at the end
     assert standin.settle(away, players, [[{"from": [0, 5], "to": None}], []], [0, 6])[0] == ("SHA256:a", False)
     assert away["players"][0]["stand_in"] == [{"from": [0, 5], "to": [0, 6]}]
-    guest = [{"name": "a", "kind": "human", "identity": None}, {"name": "Bot 2", "kind": "bot:greedy"}]
+    guest: list[dict[str, Any]] = [{"name": "a", "kind": "human", "identity": None},
+                                   {"name": "Bot 2", "kind": "bot:greedy"}]
     assert standin.settle(plays_record(plays, 0), guest, [[], []], [0, 6]) == []  # guests and bots: no stats
 
 
@@ -471,7 +476,7 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
     """A follower of the leaderboard gets a new one after each game that changes it; the app's
     leaderboard screen shows the new row without a key pressed."""
     from ono99_tui.tui.app import make_app
-    from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen
+    from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 
     async with running_server(tmp_path, **FAST_PLAY) as h:
         watcher = await h.connect("watcher")
@@ -487,7 +492,7 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
             await play(cy, random.Random(1))
             pushed = await watcher.expect("leaderboard", where=lambda m: bool(m["rows"]))
             assert [row["name"] for row in pushed["rows"]] == ["Cy"]
-            await wait_until(lambda: app.screen.query_one("DataTable").row_count == 2,  # Cy, and the bot level
+            await wait_until(lambda: app.screen.query_one(DataTable).row_count == 2,  # Cy, and the bot level
                              "the new rows shown")
             await pilot.press("escape")
             await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
@@ -535,8 +540,8 @@ async def test_the_app_asks_for_another_name_when_its_name_is_taken(tmp_path: Pa
     app says why and asks for another name (instead of a dead end), enters the lobby with it, and
     remembers it in its data directory for the next start."""
     from ono99_tui.tui.app import make_app
+    from ono99_tui.tui.lobby import LobbyScreen
     from ono99_tui.tui.names import NameScreen
-    from ono99_tui.tui.screens import LobbyScreen
 
     async with running_server(tmp_path) as h:
         h.clients.append(await connect(h.port, "Ada", identity_in(tmp_path / "ada")))
@@ -557,7 +562,7 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
     restarts (same database and host key) and an SSH login with that key is back at the seat again."""
     import uuid
 
-    from ono99_tui.tui.screens import TableScreen
+    from ono99_tui.tui.table import TableScreen
     from tests.test_ssh import run
 
     kit_dir = tmp_path / "kit"
@@ -576,10 +581,10 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
         await run(*tmux, "new-session", "-d", "-s", "play", "-x", "100", "-y", "30", ssh)
         await wait_until(lambda: member.connection is not None, "kit back over OpenSSH")
         session = next(iter(rig.front.sessions))
-        await wait_until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen)
+        await wait_until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, TableScreen)
                          and session.app.model.view is not None, "kit's table in the SSH session")
         assert session.app is not None
-        assert session.app.model.my_name == "kit" and list(session.app.model.view.hand) == state["view"]["hand"]
+        assert session.app.model.my_name == "kit" and list(view_of(session.app).hand) == state["view"]["hand"]
         assert session.owner.fingerprint == kit.fingerprint
         await run(*tmux, "kill-server")
         await wait_until(lambda: member.connection is None, "the SSH session gone")
@@ -592,8 +597,8 @@ async def test_the_key_file_of_ono99_connect_with_openssh_is_the_same_player_and
     try:
         player = await Player.connect(rig, "whoever", key=asyncssh.read_private_key(str(kit_dir / KEY_FILE)))
         await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the seat")
-        assert player.app.model.my_name == "kit" and player.app.model.table.id == table_id  # type: ignore[index]
-        assert list(player.app.model.view.hand) == state["view"]["hand"]  # type: ignore[index]
+        assert player.app.model.my_name == "kit" and table_of(player.app).id == table_id
+        assert list(view_of(player.app).hand) == state["view"]["hand"]
         await player.close()
     finally:
         await rig.close()

@@ -155,7 +155,8 @@ class Referee:
         self.limit = limit_of(options)
         self.deck = EXPECTED_DECK[self.edition]
         self.deck_sorted = sorted(self.deck.elements())
-        self.scoring = options.scoring.value  # type: ignore[union-attr]
+        assert options.scoring is not None  # TableOptions sets the edition's default
+        self.scoring = options.scoring.value
         self.hands: list[list[Card]] = [[] for _ in range(seats)]
         self.draw: list[Card] = []  # top card LAST
         self.discard: list[Card] = []
@@ -316,16 +317,18 @@ class Referee:
             )
             assert self.active[e.dealer], "an eliminated seat deals"
         assert len(e.hands) == n and e.draw_pile is not None
+        hands = [h for h in e.hands if h is not None]
+        assert len(hands) == n, "the game's own events hide no hand"
         for s in range(n):
             want = HAND if self.active[s] else 0
-            assert len(e.hands[s]) == want, f"seat {s} dealt {len(e.hands[s])} cards"  # type: ignore[arg-type]
-        assert e.hand_sizes == tuple(len(h) for h in e.hands)  # type: ignore[arg-type]
+            assert len(hands[s]) == want, f"seat {s} dealt {len(hands[s])} cards"
+        assert e.hand_sizes == tuple(len(h) for h in hands)
         assert e.draw_pile_size == len(e.draw_pile)
-        dealt = Counter(c for h in e.hands for c in h) + Counter(e.draw_pile)  # type: ignore[union-attr]
+        dealt = Counter(c for h in hands for c in h) + Counter(e.draw_pile)
         assert dealt == self.deck, "a deal that is not exactly the deck"
         log = self.game.hands_log[e.hand]
         assert log.dealt == e.hands and log.draw_pile == e.draw_pile and log.first == e.first
-        self.hands = [list(h) for h in e.hands]  # type: ignore[arg-type]
+        self.hands = [list(h) for h in hands]
         self.draw = list(reversed(e.draw_pile))
         self.discard = []
         self.out_of_play = []
@@ -604,7 +607,7 @@ class Referee:
         assert outcome.tokens == (tuple(self.tokens) if self.tokens is not None else None)
         assert outcome.scores == (tuple(self.scores) if self.scores is not None else None)
         if self.scoring != "points":
-            assert self.active.count(True) == 1 and self.active[self.winner], "not one seat left"  # type: ignore[index]
+            assert self.active.count(True) == 1 and self.active[self.winner], "not one seat left"
         assert self.winner not in self.eliminated_ever, "an eliminated seat won"
 
 

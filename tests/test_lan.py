@@ -39,10 +39,11 @@ from ono99_tui.lan import (
 )
 from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import LobbyScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.servers import NOTHING_FOUND, ServersScreen
 from server import Server, ServerConfig
 from server.advertiser import Advertiser, instance_name, interface_plan
+from tests.textual_compat import notification_texts
 
 from .server_helpers import ServerProcess
 from .test_tui import wait_until
@@ -302,7 +303,7 @@ async def test_an_address_typed_by_hand_connects_and_a_bad_one_says_what_to_type
                 await pilot.press("enter")
                 await pilot.pause()
                 assert isinstance(app.screen, ServersScreen)
-                assert any("is not an address" in str(n.message) for n in app._notifications)
+                assert any("is not an address" in n for n in notification_texts(app))
             box.value = f"127.0.0.1:{server.port}"
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the typed server's lobby")
@@ -320,8 +321,8 @@ async def test_an_unreachable_server_sends_the_player_back_to_the_list() -> None
         app.screen.query_one("#address", Input).value = f"127.0.0.1:{port}"
         app.screen.query_one("#address", Input).focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any(f"Nothing answers at 127.0.0.1:{port}" in str(n.message)
-                                            for n in app._notifications), "the error")
+        await wait_until(pilot, lambda: any(f"Nothing answers at 127.0.0.1:{port}" in n
+                                            for n in notification_texts(app)), "the error")
         await wait_until(pilot, lambda: isinstance(app.screen, ServersScreen), "the list again")
 
 
@@ -339,5 +340,5 @@ async def test_with_no_server_on_the_network_the_list_says_how_to_type_an_addres
         assert grid_rows(screen) == []
         assert screen.query_one("#address", Input).has_focus  # nothing to pick: type instead
         await pilot.press("enter")  # an empty address: a hint, not a crash
-        assert any("is not an address" in str(n.message) for n in app._notifications)
+        assert any("is not an address" in n for n in notification_texts(app))
         assert isinstance(app.screen, ServersScreen)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ono99_tui.client import Client
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import LobbyScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from server import Server
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until

@@ -14,8 +14,12 @@ from ono99_tui.cli import DEFAULT_DRAW_WINDOW
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import LOCAL_DRAW_WINDOW, make_app
-from ono99_tui.tui.screens import GameOverScreen, NewGameScreen, SettingsScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.settings_screen import SettingsScreen
+from ono99_tui.tui.table import TableScreen
+from tests.app_state import local_server, parent_of, table_of, view_of
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 
 
@@ -36,13 +40,12 @@ async def test_changing_the_language_mid_game_lets_the_bots_play_on_and_relabels
             await pilot.press("down", "down", "enter")  # English, Afrikaans, Deutsch
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
             assert current_language() == "de"
-            table = next(iter(app._embedded.server.lobby.tables.values()))  # type: ignore[union-attr]
+            table = next(iter(local_server(app).lobby.tables.values()))
             await wait_until(pilot, lambda: app.model.my_turn, "my turn")
             assert not table.paused
-            version = app.model.view.version  # type: ignore[union-attr]
+            version = view_of(app).version
             await play_my_turn(pilot, app)
-            await wait_until(pilot, lambda: app.model.view.version > version + 1,  # type: ignore[union-attr]
-                             "a bot's play after mine")
+            await wait_until(pilot, lambda: view_of(app).version > version + 1, "a bot's play after mine")
             title = str(app.screen.query_one("#title", Static).render())
             assert "Lokales Spiel" in title and "Local game" not in title
     finally:
@@ -138,7 +141,7 @@ async def test_the_new_game_dialog_starts_on_its_first_choice_and_enter_starts_f
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                          "the game")
-        first_table = app.model.table.id  # type: ignore[union-attr]
+        first_table = table_of(app).id
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
         dialog = app.screen
@@ -153,17 +156,17 @@ async def test_the_new_game_dialog_starts_on_its_first_choice_and_enter_starts_f
         assert edition.value == "1980" and isinstance(app.screen, NewGameScreen)
         more = dialog.query_one("#more", Static)
         await wait_until(pilot, lambda: "more choices below" in str(more.render()), "the hint")
-        assert dialog.query_one("#out_at_zero_tokens").parent.display
+        assert parent_of(dialog.query_one("#out_at_zero_tokens")).display
         dialog.query_one("#scoring", Select).value = "points"
         await pilot.pause()
-        assert not dialog.query_one("#out_at_zero_tokens").parent.display
+        assert not parent_of(dialog.query_one("#out_at_zero_tokens")).display
         dialog.query_one("#out_at_zero_tokens", Switch).value = True  # remembered from a tokens game
         for _ in range(12):
             if app.focused is dialog.query_one("#manual_draw"):
                 break
             await pilot.press("tab")
         switch = dialog.query_one("#manual_draw", Switch)
-        assert app.focused is switch and not switch.value
+        assert switch.has_focus and not switch.value
         await pilot.press("space")
         assert switch.value
         fields = dialog.query_one("#fields")
@@ -173,8 +176,8 @@ async def test_the_new_game_dialog_starts_on_its_first_choice_and_enter_starts_f
         await wait_until(pilot, lambda: app.model.table is not None and app.model.table.id != first_table
                          and app.model.view is not None, "the new game")
         assert switch.value  # Enter started the game; it did not toggle the switch
-        options = app.model.table.options  # type: ignore[union-attr]
-        assert app.model.view.edition == "1980"  # type: ignore[union-attr]
+        options = app.model.table.options
+        assert app.model.view.edition == "1980"
         assert options.manual_draw and not options.out_at_zero_tokens
 
 
@@ -194,7 +197,7 @@ async def test_an_open_draw_counts_down_the_seconds_the_next_bot_waits_and_ends_
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                          "the game")
-        table = next(iter(app._embedded.server.lobby.tables.values()))  # type: ignore[union-attr]
+        table = next(iter(local_server(app).lobby.tables.values()))
 
         def seconds_said() -> int:
             found = re.search(r"press d within (\d+) s", banner(app))
@@ -208,9 +211,9 @@ async def test_an_open_draw_counts_down_the_seconds_the_next_bot_waits_and_ends_
 
         while not app.model.can_draw:
             await wait_until(pilot, lambda: app.model.my_turn, "my turn")
-            before = app.model.view.version  # type: ignore[union-attr]
+            before = view_of(app).version
             await play_my_turn(pilot, app)
-            await wait_until(pilot, lambda b=before: app.model.view.version != b, "my play")  # type: ignore[misc]
+            await wait_until(pilot, lambda b=before: view_of(app).version != b, "my play")
         assert honest() and 17 <= seconds_said() < 20
         first = seconds_said()
         await pilot.pause(2.2)

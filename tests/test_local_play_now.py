@@ -6,9 +6,11 @@ import asyncio
 
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.table import TableScreen
+from tests.app_state import table_of
 from tests.test_tui import wait_until
 
 
@@ -16,7 +18,7 @@ async def test_play_now_in_the_local_lobby_starts_a_game_with_bots_at_once() -> 
     app = make_app(bot_delay=0.5, local_game=open_local_game, name="Ada")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
-        first = app.model.table.id  # type: ignore[union-attr]
+        first = table_of(app).id
         await pilot.press("l")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         await pilot.press("y")

@@ -17,10 +17,12 @@ from ono99_tui.local_game import open_local_game
 from ono99_tui.messages import DrawEvent
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.model import Model
-from ono99_tui.tui.screens import NewGameScreen, TableScreen
+from ono99_tui.tui.new_game import NewGameScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
 from server.storage import default_db_path
 from tests import wire
+from tests.app_state import table_of
 from tests.test_tui import DATA, wait_until
 from tests.wire import table_message
 
@@ -36,9 +38,12 @@ async def test_the_local_table_keeps_its_name_after_n() -> None:
     app = make_app(bot_delay=0, local_game=open_local_game, name="Ada")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
-        title = lambda: str(app.screen.query_one("#title", Static).render())  # noqa: E731
+
+        def title() -> str:
+            return str(app.screen.query_one("#title", Static).render())
+
         assert "Local game" in title()
-        first = app.model.table.id  # type: ignore[union-attr]
+        first = table_of(app).id
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the new-game dialog")
         await pilot.press("enter")

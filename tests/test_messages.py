@@ -165,7 +165,7 @@ VIEW = {"edition": "2022", "options": OPTIONS, "seats": 2, "seat": 0, "hand": ["
         "active": [True, True], "in_hand": [True, True], "open_draws": [False, False], "missed_draws": [0, 0],
         "tokens": None, "scores": None, "draw_pile_size": 103, "discard_size": 1, "top_card": "7", "winner": None,
         "ranking": None}
-STATE = {"t": "state", "table": 1, "game_no": 1, "view": VIEW,
+STATE: dict[str, Any] = {"t": "state", "table": 1, "game_no": 1, "view": VIEW,
          "events": [{"e": "play", "seat": 1, "cards": ["7"], "total": 7}, {"e": "draw", "seat": 1, "card": None}],
          "seq": 3, "clock": 12.5, "controlled_by_bot": [False, True]}
 SEAT = {"kind": "human", "name": "Ada", "level": None, "connected": True}
@@ -174,7 +174,7 @@ TABLE = {"id": 1, "name": "Ada's table", "edition": "2022", "options": OPTIONS, 
                                                                  "connected": None}],
          "free": 1, "bots": 0, "spectators": 0, "replace_bots": False, "turn_seconds": 0, "bot_level": "greedy",
          "game_no": 0, "winner": None, "code": None, "you": 0, "watchers": [], "waiting": []}
-GOOD = [STATE, {"t": "table", "table": TABLE},
+GOOD: list[dict[str, Any]] = [STATE, {"t": "table", "table": TABLE},
         {"t": "welcome", "version": 2, "server": "ONO 99", "name": "Ada", "resume": "x", "resumed": False,
          "table": None, "identity": None},
         {"t": "chat", "scope": "lobby", "table": None, "id": 1, "from": "Ada", "text": "hi", "at": 1.5},
@@ -298,7 +298,7 @@ def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 @st.composite
 def mutated(draw: st.DrawFn) -> dict[str, Any]:
     """A good message with one to three places replaced by anything, or removed."""
-    message = copy.deepcopy(draw(st.sampled_from(GOOD)))
+    message: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(GOOD)))
     for _ in range(draw(st.integers(1, 3))):
         where = paths(message)
         if not where:
@@ -336,12 +336,14 @@ def test_a_value_not_of_its_declared_type_is_told_apart() -> None:
         assert as_declared(decode_server_message(message)), message
     welcome = decode_server_message(GOOD[2])
     assert isinstance(welcome, Welcome)
-    assert not as_declared(dataclasses.replace(welcome, table="4"))  # type: ignore[arg-type]
-    assert not as_declared(dataclasses.replace(welcome, resumed=0))
+    assert not as_declared(dataclasses.replace(welcome, table="4"))  # type: ignore[arg-type]  # a wrong type on purpose
+    assert not as_declared(dataclasses.replace(welcome, resumed=0))  # type: ignore[arg-type]  # a wrong type on purpose
     assert not as_declared(dataclasses.replace(welcome, version=True))
     state = decode_server_message(STATE)
     assert isinstance(state, State)
+    # a wrong type on purpose, below
     assert not as_declared(dataclasses.replace(state, view=dataclasses.replace(state.view, edition="1999")))  # type: ignore[arg-type]
+    # a wrong type on purpose, below
     assert not as_declared(dataclasses.replace(state, view=dataclasses.replace(state.view, hand=("4", 3))))  # type: ignore[arg-type]
     assert not as_declared(dataclasses.replace(state, clock=math.nan))
     assert conforms((1, 2), tuple[int, ...]) and not conforms([1, 2], tuple[int, ...])

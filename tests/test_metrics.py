@@ -69,7 +69,7 @@ async def test_the_gauges_follow_players_joining_and_leaving_and_the_counters_co
         assert samples[("ono99_players_online", ())] == 2
         assert samples[("ono99_connections", (("listener", "tcp"),))] == 1
         assert samples[("ono99_connections", (("listener", "ssh"),))] == 1
-        assert samples[("ono99_front_sessions", (("worker", "4242"),))] == 1
+        assert samples[("ono99_front_sessions", (("front", "ssh"), ("worker", "4242")))] == 1
         await ssh_player.close()
         await until_sample(h, "ono99_players_online", 1)
         await until_sample(h, "ono99_connections", 0, (("listener", "ssh"),))

@@ -25,6 +25,7 @@ from server import Server
 from tests.server_helpers import (
     TIMEOUT,
     Harness,
+    Store,
     TestClient,
     create_table,
     free_port,
@@ -89,9 +90,11 @@ def said_lines(client: TestClient) -> list[str]:
 
 
 # --- bans ----------------------------------------------------------------------------------------------
-async def test_a_banned_key_is_refused_with_the_reason_and_still_after_a_restart(tmp_path: Path) -> None:
+async def test_a_banned_key_is_refused_with_the_reason_and_still_after_a_restart(tmp_path: Path,
+                                                                                  store: Store) -> None:
+    """On SQLite and on PostgreSQL: the ban is kept in the database."""
     op, mallory, ann = new_identity(), new_identity(), new_identity()
-    config = {"admins": admins_file(tmp_path, op)}
+    config = {"admins": admins_file(tmp_path, op), **store.config}
     async with running_server(tmp_path, **config) as h:
         target = await h.connect("mallory", identity=mallory)
         desk = await operator(h, op)
@@ -248,8 +251,8 @@ async def test_kick_rename_mute_close_motd_and_notice(tmp_path: Path) -> None:
             ("Robert", bob.fingerprint, "tcp"), ("cat", cat.fingerprint, "tcp")}
         await admin(desk, "kick", target="cat", reason="spamming")
         assert any(m.get("code") == "operator_kick" for m in await until_closed(cat_client))
-        error = await refused(h, "cat", cat)
-        assert error.code == "kicked" and error.error.params["reason"] == "spamming"
+        kept_out = await refused(h, "cat", cat)
+        assert kept_out.code == "kicked" and kept_out.error.params["reason"] == "spamming"
         log = await admin(desk, "log")
         assert [r["action"] for r in log["rows"]] == ["motd", "rename", "mute", "unmute", "close", "notice", "kick"]
     async with running_server(tmp_path, admins=admins_file(tmp_path, op)) as h:  # the lock holds after a restart
@@ -258,9 +261,10 @@ async def test_kick_rename_mute_close_motd_and_notice(tmp_path: Path) -> None:
 
 
 # --- players protect themselves ------------------------------------------------------------------------------
-async def test_a_muted_players_chat_never_reaches_the_muter_and_still_reaches_others(tmp_path: Path) -> None:
+async def test_a_muted_players_chat_never_reaches_the_muter_and_still_reaches_others(tmp_path: Path,
+                                                                                     store: Store) -> None:
     ada_key, bob_key, cy_key = new_identity(), new_identity(), new_identity()
-    async with running_server(tmp_path) as h:
+    async with running_server(tmp_path, **store.config) as h:
         ada = await h.connect("ada", identity=ada_key)
         bob = await h.connect("bob", identity=bob_key)
         cy = await h.connect("cy", identity=cy_key)
@@ -282,7 +286,7 @@ async def test_a_muted_players_chat_never_reaches_the_muter_and_still_reaches_ot
         await ada.expect("chat", where=lambda m: m["text"] == "table marker")
         assert "table talk" not in said_lines(ada)
         await ada.close()
-    async with running_server(tmp_path) as h:  # across sessions: kept by key, and the history is filtered too
+    async with running_server(tmp_path, **store.config) as h:  # across sessions: kept by key, the history filtered
         ada = await h.connect("ada", identity=ada_key)
         safety = await ada.expect("safety")
         assert safety["muted"] == ["bob"]
@@ -309,9 +313,10 @@ async def test_a_blocked_player_cannot_join_the_hosts_private_table(tmp_path: Pa
         await friend.request({"t": "join", "code": code}, "table")
 
 
-async def test_a_report_arrives_in_the_queue_with_its_chat_and_game_and_a_flood_is_refused(tmp_path: Path) -> None:
+async def test_a_report_arrives_in_the_queue_with_its_chat_and_game_and_a_flood_is_refused(tmp_path: Path,
+                                                                                         store: Store) -> None:
     op = new_identity()
-    async with running_server(tmp_path, admins=admins_file(tmp_path, op), report_burst=2) as h:
+    async with running_server(tmp_path, admins=admins_file(tmp_path, op), report_burst=2, **store.config) as h:
         ada = await h.connect("ada", identity=new_identity())
         bob = await h.connect("bob", identity=new_identity())
         await lobby_line(bob, "you are all losers")

@@ -7,7 +7,8 @@ from textual.widgets import Static
 
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import GameOverScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_first_minute import feed, scripted_app
 from tests.test_tui import play_to_the_end, wait_until
 

@@ -13,11 +13,11 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.numbers import decimal, percent, signed, whole
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 from ono99_tui.tui.profile import ProfileScreen
-from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen
 from tests.server_helpers import FAST_PLAY, create_table, new_identity, play, running_server
-from tests.test_playnow_ui import wait_until
 from tests.test_records import run_cli
+from tests.test_tui import wait_until
 
 NBSP = "\N{NO-BREAK SPACE}"
 
@@ -78,8 +78,8 @@ async def test_the_leaderboard_and_the_profile_write_ratings_and_win_rates_in_ge
             async with app.run_test(size=(110, 40)) as pilot:
                 await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
                 await pilot.press("b")
-                await wait_until(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and app.model.leaderboard,
-                                 "the leaderboard")
+                await wait_until(pilot, lambda: isinstance(app.screen, LeaderboardScreen)
+                                 and bool(app.model.leaderboard), "the leaderboard")
                 row = app.model.leaderboard[0]
                 grid = app.screen.query_one(DataTable)
                 await wait_until(pilot, lambda: grid.row_count == 2, "Cy and the random bot")

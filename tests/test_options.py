@@ -242,7 +242,7 @@ def test_seven_players_on_2022_hints_at_eight_players_option() -> None:
 @pytest.mark.parametrize("seats", ["3", 3.0, None, True])
 def test_player_count_of_wrong_type_refused(seats: object) -> None:
     with pytest.raises(OptionError, match="2 to 6"):
-        Game(TableOptions(), seats, random.Random(0))  # type: ignore[arg-type]
+        Game(TableOptions(), seats, random.Random(0))  # type: ignore[arg-type]  # a wrong type on purpose
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from textual.widgets import OptionList
 
 from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
-from ono99_tui.tui.screens import LobbyScreen
 from server import Server
 from tests.server_helpers import TestClient, new_identity, server_config, until_closed
 from tests.test_moderation import admins_file
@@ -84,8 +84,9 @@ async def test_a_player_mutes_and_reports_from_the_menu_and_an_operator_bans(tmp
 
             async def reports() -> list[tuple[str, str]]:
                 assert server.storage is not None
-                return await server.storage.call(lambda db: db.execute(
-                    "SELECT target_name, reason FROM moderation_reports").fetchall())
+                rows = await server.storage.call(
+                    lambda db: db.rows("SELECT target_name, reason FROM moderation_reports"))
+                return [(str(target), str(reason)) for target, reason in rows]
 
             loop = asyncio.get_running_loop()
             end = loop.time() + PATIENCE

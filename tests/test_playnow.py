@@ -15,8 +15,10 @@ from openskill.models import PlackettLuce
 from ono99_tui.core.record import replay
 from ono99_tui.i18n import using
 from server.ratings import PROVISIONAL_GAMES, conservative
+from server.storage import SqliteStorage
 from tests.server_helpers import (
     FAST_PLAY,
+    Store,
     TestClient,
     create_table,
     export_and_check,
@@ -134,7 +136,9 @@ def _model_ratings(records: list[dict[str, Any]], edition: str) -> dict[str, tup
     model = PlackettLuce()
     ratings: dict[str, tuple[float, float]] = {}
     for record in records:
-        ranking = replay(record).game.outcome.ranking
+        outcome = replay(record).game.outcome
+        assert outcome is not None
+        ranking = outcome.ranking
         place = {seat: i + 1 for i, seat in enumerate(ranking)}
         names = [p["name"] if p["kind"] == "human" else p["kind"] for p in record["players"]]
         teams = [[model.rating(*ratings.get(n, (model.mu, model.sigma)))] for n in names]
@@ -147,10 +151,10 @@ def _model_ratings(records: list[dict[str, Any]], edition: str) -> dict[str, tup
     return ratings
 
 
-async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Path) -> None:
+async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Path, store: Store) -> None:
     """Ada and Bob play three games with two greedy bots; the server's ratings are openskill's own
     Plackett-Luce computation on the exported records."""
-    async with running_server(tmp_path, **FAST_PLAY) as h:
+    async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         ada = await h.connect("Ada", identity=new_identity())
         bob = await h.connect("Bob", identity=new_identity())
         table_id = await create_table(ada, seats=4, bot_level="greedy")
@@ -160,7 +164,7 @@ async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Pa
             await ada.send({"t": "start" if game == 0 else "rematch"})
             await asyncio.gather(play(ada, random.Random(game)), play(bob, random.Random(game + 10)))
         await storage_barrier(ada)
-        records = await export_and_check(h.config.db_path, tmp_path / "games.jsonl")
+        records = await export_and_check(store.db, tmp_path / "games.jsonl")
         assert len(records) == 3
         expected = _model_ratings(records, "2022")
         board = await ada.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
@@ -192,9 +196,9 @@ async def test_rating_updates_match_openskill_on_the_recorded_games(tmp_path: Pa
             assert "99" in said_of(error) and said_of(error) != error["reason"]
 
 
-async def test_ratings_survive_a_server_restart(tmp_path: Path) -> None:
+async def test_ratings_survive_a_server_restart(tmp_path: Path, store: Store) -> None:
     key = new_identity()
-    async with running_server(tmp_path, **FAST_PLAY) as h:
+    async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         ada = await h.connect("Ada", identity=key)
         await create_table(ada, seats=2, bots=1, bot_level="random", start=True)
         await play(ada, random.Random(4))
@@ -206,7 +210,7 @@ async def test_ratings_survive_a_server_restart(tmp_path: Path) -> None:
             assert said_of(notices[0]) == notices[0]["text"]
         with using("de"):
             assert f"1 von {PROVISIONAL_GAMES} Spielen" in said_of(notices[0])
-    async with running_server(tmp_path, **FAST_PLAY) as h:
+    async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         assert abs(h.server.lobby.ratings.known[("bot:random", "2022")][0] - before["bots"][0]["mu"]) < 1e-3
         ada = await h.connect("Ada", identity=key)
         after = await ada.request({"t": "leaderboard", "edition": "2022"}, "leaderboard")
@@ -219,10 +223,10 @@ async def test_ratings_survive_a_server_restart(tmp_path: Path) -> None:
         assert [g["game"] for g in profile["history"]] == [1, 2]  # the second game went on from the first
 
 
-async def test_a_player_who_left_the_game_is_rated_last(tmp_path: Path) -> None:
+async def test_a_player_who_left_the_game_is_rated_last(tmp_path: Path, store: Store) -> None:
     """The stand-in rule applied to places: Bob leaves at once and a bot plays his seat to the end;
     whatever place the bot reached, Bob is rated last, and the game counts for him."""
-    async with running_server(tmp_path, **FAST_PLAY) as h:
+    async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         ada = await h.connect("Ada", identity=new_identity())
         bob = await h.connect("Bob", identity=new_identity())
         table_id = await create_table(ada, seats=3, bot_level="random")
@@ -265,7 +269,7 @@ async def test_the_bots_that_fill_a_table_are_of_the_level_rated_nearest_its_pla
 def test_players_the_stand_in_rule_does_not_credit_share_the_last_place() -> None:
     from server.ratings import Entry, entries
 
-    players = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
+    players: list[dict[str, Any]] = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
                {"name": "b", "kind": "bot:strong", "identity": None},
                {"name": "c", "kind": "human", "identity": None, "credited": True},  # a guest
                {"name": "d", "kind": "human", "identity": "D", "credited": False},
@@ -294,7 +298,7 @@ async def test_the_last_player_leaving_a_play_now_game_of_bots_loses_it_on_recor
         profile = await ada.request({"t": "profile"}, "profile")
         assert [(e["edition"], e["games"], e["wins"]) for e in profile["editions"]] == [("2022", 1, 0)]
         assert profile["recent"][0]["won"] is False and profile["recent"][0]["players"][0] == "Ada"
-        assert h.server.storage is not None
+        assert isinstance(h.server.storage, SqliteStorage)
         with sqlite3.connect(h.server.storage.path) as db:
             records = [json.loads(r) for (r,) in db.execute("SELECT record FROM games WHERE table_id = ?",
                                                             (table["id"],))]

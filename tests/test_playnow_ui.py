@@ -18,12 +18,14 @@ from textual.widgets import DataTable
 
 from ono99_tui.front.ssh import play_shortcut
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 from ono99_tui.tui.names import NameScreen
 from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.profile import ProfileScreen
 from ono99_tui.tui.replay import ServerReplayScreen
-from ono99_tui.tui.screens import LeaderboardScreen, LobbyScreen, TableScreen
-from tests.server_helpers import FAST_PLAY, create_table, new_identity, play, play_client, running_server
+from ono99_tui.tui.table import TableScreen
+from tests.app_state import table_of
+from tests.server_helpers import FAST_PLAY, TestClient, create_table, new_identity, play, play_client, running_server
 from tests.test_ssh import PATIENCE, Player, play_through_keys, run, start_rig, until
 from tests.test_tui import play_to_the_end, wait_until
 
@@ -55,7 +57,7 @@ async def test_the_app_plays_now_changes_the_table_size_and_is_seated_with_anoth
             await bob.send({"t": "play_now", "seats": 2})
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the table the queue found")
-            assert [s.name for s in app.model.table.seats] == ["Ada", "Bob"]  # type: ignore[index]
+            assert [s.name for s in table_of(app).seats] == ["Ada", "Bob"]
             await pilot.pause(0.1)
             assert isinstance(app.screen, TableScreen)  # the queue dialog is gone for good
 
@@ -84,7 +86,7 @@ async def test_the_leaderboard_shows_ratings_and_opens_a_profile_and_its_game_re
         async with app.run_test(size=(110, 40)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await pilot.press("b")
-            await wait_until(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and app.model.leaderboard,
+            await wait_until(pilot, lambda: isinstance(app.screen, LeaderboardScreen) and bool(app.model.leaderboard),
                              "the leaderboard")
             row = app.model.leaderboard[0]
             assert row.name == "Cy" and row.provisional and row.games == 1
@@ -105,7 +107,7 @@ async def test_the_leaderboard_shows_ratings_and_opens_a_profile_and_its_game_re
             assert isinstance(replay, ServerReplayScreen) and replay.position == 0 and len(replay.states) > 2
             await pilot.press("right", "right")
             await wait_until(pilot, lambda: replay.position == 2, "two steps on")
-            assert replay.cursor.model.table.seats[0].name == "Cy"  # type: ignore[index]
+            assert table_of(replay.cursor).seats[0].name == "Cy"
             await pilot.press("end")
             await wait_until(pilot, lambda: replay.cursor.model.view is not None
                              and replay.cursor.model.view.winner is not None, "the end of the game")
@@ -131,7 +133,7 @@ async def test_two_ssh_players_named_play_sit_at_one_table_and_a_lone_one_gets_b
         await named(bob, "bob")
         for player in (ada, bob):
             await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the table")
-        assert ada.app.model.table.id == bob.app.model.table.id  # type: ignore[index]
+        assert table_of(ada.app).id == table_of(bob.app).id
         await ada.close()
         await bob.close()
     finally:
@@ -157,7 +159,7 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
     rig = await start_rig(tmp_path, play_now_wait=3600, **FAST_PLAY)
     socket_name = f"ono99-test-{uuid.uuid4().hex[:8]}"
     tmux = ("tmux", "-L", socket_name, "-f", "/dev/null")
-    clients = []
+    clients: list[str] = []  # the tmux sessions' names
     try:
         for name in ("ann", "ben"):
             key = asyncssh.generate_private_key("ssh-ed25519")
@@ -168,7 +170,7 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
                    f"-o LogLevel=ERROR -o IdentitiesOnly=yes -o BatchMode=yes -i {key_path} play@127.0.0.1")
             await run(*tmux, "new-session", "-d", "-s", name, "-x", "100", "-y", "32", ssh)
             opened = len(clients)
-            await until(lambda n=opened: len(rig.front.sessions) > n and all(  # type: ignore[misc]
+            await until(lambda n=opened: len(rig.front.sessions) > n and all(
                 s.app is not None for s in rig.front.sessions), "the session")
             clients.append(name)
 
@@ -188,7 +190,6 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
             await pane_shows(name, "Looking for players: 2022 · 4 seats", "the queue dialog")
         sessions = {s.app.model.my_name: s for s in rig.front.sessions if s.app is not None}
         assert set(sessions) == {"ann", "ben"}
-        from tests.server_helpers import TestClient
         others = [await TestClient.connect("127.0.0.1", rig.server.port, n) for n in ("cat", "dan")]
         for other in others:
             await other.send({"t": "play_now"})
@@ -198,9 +199,9 @@ async def test_two_openssh_sessions_as_play_sit_at_one_table_and_see_their_ratin
             await until(lambda s=session: s.app is not None and isinstance(s.app.screen, TableScreen)
                         and s.app.model.view is not None, f"{name} at the table")
             ssh_players.append(_TmuxPlayer(session, tmux, name))
-        tables = {s.app.model.table.id for s in sessions.values()}  # type: ignore[union-attr,index]
+        tables = {table_of(s.app).id for s in sessions.values() if s.app is not None}
         assert len(tables) == 1
-        await asyncio.gather(*(play_through_keys(p) for p in ssh_players), *games)  # type: ignore[arg-type]
+        await asyncio.gather(*(play_through_keys(p) for p in ssh_players), *games)
         for name in ("ann", "ben"):
             await pane_shows(name, "New game (n)", "the game-over dialog")
             session = sessions[name]
@@ -252,7 +253,7 @@ class _TmuxPlayer:
 
 
 async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
-    from ono99_tui.tui.screens import GameOverScreen
+    from ono99_tui.tui.game_over import GameOverScreen
 
     async with running_server(tmp_path, play_now_wait=0.1) as h:
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
@@ -262,10 +263,10 @@ async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "a table with a bot")
-            first = app.model.table.id  # type: ignore[index]
+            first = table_of(app).id
             await play_to_the_end(pilot, app)
             await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
                              and app.model.table.id != first and app.model.view is not None, "the next table")
-            assert app.model.table.status == "playing"  # type: ignore[index]
+            assert table_of(app).status == "playing"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tests.server_helpers import (
     FAST_PLAY,
+    Store,
     create_table,
     new_identity,
     play,
@@ -21,8 +22,8 @@ from tests.server_helpers import (
 )
 
 
-async def test_a_private_games_record_is_for_its_players_and_host_only(tmp_path: Path) -> None:
-    async with running_server(tmp_path, **FAST_PLAY) as h:
+async def test_a_private_games_record_is_for_its_players_and_host_only(tmp_path: Path, store: Store) -> None:
+    async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         ada = await h.connect("Ada", identity=new_identity())  # hosts, but only watches
         bob = await h.connect("Bob", identity=new_identity())
         gus = await h.connect("Gus")  # a guest player: known by his resume token

@@ -443,8 +443,10 @@ def test_action_and_options_from_wire_answer_with_protocol_errors() -> None:
         action_from_wire("11")
     assert info.value.code == "bad_action" and not info.value.fatal
     assert options_from_wire("1980", {"scoring": "points"}).points_target == 100
-    for edition, options in [("2022", {"scoring": "tokens"}), ("1980", {"nope": True}), ("1999", {}),
-                             ("1980", {"manual_draw": 1}), ("1980", {"scoring": ["points"]})]:
+    refused: list[tuple[str, dict[str, Any]]] = [("2022", {"scoring": "tokens"}), ("1980", {"nope": True}),
+                                                 ("1999", {}), ("1980", {"manual_draw": 1}),
+                                                 ("1980", {"scoring": ["points"]})]
+    for edition, options in refused:
         with pytest.raises(ProtocolError) as info:
             options_from_wire(edition, options)
         assert info.value.code == "bad_options" and not info.value.fatal
@@ -534,12 +536,19 @@ def check_events(game: Game, events: tuple[Any, ...], seat: int | None, seen: se
         seen.add(wire["e"])
         if wire["e"] == "draw":
             assert isinstance(event, Drew)
-            assert wire["card"] == (event.card.code if event.seat == seat else None)
+            if event.seat == seat:
+                assert event.card is not None and wire["card"] == event.card.code
+            else:
+                assert wire["card"] is None
         elif wire["e"] == "hand_started":
             assert isinstance(event, HandStarted)
             assert "draw_pile" not in wire
             for s, hand in enumerate(wire["hands"]):
-                assert hand == (codes(event.hands[s]) if s == seat else None)
+                dealt = event.hands[s]
+                if s == seat:
+                    assert dealt is not None and hand == codes(dealt)
+                else:
+                    assert hand is None
         elif wire["e"] == "reshuffle":
             assert isinstance(event, Reshuffled)
             assert wire["draw_pile"] is None and wire["size"] == event.size
@@ -571,7 +580,7 @@ def test_views_and_events_never_carry_other_seats_cards(edition: str, options: d
                     check_view(game, recipient)
                     check_events(game, game.view(recipient).recent_events, recipient, set())
         final = check_view(game, None)
-        assert final["winner"] == game.outcome.winner and final["turn"] is None
+        assert game.outcome is not None and final["winner"] == game.outcome.winner and final["turn"] is None
     assert {"hand_started", "play", "draw", "out", "game_over"} <= seen
     if edition == "1980":
         assert "hand_ended" in seen
@@ -610,7 +619,7 @@ def test_a_seat_sees_its_own_deal_and_nothing_else() -> None:
 
 def test_event_to_wire_refuses_what_is_not_an_event() -> None:
     with pytest.raises(TypeError):
-        event_to_wire(("play", 0))  # type: ignore[arg-type]
+        event_to_wire(("play", 0))  # type: ignore[arg-type]  # a wrong type on purpose
 
 
 def test_ext_values_are_refused_even_empty_ones_in_ignored_fields() -> None:

@@ -58,7 +58,7 @@ def example_lines(heading: str, doc: Path = DOC) -> list[str]:
     return section[start:section.index("```", start)].splitlines()
 
 
-def test_every_conversation_in_the_document_is_run():
+def test_every_conversation_in_the_document_is_run() -> None:
     text = DOC.read_text(encoding="utf-8")
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     with_examples = []
@@ -115,7 +115,7 @@ def matches(expected: Any, actual: Any) -> bool:
     return type(expected) is type(actual) and expected == actual
 
 
-def test_the_examples_are_read_whole_from_the_document():
+def test_the_examples_are_read_whole_from_the_document() -> None:
     found = entries(example_lines("## 13. Example"))
     kinds = [k for k, _ in found]
     assert kinds.count("C→S") >= 5 and kinds.count("S→C") >= 20 and kinds.count("skip") == 1
@@ -126,7 +126,7 @@ def test_the_examples_are_read_whole_from_the_document():
 
 
 @pytest.mark.parametrize("heading", list(EXAMPLES))
-async def test_the_example_conversation_runs_against_a_server(tmp_path, heading):
+async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, heading: str) -> None:
     script = entries(example_lines(heading))
     with mock.patch("server.table.secrets.randbits", return_value=EXAMPLE_SEED):
         async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
@@ -138,7 +138,8 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path, heading)
             async def play_on(message: dict[str, Any]) -> None:
                 """Where messages are left out, the client plays its first legal card."""
                 view = message.get("view")
-                if message.get("t") == "state" and may_act(view) and view["version"] not in acted:
+                if (message.get("t") == "state" and isinstance(view, dict) and may_act(view)
+                        and view["version"] not in acted):
                     acted.add(view["version"])
                     await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
 
@@ -179,7 +180,7 @@ def hex_block_after(marker: str) -> bytes:
     return bytes.fromhex("".join(text[start:text.index("```", start)].split()))
 
 
-def test_the_identity_proof_test_vector_is_what_the_client_signs_and_the_server_accepts():
+def test_the_identity_proof_test_vector_is_what_the_client_signs_and_the_server_accepts() -> None:
     """Section 3a's vector: the bytes signed for a server fingerprint and a nonce, and the signature
     blob the example key makes of them, which the server's check accepts for that server only."""
     from server.identity import verify_proof
@@ -230,14 +231,14 @@ def wire_fields(cls: type) -> list[str]:
     return names
 
 
-def test_section_5_lists_each_server_message_with_the_fields_the_reference_client_reads():
+def test_section_5_lists_each_server_message_with_the_fields_the_reference_client_reads() -> None:
     documented = {row[0].strip("`"): top_level(row[1]) for row in table_rows(section("## 5. Server → client"))}
     assert set(documented) == set(SERVER_TYPES)
     for kind, cls in SERVER_TYPES.items():
         assert sorted(documented[kind]) == sorted(wire_fields(cls)), kind
 
 
-def test_sections_6_and_7_list_the_fields_of_a_table_and_a_view_the_reference_client_reads():
+def test_sections_6_and_7_list_the_fields_of_a_table_and_a_view_the_reference_client_reads() -> None:
     table = table_rows(section("## 6. Tables"))
     info = [row[0].strip("`") for row in table if not row[2].startswith("DETAIL only")]
     detail = [row[0].strip("`") for row in table]

@@ -10,18 +10,20 @@ from typing import Any
 
 import pytest
 from rich.text import Text
-from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Digits, RichLog
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.steady import LineLog, SteadyDigits
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import StatusLine
 from tests.test_first_minute import ScriptedLink, screen_text
 from tests.test_tui import wait_until
+from tests.textual_compat import count_layouts, scroll_up_with_the_wheel
 from tests.wire import watched_game, welcome_map
 
 
@@ -38,7 +40,7 @@ def spectator_app() -> tuple[Ono99App, ScriptedLink, list[dict[str, Any]]]:
 
 
 def regions(screen: Screen[Any]) -> dict[int, Region]:
-    return {id(widget): widget.region for widget in screen.walk_children()}
+    return {id(widget): widget.region for widget in screen.walk_children(Widget)}
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
@@ -54,14 +56,7 @@ async def test_moves_lay_nothing_out_and_repaint_what_changed(size: tuple[int, i
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen)
-        laid_out: list[Screen[Any]] = []
-        original = Screen._refresh_layout
-
-        def counting(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
-            laid_out.append(self)
-            original(self, *args, **kwargs)
-
-        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        laid_out = count_layouts(monkeypatch)
         before = regions(screen)
         log = screen.query_one("#log", RichLog)
         for state in states[1:12]:
@@ -97,7 +92,7 @@ async def test_the_log_scrolls_back_with_the_mouse_wheel_and_its_scrollbar_follo
         assert log.vertical_scrollbar.window_virtual_size == len(log.lines)
         assert log.scroll_offset.y == log.max_scroll_y
         for _ in range(3):
-            await pilot._post_mouse_events([events.MouseScrollUp], "#log", offset=(5, 3))
+            await scroll_up_with_the_wheel(pilot, "#log", offset=(5, 3))
         assert log.scroll_offset.y < log.max_scroll_y
         link.inbox.put_nowait(states[30])
         await wait_until(pilot, lambda: app.model.view is not None
@@ -169,14 +164,7 @@ async def test_a_lobby_chat_line_lays_nothing_out(monkeypatch: Any) -> None:
         await wait_until(pilot, lambda: "hello 1" in screen_text(app), "the first line")
         await pilot.pause()
         screen = app.screen
-        laid_out: list[Screen[Any]] = []
-        original = Screen._refresh_layout
-
-        def counting(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
-            laid_out.append(self)
-            original(self, *args, **kwargs)
-
-        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+        laid_out = count_layouts(monkeypatch)
         log = screen.query_one("#lobby-chat", RichLog)
         for n in range(2, 20):
             link.inbox.put_nowait(chat(n))

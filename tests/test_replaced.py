@@ -9,7 +9,9 @@ import asyncio
 from pathlib import Path
 
 from ono99_tui.tui.app import RECONNECT_DELAYS, ReplacedScreen, make_app
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
+from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, running_server, until_closed
 from tests.test_tui import wait_until
 
@@ -27,10 +29,10 @@ async def test_an_app_replaced_by_a_newer_session_of_its_key_stays_out_until_ask
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
                              "the game")
             member = h.server.lobby.members["Ada"]
-            seat = app.model.view.seat  # type: ignore[union-attr]
+            seat = view_of(app).seat
 
             newer = await h.connect("Ada", identity=key)
-            assert newer.welcome["resumed"] is True and newer.welcome["table"] == app.model.table.id  # type: ignore[union-attr]
+            assert newer.welcome["resumed"] is True and newer.welcome["table"] == table_of(app).id
             newer_connection = member.connection
             await wait_until(pilot, lambda: isinstance(app.screen, ReplacedScreen), "the app to say it was replaced")
             assert not app.model.connected
@@ -43,6 +45,6 @@ async def test_an_app_replaced_by_a_newer_session_of_its_key_stays_out_until_ask
             await pilot.press("t")
             await wait_until(pilot, lambda: app.model.connected and isinstance(app.screen, TableScreen),
                              "the seat back in the app")
-            assert member.connection is not newer_connection and app.model.view.seat == seat  # type: ignore[union-attr]
+            assert member.connection is not newer_connection and view_of(app).seat == seat
             told = await until_closed(newer)
             assert told[-1] == {"t": "bye", "reason": "you connected again from elsewhere"}

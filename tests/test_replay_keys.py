@@ -4,11 +4,13 @@ to the file's other records (shown in the footer)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.widgets import Markdown, Static
 
+from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import HelpScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from tests.test_tui import DATA, wait_until
 
@@ -20,8 +22,8 @@ def two_records(tmp_path: Path) -> Path:
     return path
 
 
-def footer_text(app: object) -> str:
-    footer = app.screen.query_one(KeysFooter)  # type: ignore[attr-defined]
+def footer_text(app: App[Any]) -> str:
+    footer = app.screen.query_one(KeysFooter)
     return "".join(segment.text for segment in footer.render_line(0))
 
 
@@ -50,7 +52,10 @@ async def test_question_mark_shows_the_replay_keys(tmp_path: Path) -> None:
 async def test_brackets_go_to_the_next_and_previous_record_of_the_file(tmp_path: Path) -> None:
     path = two_records(tmp_path)
     app = make_replay_app(load_replay(path), path)
-    title = lambda: str(app.screen.query_one("#title", Static).render())  # noqa: E731
+
+    def title() -> str:
+        return str(app.screen.query_one("#title", Static).render())
+
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert "] Next record" in footer_text(app)

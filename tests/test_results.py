@@ -11,9 +11,13 @@ from pathlib import Path
 from textual.widgets import Digits
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, TableScreen
-from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_server, start
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.help import HelpScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
+from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_game, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
+from tests.textual_compat import notification_texts
 
 
 async def play_game(client: TestClient, game_no: int, gate: asyncio.Event | None = None) -> None:
@@ -30,10 +34,6 @@ async def play_game(client: TestClient, game_no: int, gate: asyncio.Event | None
             if gate is not None:
                 await gate.wait()
             await client.send({"t": "act", "action": view["legal"][0], "version": view["version"]})
-
-
-def notices(app: Ono99App) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 def results_open(app: Ono99App) -> list[GameOverScreen]:
@@ -80,7 +80,7 @@ async def test_a_rematch_closes_the_old_result_and_a_turn_under_a_dialog_is_said
                 await wait_until(pilot, lambda: app.model.my_turn, "Bo's turn")
                 await pilot.pause()
                 assert isinstance(app.screen, HelpScreen)
-                assert "Your turn" in notices(app)
+                assert "Your turn" in notification_texts(app)
             finally:
                 alice_plays.cancel()
                 with contextlib.suppress(asyncio.CancelledError, TimeoutError):
@@ -107,11 +107,12 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
                 alice_plays = asyncio.create_task(play_game(alice, game_no, gate))
                 # the game runs, held at Alice's move: Sam sees it, with no result over it
                 await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
-                                 and app.model.view.version == table.game.version, f"game {game_no} on the board")
+                                 and app.model.view.version == running_game(table).version,
+                                 f"game {game_no} on the board")
                 await pilot.pause()
                 assert results_open(app) == [] and isinstance(app.screen, TableScreen), app.screen_stack
-                await wait_until(pilot, lambda: app.screen.query_one("#total", Digits).value == str(table.game.total),
-                                 "the board to show the total")
+                await wait_until(pilot, lambda: app.screen.query_one("#total", Digits).value
+                                 == str(running_game(table).total), "the board to show the total")
                 gate.set()
                 await alice_plays
                 await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
@@ -124,4 +125,4 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
             assert results[0].game == (table_id, 5)
             board = app.screen_stack[-2]
             assert isinstance(board, TableScreen)
-            assert board.query_one("#total", Digits).value == str(table.game.total)
+            assert board.query_one("#total", Digits).value == str(running_game(table).total)

@@ -7,15 +7,18 @@ import asyncio
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from ono99_tui.client import Client
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tui.screens import LobbyScreen, TableScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import play_client
-from tests.test_ssh import PATIENCE, Player, rig, start_rig, until  # noqa: F401  (rig is a fixture)
+from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
 
 
-async def test_a_terminal_that_reports_0x0_gets_the_lobby_not_a_traceback(rig, caplog) -> None:  # noqa: F811
+async def test_a_terminal_that_reports_0x0_gets_the_lobby_not_a_traceback(
+        rig: Rig, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
     """``ssh -tt host </dev/null`` asks for a PTY of 0 columns and 0 rows: the session still shows
     the lobby, and nothing fails on the server."""
     player = await Player.connect(rig, "ada", size=(0, 0))
@@ -27,7 +30,8 @@ async def test_a_terminal_that_reports_0x0_gets_the_lobby_not_a_traceback(rig, c
         await player.close()
 
 
-async def test_ssh_tt_with_no_input_says_bye_and_fails_nothing(rig, capfd) -> None:  # noqa: F811
+async def test_ssh_tt_with_no_input_says_bye_and_fails_nothing(
+        rig: Rig, capfd: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     """What ``ssh -tt -p P host </dev/null`` does: a PTY of 0×0, and the end of input at once,
     while the session's app is still starting. The session ends with its farewell on the terminal
     (not a blank screen) and nothing fails on the server (no traceback)."""

@@ -13,15 +13,19 @@ from textual.widgets import Button, Input, RichLog, Static
 from ono99_tui.client import Client
 from ono99_tui.messages import decode_server_message
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model import Model
-from ono99_tui.tui.screens import LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from server import Server, ServerConfig
 from server.history import history_messages
+from tests.app_state import table_of, view_of
 from tests.relay import Relay
-from tests.server_helpers import play_client, server_config
+from tests.server_helpers import play_client, running_game, server_config
 from tests.test_tui import play_until, wait_until
+from tests.textual_compat import record_notifications
 from tests.wire import table_map
 
 
@@ -37,13 +41,7 @@ async def test_a_reconnect_that_is_accepted_then_cut_keeps_retrying_and_gets_bac
     notes: list[str] = []
     try:
         async with app.run_test(size=(100, 32)) as pilot:
-            original = app.notify
-
-            def notify(message: Any, **kwargs: Any) -> None:
-                notes.append(str(message))
-                original(message, **kwargs)
-
-            app.notify = notify  # type: ignore[method-assign]
+            notes = record_notifications(app)
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             relay.cutting = True
             relay.drop()
@@ -69,7 +67,7 @@ def expected_log(app: Any, server: Server) -> list[str]:
     seat = app.model.view.seat
     fresh = Model()
     fresh.table, fresh.view = app.model.table, app.model.view
-    for message in history_messages(table.id, table.game_no, table.game.log[:table.shown], table.seq_base + 1,
+    for message in history_messages(table.id, table.game_no, running_game(table).log[:table.shown], table.seq_base + 1,
                                     seat, True):
         fresh.apply(decode_server_message(message))
     return list(fresh.log)
@@ -100,26 +98,27 @@ async def test_a_resumed_app_shows_no_line_twice_after_a_blip_and_after_a_restar
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.send_message({"t": "create_table", "seats": 2, "turn_seconds": 0})
             await wait_until(pilot, lambda: app.model.table is not None, "the table")
-            table_id = app.model.table.id  # type: ignore[index]
+            table_id = table_of(app).id
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             await bo.send({"t": "join", "table": table_id})
-            await wait_until(pilot, lambda: app.model.table.free == 0, "Bo to sit down")  # type: ignore[index]
+            await wait_until(pilot, lambda: table_of(app).free == 0, "Bo to sit down")
             await pilot.press("s")
             bo_task = asyncio.create_task(play_client(bo, 120))
             await wait_until(pilot, lambda: app.model.view is not None, "the game")
-            await play_until(pilot, app, lambda: app.model.view.version >= 8 and app.model.my_turn,  # type: ignore[union-attr]
-                             draws=True)
+            await play_until(pilot, app, lambda: view_of(app).version >= 8 and app.model.my_turn, draws=True)
             await bo.send({"t": "chat", "text": "nice one"})
             app.send_message({"t": "chat", "text": "thanks"})
             await wait_until(pilot, lambda: len(table_chat(app)) == 2, "the chat")
             log_before, chat_before = shown_log(app), table_chat(app)
             assert log_before == expected_log(app, server)
 
-            server.lobby.members["Ada"].connection.writer.transport.abort()  # type: ignore[union-attr]
+            connection = server.lobby.members["Ada"].connection
+            assert connection is not None
+            connection.writer.transport.abort()
             await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
             await wait_until(pilot, lambda: app.model.connected and app.model.view is not None, "the app back")
             # her stand-in and Bo played on meanwhile; nothing moves once it is her turn (or the game is over)
-            await wait_until(pilot, lambda: app.model.my_turn or app.model.view.winner is not None,  # type: ignore[index]
+            await wait_until(pilot, lambda: app.model.my_turn or view_of(app).winner is not None,
                              "a still moment")
             await pilot.pause(0.2)
             assert shown_log(app)[:len(log_before)] == log_before
@@ -158,8 +157,8 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0, "start": True})
             await wait_until(pilot, lambda: app.model.my_turn and isinstance(app.screen, TableScreen), "her turn")
-            version = app.model.view.version  # type: ignore[index]
-            table = server.lobby.tables[app.model.table.id]  # type: ignore[index]
+            version = view_of(app).version
+            table = server.lobby.tables[table_of(app).id]
 
             await pilot.press("c")
             chat_input = app.screen.query_one("#chat-input", Input)
@@ -169,7 +168,7 @@ async def test_leaving_a_running_game_asks_first_and_chat_keys_never_play(tmp_pa
             assert app.focused is chat_input and chat_input.value == ""
             await pilot.press(*"2f", "enter")
             await wait_until(pilot, lambda: len(table_chat(app)) == 2, "a second line, without pressing c")
-            assert app.model.view.version == version and table.game.version == version  # type: ignore[index,union-attr]
+            assert view_of(app).version == version and running_game(table).version == version
             assert isinstance(app.screen, TableScreen) and table.seats[0].kind == "human"
             await pilot.press("escape")
             assert app.focused is None
@@ -215,14 +214,14 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             app.send_message({"t": "create_table", "seats": 2, "bots": 1, "turn_seconds": 0})
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "her table")
-            table = server.lobby.tables[app.model.table.id]  # type: ignore[index]
+            table = server.lobby.tables[table_of(app).id]
             table_chat = app.screen.query_one("#chat", RichLog)
             await bo.send({"t": "chat", "scope": "lobby", "text": "anyone for a game?"})
             marked = "Lobby · Bo: anyone for a game?"
             await wait_until(pilot, lambda: any(line.text == marked for line in table_chat.lines),
                              "a lobby line at the table, marked as the lobby's")
             await bo.send({"t": "spectate", "table": table.id})
-            await wait_until(pilot, lambda: "Bo" in app.model.table.watchers, "Bo watching")  # type: ignore[index]
+            await wait_until(pilot, lambda: "Bo" in table_of(app).watchers, "Bo watching")
             await pilot.press("m")
             await wait_until(pilot, lambda: isinstance(app.screen, SeatMenuScreen), "the seat menu")
             labels = [str(b.label) for b in app.screen.query(Button)]
@@ -231,9 +230,9 @@ async def test_the_lobby_shows_who_is_online_and_chats_and_the_host_gives_a_bots
             await wait_until(pilot, lambda: table.seats[1].name == "Bo", "Bo in the bot's seat")
             assert isinstance(app.screen, TableScreen)
             await pilot.press("u")
-            await wait_until(pilot, lambda: app.model.table.you is None, "Ada standing")  # type: ignore[index]
+            await wait_until(pilot, lambda: table_of(app).you is None, "Ada standing")
             await pilot.press("u")
-            await wait_until(pilot, lambda: app.model.table.you == 0, "Ada seated again")  # type: ignore[index]
+            await wait_until(pilot, lambda: table_of(app).you == 0, "Ada seated again")
     finally:
         if bo is not None:
             await bo.close()
@@ -274,7 +273,7 @@ async def test_a_spectator_watches_the_same_table_again_after_a_server_restart(t
             table = server.lobby.tables[table_id]
             assert any(m.name == "Bo" for m in table.spectators)
             await wait_until(pilot, lambda: table.status == "finished"
-                             and app.model.view.winner is not None, "the game's end")  # type: ignore[index]
+                             and view_of(app).winner is not None, "the game's end")
             await pilot.pause(0.2)
             assert shown_log(app) == expected_log(app, server)[-len(app.model.log):]
     finally:

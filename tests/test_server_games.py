@@ -7,6 +7,8 @@ import asyncio
 import json
 import random
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,6 +48,14 @@ FULL_GAMES = [
 ]
 
 
+def about_table(table_id: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda message: bool(message["table"]["id"] == table_id)
+
+
+def game_over_at(table_id: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda message: message["table"] == table_id and message["view"]["winner"] is not None
+
+
 def last_state(client: TestClient) -> dict[str, Any]:
     return [m for m in client.received if m["t"] == "state"][-1]
 
@@ -53,7 +63,7 @@ def last_state(client: TestClient) -> dict[str, Any]:
 # --- 1. whole games -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("edition", "options", "seats", "bots", "level"), FULL_GAMES)
 async def test_a_full_game_with_bots_ends_with_a_winner_and_is_stored_and_counted(
-        tmp_path, edition, options, seats, bots, level):
+        tmp_path: Path, edition: str, options: dict[str, Any], seats: int, bots: int, level: str) -> None:
     """Two protocol clients and bots play a whole game (2022; 1980 matches with tokens and with points;
     with manual_draw) by answering state messages with legal random actions. Tried: the game ends
     with one winner both clients agree on; `ono99 records export` writes its record and `ono99 records
@@ -140,7 +150,7 @@ def check_hidden(message: dict[str, Any], seat: int | None, truth: dict[int, Any
             seen["deals"] += 1
 
 
-async def test_no_client_ever_sees_another_seats_cards_or_the_draw_pile(tmp_path):
+async def test_no_client_ever_sees_another_seats_cards_or_the_draw_pile(tmp_path: Path) -> None:
     """Three whole games (2022; 1980 tokens with manual_draw; 1980 points) with two seated clients, two
     bots and a spectator. Every message each client decoded is checked against the real game (rebuilt
     from the table's seed and actions): a view's hand is exactly that seat's own cards at that version
@@ -159,24 +169,25 @@ async def test_no_client_ever_sees_another_seats_cards_or_the_draw_pile(tmp_path
             seats[bob][table_id] = await join(bob, table_id)
             seats[carol][table_id] = None
             await carol.send({"t": "spectate", "table": table_id})
-            await carol.expect("table", where=lambda m, t=table_id: m["table"]["id"] == t)
+            await carol.expect("table", where=about_table(table_id))
             await start(alice)
             await play_all([alice, bob], seed=10 + n)
-            await carol.expect("state", where=lambda m, t=table_id: m["table"] == t and m["view"]["winner"] is not None)
+            await carol.expect("state", where=game_over_at(table_id))
             truths[table_id] = hands_by_version(h.server.lobby.tables[table_id])
 
         for client, seat_at in seats.items():
             seen = {"states": 0, "own draws": 0, "hidden draws": 0, "deals": 0}
             for message in client.received:
-                table_id = message.get("table") if message["t"] == "state" else None
-                check_hidden(message, seat_at.get(table_id) if table_id else None, truths.get(table_id), seen)
+                state_of = message.get("table") if message["t"] == "state" else None
+                check_hidden(message, seat_at.get(state_of) if state_of else None,
+                             truths.get(state_of) if state_of else None, seen)
             assert seen["states"] > 30 and seen["hidden draws"] > 10 and seen["deals"] >= 3, seen
             if client is not carol:
                 assert seen["own draws"] > 0, seen
 
 
 # --- 3. who may act -------------------------------------------------------------------------------------
-async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_once(tmp_path):
+async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_once(tmp_path: Path) -> None:
     """A two-player table with a spectator. Tried: the seat not on turn plays a card of its own at the
     current version (refused: illegal_action, "it is seat N's turn"); the spectator acts (not_seated);
     the seat on turn sends an unknown card code (bad_action) and a card it does not hold
@@ -210,6 +221,7 @@ async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_on
         missing = next(c for c in CODES[:11] if c not in mine["hand"])
         refused = await mover.request({"t": "act", "action": missing, "version": version}, "error")
         assert (refused["code"], refused["reason"]) == ("illegal_action", f"{missing} is not in your hand")
+        assert table.game is not None
         assert table.actions == [] and table.game.version == version
 
         action = next((a for a in mine["legal"] if a in CARD_CODES), mine["legal"][0])
@@ -225,7 +237,7 @@ async def test_only_the_seat_on_turn_may_act_and_a_repeated_action_is_applied_on
         assert table.actions == [(mine["seat"], action)]
         seen = await waiter.expect("state")
         assert [seat for seat, _, _ in plays_of(seen["events"])] == [mine["seat"]]
-        assert seen["view"]["version"] == after["view"]["version"] == table.game.version
+        assert table.game is not None and seen["view"]["version"] == after["view"]["version"] == table.game.version
 
         old = await waiter.request({"t": "act", "action": seen["view"]["legal"][0], "version": version}, "error")
         assert old["code"] == "stale_action"
@@ -237,7 +249,7 @@ def blocked_number(message: dict[str, Any]) -> bool:
     return view["turn"] == view["seat"] and any(entry["why"] == "would_make" for entry in view["unplayable"])
 
 
-async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_path):
+async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_path: Path) -> None:
     """Two clients push the total up (highest number card first) until the seat on turn holds a
     number card the view lists as unplayable ("10 would make 99"); that card is then sent anyway.
     Tried: it is refused with illegal_action and exactly that reason, the numbers in the reason are
@@ -270,6 +282,7 @@ async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_
         number, total = params["card"], params["total"]
         assert number == int(card) and total == view["total"] + number and total > 98
         assert reason == f"{number} would make {total}"
+        assert table.game is not None
         before = (table.game.version, list(table.actions))
 
         refused = await client.request({"t": "act", "action": card, "version": view["version"]}, "error")
@@ -281,7 +294,7 @@ async def test_a_card_that_would_break_the_limit_is_refused_with_the_reason(tmp_
 
 
 # --- 4. dropping out and coming back ------------------------------------------------------------------
-async def test_a_dropped_player_returns_within_the_grace_period_to_the_same_seat_and_view(tmp_path):
+async def test_a_dropped_player_returns_within_the_grace_period_to_the_same_seat_and_view(tmp_path: Path) -> None:
     """Alice (seat 0), a bot and Bob play; Bob chats, Alice's connection closes, Bob plays on until a
     bot has played for Alice's seat (the state says her seat is bot-controlled), and chats again.
     Alice comes back with her resume token within the grace period. Tried: she is welcomed as
@@ -320,7 +333,7 @@ async def test_a_dropped_player_returns_within_the_grace_period_to_the_same_seat
         assert detail["table"]["you"] == 0 and detail["table"]["seats"][0]["connected"] is True
         state = await alice.expect("state")
         game = h.server.lobby.tables[table_id].game
-        assert state["view"] == view_to_wire(game.view(0))
+        assert game is not None and state["view"] == view_to_wire(game.view(0))
         assert state["view"]["turn"] == bob_seat and state["view"]["version"] == bob_log.last_view["version"]
         assert state["controlled_by_bot"][0] is False
         history = await alice.expect("chat_history", where=lambda m: m["scope"] == "table")
@@ -333,7 +346,7 @@ async def test_a_dropped_player_returns_within_the_grace_period_to_the_same_seat
         assert logs[0].last_view["winner"] == logs[1].last_view["winner"]
 
 
-async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_is_dead(tmp_path):
+async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_is_dead(tmp_path: Path) -> None:
     """Alice's connection closes at a table with Bob and a bot, and she does not come back within a
     short grace period. Tried: the table then shows her seat as a bot for good; her old resume token
     no longer returns a seat (she gets a fresh welcome, no table, a new token) and she cannot sit
@@ -364,6 +377,7 @@ async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_i
         table = h.server.lobby.tables[table_id]
         assert (table.seats[0].kind, table.seats[0].name) == ("bot", "alice (bot)")
         await storage_barrier(bob)
+        assert h.config.db_path is not None
         [line] = export_records(h.config.db_path)
         record = json.loads(line)
         players = record["players"]
@@ -374,7 +388,7 @@ async def test_after_the_grace_period_the_bot_keeps_the_seat_and_the_old_token_i
         assert players[bob_seat] == {"name": "bob", "kind": "human"}
 
 
-async def test_a_second_connection_with_the_token_takes_over_the_seat(tmp_path):
+async def test_a_second_connection_with_the_token_takes_over_the_seat(tmp_path: Path) -> None:
     """Alice is seated mid-game and connects again from elsewhere with her resume token while the
     first connection is still open. Tried: the old connection is told why (bye) and closed; the new
     one is welcomed as resumed to the same seat with the current view; no bot ever stood in for her
@@ -393,13 +407,14 @@ async def test_a_second_connection_with_the_token_takes_over_the_seat(tmp_path):
         assert second.welcome["resumed"] is True and second.welcome["table"] == table_id
         state = await second.expect("state")
         game = h.server.lobby.tables[table_id].game
+        assert game is not None
         assert state["view"] == view_to_wire(game.view(0)) and state["controlled_by_bot"] == [False, False]
         logs = await asyncio.gather(play(second, random.Random(8), initial=state), play(bob, random.Random(9)))
         assert logs[0].last_view["winner"] is not None
         assert not any(s["controlled_by_bot"][0] for log in logs for s in log.states)
 
 
-async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_path):
+async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_path: Path) -> None:
     """A table of one person and three strong bots: the strong bot's search runs in a worker
     thread, not on the event loop, and the game ends normally."""
     from tests.server_helpers import play, running_server
@@ -416,7 +431,7 @@ async def test_a_strong_bot_thinks_off_the_event_loop_and_the_game_finishes(tmp_
         assert table._thinking is not None  # the strong bots did think off the loop
 
 
-async def test_the_end_of_a_1980_match_as_docs_protocol_section_7_says(tmp_path) -> None:
+async def test_the_end_of_a_1980_match_as_docs_protocol_section_7_says(tmp_path: Path) -> None:
     """Tokens: the seat whose `out` lost the last hand keeps `in_hand` true (the hand ends at once),
     while `active` says it is out of the match. Lowest score: every `hand_ended.eliminated` is [],
     and `active` stays true for every seat to the end."""

@@ -4,6 +4,8 @@ the configurable limits on connections per address and tables per player."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +14,7 @@ from ono99_tui.protocol import MAX_CHAT, PROTOCOL_VERSION, encode
 from tests.server_helpers import TestClient, create_table, hello, join, running_server, until_closed, wait_until
 
 
-async def test_names_are_unique_on_a_server(tmp_path):
+async def test_names_are_unique_on_a_server(tmp_path: Path) -> None:
     """Alice connects; then others try her name, as is and padded with spaces, and names that are
     empty, too long or hold escape sequences. Tried: name_taken for hers while she is connected,
     bad_name for the malformed ones; once she has gone, her name is free again."""
@@ -33,7 +35,7 @@ async def test_names_are_unique_on_a_server(tmp_path):
         assert again.welcome["name"] == "alice" and again.welcome["resumed"] is False
 
 
-async def test_the_first_message_must_be_hello(tmp_path):
+async def test_the_first_message_must_be_hello(tmp_path: Path) -> None:
     """A fresh connection asks for the table list, then tries to create a table, before saying hello.
     Tried: each gets hello_first (the connection stays open), and a hello afterwards is welcomed."""
     async with running_server(tmp_path) as h:
@@ -47,7 +49,7 @@ async def test_the_first_message_must_be_hello(tmp_path):
         assert welcome["name"] == "late" and welcome["version"] == PROTOCOL_VERSION
 
 
-async def test_a_client_of_another_protocol_version_is_refused_and_closed(tmp_path):
+async def test_a_client_of_another_protocol_version_is_refused_and_closed(tmp_path: Path) -> None:
     """A hello with the next protocol version. Tried: error version_mismatch naming both versions,
     then bye and the close; the name was not taken."""
     async with running_server(tmp_path) as h:
@@ -61,7 +63,7 @@ async def test_a_client_of_another_protocol_version_is_refused_and_closed(tmp_pa
         assert "future" not in h.server.lobby.members
 
 
-async def test_chat_is_plain_text_of_limited_length_and_rate(tmp_path):
+async def test_chat_is_plain_text_of_limited_length_and_rate(tmp_path: Path) -> None:
     """Alice and Bob at a table. Tried: a line with an ANSI escape, a bell and a bidi override
     reaches Bob with those removed; a line of exactly the limit is delivered, one character more is
     refused (chat_too_long), a line that is only control characters is refused (empty_chat); table
@@ -91,7 +93,7 @@ async def test_chat_is_plain_text_of_limited_length_and_rate(tmp_path):
         dave = await h.connect("dave")
         burst = h.config.chat_per_minute // 4
         await dave.send_raw(b"".join(encode({"t": "chat", "text": f"spam {i}", "scope": "lobby"}) for i in range(10)))
-        got = []
+        got: list[dict[str, Any]] = []
         while len(got) < 10:
             message = await dave.recv()
             if message["t"] == "error" or (message["t"] == "chat" and message["from"] == "dave"):
@@ -102,7 +104,7 @@ async def test_chat_is_plain_text_of_limited_length_and_rate(tmp_path):
         assert delivered == [f"spam {i}" for i in range(len(delivered))]
 
 
-async def test_connections_per_address_are_limited(tmp_path):
+async def test_connections_per_address_are_limited(tmp_path: Path) -> None:
     """With max_connections_per_address 3, a fourth connection from 127.0.0.1 is refused with
     too_many_connections (then bye and the close); once one of the three has gone, a new one is
     welcomed."""
@@ -122,7 +124,7 @@ async def test_connections_per_address_are_limited(tmp_path):
         assert four.welcome["name"] == "four"
 
 
-async def test_tables_per_player_are_limited(tmp_path):
+async def test_tables_per_player_are_limited(tmp_path: Path) -> None:
     """With max_tables_per_player 1, Alice hosts a table and asks for another: too_many_tables, and
     she is still at her first table. After leaving it she may create one again."""
     async with running_server(tmp_path, max_tables_per_player=1) as h:
@@ -137,7 +139,7 @@ async def test_tables_per_player_are_limited(tmp_path):
         assert second != first and set(h.server.lobby.tables) == {second}
 
 
-async def test_a_long_table_list_is_capped_and_hello_still_works(tmp_path):
+async def test_a_long_table_list_is_capped_and_hello_still_works(tmp_path: Path) -> None:
     """Tried: 110 public six-seat tables, far more than fit in one frame. A newcomer's hello is
     welcomed with a table list capped to MAX_LISTED_TABLES (open tables first) and the total, and
     the newcomer can go on to list and join."""
@@ -160,7 +162,7 @@ async def test_a_long_table_list_is_capped_and_hello_still_works(tmp_path):
         assert seat == 1
 
 
-async def test_a_refused_join_keeps_the_old_seat(tmp_path):
+async def test_a_refused_join_keeps_the_old_seat(tmp_path: Path) -> None:
     """Bo sits at table A and tries to join table B, which is full. Tried: table_full, and Bo is
     still in his seat at A (a refused join must not make him leave)."""
     async with running_server(tmp_path) as h:
@@ -177,7 +179,7 @@ async def test_a_refused_join_keeps_the_old_seat(tmp_path):
         assert h.server.lobby.members["bo"].table is table
 
 
-async def test_the_hello_deadline_is_not_extended_by_other_messages(tmp_path):
+async def test_the_hello_deadline_is_not_extended_by_other_messages(tmp_path: Path) -> None:
     """Tried: a connection that never says hello but keeps sending pings. It is closed with
     'no hello in time' once the (short, configured) hello timeout has passed."""
     async with running_server(tmp_path, hello_timeout=1.0) as h:
@@ -196,7 +198,7 @@ async def test_the_hello_deadline_is_not_extended_by_other_messages(tmp_path):
         assert {"t": "bye", "reason": "no hello in time"} in messages
 
 
-async def test_a_state_carries_the_clock_of_the_player_now_on_turn(tmp_path):
+async def test_a_state_carries_the_clock_of_the_player_now_on_turn(tmp_path: Path) -> None:
     """Two people at a table with a 30 s turn clock: after the first move, the state sent to both
     carries the clock of the player now on turn (it is set before the state goes out)."""
     async with running_server(tmp_path) as h:

@@ -9,6 +9,7 @@ import random
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -21,6 +22,7 @@ from server.connection import buffered
 from tests.server_helpers import (
     FAST_PLAY,
     ServerProcess,
+    Store,
     TestClient,
     alice_and_bob_on_a_server_to_kill,
     create_table,
@@ -44,7 +46,7 @@ from tests.server_helpers import (
 
 
 # --- 5. kill -9 and restart -----------------------------------------------------------------------------
-async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_path):
+async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_path: Path, store: Store) -> None:
     """A real `ono99 serve` process (--db, --grace 60, --bot-delay 0, --turn-seconds 0) runs a game of
     Alice, Bob and two bots. Mid-game, with a person on turn and the database thread caught up, each
     client's view is captured and the process is killed with SIGKILL. A new process on the same
@@ -54,7 +56,7 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
     they finish the game; the exported record validates, and its plays and Alice's drawn cards are
     exactly those the clients saw before the kill, on their return and after (same seed, same draw
     pile)."""
-    async with alice_and_bob_on_a_server_to_kill(tmp_path, "0") as rig:
+    async with alice_and_bob_on_a_server_to_kill(tmp_path, "0", store.db) as rig:
         first, second, clients = rig.first, rig.second, rig.clients
         alice, bob, table_id = rig.alice, rig.bob, rig.table_id
         bob_seat = rig.bob_seat
@@ -96,7 +98,7 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
         assert winner is not None and after[1].last_view["winner"] == winner
 
         await storage_barrier(clients[-1])
-        [record] = await export_and_check(first.db, tmp_path / "games.jsonl")
+        [record] = await export_and_check(store.db, tmp_path / "games.jsonl")
         assert record["result"]["winner"] == winner
         assert [p["kind"] for p in record["players"]] == ["human", "bot:greedy", "bot:greedy", "human"]
         seen = events_of(before[0].states) + missed[clients[2]] + events_of(after[0].states)
@@ -105,13 +107,13 @@ async def test_kill_9_mid_game_then_restart_brings_the_table_back_exactly(tmp_pa
             [e["card"] for e in seen if e["e"] == "draw" and e["seat"] == 0]
 
 
-async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path):
+async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path: Path, store: Store) -> None:
     """Tried: SIGKILL the moment a client has received a state, without waiting for the database
     (a move is only shown once it is saved). Several rounds, each on a fresh table: after every
     restart the restored table is at least at the version the client last saw, and the moves it saw
     are all in it: resuming with the sequence number of the last event it saw, the client is sent
     what followed it, not its log over again."""
-    db = tmp_path / "live.db"
+    db = store.db
     args = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000")
     servers: list[ServerProcess] = []
     clients: list[TestClient] = []
@@ -126,7 +128,7 @@ async def test_kill_9_right_after_a_move_loses_nothing_a_client_saw(tmp_path):
             await start(alice)
 
             def mid_game(message: dict[str, Any]) -> bool:
-                return message["view"]["version"] >= 6 and message["view"]["turn"] == 0
+                return bool(message["view"]["version"] >= 6 and message["view"]["turn"] == 0)
 
             log = await play(alice, random.Random(round_no), stop=mid_game)
             seen = log.last_view
@@ -168,7 +170,7 @@ def nested_arrays(depth: int) -> bytes:
 
 
 def nested_in_hello(depth: int) -> bytes:
-    head = msgpack.packb({"t": "hello", "version": PROTOCOL_VERSION, "name": "deep"})
+    head: bytes = msgpack.packb({"t": "hello", "version": PROTOCOL_VERSION, "name": "deep"})
     return b"\x84" + head[1:] + b"\xa1x" + b"\x81\xa1x" * depth + b"\xc0"  # hello with x: {x: {x: ...}}
 
 
@@ -190,8 +192,8 @@ MALFORMED = [
 
 @pytest.mark.parametrize("after_hello", [False, True], ids=["before-hello", "after-hello"])
 @pytest.mark.parametrize(("data", "code", "why"), MALFORMED)
-async def test_a_malformed_frame_gets_an_error_with_a_code_then_a_close(tmp_path, caplog, data, code, why,
-                                                                        after_hello):
+async def test_a_malformed_frame_gets_an_error_with_a_code_then_a_close(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, data: bytes, code: str, why: str, after_hello: bool) -> None:
     """Send one broken frame (oversized length header, invalid or truncated msgpack, a non-map, a
     non-text key, nesting thousands deep), before or after a hello. Tried: the answer is an error
     with that code and a readable reason, then bye, then the connection closes; the server logs it;
@@ -213,7 +215,8 @@ async def test_a_malformed_frame_gets_an_error_with_a_code_then_a_close(tmp_path
         assert (await other.request({"t": "ping", "n": 7}, "pong"))["n"] == 7
 
 
-async def test_a_flooding_connection_is_rate_limited_then_dropped(tmp_path, caplog):
+async def test_a_flooding_connection_is_rate_limited_then_dropped(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """With the default limits (50 messages a second, bursts of 100): 110 pings in one write get the
     burst's worth of pongs, and every ping over it a rate_limited error, the connection staying
     open; 2000 more get it closed with a bye and a log line. Another client's requests are answered
@@ -242,7 +245,8 @@ async def test_a_flooding_connection_is_rate_limited_then_dropped(tmp_path, capl
         assert (await other.request({"t": "ping", "n": 4}, "pong"))["n"] == 4
 
 
-async def test_a_client_that_never_reads_is_dropped_and_the_table_plays_on(tmp_path, caplog):
+async def test_a_client_that_never_reads_is_dropped_and_the_table_plays_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A spectator of a table stops reading (its socket stays open, nothing is read, nothing sent)
     while Alice, Bob and two bots play game after game. Its socket buffers are made small so that a
     few games fill them. Tried: the table runs ahead of it (games end while the server still holds
@@ -416,7 +420,8 @@ async def bad_names(c: TestClient, name: str, rng: random.Random) -> None:
     await closed_with(c, "version_mismatch")
 
 
-async def test_hostile_connections_get_errors_and_never_disturb_a_running_game(tmp_path, caplog):
+async def test_hostile_connections_get_errors_and_never_disturb_a_running_game(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """While Alice, Bob and two bots play a game, round after round of other raw TCP connections
     throw oversized length headers, random bytes (framed and not), invalid msgpack, nesting
     thousands deep, unknown message types, fields of the wrong type, bad names and versions, moves
@@ -477,13 +482,13 @@ async def test_hostile_connections_get_errors_and_never_disturb_a_running_game(t
 
 
 # --- 8. graceful shutdown -------------------------------------------------------------------------------
-async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tmp_path):
+async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tmp_path: Path, store: Store) -> None:
     """A server with a game in progress (Alice and Bob, mid-game) and a client in the lobby is closed:
     twice at once and once more after. Tried: every client gets a bye with the reason and is
     disconnected; the port no longer accepts connections; a new server on the same database has the
     table back at the version and hands it had, with stand-in bots for the two who are away (slow ones
     here, so that nothing moves), and Alice resumes her seat there with her token."""
-    config = server_config(tmp_path)
+    config = server_config(tmp_path, **store.config)
     server = Server(config)
     await server.start()
     port = server.port
@@ -499,6 +504,7 @@ async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tm
         logs = await play_all([alice, bob], seed=2, stop=lambda m: m["view"]["version"] >= 4)
         assert logs[0].last_view["winner"] is None
         game = server.lobby.tables[table_id].game
+        assert game is not None
         version, hands = game.version, [game.hand_of(s) for s in range(2)]
         assert logs[0].last_view["version"] == version
 
@@ -512,13 +518,13 @@ async def test_a_graceful_shutdown_says_bye_keeps_the_table_and_is_safe_twice(tm
         with pytest.raises(OSError):
             await asyncio.open_connection("127.0.0.1", port)
 
-        again = Server(server_config(tmp_path, bot_delay=600))
+        again = Server(server_config(tmp_path, bot_delay=600, **store.config))
         await again.start()
         try:
             assert again.restored_tables == 1
             assert [again.lobby.tables[table_id].controlled_by_bot(s) for s in range(2)] == [True, True]
             game = again.lobby.tables[table_id].game
-            assert game.version == version and [game.hand_of(s) for s in range(2)] == hands
+            assert game is not None and game.version == version and [game.hand_of(s) for s in range(2)] == hands
             back = await TestClient.connect("127.0.0.1", again.port, "alice", resume=alice.resume_token)
             clients.append(back)
             assert back.welcome["resumed"] is True

@@ -40,7 +40,7 @@ def test_simulate_json_summary_and_records(tmp_path: Path) -> None:
     checked = list(check_lines(path.read_text().splitlines()))
     assert len(checked) == 40 and all(c.error is None for c in checked)
     # seats rotate: the greedy bot sits at every seat equally often
-    greedy_seats = Counter()
+    greedy_seats: Counter[int] = Counter()
     for c in checked:
         assert c.replay is not None
         kinds = [p.kind for p in c.replay.players]

@@ -10,6 +10,7 @@ condition with generous deadlines, never measurements.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import gc
 import inspect
@@ -23,15 +24,13 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
 import pytest
 import textual
-import textual.app as textual_app
-from textual._xterm_parser import XTermParser
-from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
+from textual.screen import Screen
 
 from ono99_tui.client import Client
 from ono99_tui.front import ssh_driver
@@ -41,10 +40,24 @@ from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_tui.fronts import new_credential
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tui.screens import GameOverScreen, HelpScreen, LobbyScreen, NewGameScreen, TableScreen
+from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.help import HelpScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.table import TableScreen
 from server import Server, ServerConfig
+from tests.app_state import table_of, view_of
 from tests.server_helpers import play_client
+from tests.textual_compat import (
+    app_redirects,
+    notification_texts,
+    richlog_waits_for_its_size,
+    screen_resume_handler_is_screens_own,
+    shared_key_parse,
+    stylesheet_keeps_its_variables,
+    stylesheet_parse,
+)
 
 CREDENTIAL = new_credential()  # the in-process front reaches the game server over loopback TCP, trusted
 PATIENCE = 30.0  # seconds a wait may take before the test fails; never a speed requirement
@@ -90,7 +103,8 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
         await rig.close()
 
 
-async def until(condition: Callable[[], Any], what: str, timeout: float = PATIENCE) -> None:
+async def until(condition: Callable[..., object], what: str, timeout: float = PATIENCE) -> None:
+    """Wait until ``condition()`` holds (``...``: a lambda in a loop binds the loop's values as defaults)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
@@ -129,7 +143,7 @@ class Player:
         await until(lambda: any(s.owner.port == local_port for s in rig.front.sessions) or not pty,
                     "the server-side session")
         session = next((s for s in rig.front.sessions if s.owner.port == local_port), None)
-        return cls(conn, stdin, stdout, session)  # type: ignore[arg-type]
+        return cls(conn, stdin, stdout, session)  # type: ignore[arg-type]  # None only without a PTY: not read then
 
     async def _read(self) -> None:
         with contextlib.suppress(Exception):
@@ -143,7 +157,7 @@ class Player:
     @property
     def app(self) -> SessionApp:
         app = self.session.app
-        assert app is not None, "the session has ended"
+        assert isinstance(app, SessionApp), "the session has ended (or is a plain one)"
         return app
 
     async def press(self, *keys: str) -> None:
@@ -154,10 +168,11 @@ class Player:
     async def type(self, text: str) -> None:
         self.stdin.write(text.encode())
 
-    async def until(self, condition: Callable[[SessionApp], Any], what: str) -> None:
+    async def until(self, condition: Callable[..., object], what: str) -> None:
+        """Wait until ``condition(app)`` holds for this session's app."""
         await until(lambda: self.session.app is not None and condition(self.session.app), what)
 
-    async def until_screen(self, screen: type, what: str) -> None:
+    async def until_screen(self, screen: builtins.type[Screen[Any]], what: str) -> None:
         await self.until(lambda app: isinstance(app.screen, screen), what)
 
     async def until_shown(self, text: bytes, what: str) -> None:
@@ -182,7 +197,18 @@ def key_for_turn(app: SessionApp) -> str | None:
     return "f" if index is None else str(index + 1)
 
 
-async def play_through_keys(player: Player, moves_wanted: int | None = None) -> int:
+class KeyPlayer(Protocol):
+    """What ``play_through_keys`` needs of a player: its session's app, keys, and a wait on the app."""
+
+    @property
+    def app(self) -> SessionApp: ...
+
+    async def press(self, *keys: str) -> None: ...
+
+    async def until(self, condition: Callable[..., object], what: str) -> None: ...
+
+
+async def play_through_keys(player: KeyPlayer, moves_wanted: int | None = None) -> int:
     """Press keys for the player's turns until the game is over (or ``moves_wanted`` moves); returns
     the number of moves made. Fails when the game stops moving (no new state for PATIENCE seconds)."""
     loop = asyncio.get_running_loop()
@@ -247,22 +273,22 @@ async def test_two_ssh_players_and_a_tcp_client_play_at_one_table(rig: Rig) -> N
     ada = await Player.connect(rig, "ada")
     bo = await Player.connect(rig, "bo")
     await create_table_through_keys(ada)
-    table_id = ada.app.model.table.id  # type: ignore[index]
+    table_id = table_of(ada.app).id
     await bo.until(lambda a: isinstance(a.screen, LobbyScreen) and a.model.tables, "the table in bo's lobby")
     await bo.press("j")
     await bo.until_screen(TableScreen, "bo at the table")
     cy = await Client.connect("127.0.0.1", rig.server.port, "cy")
     try:
         await cy.send({"t": "join", "table": table_id})
-        await ada.until(lambda a: {s.name for s in a.model.table.seats} >= {"ada", "bo", "cy"},
+        await ada.until(lambda a: {s.name for s in table_of(a).seats} >= {"ada", "bo", "cy"},
                         "three players seated")
         await ada.press("s")
         cy_game = asyncio.create_task(play_client(cy, PATIENCE))
         ssh_games = [asyncio.create_task(play_through_keys(p)) for p in (ada, bo)]
         await asyncio.wait_for(asyncio.gather(*ssh_games), PATIENCE * 2)
         winner = await asyncio.wait_for(cy_game, PATIENCE)
-        assert ada.app.model.view.winner == bo.app.model.view.winner == winner  # type: ignore[index]
-        seats = {s.name for s in ada.app.model.table.seats}  # type: ignore[index]
+        assert view_of(ada.app).winner == view_of(bo.app).winner == winner
+        seats = {s.name for s in table_of(ada.app).seats}
         assert {"ada", "bo", "cy"} <= seats
     finally:
         await cy.close()
@@ -290,7 +316,7 @@ async def test_the_same_key_returns_to_its_seat_and_a_guest_picks_a_name(rig: Ri
     await create_table_through_keys(ada)
     await ada.press("s")
     await ada.until(lambda a: a.model.view is not None, "the game to start")
-    seat, table_id = ada.app.model.view.seat, ada.app.model.table.id  # type: ignore[index]
+    seat, table_id = view_of(ada.app).seat, table_of(ada.app).id
     ada.conn.abort()  # the connection drops
     member = rig.server.lobby.members["ada"]
     await until(lambda: member.connection is None, "the server to notice")
@@ -299,7 +325,7 @@ async def test_the_same_key_returns_to_its_seat_and_a_guest_picks_a_name(rig: Ri
     back = await Player.connect(rig, "someone-else", key=key)  # the key is the identity, not the user name
     await back.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the seat again")
     assert back.app.model.my_name == "ada"
-    assert back.app.model.view.seat == seat and back.app.model.table.id == table_id  # type: ignore[index]
+    assert view_of(back.app).seat == seat and table_of(back.app).id == table_id
     assert rig.server.lobby.members["ada"] is member
 
     again = await Player.connect(rig, "ada", key=key)  # the same key elsewhere takes the seat over
@@ -358,7 +384,7 @@ async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
         await joiner.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
                            and a.model.table.you is not None, "a seat at the private table")
         assert joiner.app.model.my_name == "jo"
-        await joiner.until(lambda a: any("Press l for the lobby" in str(n.message) for n in a._notifications),
+        await joiner.until(lambda a: any("Press l for the lobby" in n for n in notification_texts(a)),
                            "how to get back to the lobby")
         await joiner.until_shown(b"the lobby, ? for help", "the hint on the client's terminal")
         # watch-CODE@HOST as a guest: a name first, then a spectator's view
@@ -367,8 +393,8 @@ async def test_invite_code_shortcuts_in_the_user_name(rig: Rig) -> None:
         await watcher.type("wat")
         await watcher.press("enter")
         await watcher.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None, "the table")
-        assert watcher.app.model.table.you is None  # type: ignore[index]
-        assert [s.name for s in watcher.app.model.table.seats][:2] == ["tess", "jo"]  # type: ignore[index]
+        assert table_of(watcher.app).you is None
+        assert [s.name for s in table_of(watcher.app).seats][:2] == ["tess", "jo"]
         await joiner.press("l")
         await joiner.until_screen(LobbyScreen, "the lobby after l")
         await joiner.close()
@@ -394,11 +420,11 @@ async def test_an_invite_code_whose_game_has_started_says_so_and_offers_to_watch
         late = await Player.connect(rig, code.lower(), key=key)
         await late.until(lambda a: isinstance(a.screen, ConfirmScreen) and "has already started" in a.screen.question,
                          "the word that the game has started")
-        assert code in late.app.screen.question  # type: ignore[attr-defined]
+        assert isinstance(late.app.screen, ConfirmScreen) and code in late.app.screen.question
         await late.press("y")
         await late.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
                          and a.model.table.code == code and a.model.view is not None, "the game, watched")
-        assert late.app.model.table.you is None  # type: ignore[union-attr]
+        assert table_of(late.app).you is None
         await late.close()
     finally:
         await host.close()
@@ -424,7 +450,7 @@ async def test_exec_sftp_forwarding_and_ptyless_sessions_are_refused(rig: Rig) -
         result = await conn.run(None, term_type=None, request_pty=False, stdin=asyncssh.DEVNULL)
         assert result.exit_status == 1
         assert "ssh -t -p" in str(result.stdout) and "'ssh -tt'" in str(result.stdout)
-        assert result.stdout.count("\n") == 1
+        assert str(result.stdout).count("\n") == 1
         assert not rig.front.sessions
     # agent and X11 forwarding: asked for with a session that is otherwise fine
     os.environ.setdefault("DISPLAY", ":0")
@@ -459,7 +485,7 @@ async def test_a_session_cannot_touch_the_server_machine(rig: Rig, tmp_path: Pat
     app.save_screenshot("d.svg", str(drop))
     app.action_screenshot("e.svg", str(drop))
     app.open_url("https://example.com/")
-    await ada.until(lambda a: any("Open this link" in str(n.message) for n in a._notifications), "the link notice")
+    await ada.until(lambda a: any("Open this link" in n for n in notification_texts(a)), "the link notice")
     await asyncio.sleep(0.2)  # let any delivery thread run (there must be none)
     assert list(drop.iterdir()) == [] and opened == [] and not failed
     titles = {c.title for c in app.get_system_commands(app.screen)}
@@ -657,7 +683,7 @@ async def test_auth_modes_authorized_keys_and_password(tmp_path: Path) -> None:
         _stdin, _stdout, _ = await conn.open_session(term_type="xterm", term_size=(80, 24), encoding=None)
         await until(lambda: rig.front.sessions, "the session")
         session = next(iter(rig.front.sessions))
-        await until(lambda: session.app is not None and isinstance(session.app.screen, NameScreen),
+        await until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, NameScreen),
                     "the name screen (no key identity with a password)")
         conn.close()
     finally:
@@ -703,7 +729,7 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         # a new key with an invite code for a user name: a name first, then the seat
         await pane_shows("Your name at the tables", "the name screen in a real terminal")
         session = next(iter(rig.front.sessions))
-        assert session.term_type and session.app is not None and isinstance(session.app.screen, NameScreen)
+        assert session.term_type and isinstance(session.app, SessionApp) and isinstance(session.app.screen, NameScreen)
         await run(*tmux, "send-keys", "-t", "play", "tim", "Enter")
         await until(lambda: session.app is not None and session.app.model.table is not None
                     and session.app.model.table.you is not None, "the OpenSSH player at the table")
@@ -712,24 +738,24 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
         moves = 0
         while True:
             app = session.app
-            assert app is not None
+            assert isinstance(app, SessionApp)
             view = app.model.view
             if view is not None and view.winner is not None:
                 break
-            key = key_for_turn(app)
-            if key is None:
+            press = key_for_turn(app)
+            if press is None or view is None:
                 await asyncio.sleep(0.01)
                 continue
-            before = view.version  # type: ignore[index]
-            await run(*tmux, "send-keys", "-t", "play", key)
-            await until(lambda b=before: session.app is not None and session.app.model.view.version != b,
+            before = view.version
+            await run(*tmux, "send-keys", "-t", "play", press)
+            await until(lambda b=before: session.app is not None and view_of(session.app).version != b,
                         "the move from the real client")
             moves += 1
         await asyncio.wait_for(host_game, PATIENCE)
         assert moves > 0
         await pane_shows(" win", "the game-over dialog")  # "Ada wins!" or "You win!"
         await run(*tmux, "send-keys", "-t", "play", "Escape")
-        await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen),
+        await until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, TableScreen),
                     "Esc from a real terminal")
         await run(*tmux, "send-keys", "-t", "play", "q")
         await until(lambda: not rig.front.sessions, "the session to end")
@@ -753,7 +779,8 @@ async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_p
         port = probe.getsockname()[1]
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--ssh-port", str(port),
-        "--db", str(tmp_path / "x.db"), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        "--web-port", "0", "--db", str(tmp_path / "x.db"), stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL)
     try:
         assert proc.stdout is not None
         banner = ""
@@ -776,26 +803,25 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     """Fails loudly when a Textual release moves what ono99_tui/front/ssh_driver.py adapts; pyproject pins
     the minor version, and this names what to re-check before raising the pin."""
     assert textual.__version__.startswith("8.2."), textual.__version__
-    assert getattr(textual_app.redirect_stdout, "ono99_guard", False), "App runs still redirect sys.stdout by name"
-    assert getattr(textual_app.redirect_stderr, "ono99_guard", False)
-    assert hasattr(XTermParser._parse_extended_key, "cache_clear"), "the parser's key cache moved"
-    assert SessionParser._parse_extended_key is not XTermParser._parse_extended_key
+    assert all(getattr(redirect, "ono99_guard", False) for redirect in app_redirects()), (
+        "App runs still redirect sys.stdout by name")
+    assert hasattr(shared_key_parse(), "cache_clear"), "the parser's key cache moved"
+    assert SessionParser._parse_extended_key is not shared_key_parse()
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
-    assert Stylesheet._parse_rules is ssh_driver._parse_rules_once, "CSS is parsed once per process"
+    assert stylesheet_parse() is ssh_driver._parse_rules_once, "CSS is parsed once per process"
     assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
-    assert "_variables" in vars(Stylesheet()), "the theme's variables key the shared parse"
-    # The screens' cheaper start and redraws (ono99_tui/tui/screens.py and widgets.py)
+    assert stylesheet_keeps_its_variables(), "the theme's variables key the shared parse"
+    # The screens' cheaper start and redraws (ono99_tui/tui/model_screen.py, steady.py and widgets.py)
     from textual.events import ScreenResume
-    from textual.screen import Screen
-    from textual.widgets import RichLog, Static
+    from textual.widgets import Static
 
     assert ScreenResume().refresh_styles, "a screen's resume restyles it: the first one is skipped"
-    assert "_on_screen_resume" in vars(Screen)
-    assert "_size_known" in vars(RichLog()), "logs write at once only when their size is known"
+    assert screen_resume_handler_is_screens_own()
+    assert richlog_waits_for_its_size(), "logs write at once only when their size is known"
     assert "layout" in inspect.signature(Static.update).parameters
     import ono99_tui.cli as cli
-    import server.config
+    from server.config import DEFAULT_SSH_PORT
 
-    assert cli.DEFAULT_SSH_PORT == server.config.DEFAULT_SSH_PORT
+    assert cli.DEFAULT_SSH_PORT == DEFAULT_SSH_PORT

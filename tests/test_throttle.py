@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
+from pathlib import Path
 
 import pytest
 
-from ono99_tui import access
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.i18n import using
@@ -154,7 +154,8 @@ async def connect_from(port: int, address: str, name: str, password: str) -> Cli
         raise
 
 
-async def test_a_locked_out_address_is_refused_unchecked_and_another_gets_in_at_once(tmp_path, monkeypatch) -> None:
+async def test_a_locked_out_address_is_refused_unchecked_and_another_gets_in_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     async with running_server(tmp_path, ssh=SshSettings(auth="password", password="open sesame")) as h:
         h.server.access.throttle = FailureThrottle(first_lockout=30)  # long enough for a loaded machine
         guesses = await asyncio.gather(*(refused(h.port, "127.0.0.9", f"guess {n}") for n in range(4)))
@@ -166,7 +167,7 @@ async def test_a_locked_out_address_is_refused_unchecked_and_another_gets_in_at_
             compared.append(a)
             return compare(a, b)
 
-        monkeypatch.setattr(access.hmac, "compare_digest", counted)
+        monkeypatch.setattr(hmac, "compare_digest", counted)  # the module ono99_tui/access.py calls
         started = time.monotonic()
         locked = await refused(h.port, "127.0.0.9", "open sesame")  # the right password, during the lockout
         assert time.monotonic() - started < 0.9  # at once: no pause of a checked wrong password

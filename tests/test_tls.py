@@ -32,7 +32,7 @@ from ono99_tui.protocol import PROTOCOL_VERSION
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.screens import LobbyScreen
+from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from server import Server
 
@@ -321,7 +321,7 @@ async def test_the_app_asks_at_a_first_visit_and_stops_at_a_changed_certificate(
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="ada", trust=ServerTrust(known=known))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(lambda: isinstance(app.screen, ConfirmScreen), "the question")
-            assert h.server.fingerprint in app.screen.question
+            assert isinstance(app.screen, ConfirmScreen) and h.server.fingerprint in app.screen.question
             await pilot.pause()
             shown = app.screen.query_one("#question")  # the whole question is on screen at 80x24, wrapped
             assert shown.region.width <= app.screen.query_one("#dialog").content_region.width
@@ -334,8 +334,8 @@ async def test_the_app_asks_at_a_first_visit_and_stops_at_a_changed_certificate(
         app = make_app(local=False, host="127.0.0.1", port=port, name="ada", trust=ServerTrust(known=known))
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(lambda: app.exit_code == 2, "the refusal")
-            shown = app.screen.query_one("#start-text").render()
-            assert "HAS CHANGED" in str(shown) and other.server.fingerprint in str(shown)
+            refusal = str(app.screen.query_one("#start-text").render())
+            assert "HAS CHANGED" in refusal and other.server.fingerprint in refusal
             assert other.server.lobby.members == {}
             await pilot.press("q")
 

@@ -13,33 +13,33 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Digits, Static
+from textual.widgets import Button, DataTable, Digits, Select, Static, Switch
 
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.messages import View
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
+from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.labels import card_label
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import (
-    GameOverScreen,
-    HelpScreen,
-    KnockOutScreen,
-    LobbyScreen,
-    NewGameScreen,
-    TableScreen,
-)
 from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from server import Server, ServerConfig
+from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, play_client
+from tests.textual_compat import count_refreshes
 
 DATA = Path(__file__).parent / "data"
 PATIENCE = 60.0  # seconds a test waits for something to happen; never a speed requirement
 
 
-async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
+async def wait_until(pilot: Pilot[Any], condition: Callable[..., bool], what: str) -> None:
+    """Pause the app until ``condition()`` holds (``...``: a lambda in a loop binds the loop's values
+    as defaults); fail after PATIENCE seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + PATIENCE
     while not condition():
@@ -117,7 +117,7 @@ async def test_local_game_played_through_the_keyboard_to_its_end() -> None:
                 await pilot.pause(0.02)
         await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
         assert moves > 0
-        winner = app.model.view.winner
+        winner = view_of(app).winner
         assert app.model.ranking()[0] == winner
         said = "You win the game!" if winner == app.model.my_seat else f"{app.model.seat_name(winner)} wins the game!"
         assert said in app.model.log
@@ -146,7 +146,7 @@ async def play_until_a_card_is_blocked(pilot: Pilot[Any], app: Ono99App) -> View
         if app.model.my_turn and isinstance(app.screen, TableScreen):
             before = view.version
             await play_my_turn(pilot, app)
-            await wait_until(pilot, lambda b=before: app.model.view.version != b, "the move")  # type: ignore[union-attr]
+            await wait_until(pilot, lambda b=before: view_of(app).version != b, "the move")
         else:
             await pilot.pause(0.02)
     raise AssertionError("never held a blocked card on my turn")
@@ -241,21 +241,21 @@ async def test_new_game_dialog_refuses_an_invalid_option_set_and_starts_a_1980_g
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the dialog")
         dialog = app.screen
-        dialog.query_one("#ono99_sets_99").value = True  # type: ignore[attr-defined]
-        dialog.query_one("#edition").value = "1980"  # type: ignore[attr-defined]
+        dialog.query_one("#ono99_sets_99", Switch).value = True
+        dialog.query_one("#edition", Select).value = "1980"
         await pilot.pause(0.1)
-        dialog.query_one("#start").press()  # type: ignore[attr-defined]
+        dialog.query_one("#start", Button).press()
         await pilot.pause(0.2)
         problem = str(dialog.query_one("#problem", Static).render())
         assert "Only going over 99 loses" in problem and "_" not in problem and isinstance(app.screen, NewGameScreen)
-        dialog.query_one("#bust_over_99").value = True  # type: ignore[attr-defined]
-        dialog.query_one("#seats").value = 3  # type: ignore[attr-defined]
+        dialog.query_one("#bust_over_99", Switch).value = True
+        dialog.query_one("#seats", Select).value = 3
         await pilot.pause(0.1)
-        dialog.query_one("#start").press()  # type: ignore[attr-defined]
+        dialog.query_one("#start", Button).press()
         await wait_until(pilot, lambda: app.model.view is not None and app.model.view.edition == "1980",
                          "the 1980 game")
-        assert app.model.view.options.ono99_sets_99 is True
-        assert app.model.view.seats == 3
+        assert view_of(app).options.ono99_sets_99 is True
+        assert view_of(app).seats == 3
 
 
 async def test_replay_steps_forward_and_back() -> None:
@@ -292,21 +292,21 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await pilot.press("n")
             await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the new table dialog")
-            app.screen.query_one("#start").press()  # type: ignore[attr-defined]
+            app.screen.query_one("#start", Button).press()
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
                              "the new table")
-            table_id = app.model.table.id  # type: ignore[index]
+            table_id = table_of(app).id
             bo = await Client.connect("127.0.0.1", server.port, "Bo")
             await bo.send({"t": "join", "table": table_id})
-            await wait_until(pilot, lambda: any(s.name == "Bo" for s in app.model.table.seats),  # type: ignore[index]
+            await wait_until(pilot, lambda: any(s.name == "Bo" for s in table_of(app).seats),
                              "Bo to sit down")
             await pilot.press("s")
             await wait_until(pilot, lambda: app.model.view is not None, "the game to start")
-            my_seat = app.model.view.seat
+            my_seat = view_of(app).seat
             bo_task = asyncio.create_task(play_client(bo, PATIENCE))
             dropped = False
-            while app.model.view.winner is None:  # type: ignore[index]
-                if not dropped and app.model.view.version > 6:  # type: ignore[index]
+            while view_of(app).winner is None:
+                if not dropped and view_of(app).version > 6:
                     dropped = True
                     ada = server.lobby.members["Ada"]
                     assert ada.connection is not None
@@ -314,13 +314,13 @@ async def test_app_against_a_real_server_create_join_play_disconnect_reconnect()
                     await wait_until(pilot, lambda: not app.model.connected, "the app to notice")
                     await wait_until(pilot, lambda: app.model.connected and app.model.view is not None,
                                      "the app to reconnect")
-                    assert app.model.view.seat == my_seat
+                    assert view_of(app).seat == my_seat
                     continue
                 if app.model.my_turn or app.model.can_draw:
-                    before = app.model.view.version  # type: ignore[index]
+                    before = view_of(app).version
                     await play_my_turn(pilot, app)
-                    await wait_until(pilot, lambda b=before: app.model.view.version != b  # type: ignore[index]
-                                     or app.model.view.winner is not None, "the move")  # type: ignore[index]
+                    await wait_until(pilot, lambda b=before: view_of(app).version != b
+                                     or view_of(app).winner is not None, "the move")
                 else:
                     await pilot.pause(0.02)
             assert dropped
@@ -350,14 +350,14 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
             await cy.send({"t": "create_table", "seats": 3, "bots": 2, "turn_seconds": 0, "name": "Cy's <b>table</b>"})
             await wait_until(pilot, lambda: any(t.name == "Cy's <b>table</b>" for t in app.model.tables),
                              "the live table list")
-            grid = app.screen.query_one("DataTable")
+            grid = app.screen.query_one(DataTable)
             table_id = next(t.id for t in app.model.tables if t.name == "Cy's <b>table</b>")
-            grid.move_cursor(row=grid.get_row_index(str(table_id)))  # type: ignore[attr-defined]
+            grid.move_cursor(row=grid.get_row_index(str(table_id)))
             await pilot.press("s")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table as a spectator")
             await cy.send({"t": "start"})
             await wait_until(pilot, lambda: app.model.view is not None, "the spectator's view")
-            assert app.model.view.seat is None and app.model.view.hand == ()
+            assert view_of(app).seat is None and view_of(app).hand == ()
             title = str(app.screen.query_one("#title", Static).render())
             assert "Cy's <b>table</b>" in title and "spectating" in title  # shown as typed, not as markup
             await pilot.press("l")
@@ -383,15 +383,7 @@ async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monke
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen) and app.model.view is not None
-        refreshed: list[tuple[str, bool]] = []
-        original = Widget.refresh
-
-        def counting(self: Widget, *regions: Any, **options: Any) -> Widget:
-            if self.screen is screen:
-                refreshed.append((type(self).__name__, bool(options.get("layout"))))
-            return original(self, *regions, **options)
-
-        monkeypatch.setattr(Widget, "refresh", counting)
+        refreshed = count_refreshes(monkeypatch, screen)
         screen.refresh_model(app.model)  # the same model: nothing to draw
         assert refreshed == []
         app.model.view = dataclasses.replace(app.model.view, total=app.model.view.total + 1)

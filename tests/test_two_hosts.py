@@ -117,6 +117,7 @@ async def test_a_remote_front_on_another_host_and_the_game_through_its_restart(t
     with two_hosts() as (game_ns, front_ns, net):
         game_address, front_address, here = f"{net}.1.1", f"{net}.1.2", f"{net}.2.2"
         server = await spawn(game_ns, "serve", "--host", "0.0.0.0", "--port", "9999", "--ssh-port", "0",
+                             "--web-port", "0",
                              "--front-credential-file", str(credential_file), "--db", str(tmp_path / "g.db"),
                              "--no-advertise", "--bot-delay", "0", "--turn-seconds", "0", log=tmp_path / "game.log")
         front: asyncio.subprocess.Process | None = None
@@ -127,7 +128,7 @@ async def test_a_remote_front_on_another_host_and_the_game_through_its_restart(t
             await wait_for_line(server, "stop with")
             front_args = ("front", "--server", f"{game_address}:9999", "--server-fingerprint", fingerprint,
                           "--credential-file", str(credential_file), "--ssh-host", front_address, "--ssh-port", "2222",
-                          "--host-key", str(tmp_path / "host_key"))
+                          "--host-key", str(tmp_path / "host_key"), "--web-port", "0")
             front = await spawn(front_ns, *front_args, log=tmp_path / "front.log")
             await wait_for_line(front, "ono99-front ready")
             pin = ServerTrust.pinned(fingerprint)

@@ -10,11 +10,13 @@ from typing import Any
 from textual.widgets import Digits, Static
 
 from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.screens import GameOverScreen, TableScreen
+from ono99_tui.tui.table import TableScreen
 from tests.test_first_minute import ScriptedLink
 from tests.test_tui import wait_until
+from tests.textual_compat import notification_texts
 from tests.wire import table_map, view_map
 
 WELCOME = {"t": "welcome", "version": 2, "server": "ONO 99", "name": "Ada", "resume": "r", "resumed": False,
@@ -43,10 +45,6 @@ def state(version: int, seq: int, events: list[dict[str, Any]] | None = None, **
                                    "hand_sizes": [2, 3, 3], **view})}
 
 
-def notices(app: Ono99App) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
 async def test_a_malformed_server_message_is_skipped_with_one_notice_and_the_next_one_is_shown() -> None:
     bad = state(1, 1, total=12)
     bad["view"]["hand"] = 5  # a number where the cards should be
@@ -54,14 +52,14 @@ async def test_a_malformed_server_message_is_skipped_with_one_notice_and_the_nex
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version == 2, "the good state")
         await pilot.pause()
-        cannot_read = [n for n in notices(app) if "cannot read" in n]
+        cannot_read = [n for n in notification_texts(app) if "cannot read" in n]
         assert cannot_read == ["The server sent a message this version cannot read: the server's state.view.hand "
                                "must be a list, not int"]
         assert isinstance(app.screen, TableScreen) and app.return_code is None
         assert app.model.view is not None and app.model.view.total == 21 and app.model.view.hand == ("4", "7")
         assert app.screen.query_one("#total", Digits).value == "21"
         link.inbox.put_nowait({"t": "notice", "table": 1, "text": "still here"})  # the session goes on
-        await wait_until(pilot, lambda: "still here" in notices(app), "the next message")
+        await wait_until(pilot, lambda: "still here" in notification_texts(app), "the next message")
 
 
 async def test_a_message_of_a_type_this_version_does_not_know_is_ignored() -> None:
@@ -69,7 +67,7 @@ async def test_a_message_of_a_type_this_version_does_not_know_is_ignored() -> No
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None, "the state")
         await pilot.pause()
-        assert not [n for n in notices(app) if "cannot read" in n]
+        assert not [n for n in notification_texts(app) if "cannot read" in n]
         assert app.model.view is not None and app.model.view.total == 9
 
 

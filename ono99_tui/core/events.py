@@ -23,9 +23,9 @@ def _typed_equality(cls: type[_T]) -> type[_T]:
     def __hash__(self: tuple[Any, ...]) -> int:
         return hash((type(self).__name__, tuple(self)))
 
-    cls.__eq__ = __eq__  # type: ignore[assignment,method-assign]
-    cls.__ne__ = __ne__  # type: ignore[assignment,method-assign]
-    cls.__hash__ = __hash__  # type: ignore[assignment,method-assign]
+    cls.__eq__ = __eq__  # type: ignore[assignment,method-assign]  # the tuple's, replaced
+    cls.__ne__ = __ne__  # type: ignore[assignment,method-assign]  # the tuple's, replaced
+    cls.__hash__ = __hash__  # type: ignore[assignment,method-assign]  # the tuple's, replaced
     return cls
 
 

@@ -115,7 +115,7 @@ class TableOptions:
         if self.edition is Edition.E2022:
             if self.scoring is not Scoring.ELIMINATION:
                 raise OptionError("elimination_2022", option=OptionName("scoring"),
-                                  value=repr(self.scoring.value))  # type: ignore[union-attr]
+                                  value=repr(self.scoring.value))  # type: ignore[union-attr]  # set by __post_init__
             for name in OPTIONS_1980_ONLY:
                 if getattr(self, name):
                     raise OptionError("only_1980", option=OptionName(name))

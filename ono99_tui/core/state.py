@@ -610,8 +610,9 @@ class State:
         log = self._log
         kind = type(event)
         if kind is Drew:
-            self._private_at[event.seat].append(len(log))  # type: ignore[union-attr]
-            public: Event = _HIDDEN_DRAWS[event.seat]  # type: ignore[union-attr]
+            # kind is Drew, quicker than isinstance in this hot path, does not narrow event for mypy
+            self._private_at[event.seat].append(len(log))  # type: ignore[union-attr]  # a Drew
+            public: Event = _HIDDEN_DRAWS[event.seat]  # type: ignore[union-attr]  # a Drew
         elif kind is HandStarted:
             for marks in self._private_at:
                 marks.append(len(log))

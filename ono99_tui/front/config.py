@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..ssh_settings import SshSettings
 
 DEFAULT_SSH_PORT = 2222
+# HTTPS on a port a user may open without privileges; 443 is for a reverse proxy in front (docs/web.md).
+DEFAULT_WEB_PORT = 8443
 
 
 @dataclass(slots=True)
@@ -24,3 +27,9 @@ class FrontConfig:
     # The host key, access policy (the game server's own, applied at the SSH login), timeouts and limits.
     ssh: SshSettings = field(default_factory=SshSettings)
     link_timeout: float = 10.0  # seconds to reach the game server and be welcomed
+    listen_ssh: bool = True  # False: a front for browsers only
+    # --- the web front (ono99_tui/front/web.py): HTTPS, the same sessions in a browser ---
+    web_host: str = "0.0.0.0"
+    web_port: int | None = None  # None: no web listener; 0: any free port
+    web_cert: Path | None = None  # the TLS certificate and key of the web port (PEM files)
+    web_key: Path | None = None

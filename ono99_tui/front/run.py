@@ -21,7 +21,7 @@ from .config import FrontConfig
 
 LANGUAGE_ENV = "ONO99_FRONT_LANGUAGE"  # the language of a worker's printed lines: its server's
 CONFIG_ENV = "ONO99_FRONT_CONFIG"  # a worker's settings, credential included, as JSON: never on the command line
-READY = "ono99-front ready"  # the line a worker prints once its SSH listener is up
+READY = "ono99-front ready"  # the line a worker prints once its listeners are up
 WORKER_NICE = 10  # how much lower a worker's CPU priority is than the game server's
 # Allocations (less deallocations) between two collections of Python's youngest generation, 700 by
 # default. A redraw makes and drops many objects, and a front holds many sessions' screens, so at
@@ -45,6 +45,9 @@ def _path_text(value: object) -> str:
 def config_from_env(text: str) -> FrontConfig:
     values: dict[str, Any] = json.loads(text)
     ssh: dict[str, Any] = values.pop("ssh")
+    for name in ("web_cert", "web_key"):
+        if values.get(name) is not None:
+            values[name] = Path(values[name])
     for name in ("host_key", "authorized_keys"):
         if ssh.get(name) is not None:
             ssh[name] = Path(ssh[name])
@@ -52,23 +55,47 @@ def config_from_env(text: str) -> FrontConfig:
 
 
 async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: bool = False) -> int:
-    """Listen for SSH until SIGINT or SIGTERM, then end every session and close. ``parent_pipe``:
-    a worker of ``ono99 serve``, which also ends when its server is gone (its standard input, a
-    pipe from the server, closes), even one killed with SIGKILL: no worker outlives its server."""
+    """Listen for SSH (and HTTPS, with a web port) until SIGINT or SIGTERM, then end every session and
+    close. ``parent_pipe``: a worker of ``ono99 serve``, which also ends when its server is gone (its
+    standard input, a pipe from the server, closes), even one killed with SIGKILL: no worker outlives
+    its server."""
+    from ..tls import load_certificate
     from .ssh import SshFront
+    from .web import WebFront
 
+    front: SshFront | None = None
+    web: WebFront | None = None
     try:
-        front = SshFront(config)
-    except (OSError, ValueError) as exc:  # the host key or the authorized_keys file
+        if config.listen_ssh:
+            front = SshFront(config)
+        if config.web_port is not None:
+            if config.web_cert is None or config.web_key is None:
+                raise ValueError("the web port needs a TLS certificate and key")
+            web = WebFront(config, load_certificate(config.web_cert, config.web_key),
+                           access=front.access if front is not None else None,
+                           opening=front.opening if front is not None else None)
+    except (OSError, ValueError) as exc:  # the host key, the authorized_keys file, the web's certificate
         print(f"ono99 front: {exc}", file=sys.stderr, flush=True)
         return 2
-    try:
-        await front.start()
-    except OSError as exc:
-        print("ono99 front: " + _("cannot listen on SSH port {port}: {error}").format(port=config.ssh_port,
-                                                                                     error=exc.strerror),
-              file=sys.stderr, flush=True)
-        return 2
+    if front is not None:
+        try:
+            await front.start()
+        except OSError as exc:
+            print("ono99 front: " + _("cannot listen on SSH port {port}: {error}").format(port=config.ssh_port,
+                                                                                         error=exc.strerror),
+                  file=sys.stderr, flush=True)
+            return 2
+    if web is not None:
+        web.ssh_port = front.port if front is not None else None
+        try:
+            await web.start()
+        except OSError as exc:
+            print("ono99 front: " + _("cannot listen on web port {port}: {error}").format(port=config.web_port,
+                                                                                         error=exc.strerror),
+                  file=sys.stderr, flush=True)
+            if front is not None:
+                await front.close()
+            return 2
     tune_gc()
     stop = asyncio.Event()
     server_lost = asyncio.Event()  # set with ``stop`` when the server died (its pipe closed) instead
@@ -78,13 +105,19 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     if parent_pipe:
         with contextlib.suppress(OSError, ValueError):  # not a pipe (a file, /dev/null): nothing to watch
             loop.add_reader(sys.stdin.fileno(), _parent_gone, stop, server_lost)
-    print(f"{READY} pid {os.getpid()} port {front.port}", flush=True)
+    print(f"{READY} pid {os.getpid()} port {front.port if front is not None else 0} "
+          f"web {web.port if web is not None else 0}", flush=True)
     if announce:
-        print(_("ONO 99 SSH front: port {port}, host key {fingerprint}, game server {address}").format(
-            port=front.port, fingerprint=front.fingerprint, address=f"{config.server_host}:{config.server_port}"),
-            flush=True)
+        if front is not None:
+            print(_("ONO 99 SSH front: port {port}, host key {fingerprint}, game server {address}").format(
+                port=front.port, fingerprint=front.fingerprint, address=f"{config.server_host}:{config.server_port}"),
+                flush=True)
+        if web is not None:
+            print(_("ONO 99 web front: https://HOST:{port}/, certificate {fingerprint}, game server {address}").format(
+                port=web.port, fingerprint=web.certificate.fingerprint,
+                address=f"{config.server_host}:{config.server_port}"), flush=True)
     await stop.wait()
-    await front.close(server_lost=server_lost.is_set())
+    await asyncio.gather(*(f.close(server_lost=server_lost.is_set()) for f in (front, web) if f is not None))
     return 0
 
 

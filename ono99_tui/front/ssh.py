@@ -40,6 +40,7 @@ from . import ssh_words
 from .config import FrontConfig
 from .ssh_app import SessionApp
 from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .ssh_plain import PlainSessionApp, plain_user
 
 log = logging.getLogger("ono99.ssh")
 
@@ -86,6 +87,30 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
     return match.group(1) or "2022", int(match.group(2) or 4)
 
 
+async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
+                      name: str, resume: str | None, client_name: str) -> Client | tuple[str, bool]:
+    """A new link to the game server saying hello for one player of a front (SSH or web), with the
+    front's word for their address and key: the link, welcomed, or why the lobby refused (in the
+    current language) and whether another name could change that. Raises ``OSError`` when the game
+    server cannot be reached, or is not the one the front pins."""
+    assertion = FrontAssertion(config.credential, address, fingerprint)
+    async with opening:
+        try:
+            # the client name says which worker: the server's metrics count sessions per worker
+            return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
+                                        timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
+                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint))
+        except ServerError as exc:
+            # said in the session's language: this runs in its app's context
+            return said(exc.error), exc.code not in NAME_ERRORS
+        except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
+            log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
+                      "connecting (give this front the server's fingerprint with --server-fingerprint)",
+                      config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
+            raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
+                from exc
+
+
 NO_KEY_BANNER = ("ONO 99: this server lets in only the SSH keys its host listed, and your ssh offered none. "
                  "Make a key if you have none ('ssh-keygen -t ed25519'), send the server's host its public key "
                  "line (the one line of ~/.ssh/id_ed25519.pub) for the server's authorized_keys file, then "
@@ -111,6 +136,7 @@ class Door:
         if fingerprint is not None:
             self.name_hint = "" if self.code or self.play_now else username
         self.keys_kept = front.auth != "password"
+        self.name_help = ""
         self.link: Client | None = None
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
@@ -118,35 +144,21 @@ class Door:
         its player): the link, welcomed, or why the lobby refused (in the session's language) and
         whether another name could change that. Raises ``OSError`` when the game server cannot be
         reached."""
-        config = self.front.config
-        assertion = FrontAssertion(config.credential, self.address, self.fingerprint)
-        async with self.front.opening:
-            try:
-                # the client name says which worker: the server's metrics count sessions per worker
-                link = await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                            timeout=config.link_timeout, client_name=f"ono99-ssh/{os.getpid()}",
-                                            front=assertion,
-                                            trust=ServerTrust.pinned(config.server_fingerprint))
-            except ServerError as exc:
-                # said in the session's language: this runs in its app's context
-                return said(exc.error), exc.code not in NAME_ERRORS
-            except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
-                log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
-                          "connecting (give this front the server's fingerprint with --server-fingerprint)",
-                          config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
-                raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
-                    from exc
-        self.link = link
-        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, link.welcome.get("name"),
+        result = await link_player(self.front.config, self.front.opening, self.address, self.fingerprint, name,
+                                   resume, "ono99-ssh")
+        if isinstance(result, tuple):
+            return result
+        self.link = result
+        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcome.get("name"),
                  self.fingerprint or "guest")
-        return link
+        return result
 
     async def leave(self) -> None:
         if self.link is not None:
             await self.link.close()  # the seat waits for the grace period, as for a dropped TCP client
 
 
-class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class SshSession(asyncssh.SSHServerSession[bytes]):
     """One SSH session channel: refuses all but a shell with a PTY, then runs the app on it."""
 
     def __init__(self, owner: SshConnection) -> None:
@@ -157,12 +169,14 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.term_size = (0, 0)
         self.command: str | None = None  # an exec request: answered with a reason, never run
         self.terminal: ChannelTerminal | None = None
-        self.app: SessionApp | None = None
+        self.app: SessionApp | PlainSessionApp | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
         self._last_input = 0.0
         self._idle_handle: asyncio.TimerHandle | None = None
         self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
+        self.line_end = "\r\n"  # "\n" without a PTY (a plain session): the client's terminal adds the "\r"
+        self.plain = False  # lines of text (ssh plain@HOST): no screen to give back
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -195,25 +209,30 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             chan.exit(1)
             self.owner.close_soon()
             return
-        if self.term_type is None:
+        owner = self.owner
+        plain, username = plain_user(owner.username)  # plain@HOST: lines of text, a PTY or not
+        if self.term_type is None and not plain:
             chan.write(f"{ssh_words.no_terminal(chan.get_environment(), port)}\r\n".encode())
             chan.exit(1)
             self.owner.close_soon()
             return
         config = self.front.config
-        self.terminal = ChannelTerminal(self._send, term=self.term_type, size=self.term_size,
+        self.plain = plain
+        if self.term_type is None:
+            self.line_end = "\n"
+        self.terminal = ChannelTerminal(self._send, term=self.term_type or "dumb", size=self.term_size,
                                         env=chan.get_environment(), bytes_per_second=config.ssh.input_bytes_per_second,
                                         burst=config.ssh.input_burst, pause_reading=chan.pause_reading,
                                         resume_reading=chan.resume_reading)
-        owner = self.owner
-        door = Door(self.front, owner.username, owner.address, owner.port, owner.fingerprint)
-        self.app = SessionApp(self.terminal, door)
+        door = Door(self.front, username, owner.address, owner.port, owner.fingerprint)
+        self.app = PlainSessionApp(self.terminal, door, line_at_a_time=self.term_type is None) if plain \
+            else SessionApp(self.terminal, door)
         self.front.sessions.add(self)
         self._last_input = asyncio.get_running_loop().time()
         self._schedule_idle_check(config.ssh.idle_timeout)
         self.task = asyncio.create_task(self._run(self.app, door))
 
-    async def _run(self, app: SessionApp, door: Door) -> None:
+    async def _run(self, app: SessionApp | PlainSessionApp, door: Door) -> None:
         loop = asyncio.get_running_loop()
         try:
             keep_task_factory(loop, self.front.task_factory)
@@ -239,8 +258,8 @@ class SshSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         self.closed = True
         with contextlib.suppress(Exception):
-            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen else "").encode()
-                            + f"{farewell}\r\n".encode())
+            self.chan.write(((MOUSE_OFF + LEAVE_SEQUENCE) if leave_screen and not self.plain else "").encode()
+                            + f"{farewell}{self.line_end}".encode())
             self.chan.exit(0)
 
     def _send(self, data: bytes) -> None:

@@ -28,8 +28,8 @@ from ..messages import (
 )
 from ..protocol import ProtocolError
 from ..tui.app import Link, Ono99App, StartScreen
+from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
-from ..tui.screens import ModelScreen
 from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
@@ -61,6 +61,7 @@ class Door(Protocol):
     watch: bool  # spectate the code's table instead of sitting down
     maybe_name: bool  # the user name only looks like an invite code: no such table is no error
     keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
+    name_help: str  # the name screen's help (a msgid); "": the SSH front's, by the key and the auth mode
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
 
@@ -126,8 +127,8 @@ class SessionApp(Ono99App):
             if name is None:
                 if not isinstance(self.screen, OpeningScreen):
                     await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
-                help_text = KEY_HELP if door.fingerprint is not None else \
-                    SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP
+                help_text = door.name_help or (KEY_HELP if door.fingerprint is not None else
+                                               SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP)
                 name = await self.push_screen(NameScreen(door.default_name, problem, help_text),
                                               wait_for_dismiss=True)
                 if name is None:

@@ -334,7 +334,7 @@ def _guard(redirect: Callable[[IO[str]], contextlib.AbstractContextManager[Any]]
             return contextlib.nullcontext(target)
         return redirect(target)
 
-    redirect_unless_session.ono99_guard = True  # type: ignore[attr-defined]
+    redirect_unless_session.ono99_guard = True  # type: ignore[attr-defined]  # a mark on the function
     return redirect_unless_session
 
 
@@ -359,7 +359,7 @@ def _parse_rules_once(self: Stylesheet, css: str, read_from: Any, is_default_rul
 
 def install_shared_css_parsing() -> None:
     """Idempotent; the same parsed rules for the same CSS and theme, process-wide."""
-    Stylesheet._parse_rules = _parse_rules_once  # type: ignore[method-assign]
+    Stylesheet._parse_rules = _parse_rules_once  # type: ignore[method-assign]  # Textual's, replaced
 
 
 def install_redirect_guard() -> None:
@@ -413,8 +413,8 @@ def _downgrade_sgr(params: str, system: ColorSystem | None) -> str:
 def adapt_app_to_terminal(app: App[Any], terminal: ChannelTerminal) -> None:
     """Call in the app's ``__init__``, after ``App.__init__``."""
     install_redirect_guard()
-    app._capture_stdout = _NoPrintCapture()  # type: ignore[assignment]
-    app._capture_stderr = _NoPrintCapture()  # type: ignore[assignment]
+    app._capture_stdout = _NoPrintCapture()  # type: ignore[assignment]  # Textual's, replaced
+    app._capture_stderr = _NoPrintCapture()  # type: ignore[assignment]  # Textual's, replaced
     # One colour depth for every session app's rendering (see the module's doc); the server's own
     # TERM, COLORTERM and TEXTUAL_COLOR_SYSTEM play no part.
     console = app.console

@@ -26,13 +26,18 @@ from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from . import player_menu
 from .cells import match_terminal_widths
-from .host import ScreenHost
+from .help import HelpScreen
+from .host import ScreenHost, ShowsModel
+from .lobby import LobbyScreen
 from .model import REPLACED, Model
+from .model_screen import ModelScreen
 from .names import NameScreen
+from .new_game import NewGameScreen
 from .profile import ProfileScreen, after_message
-from .screens import LOCAL_GAME, HelpScreen, LobbyScreen, ModelScreen, NewGameScreen, SettingsScreen, TableScreen
 from .seats import ConfirmScreen, seated_in_running_game
 from .settings import Settings
+from .settings_screen import SettingsScreen
+from .table import LOCAL_GAME, TableScreen
 from .themes import MONO_THEME
 from .widgets import KeysFooter
 
@@ -431,9 +436,8 @@ class Ono99App(App[int]):
         if self.return_code is not None or not self.is_running:
             return
         for screen in self.screen_stack:
-            refresh = getattr(screen, "refresh_model", None)
-            if refresh is not None and screen.is_mounted:
-                refresh(self.model)
+            if isinstance(screen, ShowsModel) and screen.is_mounted:
+                screen.refresh_model(self.model)
 
     # --- to the server -----------------------------------------------------------------------------
     def send_message(self, message: dict[str, Any]) -> None:

@@ -1,5 +1,7 @@
 """What the screens ask of the app they run in, typed: the game app (tui/app.py's ``Ono99App``) is a
 ``ScreenHost``; ``ono99 replay`` (replay.py) runs the table screen in an app that is a ``TableHost`` only.
+What the app and the footer ask of a screen that does it is typed here too (``ShowsModel``,
+``HidesFooterKeys``).
 
 Screens reach the app through these protocols (``ModelScreen.ono``, ``host_of``), never through the
 app's own class: the app imports the screens, and the screens do not import it back."""
@@ -68,6 +70,24 @@ class Rewinds(Protocol):
     """An app that steps through a record (``ono99 replay``): it can go back to a step."""
 
     def go_to(self, position: int) -> None: ...
+
+
+# Base classes, not protocols: the app asks every screen of its stack after every server message, and a
+# protocol's isinstance costs a hundred times a class's.
+class ShowsModel:
+    """A screen, or a dialog, that shows the app's model: the app has it drawn again after every
+    server message."""
+
+    def refresh_model(self, model: Model) -> None:
+        """Render the model."""
+
+
+class HidesFooterKeys:
+    """A screen whose footer leaves out the keys that would do nothing now."""
+
+    def footer_shows(self, action: str) -> bool:
+        """Whether the footer shows the key of ``action``."""
+        return True
 
 
 def table_host_of(node: MessagePump) -> TableHost:

@@ -82,6 +82,9 @@ class Model:
     server_name: str = ""
     my_name: str = ""
     resume: str = ""
+    # Ways to a private table that its invite code fills in ("{code}"), where the front knows them (the
+    # web front: its link and the SSH command on the host the browser used); shown beside the code.
+    invite_links: tuple[str, ...] = ()
     tables: list[TableInfo] = field(default_factory=list)
     table: TableDetail | None = None  # the table we are at
     view: View | None = None

@@ -53,7 +53,7 @@ def people_in_view(model: Model) -> list[str]:
 
 def open_players(app: App[Any]) -> None:
     """``w``: the people on the screen, to pick one (a local game has nobody but bots)."""
-    if getattr(app, "local", False):
+    if host_of(app).local:
         app.notify(_("Nobody else is here: only bots play a local game."), timeout=5)
         return
     if not people_in_view(host_of(app).model):

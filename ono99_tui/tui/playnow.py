@@ -14,7 +14,7 @@ from textual.widgets import Label, Static
 from .. import text as words
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
-from .host import host_of
+from .host import ShowsModel, host_of
 from .model import Model
 from .widgets import KeysFooter
 
@@ -45,7 +45,7 @@ def queue_text(model: Model) -> str:
                                                                                         seconds=f"{left:.0f}"))
 
 
-class QueueScreen(ModalScreen[None]):
+class QueueScreen(ShowsModel, ModalScreen[None]):
     """Shown while waiting to play now: the wait, and keys to change the wish or leave the queue."""
 
     BINDINGS = [

@@ -21,7 +21,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import GameRecord, ServerMessage
 from ..numbers import decimal, percent
-from .host import host_of
+from .host import ShowsModel, host_of
 from .model import Model
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
@@ -30,7 +30,7 @@ from .widgets import KeysFooter
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # a fetched record is refused beyond this size once unpacked
 
 
-class ProfileScreen(ModalScreen[None]):
+class ProfileScreen(ShowsModel, ModalScreen[None]):
     """Someone's profile (``name``; None: mine). Enter on a recent game replays it."""
 
     BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("enter", "replay", N_("Replay the game"))]

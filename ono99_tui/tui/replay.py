@@ -18,10 +18,11 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import ServerMessage, decode_server_message
 from ..protocol import event_to_wire, view_to_wire
+from .help import HelpScreen
 from .host import Rewinds, TableHost
 from .model import Model
 from .rules_text import help_markdown
-from .screens import HelpScreen, TableScreen
+from .table import TableScreen
 from .themes import MONO_THEME
 
 

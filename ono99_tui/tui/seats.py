@@ -15,6 +15,8 @@ from textual.widgets import Button, Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
+from .seat_choices import seat_choices
+from .seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
 from .widgets import KeysFooter, put_up_while_closing
 
 if TYPE_CHECKING:
@@ -53,57 +55,6 @@ class ConfirmScreen(ModalScreen[bool]):
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
-
-
-def seated_in_running_game(model: Model) -> bool:
-    """True while the player sits at a table whose game is running: leaving then gives the seat to
-    a bot for good."""
-    table = model.table
-    return table is not None and table.status == "playing" and table.you is not None
-
-
-MAX_CHOICES = 16
-
-
-def seat_choices(model: Model) -> list[tuple[str, dict[str, Any]]]:
-    """What the player may do with the table's seats now, as (label, message to send)."""
-    table = model.table
-    choices: list[tuple[str, dict[str, Any]]] = []
-    if table is None:
-        return choices
-    seats = table.seats
-    me = table.you
-    playing = table.status == "playing"
-    host = bool(table.host) and table.host == model.my_name
-    replace_bots = table.replace_bots
-
-    if me is None and playing:
-        choices.append((_("Sit down when the next game starts"), {"t": "sit"}))
-    elif me is None:
-        for i, seat in enumerate(seats):
-            if seat.kind == "empty" or (replace_bots and seat.kind == "bot"):
-                choices.append((_("Sit down in seat {n}").format(n=i + 1), {"t": "sit", "seat": i}))
-    elif not playing:
-        choices.append((_("Stand up (watch the table)"), {"t": "stand"}))
-    if host and not playing:
-        watchers = [w for w in table.waiting or table.watchers if w != model.my_name]
-        for i, seat in enumerate(seats):
-            if seat.kind == "bot":
-                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat.name, name=w),
-                             {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
-                choices.append((_("Remove {bot} from seat {n}").format(bot=seat.name, n=i + 1),
-                                {"t": "remove_bot", "seat": i}))
-            elif seat.kind == "empty":
-                choices += [(_("Give seat {n} to {name}").format(n=i + 1, name=w),
-                             {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
-                choices.append((_("Add a bot in seat {n}").format(n=i + 1), {"t": "add_bot", "seat": i}))
-            elif i != me:
-                choices.append((_("Remove {name} from the table").format(name=seat.name), {"t": "kick", "seat": i}))
-    if host:
-        choices.append((_("Late joiners take bots' seats: on, turn off") if replace_bots
-                        else _("Late joiners take bots' seats: off, turn on"),
-                        {"t": "table_options", "replace_bots": not replace_bots}))
-    return choices[:MAX_CHOICES]
 
 
 class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):

@@ -34,6 +34,7 @@ class Settings:
     new_game: dict[str, Any] = field(default_factory=dict)  # the last new-game dialog's choices
     hint_seen: bool = False  # the first-run hint was dismissed
     language: str = ""  # a language code (ono99_tui.i18n.LANGUAGES); "" until one is picked: the environment's
+    plain_full: bool = False  # the plain mode says every play, draw and turn (v switches it)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:

@@ -15,6 +15,7 @@ from collections import deque
 from typing import Any, Self
 
 from rich.style import Style
+from rich.text import Text
 from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -131,3 +132,17 @@ class SteadyDigits(Digits):
             return
         self._value = value
         self.refresh()
+
+
+def append_lines(log: RichLog, lines: list[Text]) -> None:
+    """Write lines at the end of a log and show them in the same frame: the log's own scrolling
+    waits for the next frame, which draws the log twice."""
+    if not lines:
+        return
+    if not log._size_known:  # the log writes them once it has a size, and scrolls then
+        for line in lines:
+            log.write(line)
+        return
+    for line in lines:
+        log.write(line, scroll_end=False)
+    log.scroll_end(animate=False, immediate=True, x_axis=False)  # its height is known: the end is too

@@ -20,7 +20,7 @@ from .. import text as words
 from ..i18n import current_language
 from ..i18n import gettext as _
 from ..messages import PlayEvent, Seat, View
-from .host import table_host_of
+from .host import HidesFooterKeys, table_host_of
 from .labels import card_kind, card_label, card_short
 from .model import Model
 
@@ -66,6 +66,7 @@ def _height_changes(widget: Static, text: Text) -> bool:
         return True
     styles = widget.styles
     new = visualize(widget, text, markup=False)
+    # a widget's RenderStyles, as Textual itself passes them where get_height's type says RulesMap
     return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
@@ -298,6 +299,9 @@ class Banner(Static):
                                                                                          free=free))
             if table.code:
                 lines.append(_("Invite code: {code}").format(code=table.code))
+                if model.invite_links:
+                    lines.append(_("Invite friends: {links}").format(
+                        links=" · ".join(link.replace("{code}", table.code) for link in model.invite_links)))
         if view is not None and view.winner is None:
             ob = view.obligation
             if ob is not None:
@@ -448,9 +452,10 @@ class KeysFooter(Widget, can_focus=False):
         active = self.screen.active_bindings
         entries: list[FooterEntry] = []
         actions: set[str] = set()
-        shows = getattr(self.screen, "footer_shows", None)  # a screen may hide keys that do nothing now
+        screen = self.screen
+        hides = screen if isinstance(screen, HidesFooterKeys) else None  # a screen may hide keys that do nothing now
         for _key, binding, enabled, _tooltip in active.values():
-            if binding.show and binding.action not in actions and (shows is None or shows(binding.action)):
+            if binding.show and binding.action not in actions and (hides is None or hides.footer_shows(binding.action)):
                 actions.add(binding.action)
                 entries.append(FooterEntry(binding.key, app.get_key_display(binding), _(binding.description),
                                            enabled, binding.action in ESSENTIAL_ACTIONS))

@@ -1,0 +1,492 @@
+"""The web front: ``https://HOST:8443/`` plays in the terminal app with only a browser.
+
+An HTTPS listener (aiohttp) beside the SSH listener, in the same front processes. It serves one
+page (xterm.js, shipped in ``web_static/``: nothing is fetched from elsewhere) and one websocket per
+browser tab. Each websocket runs its own ``SessionApp``, the app an SSH session runs, drawing through
+the same ``ChannelDriver``: the browser's terminal sends the bytes a terminal sends (keys, paste,
+mouse reports) and draws the bytes the app writes. Each player has their own link to the game
+server, as an SSH player has; the front is trusted to assert their address. A browser proves no key,
+so its player is a guest; the page keeps the guest's resume token (``localStorage``) and offers it
+again when the page is loaded again, which brings the player back to their seat.
+
+The websocket speaks binary frames for terminal bytes both ways, and small JSON text frames for the
+rest (docs/web.md): the page's ``open`` (size, stored name and token, password, invite code) and
+``resize``; the front's ``guest`` (a name and token to keep), ``password`` (ask for it), ``refused``
+and ``bye`` (the session is over: the page shows why and a button to connect again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+from collections import Counter
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from ..access import AccessPolicy, refusal_pause
+from ..client import Client
+from ..i18n import N_, normalize, using
+from ..i18n import gettext as _
+from ..messages import ServerMessage, Welcome
+from ..protocol import MAX_NAME
+from ..reasons import render
+from ..tls import ServerCertificate
+from . import ssh_words, web_words
+from .config import FrontConfig
+from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
+from .ssh_app import SessionApp
+from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .web_page import PageAssets, language_from_accept, security_headers
+
+log = logging.getLogger("ono99.web")
+
+WEB_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. This browser keeps your seat: loading the page again "
+                   "brings you back to it.")
+CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
+MAX_CONTROL = 4096  # characters of a JSON frame from the page
+MAX_INPUT_FRAME = 64 * 1024  # bytes of one websocket message from the page (a paste is cut into several)
+MAX_RESUME = 128  # characters of a resume token (the protocol's limit)
+MAX_PASSWORD = 1024
+HEARTBEAT = 30.0  # seconds between websocket pings; an unanswered one closes the connection
+TERM = "xterm-256color"
+BROWSER_ENV = {"COLORTERM": "truecolor"}  # xterm.js draws 24-bit colour
+
+
+HOST_HEADER = re.compile(r"(?P<name>[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::(?P<port>[0-9]{1,5}))?")
+
+
+def invite_links(host: str, ssh_port: int | None) -> tuple[str, ...]:
+    """The ways to a private table on the host a browser reached (its ``Host`` header, checked: it is
+    shown to other players), with ``{code}`` for the invite code: the page's link, and the SSH command
+    when this front also listens for SSH."""
+    match = HOST_HEADER.fullmatch(host)
+    if match is None:
+        return ()
+    links = [f"https://{host}/t/{{code}}"]
+    if ssh_port:
+        name = match.group("name").strip("[]")  # ssh takes an IPv6 address bare
+        links.append(f"ssh {'' if ssh_port == 22 else f'-p {ssh_port} '}{{code}}@{name}")
+    return tuple(links)
+
+
+def invite_code(text: str) -> str | None:
+    """``text`` as an invite code (upper case, the codes' alphabet and length), or None."""
+    wanted = text.strip().upper()
+    return wanted if len(wanted) == CODE_LENGTH and set(wanted) <= CODE_ALPHABET else None
+
+
+class WebDoor:
+    """How one browser's player enters the lobby: a guest, with the name and token the page kept."""
+
+    fingerprint: str | None = None  # a browser proves no key
+    play_now: tuple[str, int] | None = None
+    maybe_name = False
+    keys_kept = False
+    name_help = WEB_NAME_HELP
+
+    def __init__(self, front: WebFront, address: str, name: str, resume: str, code: str | None,
+                 watch: bool) -> None:
+        self.front = front
+        self.server_name = front.config.name
+        self.address = address
+        self.code = code
+        self.watch = watch and code is not None
+        self.default_name = name
+        # With a token the page kept, its name is tried at once: the token brings the player back (their
+        # seat, their name); a stale token is a new hello under that name, which asks again if it is taken.
+        self.name_hint: str | None = name if name and resume else None
+        self._resume = resume or None
+        self.link: Client | None = None
+
+    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
+        resume, self._resume = resume or self._resume, None
+        result = await link_player(self.front.config, self.front.opening, self.address, None, name, resume,
+                                   "ono99-web")
+        if isinstance(result, tuple):
+            return result
+        self.link = result
+        log.info("web %s entered as %r", self.address, result.welcome.get("name"))
+        return result
+
+    async def leave(self) -> None:
+        if self.link is not None:
+            await self.link.close()  # the seat waits for the grace period, as for a dropped TCP client
+
+
+class WebSessionApp(SessionApp):
+    """A browser's app: an SSH session's, which tells the page the guest's name and token to keep."""
+
+    def __init__(self, terminal: ChannelTerminal, door: WebDoor, keep: Any) -> None:
+        self._keep = keep
+        super().__init__(terminal, door)
+
+    def handle(self, message: ServerMessage) -> None:
+        super().handle(message)
+        if isinstance(message, Welcome):
+            self._keep(message.name, message.resume)
+
+
+class WebSession:
+    """One websocket: the page's ``open``, the access policy, then the app until either end stops."""
+
+    def __init__(self, front: WebFront, request: web.Request, socket: web.WebSocketResponse, address: str) -> None:
+        self.front = front
+        self.request = request
+        self.socket = socket
+        self.address = address
+        self.language = language_from_accept(request.headers.get("Accept-Language", ""))
+        self.terminal: ChannelTerminal | None = None
+        self.app: WebSessionApp | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.closed = False
+        self.last_words = ""
+        self._out = bytearray()
+        self._out_ready = asyncio.Event()
+        self._reading = asyncio.Event()
+        self._reading.set()
+        self._last_input = 0.0
+        self._idle_handle: asyncio.TimerHandle | None = None
+        self._controls: set[asyncio.Task[None]] = set()
+
+    # --- the socket --------------------------------------------------------------------------------
+    async def _control(self, message: dict[str, Any]) -> None:
+        if not self.socket.closed:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                await self.socket.send_str(json.dumps(message))
+
+    def _send(self, data: bytes) -> None:
+        if self.closed:
+            return
+        self._out += data
+        self._out_ready.set()
+        if len(self._out) > OUTPUT_BACKLOG:
+            log.info("web %s: not taking its output, closing", self.address)
+            self.closed = True
+            self.end(web_words.too_slow())
+
+    async def _write(self) -> None:
+        """Send what the app drew, as one frame per turn of the loop: a redraw's writes travel together."""
+        while True:
+            await self._out_ready.wait()
+            self._out_ready.clear()
+            if not self._out:
+                continue
+            data, self._out = bytes(self._out), bytearray()
+            try:
+                await self.socket.send_bytes(data)  # waits while the browser does not take what was sent
+            except (ConnectionError, RuntimeError):
+                return
+
+    def _keep_guest(self, name: str, resume: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._control({"t": "guest", "name": name, "resume": resume}))
+        self._controls.add(task)  # held until sent: the loop keeps only a weak reference
+        task.add_done_callback(self._controls.discard)
+
+    # --- the session -------------------------------------------------------------------------------
+    async def run(self) -> None:
+        opened = await self._opening()
+        if opened is None:
+            return
+        config = self.front.config
+        cols, rows, door = opened
+        self.terminal = ChannelTerminal(self._send, term=TERM, size=(cols, rows),
+                                        env={**BROWSER_ENV, "LANG": self.language},
+                                        bytes_per_second=config.ssh.input_bytes_per_second,
+                                        burst=config.ssh.input_burst, pause_reading=self._reading.clear,
+                                        resume_reading=self._reading.set)
+        self.app = WebSessionApp(self.terminal, door, self._keep_guest)
+        self.app.model.invite_links = invite_links(self.request.host, self.front.ssh_port)
+        self.front.sessions.add(self)
+        loop = asyncio.get_running_loop()
+        self._last_input = loop.time()
+        self._schedule_idle_check(config.ssh.idle_timeout)
+        writer = asyncio.create_task(self._write())
+        self.task = asyncio.create_task(self._run(self.app, door))
+        reader = asyncio.create_task(self._read())
+        try:
+            await asyncio.wait([self.task, reader], return_when=asyncio.FIRST_COMPLETED)
+            if not self.task.done():  # the browser went away: the app ends, the seat waits for the grace period
+                self.end("the connection was lost")
+                await self.task
+        finally:
+            reader.cancel()
+            writer.cancel()  # the farewell waited for the last frames already
+            await asyncio.gather(reader, writer, *self._controls, return_exceptions=True)
+
+    async def _opening(self) -> tuple[int, int, WebDoor] | None:
+        """Read the page's ``open`` and apply the access policy: (columns, rows, door), or None once
+        the page has been told why not."""
+        config = self.front.config
+        try:
+            message = await self.socket.receive(timeout=config.ssh.login_timeout)
+        except TimeoutError:
+            return None
+        opening = _control_message(message)
+        if opening is None or opening.get("t") != "open":
+            return None
+        cols, rows = _whole(opening.get("cols"), 80), _whole(opening.get("rows"), 24)
+        name, resume = _text(opening.get("name"), MAX_NAME), _text(opening.get("resume"), MAX_RESUME)
+        password = _text(opening.get("password"), MAX_PASSWORD)
+        code = invite_code(_text(opening.get("code"), 16))
+        # the page's language, as its request's Accept-Language chose it (a websocket's own header may be
+        # missing: a proxy, a browser that leaves it out); else the websocket's
+        self.language = normalize(_text(opening.get("lang"), 16)) or self.language
+        with using(self.language):
+            refusal = self.front.refusal(self.address, password, self.request.host)
+            if refusal is not None:
+                kind, text, pause = refusal
+                await asyncio.sleep(pause)  # a wrong password's answer waits, as over SSH
+                await self._control({"t": kind, "text": text})
+                return None
+        return cols, rows, WebDoor(self.front, self.address, name, resume, code, opening.get("watch") is True)
+
+    async def _read(self) -> None:
+        async for message in self.socket:
+            await self._reading.wait()  # a paste flood waits for the app to take what came before
+            self._last_input = asyncio.get_running_loop().time()
+            if message.type == WSMsgType.BINARY:
+                if self.terminal is not None:
+                    self.terminal.receive(message.data)
+            elif message.type == WSMsgType.TEXT:
+                control = _control_message(message)
+                if control is not None and control.get("t") == "resize" and self.terminal is not None:
+                    self.terminal.resize(_whole(control.get("cols"), 80), _whole(control.get("rows"), 24))
+            else:
+                return
+
+    async def _run(self, app: WebSessionApp, door: WebDoor) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            keep_task_factory(loop, self.front.task_factory)
+            await app.run_async(mouse=True, size=self.terminal.size if self.terminal else None)
+        except Exception:
+            log.exception("web %s: the session's app failed", self.address)
+            app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
+        finally:
+            farewell = app.farewell
+            self.app = None
+            self.front.sessions.discard(self)
+            self._cancel_idle_check()
+            await self.say_farewell(farewell)
+            await door.leave()
+
+    async def say_farewell(self, farewell: str) -> None:
+        """Tell the page the session is over, and why; then close the websocket."""
+        if self.socket.closed:
+            return
+        await asyncio.sleep(0)  # the app's last frame first
+        self._out_ready.set()
+        for _round in range(100):
+            if not self._out:
+                break
+            await asyncio.sleep(0.01)
+        await self._control({"t": "bye", "text": farewell})
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await self.socket.close()
+
+    def end(self, reason: str) -> None:
+        """Stop the app, which tells the page ``reason``."""
+        self._cancel_idle_check()
+        app = self.app
+        if app is not None:
+            app.farewell = reason
+            self.last_words = reason
+            app.exit()
+
+    # --- idle timeout (as an SSH session's) --------------------------------------------------------
+    def _schedule_idle_check(self, delay: float) -> None:
+        self._idle_handle = asyncio.get_running_loop().call_later(max(delay, 0.1), self._idle_check)
+
+    def _idle_check(self) -> None:
+        timeout = self.front.config.ssh.idle_timeout
+        app = self.app
+        last = max(self._last_input, app.last_game_update if app is not None else 0.0)
+        left = last + timeout - asyncio.get_running_loop().time()
+        if left > 0:
+            self._schedule_idle_check(left)
+            return
+        self._idle_handle = None
+        log.info("web %s: idle, closing", self.address)
+        self.end(ssh_words.idle_closed(self.terminal.env if self.terminal else {}, timeout / 60))
+
+    def _cancel_idle_check(self) -> None:
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+            self._idle_handle = None
+
+
+def _control_message(message: Any) -> dict[str, Any] | None:
+    if message.type != WSMsgType.TEXT or len(message.data) > MAX_CONTROL:
+        return None
+    try:
+        value = json.loads(message.data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _whole(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 100_000 else default
+
+
+def _text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+class WebFront:
+    """The HTTPS listener of a front process: ``await start()``, then ``await close()``. ``access`` and
+    ``opening`` are shared with the process's SSH front when there is one: one count of wrong
+    passwords, one budget of links opening at once."""
+
+    def __init__(self, config: FrontConfig, certificate: ServerCertificate, *, access: AccessPolicy | None = None,
+                 opening: asyncio.Semaphore | None = None) -> None:
+        self.config = config
+        self.certificate = certificate
+        self.access = access if access is not None else AccessPolicy.from_settings(config.ssh)
+        self.opening = opening if opening is not None else asyncio.Semaphore(3)
+        self.assets = PageAssets()
+        self.sessions: set[WebSession] = set()
+        self.task_factory: Any = None
+        self.ssh_port: int | None = None  # the SSH port of this process's SSH front, for invite links
+        self.closing = False
+        self._per_address: Counter[str] = Counter()
+        self._sockets = 0
+        self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._runner is not None
+        for address in self._runner.addresses:
+            return int(address[1])
+        raise RuntimeError("the web front does not listen")
+
+    async def start(self) -> None:
+        self.task_factory = asyncio.get_running_loop().get_task_factory()
+        app = web.Application(middlewares=[security_headers], client_max_size=4096)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/t/{code}", self._page)
+        app.router.add_get("/watch/{code}", self._page)
+        app.router.add_get("/ws", self._websocket)
+        app.router.add_get("/static/{name}", self.assets.serve)
+        app.router.add_get("/favicon.ico", _no_icon)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False,
+                                     shutdown_timeout=0.5)
+        await self._runner.setup()
+        self._site = web.TCPSite(self._runner, self.config.web_host or None, self.config.web_port or 0,
+                                 ssl_context=self.certificate.context(), reuse_port=self.config.reuse_port or None)
+        await self._site.start()
+
+    # --- the page ----------------------------------------------------------------------------------
+    async def _page(self, request: web.Request) -> web.Response:
+        code: str | None = None
+        if "code" in request.match_info:
+            code = invite_code(request.match_info["code"])
+            if code is None:
+                raise web.HTTPNotFound()
+        language = language_from_accept(request.headers.get("Accept-Language", ""))
+        return self.assets.page(language, code=code, watch=request.path.startswith("/watch/"),
+                                auth=self.access.mode, server_name=self.config.name)
+
+    # --- the websocket -----------------------------------------------------------------------------
+    async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        if not _same_origin(request):  # another site's page may not open a session in its visitor's name
+            raise web.HTTPForbidden()
+        address = request.remote or "?"
+        socket = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_INPUT_FRAME, compress=False)
+        await socket.prepare(request)
+        why = self.admit(address)
+        if why is not None:
+            log.warning("web %s: refused: %s", address, why)
+            await socket.send_str(json.dumps({"t": "refused", "text": why}))
+            await socket.close(code=WSCloseCode.TRY_AGAIN_LATER)
+            return socket
+        session = WebSession(self, request, socket, address)
+        try:
+            await session.run()
+        finally:
+            self.release(address)
+            if not socket.closed:
+                with contextlib.suppress(ConnectionError, RuntimeError):
+                    await socket.close()
+        return socket
+
+    def refusal(self, address: str, password: str, host: str) -> tuple[str, str, float] | None:
+        """Whether the access policy lets this browser in: None, or the kind of answer (``password``: ask
+        again; ``refused``: no), why, in the current language, and how long to wait before saying so."""
+        mode = self.access.mode
+        if mode == "any-key":
+            return None
+        if mode == "authorized-keys":  # a browser proves no key
+            match = HOST_HEADER.fullmatch(host)
+            hint = self.access.ssh_hint.replace("HOST", match.group("name").strip("[]") if match else "HOST")
+            return "refused", render("access_denied", {"why": "no_key", "ssh": hint}, ""), 0.0
+        refusal = self.access.decide(None, password or None, address)
+        if refusal is None:
+            return None
+        pause = refusal_pause(refusal.params) if password else 0.0  # no password yet: just ask for it
+        return "password", render("access_denied", refusal.params, str(refusal)), pause
+
+    # --- limits ------------------------------------------------------------------------------------
+    def admit(self, address: str) -> str | None:
+        settings = self.config.ssh
+        if self.closing:
+            return ssh_words.admission("closing", address)
+        if self._sockets >= settings.max_sessions:
+            return ssh_words.admission("full", address)
+        if self._per_address[address] >= settings.max_sessions_per_address:
+            return ssh_words.admission("address", address)
+        self._sockets += 1
+        self._per_address[address] += 1
+        return None
+
+    def release(self, address: str) -> None:
+        self._sockets -= 1
+        self._per_address[address] -= 1
+        if self._per_address[address] <= 0:
+            del self._per_address[address]
+
+    # --- shutdown ----------------------------------------------------------------------------------
+    async def close(self, reason: str | None = None, server_lost: bool = False) -> None:
+        """End every session (each page is told ``reason``, by default that the server is shutting down,
+        in the session's language; ``server_lost``: that the game server stopped unexpectedly) and stop
+        listening. Safe twice."""
+        self.closing = True
+        if self._site is not None:
+            with contextlib.suppress(Exception):
+                await self._site.stop()
+            self._site = None
+        tasks = [s.task for s in self.sessions if s.task is not None]
+        for session in list(self.sessions):
+            with using(session.language):
+                table = session.app.model.table if session.app is not None else None
+                seated = table is not None and table.you is not None
+                session.end(web_words.server_lost(seated) if server_lost
+                            else _("The server closed the session: {reason}").format(
+                                reason=reason or ssh_words.shutting_down()))
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+        for session in list(self.sessions):  # an app that did not end in time: its words all the same
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.say_farewell(session.last_words), CLOSE_WAIT)
+        if self._runner is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._runner.cleanup(), CLOSE_WAIT)
+            self._runner = None
+
+
+async def _no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
+def _same_origin(request: web.Request) -> bool:
+    """A websocket opened by this server's own page: its ``Origin`` names the host the page came from
+    (browsers always send it with a websocket; other clients may leave it out)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    return origin == f"https://{request.host}"

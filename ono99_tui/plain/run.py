@@ -1,0 +1,433 @@
+"""Running the plain mode: the link to the game server (the local game's in-process server, or a
+server over TLS), coming back after a dropped connection, and this terminal's keys and lines.
+
+``PlainClient`` is the part every plain session shares (here and over SSH): it opens a link with
+the ``opener`` it is given, hands each message, decoded, to its ``PlainSession``, sends what the
+session sends, and after a lost connection opens another, as the app does. ``run_local`` and
+``run_connect`` are ``ono99 --plain`` and ``ono99 connect --plain HOST``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import sys
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..client import Client, ConnectionLost, ServerError
+from ..i18n import gettext as _
+from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
+from ..messages import Welcome, decode_server_message
+from ..protocol import PROTOCOL_VERSION, ProtocolError
+from ..reasons import said
+from . import words
+from .console import Console, plain_text
+from .session import LocalControls, PlainSession
+
+if TYPE_CHECKING:
+    from ..identity import Identity
+    from ..tui.model import Model
+
+RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
+NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
+LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
+LOCAL_DRAW_WINDOW = 8.0
+
+
+class Link(Protocol):
+    """A connection to a server: the TCP ``Client`` or the local game's in-process link."""
+
+    inbox: asyncio.Queue[dict[str, Any] | None]
+
+    async def send(self, message: dict[str, Any]) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalServer(Protocol):
+    """The game server of a local game, embedded in this process (ono99_tui/local_game.py)."""
+
+    def link(self) -> Link: ...
+
+    def pause(self, paused: bool) -> None: ...
+
+    def set_bot_delay(self, seconds: float) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class Refused(Exception):
+    """The session cannot go on: ``text`` says why, in the player's language."""
+
+    def __init__(self, text: str, exit_code: int = 2) -> None:
+        super().__init__(text)
+        self.text = text
+        self.exit_code = exit_code
+
+
+class Unreachable(Exception):
+    """The server cannot be reached (``text`` says so) and was never reached: nothing to come back to."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+# Opens a link for a client (the model holds what a resuming hello needs); raises Refused to end the
+# session, OSError, TimeoutError or ConnectionLost to be tried again.
+Opener = Callable[["PlainClient"], Awaitable[Link]]
+
+
+class PlainClient:
+    """One plain session's connection: messages in, said; what the player does, sent."""
+
+    def __init__(self, console: Console, opener: Opener, *, local: bool = False, full: bool = False,
+                 controls: LocalControls | None = None, first_table: dict[str, Any] | None = None,
+                 on_verbosity: Callable[[bool], None] | None = None) -> None:
+        self.console = console
+        self.opener = opener
+        self.local = local
+        self.session = PlainSession(console, self.send, self.quit, local=local, full=full, controls=controls,
+                                    first_table=first_table, on_verbosity=on_verbosity)
+        self.link: Link | None = None
+        self.exit_code = 0
+        self.farewell = _("Bye.")
+        self._outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._quitting = asyncio.Event()
+        self._connected_once = False
+        console.hold(True)  # until the server has welcomed us, or a question is asked first
+
+    @property
+    def model(self) -> Model:
+        return self.session.model
+
+    def say(self, *lines: str) -> None:
+        self.session.say(*lines)
+
+    def quit(self) -> None:
+        self._quitting.set()
+
+    @property
+    def quitting(self) -> bool:
+        return self._quitting.is_set()
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.link is None:
+            self.say(_("Not connected yet."))
+            return
+        self._outbox.put_nowait(message)
+
+    async def ask_line(self, prompt: str) -> str | None:
+        """The next line the player types after ``prompt`` (None: they quit meanwhile)."""
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.console.ask_line(prompt, lambda text: _settle(answer, text))
+        typed = await self._unless_quitting(answer)
+        return None if typed is None else str(typed)
+
+    async def ask_yes(self, question: str) -> bool:
+        """y or anything else, to ``question`` (False: they quit meanwhile)."""
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.session.question(question, lambda yes: _settle(answer, yes))
+        self.console.hold(False)
+        return bool(await self._unless_quitting(answer))
+
+    async def _unless_quitting(self, future: asyncio.Future[Any]) -> Any:
+        quitting = asyncio.ensure_future(self._quitting.wait())
+        try:
+            await asyncio.wait({future, quitting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            quitting.cancel()
+        if not future.done():
+            future.cancel()
+            return None
+        return future.result()
+
+    # --- the connection -----------------------------------------------------------------------------
+    async def run(self) -> int:
+        """Until the player quits or the session cannot go on; the exit code."""
+        attempt = 0
+        try:
+            while not self.quitting:
+                try:
+                    link = await self.opener(self)
+                except Refused as exc:
+                    self.say(exc.text)
+                    self.exit_code = exc.exit_code
+                    return self.exit_code
+                except Unreachable as exc:
+                    if not self._connected_once:
+                        self.say(exc.text)
+                        self.exit_code = 2
+                        return self.exit_code
+                    await self._wait_to_retry(attempt)
+                    attempt += 1
+                    continue
+                except (OSError, TimeoutError, ConnectionLost) as exc:
+                    if not self._connected_once:
+                        self.say(_("The connection failed: {error}").format(error=str(exc) or type(exc).__name__))
+                        self.exit_code = 2
+                        return self.exit_code
+                    await self._wait_to_retry(attempt)
+                    attempt += 1
+                    continue
+                attempt = 0
+                self._connected_once = True
+                await self._serve(link)
+                if self.quitting or self.local:
+                    break
+                self.model.connected = False
+                take_back = self.session.take_back
+                if take_back is not None:  # the same player connected elsewhere: only when asked
+                    if not await self._unless_quitting(take_back):
+                        break
+                    continue
+                await self._wait_to_retry(attempt)
+        finally:
+            self.session.close()
+        return self.exit_code
+
+    async def _serve(self, link: Link) -> None:
+        """Messages in and out over one link, until it ends or the player quits."""
+        self.link = link
+        writer = asyncio.create_task(self._write(link))
+        welcome = getattr(link, "welcome", None)  # a TCP client's hello was answered already
+        if welcome:
+            self.receive(welcome)
+        quitting = asyncio.ensure_future(self._quitting.wait())
+        try:
+            while True:
+                getting = asyncio.ensure_future(link.inbox.get())
+                await asyncio.wait({getting, quitting}, return_when=asyncio.FIRST_COMPLETED)
+                if not getting.done():
+                    getting.cancel()
+                    break
+                message = getting.result()
+                if message is None:
+                    break
+                self.receive(message)
+        finally:
+            quitting.cancel()
+            writer.cancel()
+            with contextlib.suppress(BaseException):
+                await writer
+            self.link = None
+            while not self._outbox.empty():  # unsent moves are not sent on the next link
+                self._outbox.get_nowait()
+            with contextlib.suppress(Exception):
+                await link.close()
+
+    async def _write(self, link: Link) -> None:
+        while True:
+            message = await self._outbox.get()
+            try:
+                await link.send(message)
+            except Exception as exc:  # the connection is gone: the reader ends, and we come back
+                self.say(_("Could not send: {error}").format(error=exc))
+                return
+
+    def receive(self, message: Mapping[str, Any]) -> None:
+        try:
+            decoded = decode_server_message(message)
+        except ProtocolError as exc:
+            self.say(_("The server sent a message this version cannot read: {reason}").format(reason=exc.reason))
+            return
+        self.handle(decoded)
+
+    def handle(self, message: Any) -> None:
+        self.session.receive(message)
+        if isinstance(message, Welcome):
+            self.console.hold(False)
+
+    async def _wait_to_retry(self, attempt: int) -> None:
+        delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+        seconds = f"{delay:g}"
+        if self.model.farewell:
+            self.say(_("Trying again in {seconds} seconds.").format(seconds=seconds))
+        else:
+            self.say(_("The connection was lost; trying again in {seconds} seconds.").format(seconds=seconds))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._quitting.wait(), delay)
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+# --- this terminal --------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def keys_as_typed(fd: int) -> Iterator[bool]:
+    """The terminal at ``fd`` hands each key over as it is pressed and echoes nothing (the console
+    echoes what is typed); True if it is a terminal. Ctrl+C still interrupts. Restored after."""
+    if not os.isatty(fd):
+        yield False
+        return
+    import termios
+
+    saved = termios.tcgetattr(fd)
+    mode = termios.tcgetattr(fd)
+    mode[3] &= ~(termios.ICANON | termios.ECHO)
+    mode[6][termios.VMIN] = 1
+    mode[6][termios.VTIME] = 0
+    termios.tcsetattr(fd, termios.TCSANOW, mode)
+    try:
+        yield True
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def stdout_writer() -> Callable[[str], None]:
+    def write(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return write
+
+
+async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
+    """Run a plain client on this process's terminal: stdin's keys in, sentences to stdout."""
+    fd = sys.stdin.fileno()
+    loop = asyncio.get_running_loop()
+    decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+    with keys_as_typed(fd) as is_terminal:
+        console = Console(stdout_writer(), newline="\n", keys=is_terminal)
+        client = make(console)
+
+        def readable() -> None:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                data = b""
+            if not data:  # the input ended: nothing more will be typed
+                loop.remove_reader(fd)
+                if not is_terminal:
+                    return  # a script's input ended; the game goes on until it quits
+                client.quit()
+                return
+            console.feed(decode(data))
+
+        loop.add_reader(fd, readable)
+        try:
+            code = await client.run()
+        finally:
+            loop.remove_reader(fd)
+        console.say(client.farewell)
+        return code
+
+
+# --- ono99 --plain --------------------------------------------------------------------------------
+def run_local(open_local_game: Callable[[float, float], LocalServer], name: str, *, bot_delay: float | None,
+              draw_window: float | None, full: bool, on_verbosity: Callable[[bool], None] | None = None) -> int:
+    """A local game against bots, in plain lines."""
+    async def main() -> int:
+        server = open_local_game(LOCAL_BOT_DELAY if bot_delay is None else bot_delay,
+                                 LOCAL_DRAW_WINDOW if draw_window is None else draw_window)
+
+        def fast_forward(on: bool) -> None:
+            server.set_bot_delay(0.0 if on else (LOCAL_BOT_DELAY if bot_delay is None else bot_delay))
+
+        async def opener(client: PlainClient) -> Link:
+            link = server.link()
+            await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": "ono99-plain"})
+            return link
+
+        def make(console: Console) -> PlainClient:
+            console.say(_("Starting a local game…"))
+            return PlainClient(console, opener, local=True, full=full,
+                               controls=LocalControls(server.pause, fast_forward), on_verbosity=on_verbosity)
+
+        try:
+            return await run_in_terminal(make)
+        finally:
+            await server.close()
+
+    return _run(main)
+
+
+# --- ono99 connect --plain HOST ------------------------------------------------------------------------
+def run_connect(host: str, port: int, name: str, *, identity: Identity | None, password: str | None,
+                trust: ServerTrust | None, full: bool, on_verbosity: Callable[[bool], None] | None = None,
+                on_welcome: Callable[[Welcome], None] | None = None) -> int:
+    """A server's lobby and tables, in plain lines."""
+    wanted = {"name": name}
+
+    async def opener(client: PlainClient) -> Link:
+        model = client.model
+        while True:
+            try:
+                return await Client.connect(host, port, wanted["name"], resume=model.resume or None,
+                                            client_name="ono99-plain", identity=identity, password=password,
+                                            seen=model.seen() if model.resume else None, trust=client_trust[0])
+            except ServerError as exc:
+                if exc.code in NAME_ERRORS and not model.resume:
+                    client.say(words.sentence(plain_text(said(exc.error))))
+                    typed = await client.ask_line(_("Your name: "))
+                    if typed is None or not typed.strip():
+                        raise Refused(_("No name, no game."), 0) from None
+                    wanted["name"] = typed.strip()
+                    continue
+                raise Refused(_("The server refused: {reason}").format(
+                    reason=words.clause(plain_text(said(exc.error))))) from None
+            except UnknownServer as exc:
+                client.say(*first_visit_lines(exc))
+                if not await client.ask_yes(_("Trust this server and connect?")):
+                    raise Refused(_("Not connected."), 2) from None
+                if client_trust[0] is not None:
+                    client_trust[0] = client_trust[0].accept(exc.host, exc.port, exc.fingerprint)
+            except (ServerKeyChanged, AnnouncementMismatch) as exc:
+                raise Refused(" ".join(untrusted_lines(exc))) from None
+            except (OSError, TimeoutError) as exc:
+                if not client.model.connected and not model.resume:
+                    raise Unreachable(_("Cannot reach {server}: {error}").format(
+                        server=server_key(host, port), error=exc.strerror if isinstance(exc, OSError) and exc.strerror
+                        else type(exc).__name__)) from None
+                raise
+
+    client_trust: list[ServerTrust | None] = [trust]
+
+    class Connected(PlainClient):
+        def handle(self, message: Any) -> None:
+            super().handle(message)
+            if isinstance(message, Welcome) and on_welcome is not None:
+                on_welcome(message)
+
+    async def main() -> int:
+        def make(console: Console) -> PlainClient:
+            console.say(_("Connecting to {host}…").format(host=host))
+            return Connected(console, opener, full=full, on_verbosity=on_verbosity)
+
+        return await run_in_terminal(make)
+
+    return _run(main)
+
+
+def first_visit_lines(unknown: UnknownServer) -> list[str]:
+    """A first visit: the fingerprint to compare, in sentences."""
+    return [_("This is your first visit to {server}.").format(server=server_key(unknown.host, unknown.port)),
+            _("Its certificate's fingerprint is {fingerprint}.").format(fingerprint=unknown.fingerprint),
+            _("Compare it with the one the host's ono99 serve printed: trust it only if they are the same.")]
+
+
+def untrusted_lines(exc: ServerKeyChanged | AnnouncementMismatch) -> list[str]:
+    server = server_key(exc.host, exc.port)
+    if isinstance(exc, AnnouncementMismatch):
+        return [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} announced on "
+                  "your network.").format(server=server, fingerprint=exc.fingerprint, expected=exc.announced),
+                _("Nothing was sent.")]
+    lines = [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} you trusted.").format(
+        server=server, fingerprint=exc.fingerprint, expected=exc.expected), _("Nothing was sent.")]
+    if not exc.given:
+        command = f"ono99 connect --plain {server} --server-fingerprint {exc.fingerprint}"
+        lines.append(_("If the host says their server now prints the new one, accept it with: {command}").format(
+            command=command))
+    return lines
+
+
+def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.stdout.write("\n")
+        return 130

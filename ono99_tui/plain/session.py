@@ -1,0 +1,1052 @@
+"""The plain mode's game: what the server sends, said as sentences; what the player types, sent as
+protocol messages.
+
+``PlainSession`` reads decoded server messages (``ono99_tui.messages``) into the same ``Model`` the
+app keeps (names, seats, the view, which events and chat lines were taken in already, how the
+reader was knocked out), and says what changed, once: a play, your turn and your cards, a warning
+as your clock runs down, the end of a game with its ranking and the next step. It decides nothing
+about the rules: which cards can be played and why not is the view's ``legal`` and ``unplayable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import text as count_words
+from ..core.errors import OptionError
+from ..core.options import Scoring, parse_option_text
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
+from ..messages import (
+    Away,
+    Bye,
+    Chat,
+    ChatHistory,
+    ChatLine,
+    DrawEvent,
+    ErrorMessage,
+    GameEvent,
+    GameOverEvent,
+    HandEndedEvent,
+    HandStartedEvent,
+    History,
+    Left,
+    MissedDrawEvent,
+    Notice,
+    OutEvent,
+    PlayEvent,
+    Queue,
+    Queued,
+    ReshuffleEvent,
+    ServerMessage,
+    State,
+    TableDetail,
+    TableInfo,
+    TableMessage,
+    Tables,
+    View,
+    Welcome,
+)
+from ..protocol import BOT_LEVEL_NAMES
+from ..reasons import said
+from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
+from ..tui.seat_choices import seat_choices, seated_in_running_game
+from . import words
+from .console import Console, plain_text
+
+LOCAL_GAME = N_("Local game")  # the local table's name, as the app names it
+EDITIONS = ("2022", "1980")
+CLOCK_WARNINGS = (10, 5)  # seconds left on your turn clock that are said
+EARLIER_CHAT = 5  # the newest lines of a chat's history said on coming to a table or the lobby
+YES = "yY"
+
+
+def default_local_table() -> dict[str, Any]:
+    """The local game's first table: three greedy bots, as the app starts it."""
+    return {"t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
+            "turn_seconds": 0, "start": True, "name": _(LOCAL_GAME), "replace_bots": True}
+
+
+@dataclass(slots=True)
+class LocalControls:
+    """What a local game's player may do to its bots: hold them while a question waits for an
+    answer, and let them play without waiting once no person is left in the game."""
+
+    pause: Callable[[bool], None]
+    fast_forward: Callable[[bool], None]
+
+
+class PlainSession:
+    """One player's plain game. ``send`` takes a protocol message for the server; ``quit`` ends the
+    session; ``local``: a local game against bots (``controls`` then holds its bots)."""
+
+    def __init__(self, console: Console, send: Callable[[dict[str, Any]], None], quit: Callable[[], None], *,
+                 local: bool = False, full: bool = False, controls: LocalControls | None = None,
+                 first_table: dict[str, Any] | None = None,
+                 on_verbosity: Callable[[bool], None] | None = None) -> None:
+        self.console = console
+        self.send = send
+        self.quit = quit
+        self.local = local
+        self.full = full
+        self.controls = controls
+        self.first_table = first_table
+        self.on_verbosity = on_verbosity
+        self.model = Model()
+        self.play_now_wish: tuple[str, int] = ("2022", 4)
+        self.take_back: asyncio.Future[bool] | None = None  # asked after the same player connected elsewhere
+        self._answer: Callable[[str], None] | None = None  # a yes/no question waiting for its key
+        self._welcomed = False
+        self._was_my_turn = False
+        self._turn_hint_said = False
+        self._draw_said = False
+        self._game_end_said: tuple[int, int] | None = None  # (table, game) whose end was said
+        self._catching_up = False  # a history came: the next state says where the game stands
+        self._lobby_pending = False  # entered the lobby: the next list of tables is counted aloud
+        self._lobby_said = False
+        self._lobby_hint_said = False
+        self._listed: list[TableInfo] = []  # the tables as the player last heard them, by number
+        self._invite_code: str | None = None  # the code of the last join by code, to offer watching
+        self._sit_when_watching = False
+        self._fast = False
+        self._table_asked = False  # a table was asked for (create_table sent)
+        self._clock_timers: list[asyncio.TimerHandle] = []
+        self._clock_said: set[int] = set()
+        console.on_key = self.key
+        console.on_line = self.command
+        console.on_end = self.quit
+
+    def say(self, *lines: str) -> None:
+        for line in lines:
+            if line:
+                self.console.say(line)
+
+    def close(self) -> None:
+        self._cancel_clock()
+
+    # --- what the server sends ----------------------------------------------------------------------
+    def receive(self, message: ServerMessage) -> None:
+        model = self.model
+        before_table = model.table
+        before_view = model.view
+        before_queue = model.queue
+        new_events = self._new_events(message)
+        model.apply(message)
+        if isinstance(message, Welcome):
+            self._welcome(message, before_table)
+        elif isinstance(message, Tables):
+            self._tables()
+        elif isinstance(message, TableMessage):
+            self._table(message.table, before_table, from_queue=before_queue is not None)
+        elif isinstance(message, Left):
+            self._cancel_clock()
+            self.say(_("You left the table and are in the lobby."))
+            self._enter_lobby(said=True)
+        elif isinstance(message, State):
+            self._state(message, new_events, before_view)
+        elif isinstance(message, History):
+            self._catching_up = True
+        elif isinstance(message, Chat):
+            self._chat(message.line, message.scope)
+        elif isinstance(message, ChatHistory):
+            for line in list(message.messages)[-EARLIER_CHAT:]:
+                self._chat(line, message.scope, earlier=True)
+        elif isinstance(message, Notice | Away):
+            self.say(words.sentence(plain_text(said(message))))
+        elif isinstance(message, Queue):
+            self._queue(before_queue)
+        elif isinstance(message, ErrorMessage):
+            if not self._watch_instead(message):
+                self.say(_("Not done: {reason}").format(reason=words.clause(plain_text(said(message)))))
+        elif isinstance(message, Bye):
+            self._bye(message)
+
+    def _new_events(self, message: ServerMessage) -> list[GameEvent]:
+        """The events of a state the model has not taken in yet (each event is said once)."""
+        if not isinstance(message, State):
+            return []
+        model = self.model
+        if message.seq is None:
+            return list(message.events)
+        seen = model.seq if message.game_no == model.game_no else 0
+        first = message.seq - len(message.events) + 1
+        return [e for i, e in enumerate(message.events) if first + i > seen]
+
+    def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
+        self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards
+        if self.local:
+            if welcome.table is None and not self._table_asked:  # n typed before the game opened: that one
+                self.send(self.first_table or default_local_table())
+            return
+        if self._welcomed:
+            self.say(_("Connected again."))
+        else:
+            self.say(_("Welcome to {server}, {name}.").format(server=plain_text(welcome.server),
+                                                                  name=plain_text(welcome.name)))
+        self._welcomed = True
+        if before is not None and before.you is None and welcome.table is None:
+            # watching when the connection dropped: spectators are not kept, so watch again
+            self.send({"t": "spectate", "code": before.code} if before.code else {"t": "spectate", "table": before.id})
+        elif welcome.table is None:
+            self._enter_lobby()
+
+    def _enter_lobby(self, said: bool = False) -> None:
+        """The next list of tables is counted aloud (after "You are in the lobby." unless ``said``)."""
+        self._lobby_pending = True
+        self._lobby_said = said
+
+    def _tables(self) -> None:
+        model = self.model
+        if not self._lobby_pending or model.table is not None:
+            return
+        self._lobby_pending = False
+        if not self._lobby_said:
+            self.say(_("You are in the lobby."))
+        self.say(words.open_tables(len(model.tables)))
+        if not self._lobby_hint_said:
+            self._lobby_hint_said = True
+            self.say(_("Type l to list the tables, p to play now, or ? for the commands."))
+
+    def _list_tables(self) -> None:
+        tables = self.model.tables
+        self._listed = list(tables)
+        self.say(words.open_tables(len(tables)))
+        for number, table in enumerate(tables, start=1):
+            self.say(words.table_line(number, table))
+        if tables:
+            self.say(_("Type a table's number and Enter to join it, or s, its number and Enter to watch it."))
+
+    # --- the table ------------------------------------------------------------------------------------
+    def _table(self, table: TableDetail, before: TableDetail | None, from_queue: bool = False) -> None:
+        self._invite_code = None  # the join went through
+        if before is None or before.id != table.id:
+            self._arrive(table, from_queue)
+        else:
+            self._table_changes(before, table)
+        if self._sit_when_watching and table.you is None:
+            self._sit_when_watching = False
+            self.send({"t": "sit"})
+
+    def _arrive(self, table: TableDetail, from_queue: bool = False) -> None:
+        self._cancel_clock()
+        self._game_end_said = None
+        self._was_my_turn = False
+        name = plain_text(table.name)
+        if table.you is None:
+            self.say(_("You are watching the table {name}.").format(name=name))
+        elif self.local:
+            self.say(_("A local game: {rules}.").format(rules=words.table_rules(table.options)))
+        else:
+            self.say(_("You sit at the table {name}, in seat {n} of {seats}.").format(
+                name=name, n=table.you + 1, seats=len(table.seats)))
+        if not self.local:
+            self.say(_("Its rules: {rules}.").format(rules=words.table_rules(table.options)))
+        if table.code and table.host == self.model.my_name:
+            self.say(_("Its invite code is {code}: friends join with it.").format(code=table.code))
+        if not self.local and not from_queue:  # a local table, and one play now found, start at once
+            self._say_status_of_table(table)
+
+    def _say_status_of_table(self, table: TableDetail) -> None:
+        if table.status == "waiting":
+            if self.local or table.host == self.model.my_name:
+                self.say(_("The game has not started: type s to start it; empty seats get bots."))
+            else:
+                self.say(_("The game has not started: {host} starts it.").format(host=plain_text(table.host)))
+        elif table.status == "playing" and table.you is None:
+            self.say(_("A game is running: type u to sit down at the next one."))
+
+    def _table_changes(self, before: TableDetail, table: TableDetail) -> None:
+        """Who sat down, left, went away or came back, started watching; who hosts; your own seat."""
+        if before.you != table.you:
+            if table.you is None:
+                self.say(_("You stood up and are watching the table."))
+            else:
+                self.say(_("You sit in seat {n}.").format(n=table.you + 1))
+        started = before.status != "playing" and table.status == "playing"
+        if started:  # the seats as the game starts, bots in the empty ones: said at once, not seat by seat
+            self.say(_("The players: {names}.").format(names=", ".join(
+                _("you") if i == table.you else plain_text(seat.name) for i, seat in enumerate(table.seats))))
+        for i, (old, new) in enumerate(zip(before.seats, table.seats, strict=False)):
+            if started or self.local or i == table.you or i == before.you:  # nobody comes to a local game
+                continue
+            name = plain_text(new.name)
+            if (old.kind, old.name) != (new.kind, new.name):
+                if new.kind == "empty":
+                    self.say(_("{name} left seat {n}.").format(name=plain_text(old.name), n=i + 1))
+                elif new.kind == "bot":
+                    self.say(_("{name}, a bot, took seat {n}.").format(name=name, n=i + 1))
+                else:
+                    self.say(_("{name} sat down in seat {n}.").format(name=name, n=i + 1))
+            elif new.kind == "human" and old.connected != new.connected:
+                self.say(_("{name} is away.").format(name=name) if not new.connected
+                         else _("{name} is back.").format(name=name))
+        watching = [w for w in table.watchers if w not in before.watchers and w != self.model.my_name]
+        if watching:
+            self.say(_("Watching now: {names}.").format(names=words.names(watching)))
+        if before.host != table.host and table.host:
+            self.say(_("You host this table now.") if table.host == self.model.my_name
+                     else _("{name} hosts this table now.").format(name=plain_text(table.host)))
+        if before.status == "playing" and table.status != "playing" and table.you is None and self.model.view is None:
+            self._say_status_of_table(table)
+
+    # --- the game ---------------------------------------------------------------------------------------
+    def _state(self, state: State, events: Sequence[GameEvent], before: View | None) -> None:
+        model = self.model
+        view = state.view
+        if self._catching_up:  # the moves before are not read out: where the game stands is
+            self._catching_up = False
+            if view.winner is None and not model.my_turn:
+                self.say(self._whose_turn(view))
+        for event in events:
+            self.say(*self._event_lines(event, before, view))
+            # how you lost, right after the hand's outcome (1980) or your out (2022): the model knows
+            # it from the event and the view before it
+            outcome = isinstance(event, HandEndedEvent) or (isinstance(event, OutEvent) and view.edition == "2022")
+            if outcome and model.knockout is not None:
+                knockout, model.knockout = model.knockout, None
+                self._knocked_out(knockout)
+        if view.winner is not None:
+            self._cancel_clock()
+            self._was_my_turn = False
+            self._game_over(state)
+            return
+        my_turn = model.my_turn
+        played_again = my_turn and any(isinstance(e, PlayEvent) and model.is_me(e.seat) for e in events)
+        if my_turn and (not self._was_my_turn or played_again):
+            self._your_turn(view)
+        self._was_my_turn = my_turn
+        if model.can_draw and not self._draw_said:
+            self._draw_said = True
+            self.say(_("Type d to draw your card."))
+        elif not model.can_draw:
+            self._draw_said = False
+        self._clock(state, my_turn)
+
+    def _event_lines(self, event: GameEvent, before: View | None, view: View) -> list[str]:
+        model = self.model
+        edition = view.edition
+        me = model.is_me(getattr(event, "seat", None))
+        who = plain_text(model.plain_name(getattr(event, "seat", None)))
+        if isinstance(event, PlayEvent):
+            four = len(event.cards) == 4
+            total = words.total(event.total, view.options.limit)
+            if me:
+                played = _("You discarded four ONO 99 cards.") if four else _("You played {card}.").format(
+                    card=words.card(event.cards[0], edition))
+                return [f"{played} {total}"]
+            if self.full:
+                played = _("{who} discarded four ONO 99 cards.") if four else _("{who} played {card}.")
+                return [f"{played.format(who=who, card=words.card(event.cards[0], edition))} {total}"]
+            played = _("{who} discarded four ONO 99 cards, total {total}.") if four else \
+                _("{who} played {card}, total {total}.")
+            return [played.format(who=who, card=words.card(event.cards[0], edition), total=event.total)]
+        if isinstance(event, DrawEvent):
+            if me and event.card:
+                return [_("You drew {card}.").format(card=words.card(event.card, edition))]
+            return [_("{who} drew a card.").format(who=who)] if self.full else []
+        if isinstance(event, ReshuffleEvent):
+            return [ngettext("The discard pile was shuffled into a new draw pile of {n} card.",
+                             "The discard pile was shuffled into a new draw pile of {n} cards.",
+                             event.size).format(n=event.size)] if self.full else []
+        if isinstance(event, MissedDrawEvent):
+            return [_("You missed your draw and play one card short.") if me
+                    else _("{who} missed a draw and plays one card short.").format(who=who)]
+        if isinstance(event, OutEvent):
+            return [self._out_line(me, who, view)]
+        if isinstance(event, HandStartedEvent):
+            self._draw_said = False
+            first = model.is_me(event.first)
+            first_name = plain_text(model.plain_name(event.first))
+            if edition == "2022":
+                return [_("The game begins: you play first.") if first
+                        else _("The game begins: {who} plays first.").format(who=first_name)]
+            return [_("Hand {n} begins: you play first.").format(n=event.hand + 1) if first
+                    else _("Hand {n} begins: {who} plays first.").format(n=event.hand + 1, who=first_name)]
+        if isinstance(event, HandEndedEvent):
+            return self._hand_ended_lines(event, before)
+        if isinstance(event, GameOverEvent):
+            return [_("You win the game!") if model.is_me(event.winner)
+                    else _("{who} wins the game!").format(who=plain_text(model.plain_name(event.winner)))]
+        return []
+
+    def _out_line(self, me: bool, who: str, view: View) -> str:
+        if view.edition == "1980" and view.options.scoring is Scoring.POINTS:
+            return _("You cannot play and drop out of the hand.") if me else \
+                _("{who} cannot play and drops out of the hand.").format(who=who)
+        if view.edition == "1980":
+            return _("You cannot play and lose the hand.") if me else \
+                _("{who} cannot play and loses the hand.").format(who=who)
+        return _("You cannot play and are out.") if me else _("{who} cannot play and is out.").format(who=who)
+
+    def _hand_ended_lines(self, event: HandEndedEvent, before: View | None) -> list[str]:
+        model = self.model
+        lines = [_("Hand {n} is over.").format(n=event.hand + 1)]
+        eliminated = list(event.eliminated)
+        loser = event.loser
+        if event.tokens is not None and loser is not None:
+            had = before.tokens[loser] if before is not None and before.tokens is not None else None
+            me = model.is_me(loser)
+            who = plain_text(model.plain_name(loser))
+            if loser not in eliminated:
+                lines.append(_("You lost a token.") if me else _("{who} lost a token.").format(who=who))
+            elif had == 0:
+                lines.append(_("You had no token left and are out of the match.") if me
+                             else _("{who} had no token left and is out of the match.").format(who=who))
+            else:
+                lines.append(_("You lost your last token and are out of the match.") if me
+                             else _("{who} lost their last token and is out of the match.").format(who=who))
+            eliminated = [s for s in eliminated if s != loser]
+        if event.hand_points is not None:
+            points = [f"{self._name(s)} {count_words.points(p)}" for s, p in enumerate(event.hand_points) if p]
+            if points:
+                lines.append(_("Points this hand: {points}.").format(points=", ".join(points)))
+        for seat in eliminated:
+            lines.append(_("You are out of the match.") if model.is_me(seat)
+                         else _("{who} is out of the match.").format(who=plain_text(model.plain_name(seat))))
+        return lines
+
+    def _name(self, seat: int) -> str:
+        """A seat's name in a list: "you" for the reader."""
+        return _("you") if self.model.is_me(seat) else plain_text(self.model.plain_name(seat))
+
+    def _knocked_out(self, knockout: KnockOut) -> None:
+        edition = self.model.edition
+        held = words.cards(knockout.cards, edition) or _("no cards")
+        self.say(_("At a total of {total}, none of your cards could be played.").format(total=knockout.total),
+                 _("You held: {cards}.").format(cards=held))
+        if knockout.tokens is not None:
+            self.say(_("Tokens left: {n}.").format(n=knockout.tokens) if not knockout.final
+                     else _("You have no tokens left."))
+        if knockout.score is not None:
+            self.say(_("Your score: {points}.").format(points=count_words.points(knockout.score)))
+        if knockout.final:
+            people = self._people_left()
+            self.say(_("The others play on (bots only).") if people == 0 else _("The others play on."))
+            if self.local and people == 0 and self.controls is not None:
+                self.say(_("Type f to let the bots play fast."))
+
+    def _people_left(self) -> int:
+        table, view = self.model.table, self.model.view
+        if table is None or view is None:
+            return 0
+        return sum(1 for i, seat in enumerate(table.seats) if seat.kind == "human" and i != table.you
+                   and i < len(view.active) and view.active[i])
+
+    def _turn_words(self, view: View) -> str:
+        obligation = view.obligation
+        if obligation is not None and obligation.seat == view.seat and obligation.plays_left == 2:
+            return _("Your turn: play two cards.")
+        if obligation is not None and obligation.seat == view.seat:
+            return _("Your second card.")
+        return _("Your turn.")
+
+    def _your_turn(self, view: View) -> None:
+        self.say(f"{self._turn_words(view)} {words.total(view.total, view.options.limit)}", self._hand_line(view))
+        if "ONO99x4" in view.legal:
+            self.say(_("Type f to discard four ONO 99 cards."))
+        if not self._turn_hint_said:
+            self._turn_hint_said = True
+            self.say(_("Type a card's number to play it; h says your cards again, t the total."))
+
+    def _hand_line(self, view: View) -> str:
+        if not view.hand:
+            return _("You hold no cards.")
+        why = {entry.card for entry in view.unplayable}
+        parts = []
+        for i, code in enumerate(view.hand, start=1):
+            name = words.card(code, view.edition)
+            parts.append(_("{n}, {card}, not playable").format(n=i, card=name) if code in why
+                         else f"{i}, {name}")
+        return _("Your cards: {cards}.").format(cards=words.LIST_SEPARATOR.join(parts))
+
+    def _whose_turn(self, view: View) -> str:
+        total = words.total(view.total, view.options.limit)
+        if view.turn is None:
+            return total
+        turn = _("Your turn.") if self.model.is_me(view.turn) else _("{who}'s turn.").format(
+            who=plain_text(self.model.plain_name(view.turn)))
+        return f"{total} {turn}"
+
+    def _game_over(self, state: State) -> None:
+        model = self.model
+        key = (state.table, state.game_no)
+        if self._game_end_said == key:
+            return
+        self._game_end_said = key
+        view = state.view
+        places = []
+        for place, seat in enumerate(model.ranking(), start=1):
+            entry = f"{place}, {self._name(seat)}"
+            if view.tokens is not None:
+                entry += ", " + count_words.tokens(view.tokens[seat])
+            if view.scores is not None:
+                entry += ", " + count_words.points(view.scores[seat])
+            places.append(entry)
+        if places:
+            self.say(_("Ranking: {places}.").format(places=words.LIST_SEPARATOR.join(places)))
+        self._next_step()
+        if self._fast and self.controls is not None:
+            self._fast = False
+            self.controls.fast_forward(False)
+
+    def _next_step(self) -> None:
+        table = self.model.table
+        if self.local:
+            self.say(_("Type r to play again, or n and Enter for a new game."))
+        elif table is not None and table.you is None:
+            self.say(_("Type u to sit down at the next game, or x to leave the table."))
+        elif table is not None and table.host == self.model.my_name:
+            self.say(_("Type r to play again, x to leave the table, or p to play now."))
+        else:
+            host = plain_text(table.host) if table is not None else ""
+            self.say(_("{host} hosts this table and starts the next game.").format(host=host),
+                     _("Type x to leave the table, or p to play now."))
+
+    # --- the turn clock -------------------------------------------------------------------------------
+    def _clock(self, state: State, my_turn: bool) -> None:
+        """Say the seconds left on your turn at 10 and at 5 (each once a turn)."""
+        self._cancel_clock(forget=not my_turn)
+        if not my_turn or state.clock is None:
+            return
+        loop = asyncio.get_running_loop()
+        for mark in CLOCK_WARNINGS:
+            if mark in self._clock_said:
+                continue
+            delay = state.clock - mark
+            if delay >= 0:
+                self._clock_timers.append(loop.call_later(delay, self._clock_warning, mark))
+
+    def _clock_warning(self, mark: int) -> None:
+        if mark in self._clock_said or not self.model.my_turn:
+            return
+        self._clock_said.add(mark)
+        self.say(words.seconds_left(mark))
+
+    def _cancel_clock(self, forget: bool = True) -> None:
+        for timer in self._clock_timers:
+            timer.cancel()
+        self._clock_timers.clear()
+        if forget:
+            self._clock_said.clear()
+
+    # --- chat, play now, farewells ---------------------------------------------------------------------
+    def _chat(self, line: ChatLine, scope: str, earlier: bool = False) -> None:
+        if not earlier and line.sender == self.model.my_name:
+            return  # your own line, echoed as you typed it
+        who, text = plain_text(line.sender), plain_text(line.text)
+        if earlier and line.sender == self.model.my_name:
+            self.say(_("Earlier, you said: {text}").format(text=text))
+        elif earlier:
+            self.say(_("Earlier, {who} said: {text}").format(who=who, text=text))
+        elif scope == "lobby" and self.model.table is not None:
+            self.say(_("{who} says in the lobby: {text}").format(who=who, text=text))
+        else:
+            self.say(_("{who} says: {text}").format(who=who, text=text))
+
+    def _queue(self, before: Queued | None) -> None:
+        queued = self.model.queue
+        if queued is None:
+            if before is not None and self.model.table is None:
+                self.say(_("You stopped waiting to play now."))
+            return
+        if before is None or (before.edition, before.seats) != (queued.edition, queued.seats):
+            self.say(_("You wait to play now: {edition}, {seats}.").format(
+                edition=queued.edition, seats=words.seats(queued.seats)),
+                _("Bots take the empty seats in {seconds} seconds if nobody comes; x stops waiting.").format(
+                    seconds=f"{queued.fill_in:.0f}"))
+        elif before.waiting != queued.waiting:
+            self.say(ngettext("{n} player is waiting with you.", "{n} players are waiting with you.",
+                              queued.waiting - 1).format(n=queued.waiting - 1) if queued.waiting > 1
+                     else _("Nobody else is waiting yet."))
+
+    def _bye(self, bye: Bye) -> None:
+        if bye.reason == REPLACED:
+            self.say(_("You connected again from elsewhere; this window is closed."),
+                     _("Type t to take your seat back here, or q to quit."))
+            self.take_back = asyncio.get_running_loop().create_future()
+        elif bye.reason == SHUTTING_DOWN:
+            self.say(_("The server is shutting down."))
+        else:
+            self.say(_("The server closed the connection: {reason}").format(reason=words.clause(
+                plain_text(bye.reason))))
+
+    def _watch_instead(self, refused: ErrorMessage) -> bool:
+        """A join by invite code refused because the game runs or every seat is taken: offer to watch."""
+        code, self._invite_code = self._invite_code, None
+        why = refused.params.get("why")
+        started = refused.code == "game_running" and why == "started"
+        if code is None or refused.ref != "join" or not (started or (refused.code == "table_full"
+                                                                    and why == "spectate")):
+            return False
+
+        def watch() -> None:
+            self.send({"t": "spectate", "code": code})
+            self._sit_when_watching = started
+
+        self.ask((_("The game at the table of invite code {code} has already started. Watch it?") if started
+                  else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=code),
+                 watch)
+        return True
+
+    # --- questions --------------------------------------------------------------------------------------
+    def question(self, question: str, answered: Callable[[bool], None]) -> None:
+        """A yes/no question, answered by the next key: y is yes, any other no. A local game's bots wait."""
+        self.say(question, _("Type y for yes, n for no."))
+        self._pause(True)
+
+        def key(key: str) -> None:
+            self._pause(False)
+            answered(bool(key) and key in YES)
+
+        self._answer = key
+
+    def ask(self, question: str, then: Callable[[], None]) -> None:
+        """A yes/no question: y does ``then``, any other key nothing."""
+        def answered(yes: bool) -> None:
+            if yes:
+                then()
+            else:
+                self.say(_("Nothing was done."))
+
+        self.question(question, answered)
+
+    def _pause(self, paused: bool) -> None:
+        if self.controls is not None:
+            self.controls.pause(paused)
+
+    def _seated_in_running_game(self) -> bool:
+        """Seated while a game runs: its last state (a winner) may come a moment before the table says
+        it is over, and a key pressed on hearing the ranking leaves a game that is over."""
+        view = self.model.view
+        return seated_in_running_game(self.model) and not (view is not None and view.winner is not None)
+
+    def confirm_leaving(self, then: Callable[[], None], doing: str, question: str | None = None) -> None:
+        """Do ``then`` at once, or, when it gives up a seat in a running game, once the player says yes."""
+        if not self._seated_in_running_game():
+            then()
+            return
+        if question is None:
+            question = _("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing)
+        self.ask(question, then)
+
+    # --- what the player types --------------------------------------------------------------------------
+    def key(self, key: str) -> bool:
+        """A key pressed at an empty line: whether it was a command on its own."""
+        if self._answer is not None:
+            answer, self._answer = self._answer, None
+            answer(key)
+            return True
+        if self.take_back is not None:
+            return self._replaced_key(key)
+        table = self.model.table
+        if key == "?":
+            self.say(*(words.table_help(self.local) if table is not None else words.lobby_help()))
+        elif key == "q":
+            self._quit()
+        elif key == "v":
+            self.full = not self.full
+            self.say(_("Full: every play, draw and turn is said.") if self.full
+                     else _("Brief: the others' plays are said in short."))
+            if self.on_verbosity is not None:
+                self.on_verbosity(self.full)
+        elif key == "c":
+            scope = "table" if table is not None else "lobby"
+            self.console.ask_line(_("Chat: ") if scope == "table" else _("Lobby chat: "),
+                                  lambda text: self._send_chat(text, scope))
+        elif table is not None:
+            return self._table_key(key)
+        else:
+            return self._lobby_key(key)
+        return True
+
+    def _replaced_key(self, key: str) -> bool:
+        future = self.take_back
+        if future is None:
+            return False
+        if key in "tq":
+            self.take_back = None
+            if not future.done():
+                future.set_result(key == "t")
+        else:
+            self.say(_("Type t to take your seat back here, or q to quit."))
+        return True
+
+    def _quit(self) -> None:
+        if self.local and self._seated_in_running_game():
+            self.ask(_("Quit? This game is not over: it ends here."), self.quit)
+        elif self._seated_in_running_game():
+            self.ask(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=_("Quit")),
+                     self.quit)
+        else:
+            self.ask(_("Quit ONO 99?"), self.quit)
+
+    def _send_chat(self, text: str, scope: str) -> None:
+        if text.strip():
+            self.send({"t": "chat", "text": text, "scope": scope})
+        else:
+            self.say(_("Nothing was sent."))
+
+    def _table_key(self, key: str) -> bool:
+        model = self.model
+        view = model.view
+        if key.isdigit() and key != "0":
+            self._play_card(int(key))
+        elif key == "t":
+            self._status()
+        elif key == "h":
+            if view is None or view.seat is None:
+                self.say(_("You hold no cards: you are watching."))
+            else:
+                self.say(self._hand_line(view))
+        elif key == "l":
+            self._last_plays()
+        elif key == "w":
+            self._who_is_at_the_table()
+        elif key == "d":
+            if model.can_draw:
+                self._act("draw")
+            else:
+                self.say(_("There is no draw to take."))
+        elif key == "f":
+            self._four_or_fast()
+        elif key == "s":
+            self._start()
+        elif key == "r":
+            self._rematch()
+        elif key == "u":
+            self._stand_or_sit()
+        elif key == "m":
+            self._seat_menu()
+        elif key == "x":
+            self.confirm_leaving(lambda: self.send({"t": "leave"}), _("Leave the table"))
+        elif key == "p" and not self.local:
+            self.confirm_leaving(self._leave_to_play_now, _("Leave the table"))
+        else:
+            return False
+        return True
+
+    def _leave_to_play_now(self) -> None:
+        edition, seats = self.play_now_wish
+        self.send({"t": "leave"})
+        self.send({"t": "play_now", "edition": edition, "seats": seats})
+
+    def _play_card(self, number: int) -> None:
+        model = self.model
+        view = model.view
+        if view is None or view.seat is None:
+            self.say(_("You hold no cards: you are watching."))
+            return
+        if number > len(view.hand):
+            self.say(ngettext("You hold {n} card.", "You hold {n} cards.", len(view.hand)).format(n=len(view.hand)))
+            return
+        code = view.hand[number - 1]
+        reason = model.reason_for(code)
+        if reason is not None:
+            self.say(_("You cannot play {card}: {reason}.").format(card=words.card(code, view.edition), reason=reason))
+            return
+        self._act(code)
+
+    def _act(self, code: str) -> None:
+        view = self.model.view
+        if view is not None:
+            self.send({"t": "act", "action": code, "version": view.version})
+
+    def _four_or_fast(self) -> None:
+        model = self.model
+        view = model.view
+        if view is not None and "ONO99x4" in view.legal:
+            self._act("ONO99x4")
+        elif self.local and self.controls is not None and view is not None and view.seat is not None \
+                and view.winner is None and not view.active[view.seat]:
+            self._fast = True
+            self.controls.fast_forward(True)
+            self.say(_("The bots play fast until this game is over."))
+        elif view is None or model.edition != "2022":
+            self.say(_("f discards four ONO 99 cards, a move of the 2022 edition only."))
+        elif not model.my_turn:
+            self.say(_("f discards four ONO 99 cards, on your turn."))
+        else:
+            self.say(_("f discards four ONO 99 cards at once; you hold {held}.").format(
+                held=view.hand.count("ONO99")))
+
+    def _start(self) -> None:
+        model = self.model
+        table = model.table
+        if table is None:
+            return
+        if table.status == "playing":
+            self.say(_("The game is already running."))
+        elif table.host != model.my_name and not self.local:
+            self.say(_("Only the host, {host}, can start the game.").format(host=plain_text(table.host)))
+        elif table.status == "finished":
+            self._rematch()
+        else:
+            self.send({"t": "start"})
+
+    def _rematch(self) -> None:
+        model = self.model
+        table = model.table
+        if table is None or table.status != "finished":
+            self.say(_("r plays again once the game is over."))
+        elif table.host != model.my_name and not self.local:
+            self.say(_("Only the host, {host}, can start the next game.").format(host=plain_text(table.host)))
+        else:
+            self.send({"t": "rematch"})
+
+    def _stand_or_sit(self) -> None:
+        table = self.model.table
+        if table is None or table.you is None:
+            self.send({"t": "sit"})
+            return
+        question = (_("Stand up? A bot plays your cards until this game is over; u sits you down again at the next "
+                      "game.") if self.local else None)
+        self.confirm_leaving(lambda: self.send({"t": "stand"}), _("Stand up"), question)
+
+    def _seat_menu(self) -> None:
+        choices = seat_choices(self.model)
+        if not choices:
+            self.say(_("There is nothing to do with the seats now."))
+            return
+        self.say(_("Seat menu: type a number and Enter, or Enter alone to close it."))
+        for number, (label, _message) in enumerate(choices, start=1):
+            self.say(_("{n}: {choice}.").format(n=number, choice=plain_text(label)))
+
+        def chosen(text: str) -> None:
+            text = text.strip()
+            if not text:
+                self.say(_("The seat menu is closed."))
+                return
+            if not text.isdigit() or not 1 <= int(text) <= len(choices):
+                self.say(_("The seat menu has choices 1 to {n}; it is closed.").format(n=len(choices)))
+                return
+            message = choices[int(text) - 1][1]
+            if message["t"] == "kick":
+                table = self.model.table
+                seat = message["seat"]
+                name = table.seats[seat].name if table is not None and seat < len(table.seats) else ""
+                self.ask(_("Remove {name} from the table? They are sent back to the lobby.").format(
+                    name=plain_text(name)), lambda: self.send(message))
+            else:
+                self.send(message)
+
+        self.console.ask_line("", chosen)
+
+    def _status(self) -> None:
+        model = self.model
+        table, view = model.table, model.view
+        if table is None:
+            return
+        if view is None or table.status == "waiting":
+            self._say_status_of_table(table)
+            if table.status == "waiting":
+                return
+        if view is None:
+            return
+        if view.winner is not None:
+            self.say(_("The game is over: you won.") if model.is_me(view.winner) else _(
+                "The game is over: {who} won.").format(who=plain_text(model.plain_name(view.winner))))
+            self._next_step()
+            return
+        obligation = view.obligation
+        if model.my_turn:
+            self.say(f"{self._turn_words(view)} {words.total(view.total, view.options.limit)}")
+        else:
+            self.say(self._whose_turn(view))
+            if obligation is not None:
+                self.say(ngettext("{who} has {n} card to play.", "{who} has {n} cards to play.",
+                                  obligation.plays_left).format(who=plain_text(model.plain_name(obligation.seat)),
+                                                                n=obligation.plays_left))
+        left = model.clock_left()
+        if left is not None and model.my_turn:
+            self.say(words.seconds_left(int(left)))
+        if view.seat is not None and not view.active[view.seat]:
+            self.say(_("You are out of this game: you are watching it to its end."))
+
+    def _last_plays(self) -> None:
+        model = self.model
+        plays = list(model.recent_plays)
+        if not plays:
+            self.say(_("No card has been played yet."))
+            return
+        edition = model.edition
+        parts = []
+        for play in plays:
+            what = _("four ONO 99") if len(play.cards) == 4 else words.card(play.cards[0], edition)
+            parts.append(_("{who}, {card}, total {total}").format(who=self._name(play.seat), card=what,
+                                                                 total=play.total))
+        self.say(_("Last plays: {plays}.").format(plays=words.LIST_SEPARATOR.join(parts)))
+
+    def _who_is_at_the_table(self) -> None:
+        model = self.model
+        table, view = model.table, model.view
+        if table is None:
+            return
+        for i, seat in enumerate(table.seats):
+            parts = []
+            if seat.kind == "empty":
+                parts.append(_("empty"))
+            else:
+                parts.append(_("you") if table.you == i else plain_text(seat.name))
+            if seat.kind == "bot":
+                parts.append(_("a bot"))
+            if seat.name and seat.name == table.host:
+                parts.append(_("host"))
+            if seat.kind == "human" and seat.connected is False:
+                parts.append(_("away"))
+            if view is not None and i < view.seats and seat.kind != "empty":
+                if view.winner is None and not view.active[i]:
+                    parts.append(_("out"))
+                elif view.winner is None:
+                    parts.append(count_words.cards(view.hand_sizes[i]))
+                if view.tokens is not None:
+                    parts.append(count_words.tokens(view.tokens[i]))
+                if view.scores is not None:
+                    parts.append(count_words.points(view.scores[i]))
+                if view.turn == i:
+                    parts.append(_("on turn"))
+            self.say(_("Seat {n}: {what}.").format(n=i + 1, what=", ".join(parts)))
+        if table.watchers:
+            self.say(_("Watching: {names}.").format(names=words.names(table.watchers)))
+
+    # --- the lobby --------------------------------------------------------------------------------------
+    def _lobby_key(self, key: str) -> bool:
+        model = self.model
+        if key == "l":
+            self._list_tables()
+        elif key == "w":
+            self._who_is_online()
+        elif key == "p":
+            self._play_now()
+        elif key in "e+-=":
+            edition, seats = self.play_now_wish
+            if key == "e":
+                edition = EDITIONS[(EDITIONS.index(edition) + 1) % len(EDITIONS)]
+            else:
+                seats = max(2, min(8, seats + (-1 if key == "-" else 1)))
+            self.play_now_wish = (edition, seats)
+            if model.queue is not None:
+                self.send({"t": "play_now", "edition": edition, "seats": seats})
+            else:
+                self.say(_("Play now: {edition}, {seats}.").format(edition=edition, seats=words.seats(seats)))
+        elif key == "x":
+            if model.queue is not None:
+                self.send({"t": "leave_queue"})
+            else:
+                self.say(_("You are not waiting to play now."))
+        else:
+            return False
+        return True
+
+    def _play_now(self) -> None:
+        edition, seats = self.play_now_wish
+        if self.local:  # nobody else can come: bots take the other seats at once
+            self._table_asked = True
+            self.send({"t": "create_table", "edition": edition, "seats": seats, "bots": seats - 1,
+                       "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": _(LOCAL_GAME),
+                       "replace_bots": True})
+        else:
+            self.send({"t": "play_now", "edition": edition, "seats": seats})
+
+    def _who_is_online(self) -> None:
+        model = self.model
+        people = []
+        for player in model.online:
+            name = plain_text(player.name)
+            people.append(_("{name}, away").format(name=name) if player.away else name)
+        if not people:
+            self.say(_("Nobody else is online."))
+            return
+        self.say(_("Online: {names}.").format(names=words.LIST_SEPARATOR.join(people)))
+        if model.online_total > len(people):
+            self.say(ngettext("{n} player in all.", "{n} players in all.", model.online_total).format(
+                n=model.online_total))
+
+    def command(self, line: str) -> None:
+        """A typed line, sent with Enter."""
+        text = line.strip()
+        if self._answer is not None:
+            answer, self._answer = self._answer, None
+            answer(text[:1])
+            return
+        if self.take_back is not None:
+            self._replaced_key(text[:1])
+            return
+        if not text:
+            if self.model.table is not None:
+                self._status()
+            return
+        head, _space, rest = text.partition(" ")
+        rest = rest.strip()
+        if len(text) == 1 and self.key(text):  # a single key typed with Enter (input that is not a terminal)
+            return
+        table = self.model.table
+        if head.isdigit() and table is None:
+            self._join_listed(int(head), watch=False)
+        elif head.lower() == "j" and rest:
+            self._join_or_watch(rest, watch=False)
+        elif head.lower() == "s" and rest and table is None:
+            self._join_or_watch(rest, watch=True)
+        elif head.lower() == "n":
+            self._new_table(rest.split())
+        elif head.lower() == "c" and rest:
+            self._send_chat(rest, "table" if table is not None else "lobby")
+        else:
+            self.say(_("There is no command {command}; type ? for the commands.").format(command=plain_text(text[:40])))
+
+    def join_by_code(self, code: str) -> None:
+        """Sit down at the table of an invite code (refused because its game runs: offered to watch)."""
+        self._invite_code = code
+        self.send({"t": "join", "code": code})
+
+    def _join_or_watch(self, what: str, watch: bool) -> None:
+        if what.isdigit():
+            self._join_listed(int(what), watch)
+        elif watch:
+            self.send({"t": "spectate", "code": what.upper()})
+        else:
+            self.join_by_code(what.upper())
+
+    def _join_listed(self, number: int, watch: bool) -> None:
+        tables = self._listed or self.model.tables
+        if not 1 <= number <= len(tables):
+            self.say(_("There is no table {n}; l lists the tables.").format(n=number))
+            return
+        self.send({"t": "spectate" if watch else "join", "table": tables[number - 1].id})
+
+    def _new_table(self, args: Sequence[str]) -> None:
+        """n [2022|1980] [SEATS] [LEVEL] [private] [NAME=VALUE or NAME …]: a new table (a new game, locally)."""
+        edition, seats, level, private = "2022", 4, "greedy", False
+        options: dict[str, Any] = {}
+        for arg in args:
+            lowered = arg.lower()
+            if lowered in EDITIONS:
+                edition = lowered
+            elif arg.isdigit():
+                seats = int(arg)
+            elif lowered in BOT_LEVEL_NAMES:
+                level = lowered
+            elif lowered == "private":
+                private = True
+            else:
+                try:
+                    name, value = parse_option_text(arg if "=" in arg else f"{arg}=true")
+                except OptionError as exc:
+                    self.say(words.sentence(exc.say(_)))
+                    return
+                options[name] = value
+        message: dict[str, Any] = {"t": "create_table", "edition": edition, "options": options, "seats": seats,
+                                   "bot_level": level}
+        if self.local:
+            message.update(bots=max(0, seats - 1), turn_seconds=0, start=True, replace_bots=True, name=_(LOCAL_GAME))
+            if self._fast and self.controls is not None:
+                self._fast = False
+                self.controls.fast_forward(False)
+            self._table_asked = True
+            self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
+        else:
+            message["private"] = private
+            self.confirm_leaving(lambda: self.send(message), _("Leave for a new game"))
+

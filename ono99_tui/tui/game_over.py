@@ -1,0 +1,183 @@
+"""The end of a game, or of the reader's part in it: the ranking and the next step, or how they went out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from .. import text as words
+from ..i18n import N_
+from ..i18n import gettext as _
+from .host import Rewinds, host_of, table_host_of
+from .labels import card_label
+from .model import KnockOut, Model
+from .widgets import ButtonRow, KeysFooter, put_up_while_closing
+
+
+class GameOverScreen(ModalScreen[str | None]):
+    """Who won, the ranking, and the next step: play again, a new game, the lobby, or close.
+    Dismissed with the step chosen ("rematch", "new", "lobby") or None."""
+
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
+
+    def __init__(self, game: tuple[Any, int] | None = None) -> None:
+        super().__init__()
+        self.game = game  # (table id, game number) of the game it tells the end of
+        self.steps: list[tuple[str, str, str]] = []  # (key, label, choice)
+
+    def compose(self) -> ComposeResult:
+        app = table_host_of(self)
+        model = app.model
+        view = model.view
+        winner = view.winner if view is not None else None
+        hosted_by = model.table.host if model.table is not None else None
+        local = app.local
+        replay = model.replay
+        host = local or hosted_by == model.my_name
+        if replay:
+            self.steps = [("home", _("Back to the start"), "start")]
+        else:
+            if host:
+                self.steps.append(("r", _("Play again"), "rematch"))
+            self.steps.append(("n", _("New game"), "new"))
+            if not local:
+                self.steps.append(("l", _("Lobby"), "lobby"))
+                self.steps.append(("p", _("Play now"), "play_now"))  # a new table with whoever is waiting
+        title = _("You win!") if model.is_me(winner) else _("{name} wins!").format(name=model.plain_name(winner))
+        with Vertical(id="dialog", classes="gameover"):
+            yield Label(Text(title), id="winner")
+            lines = Text()
+            for place, seat in enumerate(model.ranking(), start=1):
+                lines.append(f"{place}. ")
+                lines.append(Text(model.seat_name(seat)))
+                if view is not None and view.tokens is not None:
+                    lines.append(f"  {words.tokens(view.tokens[seat])}")
+                if view is not None and view.scores is not None:
+                    lines.append(f"  {words.points(view.scores[seat])}")
+                lines.append("\n")
+            if not host and not replay:
+                lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
+                    host=hosted_by))
+            yield Static(lines, id="ranking", markup=False)
+            with ButtonRow(id="buttons"):
+                for index, (key, label, choice) in enumerate(self.steps):
+                    yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
+                yield Button(_("Close (esc)"), id="close")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        if put_up_while_closing(self):
+            return
+        for key, label, choice in self.steps:
+            self._bindings.bind(key, f"choose('{choice}')", label)
+        self.refresh_bindings()
+        buttons = self.query("#buttons Button")
+        if buttons:  # none while the app is closing
+            buttons.first(Button).focus()  # Enter takes the first step
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "play_now":  # leave this table for the play-now queue
+            app = host_of(self)
+            edition, seats = app.play_now_wish
+            app.send_message({"t": "leave"})
+            app.send_message({"t": "play_now", "edition": edition, "seats": seats})
+            self.dismiss(None)
+            return
+        if choice == "start":
+            if isinstance(self.app, Rewinds):  # ono99 replay
+                self.app.go_to(0)
+            self.dismiss(None)
+            return
+        self.dismiss(choice)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        choice = event.button.id
+        if choice == "close":
+            self.dismiss(None)
+        elif choice is not None:
+            self.action_choose(choice)
+
+
+class KnockOutScreen(ModalScreen[str | None]):
+    """How the reader was knocked out, dismissed before play goes on; with no person left in a
+    local game, it offers to fast-forward the bots."""
+
+    BINDINGS = [Binding("escape,enter", "dismiss", N_("Continue"))]
+
+    def __init__(self, knockout: KnockOut) -> None:
+        super().__init__()
+        self.knockout = knockout
+
+    def compose(self) -> ComposeResult:
+        app = table_host_of(self)
+        model = app.model
+        k = self.knockout
+        edition = model.edition
+        held = ", ".join(card_label(code, edition) for code in k.cards) or _("no cards")
+        if edition == "2022":
+            title = _("You are out of this game")
+        elif k.final:
+            title = _("You are out of the match")
+        elif model.points_scoring:
+            title = _("You dropped out of hand {n}").format(n=(k.hand or 0) + 1)
+        else:
+            title = _("You lost hand {n}").format(n=(k.hand or 0) + 1)
+        text = Text()
+        text.append(_("At a total of {total}, none of your cards could be played.").format(total=k.total) + "\n")
+        text.append(_("You held: {cards}.").format(cards=held) + "\n")
+        if k.tokens is not None:
+            text.append(_("Tokens left: {n}.").format(n=k.tokens) + "\n" if not k.final
+                        else _("You have no tokens left.") + "\n")
+        if k.score is not None:
+            text.append(_("Your score: {points}.").format(points=words.points(k.score)) + "\n")
+        humans_left = self._people_left(model)
+        self.offer_fast = app.local and k.final and humans_left == 0
+        if k.final:
+            text.append("\n" + (_("The others play on (bots only).") if humans_left == 0 else _("The others play on.")))
+        with Vertical(id="dialog", classes="gameover"):
+            yield Label(Text(title), id="winner")
+            yield Static(text, id="ranking", markup=False)
+            with ButtonRow(id="buttons"):
+                if self.offer_fast:
+                    yield Button(_("Fast-forward (f)"), id="fast", variant="primary")
+                yield Button(_("Watch (enter)") if k.final else _("Continue (enter)"), id="continue",
+                             variant="default" if self.offer_fast else "primary")
+        yield KeysFooter()
+
+    @staticmethod
+    def _people_left(model: Model) -> int:
+        view = model.view
+        seats = model.table.seats if model.table is not None else ()
+        active = view.active if view is not None else ()
+        me = view.seat if view is not None else None
+        return sum(1 for i, seat in enumerate(seats)
+                   if seat.kind == "human" and i < len(active) and active[i] and i != me)
+
+    def on_mount(self) -> None:
+        if put_up_while_closing(self):
+            return
+        if self.offer_fast:
+            self._bindings.bind("f", "fast", N_("Fast-forward"))
+            self.refresh_bindings()
+        buttons = self.query("#continue")
+        if buttons:  # none when the dialog was replaced as it opened (the game ended at once)
+            buttons.first(Button).focus()  # Enter does what its label says
+
+    def action_fast(self) -> None:
+        self.dismiss("fast")
+
+    @on(Button.Pressed, "#fast")
+    def fast_pressed(self) -> None:
+        self.dismiss("fast")
+
+    @on(Button.Pressed, "#continue")
+    def continue_pressed(self) -> None:
+        self.dismiss(None)

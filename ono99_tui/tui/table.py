@@ -1,0 +1,389 @@
+"""The table: the game shown, the hand, the log and the chat, and the keys that play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Digits, Input, RichLog, Static
+
+from ..i18n import N_
+from ..i18n import gettext as _
+from .game_over import GameOverScreen, KnockOutScreen
+from .help import HelpScreen, HintScreen
+from .host import HidesFooterKeys, game_app_of
+from .labels import card_label, rules_summary
+from .model import Model
+from .model_screen import ModelScreen
+from .seats import ConfirmScreen, SeatMenuScreen
+from .steady import LineLog, SteadyDigits, append_lines
+from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, TotalLabel, put_up_while_closing
+
+# The local game's table is named in English and shown in the reader's language, which may change
+# during the game (F2)
+LOCAL_GAME = N_("Local game")
+
+
+class TableScreen(HidesFooterKeys, ModelScreen):
+    AUTO_FOCUS = None  # keys go to the hand; the chat input takes focus only with c
+    BINDINGS = [
+        Binding("1", "play(0)", N_("Play card 1"), show=False),
+        Binding("2", "play(1)", N_("Play card 2"), show=False),
+        Binding("3", "play(2)", N_("Play card 3"), show=False),
+        Binding("4", "play(3)", N_("Play card 4"), show=False),
+        Binding("left", "select(-1)", N_("Select"), show=False),
+        Binding("right", "select(1)", N_("Select"), show=False),
+        Binding("enter", "play_selected", N_("Play")),
+        Binding("f", "discard_four", N_("Four ONO 99"), show=False),
+        Binding("d", "draw", N_("Draw")),
+        Binding("s", "start", N_("Start")),
+        Binding("r", "rematch", N_("Play again")),
+        Binding("c", "focus_chat", N_("Chat")),
+        Binding("escape", "focus_hand", N_("Hand"), show=False),
+        Binding("n", "new_game", N_("New game")),
+        Binding("u", "stand_or_sit", N_("Stand/sit"), show=False),
+        Binding("m", "seat_menu", N_("Seats"), show=False),
+        Binding("l", "lobby", N_("Lobby")),
+        Binding("question_mark", "help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.selected = 0
+        self._log_written = 0
+        self._was_my_turn = False
+        self._log_epoch = -1
+        self._chat_written = 0
+        self._shown_game_over: tuple[Any, int] | None = None  # (table id, game number) of the last dialog
+        self._bindings_for: tuple[Any, ...] = ()
+        self._note_until: tuple[Any, ...] | None = None  # the moment the note under the cards is about
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title", markup=False)
+        yield SeatsView(id="seats", markup=False)
+        with Horizontal(id="middle"):
+            with Vertical(id="total-box"):
+                yield SteadyDigits("0", id="total")
+                yield TotalLabel(id="total-label", markup=False)
+            with Vertical(id="side"):
+                yield Banner(id="banner", markup=False)
+                yield StatusLine(id="status", markup=False)
+        yield HandView(id="hand")
+        yield Static(id="why", markup=False)
+        with Horizontal(id="bottom"):
+            yield LineLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
+            with Vertical(id="chat-box"):
+                yield LineLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
+                yield Input(placeholder=_("chat (c)"), id="chat-input", max_length=300)
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        if put_up_while_closing(self):
+            return
+        for log in self.query(RichLog):
+            log.can_focus = False  # arrows and digits belong to the hand
+        self.query_one("#chat-input", Input).can_focus = False  # until c is pressed
+        self.refresh_model(self.ono.model)
+        self.set_focus(None)
+        self.set_interval(1.0, self._tick)
+        game_app = game_app_of(self)  # None in ono99 replay, which keeps no settings
+        if game_app is not None and not game_app.settings.hint_seen:
+            self.app.push_screen(HintScreen())
+
+    def on_screen_suspend(self) -> None:
+        self._hold_bots()  # a dialog (or another screen) covers the table: a local game waits
+
+    def on_screen_resume(self) -> None:
+        self._hold_bots()
+
+    def _hold_bots(self) -> None:
+        # decided by what is on top now, not by which event came: a screen replaced by a new one
+        # (the language changed) may be suspended after its successor was resumed
+        game_app = game_app_of(self)  # None in ono99 replay, which has no bots to hold
+        if game_app is not None:
+            game_app.hold_bots_unless_table_shown()
+
+    def footer_shows(self, action: str) -> bool:
+        """Start and Play again show in the footer only when they would do something (pressed
+        otherwise, they say why not)."""
+        if action in ("start", "rematch"):
+            table = self.ono.model.table
+            host = (table is not None and table.host == self.ono.model.my_name) or self.ono.local
+            return host and table is not None and table.status == ("waiting" if action == "start" else "finished")
+        if action in ("play_selected", "draw"):  # a spectator, or a seat that is out, has no cards to play or draw
+            view = self.ono.model.view
+            if view is None or view.seat is None or not (view.active[view.seat] and view.in_hand[view.seat]):
+                return False
+            return action == "play_selected" or view.options.manual_draw  # else draws are taken for you
+        return True
+
+    @staticmethod
+    def _moment(model: Model, lasts: str) -> tuple[Any, ...]:
+        """What must stay the same for a note to stay true: the move (``turn``: a state of the game)
+        or the game (``game``: until it ends or another starts)."""
+        table, view = model.table, model.view
+        game = (table.id if table is not None else None, model.game_no, view is not None and view.winner is None)
+        return (*game, view.version if view is not None else None) if lasts == "turn" else game
+
+    def note(self, text: str, lasts: str = "turn") -> None:
+        """Say why a key did nothing (or what it did), under the cards, until the moment passes."""
+        self.show_text("#why", Text(text))
+        self._note_until = (*self._moment(self.ono.model, lasts), lasts) if text else None
+
+    def _drop_stale_note(self, model: Model) -> None:
+        if self._note_until is not None and self._moment(model, self._note_until[-1]) != self._note_until[:-1]:
+            self.note("")
+
+    def _tick(self) -> None:
+        """Count the turn clock down between server messages."""
+        if self.ono.model.clock is not None:
+            self.query_one(StatusLine).show(self.ono.model)
+            self.query_one(Banner).show(model=self.ono.model)  # an open draw's countdown
+
+    def refresh_model(self, model: Model) -> None:
+        table = model.table
+        title = Text()
+        title.append("ONO 99", style="bold")
+        name = table.name if table is not None else "Table"
+        title.append("  ·  ")
+        if self.ono.local and not model.replay:  # one name for the local table, however it was opened
+            name = _(LOCAL_GAME)
+        title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
+        title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
+        if model.view is not None and model.view.seat is None:
+            title.append("  ·  " + _("spectating"))
+            if model.table is not None and model.table.you is None:  # a server's table: say how to sit
+                title.append(" " + _("(u: sit down, m: seats)"))
+        if not model.connected:
+            title.append("  ·  " + model.connection_note(), style="bold reverse")
+        self.show_text("#title", title)
+        self.query_one(SeatsView).show(model)
+        view = model.view
+        total = self.query_one("#total", Digits)
+        if total.value != (shown := str(view.total) if view else "0"):
+            total.update(shown)
+        self.query_one(TotalLabel).show(model)
+        self.query_one(Banner).show(model)
+        self.query_one(StatusLine).show(model)
+        self._drop_stale_note(model)
+        keys = (table.status if table else None, table.host if table else None, view.seat if view else None)
+        if keys != self._bindings_for:
+            self._bindings_for = keys
+            self.refresh_bindings()
+        hand = view.hand if view else ()
+        if hand and view:
+            self.selected = min(self.selected, len(hand) - 1)
+            if model.my_turn and not self._was_my_turn:  # a new turn: select the first playable card
+                self.selected = next((i for i, c in enumerate(hand) if c in view.legal), self.selected)
+        self._was_my_turn = model.my_turn
+        self.query_one(HandView).show(model, self.selected)
+        self._write_new_lines(model)
+        game = (table.id if table else None, model.game_no)
+        over = view is not None and view.winner is not None
+        self._close_results(keep=game if over else None)  # one result at a time, of the game shown
+        if model.knockout is not None and view is not None and view.winner is None:
+            knockout, model.knockout = model.knockout, None
+            self.app.push_screen(KnockOutScreen(knockout), self._after_dialog)
+        if over and self._shown_game_over != game:
+            self._shown_game_over = game
+            model.knockout = None
+            if isinstance(self.app.screen, KnockOutScreen):
+                self.app.pop_screen()  # the game is over: the ranking says the rest
+            self.ono.bell_if_wanted(end=True)
+            self.app.push_screen(GameOverScreen(game), self._after_dialog)
+
+    def _close_results(self, keep: tuple[Any, int] | None) -> None:
+        """Close every game-over dialog but the one of ``keep`` (the finished game shown), with what
+        was opened over it: a result left over a new game hides the hand while its clock runs. An
+        update of the same finished game leaves its dialog open (a key pressed in it is not lost)."""
+        stack = self.app.screen_stack
+        stale = next((s for s in stack if isinstance(s, GameOverScreen) and s.game != keep), None)
+        if stale is None:
+            return
+        while stale in self.app.screen_stack:
+            self.app.pop_screen()
+
+    def _after_dialog(self, choice: str | None) -> None:
+        """The next step chosen in the game-over or knock-out dialog."""
+        if choice == "rematch":
+            self.action_rematch()
+        elif choice == "new":
+            self.action_new_game()
+        elif choice == "lobby":
+            self.action_lobby()
+        elif choice == "fast":
+            game_app = game_app_of(self)
+            if game_app is not None:
+                game_app.fast_forward()
+                self.note(_("Fast-forward: the bots play the game out without waiting."), lasts="game")
+
+    def _write_new_lines(self, model: Model) -> None:
+        log = self.query_one("#log", RichLog)
+        if model.log_epoch != self._log_epoch:
+            log.clear()
+            self._log_epoch = model.log_epoch
+            self._log_written = model.log_count - len(model.log)
+        fresh = model.log_count - self._log_written
+        append_lines(log, [Text(line) for line in (list(model.log)[-fresh:] if fresh > 0 else [])])
+        self._log_written = model.log_count
+        chat = self.query_one("#chat", RichLog)
+        fresh = model.chat_count - self._chat_written
+        lines = []
+        for entry in list(model.chat)[-fresh:] if fresh > 0 else []:
+            line = Text()
+            if entry.scope == "lobby":  # the lobby's lines reach the table too: say where they were said
+                line.append(_("Lobby") + " · ", style="dim")
+            line.append(Text(entry.sender, style="bold"))
+            line.append(": ")
+            line.append(Text(entry.text))
+            lines.append(line)
+        append_lines(chat, lines)
+        if lines and self.has_class("-narrow"):  # no chat column: chat shows in the log
+            append_lines(log, [Text.assemble(_("chat") + " · ", line) for line in lines])
+        self._chat_written = model.chat_count
+
+    # --- actions -------------------------------------------------------------------------------------
+    def action_select(self, step: int) -> None:
+        view = self.ono.model.view
+        if view and view.hand:
+            self.selected = (self.selected + step) % len(view.hand)
+            self.refresh_model(self.ono.model)
+
+    def action_play(self, index: int) -> None:
+        model = self.ono.model
+        view = model.view
+        if view is None:
+            return
+        if view.winner is not None:  # the hand is empty then: say why the key does nothing
+            self.note(_("The game is over: r plays again, n starts a new game.") if self.footer_shows("rematch")
+                      else _("The game is over."), lasts="game")
+            return
+        if index >= len(view.hand):
+            return
+        self.selected = index
+        code = view.hand[index]
+        reason = model.reason_for(code)
+        if reason is not None:
+            self.note(_("Can't play {card}: {reason}").format(card=card_label(code, model.edition), reason=reason))
+            self.refresh_model(model)
+            return
+        self.note("")
+        self.ono.send_action(code)
+
+    def action_play_selected(self) -> None:
+        self.action_play(self.selected)
+
+    def action_discard_four(self) -> None:
+        model = self.ono.model
+        if model.view and "ONO99x4" in model.view.legal:
+            self.ono.send_action("ONO99x4")
+        elif model.view is None or model.edition != "2022":
+            self.note(_("f discards four ONO 99 cards, a move of the 2022 edition only."))
+        elif not model.my_turn:
+            self.note(_("f discards four ONO 99 cards, on your turn."))
+        else:
+            held = model.view.hand.count("ONO99")
+            self.note(_("f discards four ONO 99 cards at once; you hold {held}.").format(held=held))
+
+    def action_draw(self) -> None:
+        if self.ono.model.can_draw:
+            self.ono.send_action("draw")
+        else:
+            self.note(_("There is no draw to take."))
+
+    def action_start(self) -> None:
+        """The host starts the game (or a rematch); empty seats get bots."""
+        model = self.ono.model
+        table = model.table
+        status, host = (table.status, table.host) if table is not None else (None, None)
+        if status == "playing":
+            self.note(_("The game is already running."))
+            return
+        if host != model.my_name and not self.ono.local:
+            self.note(_("Only the host, {host}, can start the game.").format(host=host))
+            return
+        if status == "finished":
+            self.action_rematch()
+            return
+        self.ono.send_message({"t": "start"})
+
+    def action_rematch(self) -> None:
+        """Play again at this table, once the game is over."""
+        model = self.ono.model
+        table = model.table
+        if table is None or table.status != "finished":
+            self.note(_("r plays again once the game is over."))
+            return
+        if table.host != model.my_name and not self.ono.local:
+            self.note(_("Only the host, {host}, can start the next game.").format(host=table.host))
+            return
+        game_app = game_app_of(self)
+        if game_app is not None:
+            game_app.fast_forward(False)
+        self.ono.send_message({"t": "rematch"})
+
+    def action_focus_chat(self) -> None:
+        chat = self.query_one("#chat-input", Input)
+        chat.can_focus = True
+        self.add_class("-chatting")  # a narrow screen shows the chat in place of the log meanwhile
+        chat.focus()
+
+    def action_focus_hand(self) -> None:
+        self.query_one("#chat-input", Input).can_focus = False
+        self.remove_class("-chatting")
+        self.set_focus(None)
+
+    def action_new_game(self) -> None:
+        self.ono.action_new_game()
+
+    def action_stand_or_sit(self) -> None:
+        """Sit down (at the next game, while one runs) or stand up to watch."""
+        table = self.ono.model.table
+        if table is None or table.you is None:
+            self.ono.send_message({"t": "sit"})
+        else:
+            question = (_("Stand up? A bot plays your cards until this game is over; u sits you down again "
+                          "at the next game.") if self.ono.local else None)
+            self.ono.confirm_leaving(lambda: self.ono.send_message({"t": "stand"}), _("Stand up"), local_too=True,
+                                     question=question)
+
+    def action_seat_menu(self) -> None:
+        def chosen(message: dict[str, Any] | None) -> None:
+            if message is None:
+                return
+            if message["t"] != "kick":
+                self.ono.send_message(message)
+                return
+            table = self.ono.model.table
+            seat = message["seat"]
+            name = table.seats[seat].name if table is not None and seat < len(table.seats) else ""
+
+            def answered(yes: bool | None) -> None:  # removing a person is asked, as leaving is
+                if yes:
+                    self.ono.send_message(message)
+
+            self.app.push_screen(ConfirmScreen(_("Remove {name} from the table? They are sent back to the lobby.")
+                                               .format(name=name), yes=_("Remove")), answered)
+
+        self.app.push_screen(SeatMenuScreen(self.ono.model), chosen)
+
+    def action_lobby(self) -> None:
+        self.ono.action_lobby()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    @on(CardWidget.Chosen)
+    def card_clicked(self, message: CardWidget.Chosen) -> None:
+        self.action_play(message.index)
+
+    @on(Input.Submitted, "#chat-input")
+    def chat_sent(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.ono.send_message({"t": "chat", "text": event.value, "scope": "table"})
+        event.input.value = ""  # the input keeps the keyboard, for the next line; Esc goes back to the cards

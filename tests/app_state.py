@@ -1,0 +1,48 @@
+"""What a test reads of a running app, typed: the game and the table it shows (a test that asks for them
+expects them there, and fails saying so when they are not), and the server a local game embeds."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from textual.dom import DOMNode
+from textual.widget import Widget
+
+from ono99_tui.messages import TableDetail, View
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.model import Model
+from server import Server
+from server.local import EmbeddedServer
+
+
+class ShowsAModel(Protocol):
+    """An app that draws a ``Model``: the game's app, an SSH session's, a replay."""
+
+    @property
+    def model(self) -> Model: ...
+
+
+def view_of(app: ShowsAModel) -> View:
+    view = app.model.view
+    assert view is not None, "the app shows no game"
+    return view
+
+
+def table_of(app: ShowsAModel) -> TableDetail:
+    table = app.model.table
+    assert table is not None, "the app is at no table"
+    return table
+
+
+def parent_of(widget: Widget) -> DOMNode:
+    """The container a widget sits in (a dialog's option and its label share a row)."""
+    assert widget.parent is not None, "a widget that is not mounted"
+    return widget.parent
+
+
+def local_server(app: Ono99App) -> Server:
+    """The game server of a local game: the app holds it only as a ``LocalServer`` (it never imports
+    ``server/``)."""
+    embedded = app._embedded
+    assert isinstance(embedded, EmbeddedServer), "not a local game"
+    return embedded.server

@@ -1,0 +1,127 @@
+"""A real PostgreSQL server for the tests: a throwaway cluster in a temporary directory, reached over
+a Unix socket only (no TCP port to collide with anything), started once per test process and
+stopped at its end; each test that wants one gets a database of its own in it.
+
+The server programs (``initdb``, ``postgres``) are looked for on the PATH, then where Debian's
+``postgresql`` package puts them (``/usr/lib/postgresql/VERSION/bin``, the newest version first).
+PostgreSQL refuses to run as root: as root, the cluster belongs to the ``postgres`` user that
+Debian's package makes (else ``nobody``), and its programs run as that user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import pwd
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+
+ADMIN = "ono99"  # the cluster's superuser, trusted on its socket
+START_TIMEOUT = 60.0
+SEARCH_DIRS = ("/usr/lib/postgresql/*/bin", "/usr/local/pgsql/bin", "/opt/homebrew/opt/postgresql*/bin")
+MISSING = ("PostgreSQL's server programs (initdb, postgres) were not found on the PATH nor in "
+           "/usr/lib/postgresql/*/bin: install them (Debian and Ubuntu: apt-get install postgresql; .ci/run does)")
+
+
+def server_programs() -> tuple[Path, Path]:
+    """(initdb, postgres) of one installation: the PATH's, else the newest one found in SEARCH_DIRS."""
+    initdb, postgres = shutil.which("initdb"), shutil.which("postgres")
+    if initdb and postgres:
+        return Path(initdb), Path(postgres)
+    found = []
+    for pattern in SEARCH_DIRS:
+        for folder in Path("/").glob(pattern.lstrip("/")):
+            if (folder / "initdb").exists() and (folder / "postgres").exists():
+                version = [int(n) for n in re.findall(r"\d+", folder.parent.name)] or [0]
+                found.append((version, folder))
+    if not found:
+        raise RuntimeError(MISSING)
+    folder = max(found)[1]
+    return folder / "initdb", folder / "postgres"
+
+
+def _runs_as() -> pwd.struct_passwd | None:
+    """The user the server programs run as: None for ourselves, unless we are root."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        with contextlib.suppress(KeyError):
+            return pwd.getpwnam(name)
+    raise RuntimeError("running as root, and there is neither a 'postgres' nor a 'nobody' user to run PostgreSQL as")
+
+
+@dataclass
+class Cluster:
+    """A running throwaway cluster; ``url(name)`` is a libpq URL of one of its databases."""
+
+    folder: Path
+    socket_dir: Path
+    process: subprocess.Popen[bytes]
+    _numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def url(self, database: str) -> str:
+        return f"postgresql://{ADMIN}@{quote(str(self.socket_dir), safe='')}/{database}"
+
+    def new_database(self) -> str:
+        """A new, empty database of the cluster; its URL."""
+        name = f"test_{os.getpid()}_{next(self._numbers)}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(2)  # SIGINT: a fast shutdown (clients are cut off, nothing waits)
+            try:
+                self.process.wait(START_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_cluster() -> Cluster:
+    """initdb a cluster in a new temporary directory and start its server on a Unix socket there."""
+    initdb, postgres = server_programs()
+    user = _runs_as()
+    folder = Path(tempfile.mkdtemp(prefix="ono99-pg-"))
+    data, socket_dir = folder / "data", folder / "run"
+    socket_dir.mkdir()
+    if user is not None:
+        for path in (folder, socket_dir):
+            os.chown(path, user.pw_uid, user.pw_gid)
+    as_user = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
+    subprocess.run([str(initdb), "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--locale=C",
+                    "--no-sync", "--no-instructions"], check=True, capture_output=True, env=env, cwd=folder,
+                   **as_user)  # type: ignore[call-overload]
+    # fsync off: these databases die with the test run; a commit is still a commit to its client.
+    log = (folder / "server.log").open("wb")
+    process = subprocess.Popen(
+        [str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", "listen_addresses=", "-c", "fsync=off",
+         "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
+        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder,
+        start_new_session=True,  # its signals to its process group are not the test process's
+        **as_user)  # type: ignore[call-overload]
+    cluster = Cluster(folder, socket_dir, process)
+    end = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with psycopg.connect(cluster.url("postgres"), connect_timeout=5):
+                return cluster
+        except psycopg.OperationalError:
+            if process.poll() is not None or time.monotonic() > end:
+                said = (folder / "server.log").read_text(errors="replace")
+                cluster.stop()
+                raise RuntimeError(f"PostgreSQL did not start: {said}") from None
+            time.sleep(0.05)
