@@ -24,6 +24,7 @@ from .lobby import Member, TokenBucket
 
 if TYPE_CHECKING:
     from .app import Server
+    from .moderation import OperatorSession
 
 log = logging.getLogger("ono99.connection")
 READ_CHUNK = 64 * 1024
@@ -54,6 +55,8 @@ class Connection:
     # the SSH login; the local game): a TCP hello is checked here.
     admitted_at_the_door = False
     front = False  # a trusted front's connection for one of its players (docs/protocol.md section 3b)
+    operator: OperatorSession | None = None  # moderation: an operator's own session (`ono99 admin`), not a player
+    client_name = ""  # its hello's ``client`` (a front's names the worker: metrics)
     _waiting = 0  # bytes the transport held after the last write (see _write)
 
     def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -162,6 +165,7 @@ class Connection:
 
     def error(self, code: str, reason: str, ref: str | None = None,
               params: Mapping[str, str | int] | None = None) -> None:
+        self.server.lobby.metrics.error_sent(self, code, params)  # metrics: refusals and errors, by code
         self.send(ErrorMessage(code=code, reason=reason, ref=ref, params=dict(params or {})))
 
     async def _write_loop(self) -> None:
@@ -316,12 +320,17 @@ class Connection:
 
     def _enter(self, hello: Hello) -> None:
         """A hello whose key (if any) is proven: the access policy decides, then the lobby takes it."""
+        moderation = self.server.lobby.moderation  # moderation: bans, an operator's session, the names deny list
+        admitted = moderation.at_the_door(self, hello)
+        if admitted is None:
+            return
         if not self.admitted_at_the_door:
-            self._check_access(hello)
+            self._check_access(admitted)
             if self._refused is not None:
                 return
-        self.member = self.server.lobby.hello(self, hello)
+        self.member = self.server.lobby.hello(self, admitted)
         self.server.said_hello(self)
+        moderation.welcomed(self.member)
 
     def hello_credentials(self, hello: Hello) -> tuple[str | None, str | None]:
         """What this connection offers the access policy: the fingerprint of a key it proved it
@@ -365,6 +374,9 @@ class Connection:
                     self._prove(request)
                 else:
                     raise ProtocolError("hello_first", "the first message must be hello")
+                return
+            if self.operator is not None:  # moderation: an operator's session takes admin commands only
+                self.server.lobby.moderation.operator_message(self, request)
                 return
             self.server.lobby.handle(self.member, request)
         except ProtocolError as exc:

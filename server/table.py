@@ -445,7 +445,8 @@ class Table:
                                 "it was not applied", params={"version": version, "current": game.version})
         try:
             action = Action.parse(code)
-            self._apply(seat, action)
+            with self.lobby.metrics.player_acting(self):  # metrics: act→state latency
+                self._apply(seat, action)
         except MalformedActionError as exc:
             raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)}) from None
         except IllegalActionError as exc:
@@ -455,6 +456,7 @@ class Table:
         game = self.game
         assert game is not None
         events = game.apply(seat, action)
+        self.lobby.metrics.action_applied()  # metrics: actions per second
         self.actions.append((seat, action.code))
         self._unsent_events.extend(events)
         saving = self.lobby.persist_action(self, len(self.actions) - 1, seat, action.code, self._action_saved)
@@ -663,7 +665,8 @@ class Table:
             """The chat, and what a stand-in played: after the state, counting only the moves it shows."""
             if member.table is not self:
                 return
-            member.send(self.chat.history(seen.get("chat") if here else None))
+            history = self.chat.history(seen.get("chat") if here else None)
+            member.send(self.lobby.moderation.history_for(member, history))  # moderation: players' mutes
             if seat is not None and away_seq is not None and self.game is not None:
                 missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
                 text = away_summary(missed, seat, member.name, self.options.edition)
@@ -727,7 +730,7 @@ class Table:
 
         def show() -> None:
             frame = wire.encode_message(self.chat.message(line))
-            for m in self.members():
+            for m in self.lobby.moderation.hearers(member, self.members()):  # moderation: players' mutes
                 if m not in self._after_state:  # its chat_history, still to come, will hold the line
                     m.send_frame(frame)
 
@@ -798,6 +801,7 @@ class Table:
         assert self.game is not None
         self.shown = len(self.game.log)
         self.moved_at = asyncio.get_running_loop().time()
+        self.lobby.metrics.state_shown(self)  # metrics: act→state latency
         spectator_frame: bytes | None = None
         shared = self._state_shared()
         for seat_index, seat in enumerate(self.seats):

@@ -14,6 +14,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 from textual.app import App
 from textual.message_pump import MessagePump
 
+from ..wire.requests import Request
 from .model import Model
 from .settings import Settings
 
@@ -26,7 +27,7 @@ class TableHost(Protocol):
 
     def send_action(self, code: str) -> None: ...
 
-    def send_message(self, message: dict[str, Any]) -> None: ...
+    def send_message(self, message: Request | dict[str, Any]) -> None: ...
 
     def bell_if_wanted(self, end: bool = False) -> None: ...
 

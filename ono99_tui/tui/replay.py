@@ -16,6 +16,7 @@ from ..core.game import Game
 from ..core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..wire.requests import Request
 from ..wire.server import (
     Seat,
     ServerMessage,
@@ -76,13 +77,14 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
                           controlled_by_bot=(False,) * game.seats)
             states.append(state.to_wire())
 
-    done = replay(record, on_step=step)
+    done = replay(record, on_step=step, allow_unfinished=True)  # a game reported while it ran, say
     options = done.game.options
     outcome = done.game.outcome
     seats = tuple(Seat(kind="bot" if p.kind.startswith("bot") else "human", name=p.name, level=None, connected=True)
                   for p in done.players)
     table = TableDetail(id=0, name=title, edition=edition_of(options), options=options, summary=options.summary(),
-                        host="", status="finished", private=False, seats=seats, free=0,
+                        host="", status="finished" if outcome is not None else "playing", private=False,
+                        seats=seats, free=0,
                         bots=sum(1 for s in seats if s.kind == "bot"), spectators=0, replace_bots=False,
                         turn_seconds=0, bot_level="greedy", game_no=1,
                         winner=outcome.winner if outcome is not None else None, code=None, you=None, watchers=(),
@@ -160,7 +162,7 @@ class ReplayCursor:
     def send_action(self, code: str) -> None:
         return
 
-    def send_message(self, message: dict[str, Any]) -> None:
+    def send_message(self, message: Request | dict[str, Any]) -> None:
         return
 
     def bell_if_wanted(self, end: bool = False) -> None:
