@@ -19,6 +19,7 @@ import shutil
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import asyncssh
 import pytest
@@ -29,6 +30,7 @@ from ono99_tui.i18n import gettext as _
 from ono99_tui.messages import decode_server_message
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
+from ono99_tui.wire.requests import Request
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
@@ -168,12 +170,17 @@ async def test_a_1980_knock_out_is_said_right_after_the_hands_outcome(tmp_path: 
 def test_a_new_game_typed_before_the_first_one_opens_takes_its_place() -> None:
     """Found by playing: n typed as the local game started made two tables, one after the other. The
     game asked for is the only one."""
-    sent: list[dict[str, object]] = []
+    sent: list[Request | dict[str, Any]] = []
     session = PlainSession(Console(lambda text: None), sent.append, lambda: None, local=True)
     session.command("n 1980 3")
     session.receive(decode_server_message({"t": "welcome", "version": 2, "server": "local", "name": "Kim",
                                            "resume": "r", "resumed": False, "table": None}))
-    assert [(m["t"], m.get("edition"), m.get("seats")) for m in sent] == [("create_table", "1980", 3)]
+    assert [(m["t"], m.get("edition"), m.get("seats")) for m in map(wire_map, sent)] == [("create_table", "1980", 3)]
+
+
+def wire_map(message: Request | dict[str, Any]) -> dict[str, Any]:
+    """A request as the protocol's map (the session sends typed requests, and the seat menu's maps)."""
+    return message if isinstance(message, dict) else message.to_wire()
 
 
 def finished_game_messages(status: str) -> list[dict[str, object]]:
@@ -201,14 +208,14 @@ def test_leaving_as_the_ranking_is_said_is_not_asked_about() -> None:
     """Found by playing: x typed on hearing the ranking asked whether to leave a running game, when the
     table's word that the game is over had not come yet. The game's last state is enough."""
     out: list[str] = []
-    sent: list[dict[str, object]] = []
+    sent: list[Request | dict[str, Any]] = []
     session = PlainSession(Console(out.append, newline="\r\n"), sent.append, lambda: None)
     for message in finished_game_messages("playing"):
         session.receive(decode_server_message(message))
     assert out[-2:] == ["Ranking: 1, Bot 2; 2, you.\r\n",
                         "Type r to play again, x to leave the table, or p to play now.\r\n"]
     session.key("x")
-    assert sent == [{"t": "leave"}]
+    assert [wire_map(m) for m in sent] == [{"t": "leave"}]
 
 
 @pytest.mark.parametrize("source", ["pipe", "file"])

@@ -21,6 +21,8 @@ from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import Link, PlainClient, Refused
 from ..tui.model import SHUTTING_DOWN
+from ..wire.common import as_edition
+from ..wire.requests import PlayNow, Spectate
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
@@ -167,14 +169,14 @@ class _SshPlainClient(PlainClient):
                 self.say(_("You are back at your own table; the invite code {code} was not used.").format(
                     code=door.code))
             elif door.watch:
-                self.send({"t": "spectate", "code": door.code})
+                self.send(Spectate(code=door.code))
             else:
                 session.join_by_code(door.code)
             door.code = None  # used: a reconnection goes back to where the player is
         elif door.play_now is not None:
             if welcome.table is None:
                 session.play_now_wish = door.play_now
-                self.send({"t": "play_now", "edition": door.play_now[0], "seats": door.play_now[1]})
+                self.send(PlayNow(edition=as_edition(door.play_now[0]), seats=door.play_now[1]))
             door.play_now = None
 
     async def run(self) -> int:

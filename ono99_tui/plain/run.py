@@ -23,6 +23,7 @@ from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust,
 from ..messages import State, Welcome, decode_server_message
 from ..protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
+from ..wire.requests import Hello, Request
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
@@ -42,7 +43,7 @@ class Link(Protocol):
 
     inbox: asyncio.Queue[dict[str, Any] | None]
 
-    async def send(self, message: dict[str, Any]) -> None: ...
+    async def send(self, message: Request | dict[str, Any]) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -85,7 +86,7 @@ class PlainClient:
     """One plain session's connection: messages in, said; what the player does, sent."""
 
     def __init__(self, console: Console, opener: Opener, *, local: bool = False, full: bool = False,
-                 controls: LocalControls | None = None, first_table: dict[str, Any] | None = None,
+                 controls: LocalControls | None = None, first_table: Request | None = None,
                  on_verbosity: Callable[[bool], None] | None = None) -> None:
         self.console = console
         self.opener = opener
@@ -95,7 +96,7 @@ class PlainClient:
         self.link: Link | None = None
         self.exit_code = 0
         self.farewell = _("Bye.")
-        self._outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Request | dict[str, Any]] = asyncio.Queue()
         self._quitting = asyncio.Event()
         self._connected_once = False
         console.hold(True)  # until the server has welcomed us, or a question is asked first
@@ -114,7 +115,7 @@ class PlainClient:
     def quitting(self) -> bool:
         return self._quitting.is_set()
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Request | dict[str, Any]) -> None:
         if self.link is None:
             self.say(_("Not connected yet."))
             return
@@ -336,7 +337,7 @@ def run_local(open_local_game: Callable[[float, float], LocalServer], name: str,
 
         async def opener(client: PlainClient) -> Link:
             link = server.link()
-            await link.send({"t": "hello", "version": PROTOCOL_VERSION, "name": name, "client": "ono99-plain"})
+            await link.send(Hello(version=PROTOCOL_VERSION, name=name, client="ono99-plain"))
             return link
 
         def make(console: Console) -> PlainClient:

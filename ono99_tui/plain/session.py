@@ -11,6 +11,7 @@ about the rules: which cards can be played and why not is the view's ``legal`` a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,22 @@ from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
 from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
 from ..tui.seat_choices import seat_choices, seated_in_running_game
+from ..wire.common import Scope, as_edition
+from ..wire.requests import (
+    Act,
+    CreateTable,
+    Join,
+    Leave,
+    LeaveQueue,
+    PlayNow,
+    Rematch,
+    Request,
+    Say,
+    Sit,
+    Spectate,
+    Stand,
+    Start,
+)
 from . import words
 from .console import Console, plain_text
 
@@ -64,10 +81,10 @@ EARLIER_CHAT = 5  # the newest lines of a chat's history said on coming to a tab
 YES = "yY"
 
 
-def default_local_table() -> dict[str, Any]:
+def default_local_table() -> CreateTable:
     """The local game's first table: three greedy bots, as the app starts it."""
-    return {"t": "create_table", "edition": "2022", "seats": 4, "bots": 3, "bot_level": "greedy",
-            "turn_seconds": 0, "start": True, "name": _(LOCAL_GAME), "replace_bots": True}
+    return CreateTable(edition="2022", seats=4, bots=3, bot_level="greedy", turn_seconds=0, start=True,
+                       name=_(LOCAL_GAME), replace_bots=True)
 
 
 @dataclass(slots=True)
@@ -83,9 +100,9 @@ class PlainSession:
     """One player's plain game. ``send`` takes a protocol message for the server; ``quit`` ends the
     session; ``local``: a local game against bots (``controls`` then holds its bots)."""
 
-    def __init__(self, console: Console, send: Callable[[dict[str, Any]], None], quit: Callable[[], None], *,
+    def __init__(self, console: Console, send: Callable[[Request | dict[str, Any]], None], quit: Callable[[], None], *,
                  local: bool = False, full: bool = False, controls: LocalControls | None = None,
-                 first_table: dict[str, Any] | None = None,
+                 first_table: Request | None = None,
                  on_verbosity: Callable[[bool], None] | None = None) -> None:
         self.console = console
         self.send = send
@@ -187,7 +204,7 @@ class PlainSession:
         self._welcomed = True
         if before is not None and before.you is None and welcome.table is None:
             # watching when the connection dropped: spectators are not kept, so watch again
-            self.send({"t": "spectate", "code": before.code} if before.code else {"t": "spectate", "table": before.id})
+            self.send(Spectate(code=before.code) if before.code else Spectate(table=before.id))
         elif welcome.table is None:
             self._enter_lobby()
 
@@ -226,7 +243,7 @@ class PlainSession:
             self._table_changes(before, table)
         if self._sit_when_watching and table.you is None:
             self._sit_when_watching = False
-            self.send({"t": "sit"})
+            self.send(Sit())
 
     def _arrive(self, table: TableDetail, from_queue: bool = False) -> None:
         self._cancel_clock()
@@ -581,7 +598,7 @@ class PlainSession:
             return False
 
         def watch() -> None:
-            self.send({"t": "spectate", "code": code})
+            self.send(Spectate(code=code))
             self._sit_when_watching = started
 
         self.ask((_("The game at the table of invite code {code} has already started. Watch it?") if started
@@ -651,7 +668,7 @@ class PlainSession:
             if self.on_verbosity is not None:
                 self.on_verbosity(self.full)
         elif key == "c":
-            scope = "table" if table is not None else "lobby"
+            scope: Scope = "table" if table is not None else "lobby"
             self.console.ask_line(_("Chat: ") if scope == "table" else _("Lobby chat: "),
                                   lambda text: self._send_chat(text, scope))
         elif table is not None:
@@ -681,9 +698,9 @@ class PlainSession:
         else:
             self.ask(_("Quit ONO 99?"), self.quit)
 
-    def _send_chat(self, text: str, scope: str) -> None:
+    def _send_chat(self, text: str, scope: Scope) -> None:
         if text.strip():
-            self.send({"t": "chat", "text": text, "scope": scope})
+            self.send(Say(text=text, scope=scope))
         else:
             self.say(_("Nothing was sent."))
 
@@ -719,7 +736,7 @@ class PlainSession:
         elif key == "m":
             self._seat_menu()
         elif key == "x":
-            self.confirm_leaving(lambda: self.send({"t": "leave"}), _("Leave the table"))
+            self.confirm_leaving(lambda: self.send(Leave()), _("Leave the table"))
         elif key == "p" and not self.local:
             self.confirm_leaving(self._leave_to_play_now, _("Leave the table"))
         else:
@@ -728,8 +745,8 @@ class PlainSession:
 
     def _leave_to_play_now(self) -> None:
         edition, seats = self.play_now_wish
-        self.send({"t": "leave"})
-        self.send({"t": "play_now", "edition": edition, "seats": seats})
+        self.send(Leave())
+        self.send(PlayNow(edition=as_edition(edition), seats=seats))
 
     def _play_card(self, number: int) -> None:
         model = self.model
@@ -750,7 +767,7 @@ class PlainSession:
     def _act(self, code: str) -> None:
         view = self.model.view
         if view is not None:
-            self.send({"t": "act", "action": code, "version": view.version})
+            self.send(Act(action=code, version=view.version))
 
     def _four_or_fast(self) -> None:
         model = self.model
@@ -782,7 +799,7 @@ class PlainSession:
         elif table.status == "finished":
             self._rematch()
         else:
-            self.send({"t": "start"})
+            self.send(Start())
 
     def _rematch(self) -> None:
         model = self.model
@@ -792,16 +809,16 @@ class PlainSession:
         elif table.host != model.my_name and not self.local:
             self.say(_("Only the host, {host}, can start the next game.").format(host=plain_text(table.host)))
         else:
-            self.send({"t": "rematch"})
+            self.send(Rematch())
 
     def _stand_or_sit(self) -> None:
         table = self.model.table
         if table is None or table.you is None:
-            self.send({"t": "sit"})
+            self.send(Sit())
             return
         question = (_("Stand up? A bot plays your cards until this game is over; u sits you down again at the next "
                       "game.") if self.local else None)
-        self.confirm_leaving(lambda: self.send({"t": "stand"}), _("Stand up"), question)
+        self.confirm_leaving(lambda: self.send(Stand()), _("Stand up"), question)
 
     def _seat_menu(self) -> None:
         choices = seat_choices(self.model)
@@ -926,12 +943,12 @@ class PlainSession:
                 seats = max(2, min(8, seats + (-1 if key == "-" else 1)))
             self.play_now_wish = (edition, seats)
             if model.queue is not None:
-                self.send({"t": "play_now", "edition": edition, "seats": seats})
+                self.send(PlayNow(edition=as_edition(edition), seats=seats))
             else:
                 self.say(_("Play now: {edition}, {seats}.").format(edition=edition, seats=words.seats(seats)))
         elif key == "x":
             if model.queue is not None:
-                self.send({"t": "leave_queue"})
+                self.send(LeaveQueue())
             else:
                 self.say(_("You are not waiting to play now."))
         else:
@@ -942,11 +959,10 @@ class PlainSession:
         edition, seats = self.play_now_wish
         if self.local:  # nobody else can come: bots take the other seats at once
             self._table_asked = True
-            self.send({"t": "create_table", "edition": edition, "seats": seats, "bots": seats - 1,
-                       "bot_level": "greedy", "turn_seconds": 0, "start": True, "name": _(LOCAL_GAME),
-                       "replace_bots": True})
+            self.send(CreateTable(edition=as_edition(edition), seats=seats, bots=seats - 1, bot_level="greedy",
+                                  turn_seconds=0, start=True, name=_(LOCAL_GAME), replace_bots=True))
         else:
-            self.send({"t": "play_now", "edition": edition, "seats": seats})
+            self.send(PlayNow(edition=as_edition(edition), seats=seats))
 
     def _who_is_online(self) -> None:
         model = self.model
@@ -997,13 +1013,13 @@ class PlainSession:
     def join_by_code(self, code: str) -> None:
         """Sit down at the table of an invite code (refused because its game runs: offered to watch)."""
         self._invite_code = code
-        self.send({"t": "join", "code": code})
+        self.send(Join(code=code))
 
     def _join_or_watch(self, what: str, watch: bool) -> None:
         if what.isdigit():
             self._join_listed(int(what), watch)
         elif watch:
-            self.send({"t": "spectate", "code": what.upper()})
+            self.send(Spectate(code=what.upper()))
         else:
             self.join_by_code(what.upper())
 
@@ -1012,7 +1028,8 @@ class PlainSession:
         if not 1 <= number <= len(tables):
             self.say(_("There is no table {n}; l lists the tables.").format(n=number))
             return
-        self.send({"t": "spectate" if watch else "join", "table": tables[number - 1].id})
+        table_id = tables[number - 1].id
+        self.send(Spectate(table=table_id) if watch else Join(table=table_id))
 
     def _new_table(self, args: Sequence[str]) -> None:
         """n [2022|1980] [SEATS] [LEVEL] [private] [NAME=VALUE or NAME …]: a new table (a new game, locally)."""
@@ -1035,16 +1052,16 @@ class PlainSession:
                     self.say(words.sentence(exc.say(_)))
                     return
                 options[name] = value
-        message: dict[str, Any] = {"t": "create_table", "edition": edition, "options": options, "seats": seats,
-                                   "bot_level": level}
+        message = CreateTable(edition=as_edition(edition), options=options, seats=seats, bot_level=level)
         if self.local:
-            message.update(bots=max(0, seats - 1), turn_seconds=0, start=True, replace_bots=True, name=_(LOCAL_GAME))
+            message = dataclasses.replace(message, bots=max(0, seats - 1), turn_seconds=0, start=True,
+                                          replace_bots=True, name=_(LOCAL_GAME))
             if self._fast and self.controls is not None:
                 self._fast = False
                 self.controls.fast_forward(False)
             self._table_asked = True
             self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
         else:
-            message["private"] = private
+            message = dataclasses.replace(message, private=private)
             self.confirm_leaving(lambda: self.send(message), _("Leave for a new game"))
 
