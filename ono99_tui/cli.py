@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from . import text as words
+from .admin import add_admin_parser, run_admin
 from .argparse_words import speaking
 from .bots import BOT_LEVELS
 from .core.errors import OptionError
@@ -261,6 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--front-credential-file", type=Path, default=None,
                        help=_("a file holding the credential of SSH fronts on other machines ('ono99 front'); "
                               "made (mode 0600) if missing"))
+    serve.add_argument("--admins", type=Path, default=None, metavar="FILE",
+                       help=_("the operators' keys, an OpenSSH authorized_keys file: they run 'ono99 admin'"))
+    serve.add_argument("--names-deny", type=Path, default=None, metavar="FILE",
+                       help=_("words no player name may contain, one a line (lookalike letters count)"))
+    serve.add_argument("--metrics-port", type=port_number(0), default=None,
+                       help=_("serve Prometheus metrics (/metrics) and /health on this port (default: none)"))
+    serve.add_argument("--metrics-host", default="127.0.0.1",
+                       help=_("the address of --metrics-port (default 127.0.0.1)"))
+    serve.add_argument("--log-format", choices=["text", "json"], default="text",
+                       help=_("log lines as text (default) or as JSON objects, one a line"))
+    add_admin_parser(sub)
     front = sub.add_parser("front", help=_("run an SSH front for a game server elsewhere"),
                            description=_("An SSH front on this machine for the game server at --server: players "
                                          "'ssh -p PORT' here and play on that server. The server trusts the front "
@@ -365,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .serve import run_serve
 
         return run_serve(args)
+    if args.command == "admin":
+        return run_admin(args)
     parser.print_help()
     return EXIT_OK
 

@@ -95,16 +95,18 @@ class Client:
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
                       identity: Identity | None = None, password: str | None = None,
                       seen: dict[str, int] | None = None, front: FrontAssertion | None = None,
-                      trust: ServerTrust | None = None) -> Self:
+                      trust: ServerTrust | None = None, admin: bool = False) -> Self:
         """Open a TLS connection, check the server against ``trust`` (see ``open``), and complete the
         hello (proving ``identity``'s key when there is one, bound to the certificate seen: without
         one the player is a guest); raises ``ServerError`` if refused. ``password`` is for a server
         that asks for one; ``seen``: what a resuming client last saw (protocol ``hello.seen``), so
-        that only the rest is sent. ``front``: a trusted front's word for its player (the SSH front)."""
+        that only the rest is sent. ``front``: a trusted front's word for its player (the SSH front).
+        ``admin``: an operator's session (``ono99 admin``, docs/protocol.md section 5b), not a player."""
         client = await cls.open(host, port, trust=trust, timeout=timeout)
         hello = Hello(version=PROTOCOL_VERSION, name=name, client=client_name, resume=resume or None,
                       key=identity.public_key if identity is not None else None, password=password,
-                      seen=seen or None, front=front.to_wire() if front is not None else None)
+                      seen=seen or None, front=front.to_wire() if front is not None else None,
+                      admin=True if admin else None)
         try:
             await client.send(hello)
             client.welcome = await client._answer_challenge(identity, timeout)

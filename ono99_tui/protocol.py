@@ -152,6 +152,9 @@ def check_name(name: str, what: str = "name", limit: int = MAX_NAME) -> str:
 
 
 BOT_LEVEL_NAMES = tuple(BOT_LEVELS)  # the levels a client may ask for
+ADMIN_COMMANDS = ("who", "kick", "ban", "unban", "bans", "mute", "unmute", "rename", "close", "motd", "notice",
+                  "reports", "resolve", "log")  # an operator's (section 5b)
+MAX_BAN_SECONDS = 10 * 365 * 24 * 3600
 
 
 def options_from_wire(edition: str, options: Mapping[str, Any]) -> TableOptions:

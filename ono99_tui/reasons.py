@@ -13,7 +13,7 @@ from typing import Any
 from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
-from .messages import Away, ErrorMessage, Notice, Unplayable
+from .messages import AdminResult, Away, ErrorMessage, Notice, Unplayable
 from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
@@ -109,7 +109,41 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("bad_frame", None): N_("the server could not read a message of this client"),
     ("frame_too_large", None): N_("a message of this client was too large"),
     ("too_large", None): N_("the answer was too large to send"),
+    # running a public host (docs/protocol.md section 5b)
+    ("banned", "identity"): N_("your key is banned from this server: {reason}"),
+    ("banned", "identity_until"): N_("your key is banned from this server until {until}: {reason}"),
+    ("banned", "address"): N_("connections from your address are banned from this server: {reason}"),
+    ("banned", "address_until"): N_("connections from your address are banned from this server until {until}: "
+                                    "{reason}"),
+    ("kicked", None): N_("an operator removed you from this server: {reason}; you may come back in {seconds} s"),
+    ("not_operator", "key"): N_("your key {fingerprint} is not an operator's key on this server (operators are "
+                                "listed in the file of ono99 serve --admins)"),
+    ("not_operator", "no_key"): N_("an operator's session needs a key"),
+    ("not_operator", "member"): N_("only the server's operators can do that"),
+    ("bad_name", "denied"): N_("the name {name} is not allowed on this server; choose another"),
+    ("muted", "lobby"): N_("an operator muted you in the lobby's chat: {reason}"),
+    ("muted", "lobby_until"): N_("an operator muted you in the lobby's chat until {until}: {reason}"),
+    ("no_player", "name"): N_("nobody called {name} is on this server"),
+    ("no_player", "identity"): N_("no player has the key {name}"),
+    ("no_player", "offline"): N_("{name} is not connected"),
+    ("bad_target", "self"): N_("that is you"),
+    ("bad_target", "guest"): N_("{name} is a guest, who has no key: ban their address"),
+    ("bad_target", "guest_rename"): N_("{name} is a guest, who has no key: kick or ban them"),
+    ("bad_target", "own_address"): N_("that would ban your own address"),
+    ("not_banned", None): N_("{name} is not banned"),
+    ("not_muted", None): N_("{name} is not muted"),
+    ("no_report", None): N_("there is no report {id}"),
+    ("blocked", None): N_("the host of this table does not let you join it"),
+    ("rate_limited", "report"): N_("you sent too many reports; you can send another in {seconds} s"),
     # notices
+    ("motd", None): N_("Message of the day: {text}"),
+    ("host_notice", None): N_("Notice from the host: {text}"),
+    ("reported", None): N_("Your report on {name} was sent to the operators."),
+    ("operator_kick", None): N_("An operator removed you from this server: {reason}"),
+    ("operator_ban", None): N_("An operator banned you from this server: {reason}"),
+    ("chat_muted", None): N_("An operator muted you in the lobby's chat: {reason}"),
+    ("renamed", None): N_("An operator renamed you to {name}."),
+    ("table_closed", None): N_("An operator closed your table: {reason}"),
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
     ("removed", None): N_("You were removed from table {table}."),
     ("no_seat_free", None): N_("No seat was free when the game started: you watch it, and sit down at the next "
@@ -140,7 +174,8 @@ def unplayable_reason(entry: Unplayable) -> str:
     return render("illegal_action", {**entry.params, "why": entry.why}, entry.reason)
 
 
-QUOTED = {"name_taken": ("name", "existing"), "not_watching": ("name",), "no_table": ("code",), "no_player": ("name",),
+QUOTED = {"name_taken": ("name", "existing"), "bad_name": ("name",), "not_watching": ("name",), "no_table": ("code",),
+          "no_player": ("name",),
           "bad_options": ("option", "other")}
 
 
@@ -228,3 +263,38 @@ def said(message: ErrorMessage | Notice | Away) -> str:
     """An ``error``'s reason, a ``notice`` or ``away``'s text, as the player reads it: by its code and
     params in the current language; the server's English words for a code this version does not know."""
     return render(message.code, message.params, message.reason if isinstance(message, ErrorMessage) else message.text)
+
+
+def admin_said(result: AdminResult) -> str:
+    """What an operator's command did (its ``admin_result``, docs/protocol.md section 5b) in the current
+    language; the server's English words for a command or params this version does not know."""
+    command, params = result.command, result.params
+    try:
+        if command == "kick":
+            text = gettext("removed {name}: they may come back in {seconds} s (ban to keep them out)")
+        elif command == "ban":
+            text = gettext("banned {target} until {until}") if params.get("until") else \
+                gettext("banned {target} for good")
+        elif command == "unban":
+            text = gettext("lifted the ban on {target}")
+        elif command == "mute":
+            text = gettext("muted {name} in the lobby's chat until {until}") if params.get("until") else \
+                gettext("muted {name} in the lobby's chat")
+        elif command == "unmute":
+            text = gettext("{name} may chat in the lobby again")
+        elif command == "rename":
+            text = gettext("renamed {old} to {new}; the name is locked to their key")
+        elif command == "close":
+            text = gettext("closed table {table}")
+        elif command == "motd":
+            text = gettext("message of the day: {text}") if params.get("text") else gettext("no message of the day")
+        elif command == "notice":
+            sent = int(params["sent"])
+            return ngettext("told {n} player", "told {n} players", sent).format(n=sent)
+        elif command == "resolve":
+            text = gettext("report {id} is closed")
+        else:
+            return result.text
+        return text.format(**params)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return result.text

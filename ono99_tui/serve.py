@@ -116,6 +116,10 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         return 2
     try:
         await server.start()
+    except ValueError as exc:  # the metrics port
+        print(f"ono99 serve: {exc}", file=sys.stderr)
+        await server.close()
+        return 2
     except OSError as exc:
         print("ono99 serve: " + _("cannot listen on {address}: {error}. Is another server running? Pick another "
                                   "--port.").format(address=f"{config.host}:{config.port}", error=exc.strerror),
@@ -257,6 +261,13 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
                               server.restored_tables).format(path=server.storage.where, n=server.restored_tables),
               flush=True)
+    operators = len(server.lobby.moderation.admins)
+    if operators:
+        print("  " + ngettext("operators: {n} key in {path} ('ono99 admin')", "operators: {n} keys in {path} "
+                              "('ono99 admin')", operators).format(n=operators, path=config.admins), flush=True)
+    if server.metrics_endpoint is not None:
+        where = f"http://{_shown_host(config.metrics_host)}:{server.metrics_endpoint.port}"
+        print("  " + _("metrics: {url}/metrics, health: {url}/health").format(url=where), flush=True)
     print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
     print(_("shutting down: saving tables and telling players"), flush=True)
@@ -299,6 +310,11 @@ def run_serve(args: argparse.Namespace) -> int:
     from .front.ssh import host_key_path_for
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.log_format == "json":
+        from server.metrics import JsonLines
+
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonLines())
     if args.log_level != "debug":
         logging.getLogger("asyncssh").setLevel(logging.WARNING)  # it logs every channel at info
     ssh_port = DEFAULT_SSH_PORT if args.ssh_port is None else args.ssh_port
@@ -337,6 +353,8 @@ def run_serve(args: argparse.Namespace) -> int:
                           max_tables_per_player=args.max_tables_per_player,
                           **overrides,
                           ssh_port=ssh_port or None, advertise=args.advertise,
+                          admins=args.admins, names_deny=args.names_deny, metrics_port=args.metrics_port,
+                          metrics_host=args.metrics_host,
                           ssh=SshSettings(auth=mode, authorized_keys=authorized_keys, password=password,
                                           host_key=host_key_path_for(files_beside),
                                           login_timeout=args.ssh_login_timeout,

@@ -18,6 +18,7 @@ from ono99_tui.tls import ServerCertificate, ephemeral_certificate, lean_read_bu
 from .config import ServerConfig
 from .connection import Connection
 from .lobby import Lobby
+from .metrics import MetricsEndpoint
 from .storage import open_storage
 
 log = logging.getLogger("ono99.server")
@@ -42,6 +43,7 @@ class Server:
         self.restored_tables = 0
         self.certificate: ServerCertificate | None = None  # the listener's, once started
         self._tls: ssl.SSLContext | None = None
+        self.metrics_endpoint: MetricsEndpoint | None = None  # --metrics-port
 
     @property
     def fingerprint(self) -> str:
@@ -87,6 +89,28 @@ class Server:
             # place of the hello budget (per address too), not one outside every limit.
             self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port,
                                                       limit=64 * 1024)
+        if self.config.metrics_port is not None:
+            self.lobby.metrics.watch_logs()
+            self.metrics_endpoint = MetricsEndpoint(self.lobby.metrics, self.health, self.config.metrics_host,
+                                                    self.config.metrics_port)
+            try:
+                await self.metrics_endpoint.start()
+            except OSError as exc:
+                raise ValueError(f"cannot listen on the metrics port {self.config.metrics_host}:"
+                                 f"{self.config.metrics_port}: {exc.strerror or exc}") from None
+
+    async def health(self) -> str | None:
+        """None when the server takes players and its database answers, else what is wrong (``/health``)."""
+        if self._closing:
+            return "shutting down"
+        if self.config.port is not None and self._server is None:
+            return "not listening"
+        if self.storage is not None:
+            try:
+                await asyncio.wait_for(self.storage.call(lambda db: db.row("SELECT 1")), 2.0)
+            except Exception as exc:
+                return f"the database does not answer ({type(exc).__name__})"
+        return None
 
     def players_full(self) -> bool:
         """Every place for a player is taken (connections that have not said hello do not count)."""
@@ -180,6 +204,9 @@ class Server:
         self._closing = True
         if self._server is not None:
             self._server.close()
+        if self.metrics_endpoint is not None:
+            self.lobby.metrics.unwatch_logs()
+            await self.metrics_endpoint.close()
         # Stop the tables' bots and clocks first: players are disconnected below, and nobody should
         # play for them meanwhile; their tables are saved as they are, for the restart.
         self.lobby.close()

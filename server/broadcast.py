@@ -4,7 +4,7 @@ spectator the one spectator's message, encoded once."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ono99_tui.core.events import Event
@@ -29,10 +29,11 @@ class Broadcaster:
         for member in self.seating.members():
             member.send(wire.TableMessage(table=detail(member)))
 
-    def everyone(self, message: wire.ServerMessage, but: Collection[Member] = ()) -> None:
-        """``message`` to everyone at the table but ``but``, encoded once."""
+    def everyone(self, message: wire.ServerMessage, but: Collection[Member] = (),
+                 to: Iterable[Member] | None = None) -> None:
+        """``message`` to everyone at the table (or those of it in ``to``) but ``but``, encoded once."""
         frame = wire.encode_message(message)
-        for member in self.seating.members():
+        for member in self.seating.members() if to is None else to:
             if member not in but:
                 member.send_frame(frame)
 

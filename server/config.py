@@ -57,3 +57,10 @@ class ServerConfig:
     # address in its hello (docs/protocol.md section 3b). Empty: no front is trusted.
     front_credentials: tuple[str, ...] = ()
     fronts_only: bool = False  # the TCP listener takes only trusted fronts (TCP play is off, SSH on)
+    # --- running a public host (server/moderation.py, server/metrics.py) ---
+    admins: Path | None = None  # an OpenSSH authorized_keys file: the operators' keys
+    names_deny: Path | None = None  # words no player name may contain (one a line)
+    metrics_port: int | None = None  # None: no metrics endpoint; 0: any free port
+    metrics_host: str = "127.0.0.1"  # the endpoint is for the host's monitoring, not for players
+    report_burst: int = 3  # reports a player may send at once ...
+    report_every: float = 600.0  # ... then one more per this many seconds

@@ -52,6 +52,8 @@ from ono99_tui.wire.requests import (
 from .config import ServerConfig
 from .history import ChatLine, ChatRoom
 from .matchmaking import Matchmaker
+from .metrics import Metrics
+from .moderation import Moderation
 from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
 from .ratings import RatingBook
 from .runner import Status
@@ -162,8 +164,10 @@ class Lobby:
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
+        self.moderation = Moderation(self)  # moderation: operators, bans, mutes, reports (server/moderation.py)
+        self.metrics = Metrics(self)  # metrics: server/metrics.py
         self.handlers: dict[type, Handler] = {}  # each request after the welcome: who takes it
-        for routes in (self.routes, self.matchmaker.routes, self.ratings.routes):
+        for routes in (self.routes, self.matchmaker.routes, self.ratings.routes, self.moderation.routes):
             routes(self._route)
 
     def _route(self, kind: type[R], handler: Callable[[Member, R], None]) -> None:
@@ -233,7 +237,7 @@ class Lobby:
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
                                      identity=member.identity))
         seen = dict(hello.seen or {}) if resumed else {}
-        connection.send(self.lobby_chat.history(seen.get("lobby_chat")))
+        connection.send(self.moderation.history_for(member, self.lobby_chat.history(seen.get("lobby_chat"))))
         if member.table is not None:
             member.table.member_returned(member, seen)
         else:
@@ -373,6 +377,7 @@ class Lobby:
 
     def on_join(self, member: Member, request: Join) -> None:
         table = self._find_table(request)
+        self.moderation.may_join(member, table)  # moderation: a private table's host may block players
         seat = table.seat_for(member, request.seat)  # refused here, you keep your old seat
         was_here = member.table is table
         if member.table is not None and not was_here:
@@ -382,6 +387,7 @@ class Lobby:
 
     def on_spectate(self, member: Member, request: Spectate) -> None:
         table = self._find_table(request)
+        self.moderation.may_join(member, table)  # moderation: a private table's host may block players
         was_here = member.table is table
         if member.table is not None and not was_here:
             member.table.leave(member)
@@ -394,7 +400,7 @@ class Lobby:
         """The table, its chat and its game for a newcomer (all of them), or for one who was
         already there (nothing they have seen again)."""
         member.send(wire.TableMessage(table=table.detail(member)))
-        member.send(table.chat.history(table.chat.last_id if was_here else None))
+        member.send(self.moderation.history_for(member, table.chat.history(table.chat.last_id if was_here else None)))
         table.send_state_to(member, table.last_seq if was_here else None)
 
     def _table_of(self, member: Member) -> Table:
@@ -454,6 +460,7 @@ class Lobby:
             raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters",
                                 params={"max": MAX_CHAT})
         table = self._table_of(member) if (request.scope or "table") == "table" else None
+        self.moderation.check_chat(member, table is None)  # moderation: operators mute in the lobby's chat
         if not member.chat_bucket.take():
             raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
         if table is not None:
@@ -463,7 +470,7 @@ class Lobby:
 
         def show() -> None:
             frame = wire.encode_message(self.lobby_chat.message(line))
-            for other in self.members.values():
+            for other in self.moderation.hearers(member, self.members.values()):  # moderation: players' mutes
                 other.send_frame(frame)
 
         self.persist_chat(LOBBY_CHAT, line, show)

@@ -7,9 +7,11 @@ shown. Who sits where, what is said and what is kept are its table's (``RunnerHo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Final, Protocol, TypeVar
 
 from ono99_tui.bots import SEARCHING_LEVELS
@@ -81,13 +83,39 @@ class RunnerHost(Protocol):
         """``seat``'s turn clock ran out: ``action`` is about to be played for it."""
 
 
+class RunnerMetrics(Protocol):
+    """What the runner tells the server's metrics (server/metrics.py's ``Metrics``)."""
+
+    def player_acting(self, table: RunnerHost) -> AbstractContextManager[None]:
+        """A player's act being applied at ``table``: timed until ``state_shown``."""
+
+    def action_applied(self) -> None: ...
+
+    def state_shown(self, table: RunnerHost) -> None: ...
+
+
+class Unmeasured:
+    """Metrics that count nothing: a runner's without a server around it."""
+
+    @contextlib.contextmanager
+    def player_acting(self, table: RunnerHost) -> Iterator[None]:
+        yield
+
+    def action_applied(self) -> None:
+        pass
+
+    def state_shown(self, table: RunnerHost) -> None:
+        pass
+
+
 class GameRunner:
     """The game of one table and the time it runs on."""
 
     def __init__(self, host: RunnerHost, config: ServerConfig, options: TableOptions, seat_count: int, *,
                  turn_seconds: int = 0, status: wire.TableStatus = Status.WAITING, game_no: int = 0, seed: int = 0,
-                 seq_base: int = 0, clock: Clock | None = None) -> None:
+                 seq_base: int = 0, clock: Clock | None = None, metrics: RunnerMetrics | None = None) -> None:
         self.host = host
+        self.metrics: RunnerMetrics = metrics if metrics is not None else Unmeasured()
         self.config = config
         self.options = options
         self.seat_count = seat_count
@@ -168,7 +196,8 @@ class GameRunner:
                                 "it was not applied", params={"version": version, "current": game.version})
         try:
             action = Action.parse(code)
-            self.apply(seat, action)
+            with self.metrics.player_acting(self.host):  # timed until the state that shows it
+                self.apply(seat, action)
         except MalformedActionError as exc:
             raise ProtocolError("bad_action", str(exc), params={"action": clean_text(code)}) from None
         except IllegalActionError as exc:
@@ -178,6 +207,7 @@ class GameRunner:
         game = self.game
         assert game is not None
         events = game.apply(seat, action)
+        self.metrics.action_applied()
         self.actions.append((seat, action.code))
         self._unsent_events.extend(events)
         saving = self.host.persist_action(len(self.actions) - 1, seat, action.code, self._action_saved)
@@ -210,6 +240,7 @@ class GameRunner:
         assert self.game is not None
         self.shown = len(self.game.log)
         self.moved_at = self.clock.time()
+        self.metrics.state_shown(self.host)
         self.host.show(events)
 
     def _finish(self) -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .config import ServerConfig
     from .lobby import Lobby
+    from .moderation import OperatorSession
 
 log = logging.getLogger("ono99.connection")
 MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dropped
@@ -55,6 +56,8 @@ class Session:
     identity: str | None = None
     key_line = ""  # that key's OpenSSH public key line
     front = False  # a trusted front's session for one of its players (docs/protocol.md section 3b)
+    operator: OperatorSession | None = None  # an operator's own session (`ono99 admin`), not a player
+    client_name = ""  # its hello's ``client`` (a front's names the worker: metrics)
 
     def __init__(self, host: SessionHost, link: Link, *, address: str, peer: str, now: float,
                  admitted_at_the_door: bool = False, on_welcome: Callable[[], None] | None = None) -> None:
@@ -87,6 +90,7 @@ class Session:
 
     def error(self, code: str, reason: str, ref: str | None = None,
               params: Mapping[str, str | int] | None = None) -> None:
+        self.host.lobby.metrics.error_sent(self, code, params)  # refusals and errors, by code
         self.send(ErrorMessage(code=code, reason=reason, ref=ref, params=dict(params or {})))
 
     def close(self, reason: str) -> None:
@@ -129,6 +133,9 @@ class Session:
                     self._prove(request)
                 else:
                     raise ProtocolError("hello_first", "the first message must be hello")
+                return
+            if self.operator is not None:  # an operator's session takes admin commands only
+                self.host.lobby.moderation.operator_message(self, request)
                 return
             self.host.lobby.handle(self.member, request)
         except ProtocolError as exc:
@@ -233,12 +240,23 @@ class Session:
         self._enter(hello)
 
     def _enter(self, hello: Hello) -> None:
-        """A hello whose key (if any) is proven: the access policy decides, then the lobby takes it."""
+        """A hello whose key (if any) is proven: moderation (bans, an operator's session, the names deny
+        list) and the access policy decide, then the lobby takes it."""
+        moderation = self.host.lobby.moderation
+        admitted = moderation.at_the_door(self, hello)
+        if admitted is None:
+            return
         if not self.admitted_at_the_door:
-            self._check_access(hello)
+            self._check_access(admitted)
             if self.refusal is not None:
                 return
-        self.member = self.host.lobby.hello(self.link, hello, self.identity, self.peer)
+        member = self.host.lobby.hello(self.link, admitted, self.identity, self.peer)
+        self.let_in(member)
+        moderation.welcomed(member)
+
+    def let_in(self, member: Member) -> None:
+        """The hello is accepted: ``member`` speaks through this session from now on."""
+        self.member = member
         if self.on_welcome is not None:
             self.on_welcome()
 

@@ -105,6 +105,7 @@ class Storage(ABC):
         self._on_saved: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
         self._last_hand_over = -ACTION_BATCH_SECONDS
         self._hand_over_due = False
+        self.write_observer: Callable[[float], None] | None = None  # told each write job's seconds (metrics)
         try:
             self._executor.submit(self._start).result()
         except BaseException:
@@ -185,7 +186,12 @@ class Storage(ABC):
     def submit(self, fn: Callable[[Database], Any]) -> None:
         """Queue ``fn(db)`` (a coroutine function, or a plain one) on the database thread; writes keep
         their order. A failure is logged."""
-        self._run(fn).add_done_callback(_log_failure)
+        future = self._run(fn)
+        future.add_done_callback(_log_failure)
+        observer = self.write_observer
+        if observer is not None:  # metrics: from queued to done
+            queued = time.perf_counter()
+            future.add_done_callback(lambda _done: observer(time.perf_counter() - queued))
 
     def run_now(self, fn: Job[T]) -> T:
         """Run ``fn(db)`` on the database thread and wait for it (at start-up, before play)."""
@@ -248,10 +254,10 @@ class Storage(ABC):
             rows, self._rows = self._rows, []
             callbacks, self._on_saved = self._on_saved, []
             self._last_hand_over = time.monotonic()
-            self._executor.submit(self._write_actions, rows, callbacks)
+            self._executor.submit(self._write_actions, rows, callbacks, time.perf_counter())
 
     def _write_actions(self, rows: list[tuple[int, int, int, int, str]],
-                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]]) -> None:
+                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]], queued: float) -> None:
         async def write(db: Database) -> None:
             async with db.transaction():  # one transaction for the batch
                 await db.run_many("INSERT INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?) "
@@ -263,6 +269,8 @@ class Storage(ABC):
         except Exception:
             log.exception("could not save %d actions", len(rows))
         finally:
+            if self.write_observer is not None:
+                self.write_observer(time.perf_counter() - queued)
             _tell(callbacks)
 
     def drop_table(self, table_id: int) -> None:
@@ -488,7 +496,69 @@ def _sqlite_schema_1(db: sqlite3.Connection) -> None:
 # The schema versions, in order: step N brings a database of version N - 1 to version N. The
 # version is kept in the file's user_version; 0 is a new file or one of before versions were kept
 # (step 1 takes either as it is). A step is written so that running it again is harmless.
-SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1]
+SQLITE_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS moderation_bans (
+    kind TEXT NOT NULL,  -- identity or address
+    value TEXT NOT NULL,  -- a key fingerprint, or an address or network (CIDR)
+    reason TEXT NOT NULL,
+    ends_at REAL,  -- Unix time; NULL: for good
+    by_identity TEXT NOT NULL,  -- the operator's identity
+    at REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+CREATE TABLE IF NOT EXISTS moderation_chat_mutes (
+    target TEXT PRIMARY KEY,  -- an identity, or name:KEY of a guest's name
+    reason TEXT NOT NULL,
+    ends_at REAL,
+    by_identity TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderation_name_locks (
+    identity TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    by_identity TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderation_ignores (
+    kind TEXT NOT NULL,  -- mute (their chat is hidden) or block (kept off the owner's private tables)
+    owner TEXT NOT NULL,  -- an identity, or token:HASH of a guest's resume token
+    target TEXT NOT NULL,  -- an identity, or name:KEY of a guest's name
+    target_name TEXT NOT NULL,  -- the name the target had then
+    at REAL NOT NULL,
+    PRIMARY KEY (kind, owner, target)
+);
+CREATE TABLE IF NOT EXISTS moderation_reports (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    reporter TEXT NOT NULL,
+    reporter_name TEXT NOT NULL,
+    target TEXT NOT NULL,
+    target_name TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    chat TEXT NOT NULL,  -- JSON: the last lines of the lobby's chat and of the reporter's table
+    game TEXT,  -- JSON: the record so far of the game at the reporter's table, if one runs
+    resolved_by TEXT  -- the operator who closed it
+);
+CREATE TABLE IF NOT EXISTS moderation_log (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    operator TEXT NOT NULL,
+    operator_name TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moderation_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _sqlite_schema_2(db: sqlite3.Connection) -> None:
+    """Running a public host (server/moderation.py): bans, operators' chat mutes and name locks,
+    players' mutes and blocks, reports, the operators' audit log, the message of the day."""
+    db.executescript(SQLITE_SCHEMA_2)
+
+
+SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1, _sqlite_schema_2]
 
 
 def migrate_sqlite(db: sqlite3.Connection) -> int:

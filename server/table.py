@@ -53,7 +53,8 @@ class Table:
         self.turn_seconds = turn_seconds
         self.seating = Seating(seat_count, host_member, bot_level=bot_level, replace_bots=replace_bots)
         self.runner = GameRunner(self, lobby.config, options, seat_count, turn_seconds=turn_seconds, status=status,
-                                 game_no=game_no, seed=seed, seq_base=seq_base, clock=clock)
+                                 game_no=game_no, seed=seed, seq_base=seq_base, clock=clock,
+                                 metrics=lobby.metrics)
         self.broadcast = Broadcaster(id, self.seating, self.runner)
         self.chat = ChatRoom(lobby.config.chat_history, "table", id)
         # The current game's player of each seat, as at its start ({name, kind, identity}), and the
@@ -434,7 +435,8 @@ class Table:
             """The chat, and what a stand-in played: after the state, counting only the moves it shows."""
             if member.table is not self:
                 return
-            member.send(self.chat.history(seen.get("chat") if here else None))
+            history = self.chat.history(seen.get("chat") if here else None)
+            member.send(self.lobby.moderation.history_for(member, history))  # moderation: players' mutes
             if seat is not None and away_seq is not None and self.game is not None:
                 missed = self.game.log[max(0, away_seq - self.seq_base):self.shown]
                 text = away_summary(missed, seat, member.name, self.options.edition)
@@ -494,9 +496,13 @@ class Table:
     def say(self, member: Member, text: str) -> None:
         """A chat line: numbered, saved, then shown to everyone at the table."""
         line = self.chat.add(member.name, text)
-        # a member whose chat_history is still to come (after its state) gets the line in it
-        self.lobby.persist_chat(self.id, line, lambda: self.broadcast.everyone(self.chat.message(line),
-                                                                                but=self._after_state))
+
+        def show() -> None:
+            hearers = self.lobby.moderation.hearers(member, self.members())  # not those who muted the speaker
+            # a member whose chat_history is still to come (after its state) gets the line in it
+            self.broadcast.everyone(self.chat.message(line), to=hearers, but=self._after_state)
+
+        self.lobby.persist_chat(self.id, line, show)
 
     def notice(self, text: str, code: str, params: dict[str, str | int]) -> None:
         self.broadcast.notice(text, code, params)

@@ -280,6 +280,17 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("too_many_connections", "address"): {"address"}, ("too_many_connections", "waiting_address"): {"address"},
         ("bad_field", "missing"): {"message", "field"}, ("bad_field", "type"): {"message", "field"},
         ("bad_field", "value"): {"message", "field"}, ("bad_key", "type"): {"types"},
+        # running a public host (server/moderation.py; docs/protocol.md section 5b)
+        ("banned", "identity"): {"reason"}, ("banned", "address"): {"reason"},
+        ("banned", "identity_until"): {"reason", "until"}, ("banned", "address_until"): {"reason", "until"},
+        ("kicked", None): {"reason", "seconds"}, ("not_operator", "key"): {"fingerprint"},
+        ("bad_name", "denied"): {"name"}, ("muted", "lobby"): {"reason"}, ("muted", "lobby_until"): {"reason", "until"},
+        ("no_player", "name"): {"name"}, ("no_player", "identity"): {"name"}, ("no_player", "offline"): {"name"},
+        ("bad_target", "guest"): {"name"}, ("bad_target", "guest_rename"): {"name"},
+        ("not_banned", None): {"name"}, ("not_muted", None): {"name"}, ("no_report", None): {"id"},
+        ("rate_limited", "report"): {"seconds"}, ("motd", None): {"text"}, ("host_notice", None): {"text"},
+        ("reported", None): {"name"}, ("operator_kick", None): {"reason"}, ("operator_ban", None): {"reason", "until"},
+        ("chat_muted", None): {"reason"}, ("renamed", None): {"name"}, ("table_closed", None): {"reason"},
     }
     for key, template_text in MESSAGES.items():
         used = {f.strip("{}") for f in FIELD.findall(template_text)}

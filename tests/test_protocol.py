@@ -281,6 +281,11 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "leave_queue": {"t": "leave_queue"},
     "profile": {"t": "profile", "name": "Ada"},
     "game_record": {"t": "game_record", "game": 12},
+    "mute": {"t": "mute", "name": "Bo", "on": False},
+    "block": {"t": "block", "name": "Bo", "on": True},
+    "report": {"t": "report", "name": "Bo", "reason": "insults in the chat"},
+    "admin": {"t": "admin", "command": "ban", "target": "Bo", "address": "203.0.113.0/24", "reason": "spam",
+              "seconds": 3600, "name": "Robert", "table": 4, "text": "hello", "id": 2, "all": True},
 }
 
 

@@ -1,4 +1,4 @@
-"""docs/protocol.md is a contract: its example conversations (sections 3, 3a, 3b and 13) are read out of
+"""docs/protocol.md is a contract: its example conversations (sections 3, 3a, 3b, 5b and 13) are read out of
 the document and run against a real server, configured as the text before each says. Each `C→S`
 line is sent as written; each `S→C` line must match the next message received, field by field (a
 map written with `…` may have more fields; `OPTS` is the options map), the resume token aside,
@@ -44,6 +44,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "## 3a. Identity: a key, proven by a signature": {},
     "## 3b. Fronts: a trusted front speaks for its players": {
         "front_credentials": ("Vq3dK0sXh1YfWm8PzR2tLc9uNb4eJa7G",)},
+    "## 5b. Running a public host: players' mutes, blocks and reports; operators": {
+        "admins": ROOT / "tests" / "data" / "protocol_example_admins"},
     "## 13. Example": {},
 }
 

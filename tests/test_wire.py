@@ -14,6 +14,7 @@ from ono99_tui.protocol import PROTOCOL_VERSION, encode
 from ono99_tui.wire.requests import (
     REQUEST_TYPES,
     Act,
+    Admin,
     AskGameRecord,
     AskLeaderboard,
     AskProfile,
@@ -22,8 +23,10 @@ from ono99_tui.wire.requests import (
     Leave,
     LeaveQueue,
     ListTables,
+    Mute,
     Ping,
     PlayNow,
+    Report,
     Say,
     field_rules,
     kind_of,
@@ -109,6 +112,52 @@ async def test_what_the_server_sends_decodes_into_values_that_encode_to_the_same
     kinds = {message["t"] for message in got}
     assert kinds >= {"welcome", "chat_history", "tables", "online", "queue", "pong", "chat", "error", "table",
                      "state", "notice", "leaderboard", "profile", "game_record", "left", "bye"}, kinds
+    for message in got:
+        assert encode(decode_server_message(message).to_wire()) == encode(message), message["t"]
+
+
+async def a_moderated_session(db: Path) -> list[dict[str, Any]]:
+    """Everything an operator playing is sent while muting and reporting a guest and trying the
+    operators' commands (docs/protocol.md section 5b), the listings read from the database included."""
+    embedded = EmbeddedServer(ServerConfig(host="", port=None, db_path=db, bot_delay=0, default_turn_seconds=0))
+    embedded.server.lobby.moderation.admins = {IDENTITY}  # as if listed in --admins
+    got: list[dict[str, Any]] = []
+    ada, bob = embedded.link(), embedded.link()
+    ada.connection.session.identity = IDENTITY
+    try:
+        await ada.send(Hello(version=PROTOCOL_VERSION, name="Ada", client="test"))
+        await next_of(ada, "safety", got)  # an operator is told so at the welcome
+        await bob.send(Hello(version=PROTOCOL_VERSION, name="Bob"))
+        await next_of(bob, "welcome", [])
+        await bob.send(Say(text="buy gold", scope="lobby"))
+        await next_of(ada, "chat", got)
+        await ada.send(Mute(name="Bob"))
+        await next_of(ada, "safety", got)
+        await ada.send(Report(name="Bob", reason="spam"))
+        await next_of(ada, "notice", got)
+        await ada.send(Admin(command="who"))
+        await next_of(ada, "admin_result", got)
+        await ada.send(Admin(command="motd", text="Be kind"))
+        await next_of(ada, "admin_result", got)
+        await ada.send(Admin(command="reports", id=1))  # the report whole, read from the database
+        await next_of(ada, "admin_result", got)
+        await ada.send(Admin(command="log"))
+        await next_of(ada, "admin_result", got)
+        await ada.send(Admin(command="resolve", id=99))
+        await next_of(ada, "error", got)
+    finally:
+        await bob.close()
+        await ada.close()
+        await embedded.close()
+    return got
+
+
+async def test_what_moderation_sends_decodes_into_values_that_encode_to_the_same_bytes(tmp_path: Path) -> None:
+    got = await a_moderated_session(tmp_path / "games.sqlite")
+    assert {message["t"] for message in got} >= {"safety", "notice", "admin_result", "error"}
+    results = [message for message in got if message["t"] == "admin_result"]
+    assert [r["command"] for r in results] == ["who", "motd", "reports", "log"]
+    assert "buy gold" in results[2]["rows"][0]["chat"]
     for message in got:
         assert encode(decode_server_message(message).to_wire()) == encode(message), message["t"]
 

@@ -96,9 +96,10 @@ async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: 
     assertion = FrontAssertion(config.credential, address, fingerprint)
     async with opening:
         try:
+            # the client name says which worker: the server's metrics count sessions per worker
             return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                        timeout=config.link_timeout, client_name=client_name, front=assertion,
-                                        trust=ServerTrust.pinned(config.server_fingerprint))
+                                        timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
+                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint))
         except ServerError as exc:
             # said in the session's language: this runs in its app's context
             return said(exc.error), exc.code not in NAME_ERRORS

@@ -25,6 +25,7 @@ from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, We
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
+from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
@@ -124,6 +125,7 @@ class Ono99App(App[int]):
         Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False),
         Binding("f2", "settings", N_("Settings")),
         Binding("question_mark", "help", N_("Help"), show=False),
+        Binding("w", "players", N_("Players"), show=False),  # the player menu (player_menu.py)
     ]
 
     def __init__(self, *, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
@@ -359,6 +361,7 @@ class Ono99App(App[int]):
             self.notify(_("Your turn"), severity="warning", timeout=10)
         self.show_terminal_title()
         after_message(self, kind, message)  # play now and ratings (profile.py)
+        player_menu.after_message(self, message)  # an operator's command done from the app
 
     def _ring_on_turn(self) -> bool:
         """Ring when the reader's turn comes; whether it just came."""
@@ -421,6 +424,9 @@ class Ono99App(App[int]):
 
     def show_profile(self, name: str | None = None) -> None:
         self.push_screen(ProfileScreen(name))
+
+    def action_players(self) -> None:
+        player_menu.open_players(self)
 
     def _refresh(self) -> None:
         # ending (by exit, or shut down from outside while a message still arrives): the screens'

@@ -38,6 +38,7 @@ from ..messages import (
     QueueSize,
     RatingRow,
     ReshuffleEvent,
+    Safety,
     ServerMessage,
     State,
     TableDetail,
@@ -119,6 +120,7 @@ class Model:
     queues: list[QueueSize] = field(default_factory=list)
     leaderboard_bots: list[RatingRow] = field(default_factory=list)  # ``name`` is the bot level
     profile: Profile | None = None
+    safety: Safety | None = None  # my mutes and blocks, and whether I am an operator (player_menu.py)
 
     # --- names ------------------------------------------------------------------------------------------
     def seat_name(self, seat: int | None) -> str:
@@ -212,6 +214,8 @@ class Model:
             self.queues = list(message.queues)
         elif isinstance(message, Profile):
             self.profile = message
+        elif isinstance(message, Safety):
+            self.safety = message
         elif isinstance(message, ErrorMessage):
             self.notice = said(message)
         elif isinstance(message, Bye):

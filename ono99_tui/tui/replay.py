@@ -77,13 +77,14 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
                           controlled_by_bot=(False,) * game.seats)
             states.append(state.to_wire())
 
-    done = replay(record, on_step=step)
+    done = replay(record, on_step=step, allow_unfinished=True)  # a game reported while it ran, say
     options = done.game.options
     outcome = done.game.outcome
     seats = tuple(Seat(kind="bot" if p.kind.startswith("bot") else "human", name=p.name, level=None, connected=True)
                   for p in done.players)
     table = TableDetail(id=0, name=title, edition=edition_of(options), options=options, summary=options.summary(),
-                        host="", status="finished", private=False, seats=seats, free=0,
+                        host="", status="finished" if outcome is not None else "playing", private=False,
+                        seats=seats, free=0,
                         bots=sum(1 for s in seats if s.kind == "bot"), spectators=0, replace_bots=False,
                         turn_seconds=0, bot_level="greedy", game_no=1,
                         winner=outcome.winner if outcome is not None else None, code=None, you=None, watchers=(),

@@ -102,6 +102,8 @@ HELP_BLOCKS = [
         "| q or Ctrl+Q | quit |"
     ),
     N_('A card you cannot play says why, e.g. "7 would make 101".'),
+    N_("On a server, w opens the player menu: anyone at the table, in the chat or online; mute their chat, block "
+       "them from your private tables, or report them to the host."),
 ]
 HELP_MARKDOWN = "\n\n".join(HELP_BLOCKS) + "\n"  # English
 

@@ -15,7 +15,9 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from ..protocol import (
+    ADMIN_COMMANDS,
     BOT_LEVEL_NAMES,
+    MAX_BAN_SECONDS,
     MAX_CHAT,
     MAX_PUBLIC_KEY,
     MAX_TABLE_NAME,
@@ -103,6 +105,7 @@ class Hello(_Request):
     client: str | None = field(default=None, metadata=rule(str, _max_len(64)))
     key: str | None = field(default=None, metadata=rule(str, _max_len(MAX_PUBLIC_KEY)))
     password: str | None = field(default=None, metadata=rule(str, _max_len(256)))
+    admin: bool | None = field(default=None, metadata=rule(bool))  # an operator's session (section 5b)
     seen: Mapping[str, int] | None = field(default=None, metadata=rule(dict, convert=_seen))
     front: Mapping[str, Any] | None = field(default=None, metadata=rule(dict))
     t: Literal["hello"] = "hello"
@@ -271,12 +274,52 @@ class AskGameRecord(_Request):
     t: Literal["game_record"] = "game_record"
 
 
+# --- players protect themselves, and operators (docs/protocol.md section 5b) ------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Mute(_Request):
+    name: str = field(metadata=rule(str, _max_len(64)))
+    on: bool | None = field(default=None, metadata=rule(bool))
+    t: Literal["mute"] = "mute"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Block(_Request):
+    name: str = field(metadata=rule(str, _max_len(64)))
+    on: bool | None = field(default=None, metadata=rule(bool))
+    t: Literal["block"] = "block"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report(_Request):
+    name: str = field(metadata=rule(str, _max_len(64)))
+    reason: str = field(metadata=rule(str, _max_len(MAX_CHAT * 4)))
+    t: Literal["report"] = "report"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Admin(_Request):
+    """An operator's command; which of the other fields it needs is judged by the command's handler."""
+
+    command: str = field(metadata=rule(str, _one_of(*ADMIN_COMMANDS)))
+    target: str | None = field(default=None, metadata=rule(str, _max_len(128)))
+    address: str | None = field(default=None, metadata=rule(str, _max_len(64)))
+    reason: str | None = field(default=None, metadata=rule(str, _max_len(MAX_CHAT * 4)))
+    seconds: int | None = field(default=None, metadata=rule(int, _range(0, MAX_BAN_SECONDS)))
+    name: str | None = field(default=None, metadata=rule(str, _max_len(64)))
+    table: int | None = field(default=None, metadata=rule(int, TABLE_ID))
+    text: str | None = field(default=None, metadata=rule(str, _max_len(MAX_CHAT * 4)))
+    id: int | None = field(default=None, metadata=rule(int, _range(1, MAX_WIRE_INT)))
+    all: bool | None = field(default=None, metadata=rule(bool))
+    t: Literal["admin"] = "admin"
+
+
 Request = (Hello | Prove | ListTables | CreateTable | Join | Spectate | Sit | Stand | Leave | AddBot | RemoveBot
            | Kick | GiveSeat | SetTableOptions | Start | Rematch | Act | Say | AskLeaderboard | Ping | PlayNow
-           | LeaveQueue | AskProfile | AskGameRecord)
+           | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin)
 REQUEST_TYPES: tuple[type[_Request], ...] = (  # in the order of docs/protocol.md section 4
     Hello, Prove, ListTables, CreateTable, Join, Spectate, Sit, Stand, Leave, AddBot, RemoveBot, Kick, GiveSeat,
-    SetTableOptions, Start, Rematch, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, AskProfile, AskGameRecord)
+    SetTableOptions, Start, Rematch, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block, Report, Admin,
+    AskProfile, AskGameRecord)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ __all__ = [
     "SEAT_KINDS",
     "SERVER_MESSAGE_TYPES",
     "STATUSES",
+    "AdminResult",
     "Away",
     "Bye",
     "Challenge",
@@ -67,6 +68,7 @@ __all__ = [
     "RatingRow",
     "RecentGame",
     "ReshuffleEvent",
+    "Safety",
     "Scope",
     "Seat",
     "SeatKind",
@@ -678,6 +680,35 @@ class Bye:
 
 
 @dataclass(frozen=True, slots=True)
+class Safety:
+    """Your mutes and blocks (by the players' names now), and whether your key is an operator's (section 5b)."""
+
+    muted: tuple[str, ...]
+    blocked: tuple[str, ...]
+    operator: bool
+    t: Literal["safety"] = "safety"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": self.t, "muted": list(self.muted), "blocked": list(self.blocked), "operator": self.operator}
+
+
+@dataclass(frozen=True, slots=True)
+class AdminResult:
+    """The answer to an operator's ``admin`` command (section 5b): its English ``text``, the ``params``
+    that text names, and the ``rows`` of a listing (each a map of text or whole numbers)."""
+
+    command: str
+    text: str
+    params: Params
+    rows: tuple[Params, ...]
+    t: Literal["admin_result"] = "admin_result"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": self.t, "command": self.command, "text": self.text, "params": dict(self.params),
+                "rows": [dict(row) for row in self.rows]}
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownMessage:
     """A message type this version does not know (a newer server's): ignored."""
 
@@ -690,9 +721,10 @@ class UnknownMessage:
 
 ServerMessage = (Welcome | Challenge | ErrorMessage | Tables | TableMessage | Left | State | History | Chat
                  | ChatHistory | Notice | Away | Online | Leaderboard | Queue | Profile | GameRecord | Pong | Bye
-                 | UnknownMessage)
+                 | Safety | AdminResult | UnknownMessage)
 SERVER_MESSAGE_TYPES = (Welcome, Challenge, ErrorMessage, Tables, TableMessage, Left, State, History, Chat, ChatHistory,
-                        Notice, Away, Online, Leaderboard, Queue, Profile, GameRecord, Pong, Bye)  # what a server sends
+                        Notice, Away, Online, Leaderboard, Queue, Profile, GameRecord, Pong, Bye, Safety,
+                        AdminResult)  # what a server sends
 
 
 def encode_message(message: ServerMessage) -> bytes:
@@ -939,6 +971,22 @@ def _recent_game(v: Any, where: str) -> RecentGame:
                       players=r.items("players", reading.name_text, limit=MAX_SEATS))
 
 
+def _admin_row(value: Any, where: str) -> Params:
+    """A row of an ``admin_result`` (or its params): as ``params``, with texts as long as a frame (chat
+    lines, a record)."""
+    if not isinstance(value, Mapping):
+        raise reading.fault(where, f"must be a map, not {reading.type_of(value)}")
+    out: dict[str, str | int] = {}
+    for key, item in value.items():
+        if isinstance(item, str):
+            out[key] = cast(str, reading.read_str(item, f"{where}.{key}", MAX_FRAME))
+        elif type(item) is int:
+            out[key] = item
+        else:
+            raise reading.fault(f"{where}.{key}", f"must be str or int, not {reading.type_of(item)}")
+    return out
+
+
 def _state(r: reading.Reader) -> State:
     view = _view(r.raw("view", reading.MISSING), r.at("view"))
     return State(table=r.num("table"), game_no=r.num("game_no"), view=view,
@@ -1006,6 +1054,12 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
         return Pong(n=r.num("n", nil=True, default=None))
     if kind == "bye":
         return Bye(reason=r.text("reason"))
+    if kind == "safety":
+        return Safety(muted=r.items("muted", reading.name_text), blocked=r.items("blocked", reading.name_text),
+                      operator=r.flag("operator"))
+    if kind == "admin_result":
+        return AdminResult(command=r.text("command", 32), text=r.text("text"),
+                           params=_admin_row(r.raw("params", {}), r.at("params")), rows=r.items("rows", _admin_row))
     return UnknownMessage(kind)
 
 

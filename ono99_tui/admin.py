@@ -1,0 +1,285 @@
+"""``ono99 admin``: an operator's commands against a running server (docs/server.md, "Running a
+public host"; docs/protocol.md, section 5b).
+
+It connects as ``ono99 connect`` does: TLS, the server's certificate checked against the servers this
+data directory knows (or ``--server-fingerprint``), and the key of the data directory proven to the
+server, which must list it in its ``--admins`` file. The hello asks for an operator's session
+(``hello.admin``): the connection never enters the lobby, so an operator can run commands while
+playing with the same key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import re
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .i18n import gettext as _
+from .i18n import ngettext
+from .protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
+from .reasons import admin_said
+from .wire.requests import Admin
+
+if TYPE_CHECKING:
+    from .messages import AdminResult
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+TIMEOUT = 15.0
+DURATION = re.compile(r"(\d+)\s*([smhdw])")
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def duration(text: str) -> int:
+    """An argparse type: ``30m``, ``12h``, ``7d``, ``2w``, ``1d12h`` as seconds; ``forever`` is 0."""
+    cleaned = text.strip().lower()
+    if cleaned in ("forever", "permanent", "0"):
+        return 0
+    parts = DURATION.findall(cleaned)
+    if not parts or DURATION.sub("", cleaned).strip():
+        raise argparse.ArgumentTypeError(_("{text} is not a duration such as 30m, 12h, 7d or forever").format(
+            text=repr(text)))
+    seconds = sum(int(n) * UNITS[unit] for n, unit in parts)
+    if not 0 < seconds <= MAX_BAN_SECONDS:
+        raise argparse.ArgumentTypeError(_("{text} is not from 1 second to 10 years").format(text=repr(text)))
+    return seconds
+
+
+def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
+    """``ono99 admin`` and its commands, on the subparsers of the ``ono99`` command."""
+    admin: argparse.ArgumentParser = sub.add_parser("admin", help=_("an operator's commands against a running server"),
+                           description=_("Run an operator's command on a running ONO 99 server: your key (as "
+                                         "for 'ono99 connect') must be in the file of its 'ono99 serve --admins'."))
+    admin.add_argument("--server", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="HOST[:PORT]",
+                       help=_("the server (default: 127.0.0.1:{port})").format(port=DEFAULT_PORT))
+    admin.add_argument("--data-dir", type=Path, default=None,
+                       help=_("where your key is (as for 'ono99 connect')"))
+    admin.add_argument("--server-fingerprint", default=None, metavar="SHA256:…",
+                       help=_("the fingerprint the server must show (as 'ono99 serve' prints it)"))
+    commands = admin.add_subparsers(dest="admin_command", metavar="COMMAND")
+    commands.add_parser("who", help=_("who is online: name, key, address, how they came in, table"))
+    target = _("a player's name, or their key's fingerprint (SHA256:…)")
+    reason = _("why (the player is told)")
+    kick = commands.add_parser("kick", help=_("end a player's session (they may come back after a minute)"))
+    kick.add_argument("target", help=target)
+    kick.add_argument("--reason", required=True, help=reason)
+    ban = commands.add_parser("ban", help=_("keep a key or an address out, at every listener"))
+    ban.add_argument("target", nargs="?", default=None, help=target)
+    ban.add_argument("--address", default=None, help=_("an address or network (CIDR) instead of a player"))
+    ban.add_argument("--reason", required=True, help=reason)
+    ban.add_argument("--for", dest="seconds", type=duration, default=0, metavar="DURATION",
+                     help=_("how long: 30m, 12h, 7d, 2w (default: for good)"))
+    unban = commands.add_parser("unban", help=_("lift a ban"))
+    unban.add_argument("target", nargs="?", default=None, help=target)
+    unban.add_argument("--address", default=None, help=_("the banned address or network"))
+    commands.add_parser("bans", help=_("the bans in force"))
+    mute = commands.add_parser("mute", help=_("stop a player chatting in the lobby"))
+    mute.add_argument("target", help=target)
+    mute.add_argument("--reason", required=True, help=reason)
+    mute.add_argument("--for", dest="seconds", type=duration, default=0, metavar="DURATION",
+                      help=_("how long: 30m, 12h, 7d, 2w (default: for good)"))
+    unmute = commands.add_parser("unmute", help=_("let a muted player chat in the lobby again"))
+    unmute.add_argument("target", help=target)
+    rename = commands.add_parser("rename", help=_("give a player with a key another name, and lock it"))
+    rename.add_argument("target", help=target)
+    rename.add_argument("name", help=_("the new name"))
+    close = commands.add_parser("close", help=_("close a table (its game is not recorded)"))
+    close.add_argument("table", type=int, help=_("the table's number"))
+    close.add_argument("--reason", required=True, help=_("why (the players are told)"))
+    motd = commands.add_parser("motd", help=_("show or set the message of the day"))
+    motd.add_argument("text", nargs="?", default=None, help=_("the new message (\"\" clears it)"))
+    notice = commands.add_parser("notice", help=_("tell every player now"))
+    notice.add_argument("text", help=_("what to say"))
+    reports = commands.add_parser("reports", help=_("the report queue, or one report whole"))
+    reports.add_argument("id", nargs="?", type=int, default=None, help=_("a report's number: show it whole"))
+    reports.add_argument("--all", action="store_true", help=_("closed reports too"))
+    reports.add_argument("--resolve", action="store_true", help=_("close the report (with its number)"))
+    reports.add_argument("--game", type=Path, default=None, metavar="FILE.jsonl",
+                         help=_("write the report's game to this file, for 'ono99 replay'"))
+    commands.add_parser("log", help=_("the operators' actions, newest last"))
+    return admin
+
+
+def request_of(args: argparse.Namespace) -> Admin | str:
+    """The ``admin`` request of the command line, or what is wrong with it."""
+    command = args.admin_command
+    fields: dict[str, Any] = {}
+    if command in ("ban", "unban"):
+        if (args.target is None) == (args.address is None):
+            return _("name a player or give --address, not both")
+        if args.address is not None:
+            fields["address"] = args.address
+        else:
+            fields["target"] = args.target
+    elif command in ("kick", "mute", "unmute", "rename"):
+        fields["target"] = args.target
+    for field in ("reason", "seconds", "name", "table", "text"):
+        value = getattr(args, field, None)
+        if value is not None:
+            fields[field] = value
+    if command == "reports":
+        if args.resolve:
+            if args.id is None:
+                return _("--resolve needs a report's number")
+            return Admin(command="resolve", id=args.id)
+        if args.game is not None and args.id is None:
+            return _("--game needs a report's number")
+        if args.id is not None:
+            fields["id"] = args.id
+        if args.all:
+            fields["all"] = True
+    return Admin(command=command, **fields)
+
+
+def run_admin(args: argparse.Namespace) -> int:
+    from .client import parse_address
+
+    if args.admin_command is None:
+        print("ono99 admin: " + _("say which command: 'ono99 admin --help' lists them"), file=sys.stderr)
+        return EXIT_USAGE
+    request = request_of(args)
+    if isinstance(request, str):
+        print(f"ono99 admin {args.admin_command}: {request}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        host, port = parse_address(args.server)
+    except ValueError as exc:
+        print("ono99 admin: " + _("{address} is not HOST or HOST:PORT: {error}").format(
+            address=repr(args.server), error=exc), file=sys.stderr)
+        return EXIT_USAGE
+    return asyncio.run(_run(args, host, port, request))
+
+
+async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -> int:
+    from .client import Client, ServerError
+    from .fingerprints import FingerprintError, normal_fingerprint
+    from .identity import Identity, data_dir
+    from .known_servers import KnownServers, ServerKeyChanged, ServerTrust, UnknownServer
+    from .messages import AdminResult, ErrorMessage, decode_server_message
+    from .reasons import said
+
+    directory = data_dir(args.data_dir)
+    try:
+        given = normal_fingerprint(args.server_fingerprint) if args.server_fingerprint else None
+    except FingerprintError as exc:
+        print(f"ono99 admin: --server-fingerprint: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not (directory / "id_ed25519").exists():
+        print("ono99 admin: " + _("no key in {path}: run 'ono99 connect' once, or give --data-dir").format(
+            path=directory), file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        identity = Identity.load_or_create(directory)
+    except (OSError, ValueError) as exc:
+        print("ono99 admin: " + _("cannot use the key in {path}: {error}").format(path=directory, error=exc),
+              file=sys.stderr)
+        return EXIT_USAGE
+    trust = ServerTrust(known=KnownServers.in_directory(directory), given=given)
+    try:
+        client = await Client.connect(host, port, "", identity=identity, trust=trust, client_name="ono99-admin",
+                                      timeout=TIMEOUT, admin=True)
+    except UnknownServer as exc:
+        print("ono99 admin: " + _("{host}:{port} is not a server this data directory knows; it shows the "
+                                  "certificate {fingerprint}: compare it with what 'ono99 serve' printed, then "
+                                  "give it with --server-fingerprint").format(
+            host=host, port=port, fingerprint=exc.fingerprint), file=sys.stderr)
+        return EXIT_REFUSED
+    except ServerKeyChanged as exc:
+        print("ono99 admin: " + _("{host}:{port} shows the certificate {fingerprint}, not the one this data "
+                                  "directory knows: not sending anything").format(
+            host=host, port=port, fingerprint=exc.fingerprint), file=sys.stderr)
+        return EXIT_REFUSED
+    except ServerError as exc:
+        print("ono99 admin: " + said(exc.error), file=sys.stderr)
+        return EXIT_REFUSED
+    except (OSError, TimeoutError) as exc:
+        print("ono99 admin: " + _("cannot reach {host}:{port}: {error}").format(
+            host=host, port=port, error=exc.strerror if isinstance(exc, OSError) and exc.strerror else
+            type(exc).__name__), file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        await client.send(request)
+        while True:
+            message = decode_server_message(await client.recv(TIMEOUT))
+            if isinstance(message, ErrorMessage):
+                print(f"ono99 admin {args.admin_command}: " + said(message), file=sys.stderr)
+                return EXIT_REFUSED
+            if isinstance(message, AdminResult):
+                return show(args, message)
+    except (OSError, TimeoutError, ConnectionError) as exc:
+        print("ono99 admin: " + _("the server closed the connection ({error})").format(error=type(exc).__name__),
+              file=sys.stderr)
+        return EXIT_REFUSED
+    finally:
+        await client.close()
+
+
+def _at(seconds: int | str) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(int(seconds)))
+
+
+def columns(header: list[str], rows: list[list[str]]) -> str:
+    """Rows under a header, each column as wide as its widest cell (names and reasons as plain text)."""
+    cells = [[clean_text(str(c)) for c in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+
+
+def show(args: argparse.Namespace, result: AdminResult) -> int:
+    """Print an ``admin_result`` in the operator's language; the exit code."""
+    command, rows = result.command, result.rows
+    if command == "who":
+        print(columns([_("name"), _("key"), _("address"), _("via"), _("table")],
+                      [[str(r["name"]), str(r["identity"] or _("guest")), str(r["address"] or "-"),
+                        str(r["listener"] or _("away")), str(r["table"] or "-")] for r in rows]))
+        print(ngettext("{n} player", "{n} players", len(rows)).format(n=len(rows)))
+    elif command == "bans":
+        print(columns([_("banned"), _("name"), _("until"), _("reason")],
+                      [[str(r["value"]), str(r["name"] or "-"), str(r["until"]), str(r["reason"])] for r in rows]))
+    elif command == "reports":
+        return _show_reports(args, rows)
+    elif command == "log":
+        print(columns([_("when"), _("operator"), _("action"), _("whom"), _("what")],
+                      [[_at(r["at"]), str(r["operator_name"]), str(r["action"]), str(r["target"]), str(r["detail"])]
+                       for r in rows]))
+    else:
+        print(clean_text(admin_said(result)))
+    return EXIT_OK
+
+
+def _show_reports(args: argparse.Namespace, rows: Any) -> int:
+    if args.id is None:
+        print(columns([_("number"), _("when"), _("by"), _("about"), _("reason"), _("game")],
+                      [[str(r["id"]) + ("" if not r["resolved"] else " ✓"), _at(r["at"]), str(r["reporter"]),
+                        str(r["target"]), str(r["reason"]), str(r["game"]) or "-"] for r in rows]))
+        print(ngettext("{n} report", "{n} reports", len(rows)).format(n=len(rows)))
+        return EXIT_OK
+    (row,) = rows
+    print(_("report {id}, {when}: {reporter} about {target} ({key})").format(
+        id=row["id"], when=_at(row["at"]), reporter=clean_text(str(row["reporter"])),
+        target=clean_text(str(row["target"])), key=row["target_identity"]))
+    print(_("reason: {reason}").format(reason=clean_text(str(row["reason"]))))
+    if row["game"]:
+        print(_("game: {game}").format(game=row["game"]))
+    for line in str(row.get("chat", "")).splitlines():
+        print("  " + clean_text(line))
+    if args.game is not None:
+        if not row.get("record"):
+            print("ono99 admin: " + _("report {id} has no game to write").format(id=row["id"]), file=sys.stderr)
+            return EXIT_REFUSED
+        record = zlib.decompress(base64.b64decode(str(row["record"])), bufsize=4 << 20)
+        try:
+            args.game.write_bytes(record + b"\n")
+        except OSError as exc:
+            print("ono99 admin: " + _("cannot write {path}: {error}").format(path=args.game, error=exc.strerror),
+                  file=sys.stderr)
+            return EXIT_REFUSED
+        print(_("wrote the game to {path}: 'ono99 replay {path}' steps through it").format(path=args.game))
+    return EXIT_OK
