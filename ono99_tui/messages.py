@@ -69,6 +69,8 @@ class TableInfo:
     bot_level: str
     game_no: int
     winner: int | None
+    name_code: str | None  # the kind of name the server gave a table nobody named (protocol.TABLE_NAMES)
+    name_params: Params  # its values: a client says such a name in its player's language
 
 
 @dataclass(frozen=True, slots=True)
@@ -649,7 +651,9 @@ def _table_fields(r: _Reader) -> dict[str, Any]:
             "bots": r.num("bots", 0, MAX_SEATS), "spectators": r.num("spectators"),
             "replace_bots": r.flag("replace_bots"), "turn_seconds": r.num("turn_seconds", 0, 86400),
             "bot_level": r.text("bot_level", 32), "game_no": r.num("game_no"),
-            "winner": r.num("winner", 0, len(seats) - 1, nil=True)}
+            "winner": r.num("winner", 0, len(seats) - 1, nil=True),
+            "name_code": r.text("name_code", 32, nil=True, default=None),
+            "name_params": _params(r._get("name_params", {}), r.at("name_params"))}
 
 
 def _table_info(v: Any, where: str) -> TableInfo:

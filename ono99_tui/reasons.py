@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .bots.levels import BOT_LEVELS
 from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
@@ -173,6 +174,9 @@ def render(code: Any, params: Any, fallback: str) -> str:
             values[quoted] = repr(str(values[quoted]))
     if (code == "illegal_action" and why == "not_in_hand") or code == "clock_ran_out":
         values["card"] = card_words(str(values.get("card", "")), str(values.get("edition", "")))
+    level = BOT_LEVELS.get(str(values.get("bot"))) if code == "clock_ran_out" else None
+    if level is not None:  # the bot's level by its name in the reader's language
+        values["bot"] = gettext(level.title)
     try:
         return gettext(template).format(**values)
     except (KeyError, IndexError, ValueError):

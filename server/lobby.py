@@ -24,6 +24,7 @@ from ono99_tui.protocol import (
     encode,
     option_refusal,
     options_from_wire,
+    table_name,
 )
 
 from .config import ServerConfig
@@ -271,13 +272,16 @@ class Lobby:
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",
                                 params={"why": "bots", "seats": seats, "bots": seats - 1})
-        name = check_name(message.get("name", f"{member.name}'s table"), "table name", MAX_TABLE_NAME)
+        named = "name" in message  # else the host's table, said in each player's language
+        name = check_name(message["name"] if named else table_name("hosts_table", host=member.name), "table name",
+                          MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
         table = Table(self, self._take_table_id(), name, options, seats, member,
                       private=message.get("private", False),
                       turn_seconds=message.get("turn_seconds", self.config.default_turn_seconds),
-                      bot_level=message.get("bot_level", "greedy"), replace_bots=message.get("replace_bots", False))
+                      bot_level=message.get("bot_level", "greedy"), replace_bots=message.get("replace_bots", False),
+                      name_code=None if named else "hosts_table", name_params={} if named else {"host": member.name})
         self.tables[table.id] = table
         table.sit(member, 0)
         for _ in range(bots):
@@ -563,7 +567,8 @@ class Lobby:
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
                           seed=meta["seed"], seq_base=meta.get("seq_base", 0),
-                          replace_bots=meta.get("replace_bots", False))
+                          replace_bots=meta.get("replace_bots", False), name_code=meta.get("name_code"),
+                          name_params=dict(meta.get("name_params") or {}))
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
             table.chat.restore(ChatLine(*line) for line in saved.chat)

@@ -103,6 +103,9 @@ class Table:
     players: list[dict[str, Any]] = field(default_factory=list)
     stand_in: list[list[dict[str, Any]]] = field(default_factory=list)
     paused: bool = False  # no bot moves while set (a local game with a dialog open)
+    # a name the server gave (``protocol.TABLE_NAMES``), which each client says in its player's language
+    name_code: str | None = None
+    name_params: dict[str, str | int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -162,6 +165,8 @@ class Table:
             "bot_level": self.bot_level,
             "game_no": self.game_no,
             "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
+            "name_code": self.name_code,
+            "name_params": self.name_params,
         }
 
     def detail(self, member: Member) -> dict[str, Any]:
@@ -849,4 +854,5 @@ class Table:
                        "token": s.member.token_hash if s.member is not None else None,
                        "identity": s.member.identity if s.member is not None else None} for s in self.seats],
             "players": self.players, "stand_in": self.stand_in,
+            "name_code": self.name_code, "name_params": self.name_params,
         }

@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
+from .labels import seat_name
 from .widgets import KeysFooter, put_up_while_closing
 
 if TYPE_CHECKING:
@@ -89,9 +90,9 @@ def seat_choices(model: Model) -> list[tuple[str, dict[str, Any]]]:
         watchers = [w for w in table.waiting or table.watchers if w != model.my_name]
         for i, seat in enumerate(seats):
             if seat.kind == "bot":
-                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat.name, name=w),
+                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat_name(seat), name=w),
                              {"t": "give_seat", "seat": i, "name": w}) for w in watchers]
-                choices.append((_("Remove {bot} from seat {n}").format(bot=seat.name, n=i + 1),
+                choices.append((_("Remove {bot} from seat {n}").format(bot=seat_name(seat), n=i + 1),
                                 {"t": "remove_bot", "seat": i}))
             elif seat.kind == "empty":
                 choices += [(_("Give seat {n} to {name}").format(n=i + 1, name=w),
@@ -121,7 +122,7 @@ class SeatMenuScreen(ModalScreen[dict[str, Any] | None]):
         lines = Text()
         for i, seat in enumerate(table.seats if table is not None else ()):
             lines.append(f"{i + 1}. ")
-            name = seat.name or _("empty")
+            name = seat_name(seat) or _("empty")
             lines.append(Text(_("{name} (you)").format(name=name) if table is not None and table.you == i else name))
             if seat.kind == "bot":
                 lines.append(" · " + _("bot"))
