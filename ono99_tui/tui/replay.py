@@ -250,6 +250,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
 class ReplayApp(ReplayCursor, App[None]):
     CSS_PATH = "ono99.tcss"
     TITLE = "ONO 99 replay"
+    ENABLE_COMMAND_PALETTE = False  # English only (as in the game app)
     BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
 
     def __init__(self, replay_data: dict[str, Any], file: Path | None = None, line: int = 1) -> None:
