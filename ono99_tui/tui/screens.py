@@ -33,10 +33,19 @@ from ..i18n import gettext as _
 from ..numbers import decimal
 from . import lobby_list
 from .host import Rewinds, ScreenHost, game_app_of, host_of, table_host_of
-from .labels import card_label, option_problem, rules_summary
+from .labels import (
+    bot_level_name,
+    bot_row_name,
+    card_label,
+    is_own_table,
+    option_problem,
+    rules_summary,
+    table_name,
+)
 from .model import KnockOut, Model
 from .rules_text import help_markdown
 from .steady import LineLog, SteadyDigits
+from .themes import theme_name
 from .widgets import (
     Banner,
     ButtonRow,
@@ -47,6 +56,7 @@ from .widgets import (
     SeatsView,
     StatusLine,
     TotalLabel,
+    key_name,
     put_up_while_closing,
     show_text,
 )
@@ -217,7 +227,7 @@ class TableScreen(ModelScreen):
 
     def note(self, text: str, lasts: str = "turn") -> None:
         """Say why a key did nothing (or what it did), under the cards, until the moment passes."""
-        self.show_text("#why", Text(text))
+        self.show_text("#why", Text(text), fixed_size=False)  # one line, or two for a long language
         self._note_until = (*self._moment(self.ono.model, lasts), lasts) if text else None
 
     def _drop_stale_note(self, model: Model) -> None:
@@ -233,12 +243,15 @@ class TableScreen(ModelScreen):
     def refresh_model(self, model: Model) -> None:
         table = model.table
         title = Text()
-        title.append("ONO 99", style="bold")
-        name = table.name if table is not None else "Table"
+        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
         title.append("  ·  ")
         if self.ono.local and not model.replay:  # one name for the local table, however it was opened
             name = _(LOCAL_GAME)
-        title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
+        elif table is None:
+            name = _("Table")
+        else:
+            name = _("Your table") if is_own_table(table, model.my_name) else table_name(table)
+        title.append(name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if model.view is not None and model.view.seat is None:
             title.append("  ·  " + _("spectating"))
@@ -256,7 +269,8 @@ class TableScreen(ModelScreen):
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
         self._drop_stale_note(model)
-        keys = (table.status if table else None, table.host if table else None, view.seat if view else None)
+        # the keys the footer shows change with what footer_shows answers (a new 1980 hand deals a seat back in)
+        keys = tuple(self.footer_shows(action) for action in ("start", "rematch", "play_selected", "draw"))
         if keys != self._bindings_for:
             self._bindings_for = keys
             self.refresh_bindings()
@@ -538,7 +552,8 @@ class GameOverScreen(ModalScreen[str | None]):
             yield Static(lines, id="ranking", markup=False)
             with ButtonRow(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
-                    yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
+                    yield Button(f"{label} ({key_name(key)})", id=choice,
+                                 variant="primary" if index == 0 else "default")
                 yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
 
@@ -764,7 +779,8 @@ class NewGameScreen(ModalScreen[dict[str, Any] | None]):
                 with Horizontal(classes="row"):
                     yield Label(_("Bot level"))
                     level = self._last("bot_level", "greedy")
-                    yield FieldSelect([(f"{lv.name}: {_(lv.description)}", lv.name) for lv in BOT_LEVELS.values()],
+                    yield FieldSelect([(f"{bot_level_name(lv.name)}: {_(lv.description)}", lv.name)
+                                       for lv in BOT_LEVELS.values()],
                                  value=level if level in BOT_LEVELS else "greedy", allow_blank=False, id="bot_level")
                 with Horizontal(classes="row only-1980"):
                     yield Label(_(OPTION_WORDS["scoring"].title))
@@ -977,7 +993,7 @@ class LobbyScreen(ModelScreen):
     @staticmethod
     def _title(model: Model) -> Text:
         title = Text()
-        title.append("ONO 99", style="bold")
+        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
         if model.server_name and model.server_name != "ONO 99":
             title.append("  ·  ")
             title.append(model.server_name)
@@ -1158,7 +1174,7 @@ class LeaderboardScreen(ModalScreen[None]):
             rating = f"{decimal(row.rating)}{'?' if row.provisional else ''}"
             grid.add_row(Text(row.name), rating, str(row.wins), str(row.games))
         for bot in model.leaderboard_bots:
-            grid.add_row(Text(f"bot: {bot.name}", style="italic"),
+            grid.add_row(Text(bot_row_name(bot.name), style="italic"),
                          f"{decimal(bot.rating)}{'?' if bot.provisional else ''}", str(bot.wins),
                          str(bot.games))
 
@@ -1184,8 +1200,9 @@ class SettingsScreen(ModalScreen[None]):
             yield Label(_("Settings"))
             with Horizontal(classes="row"):
                 yield Label(_("Theme"))
-                themes = [(_("high contrast (no colour)"), "ono99-mono"), *[(n, n) for n in sorted(app.available_themes)
-                                                                      if n != "ono99-mono"]]
+                themes = [(theme_name("ono99-mono"), "ono99-mono"),
+                          *sorted(((theme_name(n), n) for n in app.available_themes if n != "ono99-mono"),
+                                  key=lambda pair: pair[0].casefold())]
                 yield Select(themes, value=app.theme, allow_blank=False, id="theme")
             with Horizontal(classes="row"):
                 yield Label(_("Language"))
