@@ -620,9 +620,10 @@ def test_a_line_cut_by_a_dialog_keeps_each_vowel_sign_with_its_letter_or_draws_i
     assert Strip.join([border, shown]).cell_length == 1 + shown.cell_length
 
 
-def test_words_of_an_advertisement() -> None:
-    """A LAN advertisement carries a table's name as the server wrote it, in English: the server list says
-    the names the server gives (the host's table, a play-now table) in the player's language."""
+def test_the_names_the_server_gives_that_come_only_in_english_are_said_in_the_players_language() -> None:
+    """A LAN advertisement and the notice of a player removed from a table carry a table's name as the
+    server wrote it, in English: the names the server gives (the host's table, a play-now table) are said
+    in the player's language, a name the host chose as it is."""
     from ono99_tui.tui.labels import advertised_table_name
 
     with using("de"):
@@ -631,3 +632,5 @@ def test_words_of_an_advertisement() -> None:
         assert advertised_table_name("Friday's game") == "Friday's game"
     with using("ne"):
         assert advertised_table_name("Ada's table") == "Ada को टेबल"
+    with using("de"):
+        assert render("removed", {"table": "Ada's table"}, "") == "Du wurdest vom Tisch „Tisch von Ada“ entfernt."

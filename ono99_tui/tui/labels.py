@@ -24,6 +24,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..messages import Seat, TableInfo
 from ..protocol import TABLE_NAMES
+from ..reasons import table_name_words
 
 
 def _card(code: str) -> Card | None:
@@ -91,12 +92,6 @@ def listed_name(name: str) -> str:
     return _("Bot {n}").format(n=added[1]) if added is not None else name
 
 
-# the English of the names the server gives tables, to say a name that came only in English (a LAN advertisement)
-_ENGLISH_TABLE_NAMES = {code: re.compile(re.escape(template).replace(r"\{host\}", "(?P<host>.+)")
-                                         .replace(r"\{number\}", r"(?P<number>[0-9]+)"))
-                        for code, template in TABLE_NAMES.items()}
-
-
 def table_name(info: TableInfo) -> str:
     """A table's name in the player's language when the server named it (the host's table, a play-now
     table), else as its host named it; a name of a kind this version does not know as the server wrote it."""
@@ -111,11 +106,7 @@ def is_own_table(info: TableInfo, my_name: str) -> bool:
 def advertised_table_name(name: str) -> str:
     """A table's name as a LAN advertisement carries it (the server's English words only) in the
     player's language, when it is one the server gave; else as it came."""
-    for code, english in _ENGLISH_TABLE_NAMES.items():
-        match = english.fullmatch(name)
-        if match is not None:
-            return _named(code, match.groupdict()) or name
-    return name
+    return table_name_words(name)
 
 
 def _named(code: str | None, params: Mapping[str, Any]) -> str | None:
