@@ -19,6 +19,7 @@ from .bots import BOT_LEVELS
 from .core.actions import Action
 from .core.errors import MalformedActionError, OptionError
 from .core.options import TableOptions
+from .core.words import N_
 
 PROTOCOL_VERSION = 2  # 2: over TLS, with the identity proof bound to the server's certificate
 DEFAULT_PORT = 9999
@@ -35,6 +36,16 @@ SERVER_KEY_BYTES = 32  # the SHA-256 of the server certificate's public key (ono
 # of the TLS certificate the client saw, then the server's nonce. The server checks it against its own
 # certificate, so a proof made through a relay that shows another certificate proves nothing there.
 IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v2\x00"
+
+# The names the server gives tables nobody named, by their ``name_code`` (docs/protocol.md, section 6):
+# sent in these English words as the table's ``name`` and, with ``name_params``, said by each client in
+# its player's language.
+TABLE_NAMES = {"hosts_table": N_("{host}'s table"), "play_now": N_("Play now #{number}")}
+
+
+def table_name(code: str, **params: str | int) -> str:
+    """A server-given table name in English (``table_name("hosts_table", host="Ada")``: "Ada's table")."""
+    return TABLE_NAMES[code].format(**params)
 
 
 def identity_proof_message(server_key: bytes, nonce: bytes) -> bytes:

@@ -7,14 +7,17 @@ not know (a newer server) show the server's English text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from .bots.levels import BOT_LEVELS
 from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
 from .messages import AdminResult, Away, ErrorMessage, Notice, Unplayable
 from .numbers import decimal, signed
+from .protocol import TABLE_NAMES
 
 # (code, params' "why" or None) → message; {names} are params.
 MESSAGES: dict[tuple[str, str | None], str] = {
@@ -208,10 +211,32 @@ def render(code: Any, params: Any, fallback: str) -> str:
             values[quoted] = repr(str(values[quoted]))
     if (code == "illegal_action" and why == "not_in_hand") or code == "clock_ran_out":
         values["card"] = card_words(str(values.get("card", "")), str(values.get("edition", "")))
+    if code == "removed" and "table" in values:  # a name the server gave, in the reader's language
+        values["table"] = table_name_words(str(values["table"]))
+    level = BOT_LEVELS.get(str(values.get("bot"))) if code == "clock_ran_out" else None
+    if level is not None:  # the bot's level by its name in the reader's language
+        values["bot"] = gettext(level.title)
     try:
         return gettext(template).format(**values)
     except (KeyError, IndexError, ValueError):
         return fallback
+
+
+# the English of the names the server gives tables, to say one that came only as its English name (a
+# notice, a LAN advertisement)
+_ENGLISH_TABLE_NAMES = {code: re.compile(re.escape(template).replace(r"\{host\}", "(?P<host>.+)")
+                                         .replace(r"\{number\}", r"(?P<number>[0-9]+)"))
+                        for code, template in TABLE_NAMES.items()}
+
+
+def table_name_words(name: str) -> str:
+    """A table's name as the server wrote it, in the reader's language when it is one the server gives
+    (``Ada's table``, ``Play now #3``; docs/protocol.md, section 6), else as it came."""
+    for code, english in _ENGLISH_TABLE_NAMES.items():
+        match = english.fullmatch(name)
+        if match is not None:
+            return gettext(TABLE_NAMES[code]).format(**match.groupdict())
+    return name
 
 
 def card_words(code: str, edition: str) -> str:

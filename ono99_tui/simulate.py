@@ -224,7 +224,8 @@ def result_rows(summary: Summary) -> Sequence[tuple[str, str, str]]:
     g = summary.games
     for i, level in enumerate(summary.plan.bots):
         w = summary.wins_by_entry[i]
-        rows.append((_("bot {n}: {level}").format(n=i + 1, level=level), str(w), format_rate(w, g)))
+        named = _(BOT_LEVELS[level].title) if level in BOT_LEVELS else level  # the level in the reader's words
+        rows.append((_("bot {n}: {level}").format(n=i + 1, level=named), str(w), format_rate(w, g)))
     for seat, w in enumerate(summary.wins_by_seat):
         rows.append((_("seat {seat}").format(seat=seat + 1), str(w), format_rate(w, g)))  # from 1, as the bots
     return rows

@@ -23,6 +23,7 @@ from ono99_tui.protocol import (
     clean_text,
     option_refusal,
     options_from_wire,
+    table_name,
 )
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import (
@@ -336,15 +337,17 @@ class Lobby:
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",
                                 params={"why": "bots", "seats": seats, "bots": seats - 1})
-        name = check_name(f"{member.name}'s table" if request.name is None else request.name, "table name",
-                          MAX_TABLE_NAME)
+        named = request.name is not None  # else the host's table, said in each player's language
+        name = check_name(request.name if request.name is not None else table_name("hosts_table", host=member.name),
+                          "table name", MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
         table = Table(self, self._take_table_id(), name, options, seats, member,
                       private=bool(request.private),
                       turn_seconds=self.config.default_turn_seconds if request.turn_seconds is None
                       else request.turn_seconds,
-                      bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots))
+                      bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots),
+                      name_code=None if named else "hosts_table", name_params={} if named else {"host": member.name})
         self.tables[table.id] = table
         table.sit(member, 0)
         for _ in range(bots):
@@ -634,7 +637,8 @@ class Lobby:
                           private=meta["private"], code=meta["code"], turn_seconds=meta["turn_seconds"],
                           bot_level=meta["bot_level"], status=meta["status"], game_no=meta["game_no"],
                           seed=meta["seed"], seq_base=meta.get("seq_base", 0),
-                          replace_bots=meta.get("replace_bots", False))
+                          replace_bots=meta.get("replace_bots", False), name_code=meta.get("name_code"),
+                          name_params=dict(meta.get("name_params") or {}))
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
             table.chat.restore(ChatLine(*line) for line in saved.chat)

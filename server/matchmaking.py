@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ono99_tui.bots import BOT_LEVELS
-from ono99_tui.protocol import ProtocolError, option_refusal, options_from_wire
+from ono99_tui.protocol import ProtocolError, option_refusal, options_from_wire, table_name
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import LeaveQueue, PlayNow
 
@@ -142,8 +142,9 @@ class Matchmaker:
             del self.waiting[member]
         level = self.bot_level_for(members, edition)
         table_id = lobby._take_table_id()
-        table = Table(lobby, table_id, f"Play now #{table_id}", options_from_wire(edition, {}), seats,
-                      members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level)
+        table = Table(lobby, table_id, table_name("play_now", number=table_id), options_from_wire(edition, {}), seats,
+                      members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
+                      name_code="play_now", name_params={"number": table_id})
         lobby.tables[table.id] = table
         for member in members:
             if member.table is not None:

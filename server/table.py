@@ -43,10 +43,14 @@ class Table:
     def __init__(self, lobby: Lobby, id: int, name: str, options: TableOptions, seat_count: int,
                  host_member: Member | None, *, private: bool = False, code: str = "", turn_seconds: int = 0,
                  bot_level: str = "greedy", status: wire.TableStatus = Status.WAITING, game_no: int = 0,
-                 seed: int = 0, seq_base: int = 0, replace_bots: bool = False, clock: Clock | None = None) -> None:
+                 seed: int = 0, seq_base: int = 0, replace_bots: bool = False, clock: Clock | None = None,
+                 name_code: str | None = None, name_params: dict[str, str | int] | None = None) -> None:
         self.lobby = lobby
         self.id = id
         self.name = name
+        # a name the server gave (``protocol.TABLE_NAMES``), which each client says in its player's language
+        self.name_code = name_code
+        self.name_params: dict[str, str | int] = dict(name_params or {})
         self.options = options
         self.private = private
         self.code = code or ("".join(secrets.choice(CODE_ALPHABET) for _ in range(6)) if private else "")
@@ -174,6 +178,8 @@ class Table:
             "replace_bots": self.replace_bots, "turn_seconds": self.turn_seconds, "bot_level": self.bot_level,
             "game_no": self.game_no,
             "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
+            "name_code": self.name_code,
+            "name_params": self.name_params,
         }
 
     def info(self) -> wire.TableInfo:
@@ -528,4 +534,5 @@ class Table:
                        "token": s.member.token_hash if s.member is not None else None,
                        "identity": s.member.identity if s.member is not None else None} for s in self.seats],
             "players": self.players, "stand_in": self.stand_in,
+            "name_code": self.name_code, "name_params": self.name_params,
         }

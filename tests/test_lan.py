@@ -66,7 +66,8 @@ def table_info(id_: int, name: str, free: int, status: TableStatus = "waiting", 
     seats = tuple(Seat("empty", "", None, None) if i < free else Seat("human", f"P{i}", None, True) for i in range(4))
     return TableInfo(id=id_, name=name, edition="2022", options=TableOptions(), summary=summary, host="P3",
                      status=status, private=private, seats=seats, free=free, bots=0, spectators=0,
-                     replace_bots=False, turn_seconds=0, bot_level="greedy", game_no=0, winner=None)
+                     replace_bots=False, turn_seconds=0, bot_level="greedy", game_no=0, winner=None,
+                     name_code=None, name_params={})
 
 
 def test_txt_record_round_trips_with_open_tables_first_and_private_ones_left_out() -> None:

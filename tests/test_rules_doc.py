@@ -65,3 +65,42 @@ def test_nothing_cites_a_rules_file_that_is_not_in_the_repository() -> None:
             if re.search(rf"(?<![\w/]){stale}", text) and name != "tests/test_rules_doc.py":
                 citing.append(f"{name}: {stale}")
     assert citing == []
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_help_states_the_player_counts_tokens_and_defaults_of_docs_rules_md() -> None:
+    """The help is the rules a player has: what docs/rules.md says of the number of players, the tokens,
+    the points target and how a points match is won by default, the Play 2 duty and the local game's
+    draw window, the help says with the same numbers."""
+    rules, shown = one_line(RULES.read_text(encoding="utf-8")), one_line(HELP_MARKDOWN)
+    low, high, house = re.search(r"(\d) to (\d) players; the `eight_players` house rule allows up to (\d)",
+                                 rules).groups()  # type: ignore[union-attr]
+    assert f"{low} to {high} players, or up to {house} with the house rule" in shown
+    (low_1980, high_1980), = re.findall(r"no 0 or 1 cards; (\d) to (\d) players", rules)
+    assert f"{low_1980} to {high_1980} players" in shown
+    tokens = re.search(r"Everyone starts with (\d) tokens", rules).group(1)  # type: ignore[union-attr]
+    assert f"everyone starts with {tokens} tokens" in shown
+    target = re.search(r"`points_target`, default (\d+)", rules).group(1)  # type: ignore[union-attr]
+    assert f"“Points target”: {target} unless the table sets another" in shown
+    assert "`last_standing` (default)" in rules and "*last standing* (the default)" in shown
+    assert "Duties never add up" in rules and "Duties never add up" in shown
+    assert "cannot play a second is out too" in rules and "cannot play the second is out too" in shown
+    seconds = re.search(r"a bot waits (\d+) seconds", rules).group(1)  # type: ignore[union-attr]
+    assert f"a bot waits {seconds} seconds" in shown
+
+
+def test_the_help_names_every_option_of_docs_rules_md_as_the_new_game_dialog_does_in_every_language() -> None:
+    from ono99_tui.core.options import OPTION_WORDS
+    from ono99_tui.i18n import LANGUAGES, gettext, using
+    from ono99_tui.tui.rules_text import help_markdown
+
+    named = set(re.findall(r"`([a-z0-9_]+)`", RULES.read_text(encoding="utf-8")))
+    assert set(OPTION_WORDS) <= named  # every option of the engine is in the rules
+    for language in LANGUAGES:
+        with using(language):
+            shown = one_line(help_markdown())
+            missing = [name for name, words in OPTION_WORDS.items() if one_line(gettext(words.title)) not in shown]
+        assert missing == [], language

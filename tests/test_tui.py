@@ -400,7 +400,7 @@ async def test_the_footer_lists_the_keys_follows_the_screen_and_a_click_presses_
         await pilot.pause()
         footer = app.screen.query_one(KeysFooter)
         line = footer.render().plain
-        assert line.startswith(" → Next  ← Previous ") and line.rstrip().endswith("▏^p palette")
+        assert line.startswith(" → Next  ← Previous ") and "palette" not in line  # Textual's palette: English only
         assert " ? Help " in line and len(line) == 100
         await pilot.click(KeysFooter, offset=(line.index("? Help") + 1, 0))
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")

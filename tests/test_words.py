@@ -240,7 +240,7 @@ def test_simulate_speaks_german_with_lang_de(tmp_path: Path) -> None:
                     "--option", "manual_draw=true", "--record", str(tmp_path / "games.jsonl"), tmp_path=tmp_path)
     assert out.returncode == 0, out.stderr
     for german in ("20 Spiele", "2 Spieler", "Seed 0", "wer", "Siege", "Siegquote  [95\N{NO-BREAK SPACE}%-Intervall]",
-                   "Bot 1: greedy", "Platz 1", "fairer Anteil 50,0\N{NO-BREAK SPACE}%", "Züge pro Spiel", "Spiele/s",
+                   "Bot 1: gierig", "Platz 1", "fairer Anteil 50,0\N{NO-BREAK SPACE}%", "Züge pro Spiel", "Spiele/s",
                    "Aufzeichnungen nach"):
         assert german in out.stdout, german
     with using("de"):

@@ -58,8 +58,8 @@ def table_detail(names: list[str], *, table_id: int = 1, you: int | None = None,
     table = TableDetail(
         id=table_id, name="t", edition="2022", options=TableOptions.from_mapping(edition, {}), summary="2022",
         host=names[0], status="waiting", private=False, seats=seats, free=sum(1 for n in names if not n), bots=0,
-        spectators=0, replace_bots=False, turn_seconds=0, bot_level="greedy", game_no=0, winner=None, code=None,
-        you=you, watchers=(), waiting=())
+        spectators=0, replace_bots=False, turn_seconds=0, bot_level="greedy", game_no=0, winner=None, name_code=None,
+        name_params={}, code=None, you=you, watchers=(), waiting=())
     return dataclasses.replace(table, **typed(fields, edition))
 
 

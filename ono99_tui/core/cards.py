@@ -63,7 +63,9 @@ class Card(IntEnum):
 
     @property
     def short(self) -> str:
-        """At most three cells, as a card's face shows it: ``"7"``, ``"−10"``, ``"REV"``, ``"+2P"``, ``"99!"``."""
+        """At most three cells, as a card's face shows it, in no language: numbers and symbols (``"7"``,
+        ``"−10"``, ``"⇄"`` for a Reverse, ``"×2"`` for a Play 2 or a Double Play, ``"||"`` for a Hold,
+        ``"99!"``); the card's name (``label``) is written under it in the player's language."""
         return _SHORT[self]
 
     @property
@@ -79,11 +81,14 @@ CODES: tuple[str, ...] = (
     "-10", "REV", "PLAY2", "DOUBLE", "HOLD", "ONO99",
 )
 _BY_CODE = {code: Card(i) for i, code in enumerate(CODES)}
-# The names of the cards (the minus is U+2212, as cards print it); the action cards' are translated where shown.
+# The names of the cards (the minus is U+2212, as cards print it); the action cards' and ONO 99's (German
+# writes Ono 99) are translated where shown.
 _LABELS: tuple[str, ...] = (
-    *CODES[:11], "−10", N_("Reverse"), N_("Play 2"), N_("Double Play"), N_("Hold"), "ONO 99",
+    *CODES[:11], "−10", N_("Reverse"), N_("Play 2"), N_("Double Play"), N_("Hold"), N_("ONO 99"),
 )
-_SHORT: tuple[str, ...] = (*CODES[:11], "−10", "REV", "+2P", "DBL", "HLD", "99!")
+# Faces a player of any language reads: play turns round, play twice, pause (no arrow or pause sign
+# that terminals draw two cells wide)
+_SHORT: tuple[str, ...] = (*CODES[:11], "−10", "\u21c4", "\u00d72", "\u00d72", "||", "99!")
 
 # How many of each card kind a deck holds (docs/rules.md, both editions' card tables).
 DECK_COUNTS: dict[Edition, dict[Card, int]] = {

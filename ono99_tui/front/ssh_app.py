@@ -4,14 +4,12 @@ front process on a TCP link to the game server, drawing on the session's channel
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.driver import Driver
-from textual.screen import Screen
 from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
@@ -39,9 +37,6 @@ from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 if TYPE_CHECKING:
     from ..client import Client
 
-# Palette commands that stay inside the session; Textual's others include saving a screenshot, which
-# would write a file on the server.
-SAFE_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
 # --auth password: no key is taken, so none can keep a name
@@ -233,9 +228,6 @@ class SessionApp(Ono99App):
         self.send_message(PlayNow(edition=as_edition(wish[0]), seats=wish[1]))
 
     # --- nothing reaches the server machine --------------------------------------------------------
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        return [c for c in super().get_system_commands(screen) if c.title in SAFE_SYSTEM_COMMANDS]
-
     def save_screenshot(self, filename: str | None = None, path: str | None = None,
                         time_format: str | None = None) -> str:
         self._refuse_file()

@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Static
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import N_, set_language
@@ -85,11 +85,11 @@ class StartScreen(Screen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"ONO 99\n\n{self.text}"), id="start-text", markup=False)
+        yield Static(Text(_("ONO 99") + "\n\n" + self.text), id="start-text", markup=False)
         yield KeysFooter()
 
     def say(self, text: str) -> None:
-        self.query_one("#start-text", Static).update(Text(f"ONO 99\n\n{text}"))
+        self.query_one("#start-text", Static).update(Text(_("ONO 99") + "\n\n" + text))
 
 
 class ReplacedScreen(ModalScreen[bool]):
@@ -101,7 +101,8 @@ class ReplacedScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="confirm"):
-            yield Label(Text(_("You connected again from elsewhere; this window is closed.")), id="question")
+            yield Static(Text(_("You connected again from elsewhere; this window is closed.")), id="question",
+                         markup=False)  # wraps: a long language's sentence
             yield Static(Text(_("Press t to take your seat back here (the other window closes), or q to quit.")),
                          markup=False)
             with Horizontal(id="buttons"):
@@ -120,6 +121,9 @@ class ReplacedScreen(ModalScreen[bool]):
 class Ono99App(App[int]):
     CSS_PATH: ClassVar[CSSPathType | None] = "ono99.tcss"
     TITLE = "ONO 99"
+    # Textual's command palette speaks English only (its search, its commands and their help); every
+    # one of its commands the game needs has a key of its own (F2: the theme, ?: the keys, q: quit)
+    ENABLE_COMMAND_PALETTE = False
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (90, "-wide")]  # under 90 columns the chat column folds away
     BINDINGS = [
         Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False),
@@ -532,6 +536,13 @@ class Ono99App(App[int]):
 
     def action_settings(self) -> None:
         self.push_screen(SettingsScreen())
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C copies and does not quit (Textual's choice): say what quits, in the player's language."""
+        for active in self.active_bindings.values():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(_("Press {key} to quit.").format(key=self.get_key_display(active.binding)), markup=False)
+                return
 
     async def on_unmount(self) -> None:
         if self.link is not None:

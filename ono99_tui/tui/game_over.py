@@ -20,7 +20,7 @@ from ..wire.requests import Leave, PlayNow
 from .host import Rewinds, host_of, table_host_of
 from .labels import card_label
 from .model import KnockOut, Model
-from .widgets import ButtonRow, KeysFooter, put_up_while_closing
+from .widgets import ButtonRow, KeysFooter, key_name, put_up_while_closing
 
 
 class GameOverScreen(ModalScreen[str | None]):
@@ -70,7 +70,8 @@ class GameOverScreen(ModalScreen[str | None]):
             yield Static(lines, id="ranking", markup=False)
             with ButtonRow(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
-                    yield Button(f"{label} ({key})", id=choice, variant="primary" if index == 0 else "default")
+                    yield Button(f"{label} ({key_name(key)})", id=choice,
+                                 variant="primary" if index == 0 else "default")
                 yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
 

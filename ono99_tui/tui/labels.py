@@ -1,10 +1,14 @@
-"""The cards', the options' and the tables' words on a player's screen: the core's English words
-(``Card.label``, ``TableOptions.summary``, ``OPTION_WORDS``) in the player's language."""
+"""The cards', the options', the bots' and the tables' words on a player's screen: the core's English
+words (``Card.label``, ``TableOptions.summary``, ``OPTION_WORDS``, ``BotLevel.title``) and the names the
+server gives bots and tables, in the player's language."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
+from ..bots.levels import BOT_LEVELS
 from ..core.cards import Card, Edition
 from ..core.errors import MalformedActionError, OptionError
 from ..core.options import (
@@ -18,6 +22,9 @@ from ..core.options import (
 )
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..messages import Seat, TableInfo
+from ..protocol import TABLE_NAMES
+from ..reasons import table_name_words
 
 
 def _card(code: str) -> Card | None:
@@ -46,6 +53,70 @@ def card_short(code: str) -> str:
     """A card's face in at most three cells (``Card.short``)."""
     card = _card(code)
     return code if card is None else card.short
+
+
+def bot_level_name(level: str) -> str:
+    """A bot level (``"greedy"``) by its name in the player's language; an unknown one as it came."""
+    known = BOT_LEVELS.get(level)
+    return _(known.title) if known is not None else level
+
+
+def bot_row_name(level: str) -> str:
+    """A bot level as the leaderboard lists it among the players."""
+    return _("bot: {level}").format(level=bot_level_name(level))
+
+
+# The names the server gives bots (docs/protocol.md, section 6): "Bot 3" for one added to seat 3,
+# "Ada (bot)" for one that took over a player's seat during a game.
+_ADDED_BOT = re.compile(r"Bot ([1-9][0-9]?)")
+_STAND_IN = " (bot)"
+
+
+def seat_name(seat: Seat) -> str:
+    """A seat's name as its reader says it: a bot with a name the server gave it in the player's
+    language (``Bot 3`` is ``बट 3`` in Nepali), everyone else by the name they chose."""
+    if seat.kind != "bot":
+        return seat.name
+    added = _ADDED_BOT.fullmatch(seat.name)
+    if added is not None:
+        return _("Bot {n}").format(n=added[1])
+    if seat.name.endswith(_STAND_IN) and len(seat.name) > len(_STAND_IN):
+        return _("{name} (bot)").format(name=seat.name[:-len(_STAND_IN)])
+    return seat.name
+
+
+def listed_name(name: str) -> str:
+    """A name in a list that does not say who is a bot (a profile's recent games): one the server gives
+    its bots (``Bot 3``) in the player's language, any other as it is."""
+    added = _ADDED_BOT.fullmatch(name)
+    return _("Bot {n}").format(n=added[1]) if added is not None else name
+
+
+def table_name(info: TableInfo) -> str:
+    """A table's name in the player's language when the server named it (the host's table, a play-now
+    table), else as its host named it; a name of a kind this version does not know as the server wrote it."""
+    return _named(info.name_code, info.name_params) or info.name
+
+
+def is_own_table(info: TableInfo, my_name: str) -> bool:
+    """Whether the table bears the reader's own name (the server named it after them as its host)."""
+    return bool(my_name) and info.name_code == "hosts_table" and info.name_params.get("host") == my_name
+
+
+def advertised_table_name(name: str) -> str:
+    """A table's name as a LAN advertisement carries it (the server's English words only) in the
+    player's language, when it is one the server gave; else as it came."""
+    return table_name_words(name)
+
+
+def _named(code: str | None, params: Mapping[str, Any]) -> str | None:
+    template = TABLE_NAMES.get(code or "")
+    if template is None:
+        return None
+    try:
+        return _(template).format(**{k: v for k, v in params.items() if isinstance(k, str)})
+    except (KeyError, IndexError, ValueError):
+        return None
 
 
 def card_kind(code: str) -> str:

@@ -20,6 +20,7 @@ from ..wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayN
 from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of
+from .labels import bot_row_name
 from .model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
@@ -99,7 +100,7 @@ class LobbyScreen(ModelScreen):
     @staticmethod
     def _title(model: Model) -> Text:
         title = Text()
-        title.append("ONO 99", style="bold")
+        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
         if model.server_name and model.server_name != "ONO 99":
             title.append("  ·  ")
             title.append(model.server_name)
@@ -275,7 +276,7 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
             rating = f"{decimal(row.rating)}{'?' if row.provisional else ''}"
             grid.add_row(Text(row.name), rating, str(row.wins), str(row.games))
         for bot in model.leaderboard_bots:
-            grid.add_row(Text(f"bot: {bot.name}", style="italic"),
+            grid.add_row(Text(bot_row_name(bot.name), style="italic"),
                          f"{decimal(bot.rating)}{'?' if bot.provisional else ''}", str(bot.wins),
                          str(bot.games))
 

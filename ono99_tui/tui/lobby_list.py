@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..i18n import gettext as _
 from ..messages import TableInfo
-from .labels import rules_summary, status_word
+from .labels import rules_summary, status_word, table_name
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"
@@ -49,7 +49,7 @@ def table_rows(tables: Sequence[TableInfo]) -> list[Row]:
         rows.append((key, ("", Text(group_label(key, len(group)), style="bold"), "", "", "", "", ""), None))
         for info in group:
             seated = sum(1 for s in info.seats if s.kind != "empty")
-            rows.append((str(info.id), (str(info.id), Text(info.name), Text(rules_summary(info.options)),
+            rows.append((str(info.id), (str(info.id), Text(table_name(info)), Text(rules_summary(info.options)),
                                         f"{seated}/{len(info.seats)}", str(info.bots),
                                         status_word(info.status), str(info.spectators)),
                          info.id))

@@ -39,6 +39,7 @@ from ..messages import (
     RatingRow,
     ReshuffleEvent,
     Safety,
+    Seat,
     ServerMessage,
     State,
     TableDetail,
@@ -49,7 +50,7 @@ from ..messages import (
     Welcome,
 )
 from ..reasons import said, unplayable_reason
-from .labels import card_label
+from .labels import card_label, seat_name
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
 SHUTTING_DOWN = "the server is shutting down"  # the bye of a server stopped on purpose
@@ -113,7 +114,7 @@ class Model:
     knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
     _total_seen: int = 0  # the total after the last play event read
     _hand_seen: int = 0  # the 1980 hand the last events belong to
-    _game_names: dict[int, str] = field(default_factory=dict)  # by seat: the last name seen there this game
+    _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
     queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
@@ -128,11 +129,11 @@ class Model:
             return _("nobody")
         seats = self.table.seats if self.table else ()
         if 0 <= seat < len(seats) and seats[seat].name:
-            name = seats[seat].name
+            name = seat_name(seats[seat])
             if self.is_me(seat) and name != "You":
                 return _("{name} (you)").format(name=name)
             return name
-        return self._game_names.get(seat) or _("Seat {n}").format(n=seat + 1)
+        return self._gone_name(seat)
 
     def is_me(self, seat: int | None) -> bool:
         """Whether ``seat`` is the reader's own (never in a replay, where the viewer only follows)."""
@@ -147,10 +148,15 @@ class Model:
         """The seat's name without "(you)"."""
         seats = self.table.seats if self.table else ()
         if seat is not None and 0 <= seat < len(seats) and seats[seat].name:
-            return seats[seat].name
+            return seat_name(seats[seat])
         if seat is None:
             return _("nobody")
-        return self._game_names.get(seat) or _("Seat {n}").format(n=seat + 1)
+        return self._gone_name(seat)
+
+    def _gone_name(self, seat: int) -> str:
+        """The name last seen at a seat this game (who left it), else the seat's number."""
+        gone = self._game_names.get(seat)
+        return seat_name(gone) if gone is not None else _("Seat {n}").format(n=seat + 1)
 
     @property
     def my_seat(self) -> int | None:
@@ -270,7 +276,7 @@ class Model:
         """The names seen at each seat this game: a player who left still has their name on their moves."""
         for seat, info in enumerate(self.table.seats if self.table is not None else ()):
             if info.name:
-                self._game_names[seat] = info.name
+                self._game_names[seat] = info
 
     def _apply_history(self, message: History) -> None:
         """Events the client missed (or the whole game so far): logged, never announced again."""

@@ -22,7 +22,7 @@ from ..i18n import gettext as _
 from ..wire.common import as_edition
 from ..wire.requests import CreateTable
 from .host import host_of
-from .labels import option_problem
+from .labels import bot_level_name, option_problem
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 
 BOOL_OPTIONS = [  # (option, its switch's label (core/options.py's OPTION_WORDS), the edition it belongs to or "")
@@ -86,7 +86,8 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
                 with Horizontal(classes="row"):
                     yield Label(_("Bot level"))
                     level = self._last("bot_level", "greedy")
-                    yield FieldSelect([(f"{lv.name}: {_(lv.description)}", lv.name) for lv in BOT_LEVELS.values()],
+                    yield FieldSelect([(f"{bot_level_name(lv.name)}: {_(lv.description)}", lv.name)
+                                       for lv in BOT_LEVELS.values()],
                                  value=level if level in BOT_LEVELS else "greedy", allow_blank=False, id="bot_level")
                 with Horizontal(classes="row only-1980"):
                     yield Label(_(OPTION_WORDS["scoring"].title))

@@ -23,6 +23,7 @@ from ..messages import GameRecord, ServerMessage
 from ..numbers import decimal, percent
 from ..wire.requests import AskGameRecord, AskProfile
 from .host import ShowsModel, host_of
+from .labels import listed_name
 from .model import Model
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
@@ -68,9 +69,9 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
             rating = (_("{edition}: rating {rating} (provisional)") if row.provisional
                       else _("{edition}: rating {rating}")).format(edition=row.edition,
                                                                      rating=decimal(row.rating))
-            lines.append(f"{rating} · {words.count(row.games, '{n} game', '{n} games')} · "
-                         f"{words.count(row.wins, '{n} win', '{n} wins')} · "
-                         + _("win rate {rate}").format(rate=rate) + "\n")
+            games = words.count(row.games, "{n} game", "{n} games")  # not in an f-string: the catalogs see it
+            wins = words.count(row.wins, "{n} win", "{n} wins")
+            lines.append(" · ".join((rating, games, wins, _("win rate {rate}").format(rate=rate))) + "\n")
         if not profile.editions:
             lines.append(_("No rated games yet: press p in the lobby to play now.") + "\n")
         self.query_one("#profile-editions", Static).update(lines)
@@ -88,8 +89,8 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.at))
             place = str(game.place) + (" " + _("(won)") if game.won else "") + \
                 ("" if game.credited else " " + _("(away)"))
-            grid.add_row(str(game.game), game.edition, when, place, Text(", ".join(game.players)),
-                         key=str(game.game))
+            players = Text(", ".join(listed_name(name) for name in game.players))
+            grid.add_row(str(game.game), game.edition, when, place, players, key=str(game.game))
 
     @on(DataTable.RowSelected)
     def row_chosen(self) -> None:

@@ -87,8 +87,8 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
                         seats=seats, free=0,
                         bots=sum(1 for s in seats if s.kind == "bot"), spectators=0, replace_bots=False,
                         turn_seconds=0, bot_level="greedy", game_no=1,
-                        winner=outcome.winner if outcome is not None else None, code=None, you=None, watchers=(),
-                        waiting=())
+                        winner=outcome.winner if outcome is not None else None, name_code=None, name_params={},
+                        code=None, you=None, watchers=(), waiting=())
     return {"table": table.to_wire(), "states": seat_states[0], "seat_states": seat_states}
 
 
@@ -263,6 +263,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
 class ReplayApp(ReplayCursor, App[None]):
     CSS_PATH = "ono99.tcss"
     TITLE = "ONO 99 replay"
+    ENABLE_COMMAND_PALETTE = False  # English only (as in the game app)
     BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), priority=True, show=False)]
 
     def __init__(self, replay_data: dict[str, Any], file: Path | None = None, line: int = 1) -> None:

@@ -17,7 +17,9 @@ HELP_BLOCKS = [
         "play a card without passing that is out. The last player left wins."
     ),
     N_(
-        "## Your turn (2022 edition, the default)\n"
+        "## The 2022 edition (the default)\n"
+        "2 to 6 players, or up to 8 with the house rule \u201cUp to 8 players\u201d. Everyone gets 4 cards; the\n"
+        "player after the dealer starts.\n"
         "1. Play one card: press its key, [1] to [4]. Its value is added to the total.\n"
         "2. You draw back up to 4 cards."
     ),
@@ -35,10 +37,22 @@ HELP_BLOCKS = [
         "<!-- /cards-2022 -->"
     ),
     N_(
-        "**Play 2**: the next player plays two cards, unless their first is a Reverse or a Play 2, which\n"
-        "passes the duty on. If you have **no playable card**, you are out: nobody chooses to go out."
+        "**Play 2**: the next player plays two cards (drawing after each), unless their first card is a\n"
+        "Reverse or a Play 2: then they play only that card and the duty passes on. Duties never add up:\n"
+        "whoever takes it plays exactly two cards. A player who cannot play the first card is out and the\n"
+        "duty ends; one who plays the first card but cannot play the second is out too."
     ),
-    N_("## The 1980 edition (O'NO 99)"),
+    N_(
+        "**Out**: a player on turn with **no playable card** is out, and their cards leave the game;\n"
+        "nobody chooses to go out. **Four ONO 99 cards** may be discarded together as your turn (key f):\n"
+        "the total stays and you draw four new cards; under a Play 2 that is one of your two plays. When\n"
+        "the draw pile runs out, the discard pile is shuffled into a new one."
+    ),
+    N_(
+        "## The 1980 edition (O'NO 99)\n"
+        "2 to 8 players. A match is several hands: each is dealt afresh, 4 cards each, and its total starts\n"
+        "at 0. Play goes in seat order again, starting with the player who lost the last hand."
+    ),
     N_(
         "<!-- cards-1980 -->\n"
         "| card | count | effect |\n"
@@ -53,13 +67,19 @@ HELP_BLOCKS = [
         "<!-- /cards-1980 -->"
     ),
     N_(
-        "**Double Play**: dodge it with a Hold or a Reverse; a Double Play may not be the first of your two\n"
-        "cards. A match is several hands: each player has 3 tokens and the loser of a hand loses one (or,\n"
-        "with points scoring, everyone scores the cards left in hand and the lowest score wins)."
+        "**Double Play**: the next player takes two whole turns, unless their first card is a Hold or a\n"
+        "Reverse, which passes the two turns on. A Double Play may not be the first of your two cards."
     ),
     N_(
-        "**Points scoring**: a player who cannot play drops out of the hand with their cards; when one\n"
-        "player is left, everyone scores what they hold, and lower is better:"
+        "**Tokens** (the default scoring): everyone starts with 3 tokens. A hand ends as soon as someone\n"
+        "cannot play: they lose the hand and a token. Losing a hand with no token left puts you out of the\n"
+        "match, so the fourth loss does; with \u201cOut as soon as the last token is lost\u201d, the third does.\n"
+        "The last player left wins."
+    ),
+    N_(
+        "**Points** (\u201cScoring\u201d: points): a player who cannot play drops out of the hand with their\n"
+        "cards, and the hand goes on until one player is left; the first to drop out starts the next hand.\n"
+        "Then everyone scores what they hold, and lower is better:"
     ),
     N_(
         "<!-- points-1980 -->\n"
@@ -73,14 +93,22 @@ HELP_BLOCKS = [
         "<!-- /points-1980 -->"
     ),
     N_(
-        "Reaching the points target (100 unless the table sets another) puts you out, and the last player\n"
-        "left wins; with *lowest score* the match ends as soon as anyone reaches it and the lowest score wins."
+        "\u201cPoints target\u201d: 100 unless the table sets another. \u201cPoints win\u201d says how the match\n"
+        "ends: *last standing* (the default): reaching the target puts you out and the last player left\n"
+        "wins; if the last players all reach it in the same hand, the lowest score among them wins.\n"
+        "*lowest score*: the match ends as soon as anyone reaches the target, and the lowest score wins. A\n"
+        "tie goes to the tied player first in seat order from the first player of the last hand."
     ),
     N_(
-        "Options: *manual draw* (draw yourself with d after playing; if the next player plays first, your\n"
-        "draw is lost — against bots you get at least 3 seconds), *only going over 99 loses*, *O'NO 99 when\n"
-        "the total ends in 0*, *O'NO 99 sets the total to 99*, *out as soon as the last token is lost*,\n"
-        "points target and how a points match is won."
+        "Options of the 1980 edition: \u201cOnly going over 99 loses\u201d: 99 is a legal total. \u201cO'NO 99\n"
+        "when the total ends in 0\u201d: one O'NO 99 may be played, adding nothing, at a total of …, −10, 0,\n"
+        "10, 20, … \u201cO'NO 99 sets the total to 99\u201d: playing one sets the total to 99 (only with\n"
+        "\u201cOnly going over 99 loses\u201d, and not with the option before)."
+    ),
+    N_(
+        "An option of both editions: \u201cManual draw\u201d: you draw yourself, with d, after playing. If the\n"
+        "next player plays before you have drawn, that draw is lost and you play on one card short. In a\n"
+        "local game a bot waits 8 seconds for your draw, counted down on screen."
     ),
     N_(
         "## Keys\n"

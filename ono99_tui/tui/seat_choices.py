@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..i18n import gettext as _
 from ..wire.requests import AddBot, GiveSeat, Kick, RemoveBot, SetTableOptions, Sit, Stand
+from .labels import seat_name
 
 if TYPE_CHECKING:
     from .model import Model
@@ -47,9 +48,9 @@ def seat_choices(model: Model) -> list[tuple[str, SeatRequest]]:
         watchers = [w for w in table.waiting or table.watchers if w != model.my_name]
         for i, seat in enumerate(seats):
             if seat.kind == "bot":
-                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat.name, name=w),
+                choices += [(_("Give seat {n} ({bot}) to {name}").format(n=i + 1, bot=seat_name(seat), name=w),
                              GiveSeat(seat=i, name=w)) for w in watchers]
-                choices.append((_("Remove {bot} from seat {n}").format(bot=seat.name, n=i + 1),
+                choices.append((_("Remove {bot} from seat {n}").format(bot=seat_name(seat), n=i + 1),
                                 RemoveBot(seat=i)))
             elif seat.kind == "empty":
                 choices += [(_("Give seat {n} to {name}").format(n=i + 1, name=w),

@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
+from .labels import seat_name
 from .seat_choices import SeatRequest, seat_choices
 from .seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
 from .widgets import KeysFooter, put_up_while_closing
@@ -72,7 +73,7 @@ class SeatMenuScreen(ModalScreen[SeatRequest | None]):
         lines = Text()
         for i, seat in enumerate(table.seats if table is not None else ()):
             lines.append(f"{i + 1}. ")
-            name = seat.name or _("empty")
+            name = seat_name(seat) or _("empty")
             lines.append(Text(_("{name} (you)").format(name=name) if table is not None and table.you == i else name))
             if seat.kind == "bot":
                 lines.append(" · " + _("bot"))

@@ -20,7 +20,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
-from .labels import status_word, summary_words
+from .labels import advertised_table_name, status_word, summary_words
 from .widgets import KeysFooter, put_up_while_closing
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address
@@ -37,7 +37,7 @@ def describe_tables(advert: Advert) -> Text:
     for table in advert.tables:
         if text:
             text.append("\n")
-        text.append(table.name or _("table {n}").format(n=table.id), style="bold")
+        text.append(advertised_table_name(table.name) or _("table {n}").format(n=table.id), style="bold")
         seats = words.count(table.seats, "{n} seat", "{n} seats")
         free = _("{free} of {seats} free").format(free=table.free, seats=seats) if table.free \
             else _("{seats}, full").format(seats=seats)
@@ -130,7 +130,8 @@ class ServersScreen(Screen[tuple[str, int, str | None]]):
             panel.update("")
             return
         text = Text()
-        text.append(f"{found.advert.name}  ({found.key})", style="bold underline")
+        # its address, not its DNS-SD name ("NAME on MACHINE:PORT", in English)
+        text.append(f"{found.advert.name}  ({found.address})", style="bold underline")
         text.append("\n")
         if not found.advert.compatible:
             text.append(_("Speaks protocol {theirs}; this ono99 speaks {ours}: one of you needs to update.").format(

@@ -12,6 +12,7 @@ from textual.widgets import Input, Label, Select, Static, Switch
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
 from .host import host_of
+from .themes import theme_name
 from .widgets import ClockBar, KeysFooter
 
 
@@ -26,8 +27,9 @@ class SettingsScreen(ModalScreen[None]):
             yield Label(_("Settings"))
             with Horizontal(classes="row"):
                 yield Label(_("Theme"))
-                themes = [(_("high contrast (no colour)"), "ono99-mono"), *[(n, n) for n in sorted(app.available_themes)
-                                                                      if n != "ono99-mono"]]
+                themes = [(theme_name("ono99-mono"), "ono99-mono"),
+                          *sorted(((theme_name(n), n) for n in app.available_themes if n != "ono99-mono"),
+                                  key=lambda pair: pair[0].casefold())]
                 yield Select(themes, value=app.theme, allow_blank=False, id="theme")
             with Horizontal(classes="row"):
                 yield Label(_("Language"))

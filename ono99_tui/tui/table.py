@@ -17,7 +17,7 @@ from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
-from .labels import card_label, rules_summary
+from .labels import card_label, is_own_table, rules_summary, table_name
 from .model import Model
 from .model_screen import ModelScreen
 from .seat_choices import SeatRequest
@@ -134,7 +134,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
 
     def note(self, text: str, lasts: str = "turn") -> None:
         """Say why a key did nothing (or what it did), under the cards, until the moment passes."""
-        self.show_text("#why", Text(text))
+        self.show_text("#why", Text(text), fixed_size=False)  # one line, or two for a long language
         self._note_until = (*self._moment(self.ono.model, lasts), lasts) if text else None
 
     def _drop_stale_note(self, model: Model) -> None:
@@ -150,12 +150,15 @@ class TableScreen(HidesFooterKeys, ModelScreen):
     def refresh_model(self, model: Model) -> None:
         table = model.table
         title = Text()
-        title.append("ONO 99", style="bold")
-        name = table.name if table is not None else "Table"
+        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
         title.append("  ·  ")
         if self.ono.local and not model.replay:  # one name for the local table, however it was opened
             name = _(LOCAL_GAME)
-        title.append(_("Your table") if model.my_name and name == f"{model.my_name}'s table" else name)
+        elif table is None:
+            name = _("Table")
+        else:
+            name = _("Your table") if is_own_table(table, model.my_name) else table_name(table)
+        title.append(name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if model.view is not None and model.view.seat is None:
             title.append("  ·  " + _("spectating"))
@@ -173,7 +176,8 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         self.query_one(Banner).show(model)
         self.query_one(StatusLine).show(model)
         self._drop_stale_note(model)
-        keys = (table.status if table else None, table.host if table else None, view.seat if view else None)
+        # the keys the footer shows change with what footer_shows answers (a new 1980 hand deals a seat back in)
+        keys = tuple(self.footer_shows(action) for action in ("start", "rematch", "play_selected", "draw"))
         if keys != self._bindings_for:
             self._bindings_for = keys
             self.refresh_bindings()

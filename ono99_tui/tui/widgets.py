@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from .. import text as words
-from ..i18n import current_language
+from ..i18n import N_, current_language
 from ..i18n import gettext as _
 from ..messages import PlayEvent, Seat, View
 from .host import HidesFooterKeys, table_host_of
@@ -70,7 +70,7 @@ def _height_changes(widget: Static, text: Text) -> bool:
     return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
-CARD_TEXT_WIDTH = 10  # the cells inside a card's border (ono99.tcss: .card width 12)
+CARD_TEXT_WIDTH = 11  # the cells inside a card's border (ono99.tcss: .card width 13): "double play" fits
 
 
 class CardWidget(Static):
@@ -286,6 +286,18 @@ class Banner(Static):
     """Loud news: a pending Play 2 / Double Play, an open draw, whose turn it is."""
 
     def show(self, model: Model) -> None:
+        lines = self._lines(model, short=False)
+        if self._wrapped_height(lines) > self.size.height > 0:  # a long language, a long name: the short words
+            lines = self._lines(model, short=True)
+        show_text(self, Text("\n".join(lines)), fixed_size=True)
+        self.set_class(bool(lines), "loud")
+
+    def _wrapped_height(self, lines: list[str]) -> int:
+        width = self.content_region.width
+        return sum(len(Text(line).wrap(self.app.console, width)) for line in lines) if width > 0 else 0
+
+    @staticmethod
+    def _lines(model: Model, short: bool) -> list[str]:
         view = model.view
         lines: list[str] = []
         table = model.table
@@ -309,7 +321,7 @@ class Banner(Static):
                 name = model.seat_name(ob.seat)
                 card = card_label("PLAY2" if model.edition == "2022" else "DOUBLE", model.edition).upper()
                 if ob.plays_left == 2:
-                    if ob.can_pass:
+                    if ob.can_pass and not short:
                         line = (_("{card}! You must play two cards (or pass it on)") if me
                                 else _("{card}! {name} must play two cards (or pass it on)"))
                     else:
@@ -319,16 +331,17 @@ class Banner(Static):
                 lines.append(line.format(card=card, name=name))
             left = model.clock_left()
             if model.can_draw and left is not None and not model.my_turn:  # the next player waits this long
-                lines.append(_("Your draw is still open: press d within {seconds} s, or it is lost!").format(
+                lines.append((_("Draw with d within {seconds} s!") if short else
+                              _("Your draw is still open: press d within {seconds} s, or it is lost!")).format(
                     seconds=int(left)))
             elif model.can_draw:
-                lines.append(_("Your draw is still open: press d before the next player plays, or it is lost!"))
+                lines.append(_("Draw with d before the next player plays!") if short else
+                             _("Your draw is still open: press d before the next player plays, or it is lost!"))
             if model.my_turn:
                 lines.append(_("Your turn"))
             elif model.replay and view.turn is not None:
                 lines.append(_("{name}'s turn").format(name=model.plain_name(view.turn)))
-        show_text(self, Text("\n".join(lines)), fixed_size=True)
-        self.set_class(bool(lines), "loud")
+        return lines
 
 
 class ClockBar(Static):
@@ -396,6 +409,18 @@ def put_up_while_closing(screen: Screen[Any]) -> bool:
     return screen.app.return_code is not None or not screen.children
 
 
+# Textual's own key descriptions that reach the footer (translated there as the game's are): the
+# list a Select opens closes with Esc
+TEXTUAL_KEYS = (N_("Dismiss menu"),)
+# keys a button names whose caps differ between keyboards (German ones say Pos1)
+KEY_NAMES = {"home": N_("Home")}
+
+
+def key_name(key: str) -> str:
+    """A key as a button names it, e.g. "r", or Home in the player's language."""
+    return _(KEY_NAMES[key]) if key in KEY_NAMES else key
+
+
 class KeysFooter(Widget, can_focus=False):
     """The screen's keys on the bottom line, drawn like Textual's ``Footer``.
 
@@ -457,7 +482,7 @@ class KeysFooter(Widget, can_focus=False):
         for _key, binding, enabled, _tooltip in active.values():
             if binding.show and binding.action not in actions and (hides is None or hides.footer_shows(binding.action)):
                 actions.add(binding.action)
-                entries.append(FooterEntry(binding.key, app.get_key_display(binding), _(binding.description),
+                entries.append(FooterEntry(binding.key, key_name(app.get_key_display(binding)), _(binding.description),
                                            enabled, binding.action in ESSENTIAL_ACTIONS))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:

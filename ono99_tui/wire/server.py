@@ -153,13 +153,16 @@ class TableInfo:
     bot_level: str
     game_no: int
     winner: int | None
+    name_code: str | None  # the kind of name the server gave a table nobody named (protocol.TABLE_NAMES)
+    name_params: Params  # its values: a client says such a name in its player's language
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "edition": self.edition, "options": options_to_wire(self.options),
                 "summary": self.summary, "host": self.host, "status": self.status, "private": self.private,
                 "seats": [s.to_wire() for s in self.seats], "free": self.free, "bots": self.bots,
                 "spectators": self.spectators, "replace_bots": self.replace_bots, "turn_seconds": self.turn_seconds,
-                "bot_level": self.bot_level, "game_no": self.game_no, "winner": self.winner}
+                "bot_level": self.bot_level, "game_no": self.game_no, "winner": self.winner,
+                "name_code": self.name_code, "name_params": dict(self.name_params)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -802,7 +805,9 @@ def _table_fields(r: reading.Reader) -> dict[str, Any]:
             "bots": r.num("bots", 0, MAX_SEATS), "spectators": r.num("spectators"),
             "replace_bots": r.flag("replace_bots"), "turn_seconds": r.num("turn_seconds", 0, 86400),
             "bot_level": r.text("bot_level", 32), "game_no": r.num("game_no"),
-            "winner": r.num("winner", 0, len(seats) - 1, nil=True)}
+            "winner": r.num("winner", 0, len(seats) - 1, nil=True),
+            "name_code": r.text("name_code", 32, nil=True, default=None),
+            "name_params": reading.params(r.raw("name_params", {}), r.at("name_params"))}
 
 
 def _table_info(v: Any, where: str) -> TableInfo:
