@@ -530,7 +530,7 @@ async def test_every_screen_of_the_server_list_and_the_first_visit(language: str
     from ono99_tui.tui.servers import ServersScreen
     from tests.test_lan import LOOPBACK, advertised_server, unique_name
 
-    name = unique_name("Words")
+    name = unique_name("Qz")  # a name, not a word of any catalog
     async with advertised_server(name):
         app = make_app(local=False, name="Ada", discover=True, browse_interfaces=LOOPBACK, trust=ServerTrust())
         with using(language):
