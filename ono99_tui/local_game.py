@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the plain mode opens a local game too, without loading the app's Textual
-    from .tui.app import LocalServer
+    from .links import LocalServer
 
 
 def open_local_game(bot_delay: float, draw_window: float) -> LocalServer:

@@ -140,10 +140,10 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 
 def test_only_the_entry_points_import_the_app_module() -> None:
     """The modules of the app's package take what they share from below it (themes.py, the screens'
-    host protocol in host.py): only the entry points import tui/app.py: the local game's opening, the SSH
+    host protocol in host.py, the links in links.py): only the entry points import tui/app.py: the SSH
     front's app and the CLI (where it runs the app)."""
     importers = {module for module, imported in package_imports().items() if "ono99_tui.tui.app" in imported}
-    assert importers == {"ono99_tui.local_game", "ono99_tui.front.ssh_app", "ono99_tui.cli"}
+    assert importers == {"ono99_tui.front.ssh_app", "ono99_tui.cli"}
 
 
 def test_core_never_imports_the_global_random_functions() -> None:

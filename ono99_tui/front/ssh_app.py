@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
+from ..links import Link
 from ..messages import (
     Bye,
     ErrorMessage,
@@ -25,7 +26,7 @@ from ..messages import (
     decode_server_message,
 )
 from ..protocol import ProtocolError
-from ..tui.app import Link, Ono99App, StartScreen
+from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.seats import ConfirmScreen

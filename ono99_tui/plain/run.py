@@ -15,11 +15,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import gettext as _
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
+from ..links import Link, LocalServer
 from ..messages import State, Welcome, decode_server_message
 from ..protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
@@ -36,28 +37,6 @@ RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0
-
-
-class Link(Protocol):
-    """A connection to a server: the TCP ``Client`` or the local game's in-process link."""
-
-    inbox: asyncio.Queue[dict[str, Any] | None]
-
-    async def send(self, message: Request) -> None: ...
-
-    async def close(self) -> None: ...
-
-
-class LocalServer(Protocol):
-    """The game server of a local game, embedded in this process (ono99_tui/local_game.py)."""
-
-    def link(self) -> Link: ...
-
-    def pause(self, paused: bool) -> None: ...
-
-    def set_bot_delay(self, seconds: float) -> None: ...
-
-    async def close(self) -> None: ...
 
 
 class Refused(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -21,6 +21,7 @@ from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
+from ..links import Link, LocalServer
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
@@ -47,28 +48,6 @@ RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
-
-class Link(Protocol):
-    """A connection to a server: the TCP ``Client`` or an in-process ``LocalLink``."""
-
-    inbox: asyncio.Queue[dict[str, Any] | None]
-
-    async def send(self, message: Request) -> None: ...
-
-    async def close(self) -> None: ...
-
-
-class LocalServer(Protocol):
-    """The game server of a local game, embedded in this process (ono99_tui/local_game.py)."""
-
-    def link(self) -> Link: ...
-
-    def pause(self, paused: bool) -> None: ...
-
-    def set_bot_delay(self, seconds: float) -> None: ...
-
-    async def close(self) -> None: ...
-
 
 # Makes a local game's server from (bot delay, draw window): the CLI passes
 # ono99_tui.local_game.open_local_game, so the app itself never imports the server.
