@@ -623,12 +623,7 @@ class Moderation:
         until = self._until(request)
         address = (request.address or "").strip()
         if address:
-            try:
-                network = ipaddress.ip_network(address, strict=False)
-            except ValueError:
-                raise refuse("bad_field", f"admin: {address[:64]!r} is not an address or network", why="value",
-                             message="admin", field="address") from None
-            value = str(network) if network.num_addresses > 1 else str(network.network_address)
+            network, value = _banned_network(address)
             mine = [c.address for c in self._operator_connections(operator.identity)]
             if any(_in(a, network) for a in mine):
                 raise refuse("bad_target", "that would ban your own address", why="own_address")
@@ -676,12 +671,7 @@ class Moderation:
     def _admin_unban(self, operator: OperatorSession, request: Admin) -> dict[str, Any]:
         address = (request.address or "").strip()
         if address:
-            try:
-                network = ipaddress.ip_network(address, strict=False)
-            except ValueError:
-                raise refuse("bad_field", f"admin: {address[:64]!r} is not an address or network", why="value",
-                             message="admin", field="address") from None
-            value = str(network) if network.num_addresses > 1 else str(network.network_address)
+            _, value = _banned_network(address)
             kind, shown = "address", value
         else:
             value, name, _ = self._target(request)
@@ -916,6 +906,17 @@ def _admin_result(command: str, answer: dict[str, Any]) -> wire.AdminResult:
 
 def _time(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]  # a REAL column: a number or NULL
+
+
+def _banned_network(address: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]:
+    """An operator's address or network (CIDR) to ban or unban, and how a ban row names it: the
+    network, or the lone address it holds."""
+    try:
+        network = ipaddress.ip_network(address, strict=False)
+    except ValueError:
+        raise refuse("bad_field", f"admin: {address[:64]!r} is not an address or network", why="value",
+                     message="admin", field="address") from None
+    return network, str(network) if network.num_addresses > 1 else str(network.network_address)
 
 
 def _in(address: str, network: ipaddress.IPv4Network | ipaddress.IPv6Network) -> bool:
