@@ -13,7 +13,7 @@ from ono99_tui.wire import server as wire
 from .history import history_messages
 
 if TYPE_CHECKING:
-    from .lobby import Member
+    from .members import Member
     from .runner import GameRunner
     from .seating import Seating
 

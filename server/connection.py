@@ -14,7 +14,7 @@ from ono99_tui.access import refusal_pause
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire.server import Bye, ServerMessage, encode_message
 
-from .lobby import Member
+from .members import Member
 from .session import Session
 
 if TYPE_CHECKING:

@@ -1,61 +1,42 @@
-"""The lobby: who is connected, the tables, lobby chat, and the dispatch of client messages."""
+"""The lobby: the server's parts and a member's arrival, absence and departure.
+
+Its parts each do one thing and are tested alone: who is on the server and the "online" list
+(``Presence``, server/presence.py), the tables by id and code and their list (``TableDirectory``,
+server/directory.py), the lobby's chat (``LobbyChat``, server/lobby_chat.py), the leaderboard's
+followers (``Leaderboards``, server/leaderboards.py), and the requests each of them takes (``Dispatch``
+and ``LobbyRequests``, server/handlers.py). The lobby welcomes a hello, keeps a dropped player's seat
+for the grace time, and saves and restores the tables.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import random
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from ono99_tui.core.actions import Action
 from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
-from ono99_tui.protocol import (
-    MAX_CHAT,
-    MAX_TABLE_NAME,
-    PROTOCOL_VERSION,
-    ProtocolError,
-    check_name,
-    clean_text,
-    option_refusal,
-    options_from_wire,
-    table_name,
-)
+from ono99_tui.protocol import PROTOCOL_VERSION, ProtocolError, check_name, clean_text
 from ono99_tui.wire import server as wire
-from ono99_tui.wire.requests import (
-    Act,
-    AddBot,
-    AskLeaderboard,
-    CreateTable,
-    GiveSeat,
-    Hello,
-    Join,
-    Kick,
-    Leave,
-    ListTables,
-    Ping,
-    Prove,
-    Rematch,
-    RemoveBot,
-    Request,
-    Say,
-    SetTableOptions,
-    Sit,
-    Spectate,
-    Stand,
-    Start,
-)
+from ono99_tui.wire.requests import Hello, Request
 
 from .config import ServerConfig
+from .directory import TableDirectory
+from .handlers import LEAVE_QUEUE_ON, Dispatch, Handler, LobbyRequests
 from .history import ChatLine, ChatRoom
+from .leaderboards import Leaderboards
+from .lobby_chat import LOBBY_CHAT, LobbyChat
 from .matchmaking import Matchmaker
+from .members import Link, Member, token_hash
 from .metrics import Metrics
 from .moderation import Moderation
-from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
+from .names import NameRegistry, name_taken_params, same_name_refusal
+from .presence import Presence
 from .ratings import RatingBook
 from .runner import Status
 from .seating import Seat
@@ -63,139 +44,62 @@ from .storage import Storage
 from .table import Table
 
 log = logging.getLogger("ono99.lobby")
-LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
-LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
-MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
-MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
-ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
-R = TypeVar("R", bound=Request)
-Handler = Callable[["Member", Any], None]  # takes the request type it is routed for (``Router``)
-
-
-class Link(Protocol):
-    """What carries a member's messages to their client: the asyncio connection (server/connection.py)
-    or the local game's in-process link (server/local.py), each driving the client's ``Session``."""
-
-    @property
-    def closed(self) -> bool: ...
-
-    def send(self, message: wire.ServerMessage) -> None: ...
-
-    def send_frame(self, frame: bytes) -> None: ...
-
-    def close(self, reason: str) -> None:
-        """Say goodbye (``bye``) and close once what is already queued has gone. Safe to call twice."""
-
-
-class Router(Protocol):
-    """Sends the requests of type ``kind`` to ``handler``."""
-
-    def __call__(self, kind: type[R], handler: Callable[[Member, R], None]) -> None: ...
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-class TokenBucket:
-    """Allows ``rate`` events per second with bursts of ``burst``."""
-
-    __slots__ = ("burst", "level", "rate", "stamp")
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.level = burst
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.level >= 1:
-            self.level -= 1
-            return True
-        return False
-
-
-class Member:
-    """A player known to the server: connected now, or holding a seat while away."""
-
-    def __init__(self, name: str, token_hash_: str, config: ServerConfig, identity: str | None = None) -> None:
-        self.name = name
-        self.token_hash = token_hash_
-        self.identity = identity  # the key fingerprint this player proved; None for a guest
-        self.connection: Link | None = None
-        self.table: Table | None = None
-        self.grace: asyncio.TimerHandle | None = None
-        self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
-        self.follows_leaderboard = False  # sent a new leaderboard after each game that changes it
-        self.leaderboard_edition: wire.Edition | None = None  # the edition it follows (None: all of them)
-
-    def send(self, message: wire.ServerMessage) -> None:
-        if self.connection is not None:
-            self.connection.send(message)
-
-    def send_frame(self, frame: bytes) -> None:
-        if self.connection is not None:
-            self.connection.send_frame(frame)
-
-    def __repr__(self) -> str:
-        return f"Member({self.name!r})"
 
 
 class Lobby:
     def __init__(self, config: ServerConfig, storage: Storage | None) -> None:
         self.config = config
         self.storage = storage
-        self.members: dict[str, Member] = {}  # by name: names are unique on a server
-        self.by_token: dict[str, Member] = {}  # by token hash
-        self.by_identity: dict[str, Member] = {}  # players with a key, by its fingerprint
-        self.in_use: dict[str, Member] = {}  # by each of name_keys(name): no two members have names alike
+        self.presence = Presence()
+        self.directory = TableDirectory(storage, lambda: self.config.lobby_push_interval, self.presence.in_lobby)
+        self.chat = LobbyChat(config.chat_history, self.persist_chat)
+        self.leaderboards = Leaderboards(storage)
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
-        self.leaderboard_followers: set[Member] = set()  # sent the leaderboard after each counted game
-        self.tables: dict[int, Table] = {}
-        self.lobby_chat = ChatRoom(config.chat_history, "lobby", None)
-        self._next_table_id = storage.next_table_id() if storage else 1
-        self._tables_dirty = False
-        self._tables_pushed_at = float("-inf")  # loop time of the last table-list push
-        self._online_sent: tuple[wire.OnlinePlayer, ...] | None = None  # the last "online" pushed to the lobby
-        self._online_due = False
-        self.table_listeners: list[Callable[[], None]] = []  # told once per loop turn with changes (LAN advert)
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
         self.moderation = Moderation(self)  # moderation: operators, bans, mutes, reports (server/moderation.py)
         self.metrics = Metrics(self)  # metrics: server/metrics.py
-        self.handlers: dict[type, Handler] = {}  # each request after the welcome: who takes it
-        for routes in (self.routes, self.matchmaker.routes, self.ratings.routes, self.moderation.routes):
-            routes(self._route)
+        self.dispatch = Dispatch()  # each request after the welcome: who takes it
+        for routes in (LobbyRequests(self).routes, self.leaderboards.routes, self.matchmaker.routes,
+                       self.ratings.routes, self.moderation.routes):
+            routes(self.dispatch.route)
 
-    def _route(self, kind: type[R], handler: Callable[[Member, R], None]) -> None:
-        self.handlers[kind] = handler
+    # --- its parts' state, as the other parts and the tests read it ------------------------------------
+    @property
+    def members(self) -> dict[str, Member]:
+        """Who is on the server, by name (names are unique on a server)."""
+        return self.presence.members
 
-    def routes(self, route: Router) -> None:
-        """The requests the lobby itself takes."""
-        route(Hello, self.on_hello)
-        route(Prove, self.on_prove)
-        route(Ping, self.on_ping)
-        route(ListTables, self.on_list_tables)
-        route(CreateTable, self.on_create_table)
-        route(Join, self.on_join)
-        route(Spectate, self.on_spectate)
-        route(Sit, self.on_sit)
-        route(Stand, self.on_stand)
-        route(Leave, self.on_leave)
-        route(AddBot, self.on_add_bot)
-        route(RemoveBot, self.on_remove_bot)
-        route(GiveSeat, self.on_give_seat)
-        route(SetTableOptions, self.on_table_options)
-        route(Kick, self.on_kick)
-        route(Start, self.on_start)
-        route(Rematch, self.on_rematch)
-        route(Act, self.on_act)
-        route(Say, self.on_chat)
-        route(AskLeaderboard, self.on_leaderboard)
+    @property
+    def by_token(self) -> dict[str, Member]:
+        return self.presence.by_token
+
+    @property
+    def by_identity(self) -> dict[str, Member]:
+        return self.presence.by_identity
+
+    @property
+    def tables(self) -> dict[int, Table]:
+        return self.directory.tables
+
+    @property
+    def table_listeners(self) -> list[Callable[[], None]]:
+        return self.directory.listeners
+
+    @property
+    def lobby_chat(self) -> ChatRoom:
+        return self.chat.room
+
+    @property
+    def handlers(self) -> dict[type, Handler]:
+        return self.dispatch.handlers
+
+    def tables_message(self) -> wire.Tables:
+        return self.directory.listing()
+
+    def online_message(self) -> wire.Online:
+        return self.presence.online_message()
 
     # --- identity -----------------------------------------------------------------------------------
     def hello(self, connection: Link, hello: Hello, identity: str | None, peer: str) -> Member:
@@ -203,11 +107,8 @@ class Lobby:
         player with that key comes back (to their seat, if they have one), a guest with a valid
         resume token likewise, anyone else enters under a name they may have. The session checked
         the hello's version before anything else (``Hello.check_version``)."""
-        member = self.by_identity.get(identity) if identity is not None else None
         resume = hello.resume
-        if member is None and resume:
-            known = self.by_token.get(token_hash(resume))
-            member = known if known is not None and known.identity is None else None  # a key comes back by its key
+        member = self.presence.returning(identity, resume)
         resumed = member is not None
         token = secrets.token_urlsafe(24)
         if member is not None:
@@ -224,7 +125,7 @@ class Lobby:
                 self.by_token[member.token_hash] = member
         else:
             name = check_name(hello.name)
-            holder = next((self.in_use[key] for key in sorted(name_keys(name)) if key in self.in_use), None)
+            holder = self.presence.holder(name)
             if holder is not None:
                 raise ProtocolError("name_taken", same_name_refusal(name, holder.name),
                                     params=name_taken_params(name, holder.name))
@@ -232,7 +133,7 @@ class Lobby:
             if identity is not None:
                 self.names.claim(identity, name)
             member = Member(name, token_hash(token), self.config, identity)
-            self._remember(member)
+            self.presence.remember(member)
         member.connection = connection
         connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
@@ -242,20 +143,13 @@ class Lobby:
         if member.table is not None:
             member.table.member_returned(member, seen)
         else:
-            connection.send(self.tables_message())
-            connection.send(self.online_message())
+            connection.send(self.directory.listing())
+            connection.send(self.presence.online_message())
             connection.send(self.matchmaker.status(member))
         self.online_changed()
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", peer)
         return member
-
-    def _remember(self, member: Member) -> None:
-        self.members[member.name] = member
-        self.by_token[member.token_hash] = member
-        self.in_use.update(dict.fromkeys(name_keys(member.name), member))
-        if member.identity is not None:
-            self.by_identity[member.identity] = member
 
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""
@@ -284,313 +178,32 @@ class Lobby:
         self.forget(member)
 
     def forget(self, member: Member) -> None:
-        if self.members.get(member.name) is member:
-            del self.members[member.name]
-            self.online_changed()
-        if self.by_token.get(member.token_hash) is member:
-            del self.by_token[member.token_hash]
-        for key in name_keys(member.name):
-            if self.in_use.get(key) is member:
-                del self.in_use[key]
-        if member.identity is not None and self.by_identity.get(member.identity) is member:
-            del self.by_identity[member.identity]
-        self.leaderboard_followers.discard(member)
+        self.presence.forget(member)
+        self.leaderboards.forget(member)
 
     def forget_if_idle(self, member: Member) -> None:
         if member.connection is None and member.table is None:
             self.forget(member)
 
-    # --- dispatch -------------------------------------------------------------------------------------
     def handle(self, member: Member, request: Request) -> None:
         """A welcome member's request, to the handler of its type."""
-        self.handlers[type(request)](member, request)
+        self.dispatch(member, request)
         if isinstance(request, LEAVE_QUEUE_ON):
             self.matchmaker.leave(member)
 
-    def on_hello(self, member: Member, request: Hello) -> None:
-        raise ProtocolError("already_hello", "hello was already received on this connection")
-
-    def on_prove(self, member: Member, request: Prove) -> None:
-        raise ProtocolError("no_challenge", "prove answers a challenge: this connection is already welcome")
-
-    def on_ping(self, member: Member, request: Ping) -> None:
-        member.send(wire.Pong(n=request.n))
-
-    def on_list_tables(self, member: Member, request: ListTables) -> None:
-        member.send(self.tables_message())
-
-    def on_create_table(self, member: Member, request: CreateTable) -> None:
-        hosted = sum(1 for t in self.tables.values() if t.host_member is member)
-        if hosted >= self.config.max_tables_per_player:
-            raise ProtocolError("too_many_tables",
-                                f"you already host {hosted} tables (the limit is "
-                                f"{self.config.max_tables_per_player}); close one first",
-                                params={"hosted": hosted, "limit": self.config.max_tables_per_player})
-        edition = request.edition or "2022"
-        options = options_from_wire(edition, request.options or {})
-        seats = 4 if request.seats is None else request.seats
-        try:
-            options.check_players(seats)
-        except ValueError as exc:
-            raise option_refusal(exc) from None
-        bots = request.bots or 0
-        if bots > seats - 1:
-            raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",
-                                params={"why": "bots", "seats": seats, "bots": seats - 1})
-        named = request.name is not None  # else the host's table, said in each player's language
-        name = check_name(request.name if request.name is not None else table_name("hosts_table", host=member.name),
-                          "table name", MAX_TABLE_NAME)
-        if member.table is not None:
-            member.table.leave(member)
-        table = Table(self, self._take_table_id(), name, options, seats, member,
-                      private=bool(request.private),
-                      turn_seconds=self.config.default_turn_seconds if request.turn_seconds is None
-                      else request.turn_seconds,
-                      bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots),
-                      name_code=None if named else "hosts_table", name_params={} if named else {"host": member.name})
-        self.tables[table.id] = table
-        table.sit(member, 0)
-        for _ in range(bots):
-            table.add_bot(member, None, None)
-        if request.start:
-            table.start(member)
-
-    def _take_table_id(self) -> int:
-        table_id = self._next_table_id
-        self._next_table_id += 1
-        if self.storage is not None:
-            self.storage.remember_next_table_id(self._next_table_id)
-        return table_id
-
-    def _find_table(self, request: Join | Spectate) -> Table:
-        code = request.code
-        if code:
-            wanted = code.strip().upper()
-            for table in self.tables.values():
-                if table.code and table.code == wanted:
-                    return table
-            raise ProtocolError("no_table", f"no table has the invite code {wanted[:16]!r}",
-                                params={"why": "code", "code": wanted[:16]})
-        table_id = request.table
-        found = self.tables.get(table_id) if table_id is not None else None
-        if found is None or (found.private and not code):
-            raise ProtocolError("no_table", f"there is no open table {table_id!r}; list the tables again",
-                                params={"why": "id"})
-        return found
-
-    def on_join(self, member: Member, request: Join) -> None:
-        table = self._find_table(request)
-        self.moderation.may_join(member, table)  # moderation: a private table's host may block players
-        seat = table.seat_for(member, request.seat)  # refused here, you keep your old seat
-        was_here = member.table is table
-        if member.table is not None and not was_here:
-            member.table.leave(member)
-        table.sit(member, seat)
-        self._welcome_to_table(member, table, was_here)
-
-    def on_spectate(self, member: Member, request: Spectate) -> None:
-        table = self._find_table(request)
-        self.moderation.may_join(member, table)  # moderation: a private table's host may block players
-        was_here = member.table is table
-        if member.table is not None and not was_here:
-            member.table.leave(member)
-        if table.seat_of(member) is not None:
-            raise ProtocolError("seated", "you are sitting at this table; stand up to watch")
-        table.spectate(member)
-        self._welcome_to_table(member, table, was_here)
-
-    def _welcome_to_table(self, member: Member, table: Table, was_here: bool = False) -> None:
-        """The table, its chat and its game for a newcomer (all of them), or for one who was
-        already there (nothing they have seen again)."""
-        member.send(wire.TableMessage(table=table.detail(member)))
-        member.send(self.moderation.history_for(member, table.chat.history(table.chat.last_id if was_here else None)))
-        table.send_state_to(member, table.last_seq if was_here else None)
-
-    def _table_of(self, member: Member) -> Table:
-        if member.table is None:
-            raise ProtocolError("no_table", "you are not at a table; join one first", params={"why": "none"})
-        return member.table
-
-    def on_sit(self, member: Member, request: Sit) -> None:
-        table = self._table_of(member)
-        if table.status == Status.PLAYING and table.seat_of(member) is None:
-            table.wait_for_seat(member)
-            return
-        table.sit(member, request.seat)
-        table.send_state_to(member, table.last_seq)
-
-    def on_stand(self, member: Member, request: Stand) -> None:
-        table = self._table_of(member)
-        table.stand(member)
-        table.send_state_to(member, table.last_seq)
-
-    def on_leave(self, member: Member, request: Leave) -> None:
-        table = self._table_of(member)
-        table.leave(member)
-        member.send(wire.Left(table=table.id))
-        member.send(self.tables_message())
-        member.send(self.online_message())
-
-    def on_add_bot(self, member: Member, request: AddBot) -> None:
-        self._table_of(member).add_bot(member, request.seat, request.level)
-
-    def on_remove_bot(self, member: Member, request: RemoveBot) -> None:
-        self._table_of(member).remove_bot(member, request.seat)
-
-    def on_give_seat(self, member: Member, request: GiveSeat) -> None:
-        self._table_of(member).give_seat(member, request.seat, request.name)
-
-    def on_table_options(self, member: Member, request: SetTableOptions) -> None:
-        self._table_of(member).set_options(member, request.replace_bots)
-
-    def on_kick(self, member: Member, request: Kick) -> None:
-        self._table_of(member).kick(member, request.seat)
-
-    def on_start(self, member: Member, request: Start) -> None:
-        self._table_of(member).start(member)
-
-    def on_rematch(self, member: Member, request: Rematch) -> None:
-        self._table_of(member).rematch(member)
-
-    def on_act(self, member: Member, request: Act) -> None:
-        self._table_of(member).act(member, request.action, request.version)
-
-    def on_chat(self, member: Member, request: Say) -> None:
-        text = clean_text(request.text).strip()
-        if not text:
-            raise ProtocolError("empty_chat", "the message is empty")
-        if len(text) > MAX_CHAT:
-            raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters",
-                                params={"max": MAX_CHAT})
-        table = self._table_of(member) if (request.scope or "table") == "table" else None
-        self.moderation.check_chat(member, table is None)  # moderation: operators mute in the lobby's chat
-        if not member.chat_bucket.take():
-            raise ProtocolError("rate_limited", "you are chatting too fast; wait a moment")
-        if table is not None:
-            table.say(member, text)
-            return
-        line = self.lobby_chat.add(member.name, text)
-
-        def show() -> None:
-            frame = wire.encode_message(self.lobby_chat.message(line))
-            for other in self.moderation.hearers(member, self.members.values()):  # moderation: players' mutes
-                other.send_frame(frame)
-
-        self.persist_chat(LOBBY_CHAT, line, show)
-
-    def on_leaderboard(self, member: Member, request: AskLeaderboard) -> None:
-        edition = request.edition
-        if request.follow is not None:
-            member.follows_leaderboard = request.follow
-            member.leaderboard_edition = edition
-            if member.follows_leaderboard:
-                self.leaderboard_followers.add(member)
-            else:
-                self.leaderboard_followers.discard(member)
-        self._send_leaderboard([member], edition)
-
-    def _send_leaderboard(self, members: list[Member], edition: wire.Edition | None) -> None:
-        if self.storage is None:
-            for member in members:
-                member.send(wire.Leaderboard(edition=edition, rows=(), bots=()))
-            return
-
-        async def answer() -> None:
-            assert self.storage is not None
-            board = await self.storage.leaderboard(edition)
-            for member in members:
-                member.send(board)
-
-        asyncio.get_running_loop().create_task(answer())
-
-    def _push_leaderboards(self) -> None:
-        """A game changed the stats: a new leaderboard to every player who follows one."""
-        followers: dict[wire.Edition | None, list[Member]] = {}
-        for member in self.leaderboard_followers:
-            if member.connection is not None:
-                followers.setdefault(member.leaderboard_edition, []).append(member)
-        for edition, members in followers.items():
-            self._send_leaderboard(members, edition)
-
-    # --- tables ---------------------------------------------------------------------------------------
-    def tables_message(self) -> wire.Tables:
-        """The public tables, open ones first, at most MAX_LISTED_TABLES so the list fits in a frame;
-        ``total`` counts them all."""
-        public = [t for t in self.tables.values() if not t.private]
-        order = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}
-        listed = sorted(public, key=lambda t: (order.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
-        return wire.Tables(tables=tuple(t.info() for t in listed), total=len(public))
-
+    # --- what the lobby is told -------------------------------------------------------------------------
     def tables_changed(self) -> None:
-        """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
-        once per ``lobby_push_interval`` however many changes (the last push shows the latest list)."""
-        self.online_changed()  # where people sit is in it
-        if self._tables_dirty:
-            return
-        self._tables_dirty = True
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._tables_dirty = False
-            return
-        loop.call_later(max(0.0, self._tables_pushed_at + self.config.lobby_push_interval - loop.time()),
-                        self._push_tables)
-
-    def _push_tables(self) -> None:
-        self._tables_dirty = False
-        self._tables_pushed_at = asyncio.get_running_loop().time()
-        for listener in self.table_listeners:
-            listener()
-        in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
-        if not in_lobby:  # nobody to tell: skip building the list (every game's end changes it)
-            return
-        frame = wire.encode_message(self.tables_message())
-        for member in in_lobby:
-            member.send_frame(frame)
+        """A table came, went or changed: the lobby's table list and who is online (where people sit is
+        in it) are pushed again."""
+        self.online_changed()
+        self.directory.changed()
 
     def online_changed(self) -> None:
-        """Push who is online to everyone in the lobby: at most once a second, however many players
-        come and go (a crowd connecting at once must not cost a list per player per arrival)."""
-        if self._online_due:
-            return
-        self._online_due = True
-        try:
-            asyncio.get_running_loop().call_later(ONLINE_EVERY, self._push_online)
-        except RuntimeError:
-            self._online_due = False
-
-    def _push_online(self) -> None:
-        self._online_due = False
-        if self.closed:
-            return
-        in_lobby = [m for m in self.members.values() if m.table is None and m.connection is not None]
-        online = self.online_message()
-        if not in_lobby or online.players == self._online_sent:
-            self._online_sent = online.players if in_lobby else None
-            return
-        self._online_sent = online.players
-        frame = wire.encode_message(online)
-        for member in in_lobby:
-            member.send_frame(frame)
-
-    def online_message(self) -> wire.Online:
-        """Who is on the server (at most MAX_ONLINE of them, by name), and where."""
-        members = sorted(self.members.values(), key=lambda m: m.name.casefold())
-        players = tuple(wire.OnlinePlayer(name=m.name, away=m.connection is None,
-                                          table=m.table.id if m.table is not None and not m.table.private else None)
-                        for m in members[:MAX_ONLINE])
-        return wire.Online(players=players, total=len(members))
+        self.presence.changed()
 
     def table_emptied_check(self, table: Table) -> None:
-        if table.has_people() or table.id not in self.tables:
-            return
-        if table.status == Status.PLAYING:  # bots play the game out, so it is recorded (Table._finish)
-            return
-        table.close()
-        del self.tables[table.id]
-        if self.storage is not None:
-            self.storage.drop_table(table.id)
-        self.tables_changed()
+        if self.directory.close_if_empty(table):
+            self.tables_changed()
 
     # --- persistence ------------------------------------------------------------------------------------
     def persist_table(self, table: Table, new_game: bool = False) -> None:
@@ -621,7 +234,7 @@ class Lobby:
             self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now),
                                    viewers=table.record_viewers() if table.private else None)
             if results:
-                self._push_leaderboards()  # read after the save: the database thread keeps the order
+                self.leaderboards.push()  # read after the save: the database thread keeps the order
 
     def restore(self) -> int:
         """Rebuild the tables saved in the database, exactly as they were, with their chat; their
@@ -649,7 +262,7 @@ class Lobby:
                     member = self.by_identity.get(identity) if identity else self.by_token.get(seat["token"])
                     if member is None:
                         member = Member(seat["name"], seat.get("token") or "", self.config, identity)
-                        self._remember(member)
+                        self.presence.remember(member)
                     member.table = table
                 table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member, seat.get("away_seq"))
             table.host_member = self._restored_host(table, meta)
@@ -661,8 +274,7 @@ class Lobby:
             for seat_ in table.seats:  # every player is away now: a bot plays for them at once
                 if seat_.member is not None and seat_.away_seq is None:
                     seat_.away_seq = table.last_seq
-            self.tables[table.id] = table
-            self._next_table_id = max(self._next_table_id, table.id + 1)
+            self.directory.add(table)
         loop = asyncio.get_running_loop()
         for member in self.members.values():
             if member.connection is None and member.grace is None:
@@ -693,6 +305,7 @@ class Lobby:
     def close(self) -> None:
         """Stop every clock, bot and grace timer (the server is shutting down)."""
         self.closed = True
+        self.presence.closed = True
         self.matchmaker.close()
         for table in self.tables.values():
             table.close()

@@ -27,7 +27,9 @@ from .runner import Status
 from .table import Table
 
 if TYPE_CHECKING:
-    from .lobby import Lobby, Member, Router
+    from .handlers import Router
+    from .lobby import Lobby
+    from .members import Member
 
 log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
@@ -141,11 +143,11 @@ class Matchmaker:
         for member in members:
             del self.waiting[member]
         level = self.bot_level_for(members, edition)
-        table_id = lobby._take_table_id()
+        table_id = lobby.directory.take_id()
         table = Table(lobby, table_id, table_name("play_now", number=table_id), options_from_wire(edition, {}), seats,
                       members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
                       name_code="play_now", name_params={"number": table_id})
-        lobby.tables[table.id] = table
+        lobby.directory.add(table)
         for member in members:
             if member.table is not None:
                 member.table.leave(member)

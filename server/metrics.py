@@ -27,7 +27,8 @@ from prometheus_client.registry import Collector
 from .moderation import listener_of, session_of
 
 if TYPE_CHECKING:
-    from .lobby import Link, Lobby
+    from .lobby import Lobby
+    from .members import Link
     from .runner import RunnerHost
     from .session import Session
 

@@ -41,11 +41,14 @@ from ono99_tui.protocol import MAX_CHAT, PROTOCOL_VERSION, ProtocolError, check_
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Admin, Block, Hello, Mute, Ping, Report, Request
 
+from .members import Member, token_hash
 from .names import name_key, name_keys, name_taken_params, same_name_refusal
 
 if TYPE_CHECKING:
+    from .handlers import Router
     from .history import ChatLine, ChatRoom
-    from .lobby import Link, Lobby, Member, Router
+    from .lobby import Lobby
+    from .members import Link
     from .session import Session
     from .storage import Database
     from .table import Table
@@ -317,8 +320,6 @@ class Moderation:
     def _comes_back(self, identity: str | None, hello: Hello) -> bool:
         """The hello brings back a player the lobby knows (whose name it then ignores). A key's own name,
         taken before its word was listed, stays its own too (at_the_door)."""
-        from .lobby import token_hash
-
         if identity is not None:
             return identity in self.lobby.by_identity
         resume = hello.resume
@@ -331,8 +332,6 @@ class Moderation:
             raise refuse("not_operator", f"{shown} is not an operator's key on this server (operators are listed "
                                          "in the file of ono99 serve --admins)", fatal=True,
                          why="key" if identity else "no_key", fingerprint=identity or "")
-        from .lobby import Member
-
         name = self.lobby.names.name_of(identity) or "operator"
         member = Member(name, "", self.lobby.config, identity)
         # A member of no lobby: the connection keeps its idle timeout, and nothing of the lobby knows it.
@@ -420,7 +419,7 @@ class Moderation:
         """(target key, name, the member if known now) of the player called ``name``."""
         wanted = name.strip()
         lobby = self.lobby
-        member = next((lobby.in_use[k] for k in sorted(name_keys(wanted)) if k in lobby.in_use), None) \
+        member = lobby.presence.holder(wanted) \
             if wanted else None
         if member is not None:
             return self.target_key(member), member.name, member
@@ -721,7 +720,7 @@ class Moderation:
                          name=old)
         new = check_name(request.name or "")
         lobby = self.lobby
-        holder = next((lobby.in_use[k] for k in sorted(name_keys(new)) if k in lobby.in_use), None)
+        holder = lobby.presence.holder(new)
         if holder is not None and holder.identity != key:
             raise ProtocolError("name_taken", same_name_refusal(new, holder.name),
                                 params=name_taken_params(new, holder.name))
@@ -741,14 +740,7 @@ class Moderation:
         """``member`` goes by ``new`` from now on, in the lobby and at their table; their app is told
         and reconnects, to be welcomed under that name."""
         lobby = self.lobby
-        if lobby.members.get(member.name) is member:
-            del lobby.members[member.name]
-        for key in name_keys(member.name):
-            if lobby.in_use.get(key) is member:
-                del lobby.in_use[key]
-        member.name = new
-        lobby.members[new] = member
-        lobby.in_use.update(dict.fromkeys(name_keys(new), member))
+        lobby.presence.rename(member, new)
         table = member.table
         if table is not None:
             for seat in table.seats:
@@ -768,10 +760,7 @@ class Moderation:
         notice = wire.encode_message(wire.Notice(table=None, text=f"An operator closed your table: {reason}",
                                                  code="table_closed", params={"reason": reason}))
         people = {s.member for s in table.seats if s.member is not None} | set(table.spectators) | set(table.waiting)
-        table.close()
-        del lobby.tables[table.id]
-        if lobby.storage is not None:
-            lobby.storage.drop_table(table.id)
+        lobby.directory.drop(table)
         for member in people:
             if member.table is table:
                 member.table = None

@@ -40,7 +40,9 @@ from ono99_tui.wire.requests import AskGameRecord, AskProfile
 from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
-    from .lobby import Lobby, Member, Router
+    from .handlers import Router
+    from .lobby import Lobby
+    from .members import Member
     from .table import Table
 
 MODEL = PlackettLuce()

@@ -14,7 +14,7 @@ from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire import server as wire
 
 if TYPE_CHECKING:
-    from .lobby import Member
+    from .members import Member
 
 STAND_IN_LEVEL = "greedy"  # plays for dropped players and timed-out turns
 

@@ -20,7 +20,8 @@ from ono99_tui.wire.requests import Hello, Prove, decode_request
 from ono99_tui.wire.server import Challenge, ErrorMessage, ServerMessage
 
 from .identity import fingerprint, parse_public_key, verify_proof
-from .lobby import Link, Member, TokenBucket
+from .members import Link, Member
+from .rates import TokenBucket
 
 if TYPE_CHECKING:
     from ono99_tui.access import AccessPolicy

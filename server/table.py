@@ -33,7 +33,8 @@ from .seating import STAND_IN_LEVEL, Seat, Seating
 from .storage import viewer_keys
 
 if TYPE_CHECKING:
-    from .lobby import Lobby, Member
+    from .lobby import Lobby
+    from .members import Member
 
 log = logging.getLogger("ono99.table")
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

@@ -40,7 +40,7 @@ from ono99_tui.wire.requests import (
 )
 from server import ServerConfig
 from server.connection import WRITE_BUFFER_HIGH, Connection
-from server.lobby import TokenBucket
+from server.rates import TokenBucket
 from tests.server_helpers import (
     FAST_PLAY,
     TIMEOUT,

@@ -18,7 +18,7 @@ from ono99_tui.protocol import encode
 from ono99_tui.wire.common import as_edition
 from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Join, Leave, Rematch, Say, Spectate
 from ono99_tui.wire.server import view_to_wire
-from server.lobby import token_hash
+from server.members import token_hash
 from server.storage import export_records
 from tests.server_helpers import (
     CARD_CODES,

@@ -18,7 +18,7 @@ from ono99_tui.protocol import HEADER, ProtocolError, decode_payload, encode
 from ono99_tui.wire.server import HandStartedEvent, History, ServerMessage, State, decode_server_message
 from server.broadcast import Broadcaster
 from server.config import ServerConfig
-from server.lobby import Member
+from server.members import Member
 from server.runner import GameRunner, Status
 from server.seating import Seating
 

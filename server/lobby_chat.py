@@ -1,0 +1,43 @@
+"""The lobby's chat: a line is saved before anybody is shown it, and shown to those who hear its sender.
+What a chat line may say (``chat_text``) holds for a table's chat too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ono99_tui.protocol import MAX_CHAT, ProtocolError, clean_text
+from ono99_tui.wire import server as wire
+
+from .history import ChatLine, ChatRoom
+from .members import Member
+
+LOBBY_CHAT = 0  # the lobby's chat is saved as that of table 0 (table ids start at 1)
+Keep = Callable[[int, ChatLine, Callable[[], None]], None]  # saves a line of a chat, then shows it
+
+
+def chat_text(text: str) -> str:
+    """``text`` as a chat line says it (no markup or escapes, no spaces around), or the refusal."""
+    said = clean_text(text).strip()
+    if not said:
+        raise ProtocolError("empty_chat", "the message is empty")
+    if len(said) > MAX_CHAT:
+        raise ProtocolError("chat_too_long", f"chat messages are at most {MAX_CHAT} characters",
+                            params={"max": MAX_CHAT})
+    return said
+
+
+class LobbyChat:
+    def __init__(self, history: int, keep: Keep) -> None:
+        self.room = ChatRoom(history, "lobby", None)
+        self._keep = keep
+
+    def say(self, sender: Member, text: str, hearers: Callable[[Member], Iterable[Member]]) -> None:
+        """``sender`` says ``text`` (checked) to ``hearers(sender)``, as they are once it is saved."""
+        line = self.room.add(sender.name, text)
+
+        def show() -> None:
+            frame = wire.encode_message(self.room.message(line))
+            for other in hearers(sender):
+                other.send_frame(frame)
+
+        self._keep(LOBBY_CHAT, line, show)
