@@ -893,8 +893,9 @@ def _admin_result(command: str, answer: dict[str, Any]) -> wire.AdminResult:
     return wire.AdminResult(command=command, text=answer["text"], params=answer["params"], rows=tuple(answer["rows"]))
 
 
-def _time(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]  # a REAL column: a number or NULL
+def _time(value: float | None) -> float | None:
+    """A REAL column's value: a number or NULL."""
+    return None if value is None else float(value)
 
 
 def _banned_network(address: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str]:

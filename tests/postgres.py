@@ -100,11 +100,13 @@ def start_cluster() -> Cluster:
     if user is not None:
         for path in (folder, socket_dir):
             os.chown(path, user.pw_uid, user.pw_gid)
-    as_user = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+    # the programs run as that user, with no other group (None: as this process, the defaults)
+    uid, gid = (None, None) if user is None else (user.pw_uid, user.pw_gid)
+    groups: list[int] | None = None if user is None else []
     env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
     subprocess.run([str(initdb), "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--locale=C",
                     "--no-sync", "--no-instructions"], check=True, capture_output=True, env=env, cwd=folder,
-                   **as_user)  # type: ignore[call-overload]
+                   user=uid, group=gid, extra_groups=groups)
     # fsync off: these databases die with the test run; a commit is still a commit to its client.
     log = (folder / "server.log").open("wb")
     process = subprocess.Popen(
@@ -112,7 +114,7 @@ def start_cluster() -> Cluster:
          "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
         stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder,
         start_new_session=True,  # its signals to its process group are not the test process's
-        **as_user)  # type: ignore[call-overload]
+        user=uid, group=gid, extra_groups=groups)
     cluster = Cluster(folder, socket_dir, process)
     end = time.monotonic() + START_TIMEOUT
     while True:

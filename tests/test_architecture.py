@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import io
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,22 +210,44 @@ def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_every_type_ignore_says_why() -> None:
-    """A ``type: ignore`` in the package or the server names its error code and says why, after it
-    on its line or in a comment on the line above; mypy checks the rest."""
-    unexplained = []
-    for folder in ("ono99_tui", "server"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            lines = path.read_text().splitlines()
-            for number, line in enumerate(lines, start=1):
-                if "# type: ignore" not in line:
-                    continue
-                said_after = re.search(r"# type: ignore\[[a-z-]+(,[a-z-]+)*\]  # \S", line)
-                said_above = re.search(r"# type: ignore\[[a-z-]+(,[a-z-]+)*\]$", line) and number > 1 \
-                    and lines[number - 2].lstrip().startswith("# ")
-                if not (said_after or said_above):
-                    unexplained.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
-    assert unexplained == []
+MOST_TYPE_IGNORES = 32  # fewer than the 33 the package, the server and the tests once had; lower it as they go
+IGNORE = re.compile(r"# type: ignore(\[[a-z-]+(,[a-z-]+)*\])?(  # \S.*)?$")
+
+
+def type_ignores(text: str) -> list[tuple[int, str, str]]:
+    """Each ``type: ignore`` comment in ``text`` (comments only, not strings that mention one): its line,
+    the comment, and the line above it."""
+    lines = text.splitlines()
+    return [(token.start[0], token.string, lines[token.start[0] - 2] if token.start[0] > 1 else "")
+            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            if token.type == tokenize.COMMENT and "type: ignore" in token.string]
+
+
+def unexplained_ignore(comment: str, above: str) -> bool:
+    """A ``type: ignore`` names its error codes and says why, after it or in a comment on the line above."""
+    match = IGNORE.search(comment)
+    if match is None or match.group(1) is None:
+        return True
+    return match.group(3) is None and not above.lstrip().startswith("# ")
+
+
+def test_the_finder_of_type_ignores_reads_comments_and_their_reasons() -> None:
+    text = ('x = f()  # type: ignore[arg-type]  # a wrong type on purpose\n'
+            "# Textual's own, replaced\ny = g()  # type: ignore[method-assign]\n"
+            'z = h()  # type: ignore\nw = "# type: ignore[misc]"\nv = k()  # type: ignore[misc]\n')
+    found = type_ignores(text)
+    assert [line for line, _, _ in found] == [1, 3, 4, 6]
+    assert [unexplained_ignore(comment, above) for _, comment, above in found] == [False, False, True, True]
+
+
+def test_every_type_ignore_says_why_and_they_are_few() -> None:
+    """Every ``type: ignore`` in the package, the server and the tests names its error code and says
+    why; mypy --strict (pyproject) checks the rest, and warns of any that is no longer needed."""
+    found = [(f"{path.relative_to(ROOT)}:{line}", comment, above) for folder in ("ono99_tui", "server", "tests")
+             for path in sorted((ROOT / folder).rglob("*.py"))
+             for line, comment, above in type_ignores(path.read_text())]
+    assert [f"{where}: {comment}" for where, comment, above in found if unexplained_ignore(comment, above)] == []
+    assert len(found) <= MOST_TYPE_IGNORES, [where for where, _, _ in found]
 
 
 def test_the_screens_reach_the_app_through_its_typed_host() -> None:

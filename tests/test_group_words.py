@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 from ono99_tui.core.cards import Card, Edition
 from ono99_tui.core.events import Event, Out, Played
@@ -125,8 +124,7 @@ def test_play_and_draw_are_offered_only_to_a_player_in_the_game_and_draw_only_wh
     def shows(view: View, action: str) -> bool:
         model = Model(my_name="alice")
         model.view = view
-        screen = SimpleNamespace(ono=SimpleNamespace(model=model, local=False))  # all footer_shows reads of it
-        return TableScreen.footer_shows(screen, action)  # type: ignore[arg-type]  # a stand-in for the screen
+        return TableScreen.offers(model, False, action)
 
     playing = wire.view(3, seat=0)
     manual = wire.view(3, seat=0, options={"manual_draw": True})

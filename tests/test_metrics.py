@@ -109,7 +109,8 @@ async def test_health_answers_ok_and_unknown_paths_are_404(tmp_path: Path) -> No
         logging.getLogger("ono99.test").error("something broke")  # an error in the logs is counted
         samples = await scrape(h)
         assert samples[("ono99_logged_errors_total", (("logger", "ono99.test"),))] == 1
-        h.server.storage.close()  # type: ignore[union-attr]  # a database that no longer answers
+        assert h.server.storage is not None
+        h.server.storage.close()  # a database that no longer answers
         status, _, text = await asyncio.to_thread(get, f"{base}/health")
         assert status == 503 and "database" in text
 

@@ -41,12 +41,25 @@ from ono99_tui.protocol import (
 from ono99_tui.wire.requests import (
     REQUEST_TYPES,
     Act,
+    AddBot,
     AskLeaderboard,
+    AskProfile,
+    CreateTable,
     Hello,
     Join,
+    Leave,
+    LeaveQueue,
+    ListTables,
+    Ping,
     PlayNow,
     Prove,
+    Rematch,
     Say,
+    SetTableOptions,
+    Sit,
+    Spectate,
+    Stand,
+    Start,
     decode_request,
     field_rules,
     kind_of,
@@ -451,7 +464,10 @@ def test_a_request_built_by_a_client_is_what_the_server_reads() -> None:
     built = [Hello(version=2, name="Ada", client="ono99", key="ssh-ed25519 AAAA", seen={"table": 3}),
              Join(code="ABC234"), Join(table=4, seat=2), Say(text="hi", scope="lobby"), Act(action="7", version=9),
              AskLeaderboard(follow=False), PlayNow(edition="1980", seats=3), Prove(signature=b"\x00" * 8)]
-    built += [cls() for cls in REQUEST_TYPES if not any(rule.required for rule in field_rules(cls))]
+    bare = [ListTables(), CreateTable(), Join(), Spectate(), Sit(), Stand(), Leave(), AddBot(), SetTableOptions(),
+            Start(), Rematch(), AskLeaderboard(), Ping(), PlayNow(), LeaveQueue(), AskProfile()]
+    assert [type(r) for r in bare] == [c for c in REQUEST_TYPES if not any(rule.required for rule in field_rules(c))]
+    built += bare
     for request in built:
         payload = list(FrameDecoder().feed(encode(request.to_wire())))
         assert decode_request(payload[0]) == request

@@ -16,6 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
 
 
+def found(pattern: str, text: str) -> re.Match[str]:
+    """Where the rules say ``pattern``; they must say it."""
+    match = re.search(pattern, text)
+    assert match is not None, f"docs/rules.md no longer says {pattern!r}"
+    return match
+
+
 def card_table(text: str, tag: str) -> list[list[str]]:
     """The rows of the Markdown table between ``<!-- tag -->`` and ``<!-- /tag -->``."""
     match = re.search(rf"<!-- {tag} -->\n(.*?)<!-- /{tag} -->", text, re.S)
@@ -76,19 +83,19 @@ def test_the_help_states_the_player_counts_tokens_and_defaults_of_docs_rules_md(
     the points target and how a points match is won by default, the Play 2 duty and the local game's
     draw window, the help says with the same numbers."""
     rules, shown = one_line(RULES.read_text(encoding="utf-8")), one_line(HELP_MARKDOWN)
-    low, high, house = re.search(r"(\d) to (\d) players; the `eight_players` house rule allows up to (\d)",
-                                 rules).groups()  # type: ignore[union-attr]
+    low, high, house = found(r"(\d) to (\d) players; the `eight_players` house rule allows up to (\d)",
+                             rules).groups()
     assert f"{low} to {high} players, or up to {house} with the house rule" in shown
     (low_1980, high_1980), = re.findall(r"no 0 or 1 cards; (\d) to (\d) players", rules)
     assert f"{low_1980} to {high_1980} players" in shown
-    tokens = re.search(r"Everyone starts with (\d) tokens", rules).group(1)  # type: ignore[union-attr]
+    tokens = found(r"Everyone starts with (\d) tokens", rules).group(1)
     assert f"everyone starts with {tokens} tokens" in shown
-    target = re.search(r"`points_target`, default (\d+)", rules).group(1)  # type: ignore[union-attr]
+    target = found(r"`points_target`, default (\d+)", rules).group(1)
     assert f"“Points target”: {target} unless the table sets another" in shown
     assert "`last_standing` (default)" in rules and "*last standing* (the default)" in shown
     assert "Duties never add up" in rules and "Duties never add up" in shown
     assert "cannot play a second is out too" in rules and "cannot play the second is out too" in shown
-    seconds = re.search(r"a bot waits (\d+) seconds", rules).group(1)  # type: ignore[union-attr]
+    seconds = found(r"a bot waits (\d+) seconds", rules).group(1)
     assert f"a bot waits {seconds} seconds" in shown
 
 

@@ -115,20 +115,34 @@ async def until(condition: Callable[..., object], what: str, timeout: float = PA
 
 
 # --- an SSH player ---------------------------------------------------------------------------------
+class WithSshFront(Protocol):
+    """A rig with an SSH front for players to connect to (``Rig`` here, test_web.py's ``MixedRig``)."""
+
+    @property
+    def front(self) -> SshFront: ...
+
+
 class Player:
     """A real asyncssh client with a PTY, and the server-side session it opened."""
 
-    def __init__(self, conn: asyncssh.SSHClientConnection, stdin: Any, stdout: Any, session: SshSession) -> None:
+    def __init__(self, conn: asyncssh.SSHClientConnection, stdin: Any, stdout: Any,
+                 session: SshSession | None) -> None:
         self.conn = conn
         self.stdin = stdin
         self.stdout = stdout
-        self.session = session
+        self._session = session  # None only without a PTY (the front opens no session then)
         self.output = bytearray()
         self.ended = asyncio.Event()
         self._reader = asyncio.create_task(self._read())
 
+    @property
+    def session(self) -> SshSession:
+        """The server-side session of a player with a PTY."""
+        assert self._session is not None, "a player without a PTY has no session on the front"
+        return self._session
+
     @classmethod
-    async def connect(cls, rig: Rig, username: str = "ada", *, key: asyncssh.SSHKey | bool | None = True,
+    async def connect(cls, rig: WithSshFront, username: str = "ada", *, key: asyncssh.SSHKey | bool | None = True,
                       term: str = "xterm-256color", size: tuple[int, int] = (100, 30),
                       env: dict[str, str] | None = None, pty: bool = True) -> Player:
         """``key``: True for a new key, an SSHKey, or None for a guest."""
@@ -144,7 +158,7 @@ class Player:
         await until(lambda: any(s.owner.port == local_port for s in rig.front.sessions) or not pty,
                     "the server-side session")
         session = next((s for s in rig.front.sessions if s.owner.port == local_port), None)
-        return cls(conn, stdin, stdout, session)  # type: ignore[arg-type]  # None only without a PTY: not read then
+        return cls(conn, stdin, stdout, session)
 
     async def _read(self) -> None:
         with contextlib.suppress(Exception):

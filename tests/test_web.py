@@ -615,7 +615,7 @@ class WebKeys:
         await until(lambda: self.session.app is not None and condition(self.session.app), what)
 
 
-def record_plays(app: SessionApp) -> list[tuple[int, tuple[str, ...], int]]:
+def record_plays(app: SessionApp, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, tuple[str, ...], int]]:
     """Every play the app is handed from now on, as (seat, cards, total), in order."""
     plays: list[tuple[int, tuple[str, ...], int]] = []
     handle = app.handle
@@ -625,11 +625,12 @@ def record_plays(app: SessionApp) -> list[tuple[int, tuple[str, ...], int]]:
             plays.extend((e.seat, e.cards, e.total) for e in message.events if isinstance(e, PlayEvent))
         handle(message)
 
-    app.handle = recording  # type: ignore[method-assign]
+    monkeypatch.setattr(app, "handle", recording)
     return plays
 
 
-async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(tmp_path: Path) -> None:
+async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One table, three ways in: a page's websocket, an SSH session and a protocol client over TCP,
     with a bot. The TCP player hosts a private table; the others come by its invite code (the page
     by its link, the SSH player as the user name). They play the whole game with their keys, and each
@@ -659,11 +660,11 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(t
         await page.type(b"Wren\r")
         await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
         browser = WebKeys(page, next(s for s in web.sessions if s.app is not None))
-        ssh_player = await Player.connect(rig, code, key=None)  # type: ignore[arg-type]  # a guest: asked a name
+        ssh_player = await Player.connect(rig, code, key=None)  # a guest: asked a name
         await ssh_player.until_shown(b"Your name at the tables", "the SSH name screen")
         await ssh_player.type("Sam\r")
         await host.expect("table", where=lambda m: all(s["kind"] != "empty" for s in m["table"]["seats"]))
-        seen = {"Wren": record_plays(browser.app), "Sam": record_plays(ssh_player.app)}
+        seen = {"Wren": record_plays(browser.app, monkeypatch), "Sam": record_plays(ssh_player.app, monkeypatch)}
         link = f"https://127.0.0.1:{web.port}/t/{code}"
         assert browser.app.model.invite_links == (f"https://127.0.0.1:{web.port}/t/{{code}}",
                                                   f"ssh -p {front.port} {{code}}@127.0.0.1")

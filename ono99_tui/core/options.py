@@ -109,18 +109,18 @@ class TableOptions:
                 or not low <= self.points_target <= high):
             raise OptionError("whole_number", option=OptionName("points_target"), low=low, high=high,
                               value=repr(self.points_target))
-        self._check_combination()
+        self._check_combination(self.scoring)
 
-    def _check_combination(self) -> None:
+    def _check_combination(self, scoring: Scoring) -> None:
+        """The options together, ``scoring`` the one ``__post_init__`` settled."""
         if self.edition is Edition.E2022:
-            if self.scoring is not Scoring.ELIMINATION:
-                raise OptionError("elimination_2022", option=OptionName("scoring"),
-                                  value=repr(self.scoring.value))  # type: ignore[union-attr]  # set by __post_init__
+            if scoring is not Scoring.ELIMINATION:
+                raise OptionError("elimination_2022", option=OptionName("scoring"), value=repr(scoring.value))
             for name in OPTIONS_1980_ONLY:
                 if getattr(self, name):
                     raise OptionError("only_1980", option=OptionName(name))
         else:
-            if self.scoring is Scoring.ELIMINATION:
+            if scoring is Scoring.ELIMINATION:
                 raise OptionError("not_elimination_1980", option=OptionName("scoring"))
             if self.eight_players:
                 raise OptionError("house_rule_2022", option=OptionName("eight_players"))

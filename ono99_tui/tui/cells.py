@@ -18,7 +18,7 @@ of its own) is drawn blank.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from typing import Any
 
@@ -74,7 +74,8 @@ def _split_cells(cls: type[Segment], segment: Segment, cut: int) -> tuple[Segmen
     return _split_keeping_marks(segment, cut)
 
 
-_original_join = getattr(Strip.join, "__func__")  # noqa: B009 (the function behind the classmethod)
+# the function behind the classmethod, as Textual declares it
+_original_join: Callable[[type[Strip], Iterable[Strip | None]], Strip] = getattr(Strip.join, "__func__")  # noqa: B009
 SIGNS = frozenset(code for code in INDIC if unicodedata.category(chr(code)) in ("Mn", "Mc"))
 
 
@@ -96,7 +97,7 @@ def _join(cls: type[Strip], strips: Iterable[Strip | None]) -> Strip:
                                *segments[1:]], strip.cell_length)
             last = next((s.text[-1] for s in reversed(strip._segments) if s.text), last)
         pieces.append(strip)
-    return _original_join(cls, pieces)  # type: ignore[no-any-return]  # read through getattr, so Any
+    return _original_join(cls, pieces)
 
 
 def match_terminal_widths() -> None:

@@ -111,14 +111,18 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             game_app.hold_bots_unless_table_shown()
 
     def footer_shows(self, action: str) -> bool:
-        """Start and Play again show in the footer only when they would do something (pressed
-        otherwise, they say why not)."""
+        return self.offers(self.ono.model, self.ono.local, action)
+
+    @staticmethod
+    def offers(model: Model, local: bool, action: str) -> bool:
+        """Whether the footer shows ``action`` to the player of ``model`` (``local``: in a local game):
+        Start and Play again only when they would do something (pressed otherwise, they say why not)."""
         if action in ("start", "rematch"):
-            table = self.ono.model.table
-            host = (table is not None and table.host == self.ono.model.my_name) or self.ono.local
+            table = model.table
+            host = (table is not None and table.host == model.my_name) or local
             return host and table is not None and table.status == ("waiting" if action == "start" else "finished")
         if action in ("play_selected", "draw"):  # a spectator, or a seat that is out, has no cards to play or draw
-            view = self.ono.model.view
+            view = model.view
             if view is None or view.seat is None or not (view.active[view.seat] and view.in_hand[view.seat]):
                 return False
             return action == "play_selected" or view.options.manual_draw  # else draws are taken for you

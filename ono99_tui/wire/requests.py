@@ -316,7 +316,7 @@ class Admin(_Request):
 Request = (Hello | Prove | ListTables | CreateTable | Join | Spectate | Sit | Stand | Leave | AddBot | RemoveBot
            | Kick | GiveSeat | SetTableOptions | Start | Rematch | Act | Say | AskLeaderboard | Ping | PlayNow
            | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin)
-REQUEST_TYPES: tuple[type[_Request], ...] = (  # in the order of docs/protocol.md section 4
+REQUEST_TYPES: tuple[type[Request], ...] = (  # in the order of docs/protocol.md section 4
     Hello, Prove, ListTables, CreateTable, Join, Spectate, Sit, Stand, Leave, AddBot, RemoveBot, Kick, GiveSeat,
     SetTableOptions, Start, Rematch, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block, Report, Admin,
     AskProfile, AskGameRecord)
@@ -342,7 +342,7 @@ def kind_of(cls: type[_Request]) -> str:
     return kind
 
 
-_RULES: dict[str, tuple[type[_Request], tuple[FieldRule, ...]]] = {}
+_RULES: dict[str, tuple[type[Request], tuple[FieldRule, ...]]] = {}
 for _cls in REQUEST_TYPES:
     _cls._kind, _cls._names = kind_of(_cls), tuple(f.name for f in field_rules(_cls))
     _RULES[kind_of(_cls)] = (_cls, field_rules(_cls))
@@ -374,4 +374,4 @@ def decode_request(message: Mapping[str, Any]) -> Request:
             raise ProtocolError("bad_field", f"{kind}: field {name!r} {problem}",
                                 params={"why": why, "message": kind, "field": name})
         values[name] = value if spec.rule.convert is None else spec.rule.convert(value)
-    return cls(**values)  # type: ignore[return-value]  # each of REQUEST_TYPES is one of Request
+    return cls(**values)
