@@ -23,18 +23,22 @@ class Broadcaster:
         self.table_id = table_id
         self.seating = seating
         self.runner = runner
+        # Newcomers whose seat or place is being saved: told nothing of the table until it is, then
+        # welcomed with all of it (server/handlers.py).
+        self.arriving: set[Member] = set()
 
     def tables(self, detail: Callable[[Member], wire.TableDetail]) -> None:
         """Everyone at the table is sent the table as they see it."""
         for member in self.seating.members():
-            member.send(wire.TableMessage(table=detail(member)))
+            if member not in self.arriving:
+                member.send(wire.TableMessage(table=detail(member)))
 
     def everyone(self, message: wire.ServerMessage, but: Collection[Member] = (),
                  to: Iterable[Member] | None = None) -> None:
         """``message`` to everyone at the table (or those of it in ``to``) but ``but``, encoded once."""
         frame = wire.encode_message(message)
         for member in self.seating.members() if to is None else to:
-            if member not in but:
+            if member not in but and member not in self.arriving:
                 member.send_frame(frame)
 
     def notice(self, text: str, code: str, params: dict[str, str | int]) -> None:
@@ -84,10 +88,11 @@ class Broadcaster:
             return
         shared = self.state_shared()
         for seat_index, seat in enumerate(self.seating.seats):
-            if seat.connected and seat.member is not skip:
+            if seat.connected and seat.member is not skip and seat.member not in self.arriving:
                 assert seat.member is not None
                 seat.member.send(self.state_message(seat_index, [], shared))
-        watching = [m for m in self.seating.spectators if m.connection is not None and m is not skip]
+        watching = [m for m in self.seating.spectators
+                    if m.connection is not None and m is not skip and m not in self.arriving]
         if watching:
             frame = wire.encode_message(self.state_message(None, [], shared))
             for member in watching:
@@ -99,11 +104,11 @@ class Broadcaster:
         spectator_frame: bytes | None = None
         shared = self.state_shared()
         for seat_index, seat in enumerate(self.seating.seats):
-            if seat.connected:
+            if seat.connected and seat.member not in self.arriving:
                 assert seat.member is not None
                 seat.member.send(self.state_message(seat_index, events, shared))
         for member in self.seating.spectators:
-            if member.connection is None:
+            if member.connection is None or member in self.arriving:
                 continue
             if spectator_frame is None:
                 spectator_frame = wire.encode_message(self.state_message(None, events, shared))

@@ -155,7 +155,9 @@ class LobbyRequests:
         if member.table is not None and not was_here:
             member.table.leave(member)
         table.sit(member, seat)
-        self._welcome_to_table(member, table, was_here)
+        if not was_here:
+            table.arriving(member)
+        table.once_shown(lambda: self._welcome_to_table(member, table, was_here))
 
     def on_spectate(self, member: Member, request: Spectate) -> None:
         table = self.lobby.directory.find(request.code, request.table)
@@ -166,11 +168,13 @@ class LobbyRequests:
         if table.seat_of(member) is not None:
             raise ProtocolError("seated", "you are sitting at this table; stand up to watch")
         table.spectate(member)
-        self._welcome_to_table(member, table, was_here)
+        self._welcome_to_table(member, table, was_here)  # at once: spectators are not kept over a restart
 
     def _welcome_to_table(self, member: Member, table: Table, was_here: bool = False) -> None:
         """The table, its chat and its game for a newcomer (all of them), or for one who was
         already there (nothing they have seen again)."""
+        if member.table is not table:  # it closed, or they left, while their seat was being saved
+            return
         member.send(wire.TableMessage(table=table.detail(member)))
         member.send(self.lobby.moderation.history_for(member,
                                                       table.chat.history(table.chat.last_id if was_here else None)))
@@ -188,19 +192,23 @@ class LobbyRequests:
             table.wait_for_seat(member)
             return
         table.sit(member, request.seat)
-        table.send_state_to(member, table.last_seq)
+        table.state_when_shown(member)
 
     def on_stand(self, member: Member, request: Stand) -> None:
         table = self._table_of(member)
         table.stand(member)
-        table.send_state_to(member, table.last_seq)
+        table.state_when_shown(member)
 
     def on_leave(self, member: Member, request: Leave) -> None:
         table = self._table_of(member)
         table.leave(member)
-        member.send(wire.Left(table=table.id))
-        member.send(self.lobby.directory.listing())
-        member.send(self.lobby.presence.online_message())
+
+        def gone() -> None:
+            member.send(wire.Left(table=table.id))
+            member.send(self.lobby.directory.listing())
+            member.send(self.lobby.presence.online_message())
+
+        table.once_shown(gone)
 
     def on_add_bot(self, member: Member, request: AddBot) -> None:
         self._table_of(member).add_bot(member, request.seat, request.level)

@@ -206,9 +206,13 @@ class Lobby:
             self.tables_changed()
 
     # --- persistence ------------------------------------------------------------------------------------
-    def persist_table(self, table: Table, new_game: bool = False) -> None:
-        if self.storage is not None and table.id in self.tables:
-            self.storage.save_table(table.id, table.to_meta(), table.game_no if new_game else None)
+    def persist_table(self, table: Table, new_game: bool = False, on_saved: Callable[[], None] | None = None) -> bool:
+        """Save a table; True if ``on_saved`` will be called once it is saved, False if nothing is
+        saved (no database, or a table already closed), so there is nothing to wait for."""
+        if self.storage is None or table.id not in self.tables:
+            return False
+        self.storage.save_table(table.id, table.to_meta(), table.game_no if new_game else None, on_saved)
+        return True
 
     def persist_action(self, table: Table, n: int, seat: int, action: str,
                        on_saved: Callable[[], None]) -> bool:

@@ -153,9 +153,13 @@ class Matchmaker:
                 member.table.leave(member)
             table.sit(member)
         table.start(None)  # the empty seats get bots of the table's level
-        for member in members:
-            member.send(wire.ChatHistory(scope="table", table=table.id, messages=()))
-            member.send(self.status(member))
+
+        def seated() -> None:
+            for member in members:
+                member.send(wire.ChatHistory(scope="table", table=table.id, messages=()))
+                member.send(self.status(member))
+
+        table.once_shown(seated)
         log.info("play now: table %d for %s (%s, %d seats, %s bots)", table.id,
                  ", ".join(m.name for m in members), edition, seats, level)
         return table

@@ -138,6 +138,7 @@ class GameRunner:
         self._thinking: asyncio.Task[None] | None = None  # a searching bot's decision, computed off the loop
         self._unsent_events: list[Event] = []  # applied, waiting to be saved before shown
         self._unsaved_actions = 0  # actions handed to the database and not yet saved
+        self.dealing = False  # a new game not shown yet (its start is being saved): nothing moves in it
 
     @property
     def clock(self) -> Clock:
@@ -176,7 +177,15 @@ class GameRunner:
         self.game = Game(self.options, self.seat_count, random.Random(seed))
         self._clock_of = None
         self.bot_rng = random.Random(seed ^ 0x5EED)
+        self.dealing = True
         return self.game
+
+    def begin(self) -> None:
+        """Show the new game's deal, with the first turn's clock: its moves may come from now on."""
+        assert self.game is not None
+        self.dealing = False
+        self.schedule()  # first, so the state carries the first turn's clock
+        self.show(self.game.log)
 
     def resume(self, game: Game, actions: list[tuple[int, str]]) -> None:
         """A game saved before a restart, every saved move applied: shown (or it could have been)."""
@@ -190,7 +199,7 @@ class GameRunner:
         game = self.game
         if game is None or not self.playing:
             raise ProtocolError("no_game", "no game is running at this table")
-        if version != game.version:
+        if version != game.version or self.dealing:  # dealing: a state nobody was shown yet
             raise ProtocolError("stale_action",
                                 f"that action was for state {version}, the table is at {game.version}; "
                                 "it was not applied", params={"version": version, "current": game.version})
@@ -259,6 +268,8 @@ class GameRunner:
         """Arrange the next move that is not up to a connected person: a bot's, or a clock. A turn's
         clock runs on across reconnects and seat changes: only a new move starts a fresh one."""
         game = self.game
+        if self.dealing:  # nothing moves before the deal is shown (``begin``)
+            return
         if game is None or not self.playing or game.is_over or self.paused:
             self.cancel_timer()
             self.deadline = None

@@ -183,15 +183,19 @@ class Storage(ABC):
         result: T = await asyncio.wrap_future(self._run(fn))
         return result
 
-    def submit(self, fn: Callable[[Database], Any]) -> None:
+    def submit(self, fn: Callable[[Database], Any], on_saved: Callable[[], None] | None = None) -> None:
         """Queue ``fn(db)`` (a coroutine function, or a plain one) on the database thread; writes keep
-        their order. A failure is logged."""
+        their order. A failure is logged. ``on_saved`` is called on this event loop once the write is
+        committed (or failed)."""
+        loop = asyncio.get_running_loop() if on_saved is not None else None
         future = self._run(fn)
         future.add_done_callback(_log_failure)
         observer = self.write_observer
         if observer is not None:  # metrics: from queued to done
             queued = time.perf_counter()
             future.add_done_callback(lambda _done: observer(time.perf_counter() - queued))
+        if loop is not None and on_saved is not None:
+            future.add_done_callback(lambda _done: _tell([(loop, on_saved)]))
 
     def run_now(self, fn: Job[T]) -> T:
         """Run ``fn(db)`` on the database thread and wait for it (at start-up, before play)."""
@@ -209,7 +213,10 @@ class Storage(ABC):
         self._executor.shutdown(wait=True)
 
     # --- tables in progress -------------------------------------------------------------------------
-    def save_table(self, table_id: int, meta: dict[str, Any], reset_actions_of: int | None = None) -> None:
+    def save_table(self, table_id: int, meta: dict[str, Any], reset_actions_of: int | None = None,
+                   on_saved: Callable[[], None] | None = None) -> None:
+        """Save a table's seats, status and game (``reset_actions_of``: the new game's number, whose
+        are the only moves kept); ``on_saved`` is called on this event loop once it is committed."""
         text = json.dumps(meta)
 
         async def write(db: Database) -> None:
@@ -220,7 +227,7 @@ class Storage(ABC):
                     await db.run("DELETE FROM live_actions WHERE table_id = ? AND game_no != ?",
                                  (table_id, reset_actions_of))
 
-        self.submit(write)
+        self.submit(write, on_saved)
 
     def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str,
                     on_saved: Callable[[], None] | None = None) -> None:

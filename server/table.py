@@ -69,6 +69,10 @@ class Table:
         # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
         self._after_state: dict[Member, Callable[[], None]] = {}
         self._finish_unannounced = False  # the game is over; the table says so after its last state
+        # Saves of changes to the seats or the status not committed yet, and what waits to be shown after them.
+        self._unsaved_changes = 0
+        self._after_saved: list[Callable[[], None]] = []
+        self.closed = False  # dropped from the lobby: its people were told, and hear nothing more of it
 
     # --- its parts' state, as the lobby and the tests read it --------------------------------------------
     @property
@@ -219,7 +223,7 @@ class Table:
             self.waiting.remove(member)
             self.sit(member, seat)
             if not self.runner.playing:
-                self.send_state_to(member, self.last_seq)
+                self.state_when_shown(member)
 
     def _tell_still_waiting(self) -> None:
         """A game starts with no seat for those waiting: they are told, and so is the host, who can give
@@ -241,7 +245,7 @@ class Table:
         """The host gives an empty or a bot's seat to a spectator, between games."""
         target = self.seating.give_seat(member, seat, name, playing=self.runner.playing)
         self.sit(target, seat)
-        self.send_state_to(target, self.last_seq)
+        self.state_when_shown(target)
 
     def set_options(self, member: Member, replace_bots: bool | None) -> None:
         self.seating.require_host(member)
@@ -279,6 +283,7 @@ class Table:
         if seat is not None:
             self._vacate(seat)
         self.seating.forget(member)
+        self.broadcast.arriving.discard(member)
         if member.table is self:
             member.table = None
         self.seating.pass_host(member)
@@ -302,14 +307,19 @@ class Table:
     def kick(self, member: Member, seat: int) -> None:
         target = self.seating.kick_target(member, seat)
         self._vacate(seat)
-        if target is not None:
-            if target.table is self:
-                target.table = None
-            target.send(wire.Left(table=self.id))
-            target.send(wire.Notice(table=None, code="removed", params={"table": self.name},
-                                    text=f"You were removed from table {self.name!s}."))
-            self.lobby.forget_if_idle(target)
+        if target is not None and target.table is self:
+            target.table = None
         self.changed()
+        if target is not None:
+            removed = target
+
+            def tell() -> None:
+                removed.send(wire.Left(table=self.id))
+                removed.send(wire.Notice(table=None, code="removed", params={"table": self.name},
+                                         text=f"You were removed from table {self.name!s}."))
+
+            self.once_shown(tell)
+            self.lobby.forget_if_idle(target)
 
     # --- the game -------------------------------------------------------------------------------------
     def start(self, member: Member | None) -> None:
@@ -321,17 +331,19 @@ class Table:
         self._tell_still_waiting()
         self.seating.fill_with_bots()
         self.runner.flush()  # the last game's final moves, if a rematch overtook their saving
-        game = self.runner.new_game(secrets.randbits(63))
+        self.runner.new_game(secrets.randbits(63))
         self.players = [self._player_of(s) for s in self.seats]
         self.stand_in = [[] for _ in self.seats]
         for i, s in enumerate(self.seats):
             if s.kind == "human" and not s.connected:
                 self._stand_in_begins(i)
         self.runner.status = Status.PLAYING
-        self.lobby.persist_table(self, new_game=True)
-        self.changed()
-        self.runner.schedule()
-        self.runner.show(game.log)
+        self.changed(new_game=True)
+        self.once_shown(self._begin)  # the deal, once the game's seed is saved
+
+    def _begin(self) -> None:
+        if not self.closed:
+            self.runner.begin()
 
     def rematch(self, member: Member) -> None:
         self.seating.require_host(member)
@@ -494,11 +506,42 @@ class Table:
             standin.open_span(spans, self.game)
 
     # --- messages ---------------------------------------------------------------------------------------
-    def changed(self) -> None:
-        """Seats or status changed: tell the table and the lobby."""
-        self.broadcast.tables(self.detail)
+    def changed(self, new_game: bool = False) -> None:
+        """Seats or status changed (``new_game``: a game starts): saved, then the table and the lobby are
+        told. A seat or a game anybody saw is never lost by a crash, as a move is not (the runner):
+        changes made while one is being saved go out together once the last is saved."""
+        if self.lobby.persist_table(self, new_game, self._change_saved):
+            self._unsaved_changes += 1
+        else:  # nothing to wait for: no database, or the table is closed
+            self._show_changes()
+
+    def _change_saved(self) -> None:
+        self._unsaved_changes -= 1
+        if self._unsaved_changes == 0:
+            self._show_changes()
+
+    def _show_changes(self) -> None:
+        self.broadcast.arriving.clear()  # every seat is saved: newcomers hear the table from now on
+        if not self.closed:
+            self.broadcast.tables(self.detail)
         self.lobby.tables_changed()
-        self.lobby.persist_table(self)
+        waiting, self._after_saved = self._after_saved, []
+        for then in waiting:
+            then()
+
+    def arriving(self, member: Member) -> None:
+        """``member`` came to the table and is welcomed once it is saved: until then they are told nothing
+        of it (what is shown meanwhile comes in their welcome)."""
+        if self._unsaved_changes:
+            self.broadcast.arriving.add(member)
+
+    def once_shown(self, then: Callable[[], None]) -> None:
+        """``then`` (what tells someone of a change to the table) once the table's changes are saved
+        and shown: at once if none waits."""
+        if self._unsaved_changes:
+            self._after_saved.append(then)
+        else:
+            then()
 
     def say(self, member: Member, text: str) -> None:
         """A chat line: numbered, saved, then shown to everyone at the table."""
@@ -517,7 +560,12 @@ class Table:
     def send_state_to(self, member: Member, seen_seq: int | None = None) -> None:
         self.broadcast.send_state_to(member, seen_seq)
 
+    def state_when_shown(self, member: Member) -> None:
+        """The game as ``member`` sees it, after what they saw, once the table's changes are shown."""
+        self.once_shown(lambda: self.send_state_to(member, self.last_seq) if member.table is self else None)
+
     def close(self) -> None:
+        self.closed = True
         self.runner.close()
 
     # --- persistence --------------------------------------------------------------------------------------

@@ -6,12 +6,15 @@ handed to a lobby with no socket and no database."""
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from ono99_tui.core.options import TableOptions
-from ono99_tui.wire.requests import AskLeaderboard, CreateTable, Join, Leave, Say
+from ono99_tui.wire.requests import AddBot, AskLeaderboard, CreateTable, Join, Leave, Say, Start
 from ono99_tui.wire.server import (
     Chat,
     ChatHistory,
@@ -31,8 +34,9 @@ from server.lobby_chat import LOBBY_CHAT, LobbyChat, chat_text
 from server.members import Member, token_hash
 from server.presence import ONLINE_EVERY, Presence
 from server.rates import Throttle
+from server.storage import Database, Storage, open_storage
 from server.table import Table
-from tests.test_table_parts import person, received, refused
+from tests.test_table_parts import Recorder, person, received, refused
 
 
 class Timers:
@@ -288,3 +292,69 @@ def test_a_private_table_with_bots_is_listed_nowhere_and_a_second_host_of_too_ma
     assert [s.kind for s in table.seats] == ["human", "bot", "bot"]
     assert table.private and lobby.directory.listing().total == 0 and lobby.directory.find(table.code, None) is table
     refused(lambda: lobby.handle(ada, CreateTable(seats=2)), "too_many_tables")
+
+
+# --- save before show ----------------------------------------------------------------------------------------
+class Witness(Recorder):
+    """A member's link that, whenever the table or its game is shown to them, reads what the database
+    holds of that table at that moment."""
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__()
+        self.storage = storage
+        self.seats: list[tuple[list[str], list[str] | None]] = []  # (seats shown, seats saved then)
+        self.games: list[tuple[int, int | None]] = []  # (game shown in a state, game saved then)
+
+    def send_frame(self, frame: bytes) -> None:
+        super().send_frame(frame)
+        message = self.received[-1]
+        if isinstance(message, TableMessage):
+            saved = self.saved(message.table.id)
+            self.seats.append(([s.name for s in message.table.seats],
+                               [s["name"] for s in saved["seats"]] if saved is not None else None))
+        elif isinstance(message, State):
+            saved = self.saved(message.table)
+            self.games.append((message.game_no, saved["game_no"] if saved is not None else None))
+
+    def saved(self, table_id: int) -> dict[str, Any] | None:
+        return next((t.meta for t in self.storage.load_tables() if t.id == table_id), None)
+
+
+async def settled(storage: Storage) -> None:
+    """Every write queued so far is done, and what waited for them has run."""
+    async def nothing(db: Database) -> None:
+        pass
+
+    await storage.call(nothing)
+    await asyncio.sleep(0)
+
+
+async def test_a_seat_change_and_a_games_start_are_shown_only_once_they_are_saved(tmp_path: Path) -> None:
+    """Tried with a real SQLite store: Ada opens a table, Bo joins, a bot takes a seat, Bo leaves, a bot
+    takes his and the game starts. Whenever anyone is shown the table, the database already holds the
+    seats shown; whenever a state shows a game, the database already holds that game."""
+    storage = open_storage(tmp_path / "x.db")
+    lobby = Lobby(ServerConfig(), storage)
+    try:
+        ada, bo = person("ada"), person("bo")
+        witnesses = [Witness(storage), Witness(storage)]
+        ada.connection, bo.connection = witnesses
+        for member in (ada, bo):
+            lobby.presence.remember(member)
+        lobby.handle(ada, CreateTable(name="ada's", seats=3))
+        await settled(storage)
+        lobby.handle(bo, Join(table=1))
+        await settled(storage)
+        lobby.handle(ada, AddBot())
+        await settled(storage)
+        lobby.handle(bo, Leave())
+        await settled(storage)
+        lobby.handle(ada, Start())
+        await settled(storage)
+        shown = [seats for w in witnesses for seats, _ in w.seats]
+        assert ["ada", "bo", "Bot 3"] in shown and ["ada", "Bot 2", "Bot 3"] in shown  # what was tried was shown
+        assert [saved for w in witnesses for _, saved in w.seats] == shown
+        assert witnesses[0].games == [(1, 1)]
+    finally:
+        lobby.close()
+        storage.close()

@@ -221,10 +221,9 @@ def a_runner(host: NoteTaker, *, bot_delay: float = 1.0, turn_seconds: int = 0) 
     clock = TestClock()
     runner = GameRunner(host, ServerConfig(bot_delay=bot_delay), TableOptions(), 3, turn_seconds=turn_seconds,
                         clock=clock)
-    game = runner.new_game(seed=5)
+    runner.new_game(seed=5)
     runner.status = Status.PLAYING
-    runner.schedule()
-    runner.show(game.log)
+    runner.begin()
     return runner, clock
 
 
