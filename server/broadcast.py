@@ -23,15 +23,21 @@ class Broadcaster:
         self.table_id = table_id
         self.seating = seating
         self.runner = runner
-        # Newcomers whose seat or place is being saved: told nothing of the table until it is, then
-        # welcomed with all of it (server/handlers.py).
+        # Newcomers whose seat is being saved: told nothing more of the table until it is, then welcomed
+        # with all of it (server/handlers.py).
         self.arriving: set[Member] = set()
 
-    def tables(self, detail: Callable[[Member], wire.TableDetail]) -> None:
-        """Everyone at the table is sent the table as they see it."""
-        for member in self.seating.members():
-            if member not in self.arriving:
-                member.send(wire.TableMessage(table=detail(member)))
+    def tables(self, detail: Callable[[Member], wire.TableDetail], closed: Callable[[], bool]) -> Callable[[], None]:
+        """What sends everyone at the table the table as they see it now, unless it is ``closed`` then."""
+        shown = [(member, wire.TableMessage(table=detail(member)))
+                 for member in self.seating.members() if member not in self.arriving]
+
+        def show() -> None:
+            if not closed():
+                for member, message in shown:
+                    member.send(message)
+
+        return show
 
     def everyone(self, message: wire.ServerMessage, but: Collection[Member] = (),
                  to: Iterable[Member] | None = None) -> None:

@@ -173,6 +173,7 @@ class LobbyRequests:
     def _welcome_to_table(self, member: Member, table: Table, was_here: bool = False) -> None:
         """The table, its chat and its game for a newcomer (all of them), or for one who was
         already there (nothing they have seen again)."""
+        table.welcomed(member)
         if member.table is not table:  # it closed, or they left, while their seat was being saved
             return
         member.send(wire.TableMessage(table=table.detail(member)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -69,9 +70,8 @@ class Table:
         # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
         self._after_state: dict[Member, Callable[[], None]] = {}
         self._finish_unannounced = False  # the game is over; the table says so after its last state
-        # Saves of changes to the seats or the status not committed yet, and what waits to be shown after them.
-        self._unsaved_changes = 0
-        self._after_saved: list[Callable[[], None]] = []
+        # For each save of a change to the seats or the status not committed yet: what shows it, in order.
+        self._unshown: deque[list[Callable[[], None]]] = deque()
         self.closed = False  # dropped from the lobby: its people were told, and hear nothing more of it
 
     # --- its parts' state, as the lobby and the tests read it --------------------------------------------
@@ -508,38 +508,33 @@ class Table:
     # --- messages ---------------------------------------------------------------------------------------
     def changed(self, new_game: bool = False) -> None:
         """Seats or status changed (``new_game``: a game starts): saved, then the table and the lobby are
-        told. A seat or a game anybody saw is never lost by a crash, as a move is not (the runner):
-        changes made while one is being saved go out together once the last is saved."""
+        told, the table as it was at the change. A seat or a game anybody saw is never lost by a crash,
+        as a move is not (the runner); changes are shown in the order they were made."""
+        show = self.broadcast.tables(self.detail, closed=lambda: self.closed)
         if self.lobby.persist_table(self, new_game, self._change_saved):
-            self._unsaved_changes += 1
-        else:  # nothing to wait for: no database, or the table is closed
-            self._show_changes()
+            self._unshown.append([show, self.lobby.tables_changed])
+        else:  # nothing to wait for (no database, or the table is closed) but the changes before it
+            self.once_shown(show)
+            self.once_shown(self.lobby.tables_changed)
 
     def _change_saved(self) -> None:
-        self._unsaved_changes -= 1
-        if self._unsaved_changes == 0:
-            self._show_changes()
-
-    def _show_changes(self) -> None:
-        self.broadcast.arriving.clear()  # every seat is saved: newcomers hear the table from now on
-        if not self.closed:
-            self.broadcast.tables(self.detail)
-        self.lobby.tables_changed()
-        waiting, self._after_saved = self._after_saved, []
-        for then in waiting:
+        for then in self._unshown.popleft():
             then()
 
     def arriving(self, member: Member) -> None:
-        """``member`` came to the table and is welcomed once it is saved: until then they are told nothing
-        of it (what is shown meanwhile comes in their welcome)."""
-        if self._unsaved_changes:
+        """``member`` came to the table and is welcomed once their seat is saved (``welcome``): until then
+        they are told nothing more of it (what is shown meanwhile comes in their welcome)."""
+        if self._unshown:
             self.broadcast.arriving.add(member)
 
+    def welcomed(self, member: Member) -> None:
+        self.broadcast.arriving.discard(member)
+
     def once_shown(self, then: Callable[[], None]) -> None:
-        """``then`` (what tells someone of a change to the table) once the table's changes are saved
-        and shown: at once if none waits."""
-        if self._unsaved_changes:
-            self._after_saved.append(then)
+        """``then`` (what tells someone of a change to the table) once the table's changes made so far
+        are saved and shown: at once if none waits."""
+        if self._unshown:
+            self._unshown[-1].append(then)
         else:
             then()
 
