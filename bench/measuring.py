@@ -1,9 +1,10 @@
-"""What the SSH benchmarks share: an ``ono99 serve`` process with its SSH front workers, the CPU
-and memory they use (read from /proc), the measuring of a span of work, and SSH logins spread so
-that they stay within the front's limits on logins waiting.
+"""What the benchmarks of the fronts share: an ``ono99 serve`` process with its front workers, the
+CPU and memory they use (read from /proc), the measuring of a span of work and of the table updates
+that sessions watching a table redraw, and SSH logins spread so that they stay within the front's
+limits on logins waiting.
 
-Used by bench/front_isolation.py, bench/ssh_human_pace.py and bench/ssh_sessions.py (run as
-scripts: this directory is on their import path).
+Used by bench/front_isolation.py, bench/ssh_human_pace.py, bench/ssh_sessions.py and
+bench/web_sessions.py (run as scripts: this directory is on their import path).
 """
 
 from __future__ import annotations
@@ -11,17 +12,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import platform
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
+from ono99_tui.client import Client
 from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.wire.requests import Act, CreateTable, Join, Start
 
 HOST = "127.0.0.1"
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +37,18 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LOGINS_PER_ADDRESS = SshSettings().max_waiting_logins_per_address - 1
 LOGINS_AT_ONCE = SshSettings().max_waiting_logins - 4
 
+QUIET = 0.3  # seconds without output after which a redraw counts as done
+NOTICE_SECONDS = 22.0  # a little over the 20 s an invite-code notice stays on screen
+TIMEOUT = 120.0
+
 T = TypeVar("T")
+
+
+def machine() -> str:
+    cpu = "cpu"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as info:
+        cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
+    return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}, {platform.system()}"
 
 
 def free_port() -> int:
@@ -137,3 +153,114 @@ async def log_in_all(count: int, log_in: Callable[[int, str], Awaitable[T]]) -> 
             return await log_in(index, login_address(index))
 
     return list(await asyncio.gather(*(one(i) for i in range(count))))
+
+
+class Terminal(Protocol):
+    """A session's terminal as the benchmarks count it: the bytes it received, and when it last did."""
+
+    received: int
+    last_output: float
+
+
+class Serving:
+    """A running ``ono99 serve`` (``proc``, which a benchmark starts) as the benchmarks measure it."""
+
+    proc: subprocess.Popen[bytes] | None = None
+
+    def pids(self) -> list[int]:
+        """The game server, then its front workers."""
+        assert self.proc is not None
+        return [self.proc.pid, *children(self.proc.pid)]
+
+    def cpu(self) -> float:
+        """CPU seconds (user+system) of the game server and its fronts."""
+        return sum(cpu_seconds(pid) for pid in self.pids())
+
+    def game_cpu(self) -> float:
+        """CPU seconds of the game server alone."""
+        assert self.proc is not None
+        return cpu_seconds(self.proc.pid)
+
+    def rss(self) -> int:
+        """Resident memory of the game server and its fronts."""
+        return sum(rss(pid) for pid in self.pids())
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_serve(self.proc)
+
+
+async def quiet(terminals: list[Terminal], seconds: float = 1.0) -> None:
+    """Until no terminal has received output for ``seconds``: the apps have finished drawing."""
+    while terminals and time.perf_counter() - max(t.last_output for t in terminals) < seconds:
+        await asyncio.sleep(0.05)
+
+
+async def latest_view(client: Client) -> dict[str, Any]:
+    """The newest state the client has, waiting for one if none is queued."""
+    message = await client.expect("state", timeout=TIMEOUT)
+    while not client.inbox.empty():
+        queued = client.inbox.get_nowait()
+        if queued is not None and queued.get("t") == "state":
+            message = queued
+    return dict(message["view"])
+
+
+@contextlib.asynccontextmanager
+async def watched_game(tcp_port: int) -> AsyncIterator[tuple[dict[int, Client], str]]:
+    """Two protocol clients on the game server's port ``tcp_port`` start a game at a private table:
+    the players by seat, and the table's invite code for the watchers."""
+    host = await Client.connect(HOST, tcp_port, "host")
+    guest = await Client.connect(HOST, tcp_port, "guest")
+    try:
+        await host.send(CreateTable(name="watched", seats=2, private=True, turn_seconds=0))
+        code = (await host.expect("table"))["table"]["code"]
+        await guest.send(Join(code=code))
+        await guest.expect("table")
+        await host.send(Start())
+        yield {0: host, 1: guest}, code
+    finally:
+        await host.close()
+        await guest.close()
+
+
+async def table_updates(server: Serving, terminals: list[Terminal], players: dict[int, Client],
+                        moves: int) -> dict[str, float]:
+    """``terminals`` watch the game ``players`` (by seat) have started; each of ``moves`` moves is one
+    table update they all redraw. Per move (medians): the CPU of the server and its fronts from the
+    move until every terminal has received its redraw and gone quiet for QUIET, less the idle CPU of
+    the same span (measured over 3 s once the watchers' arrival notices have expired), that of the
+    game server alone, and when the last terminal received output; with the resident memory and the
+    idle CPU."""
+    count = len(terminals)
+    await asyncio.sleep(NOTICE_SECONDS)  # the "Watching the table..." notices expire: each is a redraw
+    await quiet(terminals)
+    memory = server.rss()
+    idle_started, idle_cpu = time.perf_counter(), server.cpu()
+    await asyncio.sleep(3.0)
+    idle_rate = (server.cpu() - idle_cpu) / (time.perf_counter() - idle_started)
+    views = {seat: await latest_view(client) for seat, client in players.items()}
+    cpu_ms: list[float] = []
+    game_ms: list[float] = []
+    last_ms: list[float] = []
+    for _ in range(moves):
+        turn = views[0]["turn"]
+        view = views[turn]
+        if view["winner"] is not None:
+            break
+        counts = [t.received for t in terminals]
+        started, cpu, game = time.perf_counter(), server.cpu(), server.game_cpu()
+        action = next(a for a in view["legal"] if a != "draw") if view["legal"] else "draw"
+        await players[turn].send(Act(action=action, version=view["version"]))
+        while any(t.received == c for t, c in zip(terminals, counts, strict=True)):
+            await asyncio.sleep(0.005)
+        last = max(t.last_output for t in terminals) - started
+        await quiet(terminals, QUIET)
+        elapsed = time.perf_counter() - started
+        cpu_ms.append((server.cpu() - cpu - idle_rate * elapsed) * 1000)
+        game_ms.append((server.game_cpu() - game) * 1000)
+        last_ms.append(last * 1000)
+        views = {seat: await latest_view(client) for seat, client in players.items()}
+    return {"cpu_ms": statistics.median(cpu_ms), "cpu_ms_per_session": statistics.median(cpu_ms) / count,
+            "last_ms": statistics.median(last_ms), "idle_cpu_pct": idle_rate * 100, "rss": memory,
+            "game_ms": statistics.median(game_ms), "moves": len(cpu_ms)}

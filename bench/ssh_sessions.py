@@ -30,10 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import platform
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -44,21 +41,26 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
-from measuring import CLOCK_TICKS, HOST, ROOT, free_port, log_in_all, percentile
+from measuring import (
+    HOST,
+    ROOT,
+    TIMEOUT,
+    Serving,
+    free_port,
+    log_in_all,
+    machine,
+    percentile,
+    quiet,
+    table_updates,
+    watched_game,
+)
 
-from ono99_tui.client import Client
 
-TIMEOUT = 120.0
-QUIET = 0.3  # seconds without output after which a redraw counts as done
-NOTICE_SECONDS = 22.0  # a little over the 20 s an invite-code notice stays on screen
-
-
-class ServerProcess:
+class ServerProcess(Serving):
     def __init__(self, workdir: Path, max_sessions: int, workers: int = 1) -> None:
         self.workdir = workdir
         self.max_sessions = max_sessions
         self.workers = workers
-        self.proc: subprocess.Popen[bytes] | None = None
         self.tcp_port = 0
         self.ssh_port = 0
 
@@ -84,41 +86,6 @@ class ServerProcess:
         ssh = re.search(r"ssh: port (\d+)", banner)
         assert tcp and ssh, banner
         self.tcp_port, self.ssh_port = int(tcp.group(1)), int(ssh.group(1))
-
-    def pids(self) -> list[int]:
-        """The game server, then its SSH front workers."""
-        assert self.proc is not None
-        with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
-            return [self.proc.pid, *(int(p) for p in f.read().split())]
-
-    def rss(self) -> int:
-        """The game server's and its fronts' resident memory."""
-        total = 0
-        for pid in self.pids():
-            with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as status:
-                total += next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
-        return total
-
-    def cpu_split(self) -> tuple[float, float]:
-        """CPU seconds (user+system, /proc) of the game server and of its fronts."""
-        seconds = []
-        for pid in self.pids():
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            seconds.append((int(fields[11]) + int(fields[12])) / CLOCK_TICKS)  # utime, stime
-        return seconds[0], sum(seconds[1:])
-
-    def cpu_seconds(self) -> float:
-        return sum(self.cpu_split())
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
 
 
 class Session:
@@ -166,19 +133,13 @@ class Session:
                 await asyncio.wait_for(self._reader, TIMEOUT)
 
 
-async def quiet(sessions: list[Session], seconds: float = 1.0) -> None:
-    """Until no session has received output for ``seconds``: the apps have finished drawing."""
-    while sessions and time.perf_counter() - max(s.last_output for s in sessions) < seconds:
-        await asyncio.sleep(0.05)
-
-
 async def first_screens(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]) -> dict[str, float]:
     idle = server.rss()
     sessions = [Session(f"p{i}", keys[i]) for i in range(count)]
-    cpu = server.cpu_seconds()
+    cpu = server.cpu()
     await log_in_all(count, lambda i, address: sessions[i].open(server.ssh_port, b"you are", address))
-    await quiet(sessions)
-    cpu = server.cpu_seconds() - cpu
+    await quiet(list(sessions))
+    cpu = server.cpu() - cpu
     rss = server.rss()
     times = [s.first_screen * 1000 for s in sessions]
     await asyncio.gather(*(s.close() for s in sessions))
@@ -190,71 +151,13 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
     named = [Session(f"w{i}", keys[i]) for i in range(count)]  # each key enters once under a name,
     await log_in_all(count, lambda i, address: named[i].open(server.ssh_port, b"you are", address))
     await asyncio.gather(*(s.close() for s in named))  # which watch-CODE then uses
-    host = await Client.connect(HOST, server.tcp_port, "host")
-    guest = await Client.connect(HOST, server.tcp_port, "guest")
-    sessions: list[Session] = []
-    try:
-        await host.send({"t": "create_table", "name": "watched", "seats": 2, "private": True, "turn_seconds": 0})
-        code = (await host.expect("table"))["table"]["code"]
-        await guest.send({"t": "join", "code": code})
-        await guest.expect("table")
-        await host.send({"t": "start"})
+    async with watched_game(server.tcp_port) as (players, code):
         sessions = [Session(f"watch-{code}", keys[i]) for i in range(count)]
-        await log_in_all(count, lambda i, address: sessions[i].open(server.ssh_port, b"spectating", address))
-        players = {0: host, 1: guest}
-        await asyncio.sleep(NOTICE_SECONDS)  # the "Watching the table..." notices expire: each is a redraw
-        await quiet(sessions)
-        rss = server.rss()
-        idle_started, idle_cpu = time.perf_counter(), server.cpu_seconds()
-        await asyncio.sleep(3.0)
-        idle_rate = (server.cpu_seconds() - idle_cpu) / (time.perf_counter() - idle_started)
-        views = {seat: await latest_view(client) for seat, client in players.items()}
-        cpu_ms: list[float] = []
-        game_ms: list[float] = []
-        last_ms: list[float] = []
-        for _ in range(moves):
-            turn = views[0]["turn"]
-            view = views[turn]
-            if view["winner"] is not None:
-                break
-            counts = [s.received for s in sessions]
-            started, cpu, game = time.perf_counter(), server.cpu_seconds(), server.cpu_split()[0]
-            action = next(a for a in view["legal"] if a != "draw") if view["legal"] else "draw"
-            await players[turn].send({"t": "act", "action": action, "version": view["version"]})
-            while any(s.received == c for s, c in zip(sessions, counts, strict=True)):
-                await asyncio.sleep(0.005)
-            last = max(s.last_output for s in sessions) - started
-            await quiet(sessions, QUIET)
-            elapsed = time.perf_counter() - started
-            cpu_ms.append((server.cpu_seconds() - cpu - idle_rate * elapsed) * 1000)
-            game_ms.append((server.cpu_split()[0] - game) * 1000)
-            last_ms.append(last * 1000)
-            views = {seat: await latest_view(client) for seat, client in players.items()}
-        return {"cpu_ms": statistics.median(cpu_ms), "cpu_ms_per_session": statistics.median(cpu_ms) / count,
-                "last_ms": statistics.median(last_ms), "idle_cpu_pct": idle_rate * 100, "rss": rss,
-                "game_ms": statistics.median(game_ms),
-                "moves": len(cpu_ms)}
-    finally:
-        await asyncio.gather(*(s.close() for s in sessions))
-        await host.close()
-        await guest.close()
-
-
-async def latest_view(client: Client) -> dict[str, Any]:
-    """The newest state the client has, waiting for one if none is queued."""
-    message = await client.expect("state", timeout=TIMEOUT)
-    while not client.inbox.empty():
-        queued = client.inbox.get_nowait()
-        if queued is not None and queued.get("t") == "state":
-            message = queued
-    return dict(message["view"])
-
-
-def machine() -> str:
-    cpu = "cpu"
-    with contextlib.suppress(OSError), open("/proc/cpuinfo") as info:
-        cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
-    return f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()}, {platform.system()}"
+        try:
+            await log_in_all(count, lambda i, address: sessions[i].open(server.ssh_port, b"spectating", address))
+            return await table_updates(server, list(sessions), players, moves)
+        finally:
+            await asyncio.gather(*(s.close() for s in sessions))
 
 
 async def main() -> None:

@@ -43,12 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from measuring import HOST, ROOT, children, cpu_seconds, free_port, percentile, rss, stop_serve
-from ssh_sessions import NOTICE_SECONDS, QUIET, latest_view, machine
+from measuring import HOST, ROOT, TIMEOUT, Serving, free_port, machine, percentile, quiet, table_updates, watched_game
 
-from ono99_tui.client import Client
-
-TIMEOUT = 120.0
 SCREEN_TEXT = """() => {
     const buffer = window.ono99Terminal?.buffer.active;
     const lines = [];
@@ -58,11 +54,10 @@ SCREEN_TEXT = """() => {
 OPENING_AT_ONCE = 20  # websockets opening at a time (the front opens 3 links to the game server at a time)
 
 
-class WebServer:
+class WebServer(Serving):
     def __init__(self, workdir: Path, sessions: int) -> None:
         self.workdir = workdir
         self.sessions = sessions
-        self.proc: subprocess.Popen[bytes] | None = None
         self.tcp_port = self.web_port = 0
 
     def start(self) -> None:
@@ -84,20 +79,6 @@ class WebServer:
         tcp = re.search(r"listening on [\d.]+:(\d+)", banner)
         assert tcp, banner
         self.tcp_port, self.web_port = int(tcp.group(1)), web_port
-
-    def pids(self) -> list[int]:
-        assert self.proc is not None
-        return [self.proc.pid, *children(self.proc.pid)]
-
-    def cpu(self) -> float:
-        return sum(cpu_seconds(pid) for pid in self.pids())
-
-    def game_cpu(self) -> float:
-        assert self.proc is not None
-        return cpu_seconds(self.proc.pid)
-
-    def rss(self) -> int:
-        return sum(rss(pid) for pid in self.pids())
 
 
 def tls() -> ssl.SSLContext:
@@ -175,18 +156,13 @@ async def open_all(pages: list[Page], names: list[str], **kwargs: Any) -> None:
     await asyncio.gather(*(one(p, n) for p, n in zip(pages, names, strict=True)))
 
 
-async def quiet(pages: list[Page], seconds: float = 1.0) -> None:
-    while pages and time.perf_counter() - max(p.last_output for p in pages) < seconds:
-        await asyncio.sleep(0.05)
-
-
 async def first_screens(server: WebServer, count: int) -> dict[str, float]:
     idle = server.rss()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
         pages = [Page(http, server.web_port) for _ in range(count)]
         cpu = server.cpu()
         await open_all(pages, [f"p{i}" for i in range(count)])
-        await quiet(pages)
+        await quiet(list(pages))
         cpu = server.cpu() - cpu
         memory = server.rss()
         await asyncio.gather(*(p.close() for p in pages))
@@ -198,53 +174,14 @@ async def first_screens(server: WebServer, count: int) -> dict[str, float]:
 
 
 async def fan_out(server: WebServer, count: int, moves: int) -> dict[str, float]:
-    host = await Client.connect(HOST, server.tcp_port, "host")
-    guest = await Client.connect(HOST, server.tcp_port, "guest")
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-        pages: list[Page] = []
+    async with watched_game(server.tcp_port) as (players, code), \
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        pages = [Page(http, server.web_port) for _ in range(count)]
         try:
-            await host.send({"t": "create_table", "name": "watched", "seats": 2, "private": True, "turn_seconds": 0})
-            code = (await host.expect("table"))["table"]["code"]
-            await guest.send({"t": "join", "code": code})
-            await guest.expect("table")
-            await host.send({"t": "start"})
-            pages = [Page(http, server.web_port) for _ in range(count)]
             await open_all(pages, [f"w{i}" for i in range(count)], code=code, watch=True)
-            players = {0: host, 1: guest}
-            await asyncio.sleep(NOTICE_SECONDS)  # the "Watching the table..." notices expire: each is a redraw
-            await quiet(pages)
-            memory = server.rss()
-            idle_started, idle_cpu = time.perf_counter(), server.cpu()
-            await asyncio.sleep(3.0)
-            idle_rate = (server.cpu() - idle_cpu) / (time.perf_counter() - idle_started)
-            views = {seat: await latest_view(client) for seat, client in players.items()}
-            cpu_ms: list[float] = []
-            game_ms: list[float] = []
-            last_ms: list[float] = []
-            for _ in range(moves):
-                turn = views[0]["turn"]
-                view = views[turn]
-                if view["winner"] is not None:
-                    break
-                counts = [p.received for p in pages]
-                started, cpu, game = time.perf_counter(), server.cpu(), server.game_cpu()
-                action = next(a for a in view["legal"] if a != "draw") if view["legal"] else "draw"
-                await players[turn].send({"t": "act", "action": action, "version": view["version"]})
-                while any(p.received == c for p, c in zip(pages, counts, strict=True)):
-                    await asyncio.sleep(0.005)
-                last = max(p.last_output for p in pages) - started
-                await quiet(pages, QUIET)
-                elapsed = time.perf_counter() - started
-                cpu_ms.append((server.cpu() - cpu - idle_rate * elapsed) * 1000)
-                game_ms.append((server.game_cpu() - game) * 1000)
-                last_ms.append(last * 1000)
-                views = {seat: await latest_view(client) for seat, client in players.items()}
-            return {"cpu_ms": statistics.median(cpu_ms), "per_session": statistics.median(cpu_ms) / count,
-                    "game_ms": statistics.median(game_ms), "last_ms": statistics.median(last_ms), "rss": memory}
+            return await table_updates(server, list(pages), players, moves)
         finally:
             await asyncio.gather(*(p.close() for p in pages))
-            await host.close()
-            await guest.close()
 
 
 async def page_loads(server: WebServer, loads: int) -> list[float]:
@@ -279,8 +216,7 @@ def fresh_server(sessions: int) -> Iterator[WebServer]:
             time.sleep(1.0)
             yield server
         finally:
-            assert server.proc is not None
-            stop_serve(server.proc)
+            server.stop()
 
 
 async def main() -> None:
@@ -315,7 +251,7 @@ async def main() -> None:
     for count in args.sessions:
         with fresh_server(biggest) as server:
             f = await fan_out(server, count, args.moves)
-        print(f"| {count} | {f['cpu_ms']:.0f} ms | {f['per_session']:.1f} ms | {f['game_ms']:.1f} ms "
+        print(f"| {count} | {f['cpu_ms']:.0f} ms | {f['cpu_ms_per_session']:.1f} ms | {f['game_ms']:.1f} ms "
               f"| {f['last_ms']:.0f} ms | {f['rss'] / 2**20:.1f} MiB |", flush=True)
 
 

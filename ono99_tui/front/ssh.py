@@ -38,6 +38,7 @@ from ..protocol import MAX_NAME
 from ..reasons import said
 from . import ssh_words
 from .config import FrontConfig
+from .idle import IdleWatch
 from .ssh_app import SessionApp
 from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .ssh_plain import PlainSessionApp, plain_user
@@ -172,8 +173,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
         self.app: SessionApp | PlainSessionApp | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
-        self._last_input = 0.0
-        self._idle_handle: asyncio.TimerHandle | None = None
+        self._idle = IdleWatch(lambda: self.app.last_game_update if self.app is not None else 0.0, self._idle_over)
         self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
         self.line_end = "\r\n"  # "\n" without a PTY (a plain session): the client's terminal adds the "\r"
         self.plain = False  # lines of text (ssh plain@HOST): no screen to give back
@@ -228,8 +228,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
         self.app = PlainSessionApp(self.terminal, door, line_at_a_time=self.term_type is None) if plain \
             else SessionApp(self.terminal, door)
         self.front.sessions.add(self)
-        self._last_input = asyncio.get_running_loop().time()
-        self._schedule_idle_check(config.ssh.idle_timeout)
+        self._idle.start(config.ssh.idle_timeout)
         self.task = asyncio.create_task(self._run(self.app, door))
 
     async def _run(self, app: SessionApp | PlainSessionApp, door: Door) -> None:
@@ -244,7 +243,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             farewell = app.farewell
             self.app = None  # a finished session keeps nothing of its app
             self.front.sessions.discard(self)
-            self._cancel_idle_check()
+            self._idle.cancel()
             # The words first: leaving a game server that is gone can take seconds (its link's close
             # waits for an answer), and a front closing meanwhile would cut the connection unsaid.
             self.say_farewell(farewell)
@@ -274,7 +273,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             self.end("too slow: the terminal did not take its updates")
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
-        self._last_input = asyncio.get_running_loop().time()
+        self._idle.touch()
         if self.terminal is not None:
             self.terminal.receive(data)
 
@@ -297,7 +296,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
 
     def end(self, reason: str) -> None:
         """Stop the app (which gives the terminal back and prints ``reason``), or close the channel."""
-        self._cancel_idle_check()
+        self._idle.cancel()
         app = self.app
         if app is not None:
             app.farewell = reason
@@ -308,26 +307,9 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             self.chan.close()
 
     # --- idle timeout ------------------------------------------------------------------------------
-    def _schedule_idle_check(self, delay: float) -> None:
-        self._idle_handle = asyncio.get_running_loop().call_later(max(delay, 0.1), self._idle_check)
-
-    def _idle_check(self) -> None:
-        timeout = self.front.config.ssh.idle_timeout
-        # A key pressed, or a running game's move on the screen (a spectator watching): not idle.
-        app = self.app
-        last = max(self._last_input, app.last_game_update if app is not None else 0.0)
-        left = last + timeout - asyncio.get_running_loop().time()
-        if left > 0:
-            self._schedule_idle_check(left)
-            return
-        self._idle_handle = None
+    def _idle_over(self, timeout: float) -> None:
         log.info("ssh %s: idle, closing", self.owner.address)
         self.end(ssh_words.idle_closed(self.terminal.env if self.terminal else {}, timeout / 60))
-
-    def _cancel_idle_check(self) -> None:
-        if self._idle_handle is not None:
-            self._idle_handle.cancel()
-            self._idle_handle = None
 
 
 class SshConnection(asyncssh.SSHServer):

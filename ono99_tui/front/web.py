@@ -38,6 +38,7 @@ from ..tls import ServerCertificate
 from ..wire.page import Closing, KeepGuest, PageMessage, Refusal
 from . import ssh_words, web_words
 from .config import FrontConfig
+from .idle import IdleWatch
 from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
 from .ssh_app import SessionApp
 from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
@@ -151,8 +152,7 @@ class WebSession:
         self._out_ready = asyncio.Event()
         self._reading = asyncio.Event()
         self._reading.set()
-        self._last_input = 0.0
-        self._idle_handle: asyncio.TimerHandle | None = None
+        self._idle = IdleWatch(lambda: self.app.last_game_update if self.app is not None else 0.0, self._idle_over)
         self._controls: set[asyncio.Task[None]] = set()
 
     # --- the socket --------------------------------------------------------------------------------
@@ -204,9 +204,7 @@ class WebSession:
         self.app = WebSessionApp(self.terminal, door, self._keep_guest)
         self.app.model.invite_links = invite_links(self.request.host, self.front.ssh_port)
         self.front.sessions.add(self)
-        loop = asyncio.get_running_loop()
-        self._last_input = loop.time()
-        self._schedule_idle_check(config.ssh.idle_timeout)
+        self._idle.start(config.ssh.idle_timeout)
         writer = asyncio.create_task(self._write())
         self.task = asyncio.create_task(self._run(self.app, door))
         reader = asyncio.create_task(self._read())
@@ -250,7 +248,7 @@ class WebSession:
     async def _read(self) -> None:
         async for message in self.socket:
             await self._reading.wait()  # a paste flood waits for the app to take what came before
-            self._last_input = asyncio.get_running_loop().time()
+            self._idle.touch()
             if message.type == WSMsgType.BINARY:
                 if self.terminal is not None:
                     self.terminal.receive(message.data)
@@ -273,7 +271,7 @@ class WebSession:
             farewell = app.farewell
             self.app = None
             self.front.sessions.discard(self)
-            self._cancel_idle_check()
+            self._idle.cancel()
             await self.say_farewell(farewell)
             await door.leave()
 
@@ -293,7 +291,7 @@ class WebSession:
 
     def end(self, reason: str) -> None:
         """Stop the app, which tells the page ``reason``."""
-        self._cancel_idle_check()
+        self._idle.cancel()
         app = self.app
         if app is not None:
             app.farewell = reason
@@ -301,25 +299,9 @@ class WebSession:
             app.exit()
 
     # --- idle timeout (as an SSH session's) --------------------------------------------------------
-    def _schedule_idle_check(self, delay: float) -> None:
-        self._idle_handle = asyncio.get_running_loop().call_later(max(delay, 0.1), self._idle_check)
-
-    def _idle_check(self) -> None:
-        timeout = self.front.config.ssh.idle_timeout
-        app = self.app
-        last = max(self._last_input, app.last_game_update if app is not None else 0.0)
-        left = last + timeout - asyncio.get_running_loop().time()
-        if left > 0:
-            self._schedule_idle_check(left)
-            return
-        self._idle_handle = None
+    def _idle_over(self, timeout: float) -> None:
         log.info("web %s: idle, closing", self.address)
         self.end(ssh_words.idle_closed(self.terminal.env if self.terminal else {}, timeout / 60))
-
-    def _cancel_idle_check(self) -> None:
-        if self._idle_handle is not None:
-            self._idle_handle.cancel()
-            self._idle_handle = None
 
 
 def _control_message(message: Any) -> dict[str, Any] | None:
