@@ -34,14 +34,11 @@ from ono99_tui.i18n import (
 from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import MESSAGES, render
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.game_over import GameOverScreen
-from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from ono99_tui.wire.requests import Join
-from tests.test_tui import play_to_the_end, wait_until
+from tests.test_tui import wait_until
 from tests.wire import said_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -355,32 +352,6 @@ def cut_texts(screen: Any) -> list[str]:
 async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.05)
     await pilot.pause()
-
-
-@pytest.mark.parametrize("lang", list(LANGUAGES))
-async def test_the_local_games_screens_fit_80_by_24_in_every_language(lang: str) -> None:
-    app = make_app(local=True, name="Ada", bot_delay=0, local_game=open_local_game)
-    with using(lang):
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
-                             "the table")
-            await settle(pilot)
-            seen = {"table": cut_texts(app.screen)}
-            await pilot.press("question_mark")
-            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
-            await settle(pilot)
-            seen["help"] = cut_texts(app.screen)
-            await pilot.press("escape")
-            await play_to_the_end(pilot, app)
-            await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
-            await settle(pilot)
-            seen["game over"] = cut_texts(app.screen)
-            await pilot.press("n")
-            await wait_until(pilot, lambda: isinstance(app.screen, NewGameScreen), "the new-game dialog")
-            await settle(pilot)
-            seen["new game"] = cut_texts(app.screen)
-            assert str(app.screen.query_one("#start", Button).label) == i18n.gettext("Start (enter)")
-    assert {name: problems for name, problems in seen.items() if problems} == {}
 
 
 @pytest.mark.parametrize("lang", list(LANGUAGES))
