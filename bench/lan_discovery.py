@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from ono99_tui.client import Client
 from ono99_tui.discovery import FoundServer, ServerBrowser
+from ono99_tui.wire.requests import CreateTable
 from server import Server, ServerConfig
 from server.advertiser import Advertiser
 
@@ -54,7 +55,7 @@ async def one_round(index: int, debounce: float) -> tuple[float, float, float]:
 
         client = await Client.connect("127.0.0.1", server.port, "bench")
         start = time.perf_counter()
-        await client.send({"t": "create_table", "edition": "2022", "seats": 4, "bots": 1, "name": "t"})
+        await client.send(CreateTable(edition="2022", seats=4, bots=1, name="t"))
         await until(lambda: bool((s := mine()) and s.advert.tables))
         table_seen = time.perf_counter() - start
         await client.close()

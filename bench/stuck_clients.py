@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.protocol import PROTOCOL_VERSION, encode
+from ono99_tui.wire.requests import Act, CreateTable, Rematch, Start
 from server import Server, ServerConfig
 from server.connection import Connection, buffered
 from tests.server_helpers import tls_socket_that_never_reads
@@ -66,12 +67,12 @@ async def _play(host: Client, stop: asyncio.Event, rng: random.Random) -> None:
     while not stop.is_set():
         message = await host.recv(60)
         if message["t"] == "table" and message["table"]["status"] == "finished":
-            await host.send({"t": "rematch"})
+            await host.send(Rematch())
         if message["t"] != "state":
             continue
         view = message["view"]
         if view["legal"] and view["winner"] is None and (view["turn"] == view["seat"] or "draw" in view["legal"]):
-            await host.send({"t": "act", "action": rng.choice(view["legal"]), "version": view["version"]})
+            await host.send(Act(action=rng.choice(view["legal"]), version=view["version"]))
 
 
 async def run(clients: int, seconds: float, unbounded: bool) -> dict[str, Any]:
@@ -84,7 +85,7 @@ async def run(clients: int, seconds: float, unbounded: bool) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     rss_before = rss_kib()
     host = await Client.connect("127.0.0.1", server.port, "host")
-    await host.send({"t": "create_table", "seats": 4, "bots": 3, "turn_seconds": 0})
+    await host.send(CreateTable(seats=4, bots=3, turn_seconds=0))
     table_id = (await host.expect("table"))["table"]["id"]
     sockets = []
     for i in range(clients):
@@ -107,20 +108,20 @@ async def run(clients: int, seconds: float, unbounded: bool) -> dict[str, Any]:
     peak_total = 0
     stop = asyncio.Event()
     playing = asyncio.create_task(player(host, stop))
-    await host.send({"t": "start"})
+    await host.send(Start())
     began = time.monotonic()
     peak_rss = rss_kib()
     while time.monotonic() - began < seconds and len(dropped_after) < len(watched):
         total = 0
         now = time.monotonic()
-        for connection, sock in watched.items():
+        for connection, raw in watched.items():
             if connection in dropped_after:
                 continue
             if connection.writer.transport.is_closing() or connection not in server.connections:
                 dropped_after[connection] = now - full_since.get(connection, now)
                 continue
             user = connection.held_bytes()
-            kernel = outq(sock)
+            kernel = outq(raw)
             if buffered(connection.writer.transport) > 0:
                 full_since.setdefault(connection, now)
             peak_user[connection] = max(peak_user[connection], user)
