@@ -37,7 +37,7 @@ from .metrics import Metrics
 from .moderation import Moderation
 from .names import NameRegistry, name_taken_params, same_name_refusal
 from .presence import Presence
-from .ratings import RatingBook
+from .ratings import RatingBook, leaderboard_of
 from .runner import Status
 from .seating import Seat
 from .storage import Storage
@@ -53,7 +53,7 @@ class Lobby:
         self.presence = Presence()
         self.directory = TableDirectory(storage, lambda: self.config.lobby_push_interval, self.presence.in_lobby)
         self.chat = LobbyChat(config.chat_history, self.persist_chat)
-        self.leaderboards = Leaderboards(storage)
+        self.leaderboards = Leaderboards(leaderboard_of(storage) if storage is not None else None)
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.closed = False
         self.ratings = RatingBook(self)

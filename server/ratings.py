@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .handlers import Router
     from .lobby import Lobby
     from .members import Member
+    from .storage import Storage
     from .table import Table
 
 MODEL = PlackettLuce()
@@ -50,6 +51,7 @@ PROVISIONAL_GAMES = 10
 BOT_PREFIX = "bot:"
 HISTORY_ROWS = 50  # rating history entries a profile shows, the newest
 RECENT_GAMES = 15  # recent games a profile lists
+LEADERBOARD_ROWS = 20  # players a leaderboard lists, the best
 
 
 def bot_identity(level: str) -> str:
@@ -192,6 +194,11 @@ async def leaderboard(db: Database, edition: wire.Edition | None, limit: int) ->
     return wire.Leaderboard(edition=edition, rows=tuple(_rating_row(row, "name") for row in ranked),
                             bots=tuple(_rating_row(row, "level")
                                        for row in sorted(bots.values(), key=lambda r: -r["rating"])))
+
+
+def leaderboard_of(storage: Storage) -> Callable[[wire.Edition | None], Awaitable[wire.Leaderboard]]:
+    """What reads the leaderboard of an edition from ``storage`` (on its thread): what Leaderboards shows."""
+    return lambda edition: storage.call(lambda db: leaderboard(db, edition, LEADERBOARD_ROWS))
 
 
 def _rating_row(row: dict[str, Any], key: str) -> wire.RatingRow:
