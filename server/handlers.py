@@ -41,7 +41,7 @@ from ono99_tui.wire.requests import (
 from .lobby_chat import chat_text
 from .members import Member
 from .runner import Status
-from .table import Table
+from .table import Table, table_of
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -182,9 +182,10 @@ class LobbyRequests:
 
     @staticmethod
     def _table_of(member: Member) -> Table:
-        if member.table is None:
+        table = table_of(member)
+        if table is None:
             raise ProtocolError("no_table", "you are not at a table; join one first", params={"why": "none"})
-        return member.table
+        return table
 
     def on_sit(self, member: Member, request: Sit) -> None:
         table = self._table_of(member)

@@ -43,6 +43,7 @@ from ono99_tui.wire.requests import Admin, Block, Hello, Mute, Ping, Report, Req
 
 from .members import Member, token_hash
 from .names import name_key, name_keys, name_taken_params, same_name_refusal
+from .table import table_of
 
 if TYPE_CHECKING:
     from .handlers import Router
@@ -477,7 +478,7 @@ class Moderation:
             raise refuse("chat_too_long", f"chat messages are at most {MAX_CHAT} characters", max=MAX_CHAT)
         self._take_report(reporter)
         chat = {"lobby": self._last_lines(self.lobby.lobby_chat)}
-        table = member.table or (target_member.table if target_member is not None else None)
+        table = table_of(member) or (table_of(target_member) if target_member is not None else None)
         game = None
         if table is not None:
             chat["table"] = self._last_lines(table.chat)
@@ -741,7 +742,7 @@ class Moderation:
         and reconnects, to be welcomed under that name."""
         lobby = self.lobby
         lobby.presence.rename(member, new)
-        table = member.table
+        table = table_of(member)
         if table is not None:
             for seat in table.seats:
                 if seat.member is member:
