@@ -3,8 +3,7 @@ the game, chat) are here, the others' in matchmaking, ratings, leaderboards and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
 from ono99_tui.protocol import (
     MAX_TABLE_NAME,
@@ -29,7 +28,6 @@ from ono99_tui.wire.requests import (
     Prove,
     Rematch,
     RemoveBot,
-    Request,
     Say,
     SetTableOptions,
     Sit,
@@ -45,29 +43,9 @@ from .table import Table, table_of
 
 if TYPE_CHECKING:
     from .lobby import Lobby
+    from .routes import Router
 
-R = TypeVar("R", bound=Request)
-Handler = Callable[[Member, Any], None]  # takes the request type it is routed for (``Router``)
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
-
-
-class Router(Protocol):
-    """Sends the requests of type ``kind`` to ``handler``."""
-
-    def __call__(self, kind: type[R], handler: Callable[[Member, R], None]) -> None: ...
-
-
-class Dispatch:
-    """Which handler takes each type of request."""
-
-    def __init__(self) -> None:
-        self.handlers: dict[type, Handler] = {}
-
-    def route(self, kind: type[R], handler: Callable[[Member, R], None]) -> None:
-        self.handlers[kind] = handler
-
-    def __call__(self, member: Member, request: Request) -> None:
-        self.handlers[type(request)](member, request)
 
 
 class LobbyRequests:

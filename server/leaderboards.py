@@ -12,7 +12,7 @@ from ono99_tui.wire.requests import AskLeaderboard
 from .members import Member
 
 if TYPE_CHECKING:
-    from .handlers import Router
+    from .routes import Router
 
 BoardReader = Callable[[wire.Edition | None], Awaitable[wire.Leaderboard]]
 

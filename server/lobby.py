@@ -27,7 +27,7 @@ from ono99_tui.wire.requests import Hello, Request
 
 from .config import ServerConfig
 from .directory import TableDirectory
-from .handlers import LEAVE_QUEUE_ON, Dispatch, Handler, LobbyRequests
+from .handlers import LEAVE_QUEUE_ON, LobbyRequests
 from .history import ChatLine, ChatRoom
 from .leaderboards import Leaderboards
 from .lobby_chat import LOBBY_CHAT, LobbyChat
@@ -38,6 +38,7 @@ from .moderation import Moderation
 from .names import NameRegistry, name_taken_params, same_name_refusal
 from .presence import Presence
 from .ratings import RatingBook, leaderboard_of
+from .routes import Dispatch, Handler
 from .runner import Status
 from .seating import Seat
 from .storage import Storage

@@ -27,9 +27,9 @@ from .runner import Status
 from .table import Table
 
 if TYPE_CHECKING:
-    from .handlers import Router
     from .lobby import Lobby
     from .members import Member
+    from .routes import Router
 
 log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).

@@ -46,10 +46,10 @@ from .names import name_key, name_keys, name_taken_params, same_name_refusal
 from .table import table_of
 
 if TYPE_CHECKING:
-    from .handlers import Router
     from .history import ChatLine, ChatRoom
     from .lobby import Lobby
     from .members import Link
+    from .routes import Router
     from .session import Session
     from .storage import Database
     from .table import Table

@@ -40,9 +40,9 @@ from ono99_tui.wire.requests import AskGameRecord, AskProfile
 from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
-    from .handlers import Router
     from .lobby import Lobby
     from .members import Member
+    from .routes import Router
     from .storage import Storage
     from .table import Table
 
