@@ -3,7 +3,7 @@ the game, chat) are here, the others' in matchmaking, ratings, leaderboards and 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ono99_tui.protocol import (
     MAX_TABLE_NAME,
@@ -39,19 +39,42 @@ from ono99_tui.wire.requests import (
 from .lobby_chat import chat_text
 from .members import Member
 from .runner import Status
-from .table import Table, table_of
+from .table import Table, TableHost, table_of
 
 if TYPE_CHECKING:
-    from .lobby import Lobby
+    from .directory import TableDirectory
+    from .lobby_chat import LobbyChat
+    from .moderation import Moderation
+    from .presence import Presence
     from .routes import Router
 
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
 
 
+class RequestsHost(TableHost, Protocol):
+    """What the lobby's own requests ask of it: the host of the tables they create, the tables, who is
+    online, the lobby's chat and moderation."""
+
+    @property
+    def directory(self) -> TableDirectory: ...
+
+    @property
+    def presence(self) -> Presence: ...
+
+    @property
+    def members(self) -> dict[str, Member]: ...
+
+    @property
+    def chat(self) -> LobbyChat: ...
+
+    @property
+    def moderation(self) -> Moderation: ...
+
+
 class LobbyRequests:
     """The requests the lobby itself takes: it finds the table and hands the request to it."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: RequestsHost) -> None:
         self.lobby = lobby
 
     def routes(self, route: Router) -> None:

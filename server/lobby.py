@@ -59,7 +59,7 @@ class Lobby:
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
-        self.moderation = Moderation(self)  # moderation: operators, bans, mutes, reports (server/moderation.py)
+        self.moderation: Moderation = Moderation(self)  # operators, bans, mutes, reports (server/moderation.py)
         self.metrics = Metrics(self)  # metrics: server/metrics.py
         self.dispatch = Dispatch()  # each request after the welcome: who takes it
         for routes in (LobbyRequests(self).routes, self.leaderboards.routes, self.matchmaker.routes,
