@@ -19,7 +19,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .lobby import Lobby
 from .metrics import MetricsEndpoint
-from .storage import open_storage
+from .stores import open_storage
 
 log = logging.getLogger("ono99.server")
 

@@ -8,17 +8,14 @@ import asyncio
 import contextlib
 import logging
 import socket
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ono99_tui.access import refusal_pause
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire.server import Bye, ServerMessage, encode_message
 
 from .members import Member
-from .session import Session
-
-if TYPE_CHECKING:
-    from .app import Server
+from .session import Session, SessionHost
 
 log = logging.getLogger("ono99.connection")
 READ_CHUNK = 64 * 1024
@@ -38,10 +35,17 @@ def buffered(transport: asyncio.BaseTransport) -> int:
     return size
 
 
+class ConnectionHost(SessionHost, Protocol):
+    """What a connection asks of its server (server/app.py's ``Server``): its sessions' host, told when
+    the client has said hello (it waits for one no longer)."""
+
+    def said_hello(self, connection: Connection) -> None: ...
+
+
 class Connection:
     _waiting = 0  # bytes the transport held after the last write (see _write)
 
-    def __init__(self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, server: ConnectionHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer

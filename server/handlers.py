@@ -3,8 +3,7 @@ the game, chat) are here, the others' in matchmaking, ratings, leaderboards and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 from ono99_tui.protocol import (
     MAX_TABLE_NAME,
@@ -29,7 +28,6 @@ from ono99_tui.wire.requests import (
     Prove,
     Rematch,
     RemoveBot,
-    Request,
     Say,
     SetTableOptions,
     Sit,
@@ -41,39 +39,42 @@ from ono99_tui.wire.requests import (
 from .lobby_chat import chat_text
 from .members import Member
 from .runner import Status
-from .table import Table
+from .table import Table, TableHost, table_of
 
 if TYPE_CHECKING:
-    from .lobby import Lobby
+    from .directory import TableDirectory
+    from .lobby_chat import LobbyChat
+    from .moderation import Moderation
+    from .presence import Presence
+    from .routes import Router
 
-R = TypeVar("R", bound=Request)
-Handler = Callable[[Member, Any], None]  # takes the request type it is routed for (``Router``)
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
 
 
-class Router(Protocol):
-    """Sends the requests of type ``kind`` to ``handler``."""
+class RequestsHost(TableHost, Protocol):
+    """What the lobby's own requests ask of it: the host of the tables they create, the tables, who is
+    online, the lobby's chat and moderation."""
 
-    def __call__(self, kind: type[R], handler: Callable[[Member, R], None]) -> None: ...
+    @property
+    def directory(self) -> TableDirectory: ...
 
+    @property
+    def presence(self) -> Presence: ...
 
-class Dispatch:
-    """Which handler takes each type of request."""
+    @property
+    def members(self) -> dict[str, Member]: ...
 
-    def __init__(self) -> None:
-        self.handlers: dict[type, Handler] = {}
+    @property
+    def chat(self) -> LobbyChat: ...
 
-    def route(self, kind: type[R], handler: Callable[[Member, R], None]) -> None:
-        self.handlers[kind] = handler
-
-    def __call__(self, member: Member, request: Request) -> None:
-        self.handlers[type(request)](member, request)
+    @property
+    def moderation(self) -> Moderation: ...
 
 
 class LobbyRequests:
     """The requests the lobby itself takes: it finds the table and hands the request to it."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: RequestsHost) -> None:
         self.lobby = lobby
 
     def routes(self, route: Router) -> None:
@@ -183,9 +184,10 @@ class LobbyRequests:
 
     @staticmethod
     def _table_of(member: Member) -> Table:
-        if member.table is None:
+        table = table_of(member)
+        if table is None:
             raise ProtocolError("no_table", "you are not at a table; join one first", params={"why": "none"})
-        return member.table
+        return table
 
     def on_sit(self, member: Member, request: Sit) -> None:
         table = self._table_of(member)

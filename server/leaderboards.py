@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from ono99_tui.wire import server as wire
@@ -11,13 +12,14 @@ from ono99_tui.wire.requests import AskLeaderboard
 from .members import Member
 
 if TYPE_CHECKING:
-    from .handlers import Router
-    from .storage import Storage
+    from .routes import Router
+
+BoardReader = Callable[[wire.Edition | None], Awaitable[wire.Leaderboard]]
 
 
 class Leaderboards:
-    def __init__(self, storage: Storage | None) -> None:
-        self.storage = storage
+    def __init__(self, read: BoardReader | None) -> None:
+        self.read = read  # the leaderboard of an edition from the database (ratings.leaderboard_of); None: no database
         self.followers: set[Member] = set()  # sent the leaderboard after each counted game
 
     def routes(self, route: Router) -> None:
@@ -35,14 +37,14 @@ class Leaderboards:
         self.send([member], edition)
 
     def send(self, members: list[Member], edition: wire.Edition | None) -> None:
-        storage = self.storage
-        if storage is None:
+        read = self.read
+        if read is None:
             for member in members:
                 member.send(wire.Leaderboard(edition=edition, rows=(), bots=()))
             return
 
         async def answer() -> None:
-            board = await storage.leaderboard(edition)
+            board = await read(edition)
             for member in members:
                 member.send(board)
 

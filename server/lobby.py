@@ -27,7 +27,7 @@ from ono99_tui.wire.requests import Hello, Request
 
 from .config import ServerConfig
 from .directory import TableDirectory
-from .handlers import LEAVE_QUEUE_ON, Dispatch, Handler, LobbyRequests
+from .handlers import LEAVE_QUEUE_ON, LobbyRequests
 from .history import ChatLine, ChatRoom
 from .leaderboards import Leaderboards
 from .lobby_chat import LOBBY_CHAT, LobbyChat
@@ -37,7 +37,8 @@ from .metrics import Metrics
 from .moderation import Moderation
 from .names import NameRegistry, name_taken_params, same_name_refusal
 from .presence import Presence
-from .ratings import RatingBook
+from .ratings import RatingBook, leaderboard_of
+from .routes import Dispatch, Handler
 from .runner import Status
 from .seating import Seat
 from .storage import Storage
@@ -53,12 +54,12 @@ class Lobby:
         self.presence = Presence()
         self.directory = TableDirectory(storage, lambda: self.config.lobby_push_interval, self.presence.in_lobby)
         self.chat = LobbyChat(config.chat_history, self.persist_chat)
-        self.leaderboards = Leaderboards(storage)
+        self.leaderboards = Leaderboards(leaderboard_of(storage) if storage is not None else None)
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
-        self.moderation = Moderation(self)  # moderation: operators, bans, mutes, reports (server/moderation.py)
+        self.moderation: Moderation = Moderation(self)  # operators, bans, mutes, reports (server/moderation.py)
         self.metrics = Metrics(self)  # metrics: server/metrics.py
         self.dispatch = Dispatch()  # each request after the welcome: who takes it
         for routes in (LobbyRequests(self).routes, self.leaderboards.routes, self.matchmaker.routes,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ono99_tui.bots import BOT_LEVELS
 from ono99_tui.protocol import ProtocolError, option_refusal, options_from_wire, table_name
@@ -24,12 +24,13 @@ from ono99_tui.wire.requests import LeaveQueue, PlayNow
 
 from .ratings import bot_identity
 from .runner import Status
-from .table import Table
+from .table import Table, TableHost
 
 if TYPE_CHECKING:
-    from .handlers import Router
-    from .lobby import Lobby
+    from .directory import TableDirectory
     from .members import Member
+    from .ratings import RatingBook
+    from .routes import Router
 
 log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
@@ -44,8 +45,25 @@ class Waiting:
     since: float  # the loop's time when they joined the queue
 
 
+class MatchmakerHost(TableHost, Protocol):
+    """What the matchmaker asks of the lobby: the host of the tables it fills, their directory, who is
+    online, the ratings, and whether the server is closing."""
+
+    @property
+    def directory(self) -> TableDirectory: ...
+
+    @property
+    def members(self) -> dict[str, Member]: ...
+
+    @property
+    def ratings(self) -> RatingBook: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+
 class Matchmaker:
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: MatchmakerHost) -> None:
         self.lobby = lobby
         self.waiting: dict[Member, Waiting] = {}  # in the order they came
         self._timers: dict[tuple[wire.Edition, int], asyncio.TimerHandle] = {}

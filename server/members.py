@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from ono99_tui.wire import server as wire
 
 from .config import ServerConfig
 from .rates import TokenBucket
-
-if TYPE_CHECKING:
-    from .table import Table
 
 
 class Link(Protocol):
@@ -30,6 +27,34 @@ class Link(Protocol):
         """Say goodbye (``bye``) and close once what is already queued has gone. Safe to call twice."""
 
 
+class AtTable(Protocol):
+    """The table a member is at, as those who read it from the member see it (server/table.py's ``Table``;
+    ``table.table_of`` gives the Table itself)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def private(self) -> bool: ...
+
+    @property
+    def status(self) -> wire.TableStatus: ...
+
+    @property
+    def moved_at(self) -> float: ...
+
+    def seat_of(self, member: Member) -> int | None: ...
+
+    def leave(self, member: Member) -> None: ...
+
+    def member_dropped(self, member: Member) -> None:
+        """``member``'s connection dropped: their seat waits for them."""
+
+    def member_returned(self, member: Member, seen: dict[str, int] | None = None) -> None: ...
+
+    def grace_expired(self, member: Member) -> None: ...
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -42,7 +67,7 @@ class Member:
         self.token_hash = token_hash_
         self.identity = identity  # the key fingerprint this player proved; None for a guest
         self.connection: Link | None = None
-        self.table: Table | None = None
+        self.table: AtTable | None = None
         self.grace: asyncio.TimerHandle | None = None
         self.chat_bucket = TokenBucket(config.chat_per_minute / 60, config.chat_per_minute / 4)
         self.follows_leaderboard = False  # sent a new leaderboard after each game that changes it

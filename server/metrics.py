@@ -16,7 +16,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
@@ -27,10 +27,12 @@ from prometheus_client.registry import Collector
 from .moderation import listener_of, session_of
 
 if TYPE_CHECKING:
-    from .lobby import Lobby
-    from .members import Link
+    from .members import Link, Member
+    from .moderation import Moderation
     from .runner import RunnerHost
     from .session import Session
+    from .storage import Storage
+    from .table import Table
 
 log = logging.getLogger("ono99.metrics")
 
@@ -40,10 +42,26 @@ REQUEST_TIMEOUT = 5.0
 HEALTH_TIMEOUT = 2.0  # seconds the database gets to answer a health check
 
 
+class MetricsHost(Protocol):
+    """What the metrics read of the lobby: who is online, the tables, the operators' sessions, the store."""
+
+    @property
+    def members(self) -> dict[str, Member]: ...
+
+    @property
+    def tables(self) -> dict[int, Table]: ...
+
+    @property
+    def moderation(self) -> Moderation: ...
+
+    @property
+    def storage(self) -> Storage | None: ...
+
+
 class Metrics:
     """The counters and histograms of one server, and the gauges read from its lobby."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: MetricsHost) -> None:
         self.lobby = lobby
         self.registry = CollectorRegistry(auto_describe=True)
         registry = self.registry
@@ -116,7 +134,7 @@ class _ErrorCounter(logging.Handler):
 class _StateCollector(Collector):
     """Gauges read from the server's state at each scrape."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: MetricsHost) -> None:
         self.lobby = lobby
 
     def collect(self) -> Iterator[Metric]:

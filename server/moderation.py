@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ono99_tui.access import read_listed_keys
 from ono99_tui.core.record import Player as RecordPlayer
@@ -43,14 +43,17 @@ from ono99_tui.wire.requests import Admin, Block, Hello, Mute, Ping, Report, Req
 
 from .members import Member, token_hash
 from .names import name_key, name_keys, name_taken_params, same_name_refusal
+from .table import table_of
 
 if TYPE_CHECKING:
-    from .handlers import Router
+    from .config import ServerConfig
+    from .directory import TableDirectory
     from .history import ChatLine, ChatRoom
-    from .lobby import Lobby
     from .members import Link
-    from .session import Session
-    from .storage import Database
+    from .names import NameRegistry
+    from .presence import Presence
+    from .routes import Router
+    from .storage import Database, Storage
     from .table import Table
 
 log = logging.getLogger("ono99.moderation")
@@ -159,6 +162,82 @@ class OperatorSession:
     member: Member
 
 
+class Door(Protocol):
+    """A client's session as moderation sees it (server/session.py's ``Session``): who and where it is,
+    and an operator's session let in."""
+
+    client_name: str  # its hello's ``client``
+    operator: OperatorSession | None
+
+    @property
+    def identity(self) -> str | None: ...
+
+    @property
+    def front(self) -> bool: ...
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def peer(self) -> str: ...
+
+    @property
+    def link(self) -> Link: ...
+
+    @property
+    def member(self) -> Member | None: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def send(self, message: wire.ServerMessage) -> None: ...
+
+    def let_in(self, member: Member) -> None: ...
+
+
+class ModerationHost(Protocol):
+    """What moderation asks of the lobby: who is online, the names, the tables, the lobby's chat and store,
+    and telling the lobby what changed."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def storage(self) -> Storage | None: ...
+
+    @property
+    def presence(self) -> Presence: ...
+
+    @property
+    def members(self) -> dict[str, Member]: ...
+
+    @property
+    def by_identity(self) -> dict[str, Member]: ...
+
+    @property
+    def by_token(self) -> dict[str, Member]: ...
+
+    @property
+    def names(self) -> NameRegistry: ...
+
+    @property
+    def directory(self) -> TableDirectory: ...
+
+    @property
+    def tables(self) -> dict[int, Table]: ...
+
+    @property
+    def lobby_chat(self) -> ChatRoom: ...
+
+    def tables_message(self) -> wire.Tables: ...
+
+    def tables_changed(self) -> None: ...
+
+    def online_changed(self) -> None: ...
+
+    def forget_if_idle(self, member: Member) -> None: ...
+
+
 @dataclass(slots=True)
 class Ignores:
     """One person's mutes and blocks: target key → the target's name then."""
@@ -177,7 +256,7 @@ def refuse(code: str, text: str, fatal: bool = False, **params: str | int) -> Pr
 
 
 class Moderation:
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: ModerationHost) -> None:
         self.lobby = lobby
         self.storage = lobby.storage
         config = lobby.config
@@ -199,7 +278,7 @@ class Moderation:
         self.reports: list[dict[str, Any]] = []  # without a database
         self.log_rows: list[dict[str, Any]] = []  # without a database
         self._report_buckets: dict[str, tuple[float, float]] = {}  # reporter key → (level, stamp)
-        self.sessions: set[Session] = set()  # operators' own sessions (ono99 admin)
+        self.sessions: set[Door] = set()  # operators' own sessions (ono99 admin)
         self.on_action: Callable[[str], None] | None = None  # told each operator action (metrics)
         if self.storage is not None:
             self.storage.run_now(self._load)
@@ -291,7 +370,7 @@ class Moderation:
                 del self.kicked[key]
         return None
 
-    def at_the_door(self, connection: Session, hello: Hello) -> Hello | None:
+    def at_the_door(self, connection: Door, hello: Hello) -> Hello | None:
         """A hello about to be let in (its key, if any, proven): refused if banned; an operator's session
         (``hello.admin``) is welcomed here, outside the lobby (None); else the hello as the lobby should
         take it (a locked name instead of the one asked for), its name checked against the deny list."""
@@ -326,7 +405,7 @@ class Moderation:
         known = self.lobby.by_token.get(token_hash(resume)) if resume else None
         return known is not None and known.identity is None
 
-    def _open_operator_session(self, connection: Session, identity: str | None) -> None:
+    def _open_operator_session(self, connection: Door, identity: str | None) -> None:
         if identity is None or identity not in self.admins:
             shown = identity or "no key"
             raise refuse("not_operator", f"{shown} is not an operator's key on this server (operators are listed "
@@ -477,7 +556,7 @@ class Moderation:
             raise refuse("chat_too_long", f"chat messages are at most {MAX_CHAT} characters", max=MAX_CHAT)
         self._take_report(reporter)
         chat = {"lobby": self._last_lines(self.lobby.lobby_chat)}
-        table = member.table or (target_member.table if target_member is not None else None)
+        table = table_of(member) or (table_of(target_member) if target_member is not None else None)
         game = None
         if table is not None:
             chat["table"] = self._last_lines(table.chat)
@@ -527,7 +606,7 @@ class Moderation:
                      None if row["game"] is None else json.dumps(row["game"], ensure_ascii=False)))
 
     # --- operators ----------------------------------------------------------------------------------------
-    def operator_message(self, connection: Session, request: Request) -> None:
+    def operator_message(self, connection: Door, request: Request) -> None:
         """A request on an operator's session: ``admin`` and ``ping`` only."""
         assert connection.member is not None
         if isinstance(request, Ping):
@@ -654,11 +733,11 @@ class Moderation:
         return self._result(f"banned {target_text}{' until ' + when(until) if until else ' for good'}",
                             target=target_text, until=when(until), hit=len(hit))
 
-    def _operator_connections(self, identity: str) -> list[Session]:
+    def _operator_connections(self, identity: str) -> list[Door]:
         return [c for c in self.sessions if not c.closed and c.operator is not None and c.operator.identity == identity]
 
     @staticmethod
-    def _session_member(connection: Session) -> Member:
+    def _session_member(connection: Door) -> Member:
         assert connection.member is not None
         return connection.member
 
@@ -741,7 +820,7 @@ class Moderation:
         and reconnects, to be welcomed under that name."""
         lobby = self.lobby
         lobby.presence.rename(member, new)
-        table = member.table
+        table = table_of(member)
         if table is not None:
             for seat in table.seats:
                 if seat.member is member:
@@ -927,10 +1006,10 @@ def listener_of(link: Link | None) -> str:
     return "local" if session.address == "local" else "tcp"
 
 
-def session_of(link: Link | None) -> Session | None:
+def session_of(link: Link | None) -> Door | None:
     """The session a member's link drives: both adapters (server/connection.py, server/local.py) keep
     theirs as ``session``; None when away (or for a link without one)."""
-    return cast("Session | None", getattr(link, "session", None))
+    return cast("Door | None", getattr(link, "session", None))
 
 
 def address_of(link: Link | None) -> str:

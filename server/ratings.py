@@ -29,7 +29,7 @@ import json
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from openskill.models import PlackettLuce
 
@@ -40,9 +40,10 @@ from ono99_tui.wire.requests import AskGameRecord, AskProfile
 from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
-    from .handlers import Router
-    from .lobby import Lobby
     from .members import Member
+    from .names import NameRegistry
+    from .routes import Router
+    from .storage import Storage
     from .table import Table
 
 MODEL = PlackettLuce()
@@ -50,6 +51,7 @@ PROVISIONAL_GAMES = 10
 BOT_PREFIX = "bot:"
 HISTORY_ROWS = 50  # rating history entries a profile shows, the newest
 RECENT_GAMES = 15  # recent games a profile lists
+LEADERBOARD_ROWS = 20  # players a leaderboard lists, the best
 
 
 def bot_identity(level: str) -> str:
@@ -194,6 +196,11 @@ async def leaderboard(db: Database, edition: wire.Edition | None, limit: int) ->
                                        for row in sorted(bots.values(), key=lambda r: -r["rating"])))
 
 
+def leaderboard_of(storage: Storage) -> Callable[[wire.Edition | None], Awaitable[wire.Leaderboard]]:
+    """What reads the leaderboard of an edition from ``storage`` (on its thread): what Leaderboards shows."""
+    return lambda edition: storage.call(lambda db: leaderboard(db, edition, LEADERBOARD_ROWS))
+
+
 def _rating_row(row: dict[str, Any], key: str) -> wire.RatingRow:
     return wire.RatingRow(name=row[key], games=row["games"], wins=row["wins"], rating=row["rating"], mu=row["mu"],
                           sigma=row["sigma"], rated=row["rated"], provisional=row["provisional"])
@@ -263,12 +270,25 @@ async def game_record(db: Database, game_id: int, viewer: Sequence[str] = ()) ->
     return None if row is None else str(row[0])
 
 
+class RatingsHost(Protocol):
+    """What the rating book asks of the lobby: its store, who is online by identity, whose names are whose."""
+
+    @property
+    def storage(self) -> Storage | None: ...
+
+    @property
+    def by_identity(self) -> dict[str, Member]: ...
+
+    @property
+    def names(self) -> NameRegistry: ...
+
+
 class RatingBook:
     """The lobby's side of the ratings: rates each finished game on the database thread, right
     after it is saved; keeps the ratings the matchmaker asks for (bot levels, waiting players);
     answers ``profile`` and ``game_record``."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: RatingsHost) -> None:
         self.lobby = lobby
         self.storage = lobby.storage
         self.known: dict[tuple[str, str], tuple[float, float]] = {}

@@ -25,21 +25,50 @@ from .rates import TokenBucket
 
 if TYPE_CHECKING:
     from ono99_tui.access import AccessPolicy
+    from ono99_tui.wire.requests import Request
 
     from .config import ServerConfig
-    from .lobby import Lobby
-    from .moderation import OperatorSession
+    from .moderation import Moderation, OperatorSession
+    from .names import NameRegistry
 
 log = logging.getLogger("ono99.connection")
 MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dropped
+
+
+class ErrorsCounted(Protocol):
+    """Where the errors a session answers are counted (server/metrics.py's ``Metrics``)."""
+
+    def error_sent(self, connection: Session, code: str, params: Mapping[str, str | int] | None) -> None: ...
+
+
+class SessionLobby(Protocol):
+    """What a session asks of the lobby (server/lobby.py's ``Lobby``): to welcome a hello, take a welcome
+    member's requests and hear they dropped; moderation at the door, the names keys own, the metrics."""
+
+    @property
+    def moderation(self) -> Moderation: ...
+
+    @property
+    def names(self) -> NameRegistry: ...
+
+    @property
+    def metrics(self) -> ErrorsCounted: ...
+
+    def hello(self, connection: Link, hello: Hello, identity: str | None, peer: str) -> Member: ...
+
+    def handle(self, member: Member, request: Request) -> None: ...
+
+    def dropped(self, member: Member) -> None: ...
 
 
 class SessionHost(Protocol):
     """What a session asks of the server it belongs to (server/app.py's ``Server``)."""
 
     config: ServerConfig
-    lobby: Lobby
     access: AccessPolicy
+
+    @property
+    def lobby(self) -> SessionLobby: ...
 
     @property
     def certificate_digest(self) -> bytes: ...

@@ -37,8 +37,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from ono99_tui.wire import server as wire
-
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
 ACTION_BATCH_SECONDS = 0.01  # action rows go to the database thread at most this often
@@ -84,7 +82,7 @@ class SavedTable:
 
 
 class Storage(ABC):
-    """The store, whatever keeps it: open with ``open_storage``. Writes are queued and keep their
+    """The store, whatever keeps it: open with ``open_storage`` (server/stores.py). Writes are queued and keep their
     order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
 
     kind: ClassVar[str]  # "sqlite" or "postgresql"
@@ -369,13 +367,6 @@ class Storage(ABC):
                     await then(db, game_id)
 
         self.submit(write)
-
-    async def leaderboard(self, edition: wire.Edition | None, limit: int = 20) -> wire.Leaderboard:
-        """The identities with the highest conservative rating, under their names, and the bots'
-        ratings (server/ratings.py)."""
-        from .ratings import leaderboard
-
-        return await self.call(lambda db: leaderboard(db, edition, limit))
 
     # --- names ---------------------------------------------------------------------------------------
     def load_names(self) -> list[tuple[str, str]]:
@@ -677,15 +668,6 @@ def shown_url(url: str) -> str:
         (f"#{parts.fragment}" if parts.fragment else "")
 
 
-def open_storage(location: Path | str) -> Storage:
-    """The store of a ``--db``: a PostgreSQL URL, else an SQLite file. Raises StorageError."""
-    if isinstance(location, str):
-        from .storage_pg import PostgresStorage  # psycopg is loaded only for a PostgreSQL store
-
-        return PostgresStorage(location)
-    return SqliteStorage(location)
-
-
 def viewer_keys(identity: str | None, token_hash: str | None) -> list[str]:
     """How ``game_viewers`` names a person: by their identity, else (a guest) by their resume token's hash."""
     if identity is not None:
@@ -701,16 +683,11 @@ def default_db_path() -> Path:
     return data_dir() / "ono99.db"
 
 
-def export_records(location: Path | str) -> list[str]:
-    """Every stored game record of a database (an SQLite file or a PostgreSQL URL), as JSON Lines
-    text lines, oldest first."""
-    if isinstance(location, str):
-        from .storage_pg import export_records as export_from_postgres
-
-        return export_from_postgres(location)
-    if not location.exists():
-        raise FileNotFoundError(location)
-    db = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
+def export_sqlite_records(path: Path) -> list[str]:
+    """Every stored game record of an SQLite file, as JSON Lines text lines, oldest first."""
+    if not path.exists():
+        raise FileNotFoundError(path)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         return [row[0] for row in db.execute("SELECT record FROM games ORDER BY id")]
     finally:

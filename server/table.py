@@ -14,8 +14,8 @@ import asyncio
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ono99_tui.core.actions import Action, ActionKind
 from ono99_tui.core.events import Event
@@ -28,21 +28,67 @@ from ono99_tui.wire import server as wire
 
 from . import standin
 from .broadcast import Broadcaster
-from .history import ChatRoom, away_params, away_summary
-from .runner import Clock, GameRunner, Status
+from .history import ChatLine, ChatRoom, away_params, away_summary
+from .runner import Clock, GameRunner, RunnerMetrics, Status
 from .seating import STAND_IN_LEVEL, Seat, Seating
 from .storage import viewer_keys
 
 if TYPE_CHECKING:
-    from .lobby import Lobby
+    from .config import ServerConfig
     from .members import Member
 
 log = logging.getLogger("ono99.table")
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
 
+def table_of(member: Member) -> Table | None:
+    """The table ``member`` is at (``Member.table`` names only what members.py may know of it)."""
+    table = member.table
+    assert table is None or isinstance(table, Table), table  # only a Table seats a member
+    return table
+
+
+class ChatFilter(Protocol):
+    """Whose chat a member hears (server/moderation.py: players' mutes)."""
+
+    def hearers(self, speaker: Member, members: Iterable[Member]) -> Iterable[Member]: ...
+
+    def history_for(self, member: Member, history: wire.ChatHistory) -> wire.ChatHistory: ...
+
+
+class TableHost(Protocol):
+    """What a table asks of the server it is on (server/lobby.py's ``Lobby``): saving, the lobby's lists,
+    forgetting those who left, the chat's hearers and the metrics."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def metrics(self) -> RunnerMetrics: ...
+
+    @property
+    def moderation(self) -> ChatFilter: ...
+
+    def persist_table(self, table: Table, new_game: bool = False, on_saved: Callable[[], None] | None = None) -> bool:
+        """Save ``table``; True if ``on_saved`` will be called once it is saved."""
+
+    def persist_action(self, table: Table, n: int, seat: int, action: str, on_saved: Callable[[], None]) -> bool:
+        """Save a move; True if ``on_saved`` will be called once it is saved."""
+
+    def persist_chat(self, table_id: int, line: ChatLine, show: Callable[[], None]) -> None:
+        """Save a chat line, then ``show`` it."""
+
+    def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None: ...
+
+    def tables_changed(self) -> None: ...
+
+    def table_emptied_check(self, table: Table) -> None: ...
+
+    def forget_if_idle(self, member: Member) -> None: ...
+
+
 class Table:
-    def __init__(self, lobby: Lobby, id: int, name: str, options: TableOptions, seat_count: int,
+    def __init__(self, lobby: TableHost, id: int, name: str, options: TableOptions, seat_count: int,
                  host_member: Member | None, *, private: bool = False, code: str = "", turn_seconds: int = 0,
                  bot_level: str = "greedy", status: wire.TableStatus = Status.WAITING, game_no: int = 0,
                  seed: int = 0, seq_base: int = 0, replace_bots: bool = False, clock: Clock | None = None,

@@ -70,11 +70,11 @@ def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
     assert offenders == []
 
 
-def package_imports() -> dict[str, set[str]]:
-    """Each module of ono99_tui and the modules of ono99_tui it imports: when it is loaded, type-checked
-    (``if TYPE_CHECKING:``) or when one of its functions runs."""
+def package_imports(package: str = "ono99_tui") -> dict[str, set[str]]:
+    """Each module of ``package`` (a folder at the top of the project) and the modules of that package it
+    imports: when it is loaded, type-checked (``if TYPE_CHECKING:``) or when one of its functions runs."""
     modules: dict[str, tuple[Path, str]] = {}  # module: its file, the package its relative imports start from
-    for path in (ROOT / "ono99_tui").rglob("*.py"):
+    for path in (ROOT / package).rglob("*.py"):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
@@ -94,8 +94,10 @@ def package_imports() -> dict[str, set[str]]:
                 if node.level:
                     start = package.split(".")[:len(package.split(".")) - (node.level - 1)]
                     base = ".".join([*start, *([node.module] if node.module else [])])
-                imported.add(base)
-                imported.update(f"{base}.{alias.name}" for alias in node.names)  # from a package import a module
+                submodules = {f"{base}.{alias.name}" for alias in node.names}  # from a package import a module
+                imported.update(submodules)
+                if not submodules <= modules.keys():  # names from the module (``from . import standin`` is not)
+                    imported.add(base)
         graph[name] = {m for m in imported if m in modules and m != name}
     return graph
 
@@ -132,6 +134,15 @@ def test_the_package_has_no_import_cycle() -> None:
     """No module of ono99_tui imports, through others, a module that imports it: every arrow points down."""
     graph = package_imports()
     assert "ono99_tui.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_tui.core"]  # the walk found them
+    assert import_cycles(graph) == []
+
+
+def test_the_server_has_no_import_cycle() -> None:
+    """Nor does the server: each part names what it asks of those above it (a table of its host, the
+    lobby's parts of the lobby, a connection of its server) in a protocol of lower-level types."""
+    graph = package_imports("server")
+    assert "server.members" in graph["server.table"] and "server.lobby" in graph["server.app"]  # the walk found them
+    assert "server.storage_pg" in graph["server.stores"]  # imported inside a function: counted too
     assert import_cycles(graph) == []
 
 

@@ -34,7 +34,8 @@ from server.lobby_chat import LOBBY_CHAT, LobbyChat, chat_text
 from server.members import Member, token_hash
 from server.presence import ONLINE_EVERY, Presence
 from server.rates import Throttle
-from server.storage import Database, Storage, open_storage
+from server.storage import Database, Storage
+from server.stores import open_storage
 from server.table import Table
 from tests.test_table_parts import Recorder, person, received, refused
 

@@ -31,6 +31,7 @@ from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
 from ono99_tui.wire.requests import CreateTable, Join, Leave, Request, Say, Start
 from server.connection import Connection
+from server.table import Table
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
@@ -346,7 +347,7 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
 
             member = h.server.lobby.members["Kim"]
             connection, table = member.connection, member.table
-            assert isinstance(connection, Connection) and table is not None
+            assert isinstance(connection, Connection) and isinstance(table, Table)
             table.set_paused(True)  # the stand-in bot waits too: the game is still on when Kim is back
             connection.writer.transport.abort()  # the network drops; the seat waits for its player
             await pane.wait_line("The connection was lost; trying again in 0.5 seconds.")

@@ -19,7 +19,7 @@ from ono99_tui.wire.common import as_edition
 from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Join, Leave, Rematch, Say, Spectate
 from ono99_tui.wire.server import view_to_wire
 from server.members import token_hash
-from server.storage import export_records
+from server.stores import export_records
 from tests.server_helpers import (
     CARD_CODES,
     FAST_PLAY,

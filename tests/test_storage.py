@@ -19,8 +19,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from server.storage import Database, Storage, StorageError, open_storage, shown_url
+from server.ratings import leaderboard_of
+from server.storage import Database, Storage, StorageError, shown_url
 from server.storage_pg import LATEST, PostgresStorage
+from server.stores import open_storage
 from tests.postgres import Cluster
 from tests.server_helpers import ServerProcess, Store, TestClient, create_table, free_port, ono99
 
@@ -168,7 +170,7 @@ async def test_a_read_queued_after_writes_sees_them_and_a_move_saved_again_is_ke
     assert sorted(storage.load_names()) == [("key:a", "Ada Lovelace"), ("key:b", "Bob")]
     record = {"edition": "2022", "players": [{"name": "Ada"}, {"name": "Bob"}]}
     storage.save_game(3, record, 10.0, [("key:a", True), ("key:b", False)])
-    board = await storage.leaderboard("2022")
+    board = await leaderboard_of(storage)("2022")
     assert {(r.name, r.games, r.wins) for r in board.rows} == {("Ada Lovelace", 1, 1), ("Bob", 1, 0)}
     storage.save_table(3, {**META, "game_no": 1})
     storage.save_action(3, 1, 0, 0, "7")
