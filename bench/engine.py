@@ -16,6 +16,9 @@ Rows (4-player 2022 games unless ``--players``; the 1980 rows play whole token m
 - ``simulate-command``: the command a user runs, ``ono99 simulate --bots random,… --workers 1``,
   in this process with its progress line drawn as on a terminal (its output thrown away): the same
   games as ``simulate-random``, plus what the command adds per game (progress, the summary).
+- ``bare-random-x2``, ``simulate-random-x2`` and ``simulate-command-x2`` (only when named in
+  ``--rows``): two bare loops, two ``simulate-random`` loops (two processes sharing the games), and
+  the command with ``--workers 2``; games per second of wall time, process starts included.
 - ``bare-greedy``: the ceiling loop with the greedy policy.
 - ``rollout-greedy``: the strong bot's rollout (``strong._rollout``: the greedy policy on a
   ``State``) from the deal until seat 0 is out or wins, as in a search.
@@ -37,13 +40,16 @@ import os
 import platform
 import random
 import re
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
 from ono99_tui.bots.strong import _rollout
+from ono99_tui.cli import main as ono99  # imported here: a row times the games, not the import
 from ono99_tui.core import TableOptions
 from ono99_tui.core.cards import DECK_COUNTS, Edition
 from ono99_tui.core.state import RandomChance, State
@@ -180,10 +186,31 @@ def run_simulate(options: TableOptions, players: int, games: int, seed: int, vie
     return sum(play_game(plan, i, views=views).turns for i in range(games))
 
 
-def run_command(options: TableOptions, players: int, games: int, seed: int) -> int:
-    """``ono99 simulate`` itself, as on a terminal (TTY_COMPATIBLE makes Rich draw its progress)."""
-    from ono99_tui.cli import main as ono99
+def run_bare_pair(options: TableOptions, players: int, games: int, seed: int) -> int:
+    """Two bare loops at once, in two processes, sharing ``games`` (what ``--workers 2`` is against)."""
+    return _in_two_processes(_bare_random, options, players, games, seed)
 
+
+def run_simulate_pair(options: TableOptions, players: int, games: int, seed: int) -> int:
+    """Two ``simulate-random`` loops at once, in two processes, sharing ``games``."""
+    return _in_two_processes(run_simulate, options, players, games, seed)
+
+
+def _bare_random(options: TableOptions, players: int, games: int, seed: int) -> int:
+    return run_bare(players, games, seed, greedy=False)
+
+
+def _in_two_processes(run: Callable[[TableOptions, int, int, int], int], options: TableOptions, players: int,
+                      games: int, seed: int) -> int:
+    half = games // 2
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        parts = [pool.submit(run, options, players, half, seed), pool.submit(run, options, players, games - half,
+                                                                            seed + half)]
+        return sum(part.result() for part in parts)
+
+
+def run_command(options: TableOptions, players: int, games: int, seed: int, workers: int = 1) -> int:
+    """``ono99 simulate`` itself, as on a terminal (TTY_COMPATIBLE makes Rich draw its progress)."""
     out = io.StringIO()
     saved = os.environ.get("TTY_COMPATIBLE")
     os.environ["TTY_COMPATIBLE"] = "1"
@@ -191,7 +218,7 @@ def run_command(options: TableOptions, players: int, games: int, seed: int) -> i
         with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(out), contextlib.redirect_stderr(devnull):
             code = ono99(["simulate", "--games", str(games), "--players", str(players), "--bots",
                           ",".join(["random"] * players), "--edition", options.edition.value, "--seed", str(seed),
-                          "--workers", "1", "--json"])
+                          "--workers", str(workers), "--json"])
     finally:
         if saved is None:
             del os.environ["TTY_COMPATIBLE"]
@@ -220,25 +247,40 @@ ROWS: dict[str, tuple[str, Callable[[TableOptions, int, int, int], int]]] = {
     "simulate-random": ("2022", run_simulate),
     "game-views-random": ("2022", lambda o, p, g, s: run_simulate(o, p, g, s, views=True)),
     "simulate-command": ("2022", run_command),
+    "bare-random-x2": ("2022", run_bare_pair),
+    "simulate-random-x2": ("2022", run_simulate_pair),
+    "simulate-command-x2": ("2022", lambda o, p, g, s: run_command(o, p, g, s, workers=2)),
     "bare-greedy": ("2022", lambda o, p, g, s: run_bare(p, g, s, greedy=True)),
     "rollout-greedy": ("2022", run_rollout),
     "simulate-random-1980": ("1980", run_simulate),
 }
+# rows run only when named in --rows
+NAMED_ONLY_ROWS = ("bare-random-x2", "simulate-random-x2", "simulate-command-x2", "simulate-random-1980")
 RATIOS = (("state-random", "bare-random"), ("simulate-random", "bare-random"), ("game-views-random", "bare-random"),
           ("simulate-command", "bare-random"), ("simulate-command", "simulate-random"),
+          ("simulate-random-x2", "bare-random-x2"), ("simulate-command-x2", "bare-random-x2"),
+          ("simulate-command-x2", "simulate-random-x2"),
           ("rollout-greedy", "bare-greedy"))
 
 
-def timed(row: str, players: int, games: int, seed: int, repeat: int) -> tuple[float, int]:
+def cpu_seconds() -> float:
+    """CPU time of this process and of its waited-for children (the workers of a two-process row)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed(row: str, players: int, games: int, seed: int, repeat: int) -> tuple[float, float, int]:
+    """The fastest of ``repeat`` runs: wall seconds, CPU seconds (fewest), plays."""
     edition, run = ROWS[row]
     options = TableOptions.from_mapping(edition)
-    best = float("inf")
+    best = best_cpu = float("inf")
     turns = 0
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         turns = run(options, players, games, seed)
         best = min(best, time.perf_counter() - started)
-    return best, turns
+        best_cpu = min(best_cpu, cpu_seconds() - cpu)
+    return best, best_cpu, turns
 
 
 def callgrind_instructions(row: str, players: int, games: int, seed: int) -> int:
@@ -263,7 +305,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the fastest is reported")
-    parser.add_argument("--rows", nargs="*", default=[r for r in ROWS if r != "simulate-random-1980"],
+    parser.add_argument("--rows", nargs="*", default=[r for r in ROWS if r not in NAMED_ONLY_ROWS],
                         choices=list(ROWS))
     parser.add_argument("--callgrind", action="store_true",
                         help="count instructions per game: each row under valgrind with --games and with 0 games")
@@ -281,7 +323,7 @@ def main() -> None:
         for row in args.rows:
             base = callgrind_instructions(row, args.players, 0, args.seed)
             full = callgrind_instructions(row, args.players, args.games, args.seed)
-            _, turns = timed(row, args.players, args.games, args.seed, 1)
+            _, _, turns = timed(row, args.players, args.games, args.seed, 1)
             per_play[row] = (full - base) / max(turns, 1)
             print(f"{row:22} {(full - base) / args.games / 1e6:17.3f}M {turns / args.games:10.1f} "
                   f"{per_play[row]:9.0f}")
@@ -289,15 +331,19 @@ def main() -> None:
             if row in per_play and ceiling in per_play:
                 print(f"{row} / {ceiling}: {per_play[ceiling] / per_play[row]:.2f}x the ceiling's speed per play")
         return
-    speed: dict[str, float] = {}  # plays per second
-    print(f"{'row':22} {'games/s':>9} {'plays/game':>10} {'µs/play':>8}")
+    speed: dict[str, float] = {}  # plays per second of wall time
+    cpu_speed: dict[str, float] = {}  # plays per CPU second (all the row's processes)
+    print(f"{'row':22} {'games/s':>9} {'plays/game':>10} {'µs/play':>8} {'CPU µs/play':>12}")
     for row in args.rows:
-        seconds, turns = timed(row, args.players, args.games, args.seed, args.repeat)
+        seconds, cpu, turns = timed(row, args.players, args.games, args.seed, args.repeat)
         speed[row] = turns / seconds
-        print(f"{row:22} {args.games / seconds:9.0f} {turns / args.games:10.1f} {seconds / max(turns, 1) * 1e6:8.2f}")
+        cpu_speed[row] = turns / cpu
+        print(f"{row:22} {args.games / seconds:9.0f} {turns / args.games:10.1f} {seconds / max(turns, 1) * 1e6:8.2f} "
+              f"{cpu / max(turns, 1) * 1e6:12.2f}")
     for row, ceiling in RATIOS:
         if row in speed and ceiling in speed:
-            print(f"{row} / {ceiling}: {speed[row] / speed[ceiling]:.2f}x the ceiling's speed per play")
+            print(f"{row} / {ceiling}: {speed[row] / speed[ceiling]:.2f}x the ceiling's speed per play "
+                  f"(by CPU time {cpu_speed[row] / cpu_speed[ceiling]:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -536,11 +536,12 @@ def _options_from_args(edition: str, texts: Sequence[str]) -> TableOptions:
 
 
 PROGRESS_INTERVAL = 0.25  # seconds between refreshes of a long command's progress line
+progress_clock: Callable[[], float] = time.monotonic  # what the progress line's refreshes are paced by
 
 
 def run_simulate(args: argparse.Namespace) -> int:
     from .numbers import decimal, percent, whole
-    from .simulate import SimulationPlan, parse_bots, result_rows, simulate
+    from .simulate import ProgressPacer, SimulationPlan, parse_bots, result_rows, simulate
 
     err = Console(stderr=True)
     try:
@@ -568,23 +569,18 @@ def run_simulate(args: argparse.Namespace) -> int:
                       console=err, transient=True, disable=not err.is_terminal,
                       refresh_per_second=4) as progress:  # its drawing thread takes the GIL from the games
             task = progress.add_task("games", total=plan.games, rate="")
-            started = last = time.monotonic()
-            done = 0
+            pacer = ProgressPacer(plan.games, PROGRESS_INTERVAL, progress_clock)
             showing = not progress.disable
 
             def on_result(result: Any) -> None:
                 # Per game: a count and a clock read. The line is refreshed a few times a second, with
                 # the rate over the whole run (Rich's own speed sums its samples at every call).
-                nonlocal done, last
                 if record_file is not None and result.record_line is not None:
                     record_file.write(result.record_line + "\n")
-                done += 1
-                if showing:
-                    now = time.monotonic()
-                    if now - last >= PROGRESS_INTERVAL or done == plan.games:
-                        last = now
-                        rate = _("{rate} games/s").format(rate=whole(done / (now - started))) if now > started else ""
-                        progress.update(task, completed=done, rate=rate)
+                if pacer.count() and showing:
+                    rate = pacer.rate()
+                    progress.update(task, completed=pacer.done,
+                                    rate=_("{rate} games/s").format(rate=whole(rate)) if rate else "")
 
             summary = simulate(plan, args.workers, on_result)
     except OSError as exc:

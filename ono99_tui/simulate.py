@@ -180,6 +180,33 @@ class Summary:
         }
 
 
+class ProgressPacer:
+    """When a long run's progress line is due: at most once per ``interval`` seconds of ``clock``,
+    and at the last game. Per game it costs a count and a clock read, whatever the run's length;
+    the rate it gives is over the whole run (no samples kept)."""
+
+    def __init__(self, total: int, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.total = total
+        self.interval = interval
+        self.clock = clock
+        self.started = self.last = clock()
+        self.done = 0
+
+    def count(self) -> bool:
+        """One more game done; whether the progress line is due now."""
+        self.done += 1
+        now = self.clock()
+        if now - self.last >= self.interval or self.done == self.total:
+            self.last = now
+            return True
+        return False
+
+    def rate(self) -> float | None:
+        """Games per second since the start, as of the last refresh (None before any time passed)."""
+        seconds = self.last - self.started
+        return self.done / seconds if seconds > 0 else None
+
+
 def simulate(
     plan: SimulationPlan,
     workers: int = 1,

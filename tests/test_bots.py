@@ -200,6 +200,25 @@ def test_which_cards_an_opponent_kept_since_which_play_is_inferred() -> None:
     assert sorted(sum(n for n, _ in groups) for groups in options) == [3, 3]
 
 
+def test_what_a_1980_play_rules_out_follows_that_edition() -> None:
+    """On a 1980 table the total may go negative and Hold is an escape greedy spends after Reverse:
+    a -10 from 95 to 85 (room 3) rules out the numbers up to 3 and Reverse and Hold; the same -10
+    to -4 came from 6, where every number fits; a Hold rules out Reverse (and Play 2), not -10;
+    with ``bust_over_99`` a 2 played at 97 (room 2) rules out nothing above it; a playable
+    O'NO 99 (``ono99_on_zero``) goes first, so it rules out nothing."""
+    minus_ten = strong_module._excluded_by(int(Card.MINUS_TEN), 85, 98, floor_at_zero=False)
+    assert minus_ten == frozenset({0, 1, 2, 3, int(Card.PLAY2), int(Card.REVERSE), int(Card.HOLD)})
+    assert strong_module._excluded_by(int(Card.MINUS_TEN), -4, 98, floor_at_zero=False) == frozenset(
+        {*range(11), int(Card.PLAY2), int(Card.REVERSE), int(Card.HOLD)})
+    assert strong_module._excluded_by(int(Card.HOLD), 93, 98, floor_at_zero=False) == frozenset(
+        {0, 1, 2, 3, 4, 5, int(Card.PLAY2), int(Card.REVERSE)})
+    assert strong_module._excluded_by(2, 99, 99, floor_at_zero=False) == frozenset()
+    assert strong_module._excluded_by(int(Card.ONO99), 40, 98, floor_at_zero=False) == frozenset()
+    # 2022 as before: a -10 to 0 may have come from anywhere up to 10, where every number fits
+    assert strong_module._excluded_by(int(Card.MINUS_TEN), 0) == frozenset(
+        {*range(11), int(Card.PLAY2), int(Card.REVERSE), int(Card.HOLD)})
+
+
 def _obliged_view(total: int, hand: tuple[Card, ...], players_left: int = 4) -> TableView:
     game = _mid_game("2022", {}, 4, 5, 6)
     view = game.seat_view(game.actors()[0])

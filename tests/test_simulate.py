@@ -13,7 +13,7 @@ import pytest
 
 from ono99_tui.core import TableOptions
 from ono99_tui.core.record import check_lines
-from ono99_tui.simulate import SimulationPlan, play_game, simulate, wilson_interval
+from ono99_tui.simulate import ProgressPacer, SimulationPlan, play_game, simulate, wilson_interval
 
 from .test_records import OPTION_SETS
 
@@ -127,13 +127,41 @@ def test_simulate_without_views_plays_the_same_games(edition: str, options: dict
                 full.winner_seat, full.winner_entry, full.turns), (edition, options, bots, i)
 
 
+class _Clock:
+    """A clock that moves by ``step`` seconds each time it is read (binary fractions: exact sums)."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        now = self.now
+        self.now += self.step
+        return now
+
+
+def test_the_pacer_refreshes_by_time_not_by_games() -> None:
+    """Tried: the same 2 s of clock spread over 2,048 games and over 16,384 games: both give the line
+    8 refreshes (one per 0.25 s, the last at the last game), the rate being games over the time."""
+    for games in (2048, 16384):
+        pacer = ProgressPacer(games, 0.25, _Clock(2 / games))
+        due = [pacer.done for _ in range(games) if pacer.count()]
+        assert due == [games // 8 * k for k in range(1, 9)], games
+        assert pacer.rate() == games / 2
+
+
+def test_the_pacer_shows_the_last_game_and_nothing_before_time_passes() -> None:
+    pacer = ProgressPacer(5, 0.25, _Clock(0.0))
+    assert [pacer.count() for _ in range(5)] == [False, False, False, False, True]
+    assert pacer.rate() is None  # no time has passed: no rate to show
+
+
 def test_the_progress_line_is_refreshed_a_few_times_a_second_not_per_game(monkeypatch: pytest.MonkeyPatch,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """As on a terminal (Rich draws its progress): 3,000 games refresh the line at most once per
-    PROGRESS_INTERVAL of the run's time, plus the last one, which shows every game done. It used to
-    be updated, with Rich's speed estimate summed anew, for every game: half the command's time."""
-    import time
-
+    """As on a terminal (Rich draws its progress), the command's progress clock made to move 2 s over
+    the run: 2,048 games and 8,192 games both update the line 8 times, the last one showing every
+    game done. It used to be updated, with Rich's speed estimate summed anew, for every game: half
+    the command's time."""
     from rich.progress import Progress
 
     from ono99_tui import cli
@@ -147,9 +175,9 @@ def test_the_progress_line_is_refreshed_a_few_times_a_second_not_per_game(monkey
 
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
     monkeypatch.setattr(Progress, "update", counted)
-    started = time.monotonic()
-    assert cli.main(["simulate", "--games", "3000", "--bots", "random", "--seed", "3", "--json"]) == 0
-    elapsed = time.monotonic() - started
-    assert json.loads(capsys.readouterr().out)["games"] == 3000
-    assert updates[-1] == 3000
-    assert len(updates) <= elapsed / cli.PROGRESS_INTERVAL + 2, (len(updates), elapsed)
+    for games in (2048, 8192):
+        updates.clear()
+        monkeypatch.setattr(cli, "progress_clock", _Clock(2 / games))
+        assert cli.main(["simulate", "--games", str(games), "--bots", "random", "--seed", "3", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["games"] == games
+        assert updates == [games // 8 * k for k in range(1, 9)], games

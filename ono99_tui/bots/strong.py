@@ -27,8 +27,9 @@ difference). The deals are not uniform:
   fitting number above 3; which of its cards it has kept since which play is itself inferred
   (``_seat_hypotheses``).
 
-The inference from plays (``_inferred_holds``) reads 2022 plays only; on 1980 tables the deals
-use ``HAND_BIAS`` alone. Under ``manual_draw`` the rollouts have every seat take its draw at once,
+The inference from plays (``_inferred_holds``) knows either edition's limit and escapes, but reads
+2022 plays only (``INFER_1980``: on 1980 points tables it measured no clear gain); on 1980 tables
+the deals use ``HAND_BIAS`` alone. Under ``manual_draw`` the rollouts have every seat take its draw at once,
 as bots do. The search is bounded by a budget of simulated turns, not by a clock, so that a
 decision takes about the same time on every call and a seeded game replays identically.
 """
@@ -50,6 +51,7 @@ KINDS = len(Card)
 _MINUS_TEN = int(Card.MINUS_TEN)
 _REVERSE = int(Card.REVERSE)
 _PLAY2 = int(Card.PLAY2)
+_ONO99 = int(Card.ONO99)
 LIMIT_2022 = 98
 
 # How much more often a kind sits in an opponent's hand than its share of the unseen pool
@@ -67,6 +69,7 @@ TURN_BUDGET = 6000
 MAX_DEALS = 120
 MIN_DEALS = 8
 INFER = True  # use _inferred_holds (False: only HAND_BIAS)
+INFER_1980 = False  # also on 1980 tables: measured no clear gain on points tables (docs/bots.md)
 MAX_PLAYS = 5  # an opponent's latest plays that _inferred_holds reads
 CONFIDENCE = 1.5  # standard errors by which an action must beat the default choice
 ROLLOUT_TURNS = 400  # a rollout longer than this stops and counts as a share of the win
@@ -209,19 +212,25 @@ Holds = list[list[tuple[int, frozenset[int]]]]
 Hypotheses = tuple[list[float], list[list[tuple[int, frozenset[int]]]]]
 
 
-def _excluded_by(card: int, after: int) -> frozenset[int]:
+# The escapes greedy spends before each one (``ESCAPE_ORDER``): who played it held none of those.
+_EARLIER_ESCAPES = {int(card): frozenset(int(e) for e in ESCAPE_ORDER[:i]) for i, card in enumerate(ESCAPE_ORDER)}
+
+
+def _excluded_by(card: int, after: int, limit: int = LIMIT_2022, floor_at_zero: bool = True) -> frozenset[int]:
     """The kinds a player did not hold when it played ``card`` to make ``after`` (see
-    ``_inferred_holds``)."""
+    ``_inferred_holds``). ``limit``: the highest legal total; ``floor_at_zero``: a -10 stops at 0
+    (2022; in 1980 the total may go negative)."""
     if card <= 10:
-        room = LIMIT_2022 - (after - card)
+        room = limit - (after - card)
         return frozenset(range(card + 1, min(room, 10) + 1))
+    if card == _ONO99:
+        return frozenset()  # a playable O'NO 99 goes first whatever else is held
     # -10 to 0 was played from 10 or less, where every number fits
-    before = after if card != _MINUS_TEN else after + 10 if after > 0 else 0
-    excluded = set(range(min(LIMIT_2022 - before, 10) + 1))
-    if card == _REVERSE:
-        excluded.add(_PLAY2)
-    elif card == _MINUS_TEN:
-        excluded.update((_PLAY2, _REVERSE))
+    before = after
+    if card == _MINUS_TEN:
+        before = after + 10 if after > 0 or not floor_at_zero else 0
+    excluded = set(range(min(limit - before, 10) + 1))
+    excluded.update(_EARLIER_ESCAPES.get(card, ()))
     return frozenset(excluded)
 
 
@@ -288,6 +297,8 @@ def _inferred_holds(view: SeatView, pool_counts: list[int]) -> list[Hypotheses]:
     groups (how many of its cards, which kinds they may be); the rest of its hand is unconstrained.
     """
     seats = view.seats
+    limit = view.options.limit
+    floor_at_zero = view.options.edition is Edition.E2022
     # per seat, for each of its plays, oldest first: (card, excluded kinds), and cards drawn after
     plays: list[list[tuple[int, frozenset[int]]]] = [[] for _ in range(seats)]
     drawn: list[list[int]] = [[] for _ in range(seats)]
@@ -296,7 +307,7 @@ def _inferred_holds(view: SeatView, pool_counts: list[int]) -> list[Hypotheses]:
             seat = event.seat
             if len(event.cards) == 1:
                 card = int(event.cards[0])
-                plays[seat].append((card, _excluded_by(card, event.total)))
+                plays[seat].append((card, _excluded_by(card, event.total, limit, floor_at_zero)))
                 drawn[seat].append(0)
             else:  # the four-card discard: a new hand, nothing known
                 plays[seat].clear()
@@ -428,7 +439,7 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
         discard.append(top)
     obligation = view.obligation
     plays_left = obligation.plays_left if obligation is not None else 1
-    hypotheses = (_inferred_holds(view, pool_counts) if INFER and is_2022
+    hypotheses = (_inferred_holds(view, pool_counts) if INFER and (is_2022 or INFER_1980)
                   else [([1.0], [[]])] * view.seats)
 
     default = candidates.index(first)

@@ -297,8 +297,8 @@ def _draws_then_out(events: list[Any], i: int) -> bool:
     drew = False
     while j < len(events) and isinstance(events[j], Mapping):
         kind = events[j].get("e")
-        if kind == "draw" and events[j].get("seat") == player:
-            drew = True
+        if kind == "draw":
+            drew = drew or events[j].get("seat") == player  # another seat's draw there is refused at it
         elif kind not in ("reshuffle", "missed_draw"):
             break
         j += 1
