@@ -37,6 +37,7 @@ from measuring import HOST, children, free_port, log_in_all, measured, percentil
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
+from ono99_tui.wire.requests import Act, CreateTable, Join, Rematch, Start
 
 TIMEOUT = 120.0
 
@@ -82,7 +83,7 @@ async def play_slowly(players: list[Client], interval: float, rng: random.Random
             if message.get("t") == "state":
                 views[seat] = message["view"]
             elif message.get("t") == "table" and message["table"]["status"] == "finished" and seat == 0:
-                await client.send({"t": "rematch"})
+                await client.send(Rematch())
 
     tasks = [asyncio.create_task(read(s, c)) for s, c in enumerate(players)]
     try:
@@ -90,8 +91,8 @@ async def play_slowly(players: list[Client], interval: float, rng: random.Random
             await asyncio.sleep(interval)
             for seat, view in list(views.items()):
                 if view["winner"] is None and view["legal"] and (view["turn"] == seat or "draw" in view["legal"]):
-                    await players[seat].send({"t": "act", "action": rng.choice(view["legal"]),
-                                              "version": view["version"]})
+                    await players[seat].send(Act(action=rng.choice(view["legal"]),
+                                                 version=view["version"]))
                     break
     finally:
         for task in tasks:
@@ -101,9 +102,9 @@ async def play_slowly(players: list[Client], interval: float, rng: random.Random
 async def load(tcp_port: int, ssh_port: int, watchers: int, interval: float) -> None:
     host = await Client.connect(HOST, tcp_port, "busy-host")
     guest = await Client.connect(HOST, tcp_port, "busy-guest")
-    await host.send({"t": "create_table", "name": "busy", "seats": 2, "private": True, "turn_seconds": 0})
+    await host.send(CreateTable(name="busy", seats=2, private=True, turn_seconds=0))
     code = (await host.expect("table"))["table"]["code"]
-    await guest.send({"t": "join", "code": code})
+    await guest.send(Join(code=code))
     await guest.expect("table")
     counts: list[int] = []
     conns = []
@@ -113,7 +114,7 @@ async def load(tcp_port: int, ssh_port: int, watchers: int, interval: float) -> 
         await named.close()
     conns += await log_in_all(watchers, lambda i, address: watcher(ssh_port, f"watch-{code}", keys[i], counts,
                                                                     address))
-    await host.send({"t": "start"})
+    await host.send(Start())
     print("ready", flush=True)
     await play_slowly([host, guest], interval, random.Random(1))
 
@@ -122,10 +123,10 @@ async def load(tcp_port: int, ssh_port: int, watchers: int, interval: float) -> 
 async def measure(tcp_port: int, seconds: float) -> list[float]:
     clients = [await Client.connect(HOST, tcp_port, f"fast{i}") for i in range(4)]
     host = clients[0]
-    await host.send({"t": "create_table", "name": "fast", "seats": 4, "turn_seconds": 0})
+    await host.send(CreateTable(name="fast", seats=4, turn_seconds=0))
     table_id = (await host.expect("table"))["table"]["id"]
     for client in clients[1:]:
-        await client.send({"t": "join", "table": table_id})
+        await client.send(Join(table=table_id))
         await client.expect("table", where=lambda m: m["table"]["you"] is not None)
     rtts: list[float] = []
     end = time.monotonic() + seconds
@@ -137,7 +138,7 @@ async def measure(tcp_port: int, seconds: float) -> list[float]:
             message = await client.recv(TIMEOUT)
             kind = message.get("t")
             if kind == "table" and message["table"]["status"] == "finished" and seat == 0:
-                await client.send({"t": "rematch"})
+                await client.send(Rematch())
             if kind != "state":
                 continue
             view = message["view"]
@@ -146,9 +147,9 @@ async def measure(tcp_port: int, seconds: float) -> list[float]:
             if view["winner"] is None and view["legal"] and (view["turn"] == seat or "draw" in view["legal"]) \
                     and seat not in sent:
                 sent[seat] = (view["version"], time.perf_counter())
-                await client.send({"t": "act", "action": rng.choice(view["legal"]), "version": view["version"]})
+                await client.send(Act(action=rng.choice(view["legal"]), version=view["version"]))
 
-    await host.send({"t": "start"})
+    await host.send(Start())
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.gather(*(play(s, c) for s, c in enumerate(clients))), seconds + 5)
     for client in clients:

@@ -35,6 +35,7 @@ from measuring import HOST, children, free_port, log_in_all, measured, percentil
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
+from ono99_tui.wire.requests import CreateTable, Join, Spectate
 
 TIMEOUT = 120.0
 KEYS_TO_TRY = (b"1", b"2", b"3", b"4", b"f")
@@ -79,10 +80,10 @@ async def seat_everyone(tcp_port: int, keys: list[asyncssh.SSHKey]) -> list[int]
     for start in range(0, len(keys), 4):
         clients = [await Client.connect(HOST, tcp_port, f"p{start + i}", identity=Identity(keys[start + i]))
                    for i in range(4)]
-        await clients[0].send({"t": "create_table", "name": f"t{start // 4}", "seats": 4, "turn_seconds": 0})
+        await clients[0].send(CreateTable(name=f"t{start // 4}", seats=4, turn_seconds=0))
         table_id = (await clients[0].expect("table"))["table"]["id"]
         for client in clients[1:]:
-            await client.send({"t": "join", "table": table_id})
+            await client.send(Join(table=table_id))
             await client.expect("table", where=lambda m: m["table"]["you"] is not None)
         for client in clients:
             await client.close()
@@ -159,7 +160,7 @@ async def run(players_count: int, workers: int, seconds: float) -> None:
             spectators = []
             for table_id in tables:
                 spectator = await Client.connect(HOST, tcp_port, f"s{table_id}")
-                await spectator.send({"t": "spectate", "table": table_id})
+                await spectator.send(Spectate(table=table_id))
                 await spectator.expect("table")
                 spectators.append(spectator)
             for index in range(0, len(players), 4):

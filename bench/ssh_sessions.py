@@ -47,6 +47,7 @@ import asyncssh
 from measuring import CLOCK_TICKS, HOST, ROOT, free_port, log_in_all, percentile
 
 from ono99_tui.client import Client
+from ono99_tui.wire.requests import Act, CreateTable, Join, Start
 
 TIMEOUT = 120.0
 QUIET = 0.3  # seconds without output after which a redraw counts as done
@@ -194,11 +195,11 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
     guest = await Client.connect(HOST, server.tcp_port, "guest")
     sessions: list[Session] = []
     try:
-        await host.send({"t": "create_table", "name": "watched", "seats": 2, "private": True, "turn_seconds": 0})
+        await host.send(CreateTable(name="watched", seats=2, private=True, turn_seconds=0))
         code = (await host.expect("table"))["table"]["code"]
-        await guest.send({"t": "join", "code": code})
+        await guest.send(Join(code=code))
         await guest.expect("table")
-        await host.send({"t": "start"})
+        await host.send(Start())
         sessions = [Session(f"watch-{code}", keys[i]) for i in range(count)]
         await log_in_all(count, lambda i, address: sessions[i].open(server.ssh_port, b"spectating", address))
         players = {0: host, 1: guest}
@@ -220,7 +221,7 @@ async def fan_out(server: ServerProcess, count: int, keys: list[asyncssh.SSHKey]
             counts = [s.received for s in sessions]
             started, cpu, game = time.perf_counter(), server.cpu_seconds(), server.cpu_split()[0]
             action = next(a for a in view["legal"] if a != "draw") if view["legal"] else "draw"
-            await players[turn].send({"t": "act", "action": action, "version": view["version"]})
+            await players[turn].send(Act(action=action, version=view["version"]))
             while any(s.received == c for s, c in zip(sessions, counts, strict=True)):
                 await asyncio.sleep(0.005)
             last = max(s.last_output for s in sessions) - started
