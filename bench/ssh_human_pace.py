@@ -177,9 +177,9 @@ async def run(sessions: int, workers: int, seconds: float, watching: float) -> N
                 ssh_port, f"127.0.200.{1 + i % 250}", f"watch-{tables[i % len(tables)][1]}"))
             await asyncio.sleep(2)
             spectators = []
-            for table_id, _code in tables:
+            for table_id, code in tables:
                 spectator = await Client.connect(HOST, tcp_port, f"s{table_id}")
-                await spectator.send(Spectate(table=table_id))
+                await spectator.send(Spectate(code=code))
                 await spectator.expect("table")
                 spectators.append(spectator)
             for index in range(0, len(players), 4):

@@ -9,7 +9,7 @@ move), are drawn at once; a seated player and the lobby otherwise as they come.
 
 Logins first: while a login is under way in the process (from the connection to the session's
 first screen) or the event loop runs late, the process is busy, and every session that is not in
-its own turn waits longer between frames (``BUSY_FRAME`` watching, ``BUSY_SEATED_FRAME`` seated),
+its own turn waits longer between frames (``BUSY_SEATED_FRAME`` seated, ``BUSY_FRAME`` the others),
 so the key exchanges, the name screens and the first lobby screens come before other redraws.
 Screens slow down; nothing is lost, the next batch shows the newest state.
 """
@@ -23,8 +23,8 @@ import time
 WATCHING_FRAME = 0.25  # seconds between the redraws of a spectator
 SEATED_FRAME = 0.0  # a seated player's screen follows the game as it goes
 LOBBY_FRAME = 0.0  # the lobby changes a few times a minute
-BUSY_FRAME = 1.0  # the same while the process is busy (logins under way, the loop late)
-BUSY_SEATED_FRAME = 0.2
+BUSY_FRAME = 1.0  # a spectator's or the lobby's while the process is busy (logins under way, the loop late)
+BUSY_SEATED_FRAME = 0.2  # a seated player's then, but in their own turn
 ANSWER_WINDOW = 1.0  # seconds after a request during which what arrives is drawn at once: its answer
 LAG_CHECK = 0.1  # seconds between two looks at how late the event loop runs
 LATE = 0.05  # the loop is late when a timer fires this much after its time
