@@ -8,12 +8,17 @@ tells the bench whose turn it is. On its turn a player waits 1 to 3 s, then pres
 and f in turn, 0.4 s apart, until the move is made (the app refuses a card it cannot play); the
 press that made the move is the one before the spectator saw it.
 
+With --watching W, that share of the N sessions watches instead of playing: SSH clients with a
+PTY logged in as watch-CODE (their keys named over TCP first), spread evenly over the tables; they
+press nothing. The tables are private, so that each has its invite code.
+
 Measured over --seconds: per move, from that key press until every seat's terminal has received
 output after it (the move drawn on all four screens), p50/p99; the CPU (user+system, /proc) of the
-fronts and of the game server per player-minute; the fronts' resident memory per session above
-the idle fronts.
+fronts and of the game server per player-minute (every session, playing or watching, is a player
+here), and the fronts' CPU per move made; the fronts' resident memory per session above the idle
+fronts.
 
-Run: python bench/ssh_human_pace.py --players 20 60 --workers 1 2 [--seconds 40]
+Run: python bench/ssh_human_pace.py --players 20 60 --workers 1 2 [--seconds 40] [--watching 0.67]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from measuring import HOST, children, free_port, log_in_all, measured, percentil
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
+from ono99_tui.wire.requests import CreateTable, Join, Spectate
 
 TIMEOUT = 120.0
 KEYS_TO_TRY = (b"1", b"2", b"3", b"4", b"f")
@@ -50,8 +56,8 @@ class Player:
         self.outputs: list[float] = []  # when output arrived (the last few hundred)
         self.got = asyncio.Event()
 
-    async def open(self, port: int, address: str) -> None:
-        self.conn = await asyncssh.connect(HOST, port, username="player", client_keys=[self.key], known_hosts=None,
+    async def open(self, port: int, address: str, username: str = "player") -> None:
+        self.conn = await asyncssh.connect(HOST, port, username=username, client_keys=[self.key], known_hosts=None,
                                            agent_path=None, config=[], local_addr=(address, 0))
         self.stdin, stdout, _ = await self.conn.open_session(term_type="xterm-256color", term_size=(100, 30),
                                                              encoding=None)
@@ -73,21 +79,28 @@ class Player:
         return time.perf_counter()
 
 
-async def seat_everyone(tcp_port: int, keys: list[asyncssh.SSHKey]) -> list[int]:
-    """Tables of four, every seat taken by a key over TCP; returns the table ids."""
+async def seat_everyone(tcp_port: int, keys: list[asyncssh.SSHKey]) -> list[tuple[int, str]]:
+    """Private tables of four, every seat taken by a key over TCP; returns each table's id and invite code."""
     tables = []
     for start in range(0, len(keys), 4):
         clients = [await Client.connect(HOST, tcp_port, f"p{start + i}", identity=Identity(keys[start + i]))
                    for i in range(4)]
-        await clients[0].send({"t": "create_table", "name": f"t{start // 4}", "seats": 4, "turn_seconds": 0})
-        table_id = (await clients[0].expect("table"))["table"]["id"]
+        await clients[0].send(CreateTable(name=f"t{start // 4}", seats=4, turn_seconds=0, private=True))
+        table = (await clients[0].expect("table"))["table"]
         for client in clients[1:]:
-            await client.send({"t": "join", "table": table_id})
+            await client.send(Join(code=table["code"]))
             await client.expect("table", where=lambda m: m["table"]["you"] is not None)
         for client in clients:
             await client.close()
-        tables.append(int(table_id))
+        tables.append((int(table["id"]), str(table["code"])))
     return tables
+
+
+async def name_keys(tcp_port: int, keys: list[asyncssh.SSHKey]) -> None:
+    """Each key enters once over TCP, which gives it a name that watch-CODE then enters under."""
+    for i, key in enumerate(keys):
+        client = await Client.connect(HOST, tcp_port, f"w{i}", identity=Identity(key))
+        await client.close()
 
 
 async def run_table(spectator: Client, players: list[Player], end: float, rng: random.Random,
@@ -138,7 +151,9 @@ async def note_latency(players: list[Player], pressed: float, latencies: list[fl
         await asyncio.sleep(0.01)
 
 
-async def run(players_count: int, workers: int, seconds: float) -> None:
+async def run(sessions: int, workers: int, seconds: float, watching: float) -> None:
+    players_count = round(sessions * (1 - watching) / 4) * 4
+    watchers_count = sessions - players_count
     with tempfile.TemporaryDirectory(prefix="ono99-pace-") as tmp:
         ssh_port, tcp_port = free_port(), free_port()
         proc, banner = start_serve(
@@ -155,11 +170,16 @@ async def run(players_count: int, workers: int, seconds: float) -> None:
             tables = await seat_everyone(tcp_port, keys)
             players = [Player(k) for k in keys]
             await log_in_all(len(players), lambda i, address: players[i].open(ssh_port, address))
+            watch_keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(watchers_count)]
+            await name_keys(tcp_port, watch_keys)
+            watchers = [Player(k) for k in watch_keys]  # spread over the tables, one after the other
+            await log_in_all(len(watchers), lambda i, address: watchers[i].open(
+                ssh_port, f"127.0.200.{1 + i % 250}", f"watch-{tables[i % len(tables)][1]}"))
             await asyncio.sleep(2)
             spectators = []
-            for table_id in tables:
+            for table_id, code in tables:
                 spectator = await Client.connect(HOST, tcp_port, f"s{table_id}")
-                await spectator.send({"t": "spectate", "table": table_id})
+                await spectator.send(Spectate(code=code))
                 await spectator.expect("table")
                 spectators.append(spectator)
             for index in range(0, len(players), 4):
@@ -170,16 +190,18 @@ async def run(players_count: int, workers: int, seconds: float) -> None:
             _, span = await measured(proc.pid, asyncio.gather(
                 *(run_table(s, players[4 * i:4 * i + 4], end, random.Random(i), latencies)
                   for i, s in enumerate(spectators))))
-            player_minutes = players_count * span.seconds / 60
+            player_minutes = sessions * span.seconds / 60
             game = span.game_cpu * 1000 / player_minutes
             front = span.fronts_cpu * 1000 / player_minutes
-            per_session = (sum(rss(p) for p in fronts) - idle_rss) / players_count / 2**20
-            print(f"| {workers} | {players_count} | {len(latencies)} | {statistics.median(latencies):.0f} ms "
+            per_session = (sum(rss(p) for p in fronts) - idle_rss) / sessions / 2**20
+            print(f"| {workers} | {players_count} + {watchers_count} | {len(latencies)} "
+                  f"| {statistics.median(latencies):.0f} ms "
                   f"| {percentile(latencies, 0.99):.0f} ms "
-                  f"| {front:.0f} ms | {game:.1f} ms | {per_session:.2f} MiB | {os.getloadavg()[0]:.1f} |", flush=True)
+                  f"| {front:.0f} ms | {span.fronts_cpu * 1000 / max(1, len(latencies)):.0f} ms "
+                  f"| {game:.1f} ms | {per_session:.2f} MiB | {os.getloadavg()[0]:.1f} |", flush=True)
             for spectator in spectators:
                 await spectator.close()
-            for player in players:
+            for player in players + watchers:
                 if player.conn is not None:
                     player.conn.close()
         finally:
@@ -191,14 +213,17 @@ async def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[20, 60], help="multiples of 4")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--seconds", type=float, default=40.0)
+    parser.add_argument("--watching", type=float, default=0.0,
+                        help="the share of the sessions that watch a table over SSH instead of playing (0 to 1)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores; load average at the start {os.getloadavg()[0]:.1f}")
-    print("| workers | players | moves | key press to every seat's screen: p50 | p99 | fronts CPU per player-minute "
-          "| game server CPU per player-minute | fronts memory per session | load average |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| workers | players + SSH watchers | moves | key press to every seat's screen: p50 | p99 "
+          "| fronts CPU per player-minute (every session) "
+          "| fronts CPU per move | game server CPU per player-minute | fronts memory per session | load average |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for workers in args.workers:
         for count in args.players:
-            await run(count, workers, args.seconds)
+            await run(count, workers, args.seconds, args.watching)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,11 @@ Per update (CPU time of this thread, medians are not used: every update is count
 Without a terminal: what the SSH front adds (escape codes, the channel) is not in these figures
 (bench/ssh_sessions.py measures the whole front).
 
-Run: python bench/table_redraw.py [--size 100x30] [--runs 3]
+With --burst: the game's states one at a time (each drawn before the next is sent), then all at
+once, as a spectator whose next frame is not due receives a table at full speed; the thread CPU
+of each.
+
+Run: python bench/table_redraw.py [--size 100x30] [--runs 3] [--burst]
 """
 
 from __future__ import annotations
@@ -94,6 +98,46 @@ async def until(condition: Callable[[], bool], pause: Callable[[], Any]) -> None
         await pause()
 
 
+async def burst(size: tuple[int, int]) -> tuple[int, float, float]:
+    """One game watched twice in one app: its states one at a time, each drawn before the next is
+    sent, then again all at once (as a table at full speed sends them to a spectator whose frame
+    is not due yet); returns the updates and each way's thread CPU seconds."""
+    table, states = watched_game()
+    link = Link()
+    link.inbox.put_nowait(welcome_map("Watcher", table=0))
+    link.inbox.put_nowait({"t": "table", "table": table})
+
+    async def open_link() -> Link:
+        return link
+
+    app = make_app(local=False, name="Watcher", open_link=open_link)
+    moves = states[3:-1]
+    async with app.run_test(size=size) as pilot:
+        await until(lambda: isinstance(app.screen, TableScreen), pilot.pause)
+        for state in states[:3]:
+            link.inbox.put_nowait(state)
+        await pilot.pause(0.5)
+        started = time.thread_time()
+        for state in moves:
+            link.inbox.put_nowait(state)
+            version = state["view"]["version"]
+            await until(lambda version=version: app.model.view is not None and app.model.view.version == version,
+                        pilot.pause)
+            await pilot.pause()
+        one_by_one = time.thread_time() - started
+        for state in states[:3]:  # the game again from its start
+            link.inbox.put_nowait(state)
+        await pilot.pause(0.5)
+        started = time.thread_time()
+        for state in moves:
+            link.inbox.put_nowait(state)
+        last = moves[-1]["view"]["version"]
+        await until(lambda: app.model.view is not None and app.model.view.version == last, pilot.pause)
+        await pilot.pause()
+        at_once = time.thread_time() - started
+    return len(moves), one_by_one, at_once
+
+
 async def run(size: tuple[int, int]) -> int:
     """One game watched; returns the updates counted."""
     global counting
@@ -131,8 +175,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="100x30", help="terminal size, COLUMNSxLINES (the SSH benchmark's)")
     parser.add_argument("--runs", type=int, default=3, help="games watched; the figures are their sum")
+    parser.add_argument("--burst", action="store_true",
+                        help="a game's states one at a time, then all at once: the CPU of each (thread CPU)")
     args = parser.parse_args()
     size = tuple(int(n) for n in args.size.split("x"))
+    if args.burst:
+        moves, one_by_one, at_once = asyncio.run(burst((size[0], size[1])))
+        print(f"{moves} updates at {args.size}: one at a time {one_by_one * 1000:.0f} ms of CPU "
+              f"({one_by_one * 1000 / moves:.2f} ms each), all at once {at_once * 1000:.0f} ms")
+        return
     timed(Ono99App, "handle", "handling")
     timed(Compositor, "render_update", "paint")
     timed(Compositor, "reflow", "reflow")

@@ -5,6 +5,7 @@ does not read is bounded in bytes and in time."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from .refusal import Refusal
@@ -36,6 +37,14 @@ class HelloQueue(Generic[Waiter]):
 
     def waiting_from(self, address: str) -> int:
         return self._by_address[address]
+
+    def busiest(self) -> int:
+        """The most connections one address has waiting (0 when none waits)."""
+        return max(self._by_address.values(), default=0)
+
+    def oldest(self, matching: Callable[[Waiter], bool]) -> Waiter | None:
+        """The connection waiting longest of those ``matching``, if any."""
+        return next((w for w in self._waiting if matching(w)), None)
 
     def admit(self, address: str) -> tuple[str | None, Waiter | None]:
         """(why not, None) to refuse a new connection from ``address``, or (None, the waiting

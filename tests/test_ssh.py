@@ -777,6 +777,35 @@ async def test_the_openssh_client_joins_by_invite_code_and_plays_a_game(rig: Rig
             await run(*tmux, "kill-server")
 
 
+@pytest.mark.system
+async def test_keys_typed_in_one_burst_reach_the_name_box_from_openssh(rig: Rig, tmp_path: Path) -> None:
+    """The real OpenSSH client in tmux: ``C-u xyzzy Enter`` sent by one ``tmux send-keys`` (one
+    write to the client's terminal, which ssh forwards as it reads it: one SSH data message when it
+    reads it at once) into the name box of a new key whose user name only looks like an invite
+    code. Tried: every key after ctrl+u arrives, and Enter sends the name typed, not an empty box."""
+    key_path = tmp_path / "id_ed25519"
+    key_path.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
+    key_path.chmod(0o600)
+    socket_name = f"ono99-test-{uuid.uuid4().hex[:8]}"
+    tmux = ("tmux", "-L", socket_name, "-f", "/dev/null")
+    ssh = (f"ssh -F /dev/null -p {rig.front.port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+           f"-o LogLevel=ERROR -o IdentitiesOnly=yes -o BatchMode=yes -i {key_path} ABCDEF@127.0.0.1")
+    try:
+        await run(*tmux, "new-session", "-d", "-s", "burst", "-x", "100", "-y", "30", ssh)
+        await until(lambda: len(rig.front.sessions) == 1, "the OpenSSH session")
+        session = next(iter(rig.front.sessions))
+        await until(lambda: isinstance(session.app, SessionApp) and session.app.focused is not None
+                    and session.app.focused.id == "name", "the name box, focused")
+        await run(*tmux, "send-keys", "-t", "burst", "C-u", "xyzzy", "Enter")
+        await until(lambda: isinstance(session.app, SessionApp) and isinstance(session.app.screen, LobbyScreen),
+                    "the lobby")
+        assert isinstance(session.app, SessionApp) and session.app.model.my_name == "xyzzy"
+        assert "xyzzy" in rig.server.lobby.members
+    finally:
+        with contextlib.suppress(Exception):
+            await run(*tmux, "kill-server")
+
+
 # --- ono99 serve ------------------------------------------------------------------------------------
 @pytest.mark.system
 async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_path: Path) -> None:

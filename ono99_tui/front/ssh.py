@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import re
 from collections import Counter
@@ -39,6 +40,7 @@ from ..reasons import said
 from . import ssh_words
 from .config import FrontConfig
 from .idle import IdleWatch
+from .pacing import PACER
 from .ssh_app import SessionApp
 from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .ssh_plain import PlainSessionApp, plain_user
@@ -54,6 +56,8 @@ CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite cod
 CODE_LENGTH = 6
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the session asks for another
 OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello
+RETRY_AT_LEAST = 5  # seconds a login told the front is busy is asked to wait, at least
+LOGIN_WORDS_EARLY = 1.0  # a login still under way this long before its timeout is told why it ends
 
 
 def host_key_path_for(db_path: Path) -> Path:
@@ -227,6 +231,10 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
         door = Door(self.front, username, owner.address, owner.port, owner.fingerprint)
         self.app = PlainSessionApp(self.terminal, door, line_at_a_time=self.term_type is None) if plain \
             else SessionApp(self.terminal, door)
+        if isinstance(self.app, SessionApp):
+            self.app.on_first_screen = owner.first_screen
+        else:
+            owner.login_over()
         self.front.sessions.add(self)
         self._idle.start(config.ssh.idle_timeout)
         self.task = asyncio.create_task(self._run(self.app, door))
@@ -241,6 +249,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
         finally:
             farewell = app.farewell
+            self.owner.login_over()
             self.app = None  # a finished session keeps nothing of its app
             self.front.sessions.discard(self)
             self._idle.cancel()
@@ -327,6 +336,45 @@ class SshConnection(asyncssh.SSHServer):
         self._key: asyncssh.SSHKey | None = None
         self._told: set[str] = set()  # fingerprints of refused keys the client was told about
         self._close_handle: asyncio.TimerHandle | None = None
+        self._logging_in = False  # counted by the process's pacer until its first screen (or its end)
+        self.authenticating = False  # its key exchange is done and its login has begun
+        self._login_started = 0.0
+        self._login_timer: asyncio.TimerHandle | None = None
+
+    def login_began(self) -> None:
+        self._logging_in = True
+        PACER.login_started()
+        loop = asyncio.get_running_loop()
+        self._login_started = loop.time()
+        timeout = self.front.config.ssh.login_timeout
+        if timeout > 2 * LOGIN_WORDS_EARLY:
+            self._login_timer = loop.call_later(timeout - LOGIN_WORDS_EARLY, self._login_too_slow)
+
+    def login_over(self, shown: bool = False) -> None:
+        """Its first screen is up (``shown``), or it ended: its login no longer holds the other
+        sessions' redraws back."""
+        self._cancel_login_timer()
+        if self._logging_in:
+            self._logging_in = False
+            PACER.login_ended()
+            if shown:
+                self.front.note_login(asyncio.get_running_loop().time() - self._login_started)
+
+    def first_screen(self) -> None:
+        self.login_over(shown=True)
+
+    def _cancel_login_timer(self) -> None:
+        if self._login_timer is not None:
+            self._login_timer.cancel()
+            self._login_timer = None
+
+    def _login_too_slow(self) -> None:
+        """Still not logged in as the login timeout nears: a front that is busy says so and when to
+        come back, instead of the bare close the timeout would be."""
+        self._login_timer = None
+        if self.conn is not None and PACER.busy:
+            log.info("ssh %s: the login did not finish in time on a busy front", self.address)
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.front.busy_words(self.address))
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -335,6 +383,7 @@ class SshConnection(asyncssh.SSHServer):
         self.refusal = self.front.admit(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.login_over()
         if self._close_handle is not None:
             self._close_handle.cancel()
             self._close_handle = None
@@ -347,6 +396,7 @@ class SshConnection(asyncssh.SSHServer):
             self._close_handle = asyncio.get_running_loop().call_later(delay, self.conn.close)
 
     def begin_auth(self, username: str) -> bool:
+        self.authenticating = True
         if self.refusal is not None:
             log.warning("ssh %s: refused: %s", self.address, self.refusal)
             raise asyncssh.DisconnectError(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.refusal)
@@ -407,6 +457,7 @@ class SshConnection(asyncssh.SSHServer):
         return False
 
     def auth_completed(self) -> None:
+        self._cancel_login_timer()  # the session's own timer (close_soon) takes over
         self.fingerprint = self._key.get_fingerprint() if self._key is not None else None
         self.front.logged_in(self)
         # A connection holds a slot: it has the login timeout again to open its session.
@@ -459,6 +510,7 @@ class SshFront:
         self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh.max_waiting_logins,
                                                              self.config.ssh.max_waiting_logins_per_address)
         self._listener: asyncssh.SSHAcceptor | None = None
+        self._login_seconds = 0.0  # how long a login takes to its first screen, lately (a moving average)
 
     @property
     def port(self) -> int:
@@ -488,17 +540,39 @@ class SshFront:
             return ssh_words.admission("full", connection.address)
         if self._per_address[connection.address] >= config.ssh.max_sessions_per_address:
             return ssh_words.admission("address", connection.address)
-        why, making_room = self.waiting.admit(connection.address)
-        if why is not None:
-            return why
+        making_room: SshConnection | None = None
+        if len(self.waiting) >= self.waiting.total and self.waiting.busiest() <= 1:
+            # As many addresses logging in as there are places (a reconnect storm, or a flood of silent
+            # connections): one that has not reached its authentication yet (silent, or still in its
+            # key exchange) makes room; logins being authenticated are never dropped for a newcomer,
+            # who is told when to come back instead.
+            making_room = self.waiting.oldest(lambda waiting: not waiting.authenticating)
+            if making_room is None:
+                return self.busy_words(connection.address)
+            self.waiting.remove(making_room)
+        else:
+            why, making_room = self.waiting.admit(connection.address)
+            if why is not None:
+                return why
         if making_room is not None and making_room.conn is not None:
             log.info("ssh %s: dropped while logging in, to make room", making_room.address)
             self.release(making_room)  # its place is free now, not once its connection is gone
-            making_room.conn.abort()
+            making_room.login_over()
+            making_room.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.busy_words(making_room.address))
         self.connections.add(connection)
+        connection.login_began()
         self.waiting.add(connection, connection.address)
         self._per_address[connection.address] += 1
         return None
+
+    def busy_words(self, address: str) -> str:
+        """Why a login is refused while the front is busy, and in how many seconds to try again: about
+        the time logins take to their first screen lately."""
+        seconds = max(RETRY_AT_LEAST, math.ceil(self._login_seconds))
+        return ssh_words.admission("busy", address, seconds=seconds)
+
+    def note_login(self, seconds: float) -> None:
+        self._login_seconds = seconds if not self._login_seconds else 0.8 * self._login_seconds + 0.2 * seconds
 
     def logged_in(self, connection: SshConnection) -> None:
         self.waiting.remove(connection)

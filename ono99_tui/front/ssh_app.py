@@ -4,6 +4,7 @@ front process on a TCP link to the game server, drawing on the session's channel
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
@@ -32,7 +33,8 @@ from ..tui.names import KEY_HELP, NameScreen
 from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from ..wire.common import as_edition
-from ..wire.requests import Join, Leave, PlayNow, Spectate
+from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
+from .pacing import ANSWER_WINDOW, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
@@ -88,6 +90,10 @@ class SessionApp(Ono99App):
         self._probing_code = False  # a user name shaped like an invite code was tried as one
         self._play_now_from: tuple[str, int] | None = None  # ssh play@host back at a table: queue unless it plays
         self._play_now_after_leaving: tuple[str, int] | None = None
+        self._last_frame = 0.0  # loop time of the last batch of the server's messages drawn
+        self._answer_until = 0.0  # until then, the answer to a request just sent is not held back for a frame
+        # called once, when the first screen that needs the player (the name screen or the lobby) is up
+        self.on_first_screen: Callable[[], None] | None = None
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -106,8 +112,31 @@ class SessionApp(Ono99App):
     def _show(self, screen_type: type[ModelScreen]) -> None:
         if len(self.screen_stack) == 1 and self.screen.id == "_default":
             self.push_screen(screen_type())  # the first screen; Textual's default screen stays under it
+            self._first_screen()
             return
         super()._show(screen_type)
+
+    def _first_screen(self) -> None:
+        told, self.on_first_screen = self.on_first_screen, None
+        if told is not None:
+            told()
+
+    async def pace(self) -> None:
+        """Wait for this session's next frame (ono99_tui/front/pacing.py): what the server sends
+        meanwhile is drawn with it, as its newest state."""
+        loop = asyncio.get_running_loop()
+        model = self.model
+        seated = model.table is not None and model.table.you is not None
+        frame = PACER.frame(watching=model.table is not None and not seated, seated=seated, my_turn=model.my_turn)
+        wait = 0.0 if loop.time() < self._answer_until else self._last_frame + frame - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._last_frame = loop.time()
+
+    def send_message(self, message: Request) -> None:
+        # the answer (a table, then the seat in it, ...) is drawn as soon as it comes
+        self._answer_until = asyncio.get_running_loop().time() + ANSWER_WINDOW
+        super().send_message(message)
 
     async def _enter(self) -> Link:
         """Say hello to the lobby: as a returning key, under the user name, or under a name asked for;
@@ -127,8 +156,9 @@ class SessionApp(Ono99App):
                     await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
                 help_text = door.name_help or (KEY_HELP if door.fingerprint is not None else
                                                SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP)
-                name = await self.push_screen(NameScreen(door.default_name, problem, help_text),
-                                              wait_for_dismiss=True)
+                shown = self.push_screen(NameScreen(door.default_name, problem, help_text), wait_for_dismiss=True)
+                self._first_screen()
+                name = await shown
                 if name is None:
                     return await self._leave()
             try:

@@ -63,13 +63,14 @@ def shutting_down() -> str:
     return _("the server is shutting down")
 
 
-def admission(why: str, address: str) -> str:
+def admission(why: str, address: str, seconds: int = 0) -> str:
     """Why a connection is refused before its login (the SSH client's language is not known yet: the host's)."""
-    return _(ADMISSION[why]).format(address=address)
+    return _(ADMISSION[why]).format(address=address, seconds=seconds)
 
 
 ADMISSION = {
     "closing": N_("the server is shutting down"),
     "full": N_("the server is full; try again later"),
     "address": N_("too many sessions from {address}"),
+    "busy": N_("the server is busy, try again in {seconds} s"),
 }

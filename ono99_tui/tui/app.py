@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -152,6 +153,8 @@ class Ono99App(App[int]):
         self.identity = identity  # the player's key, proven to the server; None: a guest
         self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
         self._replaced = False  # told this connection was replaced by a newer one of the same player
+        self._refresh_held = False  # messages are being handled in a batch: the screens refresh after it
+        self._refresh_wanted = False
 
     async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
         """Run the app in its own language, if it has one: the task that runs it, and every task
@@ -246,11 +249,8 @@ class Ono99App(App[int]):
                 welcome = self.receive(client_welcome)
                 if isinstance(welcome, Welcome) and self.identity is not None and self.identity.path is not None:
                     remember_name(self.identity.path.parent, welcome.name)
-            while True:
-                message = await self.link.inbox.get()
-                if message is None:
-                    break
-                self.receive(message)
+            while await self._receive_batch(self.link):
+                pass
             if self.local:
                 return
             self.model.connected = False
@@ -293,6 +293,32 @@ class Ono99App(App[int]):
             self.push_screen(StartScreen(words))
 
     # --- messages from the server ------------------------------------------------------------------
+    async def pace(self) -> None:
+        """Called before the messages that arrived are handled; an app that draws for many (an SSH
+        front) waits here for its next frame, and what arrives meanwhile is handled at once."""
+
+    async def _receive_batch(self, link: Link) -> bool:
+        """The next message and every one queued behind it, with the screens refreshed once after
+        them: a burst of states is drawn as its last one (its log lines all shown). False when the
+        link has ended."""
+        message = await link.inbox.get()
+        if message is None:
+            return False
+        await self.pace()
+        self._refresh_held = True
+        try:
+            while True:
+                self.receive(message)
+                if link.inbox.empty():
+                    return True
+                message = link.inbox.get_nowait()
+                if message is None:
+                    return False
+        finally:
+            self._refresh_held = False
+            if self._refresh_wanted:
+                self._refresh()
+
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
         """A message as it arrived: decoded once, here, into typed values (ono99_tui.messages) and
         handled. One this version cannot read is skipped, with a notice; the session goes on."""
@@ -412,6 +438,10 @@ class Ono99App(App[int]):
         player_menu.open_players(self)
 
     def _refresh(self) -> None:
+        if self._refresh_held:  # handling a batch of messages: once, after the last
+            self._refresh_wanted = True
+            return
+        self._refresh_wanted = False
         # ending (by exit, or shut down from outside while a message still arrives): the screens'
         # widgets are being removed
         if self.return_code is not None or not self.is_running:
@@ -525,7 +555,9 @@ class Ono99App(App[int]):
 
     async def on_unmount(self) -> None:
         if self.link is not None:
-            await self.link.close()
+            # In a context of its own: a TLS link's close leaves a timer (cancelled, but kept by asyncio
+            # until its time, 30 s) holding the context it was made in, which names this app.
+            await asyncio.create_task(self.link.close(), context=contextvars.Context())
         if self._embedded is not None:
             await self._embedded.close()
 

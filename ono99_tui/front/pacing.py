@@ -1,0 +1,83 @@
+"""How often a front process redraws each session for what the game server sends, and logins first.
+
+A front draws every session's screens on one event loop. A spectator does not need each of a
+hundred moves a second: what the server sends a session is handled in batches (the app's
+``pace``), and between two batches a watching session waits ``WATCHING_FRAME`` seconds, during
+which whatever arrives is gathered into the next batch, drawn once as its last state with every
+log line. A seated player's own turn, and the answer to what a player asked for (a seat, a
+move), are drawn at once; a seated player and the lobby otherwise as they come.
+
+Logins first: while a login is under way in the process (from the connection to the session's
+first screen) or the event loop runs late, the process is busy, and every session that is not in
+its own turn waits longer between frames (``BUSY_SEATED_FRAME`` seated, ``BUSY_FRAME`` the others),
+so the key exchanges, the name screens and the first lobby screens come before other redraws.
+Screens slow down; nothing is lost, the next batch shows the newest state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+
+WATCHING_FRAME = 0.25  # seconds between the redraws of a spectator
+SEATED_FRAME = 0.0  # a seated player's screen follows the game as it goes
+LOBBY_FRAME = 0.0  # the lobby changes a few times a minute
+BUSY_FRAME = 1.0  # a spectator's or the lobby's while the process is busy (logins under way, the loop late)
+BUSY_SEATED_FRAME = 0.2  # a seated player's then, but in their own turn
+ANSWER_WINDOW = 1.0  # seconds after a request during which what arrives is drawn at once: its answer
+LAG_CHECK = 0.1  # seconds between two looks at how late the event loop runs
+LATE = 0.05  # the loop is late when a timer fires this much after its time
+LATE_HOLD = 2.0  # seconds the process counts as busy after the loop was last late
+
+
+class Pacer:
+    """One front process's pace: logins under way and how late its event loop runs."""
+
+    def __init__(self) -> None:
+        self.logins = 0
+        self._late_until = 0.0
+        self._watch: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.logins > 0 or time.monotonic() < self._late_until
+
+    def login_started(self) -> None:
+        self.logins += 1
+
+    def login_ended(self) -> None:
+        self.logins = max(0, self.logins - 1)
+
+    def frame(self, *, watching: bool, seated: bool, my_turn: bool) -> float:
+        """Seconds a session waits after its last frame before drawing what arrived since:
+        ``watching`` a table, ``seated`` at one, in the lobby if neither."""
+        self._look_at_the_loop()
+        if my_turn:
+            return 0.0
+        if self.busy:
+            return BUSY_SEATED_FRAME if seated else BUSY_FRAME
+        return WATCHING_FRAME if watching else SEATED_FRAME if seated else LOBBY_FRAME
+
+    def _look_at_the_loop(self) -> None:
+        """Start timing the event loop (once per loop): a timer that fires late says it is busy."""
+        loop = asyncio.get_running_loop()
+        if self._loop is loop:
+            return
+        self._loop = loop
+        self._schedule(loop)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        expected = loop.time() + LAG_CHECK
+        # in a context of its own: the one it is first called in names a session's app, kept alive by it
+        self._watch = loop.call_at(expected, self._check, loop, expected, context=contextvars.Context())
+
+    def _check(self, loop: asyncio.AbstractEventLoop, expected: float) -> None:
+        if loop.time() - expected > LATE:
+            self._late_until = time.monotonic() + LATE_HOLD
+        if not loop.is_closed():
+            self._schedule(loop)
+
+
+PACER = Pacer()  # the process's: every front of the process shares its event loop

@@ -1,0 +1,198 @@
+"""How an SSH front spends its event loop: redraws paced per session (a spectator gets a burst of
+moves drawn once, with every log line), logins first, and a front that must refuse a login saying
+so in words; and at one table, a spectator and a player in other languages and terminal sizes each
+drawn in their own. Real asyncssh clients and TCP players against an in-process server and front;
+waits are for conditions, never measurements."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import pytest
+
+from ono99_tui.client import Client
+from ono99_tui.front import pacing
+from ono99_tui.front.pacing import Pacer
+from ono99_tui.i18n import gettext, using
+from ono99_tui.messages import ServerMessage
+from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.model import Model
+from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable, Join, Start
+from tests.server_helpers import play_client
+from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
+
+
+async def test_a_sessions_pace_follows_its_seat_its_turn_and_the_logins() -> None:
+    """Tried: a spectator, a player in the lobby, a seated player and a player in their own turn,
+    with no login under way and with one; the player in their turn is drawn at once in both."""
+    pacer = Pacer()
+    assert pacer.frame(watching=True, seated=False, my_turn=False) == pacing.WATCHING_FRAME
+    assert pacer.frame(watching=False, seated=False, my_turn=False) == pacing.LOBBY_FRAME
+    assert pacer.frame(watching=False, seated=True, my_turn=False) == pacing.SEATED_FRAME
+    assert pacer.frame(watching=False, seated=True, my_turn=True) == 0
+    pacer.login_started()
+    assert pacer.busy
+    assert pacer.frame(watching=True, seated=False, my_turn=False) == pacing.BUSY_FRAME
+    assert pacer.frame(watching=False, seated=False, my_turn=False) == pacing.BUSY_FRAME
+    assert pacer.frame(watching=False, seated=True, my_turn=False) == pacing.BUSY_SEATED_FRAME
+    assert pacer.frame(watching=False, seated=True, my_turn=True) == 0
+    pacer.login_ended()
+    pacer.login_ended()  # once too often: never below none
+    assert pacer.logins == 0
+    assert pacer.frame(watching=True, seated=False, my_turn=False) == pacing.WATCHING_FRAME
+
+
+async def named_key(rig: Rig, name: str) -> asyncssh.SSHKey:  # noqa: F811
+    """A key that owns ``name`` on the server (it entered the lobby under it once)."""
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    player = await Player.connect(rig, name, key=key)
+    await player.until_screen(LobbyScreen, f"{name}'s lobby")
+    await player.close()
+    await until(lambda: not any(s.owner.username == name for s in rig.front.sessions), "the session to end")
+    return key
+
+
+async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_line(rig: Rig) -> None:  # noqa: F811
+    """Two TCP players play a whole game while an SSH spectator's next frame is held back (its pace
+    waits on the test): every state of the game waits in its link. Let go, the spectator handles
+    them all before it refreshes its screen, once: the last state's total on the screen, and every
+    line of the game's log written to the log widget."""
+    host = await Client.connect("127.0.0.1", rig.server.port, "tess")
+    guest = await Client.connect("127.0.0.1", rig.server.port, "gus")
+    try:
+        await host.send(CreateTable(name="watched", seats=2, private=True, turn_seconds=0))
+        code = (await host.expect("table"))["table"]["code"]
+        await guest.send(Join(code=code))
+        await guest.expect("table")
+        key = await named_key(rig, "bea")
+        spectator = await Player.connect(rig, f"watch-{code}", key=key)
+        await spectator.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None,
+                              "the spectator at the table")
+        app = spectator.app
+        gate = asyncio.Event()
+        held = asyncio.Event()
+
+        async def held_pace() -> None:
+            held.set()
+            await gate.wait()
+
+        app.pace = held_pace  # type: ignore[method-assign]  # the test holds this session's frames
+        refreshes: list[int] = []
+        handled: list[object] = []
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        refresh_model, receive = screen.refresh_model, app.receive
+
+        def counted_refresh(model: Model) -> None:
+            refreshes.append(len(handled))
+            refresh_model(model)
+
+        def counted_receive(message: Mapping[str, Any]) -> ServerMessage | None:
+            handled.append(message)
+            return receive(message)
+
+        screen.refresh_model = counted_refresh  # type: ignore[method-assign]  # counted by the test
+        app.receive = counted_receive  # type: ignore[method-assign]  # counted by the test
+        log_before = app.model.log_count
+        await host.send(Start())
+        winners = await asyncio.wait_for(asyncio.gather(play_client(host, PATIENCE), play_client(guest, PATIENCE)),
+                                         PATIENCE)
+        await asyncio.wait_for(held.wait(), PATIENCE)
+        assert app.link is not None
+        await until(lambda: any(m.get("t") == "state" and m["view"]["winner"] is not None
+                                for m in list(app.link.inbox._queue)),  # type: ignore[union-attr]
+                    "the game's last state waiting in the spectator's link")
+        waiting = app.link.inbox.qsize()
+        gate.set()
+        await spectator.until(lambda a: a.model.view is not None and a.model.view.winner == winners[0],
+                              "the spectator to see the game's end")
+        assert len(handled) >= waiting + 1 > 10  # the message that met the held pace, and those behind it
+        # no refresh for a state inside the batch (one before it, with nothing handled, is the screen's own)
+        assert [r for r in refreshes if 0 < r <= waiting] == [] and max(refreshes) >= waiting + 1
+        assert screen._log_written == app.model.log_count > log_before
+        assert app.model.view is not None
+        assert str(screen.query_one("#total").value) == str(app.model.view.total)  # type: ignore[attr-defined]
+        await spectator.close()
+    finally:
+        await host.close()
+        await guest.close()
+
+
+async def test_a_front_whose_logins_are_all_under_way_says_when_to_come_back(tmp_path: Path) -> None:
+    """A front that lets one login wait at a time, held by a login under way: a connection from
+    127.0.0.1, marked as its login had begun (a silent one, which would make room, test_ssh.py).
+    Tried: a login from 127.0.0.2 is refused with words, the front is busy and in how many seconds
+    to try again, not dropped or reset; the login under way keeps its place."""
+    rig = await start_rig(tmp_path, ssh=SshSettings(max_waiting_logins=1, max_waiting_logins_per_address=1))  # noqa: F811
+    silent = socket.create_connection(("127.0.0.1", rig.front.port))
+    try:
+        await until(lambda: len(rig.front.waiting) == 1, "the first connection to wait for its login")
+        under_way = next(iter(rig.front.connections))
+        under_way.authenticating = True
+        with pytest.raises(asyncssh.DisconnectError) as refused:
+            await asyncssh.connect("127.0.0.1", rig.front.port, username="ada", known_hosts=None, agent_path=None,
+                                   config=[], client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+                                   local_addr=("127.0.0.2", 0))
+        assert re.match(r"the server is busy, try again in \d+ s\b", refused.value.reason), refused.value.reason
+        assert under_way in rig.front.waiting  # the login under way still has its place
+    finally:
+        silent.close()
+        await rig.close()
+
+
+def cursor_cells(output: bytes) -> tuple[int, int]:
+    """The furthest row and column an output moved the cursor to (``ESC [ row ; col H``)."""
+    moves = [(int(r), int(c)) for r, c in re.findall(rb"\x1b\[(\d+);(\d+)H", output)]
+    return max(r for r, _ in moves), max(c for _, c in moves)
+
+
+async def test_a_spectator_and_a_player_in_other_languages_and_sizes_each_see_their_own_screen(
+        rig: Rig) -> None:  # noqa: F811
+    """At one table: Ada plays in German on a 100×30 terminal, Bao watches in Vietnamese on 80×24.
+    Tried: each app is laid out at its own terminal's size and draws only within it, and each
+    terminal received its own language's words (the title's "spectating" for Bao, the turn line
+    for Ada) and not the other's."""
+    host = await Client.connect("127.0.0.1", rig.server.port, "tess")
+    try:
+        await host.send(CreateTable(name="mixed", seats=3, private=True, turn_seconds=0))
+        code = (await host.expect("table"))["table"]["code"]
+        ada_key, bao_key = await named_key(rig, "ada"), await named_key(rig, "bao")
+        ada = await Player.connect(rig, f"join-{code}", key=ada_key, size=(100, 30), env={"LANG": "de_DE.UTF-8"})
+        bao = await Player.connect(rig, f"watch-{code}", key=bao_key, size=(80, 24), env={"LANG": "vi_VN.UTF-8"})
+        for player, what in ((ada, "Ada at the table"), (bao, "Bao watching")):
+            await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None, what)
+        assert ada.app.model.table is not None and ada.app.model.table.you is not None
+        await host.send(Start())
+        game = asyncio.create_task(play_client(host, PATIENCE))
+        await ada.until(lambda a: a.model.view is not None, "Ada's game")
+        await bao.until(lambda a: a.model.view is not None, "Bao's game")
+        with using("vi"):
+            spectating_vi = gettext("spectating")
+        with using("de"):
+            spectating_de = gettext("spectating")
+            your_turn_de = gettext("Your turn")
+        assert spectating_vi != spectating_de
+        await bao.until_shown(spectating_vi.encode(), "Bao's title in Vietnamese")
+        await ada.until(lambda a: a.model.my_turn, "Ada's turn")
+        await ada.until_shown(your_turn_de.encode(), "Ada's turn line in German")
+        assert spectating_vi.encode() not in ada.output and spectating_de.encode() not in ada.output
+        assert your_turn_de.encode() not in bao.output
+        assert (ada.app.size.width, ada.app.size.height) == (100, 30)
+        assert (bao.app.size.width, bao.app.size.height) == (80, 24)
+        bao_rows, bao_columns = cursor_cells(bytes(bao.output))
+        ada_rows, ada_columns = cursor_cells(bytes(ada.output))
+        assert bao_rows <= 24 and bao_columns <= 80
+        assert 24 < ada_rows <= 30 and ada_columns <= 100
+        game.cancel()
+        for player in (ada, bao):
+            await player.close()
+    finally:
+        await host.close()
