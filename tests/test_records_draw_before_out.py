@@ -119,8 +119,9 @@ def test_a_draw_before_the_out_that_ends_the_hand_is_accepted(make: Any) -> None
 def test_points_count_the_card_drawn_before_the_out() -> None:
     """The same two hands without that draw are faithful too (the engine's own order), and score
     5 less per hand for seat 0; a record with the draw but the draw-less scores is refused."""
-    assert replay(points_record()).game.outcome.scores == (28, 124)  # type: ignore[union-attr]
-    assert replay(points_record(draw_before_out=False)).game.outcome.scores == (18, 124)  # type: ignore[union-attr]
+    with_draw, without = replay(points_record()).game.outcome, replay(points_record(draw_before_out=False)).game.outcome
+    assert with_draw is not None and without is not None
+    assert with_draw.scores == (28, 124) and without.scores == (18, 124)
     wrong = points_record()
     wrong["result"]["scores"] = [18, 124]
     with pytest.raises(RecordError, match="scores"):

@@ -15,6 +15,7 @@ from typing import Any
 
 import asyncssh
 import pytest
+from textual.widgets import Digits
 
 from ono99_tui.client import Client
 from ono99_tui.front import pacing
@@ -60,7 +61,8 @@ async def named_key(rig: Rig, name: str) -> asyncssh.SSHKey:  # noqa: F811
     return key
 
 
-async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_line(rig: Rig) -> None:  # noqa: F811
+async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_line(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Two TCP players play a whole game while an SSH spectator's next frame is held back (its pace
     waits on the test): every state of the game waits in its link. Let go, the spectator handles
     them all before it refreshes its screen, once: the last state's total on the screen, and every
@@ -84,7 +86,7 @@ async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_
             held.set()
             await gate.wait()
 
-        app.pace = held_pace  # type: ignore[method-assign]  # the test holds this session's frames
+        monkeypatch.setattr(app, "pace", held_pace)  # the test holds this session's frames
         refreshes: list[int] = []
         handled: list[object] = []
         screen = app.screen
@@ -99,18 +101,20 @@ async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_
             handled.append(message)
             return receive(message)
 
-        screen.refresh_model = counted_refresh  # type: ignore[method-assign]  # counted by the test
-        app.receive = counted_receive  # type: ignore[method-assign]  # counted by the test
+        monkeypatch.setattr(screen, "refresh_model", counted_refresh)  # counted by the test
+        monkeypatch.setattr(app, "receive", counted_receive)
         log_before = app.model.log_count
         await host.send(Start())
         winners = await asyncio.wait_for(asyncio.gather(play_client(host, PATIENCE), play_client(guest, PATIENCE)),
                                          PATIENCE)
         await asyncio.wait_for(held.wait(), PATIENCE)
-        assert app.link is not None
-        await until(lambda: any(m.get("t") == "state" and m["view"]["winner"] is not None
-                                for m in list(app.link.inbox._queue)),  # type: ignore[union-attr]
+        link = app.link
+        assert link is not None
+        inbox = link.inbox
+        await until(lambda: any(m is not None and m.get("t") == "state" and m["view"]["winner"] is not None
+                                for m in list(inbox._queue)),  # type: ignore[attr-defined]  # the queue's deque, read
                     "the game's last state waiting in the spectator's link")
-        waiting = app.link.inbox.qsize()
+        waiting = inbox.qsize()
         gate.set()
         await spectator.until(lambda a: a.model.view is not None and a.model.view.winner == winners[0],
                               "the spectator to see the game's end")
@@ -119,7 +123,7 @@ async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_
         assert [r for r in refreshes if 0 < r <= waiting] == [] and max(refreshes) >= waiting + 1
         assert screen._log_written == app.model.log_count > log_before
         assert app.model.view is not None
-        assert str(screen.query_one("#total").value) == str(app.model.view.total)  # type: ignore[attr-defined]
+        assert str(screen.query_one("#total", Digits).value) == str(app.model.view.total)
         await spectator.close()
     finally:
         await host.close()
