@@ -59,7 +59,7 @@ from .names import NameRegistry, name_keys, name_taken_params, same_name_refusal
 from .ratings import RatingBook
 from .runner import Status
 from .seating import Seat
-from .storage import Storage
+from .storage import SavedTable, Storage
 from .table import Table
 
 log = logging.getLogger("ono99.lobby")
@@ -85,6 +85,19 @@ class Link(Protocol):
 
     def close(self, reason: str) -> None:
         """Say goodbye (``bye``) and close once what is already queued has gone. Safe to call twice."""
+
+
+class Nodes(Protocol):
+    """The other nodes on the same database, when this server is one of several (server/cluster.py)."""
+
+    def new_table_id(self) -> int: ...
+
+    def check_open(self) -> None:
+        """Refuses (ProtocolError) while a new table could not be saved or found by the other nodes."""
+
+    def remote_tables(self) -> list[wire.TableInfo]: ...
+
+    def seat_elsewhere(self, identity: str | None, token_hash: str | None) -> None: ...
 
 
 class Router(Protocol):
@@ -155,6 +168,7 @@ class Lobby:
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.leaderboard_followers: set[Member] = set()  # sent the leaderboard after each counted game
         self.tables: dict[int, Table] = {}
+        self.nodes: Nodes | None = None  # one node of several (server/cluster.py): None for a server alone
         self.lobby_chat = ChatRoom(config.chat_history, "lobby", None)
         self._next_table_id = storage.next_table_id() if storage else 1
         self._tables_dirty = False
@@ -208,6 +222,8 @@ class Lobby:
         if member is None and resume:
             known = self.by_token.get(token_hash(resume))
             member = known if known is not None and known.identity is None else None  # a key comes back by its key
+        if self.nodes is not None and (member is None or member.table is None):  # a seat at another node's table
+            self.nodes.seat_elsewhere(identity, token_hash(resume) if resume and identity is None else None)
         resumed = member is not None
         token = secrets.token_urlsafe(24)
         if member is not None:
@@ -320,6 +336,8 @@ class Lobby:
         member.send(self.tables_message())
 
     def on_create_table(self, member: Member, request: CreateTable) -> None:
+        if self.nodes is not None:
+            self.nodes.check_open()
         hosted = sum(1 for t in self.tables.values() if t.host_member is member)
         if hosted >= self.config.max_tables_per_player:
             raise ProtocolError("too_many_tables",
@@ -356,6 +374,8 @@ class Lobby:
             table.start(member)
 
     def _take_table_id(self) -> int:
+        if self.nodes is not None:
+            return self.nodes.new_table_id()
         table_id = self._next_table_id
         self._next_table_id += 1
         if self.storage is not None:
@@ -516,10 +536,12 @@ class Lobby:
     def tables_message(self) -> wire.Tables:
         """The public tables, open ones first, at most MAX_LISTED_TABLES so the list fits in a frame;
         ``total`` counts them all."""
-        public = [t for t in self.tables.values() if not t.private]
+        public = [t.info() for t in self.tables.values() if not t.private]
+        if self.nodes is not None:
+            public += self.nodes.remote_tables()
         order = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}
         listed = sorted(public, key=lambda t: (order.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
-        return wire.Tables(tables=tuple(t.info() for t in listed), total=len(public))
+        return wire.Tables(tables=tuple(listed), total=len(public))
 
     def tables_changed(self) -> None:
         """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
@@ -623,14 +645,17 @@ class Lobby:
             if results:
                 self._push_leaderboards()  # read after the save: the database thread keeps the order
 
-    def restore(self) -> int:
+    def restore(self, only: list[SavedTable] | None = None) -> int:
         """Rebuild the tables saved in the database, exactly as they were, with their chat; their
         human players are away (a bot plays for them at once) until they reconnect with their key
-        (or a guest with their resume token). Returns the number of tables."""
+        (or a guest with their resume token). Returns the number of tables. ``only``: these tables
+        (a node taking them over, server/cluster.py), else every table and the lobby's chat."""
         if self.storage is None:
             return 0
-        self.lobby_chat.restore(ChatLine(*line) for line in self.storage.load_chat(LOBBY_CHAT))
-        for saved in self.storage.load_tables():
+        if only is None:
+            self.lobby_chat.restore(ChatLine(*line) for line in self.storage.load_chat(LOBBY_CHAT))
+        restored: list[Table] = []
+        for saved in self.storage.load_tables() if only is None else only:
             meta = saved.meta
             options = TableOptions.from_mapping(meta["edition"], meta["options"])
             table = Table(self, saved.id, meta["name"], options, meta["seat_count"], None,
@@ -662,15 +687,16 @@ class Lobby:
                 if seat_.member is not None and seat_.away_seq is None:
                     seat_.away_seq = table.last_seq
             self.tables[table.id] = table
+            restored.append(table)
             self._next_table_id = max(self._next_table_id, table.id + 1)
         loop = asyncio.get_running_loop()
         for member in self.members.values():
             if member.connection is None and member.grace is None:
                 member.grace = loop.call_later(self.config.grace_seconds, self._grace_over, member)
-        for table in self.tables.values():
+        for table in restored:
             if table.status == Status.PLAYING:
                 table.stand_ins_for_the_away()
-        return len(self.tables)
+        return len(restored)
 
     @staticmethod
     def _restored_host(table: Table, meta: dict[str, Any]) -> Member | None:

@@ -1068,6 +1068,11 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
     return UnknownMessage(kind)
 
 
+def decode_table_info(table: Mapping[str, Any]) -> TableInfo:
+    """A TABLE INFO map (an entry of a ``tables`` message), checked as the decoder checks it there."""
+    return _table_info(table, "tables.tables")
+
+
 def decode_table_detail(table: Mapping[str, Any]) -> TableDetail:
     """A TABLE DETAIL map (a ``table`` message's ``table``), checked as the decoder checks it there."""
     return _table_detail(table, "table.table")
