@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import os
 import random
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
@@ -32,6 +33,7 @@ from redis.exceptions import RedisError
 
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire import server as wire
+from ono99_tui.wire.requests import Join, Spectate
 
 from .lease import Fence
 from .storage import Database
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.cluster")
 PREFIX = "ono99:node:"
+SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
+SENT_ON_SECONDS = 30  # how long a player sent on is expected at the other node
 CHANNEL = "ono99:lobby"
 TAKE_AT_ONCE = 64  # tables one look may take over (the rest at the next look)
 
@@ -68,6 +72,7 @@ class Cluster:
         # The seated players of nodes whose record ran out, until another node lists them (by then it
         # has taken their tables over) or long after: loop time by which to stop waiting for them.
         self.moving: dict[str, float] = {}
+        self.sending: dict[str, tuple[str, int, float]] = {}  # players sent on: key → (host, port, until)
         self.bus_up = False  # Redis answered the last heartbeat
         self.db_up = True  # PostgreSQL answered the last renewal
         self._ids: list[int] = []
@@ -98,6 +103,7 @@ class Cluster:
         self.storage.fence = self.fence
         self.lobby.nodes = self
         self.lobby.restore(only=[])  # the lobby's chat; the tables come by take-over
+        await self.storage.call(self.fence.start_over)
         taken = await self._take_over()
         await self._heartbeat()
         self.lobby.table_listeners.append(self._tables_changed)
@@ -305,6 +311,12 @@ class Cluster:
         """Send a player whose seat is at another node's table on to that node (a fatal error
         ``elsewhere`` with its address); nothing when their seat is here, or nowhere."""
         keys = {_seat_key(identity, token_hash)} if identity is not None or token_hash else set()
+        now = asyncio.get_running_loop().time()
+        self.sending = {key: sent for key, sent in self.sending.items() if sent[2] > now}
+        for key in keys & self.sending.keys():
+            host, port, _ = self.sending.pop(key)
+            raise ProtocolError("elsewhere", f"the table is at another node of this server: connect to {host}:{port}",
+                                fatal=True, params={"host": host, "port": port})
         if keys & self.moving.keys():
             raise ProtocolError("unavailable", "your table is being taken over by another node of this server; "
                                 "connect again in a few seconds", fatal=True, params={"why": "moving"})
@@ -313,6 +325,66 @@ class Cluster:
                 host, port = str(peer["host"]), int(peer["port"])
                 raise ProtocolError("elsewhere", f"your seat is at a table of another node of this server: "
                                     f"connect to {host}:{port}", fatal=True, params={"host": host, "port": port})
+
+
+    def send_on(self, member: Member, request: Join | Spectate) -> bool:
+        """A ``join`` or ``spectate`` of a public table another node holds: the player is sent on.
+        Their connection closes (``bye``); the client connects again as after any lost connection,
+        is answered ``elsewhere`` with that node's address, and there joins (or watches) the table."""
+        table_id = request.table
+        if request.code or table_id is None or table_id in self.lobby.tables or member.connection is None:
+            return False
+        peer = next((p for p in self.peers.values() if any(i.id == table_id for i in p.get("infos") or ())), None)
+        if peer is None:
+            return False
+        key = _seat_key(member.identity, member.token_hash)
+        host, port = str(peer["host"]), int(peer["port"])
+        ticket = {"table": table_id, "seat": request.seat if isinstance(request, Join) else None,
+                  "watch": isinstance(request, Spectate)}
+        self.sending[key] = (host, port, asyncio.get_running_loop().time() + SENT_ON_SECONDS)
+        connection = member.connection
+
+        async def leave() -> None:
+            try:  # said before the goodbye: the other node reads it at the player's hello there
+                await self.redis.set(SENT_ON + key, json.dumps(ticket), ex=SENT_ON_SECONDS)
+            except (RedisError, OSError):
+                self.sending.pop(key, None)
+                member.send(wire.ErrorMessage(code="unavailable", reason="the table is at another node of this "
+                                              "server, and the lobby bus (Redis) does not answer",
+                                              ref=request.t, params={"why": "bus"}))
+                return
+            connection.close("the table is at another node of this server: connecting there")
+
+        self._spawn(leave())
+        return True
+
+    def welcomed(self, member: Member, resume: str | None) -> None:
+        """A player just welcome here (``resume``: the token their hello brought): if another node sent
+        them on to join a table here, they do."""
+        if member.table is not None or (member.identity is None and not resume):
+            return
+        key = _seat_key(member.identity, hashlib.sha256(resume.encode()).hexdigest() if resume else None)
+
+        async def arrive() -> None:
+            with contextlib.suppress(RedisError, OSError):
+                raw = await self.redis.getdel(SENT_ON + key)
+                if raw is None or member.connection is None or member.table is not None:
+                    return
+                ticket = json.loads(raw)
+                request: Join | Spectate = Spectate(table=int(ticket["table"])) if ticket.get("watch") else \
+                    Join(table=int(ticket["table"]), seat=ticket.get("seat"))
+                try:
+                    self.lobby.handle(member, request)
+                except ProtocolError as exc:
+                    member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t,
+                                                  params=exc.params or {}))
+
+        self._spawn(arrive())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.append(task)
+        task.add_done_callback(self._tasks.remove)
 
 
 def _seat_key(identity: str | None, token_hash: str | None) -> str:

@@ -81,8 +81,12 @@ class Fence:
     async def renew(self, db: Database) -> list[int]:
         """Renew every lease this node holds; the tables it turns out to have lost."""
         held = dict(self.epochs)
+        if not held:
+            return []
+        # Only the tables this process holds: a node started again under its name must not renew
+        # the leases of tables it has not loaded (they are taken over, by it or another node).
         rows = await db.rows(f"UPDATE table_owners SET lease_until = {self._until()} WHERE node = ? "
-                             "RETURNING table_id, epoch", (self.node,))
+                             "AND table_id = ANY(?) RETURNING table_id, epoch", (self.node, list(held)))
         still = {int(t): int(e) for t, e in rows}
         lost = [table_id for table_id, epoch in held.items() if still.get(table_id) != epoch]
         for table_id in lost:
@@ -93,11 +97,13 @@ class Fence:
         """Take the tables whose lease ran out (and tables nobody owns, saved by a server of before
         nodes), at most ``limit``; each is loaded in the transaction that takes it."""
         candidates = await db.rows(
-            "SELECT table_id, epoch FROM table_owners WHERE lease_until < now() AND node != ? "
+            "SELECT table_id, epoch FROM table_owners WHERE lease_until < now() "
             "UNION ALL SELECT t.id, 0 FROM live_tables t LEFT JOIN table_owners o ON o.table_id = t.id "
-            "WHERE o.table_id IS NULL ORDER BY 1 LIMIT ?", (self.node, limit))
-        taken = []
+            "WHERE o.table_id IS NULL ORDER BY 1 LIMIT ?", (limit + len(self.epochs),))
+        taken: list[SavedTable] = []
         for table_id, epoch in candidates:
+            if int(table_id) in self.epochs or len(taken) >= limit:
+                continue
             async with db.transaction():
                 if int(epoch) == 0:
                     won = await db.row(f"INSERT INTO table_owners(table_id, node, epoch, lease_until) VALUES "
@@ -117,6 +123,11 @@ class Fence:
             log.info("table %d: taken over (epoch %d)", table_id, int(won[0]))
             taken.append(saved)
         return taken
+
+    async def start_over(self, db: Database) -> None:
+        """At a node's start: the leases a process of the same name held before run out now (this
+        one has loaded none of their tables), so that they are taken over at once."""
+        await db.run("UPDATE table_owners SET lease_until = now() - interval '1 second' WHERE node = ?", (self.node,))
 
     async def release(self, db: Database, tables: Iterable[int]) -> None:
         """Let the leases of these tables run out at once (a node shutting down cleanly), so another

@@ -99,6 +99,11 @@ class Nodes(Protocol):
 
     def seat_elsewhere(self, identity: str | None, token_hash: str | None) -> None: ...
 
+    def send_on(self, member: Member, request: Join | Spectate) -> bool:
+        """Whether the table is another node's, and the player was sent on to it."""
+
+    def welcomed(self, member: Member, resume: str | None) -> None: ...
+
 
 class Router(Protocol):
     """Sends the requests of type ``kind`` to ``handler``."""
@@ -262,6 +267,8 @@ class Lobby:
             connection.send(self.online_message())
             connection.send(self.matchmaker.status(member))
         self.online_changed()
+        if self.nodes is not None:
+            self.nodes.welcomed(member, resume)  # one sent on here to join a table does so
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", peer)
         return member
@@ -399,6 +406,8 @@ class Lobby:
         return found
 
     def on_join(self, member: Member, request: Join) -> None:
+        if self.nodes is not None and self.nodes.send_on(member, request):
+            return
         table = self._find_table(request)
         self.moderation.may_join(member, table)  # moderation: a private table's host may block players
         seat = table.seat_for(member, request.seat)  # refused here, you keep your old seat
@@ -409,6 +418,8 @@ class Lobby:
         self._welcome_to_table(member, table, was_here)
 
     def on_spectate(self, member: Member, request: Spectate) -> None:
+        if self.nodes is not None and self.nodes.send_on(member, request):
+            return
         table = self._find_table(request)
         self.moderation.may_join(member, table)  # moderation: a private table's host may block players
         was_here = member.table is table

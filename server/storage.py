@@ -316,12 +316,17 @@ class Storage(ABC):
         """Save a chat line, keeping the last ``keep`` of its chat, in order with every other write;
         ``on_saved`` is called on this event loop once it is committed (or its write failed)."""
         loop = asyncio.get_running_loop()
+        if table_id == 0 and self.fence is not None:
+            # One node of several: each node's lobby chat numbers its lines itself, so lines of two
+            # nodes would share ids in one table; the lobby's chat is that node's, and not kept.
+            _tell([(loop, on_saved)])
+            return
         kept = True
 
         async def write(db: Database) -> None:
             nonlocal kept
             async with db.transaction():
-                kept = table_id == 0 or await self._owns(db, table_id)  # 0: the lobby's chat, nobody's table
+                kept = table_id == 0 or await self._owns(db, table_id)  # 0: the lobby's chat
                 if not kept:
                     return
                 await db.run("INSERT INTO live_chat(table_id, id, sender, text, at) VALUES (?, ?, ?, ?, ?) "

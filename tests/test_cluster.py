@@ -301,3 +301,38 @@ async def test_two_stores_on_one_database_the_fence_lets_only_the_owner_write(da
     finally:
         a.close()
         b.close()
+
+
+@pytest.mark.system
+async def test_a_table_listed_from_another_node_is_joined_there(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice hosts a table of three on n0 (one bot). Carol, a guest on n1, sees it in
+    n1's list and asks to join it. Tried: n1 says goodbye, saying why; Carol connects again to n1
+    as a client does after a lost connection (her resume token), is sent on to n0 (same
+    certificate) and is seated there at once: Alice sees her sit down."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            table_id = await create_table(alice, seats=3, bots=1)
+            for _ in range(100):
+                tables = await carol.request({"t": "list_tables"}, "tables")
+                if any(t["id"] == table_id for t in tables["tables"]):
+                    break
+                await asyncio.sleep(LEASE / 10)
+            else:
+                pytest.fail("n1 does not list n0's table")
+            await carol.send_map({"t": "join", "table": table_id})
+            said = await until_closed(carol)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            back = await TestClient.connect("127.0.0.1", n1.port, "carol", resume=carol.resume_token)
+            clients.append(back)
+            assert port_of(back) == n0.port, "not sent on to the table's node"
+            detail = await back.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert detail["table"]["you"] is not None
+            await alice.expect("table", where=lambda m: any(s.get("name") == "carol" for s in m["table"]["seats"]))
+        finally:
+            for client in clients:
+                await client.close()
