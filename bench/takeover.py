@@ -75,7 +75,11 @@ async def come_back(nodes: list[ServerProcess], name: str, token: str, table_id:
             await asyncio.sleep(0.1)
             continue
         try:
-            state = await client.expect("state")
+            try:
+                state = await client.expect("state")
+            except TimeoutError:
+                raise AssertionError(f"no state after {client.welcome} from port {node.port}: "
+                                     f"{[m['t'] for m in client.received]}") from None
             seconds = time.perf_counter() - killed_at
             history = [m for m in client.received if m["t"] == "history"]
             missed = sum(len(m["events"]) for m in history)
@@ -87,14 +91,15 @@ async def come_back(nodes: list[ServerProcess], name: str, token: str, table_id:
             await client.close()
 
 
-async def main(kills: int, lease: float, tables: int) -> None:
+async def main(kills: int, lease: float, tables: int, log_level: str) -> None:
     pg = start_cluster()
     bus = start_redis()
     folder = Path(tempfile.mkdtemp(prefix="ono99-takeover-"))
     db = pg.new_database()
     tls = ("--tls-cert", str(folder / "cert.pem"), "--tls-key", str(folder / "key.pem"))
     args = ("--grace", "600", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000",
-            "--lease-seconds", f"{lease:g}", "--cluster", bus.url, "--log-level", "warning", *tls)
+            "--lease-seconds", f"{lease:g}", "--cluster", bus.url, "--log-level", log_level, *tls)
+    print(f"logs in {folder}", flush=True)
     nodes = [ServerProcess(db, folder / f"n{i}.log", *args, "--node-id", f"n{i}") for i in range(3)]
     times: list[float] = []
     wrong = 0
@@ -141,5 +146,6 @@ if __name__ == "__main__":
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--lease-seconds", type=float, default=2.0)
     parser.add_argument("--tables", type=int, default=2)
+    parser.add_argument("--log-level", default="warning", help="the nodes' (their logs are in the folder printed)")
     options = parser.parse_args()
-    asyncio.run(main(options.kills, options.lease_seconds, options.tables))
+    asyncio.run(main(options.kills, options.lease_seconds, options.tables, options.log_level))

@@ -547,12 +547,14 @@ class Lobby:
     def tables_message(self) -> wire.Tables:
         """The public tables, open ones first, at most MAX_LISTED_TABLES so the list fits in a frame;
         ``total`` counts them all."""
-        public = [t.info() for t in self.tables.values() if not t.private]
-        if self.nodes is not None:
-            public += self.nodes.remote_tables()
+        public = [t for t in self.tables.values() if not t.private]
         order = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}
+        if self.nodes is not None:  # and the other nodes' (server/cluster.py)
+            infos = [t.info() for t in public] + self.nodes.remote_tables()
+            listed_infos = sorted(infos, key=lambda t: (order.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
+            return wire.Tables(tables=tuple(listed_infos), total=len(infos))
         listed = sorted(public, key=lambda t: (order.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
-        return wire.Tables(tables=tuple(listed), total=len(public))
+        return wire.Tables(tables=tuple(t.info() for t in listed), total=len(public))
 
     def tables_changed(self) -> None:
         """Push the table list to everyone in the lobby: at once after a quiet spell, then at most
