@@ -47,6 +47,8 @@ PREFIX = "ono99:node:"
 SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
 SENT_ON_SECONDS = 30  # how long a player sent on is expected at the other node
 CHANNEL = "ono99:lobby"
+CHAT_CHANNEL = "ono99:chat"  # lobby chat lines, {node, sender, text}
+MAX_ONLINE = 200  # players a node's record lists as online (as the lobby's "online" message)
 TAKE_AT_ONCE = 64  # tables one look may take over (the rest at the next look)
 
 
@@ -222,7 +224,10 @@ class Cluster:
             for seat in table.seats:
                 if seat.member is not None:
                     seated.append(_seat_key(seat.member.identity, seat.member.token_hash))
-        return json.dumps({"node": self.node, "host": host, "port": port,
+        online = [wire.OnlinePlayer(name=m.name, away=m.connection is None,
+                                    table=m.table.id if m.table is not None and not m.table.private else None)
+                  for m in list(self.lobby.members.values())[:MAX_ONLINE]]
+        return json.dumps({"node": self.node, "host": host, "port": port, "online": [p.to_wire() for p in online],
                            "tables": [t.info().to_wire() for t in public], "seated": seated}).encode()
 
     async def _heartbeat(self) -> None:
@@ -276,6 +281,7 @@ class Cluster:
         for node, record in list(peers.items()):
             try:  # read once here, not at every list a player is sent
                 record["infos"] = [wire.decode_table_info(info) for info in record.get("tables") or ()]
+                record["players"] = [wire.decode_online_player(p) for p in record.get("online") or ()]
             except (ProtocolError, TypeError, AttributeError):
                 log.warning("node %s: a record this node cannot read; left out", node)
                 del peers[node]
@@ -287,22 +293,60 @@ class Cluster:
                 self.moving[key] = now + 3 * self.lease_seconds + 10
         listed = {key for peer in peers.values() for key in peer.get("seated") or ()}
         self.moving = {key: until for key, until in self.moving.items() if until > now and key not in listed}
+        online_changed = any(peers.get(n, {}).get("online") != self.peers.get(n, {}).get("online")
+                             for n in peers.keys() | self.peers.keys())
         self.peers = peers
         if changed:
             self.lobby.tables_changed()
+        elif online_changed:
+            self.lobby.online_changed()
 
     async def _listen_loop(self) -> None:
         pubsub = self.redis.pubsub()
         try:
-            await pubsub.subscribe(CHANNEL)
+            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL)
             async for message in pubsub.listen():
-                if message.get("type") == "message" and message.get("data") not in (self.node, self.node.encode()):
+                if message.get("type") != "message":
+                    continue
+                channel = message.get("channel")
+                if channel in (CHAT_CHANNEL, CHAT_CHANNEL.encode()):
+                    self._heard(message.get("data"))
+                elif message.get("data") not in (self.node, self.node.encode()):
                     await self._read_peers()
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
 
+    def _heard(self, data: Any) -> None:
+        """A lobby chat line said at another node: this lobby's chat takes it, with a number of its own."""
+        try:
+            said = json.loads(data)
+            node, sender, text = str(said["node"]), str(said["sender"]), str(said["text"])
+        except (ValueError, TypeError, KeyError):
+            return
+        if node == self.node:
+            return
+        line = self.lobby.lobby_chat.add(sender, text)
+        frame = wire.encode_message(self.lobby.lobby_chat.message(line))
+        for member in self.lobby.members.values():
+            if member.connection is not None:
+                member.send_frame(frame)
+
     # --- what the lobby asks ------------------------------------------------------------------------
+    def lobby_said(self, sender: str, text: str) -> None:
+        """A lobby chat line said here, for the other nodes' lobbies (lost if Redis is down)."""
+        line = json.dumps({"node": self.node, "sender": sender, "text": text})
+
+        async def publish() -> None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.publish(CHAT_CHANNEL, line)
+
+        self._spawn(publish())
+
+    def remote_online(self) -> list[wire.OnlinePlayer]:
+        """The players of the other nodes, as their records last said."""
+        return [player for peer in self.peers.values() for player in peer.get("players") or ()]
+
     def remote_tables(self) -> list[wire.TableInfo]:
         """The public tables of the other nodes, as their records last said."""
         return [info for peer in self.peers.values() for info in peer.get("infos") or ()]

@@ -104,6 +104,10 @@ class Nodes(Protocol):
 
     def welcomed(self, member: Member, resume: str | None) -> None: ...
 
+    def remote_online(self) -> list[wire.OnlinePlayer]: ...
+
+    def lobby_said(self, sender: str, text: str) -> None: ...
+
 
 class Router(Protocol):
     """Sends the requests of type ``kind`` to ``handler``."""
@@ -508,6 +512,8 @@ class Lobby:
                 other.send_frame(frame)
 
         self.persist_chat(LOBBY_CHAT, line, show)
+        if self.nodes is not None:
+            self.nodes.lobby_said(member.name, text)  # the other nodes' lobbies hear it too
 
     def on_leaderboard(self, member: Member, request: AskLeaderboard) -> None:
         edition = request.edition
@@ -614,6 +620,10 @@ class Lobby:
         players = tuple(wire.OnlinePlayer(name=m.name, away=m.connection is None,
                                           table=m.table.id if m.table is not None and not m.table.private else None)
                         for m in members[:MAX_ONLINE])
+        if self.nodes is not None:  # and the other nodes' players (server/cluster.py)
+            everyone = [*players, *self.nodes.remote_online()]
+            return wire.Online(players=tuple(sorted(everyone, key=lambda p: p.name.casefold())[:MAX_ONLINE]),
+                               total=len(members) + len(everyone) - len(players))
         return wire.Online(players=players, total=len(members))
 
     def table_emptied_check(self, table: Table) -> None:

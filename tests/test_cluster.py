@@ -336,3 +336,31 @@ async def test_a_table_listed_from_another_node_is_joined_there(
         finally:
             for client in clients:
                 await client.close()
+
+
+@pytest.mark.system
+async def test_the_nodes_share_one_lobby_who_is_online_and_its_chat(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice on n0, Carol on n1, both in the lobby. Tried: Carol's list of who is online
+    comes to name Alice (n0's record, within a heartbeat); a line Alice says in the lobby reaches
+    Carol once, under Alice's name, and Carol's line reaches Alice."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            await carol.expect("online", where=lambda m: "alice" in [p["name"] for p in m["players"]],
+                               timeout=10 * LEASE)
+            await alice.send_map({"t": "chat", "text": "hello from n0", "scope": "lobby"})
+            heard = await carol.expect("chat", where=lambda m: m["scope"] == "lobby")
+            assert (heard["from"], heard["text"]) == ("alice", "hello from n0")
+            await carol.send_map({"t": "chat", "text": "and from n1", "scope": "lobby"})
+            heard = await alice.expect("chat", where=lambda m: m["scope"] == "lobby" and m["from"] == "carol")
+            assert heard["text"] == "and from n1"
+            await storage_barrier(carol)
+            again = [m for m in carol.received if m["t"] == "chat" and m["text"] == "hello from n0"]
+            assert len(again) == 1, "a line heard twice"
+        finally:
+            for client in clients:
+                await client.close()
