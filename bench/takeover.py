@@ -99,7 +99,7 @@ async def main(kills: int, lease: float, tables: int, log_level: str) -> None:
     tls = ("--tls-cert", str(folder / "cert.pem"), "--tls-key", str(folder / "key.pem"))
     args = ("--grace", "600", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000",
             "--lease-seconds", f"{lease:g}", "--cluster", bus.url, "--log-level", log_level, *tls)
-    print(f"logs in {folder}", flush=True)
+    print(f"logs in {folder}, database {db}", flush=True)
     nodes = [ServerProcess(db, folder / f"n{i}.log", *args, "--node-id", f"n{i}") for i in range(3)]
     times: list[float] = []
     wrong = 0

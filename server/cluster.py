@@ -26,7 +26,7 @@ import random
 import secrets
 import socket
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .app import Server
     from .lobby import Member
 
+T = TypeVar("T")
 log = logging.getLogger("ono99.cluster")
 PREFIX = "ono99:node:"
 SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
@@ -278,13 +279,9 @@ class Cluster:
             if raw is not None:
                 with contextlib.suppress(ValueError, TypeError):
                     peers[node] = json.loads(raw)
-        for node, record in list(peers.items()):
-            try:  # read once here, not at every list a player is sent
-                record["infos"] = [wire.decode_table_info(info) for info in record.get("tables") or ()]
-                record["players"] = [wire.decode_online_player(p) for p in record.get("online") or ()]
-            except (ProtocolError, TypeError, AttributeError):
-                log.warning("node %s: a record this node cannot read; left out", node)
-                del peers[node]
+        for node, record in peers.items():  # read once here, not at every list a player is sent
+            record["infos"] = _readable(node, wire.decode_table_info, record.get("tables"))
+            record["players"] = _readable(node, wire.decode_online_player, record.get("online"))
         changed = peers.keys() != self.peers.keys() or any(
             peers[n].get("tables") != self.peers[n].get("tables") for n in peers)
         now = asyncio.get_running_loop().time()
@@ -429,6 +426,17 @@ class Cluster:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)
+
+
+def _readable(node: str, decode: Callable[[Any], T], entries: Any) -> list[T]:
+    """The entries of a node's record this node can read (one it cannot is left out, and logged)."""
+    out = []
+    for entry in entries if isinstance(entries, list) else ():
+        try:
+            out.append(decode(entry))
+        except (ProtocolError, TypeError, AttributeError) as exc:
+            log.warning("node %s: an entry of its record this node cannot read (%s); left out", node, exc)
+    return out
 
 
 def _seat_key(identity: str | None, token_hash: str | None) -> str:
