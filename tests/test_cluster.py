@@ -41,6 +41,7 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
+from tests.test_identity import ConnectProcess
 
 LEASE = 2.0  # seconds: short, so that take-overs come quickly in the tests
 NODE_ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000",
@@ -362,5 +363,53 @@ async def test_the_nodes_share_one_lobby_who_is_online_and_its_chat(
             again = [m for m in carol.received if m["t"] == "chat" and m["text"] == "hello from n0"]
             assert len(again) == 1, "a line heard twice"
         finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_the_real_app_follows_its_table_to_another_node_and_back_after_a_kill(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Three nodes. Alice hosts a table of three on n0 (one bot). Bob runs the real ``ono99 connect``
+    (a pseudo-terminal) against n1, with n1's fingerprint pinned, and presses j: the table, listed by
+    n1, is n0's; his app is sent on there and seated (Alice sees him sit). The game starts, and n0 is
+    killed with SIGKILL. Tried: the app connects again to n1 by itself, is sent on to whichever
+    node took the table over, and is back in his seat: Alice, back too, sees Bob connected again,
+    and Bob's screen shows his seat."""
+    bob_dir = tmp_path / "bob"
+    async with nodes(tmp_path, database, redis_server.url) as cluster:
+        n0, n1 = cluster[0], cluster[1]
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        bob = ConnectProcess(n1.port, bob_dir, "--name", "bob", fingerprint=n1.fingerprint)
+        try:
+            table_id = await create_table(alice, seats=3, bots=1)
+
+            def bob_seated(message: dict[str, Any], connected: bool = True) -> bool:
+                return any(s["name"] == "bob" and s["connected"] is connected for s in message["table"]["seats"])
+
+            await bob.start()
+            for _ in range(60):  # j joins the first (only) table of the list, once the app lists it
+                bob.press(b"j")
+                with contextlib.suppress(TimeoutError):
+                    await alice.expect("table", where=bob_seated, timeout=1)
+                    break
+            else:
+                pytest.fail("bob's app never sat at the table")
+            await start(alice)
+            await alice.expect("state")
+            await storage_barrier(alice)
+            await n0.kill9()
+            await until_closed(alice)
+
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
+            clients.append(back)
+            assert back.welcome["resumed"] is True and back.welcome["table"] == table_id
+            await back.expect("table", where=bob_seated, timeout=60)
+            bob.output.clear()
+            await wait_until(lambda: b"(you)" in bob.output, "bob's table screen with his seat", timeout=60)
+        finally:
+            await bob.stop()
             for client in clients:
                 await client.close()
