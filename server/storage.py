@@ -286,6 +286,13 @@ class Storage(ABC):
             self._do(write)
         except Exception:
             log.exception("could not save %d actions", len(rows))
+            if self.fence is not None:
+                # One node of several: a move that could not be saved is not shown; the node lets the
+                # table go, and it is taken over (by any node) from what was saved, once the database
+                # answers again. Nobody saw the move: nothing anybody saw is lost.
+                for table_id in {row[0] for row in rows}:
+                    lost.add(table_id)
+                    self.fence.let_go(table_id)
         finally:
             if self.write_observer is not None:
                 self.write_observer(time.perf_counter() - queued)
@@ -335,8 +342,12 @@ class Storage(ABC):
                 await db.run("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
 
         def saved(future: Future[Any]) -> None:  # on the database thread, the job done
+            nonlocal kept
             if not future.cancelled() and future.exception() is not None:
                 log.error("could not save a chat line", exc_info=future.exception())
+                if self.fence is not None:  # one node of several: not shown, and the table is let go (above)
+                    kept = False
+                    self.fence.let_go(table_id)
             if kept:
                 _tell([(loop, on_saved)])
 

@@ -20,10 +20,11 @@ import psycopg
 import pytest
 
 from ono99_tui.client import ServerError
+from ono99_tui.wire.requests import Act
 from server.lease import Fence
 from server.storage import Database
 from server.storage_pg import PostgresStorage
-from tests.postgres import Cluster
+from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer, start_redis
 from tests.server_helpers import (
     ServerProcess,
@@ -224,17 +225,11 @@ async def test_redis_restarted_during_play_refuses_new_tables_and_loses_no_move(
             [record] = await export_and_check(database, tmp_path / "games.jsonl")
             assert plays_of(record_events(record)) == plays_of(events_of(log.states))
 
-            async def refused() -> bool:
-                await alice.send_map({"t": "create_table", "name": "while redis is down", "seats": 2})
-                message = await alice.expect("error", where=lambda m: m.get("ref") == "create_table")
-                return bool(message["code"] == "unavailable" and message["params"]["why"] == "bus")
-
-            for _ in range(50):  # the node notices at its next heartbeat (a third of the lease)
-                with contextlib.suppress(AssertionError, TimeoutError):
-                    if await asyncio.wait_for(refused(), LEASE):
-                        break
-            else:
-                pytest.fail("a new table was not refused while Redis was down")
+            n0_log = tmp_path / "n0.log"  # the node notices at its next heartbeat (a third of the lease)
+            await wait_until(lambda: "the lobby bus (Redis) does not answer" in n0_log.read_text(), "n0 notices")
+            await alice.send_map({"t": "create_table", "name": "while redis is down", "seats": 2})
+            refusal = await alice.expect("error", where=lambda m: m.get("ref") == "create_table")
+            assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "bus")
 
             redis_server.start()
 
@@ -413,3 +408,78 @@ async def test_the_real_app_follows_its_table_to_another_node_and_back_after_a_k
             await bob.stop()
             for client in clients:
                 await client.close()
+
+
+@pytest.mark.system
+async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """Two nodes on a PostgreSQL server of this test's own. Alice plays at a table of n0 with a bot
+    and stops on her turn (every move saved); PostgreSQL is stopped. Tried: her move then cannot be
+    saved, so it is never shown: n0 lets the table go and says goodbye; Carol, in n0's lobby, is
+    refused a new table (``unavailable``, the database). PostgreSQL is started again: the table is
+    taken over (a new epoch) from what was saved, and Alice, back through n0, is sent what followed
+    the last event she saw (a stand-in played for her meanwhile), each event once, and plays the game
+    to its end; the record holds exactly the plays she saw (her unsaved move is not among them unless
+    she saw it made again), and Carol can open a table again."""
+    pg = start_cluster()
+    try:
+        db = pg.new_database()
+        async with nodes(tmp_path, db, redis_server.url, 2) as cluster:
+            n0 = cluster[0]
+            alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+            carol = await TestClient.connect("127.0.0.1", n0.port, "carol")
+            clients = [alice, carol]
+            try:
+                table_id = await create_table(alice, seats=2, bots=1)
+                await start(alice)
+
+                def alice_to_play(message: dict[str, Any]) -> bool:
+                    return bool(message["view"]["turn"] == 0 and message["view"]["legal"])
+
+                before = await play(alice, random.Random(1), stop=alice_to_play)
+                last = before.states[-1]
+                await storage_barrier(alice)
+                pg.stop_server()
+                await alice.send(Act(action=last["view"]["legal"][0], version=last["view"]["version"]))
+                said = await until_closed(alice)
+                shown = [m for m in said if m["t"] == "state"]
+                assert not shown, f"a move shown though it could not be saved: {shown}"
+                assert said[-1]["t"] == "bye", said
+
+                log = tmp_path / "n0.log"  # the node notices at its next renewal (a third of the lease)
+                await wait_until(lambda: "cannot renew the leases" in log.read_text(), "n0 notices")
+                await carol.send_map({"t": "create_table", "name": "while the database is down", "seats": 2})
+                refusal = await carol.expect("error", where=lambda m: m.get("ref") == "create_table")
+                assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "database")
+
+                pg.start_server()
+                await wait_until(lambda: bool(read(db, "SELECT 1 FROM table_owners WHERE table_id = %s AND epoch > 1",
+                                                   table_id)), "the table taken over from the database")
+                back = await TestClient.connect("127.0.0.1", n0.port, "alice", resume=alice.resume_token,
+                                                seen={"table": table_id, "seq": last["seq"]})
+                clients.append(back)
+                assert back.welcome["resumed"] is True and back.welcome["table"] == table_id
+                state = await back.expect("state")
+                history = [m for m in back.received if m["t"] == "history"]
+                missed = [e for m in history for e in m["events"]]
+                assert not any(m["reset"] for m in history), "the client's log was started over"
+                # what a stand-in played for her since the take-over comes after what she saw, each once
+                assert state["seq"] == last["seq"] + len(missed) + len(state["events"]), "events missed or repeated"
+                after = await play(back, random.Random(2), initial=state)
+                assert after.last_view["winner"] is not None
+                await storage_barrier(back)
+                [record] = await export_and_check(db, tmp_path / "games.jsonl")
+                seen = events_of(before.states) + missed + events_of(after.states)
+                assert plays_of(record_events(record)) == plays_of(seen)
+                for _ in range(100):
+                    with contextlib.suppress(ServerError):
+                        assert await create_table(carol, seats=2, bots=1) > table_id
+                        break
+                    await asyncio.sleep(LEASE / 10)
+                else:
+                    pytest.fail("n0 still refuses new tables after the database came back")
+            finally:
+                for client in clients:
+                    await client.close()
+    finally:
+        pg.stop()
