@@ -99,13 +99,12 @@ class Cluster:
 
     # --- start and stop ---------------------------------------------------------------------------
     async def start(self) -> int:
-        """Join: restore the lobby's chat, take the tables nobody holds, and start the loops; the
-        number of tables taken."""
+        """Join: take the tables nobody holds (a node's lobby chat starts empty: it is not kept), and
+        start the loops; the number of tables taken."""
         loop = asyncio.get_running_loop()
         self.fence.bind(loop)
         self.storage.fence = self.fence
         self.lobby.nodes = self
-        self.lobby.restore(only=[])  # the lobby's chat; the tables come by take-over
         await self.storage.call(self.fence.start_over)
         taken = await self._take_over()
         await self._heartbeat()
@@ -180,7 +179,7 @@ class Cluster:
             return
         table.close()
         people: list[Member] = [s.member for s in table.seats if s.member is not None]
-        people += list(getattr(table, "spectators", ()))
+        people += list(table.spectators)
         for member in people:
             if member.table is table:
                 member.table = None
