@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from ono99_tui.protocol import ProtocolError
+from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
@@ -187,7 +187,7 @@ class Cluster:
                 member.grace.cancel()
                 member.grace = None
             if member.connection is not None:
-                member.connection.close("your table moved to another node of this server: connect again")
+                member.connection.close(BYE_TABLE_MOVED)
             else:
                 self.lobby.forget(member)
         self.lobby.tables_changed()
@@ -393,7 +393,7 @@ class Cluster:
                                               "server, and the lobby bus (Redis) does not answer",
                                               ref=request.t, params={"why": "bus"}))
                 return
-            connection.close("the table is at another node of this server: connecting there")
+            connection.close(BYE_SENT_ON)
 
         self._spawn(leave())
         return True
