@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncssh
 import psycopg
 import pytest
 
@@ -32,6 +33,7 @@ from tests.server_helpers import (
     create_table,
     events_of,
     export_and_check,
+    free_port,
     join,
     play,
     play_all,
@@ -42,6 +44,7 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
+from tests.test_fronts import read_until, ssh_session
 from tests.test_identity import ConnectProcess
 
 LEASE = 2.0  # seconds: short, so that take-overs come quickly in the tests
@@ -483,3 +486,42 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
                     await client.close()
     finally:
         pg.stop()
+
+
+@pytest.mark.system
+async def test_an_ssh_player_on_one_node_joins_a_table_of_another_and_keeps_the_session(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes sharing a front credential file; n1 has an SSH port (its front in its own process,
+    --ssh-workers 0). Alice hosts a table of three on n0 (one bot). Ada logs in over SSH to n1 with
+    a key and presses j on the table n1 lists. Tried: the front is told it is sent on, connects
+    again by itself and is sent on to n0, which seats her: Alice sees Ada sit, connected, and the SSH
+    session goes on."""
+    credential = ("--front-credential-file", str(tmp_path / "front.key"))
+    ssh_port = free_port()
+    async with nodes(tmp_path, database, redis_server.url, 1, *credential) as first:
+        n0 = first[0]
+        tls = ("--tls-cert", str(tmp_path / "tls_cert.pem"), "--tls-key", str(tmp_path / "tls_key.pem"))
+        n1 = ServerProcess(database, tmp_path / "n1.log", *NODE_ARGS, "--cluster", redis_server.url, "--node-id", "n1",
+                           *tls, *credential, "--ssh-port", str(ssh_port), "--ssh-workers", "0")
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        conn: asyncssh.SSHClientConnection | None = None
+        try:
+            await n1.start()
+            table_id = await create_table(alice, seats=3, bots=1)
+            conn, keys, screen = await ssh_session(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
+            await read_until(screen, b"you are")
+            for _ in range(60):  # j joins the first (only) table of the list, once the front lists it
+                keys.write(b"j")
+                with contextlib.suppress(TimeoutError):
+                    await alice.expect("table", timeout=1, where=lambda m: any(
+                        s["name"] == "ada" and s["connected"] for s in m["table"]["seats"]))
+                    break
+            else:
+                pytest.fail("ada never sat at n0's table")
+            assert owner_of(database, table_id) == "n0"  # Ada's front speaks to n0 now, and her session is on
+            assert not conn.is_closed()
+        finally:
+            if conn is not None:
+                conn.close()
+            await alice.close()
+            await n1.stop()
