@@ -222,6 +222,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_("where games, stats and tables in progress are kept: an SQLite file (default: "
                             "ono99.db in the user's data directory) or a PostgreSQL database "
                             "(postgresql://USER:PASSWORD@HOST/DATABASE)"))
+    serve.add_argument("--cluster", default=None, metavar="redis://HOST:PORT",
+                       help=_("run as one node of several on one PostgreSQL --db: the Redis they share for the "
+                              "lobby; every node takes any player and every table (see docs/server.md)"))
+    serve.add_argument("--lease-seconds", type=seconds(3600), default=10.0, metavar="SECONDS",
+                       help=_("with --cluster: how long a node that stops answering keeps its tables before "
+                              "another node takes them over (default 10)"))
+    serve.add_argument("--node-id", default=None, help=_("with --cluster: this node's name (default: "
+                                                        "HOSTNAME-PID-RANDOM)"))
+    serve.add_argument("--node-address", default=None, metavar="HOST:PORT",
+                       help=_("with --cluster: where players reach this node's TCP port (default: --host and "
+                              "--port)"))
     serve.add_argument("--name", default="ONO 99", help=_("the server's name shown to players"))
     serve.add_argument("--no-advertise", dest="advertise", action="store_false",
                        help=_("do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "

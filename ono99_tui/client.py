@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .known_servers import ServerTrust
 
 CONNECT_TIMEOUT = 10.0
+MAX_HOPS = 3  # times a hello follows "elsewhere" to another node of the same server
+MOVING_PAUSE = 0.5  # seconds between hellos while the server says the player's table is changing nodes
 
 
 class ServerError(Exception):
@@ -102,18 +104,48 @@ class Client:
         that asks for one; ``seen``: what a resuming client last saw (protocol ``hello.seen``), so
         that only the rest is sent. ``front``: a trusted front's word for its player (the SSH front).
         ``admin``: an operator's session (``ono99 admin``, docs/protocol.md section 5b), not a player."""
-        client = await cls.open(host, port, trust=trust, timeout=timeout)
         hello = Hello(version=PROTOCOL_VERSION, name=name, client=client_name, resume=resume or None,
                       key=identity.public_key if identity is not None else None, password=password,
                       seen=seen or None, front=front.to_wire() if front is not None else None,
                       admin=True if admin else None)
-        try:
-            await client.send(hello)
-            client.welcome = await client._answer_challenge(identity, timeout)
-        except BaseException:
-            await client.close()
-            raise
-        return client
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        client = await cls.open(host, port, trust=trust, timeout=timeout)
+        pinned, hops, first = client.server_fingerprint, 0, (host, port)
+        while True:
+            try:
+                await client.send(hello)
+                client.welcome = await client._answer_challenge(identity, max(0.0, end - loop.time()))
+                return client
+            except ServerError as exc:
+                await client.close()
+                params = exc.error.params
+                if exc.code == "elsewhere" and hops < MAX_HOPS:
+                    # Another node of the same server holds the player's seat (docs/protocol.md, section 10b):
+                    # it must show the certificate this one showed, so the pin checked above holds there too.
+                    hops += 1
+                    host, port = str(params.get("host", "")), int(params.get("port", 0))
+                elif exc.code == "unavailable" and params.get("why") == "moving" and loop.time() < end:
+                    await asyncio.sleep(MOVING_PAUSE)
+                else:
+                    raise
+            except BaseException:
+                await client.close()
+                raise
+            try:
+                client = await cls.open(host, port, trust=None, timeout=max(0.1, end - loop.time()))
+            except (OSError, TimeoutError):
+                if loop.time() >= end or (host, port) == first:
+                    raise
+                # That node has just gone (its table is being taken over): ask the first one again.
+                await asyncio.sleep(MOVING_PAUSE)
+                (host, port), hops = first, 0
+                client = await cls.open(host, port, trust=None, timeout=max(0.1, end - loop.time()))
+            if client.server_fingerprint != pinned:
+                await client.close()
+                from .known_servers import UntrustedServer
+
+                raise UntrustedServer(host, port, client.server_fingerprint)
 
     async def _answer_challenge(self, identity: Identity | None, timeout: float) -> dict[str, Any]:
         """The ``welcome``, after signing the server's ``challenge`` if it sends one."""

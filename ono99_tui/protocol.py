@@ -40,6 +40,10 @@ IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v2\x00"
 # The names the server gives tables nobody named, by their ``name_code`` (docs/protocol.md, section 6):
 # sent in these English words as the table's ``name`` and, with ``name_params``, said by each client in
 # its player's language.
+# Byes of one node of several (server/cluster.py, docs/protocol.md section 10b): the client connects
+# again at once, and is sent on to the node that holds the table.
+BYE_TABLE_MOVED = "your table moved to another node of this server: connect again"
+BYE_SENT_ON = "the table is at another node of this server: connecting there"
 TABLE_NAMES = {"hosts_table": N_("{host}'s table"), "play_now": N_("Play now #{number}")}
 
 

@@ -97,6 +97,13 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("too_many_connections", "waiting_address"): N_("too many connections from {address} are waiting to say hello"),
     ("too_many_connections", "waiting"): N_("too many connections are waiting to say hello; try again in a moment"),
     ("not_trusted", None): N_("this server does not trust that front"),
+    ("unavailable", "bus"): N_("the server cannot open new tables now: its lobby service does not answer; games in "
+                              "progress go on"),
+    ("unavailable", "database"): N_("the server cannot open new tables now: its database does not answer; games in "
+                                    "progress go on"),
+    ("unavailable", "moving"): N_("your table is moving to another node of this server: connect again in a few "
+                                  "seconds"),
+    ("elsewhere", None): N_("your seat is at a table of another node of this server: connect to {host}:{port}"),
     ("bad_field", "missing"): N_("the message {message} lacks its field {field}"),
     ("bad_field", "type"): N_("the field {field} of the message {message} has the wrong type"),
     ("bad_field", "value"): N_("the field {field} of the message {message} is out of range"),

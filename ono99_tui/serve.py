@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server import Server, ServerConfig
-from server.storage import StorageError
+from server.storage import StorageError, shown_url
 
 from .front.config import FrontConfig
 from .fronts import new_credential
@@ -100,11 +100,16 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
                                   "nobody could join"), file=sys.stderr)
         return 2
     credential = new_credential()  # for this server's own fronts; remote fronts bring theirs (a file)
+    if config.cluster_url is not None and config.front_credentials:
+        # One node of several sends a front's player on to another node: its own fronts speak with the
+        # credential every node trusts (the same --front-credential-file), not one of this node alone.
+        credential = config.front_credentials[0]
     tcp_for_players = config.port is not None
     ssh_host = config.ssh_host if config.ssh_host is not None else config.host
     web_host = web_host if web_host is not None else config.host
     if config.ssh_port is not None or web_port is not None:
-        config.front_credentials = (*config.front_credentials, credential)
+        if credential not in config.front_credentials:
+            config.front_credentials = (*config.front_credentials, credential)
         config.ssh_host = ssh_host
         if not tcp_for_players:  # the fronts still reach the game over loopback; players cannot
             config.host, config.port, config.fronts_only = "127.0.0.1", 0, True
@@ -261,6 +266,14 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
                               server.restored_tables).format(path=server.storage.where, n=server.restored_tables),
               flush=True)
+    if server.cluster is not None:
+        cluster = server.cluster
+        print("  " + _("node: {node}, one of several; bus: {bus}; tables taken over after {seconds} s without "
+                       "renewal").format(node=cluster.node, bus=shown_url(cluster.url),
+                                         seconds=f"{cluster.lease_seconds:g}"), flush=True)
+        print("  " + _("peers: {peers}").format(
+            peers=", ".join(f"{n} ({p.get('host')}:{p.get('port')})" for n, p in sorted(cluster.peers.items()))
+            or _("none yet")), flush=True)
     operators = len(server.lobby.moderation.admins)
     if operators:
         print("  " + ngettext("operators: {n} key in {path} ('ono99 admin')", "operators: {n} keys in {path} "
@@ -351,6 +364,8 @@ def run_serve(args: argparse.Namespace) -> int:
                           play_now_wait=args.play_now_wait,
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
+                          cluster_url=args.cluster, lease_seconds=args.lease_seconds, node_id=args.node_id,
+                          node_address=args.node_address,
                           **overrides,
                           ssh_port=ssh_port or None, advertise=args.advertise,
                           admins=args.admins, names_deny=args.names_deny, metrics_port=args.metrics_port,

@@ -8,6 +8,7 @@ import hmac
 import logging
 import ssl
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.fingerprints import fingerprint_digest
@@ -20,6 +21,9 @@ from .connection import Connection
 from .lobby import Lobby
 from .metrics import MetricsEndpoint
 from .stores import open_storage
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 log = logging.getLogger("ono99.server")
 
@@ -44,6 +48,7 @@ class Server:
         self.certificate: ServerCertificate | None = None  # the listener's, once started
         self._tls: ssl.SSLContext | None = None
         self.metrics_endpoint: MetricsEndpoint | None = None  # --metrics-port
+        self.cluster: Cluster | None = None  # one node of several (--cluster), once started
 
     @property
     def fingerprint(self) -> str:
@@ -83,12 +88,18 @@ class Server:
         if self.config.port is not None:
             self._tls = self.load_certificate().context()
             lean_read_buffers()
-        self.restored_tables = self.lobby.restore()
+        if self.config.cluster_url is None:
+            self.restored_tables = self.lobby.restore()
         if self.config.port is not None:
             # TLS starts in _accept, once the connection is counted: a handshake that stalls holds a
             # place of the hello budget (per address too), not one outside every limit.
             self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port,
                                                       limit=64 * 1024)
+        if self.config.cluster_url is not None:  # the tables nobody holds are taken once players can reach this node
+            from .cluster import Cluster  # redis is loaded only for a node of several
+
+            self.cluster = Cluster(self)
+            self.restored_tables = await self.cluster.start()
         if self.config.metrics_port is not None:
             self.lobby.metrics.watch_logs()
             self.metrics_endpoint = MetricsEndpoint(self.lobby.metrics, self.health, self.config.metrics_host,
@@ -210,6 +221,8 @@ class Server:
         # Stop the tables' bots and clocks first: players are disconnected below, and nobody should
         # play for them meanwhile; their tables are saved as they are, for the restart.
         self.lobby.close()
+        if self.cluster is not None:
+            await self.cluster.close()
         for connection in list(self.connections):
             connection.close(reason)
         if self._tasks:

@@ -16,6 +16,7 @@ from .runner import Status
 
 if TYPE_CHECKING:
     from .members import Member
+    from .nodes import Nodes
     from .storage import Storage
     from .table import Table
 
@@ -31,11 +32,15 @@ class TableDirectory:
         self.tables: dict[int, Table] = {}
         self.next_id = storage.next_table_id() if storage else 1
         self.listeners: list[Callable[[], None]] = []  # told once per push with changes (LAN advert)
+        self.nodes: Nodes | None = None  # one node of several (server/cluster.py): ids and the list are shared
         self._audience = audience  # who the list is pushed to: those in the lobby
         self._push = Throttle(push_interval, self._push_tables, leading=True, timers=timers)
 
     def take_id(self) -> int:
-        """A new table's id, never given before (the database keeps the next one over restarts)."""
+        """A new table's id, never given before (the database keeps the next one over restarts; one
+        node of several takes it from the shared database, or is refused while that is down)."""
+        if self.nodes is not None:
+            return self.nodes.new_table_id()
         table_id = self.next_id
         self.next_id += 1
         if self.storage is not None:
@@ -83,6 +88,10 @@ class TableDirectory:
         """The public tables, open ones first, at most MAX_LISTED_TABLES so the list fits in a frame;
         ``total`` counts them all."""
         public = [t for t in self.tables.values() if not t.private]
+        if self.nodes is not None:  # and the other nodes' (server/cluster.py)
+            infos = [t.info() for t in public] + self.nodes.remote_tables()
+            shown = sorted(infos, key=lambda t: (LIST_ORDER.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
+            return wire.Tables(tables=tuple(shown), total=len(infos))
         listed = sorted(public, key=lambda t: (LIST_ORDER.get(t.status, 3), t.id))[:MAX_LISTED_TABLES]
         return wire.Tables(tables=tuple(t.info() for t in listed), total=len(public))
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .directory import TableDirectory
     from .lobby_chat import LobbyChat
     from .moderation import Moderation
+    from .nodes import Nodes
     from .presence import Presence
     from .routes import Router
 
@@ -69,6 +70,9 @@ class RequestsHost(TableHost, Protocol):
 
     @property
     def moderation(self) -> Moderation: ...
+
+    @property
+    def nodes(self) -> Nodes | None: ...
 
 
 class LobbyRequests:
@@ -112,6 +116,8 @@ class LobbyRequests:
 
     def on_create_table(self, member: Member, request: CreateTable) -> None:
         lobby = self.lobby
+        if lobby.nodes is not None:
+            lobby.nodes.check_open()
         config = lobby.config
         hosted = lobby.directory.hosted_by(member)
         if hosted >= config.max_tables_per_player:
@@ -149,6 +155,8 @@ class LobbyRequests:
             table.start(member)
 
     def on_join(self, member: Member, request: Join) -> None:
+        if self.lobby.nodes is not None and self.lobby.nodes.send_on(member, request):
+            return
         table = self.lobby.directory.find(request.code, request.table)
         self.lobby.moderation.may_join(member, table)  # moderation: a private table's host may block players
         seat = table.seat_for(member, request.seat)  # refused here, you keep your old seat
@@ -161,6 +169,8 @@ class LobbyRequests:
         table.once_shown(lambda: self._welcome_to_table(member, table, was_here))
 
     def on_spectate(self, member: Member, request: Spectate) -> None:
+        if self.lobby.nodes is not None and self.lobby.nodes.send_on(member, request):
+            return
         table = self.lobby.directory.find(request.code, request.table)
         self.lobby.moderation.may_join(member, table)  # moderation: a private table's host may block players
         was_here = member.table is table
@@ -248,3 +258,5 @@ class LobbyRequests:
             table.say(member, text)
             return
         self.lobby.chat.say(member, text, lambda sender: moderation.hearers(sender, self.lobby.members.values()))
+        if self.lobby.nodes is not None:
+            self.lobby.nodes.lobby_said(member.name, text)  # the other nodes' lobbies hear it too

@@ -36,12 +36,13 @@ from .members import Link, Member, token_hash
 from .metrics import Metrics
 from .moderation import Moderation
 from .names import NameRegistry, name_taken_params, same_name_refusal
+from .nodes import Nodes
 from .presence import Presence
 from .ratings import RatingBook, leaderboard_of
 from .routes import Dispatch, Handler
 from .runner import Status
 from .seating import Seat
-from .storage import Storage
+from .storage import SavedTable, Storage
 from .table import Table
 
 log = logging.getLogger("ono99.lobby")
@@ -67,6 +68,15 @@ class Lobby:
             routes(self.dispatch.route)
 
     # --- its parts' state, as the other parts and the tests read it ------------------------------------
+    @property
+    def nodes(self) -> Nodes | None:
+        """The other nodes, when this server is one of several (server/cluster.py); None for a server alone."""
+        return self.directory.nodes
+
+    @nodes.setter
+    def nodes(self, nodes: Nodes | None) -> None:
+        self.directory.nodes = self.presence.nodes = nodes
+
     @property
     def members(self) -> dict[str, Member]:
         """Who is on the server, by name (names are unique on a server)."""
@@ -110,6 +120,8 @@ class Lobby:
         the hello's version before anything else (``Hello.check_version``)."""
         resume = hello.resume
         member = self.presence.returning(identity, resume)
+        if self.nodes is not None and (member is None or member.table is None):  # a seat at another node's table
+            self.nodes.seat_elsewhere(identity, token_hash(resume) if resume and identity is None else None)
         resumed = member is not None
         token = secrets.token_urlsafe(24)
         if member is not None:
@@ -148,6 +160,8 @@ class Lobby:
             connection.send(self.presence.online_message())
             connection.send(self.matchmaker.status(member))
         self.online_changed()
+        if self.nodes is not None:
+            self.nodes.welcomed(member, resume)  # one sent on here to join a table does so
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", peer)
         return member
@@ -241,14 +255,17 @@ class Lobby:
             if results:
                 self.leaderboards.push()  # read after the save: the database thread keeps the order
 
-    def restore(self) -> int:
+    def restore(self, only: list[SavedTable] | None = None) -> int:
         """Rebuild the tables saved in the database, exactly as they were, with their chat; their
         human players are away (a bot plays for them at once) until they reconnect with their key
-        (or a guest with their resume token). Returns the number of tables."""
+        (or a guest with their resume token). Returns the number of tables. ``only``: these tables
+        (a node taking them over, server/cluster.py), else every table and the lobby's chat."""
         if self.storage is None:
             return 0
-        self.lobby_chat.restore(ChatLine(*line) for line in self.storage.load_chat(LOBBY_CHAT))
-        for saved in self.storage.load_tables():
+        if only is None:
+            self.lobby_chat.restore(ChatLine(*line) for line in self.storage.load_chat(LOBBY_CHAT))
+        restored: list[Table] = []
+        for saved in self.storage.load_tables() if only is None else only:
             meta = saved.meta
             options = TableOptions.from_mapping(meta["edition"], meta["options"])
             table = Table(self, saved.id, meta["name"], options, meta["seat_count"], None,
@@ -280,14 +297,15 @@ class Lobby:
                 if seat_.member is not None and seat_.away_seq is None:
                     seat_.away_seq = table.last_seq
             self.directory.add(table)
+            restored.append(table)
         loop = asyncio.get_running_loop()
         for member in self.members.values():
             if member.connection is None and member.grace is None:
                 member.grace = loop.call_later(self.config.grace_seconds, self._grace_over, member)
-        for table in self.tables.values():
+        for table in restored:
             if table.status == Status.PLAYING:
                 table.stand_ins_for_the_away()
-        return len(self.tables)
+        return len(restored)
 
     @staticmethod
     def _restored_host(table: Table, meta: dict[str, Any]) -> Member | None:

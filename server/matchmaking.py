@@ -29,6 +29,7 @@ from .table import Table, TableHost
 if TYPE_CHECKING:
     from .directory import TableDirectory
     from .members import Member
+    from .nodes import Nodes
     from .ratings import RatingBook
     from .routes import Router
 
@@ -61,6 +62,9 @@ class MatchmakerHost(TableHost, Protocol):
     @property
     def closed(self) -> bool: ...
 
+    @property
+    def nodes(self) -> Nodes | None: ...
+
 
 class Matchmaker:
     def __init__(self, lobby: MatchmakerHost) -> None:
@@ -89,6 +93,8 @@ class Matchmaker:
         member.send(self.status(member))
 
     def join(self, member: Member, edition: wire.Edition, seats: int) -> None:
+        if self.lobby.nodes is not None:  # one node of several: no new table while its database or Redis is down
+            self.lobby.nodes.check_open()
         table = member.table
         if table is not None and table.status == Status.PLAYING and table.seat_of(member) is not None:
             raise ProtocolError("game_running", "you are playing a game; leave the table first",
@@ -158,10 +164,10 @@ class Matchmaker:
     def _seat(self, group: list[Waiting], edition: wire.Edition, seats: int) -> Table:
         lobby = self.lobby
         members = [w.member for w in group]
+        table_id = lobby.directory.take_id()  # refused (one node of several, its database down): they wait on
         for member in members:
             del self.waiting[member]
         level = self.bot_level_for(members, edition)
-        table_id = lobby.directory.take_id()
         table = Table(lobby, table_id, table_name("play_now", number=table_id), options_from_wire(edition, {}), seats,
                       members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
                       name_code="play_now", name_params={"number": table_id})

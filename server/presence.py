@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ono99_tui.wire import server as wire
 
 from .members import Member, token_hash
 from .names import name_keys
 from .rates import Throttle, Timers
+
+if TYPE_CHECKING:
+    from .nodes import Nodes
 
 MAX_ONLINE = 200  # names in an "online" message (about 40 bytes each)
 ONLINE_EVERY = 1.0  # seconds: the lobby's "online" list is pushed at most this often
@@ -24,6 +28,7 @@ class Presence:
         self.by_identity: dict[str, Member] = {}  # players with a key, by its fingerprint
         self.in_use: dict[str, Member] = {}  # by each of name_keys(name): no two members have names alike
         self.closed = False  # the server is shutting down: nobody is told anything more
+        self.nodes: Nodes | None = None  # one node of several (server/cluster.py): their players are listed too
         self._online_sent: tuple[wire.OnlinePlayer, ...] | None = None  # the last "online" pushed to the lobby
         self._online = Throttle(lambda: ONLINE_EVERY, self._push_online, leading=False, timers=timers)
 
@@ -83,6 +88,10 @@ class Presence:
         players = tuple(wire.OnlinePlayer(name=m.name, away=m.connection is None,
                                           table=m.table.id if m.table is not None and not m.table.private else None)
                         for m in members[:MAX_ONLINE])
+        if self.nodes is not None:  # and the other nodes' players (server/cluster.py)
+            everyone = [*players, *self.nodes.remote_online()]
+            return wire.Online(players=tuple(sorted(everyone, key=lambda p: p.name.casefold())[:MAX_ONLINE]),
+                               total=len(members) + len(everyone) - len(players))
         return wire.Online(players=players, total=len(members))
 
     def changed(self) -> None:

@@ -39,6 +39,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
+
+
+class WriteFence(Protocol):
+    """A node's hold on its tables (table id → epoch), checked in each write's transaction: one node of
+    several writes a table only while it owns it (server/lease.py's Fence)."""
+
+    epochs: dict[int, int]
+
+    async def check(self, db: Database, table_id: int) -> bool: ...
+
+    def let_go(self, table_id: int) -> None: ...
 ACTION_BATCH_SECONDS = 0.01  # action rows go to the database thread at most this often
 URL_SCHEMES = ("postgresql://", "postgres://")  # a --db that starts so is a PostgreSQL database
 
@@ -100,10 +111,13 @@ class Storage(ABC):
         # transaction (under load, a commit per action was most of its work); a row that comes
         # after a quiet moment goes at once. Any other write takes the waiting rows before it.
         self._rows: list[tuple[int, int, int, int, str]] = []
-        self._on_saved: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
+        self._on_saved: list[tuple[int, asyncio.AbstractEventLoop, Callable[[], None]]] = []  # (table, …)
         self._last_hand_over = -ACTION_BATCH_SECONDS
         self._hand_over_due = False
         self.write_observer: Callable[[float], None] | None = None  # told each write job's seconds (metrics)
+        # Several nodes on one database (server/lease.py): every write of a table's rows checks, in
+        # its transaction, that this node still owns the table, and writes nothing if not.
+        self.fence: WriteFence | None = None
         try:
             self._executor.submit(self._start).result()
         except BaseException:
@@ -219,6 +233,8 @@ class Storage(ABC):
 
         async def write(db: Database) -> None:
             async with db.transaction():
+                if not await self._owns(db, table_id):
+                    return
                 await db.run("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
                              "ON CONFLICT(id) DO UPDATE SET meta = excluded.meta", (table_id, text))
                 if reset_actions_of is not None:
@@ -237,7 +253,7 @@ class Storage(ABC):
                 raise RuntimeError("storage is closed")
             self._rows.append((table_id, game_no, n, seat, action))
             if on_saved is not None:
-                self._on_saved.append((loop, on_saved))
+                self._on_saved.append((table_id, loop, on_saved))
             if self._hand_over_due:
                 return
             wait = self._last_hand_over + ACTION_BATCH_SECONDS - time.monotonic()
@@ -262,9 +278,19 @@ class Storage(ABC):
             self._executor.submit(self._write_actions, rows, callbacks, time.perf_counter())
 
     def _write_actions(self, rows: list[tuple[int, int, int, int, str]],
-                       callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]], queued: float) -> None:
+                       callbacks: list[tuple[int, asyncio.AbstractEventLoop, Callable[[], None]]],
+                       queued: float) -> None:
+        lost: set[int] = set()  # tables another node owns now: their moves are neither written nor shown
+
         async def write(db: Database) -> None:
+            nonlocal rows
+            lost.clear()
             async with db.transaction():  # one transaction for the batch
+                if self.fence is not None:
+                    for table_id in sorted({row[0] for row in rows}):
+                        if not await self.fence.check(db, table_id):
+                            lost.add(table_id)
+                    rows = [row for row in rows if row[0] not in lost]
                 await db.run_many("INSERT INTO live_actions(table_id, game_no, n, seat, action) VALUES (?, ?, ?, ?, ?) "
                                   "ON CONFLICT(table_id, game_no, n) DO UPDATE SET seat = excluded.seat, "
                                   "action = excluded.action", rows)
@@ -273,17 +299,34 @@ class Storage(ABC):
             self._do(write)
         except Exception:
             log.exception("could not save %d actions", len(rows))
+            if self.fence is not None:
+                # One node of several: a move that could not be saved is not shown; the node lets the
+                # table go, and it is taken over (by any node) from what was saved, once the database
+                # answers again. Nobody saw the move: nothing anybody saw is lost.
+                for table_id in {row[0] for row in rows}:
+                    lost.add(table_id)
+                    self.fence.let_go(table_id)
         finally:
             if self.write_observer is not None:
                 self.write_observer(time.perf_counter() - queued)
-            _tell(callbacks)
+            _tell((loop, callback) for table_id, loop, callback in callbacks if table_id not in lost)
+
+    async def _owns(self, db: Database, table_id: int) -> bool:
+        """Whether this process may write the table's rows: always, unless it is one node of several
+        and another node owns the table now (checked, and locked, in the caller's transaction)."""
+        return self.fence is None or await self.fence.check(db, table_id)
 
     def drop_table(self, table_id: int) -> None:
         async def write(db: Database) -> None:
             async with db.transaction():
+                if not await self._owns(db, table_id):
+                    return
                 await db.run("DELETE FROM live_tables WHERE id = ?", (table_id,))
                 await db.run("DELETE FROM live_actions WHERE table_id = ?", (table_id,))
                 await db.run("DELETE FROM live_chat WHERE table_id = ?", (table_id,))
+                if self.fence is not None:
+                    await db.run("DELETE FROM table_owners WHERE table_id = ?", (table_id,))
+                    self.fence.epochs.pop(table_id, None)
 
         self.submit(write)
 
@@ -293,18 +336,33 @@ class Storage(ABC):
         """Save a chat line, keeping the last ``keep`` of its chat, in order with every other write;
         ``on_saved`` is called on this event loop once it is committed (or its write failed)."""
         loop = asyncio.get_running_loop()
+        if table_id == 0 and self.fence is not None:
+            # One node of several: each node's lobby chat numbers its lines itself, so lines of two
+            # nodes would share ids in one table; the lobby's chat is that node's, and not kept.
+            _tell([(loop, on_saved)])
+            return
+        kept = True
 
         async def write(db: Database) -> None:
+            nonlocal kept
             async with db.transaction():
+                kept = table_id == 0 or await self._owns(db, table_id)  # 0: the lobby's chat
+                if not kept:
+                    return
                 await db.run("INSERT INTO live_chat(table_id, id, sender, text, at) VALUES (?, ?, ?, ?, ?) "
                              "ON CONFLICT(table_id, id) DO UPDATE SET sender = excluded.sender, "
                              "text = excluded.text, at = excluded.at", (table_id, line_id, sender, text, at))
                 await db.run("DELETE FROM live_chat WHERE table_id = ? AND id <= ?", (table_id, line_id - keep))
 
         def saved(future: Future[Any]) -> None:  # on the database thread, the job done
+            nonlocal kept
             if not future.cancelled() and future.exception() is not None:
                 log.error("could not save a chat line", exc_info=future.exception())
-            _tell([(loop, on_saved)])
+                if self.fence is not None:  # one node of several: not shown, and the table is let go (above)
+                    kept = False
+                    self.fence.let_go(table_id)
+            if kept:
+                _tell([(loop, on_saved)])
 
         self._run(write).add_done_callback(saved)
 
@@ -353,6 +411,8 @@ class Storage(ABC):
 
         async def write(db: Database) -> None:
             async with db.transaction():
+                if not await self._owns(db, table_id):
+                    return
                 game_id = await db.insert(
                     "INSERT INTO games(table_id, edition, finished_at, record, private) VALUES (?, ?, ?, ?, ?)",
                     (table_id, edition, finished_at, text, int(private)))

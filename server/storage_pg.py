@@ -140,6 +140,14 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             detail TEXT NOT NULL)""",
         "CREATE TABLE moderation_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     )),
+    (3, "several nodes: which node owns each table in progress, and its fencing number (server/lease.py)", (
+        """CREATE TABLE table_owners (
+            table_id BIGINT PRIMARY KEY,
+            node TEXT NOT NULL,
+            epoch BIGINT NOT NULL,
+            lease_until TIMESTAMPTZ NOT NULL)""",
+        "CREATE INDEX table_owners_node ON table_owners (node)",
+    )),
 ]
 LATEST = MIGRATIONS[-1][0]
 

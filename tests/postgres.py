@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import psycopg
@@ -68,6 +69,7 @@ class Cluster:
     socket_dir: Path
     process: subprocess.Popen[bytes]
     _numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _run: dict[str, Any] = field(default_factory=dict)  # how its server was started (start_server again)
 
     def url(self, database: str) -> str:
         return f"postgresql://{ADMIN}@{quote(str(self.socket_dir), safe='')}/{database}"
@@ -78,6 +80,17 @@ class Cluster:
         with psycopg.connect(self.url("postgres"), autocommit=True) as admin:
             admin.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
+
+    def stop_server(self) -> None:
+        """Stop the server (a fast shutdown: its clients are cut off), keeping its data."""
+        if self.process.poll() is None:
+            self.process.send_signal(2)
+            self.process.wait(START_TIMEOUT)
+
+    def start_server(self) -> None:
+        """Start the server again on its data, after ``stop_server``."""
+        self.process = subprocess.Popen(**self._run)
+        _wait_for(self)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -108,19 +121,26 @@ def start_cluster() -> Cluster:
                     "--no-sync", "--no-instructions"], check=True, capture_output=True, env=env, cwd=folder,
                    user=uid, group=gid, extra_groups=groups)
     # fsync off: these databases die with the test run; a commit is still a commit to its client.
-    log = (folder / "server.log").open("wb")
-    process = subprocess.Popen(
-        [str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", "listen_addresses=", "-c", "fsync=off",
-         "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
+    log = (folder / "server.log").open("ab")
+    run: dict[str, Any] = dict(
+        args=[str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", "listen_addresses=", "-c", "fsync=off",
+              "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
         stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder,
         start_new_session=True,  # its signals to its process group are not the test process's
         user=uid, group=gid, extra_groups=groups)
-    cluster = Cluster(folder, socket_dir, process)
+    cluster = Cluster(folder, socket_dir, subprocess.Popen(**run), _run=run)
+    _wait_for(cluster)
+    return cluster
+
+
+def _wait_for(cluster: Cluster) -> None:
+    """Until the cluster's server takes connections (stopped, with what it said, if it does not)."""
+    folder, process = cluster.folder, cluster.process
     end = time.monotonic() + START_TIMEOUT
     while True:
         try:
             with psycopg.connect(cluster.url("postgres"), connect_timeout=5):
-                return cluster
+                return
         except psycopg.OperationalError:
             if process.poll() is not None or time.monotonic() > end:
                 said = (folder / "server.log").read_text(errors="replace")

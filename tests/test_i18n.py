@@ -277,6 +277,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("too_many_connections", "address"): {"address"}, ("too_many_connections", "waiting_address"): {"address"},
         ("bad_field", "missing"): {"message", "field"}, ("bad_field", "type"): {"message", "field"},
         ("bad_field", "value"): {"message", "field"}, ("bad_key", "type"): {"types"},
+        ("elsewhere", None): {"host", "port"},  # several nodes (server/cluster.py)
         # running a public host (server/moderation.py; docs/protocol.md section 5b)
         ("banned", "identity"): {"reason"}, ("banned", "address"): {"reason"},
         ("banned", "identity_until"): {"reason", "until"}, ("banned", "address_until"): {"reason", "until"},

@@ -26,7 +26,7 @@ from ..messages import (
     Welcome,
     decode_server_message,
 )
-from ..protocol import ProtocolError
+from ..protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
@@ -46,6 +46,8 @@ SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SS
 PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
                         "seat last as long as this session.")
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
+# ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
+RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 
@@ -211,7 +213,7 @@ class SessionApp(Ono99App):
         elif isinstance(message, TableMessage) and self._code_hint:
             self.notify(self._code_hint, timeout=20)
             self._code_hint = ""
-        elif isinstance(message, Bye) and message.reason != SERVER_RESTARTING:
+        elif isinstance(message, Bye) and message.reason not in RECONNECT_AFTER:
             # The link is closed for good (the same key connected elsewhere, flooding): end the
             # session rather than reconnect. A game server shutting down is reconnected to.
             self.farewell = _("The server closed the session: {reason}").format(reason=message.reason)

@@ -1068,6 +1068,16 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
     return UnknownMessage(kind)
 
 
+def decode_online_player(player: Mapping[str, Any]) -> OnlinePlayer:
+    """An ONLINE PLAYER map (an entry of an ``online`` message), checked as the decoder checks it there."""
+    return _online_player(player, "online.players")
+
+
+def decode_table_info(table: Mapping[str, Any]) -> TableInfo:
+    """A TABLE INFO map (an entry of a ``tables`` message), checked as the decoder checks it there."""
+    return _table_info(table, "tables.tables")
+
+
 def decode_table_detail(table: Mapping[str, Any]) -> TableDetail:
     """A TABLE DETAIL map (a ``table`` message's ``table``), checked as the decoder checks it there."""
     return _table_detail(table, "table.table")

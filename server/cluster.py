@@ -1,0 +1,460 @@
+"""Several game nodes on one PostgreSQL database and one Redis (``ono99 serve --cluster redis://…``).
+
+PostgreSQL stays the truth: tables, moves, chat and who owns each table (server/lease.py). Redis
+carries what a node must hear fast and can rebuild: the nodes alive and where players reach them,
+and each node's public tables and seated players (a key per node, ``ono99:node:ID``, that expires
+unless its node writes it again, and a ``ono99:lobby`` channel that says a node's key changed). So
+every node lists every node's tables, and a player whose seat is at another node's table is sent
+on there (error ``elsewhere``, docs/protocol.md): all nodes show one TLS certificate, so the
+fingerprint the client pinned holds at every node.
+
+A node that stops renewing (killed, paused, cut off) loses its leases after ``lease_seconds``;
+the first node whose next look finds them takes its tables over from PostgreSQL as a restart
+does: stand-in bots play for the players until they come back, to any node, with their key or
+resume token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import random
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
+from ono99_tui.wire import server as wire
+from ono99_tui.wire.requests import Join, Spectate
+
+from .lease import Fence
+from .storage import Database
+
+if TYPE_CHECKING:
+    from .config import ServerConfig
+    from .lobby import Lobby
+    from .members import Member
+    from .storage import Storage
+
+T = TypeVar("T")
+log = logging.getLogger("ono99.cluster")
+PREFIX = "ono99:node:"
+SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
+SENT_ON_SECONDS = 30  # how long a player sent on is expected at the other node
+CHANNEL = "ono99:lobby"
+CHAT_CHANNEL = "ono99:chat"  # lobby chat lines, {node, sender, text}
+MAX_ONLINE = 200  # players a node's record lists as online (as the lobby's "online" message)
+TAKE_AT_ONCE = 64  # tables one look may take over (the rest at the next look)
+
+
+class ClusterHost(Protocol):
+    """What a node of several needs of its server (server/app.py's Server)."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def lobby(self) -> Lobby: ...
+
+    @property
+    def storage(self) -> Storage | None: ...
+
+    @property
+    def port(self) -> int: ...
+
+
+class Cluster:
+    """This node: its leases, its record in Redis, and what it knows of the other nodes."""
+
+    def __init__(self, server: ClusterHost) -> None:
+        config = server.config
+        assert config.cluster_url is not None
+        if server.storage is None or server.storage.kind != "postgresql":
+            raise ValueError("--cluster needs a PostgreSQL database (--db postgresql://…): every node reads "
+                             "and writes the same tables")
+        self.server = server
+        self.lobby = server.lobby
+        self.storage = server.storage
+        self.url = config.cluster_url
+        self.lease_seconds = config.lease_seconds
+        self.node = config.node_id or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+        self.fence = Fence(self.node, self.lease_seconds, self._lost)
+        self.redis: aioredis.Redis = aioredis.from_url(self.url, socket_timeout=max(1.0, self.lease_seconds / 3),
+                                                       socket_connect_timeout=max(1.0, self.lease_seconds / 3))
+        self.peers: dict[str, dict[str, Any]] = {}  # other nodes' records, by node id
+        # The seated players of nodes whose record ran out, until another node lists them (by then it
+        # has taken their tables over) or long after: loop time by which to stop waiting for them.
+        self.moving: dict[str, float] = {}
+        self.sending: dict[str, tuple[str, int, float]] = {}  # players sent on: key → (host, port, until)
+        self.bus_up = False  # Redis answered the last heartbeat
+        self.db_up = True  # PostgreSQL answered the last renewal
+        self._ids: list[int] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._published: bytes | None = None
+        self._publish_due = False
+
+    @property
+    def every(self) -> float:
+        """How often leases are renewed, the record written and expired leases looked for."""
+        return self.lease_seconds / 3
+
+    def address(self) -> tuple[str, int]:
+        """Where players reach this node: ``--node-address``, else the listener's own address."""
+        config = self.server.config
+        if config.node_address is not None:
+            host, _, port = config.node_address.rpartition(":")
+            return host, int(port)
+        host = config.host if config.host not in ("0.0.0.0", "::", "") else socket.gethostname()
+        return host, self.server.port
+
+    # --- start and stop ---------------------------------------------------------------------------
+    async def start(self) -> int:
+        """Join: take the tables nobody holds (a node's lobby chat starts empty: it is not kept), and
+        start the loops; the number of tables taken."""
+        loop = asyncio.get_running_loop()
+        self.fence.bind(loop)
+        self.storage.fence = self.fence
+        self.lobby.nodes = self
+        await self.storage.call(self.fence.start_over)
+        taken = await self._take_over()
+        await self._heartbeat()
+        self.lobby.table_listeners.append(self._tables_changed)
+        for loop_body in (self._renew_loop, self._take_over_loop, self._heartbeat_loop, self._listen_loop):
+            self._tasks.append(asyncio.create_task(self._forever(loop_body)))
+        return taken
+
+    async def close(self) -> None:
+        """Stop the loops and let this node's leases run out now, so that other nodes take its
+        tables at their next look (the tables were saved as they are)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        held = list(self.fence.epochs)
+        if held:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.storage.call(lambda db: self.fence.release(db, held)), self.lease_seconds)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.redis.delete(PREFIX + self.node), 2.0)
+            await asyncio.wait_for(self.redis.publish(CHANNEL, self.node), 2.0)
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    async def _forever(self, body: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            try:
+                await body()
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:  # Redis is down: the heartbeat says so
+                log.debug("cluster: %s: %s; trying again", body.__name__, exc)
+            except Exception:
+                log.exception("cluster: %s failed; trying again", body.__name__)
+            await asyncio.sleep(self.every)
+
+    # --- leases ---------------------------------------------------------------------------------------
+    async def _renew_loop(self) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self.storage.call(self.fence.renew), self.lease_seconds)
+                if not self.db_up:
+                    log.warning("the database answers again")
+                self.db_up = True
+            except (TimeoutError, Exception) as exc:
+                if self.db_up:
+                    log.error("cannot renew the leases (%s): no new tables until the database answers", exc)
+                self.db_up = False
+            await asyncio.sleep(self.every)
+
+    async def _take_over_loop(self) -> None:
+        while True:
+            # a little jitter, so that nodes do not all look at the same moment
+            await asyncio.sleep(self.every * (0.75 + random.random() / 2))
+            await self._take_over()
+
+    async def _take_over(self) -> int:
+        taken = await self.storage.call(lambda db: self.fence.take_over(db, TAKE_AT_ONCE))
+        if taken:
+            self.lobby.restore(only=taken)
+            self.lobby.tables_changed()
+            self._publish_soon()
+        return len(taken)
+
+    def _lost(self, table_id: int) -> None:
+        """Another node owns the table now: stop it here and let its players go; they reconnect,
+        to any node, and are sent on to its new owner."""
+        table = self.lobby.tables.pop(table_id, None)
+        if table is None:
+            return
+        table.close()
+        people: list[Member] = [s.member for s in table.seats if s.member is not None]
+        people += list(table.spectators)
+        for member in people:
+            if member.table is table:
+                member.table = None
+            if member.grace is not None:
+                member.grace.cancel()
+                member.grace = None
+            if member.connection is not None:
+                member.connection.close(BYE_TABLE_MOVED)
+            else:
+                self.lobby.forget(member)
+        self.lobby.tables_changed()
+        self._publish_soon()
+
+    def check_open(self) -> None:
+        if not (self.db_up and self.bus_up):
+            part = "database" if not self.db_up else "lobby bus (Redis)"
+            raise ProtocolError("unavailable", f"the server cannot open new tables now: its {part} does not answer; "
+                                "games in progress go on", params={"why": "database" if not self.db_up else "bus"})
+
+    def new_table_id(self) -> int:
+        """A new table's id, owned by this node from now on; refused while the database or Redis is
+        down (a table that could not be saved, or not be found by the other nodes, is not opened)."""
+        self.check_open()
+        if not self._ids:
+            self._ids = list(self.storage.run_now(self.fence.reserve_table_ids))
+        table_id = self._ids.pop(0)
+        self.fence.epochs[table_id] = 1
+        fence = self.fence
+
+        async def claim(db: Database) -> None:
+            await fence.claim(db, table_id)
+
+        self.storage.submit(claim)  # before any write of the table's rows: the database thread keeps the order
+        return table_id
+
+    # --- Redis: this node's record, and the others' ------------------------------------------------
+    def _record(self) -> bytes:
+        host, port = self.address()
+        public = [t for t in self.lobby.tables.values() if not t.private]
+        seated: list[str] = []
+        for table in self.lobby.tables.values():
+            for seat in table.seats:
+                if seat.member is not None:
+                    seated.append(_seat_key(seat.member.identity, seat.member.token_hash))
+        online = [wire.OnlinePlayer(name=m.name, away=m.connection is None,
+                                    table=m.table.id if m.table is not None and not m.table.private else None)
+                  for m in list(self.lobby.members.values())[:MAX_ONLINE]]
+        return json.dumps({"node": self.node, "host": host, "port": port, "online": [p.to_wire() for p in online],
+                           "tables": [t.info().to_wire() for t in public], "seated": seated}).encode()
+
+    async def _heartbeat(self) -> None:
+        record = self._record()
+        try:
+            await self.redis.set(PREFIX + self.node, record, px=int(self.lease_seconds * 1000))
+            if record != self._published:
+                await self.redis.publish(CHANNEL, self.node)
+            self._published = record
+            await self._read_peers()
+            if not self.bus_up:
+                log.info("the lobby bus (Redis) answers")
+            self.bus_up = True
+        except (RedisError, OSError) as exc:
+            if self.bus_up:
+                log.error("the lobby bus (Redis) does not answer (%s): no new tables until it does; games go on", exc)
+            self.bus_up = False
+            self._published = None
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            await self._heartbeat()
+
+    def _tables_changed(self) -> None:
+        self._publish_soon()
+
+    def _publish_soon(self) -> None:
+        if self._publish_due:
+            return
+        self._publish_due = True
+
+        async def publish() -> None:
+            self._publish_due = False
+            await self._heartbeat()
+
+        task = asyncio.get_running_loop().create_task(publish())
+        self._tasks.append(task)
+        task.add_done_callback(self._tasks.remove)
+
+    async def _read_peers(self) -> None:
+        peers = {}
+        async for key in self.redis.scan_iter(match=PREFIX + "*", count=200):
+            node = (key.decode() if isinstance(key, bytes) else str(key))[len(PREFIX):]
+            if node == self.node:
+                continue
+            raw = await self.redis.get(key)
+            if raw is not None:
+                with contextlib.suppress(ValueError, TypeError):
+                    peers[node] = json.loads(raw)
+        for node, record in peers.items():  # read once here, not at every list a player is sent
+            record["infos"] = _readable(node, wire.decode_table_info, record.get("tables"))
+            record["players"] = _readable(node, wire.decode_online_player, record.get("online"))
+        changed = peers.keys() != self.peers.keys() or any(
+            peers[n].get("tables") != self.peers[n].get("tables") for n in peers)
+        now = asyncio.get_running_loop().time()
+        for gone in self.peers.keys() - peers.keys():
+            for key in self.peers[gone].get("seated") or ():
+                self.moving[key] = now + 3 * self.lease_seconds + 10
+        listed = {key for peer in peers.values() for key in peer.get("seated") or ()}
+        self.moving = {key: until for key, until in self.moving.items() if until > now and key not in listed}
+        online_changed = any(peers.get(n, {}).get("online") != self.peers.get(n, {}).get("online")
+                             for n in peers.keys() | self.peers.keys())
+        self.peers = peers
+        if changed:
+            self.lobby.tables_changed()
+        elif online_changed:
+            self.lobby.online_changed()
+
+    async def _listen_loop(self) -> None:
+        pubsub = self.redis.pubsub()
+        try:
+            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL)
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                channel = message.get("channel")
+                if channel in (CHAT_CHANNEL, CHAT_CHANNEL.encode()):
+                    self._heard(message.get("data"))
+                elif message.get("data") not in (self.node, self.node.encode()):
+                    await self._read_peers()
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
+
+    def _heard(self, data: Any) -> None:
+        """A lobby chat line said at another node: this lobby's chat takes it, with a number of its own."""
+        try:
+            said = json.loads(data)
+            node, sender, text = str(said["node"]), str(said["sender"]), str(said["text"])
+        except (ValueError, TypeError, KeyError):
+            return
+        if node == self.node:
+            return
+        line = self.lobby.lobby_chat.add(sender, text)
+        frame = wire.encode_message(self.lobby.lobby_chat.message(line))
+        for member in self.lobby.members.values():
+            if member.connection is not None:
+                member.send_frame(frame)
+
+    # --- what the lobby asks ------------------------------------------------------------------------
+    def lobby_said(self, sender: str, text: str) -> None:
+        """A lobby chat line said here, for the other nodes' lobbies (lost if Redis is down)."""
+        line = json.dumps({"node": self.node, "sender": sender, "text": text})
+
+        async def publish() -> None:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.publish(CHAT_CHANNEL, line)
+
+        self._spawn(publish())
+
+    def remote_online(self) -> list[wire.OnlinePlayer]:
+        """The players of the other nodes, as their records last said."""
+        return [player for peer in self.peers.values() for player in peer.get("players") or ()]
+
+    def remote_tables(self) -> list[wire.TableInfo]:
+        """The public tables of the other nodes, as their records last said."""
+        return [info for peer in self.peers.values() for info in peer.get("infos") or ()]
+
+    def seat_elsewhere(self, identity: str | None, token_hash: str | None) -> None:
+        """Send a player whose seat is at another node's table on to that node (a fatal error
+        ``elsewhere`` with its address); nothing when their seat is here, or nowhere."""
+        keys = {_seat_key(identity, token_hash)} if identity is not None or token_hash else set()
+        now = asyncio.get_running_loop().time()
+        self.sending = {key: sent for key, sent in self.sending.items() if sent[2] > now}
+        for key in keys & self.sending.keys():
+            host, port, _ = self.sending.pop(key)
+            raise ProtocolError("elsewhere", f"the table is at another node of this server: connect to {host}:{port}",
+                                fatal=True, params={"host": host, "port": port})
+        if keys & self.moving.keys():
+            raise ProtocolError("unavailable", "your table is being taken over by another node of this server; "
+                                "connect again in a few seconds", fatal=True, params={"why": "moving"})
+        for peer in self.peers.values():
+            if keys & set(peer.get("seated") or ()):
+                host, port = str(peer["host"]), int(peer["port"])
+                raise ProtocolError("elsewhere", f"your seat is at a table of another node of this server: "
+                                    f"connect to {host}:{port}", fatal=True, params={"host": host, "port": port})
+
+
+    def send_on(self, member: Member, request: Join | Spectate) -> bool:
+        """A ``join`` or ``spectate`` of a public table another node holds: the player is sent on.
+        Their connection closes (``bye``); the client connects again as after any lost connection,
+        is answered ``elsewhere`` with that node's address, and there joins (or watches) the table."""
+        table_id = request.table
+        if request.code or table_id is None or table_id in self.lobby.tables or member.connection is None:
+            return False
+        peer = next((p for p in self.peers.values() if any(i.id == table_id for i in p.get("infos") or ())), None)
+        if peer is None:
+            return False
+        key = _seat_key(member.identity, member.token_hash)
+        host, port = str(peer["host"]), int(peer["port"])
+        ticket = {"table": table_id, "seat": request.seat if isinstance(request, Join) else None,
+                  "watch": isinstance(request, Spectate)}
+        self.sending[key] = (host, port, asyncio.get_running_loop().time() + SENT_ON_SECONDS)
+        connection = member.connection
+
+        async def leave() -> None:
+            try:  # said before the goodbye: the other node reads it at the player's hello there
+                await self.redis.set(SENT_ON + key, json.dumps(ticket), ex=SENT_ON_SECONDS)
+            except (RedisError, OSError):
+                self.sending.pop(key, None)
+                member.send(wire.ErrorMessage(code="unavailable", reason="the table is at another node of this "
+                                              "server, and the lobby bus (Redis) does not answer",
+                                              ref=request.t, params={"why": "bus"}))
+                return
+            connection.close(BYE_SENT_ON)
+
+        self._spawn(leave())
+        return True
+
+    def welcomed(self, member: Member, resume: str | None) -> None:
+        """A player just welcome here (``resume``: the token their hello brought): if another node sent
+        them on to join a table here, they do."""
+        if member.table is not None or (member.identity is None and not resume):
+            return
+        key = _seat_key(member.identity, hashlib.sha256(resume.encode()).hexdigest() if resume else None)
+
+        async def arrive() -> None:
+            with contextlib.suppress(RedisError, OSError):
+                raw = await self.redis.getdel(SENT_ON + key)
+                if raw is None or member.connection is None or member.table is not None:
+                    return
+                ticket = json.loads(raw)
+                request: Join | Spectate = Spectate(table=int(ticket["table"])) if ticket.get("watch") else \
+                    Join(table=int(ticket["table"]), seat=ticket.get("seat"))
+                try:
+                    self.lobby.handle(member, request)
+                except ProtocolError as exc:
+                    member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t,
+                                                  params=exc.params or {}))
+
+        self._spawn(arrive())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.append(task)
+        task.add_done_callback(self._tasks.remove)
+
+
+def _readable(node: str, decode: Callable[[Any], T], entries: Any) -> list[T]:
+    """The entries of a node's record this node can read (one it cannot is left out, and logged)."""
+    out = []
+    for entry in entries if isinstance(entries, list) else ():
+        try:
+            out.append(decode(entry))
+        except (ProtocolError, TypeError, AttributeError) as exc:
+            log.warning("node %s: an entry of its record this node cannot read (%s); left out", node, exc)
+    return out
+
+
+def _seat_key(identity: str | None, token_hash: str | None) -> str:
+    return f"key:{identity}" if identity is not None else f"token:{token_hash}"

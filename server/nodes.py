@@ -1,0 +1,33 @@
+"""What the lobby asks of the other game nodes when this server is one of several on one database and
+one Redis (server/cluster.py builds it; a server alone has none)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from ono99_tui.wire import server as wire
+
+if TYPE_CHECKING:
+    from ono99_tui.wire.requests import Join, Spectate
+
+    from .members import Member
+
+
+class Nodes(Protocol):
+    def new_table_id(self) -> int: ...
+
+    def check_open(self) -> None:
+        """Refuses (ProtocolError) while a new table could not be saved or found by the other nodes."""
+
+    def remote_tables(self) -> list[wire.TableInfo]: ...
+
+    def seat_elsewhere(self, identity: str | None, token_hash: str | None) -> None: ...
+
+    def send_on(self, member: Member, request: Join | Spectate) -> bool:
+        """Whether the table is another node's, and the player was sent on to it."""
+
+    def welcomed(self, member: Member, resume: str | None) -> None: ...
+
+    def remote_online(self) -> list[wire.OnlinePlayer]: ...
+
+    def lobby_said(self, sender: str, text: str) -> None: ...

@@ -1,0 +1,527 @@
+"""Several game nodes on one PostgreSQL database and one Redis (``ono99 serve --cluster``), all real:
+the test run's PostgreSQL server (tests/postgres.py), a ``redis-server`` started for the test
+(tests/redis_server.py) and ``ono99 serve`` processes. Tried: a node killed with SIGKILL mid-game,
+its table taken over by another node, its players back on a third one (sent on to the new owner)
+with nothing lost or doubled; a paused owner that resumes after its lease was taken writes nothing
+and lets its players go; Redis stopped and started again during play; and, in process, the fence
+of two stores on one database."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import signal
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+import psycopg
+import pytest
+
+from ono99_tui.client import ServerError
+from ono99_tui.wire.requests import Act
+from server.lease import Fence
+from server.storage import Database
+from server.storage_pg import PostgresStorage
+from tests.postgres import Cluster, start_cluster
+from tests.redis_server import RedisServer, start_redis
+from tests.server_helpers import (
+    ServerProcess,
+    TestClient,
+    create_table,
+    events_of,
+    export_and_check,
+    free_port,
+    join,
+    play,
+    play_all,
+    plays_of,
+    record_events,
+    start,
+    storage_barrier,
+    until_closed,
+    wait_until,
+)
+from tests.test_fronts import read_until, ssh_session
+from tests.test_identity import ConnectProcess
+
+LEASE = 2.0  # seconds: short, so that take-overs come quickly in the tests
+NODE_ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000",
+             "--lease-seconds", f"{LEASE:g}")
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = start_redis()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture
+def database(postgres_cluster: Cluster) -> str:
+    return postgres_cluster.new_database()
+
+
+@contextlib.asynccontextmanager
+async def nodes(tmp_path: Path, db: str, bus: str, count: int = 3, *extra: str) -> AsyncIterator[list[ServerProcess]]:
+    """``count`` real ``ono99 serve --cluster`` nodes (n0, n1 …) sharing the database, Redis and one
+    TLS certificate (made by the first at its start), started one after the other; all stopped at the end."""
+    tls = ("--tls-cert", str(tmp_path / "tls_cert.pem"), "--tls-key", str(tmp_path / "tls_key.pem"))
+    started = [ServerProcess(db, tmp_path / f"n{i}.log", *NODE_ARGS, "--cluster", bus, "--node-id", f"n{i}",
+                             *tls, *extra) for i in range(count)]
+    try:
+        for node in started:
+            await node.start()
+        yield started
+    finally:
+        for node in started:
+            if node.proc is not None and node.proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    node.proc.send_signal(signal.SIGCONT)  # a paused node cannot stop otherwise
+            await node.stop()
+
+
+def owner_of(db: str, table_id: int) -> str | None:
+    with psycopg.connect(db) as pg:
+        row = pg.execute("SELECT node FROM table_owners WHERE table_id = %s", (table_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def read(db: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    with psycopg.connect(db) as pg:
+        return pg.execute(sql, params).fetchall()
+
+
+def port_of(client: TestClient) -> int:
+    return int(client.writer.get_extra_info("peername")[1])
+
+
+@pytest.mark.system
+async def test_a_node_killed_mid_game_is_taken_over_and_its_players_resume_on_any_node(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Three nodes; Alice (a guest, by her resume token) and Bob play at a table of n0 with two
+    bots. n0 is killed with SIGKILL mid-game, every move so far saved. Tried: after the lease, n1 or
+    n2 owns the table (PostgreSQL says so) and its stand-ins played on; each player connects to the
+    node that did not take it, is sent on to the one that did (same certificate), gets their seat
+    back and exactly the events after the last one they saw (sequence numbers: none missed, none
+    twice), and they finish the game; the record holds exactly the plays they saw."""
+    async with nodes(tmp_path, database, redis_server.url) as cluster:
+        n0 = cluster[0]
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n0.port, "bob")
+        clients = [alice, bob]
+        try:
+            table_id = await create_table(alice, seats=4, bots=2)
+            bob_seat = await join(bob, table_id)
+            assert owner_of(database, table_id) == "n0"
+            humans = (0, bob_seat)
+            await start(alice)
+
+            def mid_game(message: dict[str, Any]) -> bool:
+                return bool(message["view"]["version"] >= 8 and message["view"]["turn"] in humans)
+
+            before = await play_all([alice, bob], seed=3, stop=mid_game)
+            assert before[0].last_view["winner"] is None, "the game ended before the kill"
+            await storage_barrier(alice)
+            await n0.kill9()
+            for client in (alice, bob):
+                await until_closed(client)
+
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            owner = next(n for n in cluster if f"n{cluster.index(n)}" == owner_of(database, table_id))
+            other = next(n for n in cluster[1:] if n is not owner)
+            back, missed = {}, {}
+            for old, log in zip((alice, bob), before, strict=True):
+                last_seq = log.states[-1]["seq"]
+                client = await TestClient.connect("127.0.0.1", other.port, old.welcome["name"],
+                                                  resume=old.resume_token, seen={"table": table_id, "seq": last_seq})
+                clients.append(client)
+                assert port_of(client) == owner.port, "not sent on to the table's new owner"
+                assert client.welcome["resumed"] is True and client.welcome["table"] == table_id
+                state = await client.expect("state")
+                history = [m for m in client.received if m["t"] == "history"]
+                assert not any(m["reset"] for m in history), "the client's log was started over"
+                missed[client] = [e for m in history for e in m["events"]]
+                assert state["seq"] == last_seq + len(missed[client]) + len(state["events"]), \
+                    "events missed or repeated"
+                assert state["view"]["version"] >= log.last_view["version"]
+                back[client] = state
+
+            after = await asyncio.gather(*(play(c, random.Random(i), initial=s)
+                                           for i, (c, s) in enumerate(back.items())))
+            winner = after[0].last_view["winner"]
+            assert winner is not None and after[1].last_view["winner"] == winner
+            await storage_barrier(clients[-1])
+            [record] = await export_and_check(database, tmp_path / "games.jsonl")
+            assert record["result"]["winner"] == winner
+            seen = events_of(before[0].states) + missed[clients[2]] + events_of(after[0].states)
+            assert plays_of(record_events(record)) == plays_of(seen)
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_an_owner_paused_past_its_lease_writes_nothing_and_lets_its_players_go(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice hosts a table of n0 (two bots, not started) and says a line. n0 is paused
+    (SIGSTOP) until n1 owns the table; meanwhile Alice sends a chat line, which waits in n0's socket.
+    Tried, after SIGCONT: whatever n0 does first (read the line or renew its leases), the line is
+    never saved nor shown to anyone, n0 says it lost the table and closes Alice's connection; back
+    on n0 she is sent on to n1, where her seat and her first line are."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        try:
+            table_id = await create_table(alice, seats=3, bots=2)
+            await alice.request({"t": "chat", "text": "before the pause"}, "chat")
+            await storage_barrier(alice)
+            assert n0.proc is not None
+            n0.proc.send_signal(signal.SIGSTOP)
+            try:
+                await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the paused node's table")
+                await alice.send_map({"t": "chat", "text": "from the past"})
+            finally:
+                n0.proc.send_signal(signal.SIGCONT)
+            said = await until_closed(alice)
+            assert not any(m["t"] == "chat" and m.get("text") == "from the past" for m in said), said
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            assert [t for (t,) in read(database, "SELECT text FROM live_chat WHERE table_id = %s ORDER BY id",
+                                       table_id)] == ["before the pause"]
+            assert "owned by another node now" in (tmp_path / "n0.log").read_text()
+
+            back = await TestClient.connect("127.0.0.1", n0.port, "alice", resume=alice.resume_token)
+            clients.append(back)
+            assert port_of(back) == n1.port and back.welcome["resumed"] is True
+            assert back.welcome["table"] == table_id
+            history = await back.expect("chat_history", where=lambda m: m["scope"] == "table")
+            assert [m["text"] for m in history["messages"]] == ["before the pause"]
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_redis_restarted_during_play_refuses_new_tables_and_loses_no_move(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice plays at a table of n0 with a bot while Redis is stopped. Tried: her game
+    goes on, every move saved; n0 refuses a new table (``unavailable``, the bus) while Redis is down;
+    once Redis is back (empty) the nodes write their records again, n1 lists n0's table, and new
+    tables open again."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            table_id = await create_table(alice, seats=2, bots=1)
+            redis_server.stop()
+            await start(alice)
+            log = await play(alice, random.Random(5))
+            assert log.last_view["winner"] is not None
+            await storage_barrier(alice)
+            [record] = await export_and_check(database, tmp_path / "games.jsonl")
+            assert plays_of(record_events(record)) == plays_of(events_of(log.states))
+
+            n0_log = tmp_path / "n0.log"  # the node notices at its next heartbeat (a third of the lease)
+            await wait_until(lambda: "the lobby bus (Redis) does not answer" in n0_log.read_text(), "n0 notices")
+            await alice.send_map({"t": "create_table", "name": "while redis is down", "seats": 2})
+            refusal = await alice.expect("error", where=lambda m: m.get("ref") == "create_table")
+            assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "bus")
+
+            redis_server.start()
+
+            async def listed() -> bool:
+                tables = await carol.request({"t": "list_tables"}, "tables")
+                return any(t["id"] == table_id for t in tables["tables"])
+
+            for _ in range(100):
+                if await listed():
+                    break
+                await asyncio.sleep(LEASE / 10)
+            else:
+                pytest.fail("n1 does not list n0's table after Redis came back")
+            for _ in range(100):  # n0 too notices at its next heartbeat
+                with contextlib.suppress(ServerError):
+                    assert await create_table(alice, seats=2, bots=1) > table_id
+                    break
+                await asyncio.sleep(LEASE / 10)
+            else:
+                pytest.fail("n0 still refuses new tables after Redis came back")
+        finally:
+            for client in clients:
+                await client.close()
+
+
+async def test_two_stores_on_one_database_the_fence_lets_only_the_owner_write(database: str) -> None:
+    """Two stores on one database, as two nodes have. Tried: A claims a table and saves a move; B
+    cannot take it while A's lease runs; once it ran out B takes it (epoch 2) and loads A's move;
+    A's next move is refused (not written, its ``on_saved`` never called) and A hears it lost the
+    table; B's move is written."""
+    lost: list[int] = []
+    a, b = PostgresStorage(database), PostgresStorage(database)
+    try:
+        loop = asyncio.get_running_loop()
+        a.fence, b.fence = Fence("a", 0.5, lost.append), Fence("b", 30.0, lost.append)
+        a.fence.bind(loop)
+        b.fence.bind(loop)
+        fence_a, fence_b = a.fence, b.fence
+
+        async def claim(db: Database) -> None:
+            await fence_a.claim(db, 7)
+
+        fence_a.epochs[7] = 1
+        await a.call(claim)
+        a.save_table(7, {"game_no": 1})
+        saved: list[str] = []
+        a.save_action(7, 1, 0, 0, "d", lambda: saved.append("a0"))
+        assert await b.call(lambda db: fence_b.take_over(db, 10)) == [], "taken while the lease ran"
+        await wait_until(lambda: saved == ["a0"], "A's move saved")
+        for _ in range(100):
+            taken = await b.call(lambda db: fence_b.take_over(db, 10))
+            if taken:
+                break
+            await asyncio.sleep(0.1)
+        [table] = taken
+        assert table.actions == [(0, "d")] and fence_b.epochs == {7: 2}
+        a.save_action(7, 1, 1, 0, "stale", lambda: saved.append("a1"))
+        b.save_action(7, 1, 1, 1, "p", lambda: saved.append("b1"))
+        await wait_until(lambda: "b1" in saved and lost == [7], "B's move saved and A told it lost the table")
+        await a.call(lambda db: db.row("SELECT 1"))  # every job of A's done
+        assert saved == ["a0", "b1"]
+        assert read(database, "SELECT n, seat, action FROM live_actions WHERE table_id = 7 ORDER BY n") == \
+            [(0, 0, "d"), (1, 1, "p")]
+        assert 7 not in fence_a.epochs
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.system
+async def test_a_table_listed_from_another_node_is_joined_there(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice hosts a table of three on n0 (one bot). Carol, a guest on n1, sees it in
+    n1's list and asks to join it. Tried: n1 says goodbye, saying why; Carol connects again to n1
+    as a client does after a lost connection (her resume token), is sent on to n0 (same
+    certificate) and is seated there at once: Alice sees her sit down."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            table_id = await create_table(alice, seats=3, bots=1)
+            for _ in range(100):
+                tables = await carol.request({"t": "list_tables"}, "tables")
+                if any(t["id"] == table_id for t in tables["tables"]):
+                    break
+                await asyncio.sleep(LEASE / 10)
+            else:
+                pytest.fail("n1 does not list n0's table")
+            await carol.send_map({"t": "join", "table": table_id})
+            said = await until_closed(carol)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            back = await TestClient.connect("127.0.0.1", n1.port, "carol", resume=carol.resume_token)
+            clients.append(back)
+            assert port_of(back) == n0.port, "not sent on to the table's node"
+            detail = await back.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert detail["table"]["you"] is not None
+            await alice.expect("table", where=lambda m: any(s.get("name") == "carol" for s in m["table"]["seats"]))
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_the_nodes_share_one_lobby_who_is_online_and_its_chat(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice on n0, Carol on n1, both in the lobby. Tried: Carol's list of who is online
+    comes to name Alice (n0's record, within a heartbeat); a line Alice says in the lobby reaches
+    Carol once, under Alice's name, and Carol's line reaches Alice."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            await carol.expect("online", where=lambda m: "alice" in [p["name"] for p in m["players"]],
+                               timeout=10 * LEASE)
+            await alice.send_map({"t": "chat", "text": "hello from n0", "scope": "lobby"})
+            heard = await carol.expect("chat", where=lambda m: m["scope"] == "lobby")
+            assert (heard["from"], heard["text"]) == ("alice", "hello from n0")
+            await carol.send_map({"t": "chat", "text": "and from n1", "scope": "lobby"})
+            heard = await alice.expect("chat", where=lambda m: m["scope"] == "lobby" and m["from"] == "carol")
+            assert heard["text"] == "and from n1"
+            await storage_barrier(carol)
+            again = [m for m in carol.received if m["t"] == "chat" and m["text"] == "hello from n0"]
+            assert len(again) == 1, "a line heard twice"
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_the_real_app_follows_its_table_to_another_node_and_back_after_a_kill(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Three nodes. Alice hosts a table of three on n0 (one bot). Bob runs the real ``ono99 connect``
+    (a pseudo-terminal) against n1, with n1's fingerprint pinned, and presses j: the table, listed by
+    n1, is n0's; his app is sent on there and seated (Alice sees him sit). The game starts, and n0 is
+    killed with SIGKILL. Tried: the app connects again to n1 by itself, is sent on to whichever
+    node took the table over, and is back in his seat: Alice, back too, sees Bob connected again,
+    and Bob's screen shows his seat."""
+    bob_dir = tmp_path / "bob"
+    async with nodes(tmp_path, database, redis_server.url) as cluster:
+        n0, n1 = cluster[0], cluster[1]
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        bob = ConnectProcess(n1.port, bob_dir, "--name", "bob", fingerprint=n1.fingerprint)
+        try:
+            table_id = await create_table(alice, seats=3, bots=1)
+
+            def bob_seated(message: dict[str, Any], connected: bool = True) -> bool:
+                return any(s["name"] == "bob" and s["connected"] is connected for s in message["table"]["seats"])
+
+            await bob.start()
+            for _ in range(60):  # j joins the first (only) table of the list, once the app lists it
+                bob.press(b"j")
+                with contextlib.suppress(TimeoutError):
+                    await alice.expect("table", where=bob_seated, timeout=1)
+                    break
+            else:
+                pytest.fail("bob's app never sat at the table")
+            await start(alice)
+            await alice.expect("state")
+            await storage_barrier(alice)
+            await n0.kill9()
+            await until_closed(alice)
+
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
+            clients.append(back)
+            assert back.welcome["resumed"] is True and back.welcome["table"] == table_id
+            await back.expect("table", where=bob_seated, timeout=60)
+            bob.output.clear()
+            await wait_until(lambda: b"(you)" in bob.output, "bob's table screen with his seat", timeout=60)
+        finally:
+            await bob.stop()
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    """Two nodes on a PostgreSQL server of this test's own. Alice plays at a table of n0 with a bot
+    and stops on her turn (every move saved); PostgreSQL is stopped. Tried: her move then cannot be
+    saved, so it is never shown: n0 lets the table go and says goodbye; Carol, in n0's lobby, is
+    refused a new table (``unavailable``, the database). PostgreSQL is started again: the table is
+    taken over (a new epoch) from what was saved, and Alice, back through n0, is sent what followed
+    the last event she saw (a stand-in played for her meanwhile), each event once, and plays the game
+    to its end; the record holds exactly the plays she saw (her unsaved move is not among them unless
+    she saw it made again), and Carol can open a table again."""
+    pg = start_cluster()
+    try:
+        db = pg.new_database()
+        async with nodes(tmp_path, db, redis_server.url, 2) as cluster:
+            n0 = cluster[0]
+            alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+            carol = await TestClient.connect("127.0.0.1", n0.port, "carol")
+            clients = [alice, carol]
+            try:
+                table_id = await create_table(alice, seats=2, bots=1)
+                await start(alice)
+
+                def alice_to_play(message: dict[str, Any]) -> bool:
+                    return bool(message["view"]["turn"] == 0 and message["view"]["legal"])
+
+                before = await play(alice, random.Random(1), stop=alice_to_play)
+                last = before.states[-1]
+                await storage_barrier(alice)
+                pg.stop_server()
+                await alice.send(Act(action=last["view"]["legal"][0], version=last["view"]["version"]))
+                said = await until_closed(alice)
+                shown = [m for m in said if m["t"] == "state"]
+                assert not shown, f"a move shown though it could not be saved: {shown}"
+                assert said[-1]["t"] == "bye", said
+
+                log = tmp_path / "n0.log"  # the node notices at its next renewal (a third of the lease)
+                await wait_until(lambda: "cannot renew the leases" in log.read_text(), "n0 notices")
+                await carol.send_map({"t": "create_table", "name": "while the database is down", "seats": 2})
+                refusal = await carol.expect("error", where=lambda m: m.get("ref") == "create_table")
+                assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "database")
+
+                pg.start_server()
+                await wait_until(lambda: bool(read(db, "SELECT 1 FROM table_owners WHERE table_id = %s AND epoch > 1",
+                                                   table_id)), "the table taken over from the database")
+                back = await TestClient.connect("127.0.0.1", n0.port, "alice", resume=alice.resume_token,
+                                                seen={"table": table_id, "seq": last["seq"]})
+                clients.append(back)
+                assert back.welcome["resumed"] is True and back.welcome["table"] == table_id
+                state = await back.expect("state")
+                history = [m for m in back.received if m["t"] == "history"]
+                missed = [e for m in history for e in m["events"]]
+                assert not any(m["reset"] for m in history), "the client's log was started over"
+                # what a stand-in played for her since the take-over comes after what she saw, each once
+                assert state["seq"] == last["seq"] + len(missed) + len(state["events"]), "events missed or repeated"
+                after = await play(back, random.Random(2), initial=state)
+                assert after.last_view["winner"] is not None
+                await storage_barrier(back)
+                [record] = await export_and_check(db, tmp_path / "games.jsonl")
+                seen = events_of(before.states) + missed + events_of(after.states)
+                assert plays_of(record_events(record)) == plays_of(seen)
+                for _ in range(100):
+                    with contextlib.suppress(ServerError):
+                        assert await create_table(carol, seats=2, bots=1) > table_id
+                        break
+                    await asyncio.sleep(LEASE / 10)
+                else:
+                    pytest.fail("n0 still refuses new tables after the database came back")
+            finally:
+                for client in clients:
+                    await client.close()
+    finally:
+        pg.stop()
+
+
+@pytest.mark.system
+async def test_an_ssh_player_on_one_node_joins_a_table_of_another_and_keeps_the_session(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes sharing a front credential file; n1 has an SSH port (its front in its own process,
+    --ssh-workers 0). Alice hosts a table of three on n0 (one bot). Ada logs in over SSH to n1 with
+    a key and presses j on the table n1 lists. Tried: the front is told it is sent on, connects
+    again by itself and is sent on to n0, which seats her: Alice sees Ada sit, connected, and the SSH
+    session goes on."""
+    credential = ("--front-credential-file", str(tmp_path / "front.key"))
+    ssh_port = free_port()
+    async with nodes(tmp_path, database, redis_server.url, 1, *credential) as first:
+        n0 = first[0]
+        tls = ("--tls-cert", str(tmp_path / "tls_cert.pem"), "--tls-key", str(tmp_path / "tls_key.pem"))
+        n1 = ServerProcess(database, tmp_path / "n1.log", *NODE_ARGS, "--cluster", redis_server.url, "--node-id", "n1",
+                           *tls, *credential, "--ssh-port", str(ssh_port), "--ssh-workers", "0")
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        conn: asyncssh.SSHClientConnection | None = None
+        try:
+            await n1.start()
+            table_id = await create_table(alice, seats=3, bots=1)
+            conn, keys, screen = await ssh_session(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
+            await read_until(screen, b"you are")
+            for _ in range(60):  # j joins the first (only) table of the list, once the front lists it
+                keys.write(b"j")
+                with contextlib.suppress(TimeoutError):
+                    await alice.expect("table", timeout=1, where=lambda m: any(
+                        s["name"] == "ada" and s["connected"] for s in m["table"]["seats"]))
+                    break
+            else:
+                pytest.fail("ada never sat at n0's table")
+            assert owner_of(database, table_id) == "n0"  # Ada's front speaks to n0 now, and her session is on
+            assert not conn.is_closed()
+        finally:
+            if conn is not None:
+                conn.close()
+            await alice.close()
+            await n1.stop()
