@@ -226,7 +226,7 @@ def run_command(options: TableOptions, players: int, games: int, seed: int, work
             os.environ["TTY_COMPATIBLE"] = saved
     assert code == 0, code
     data = json.loads(out.getvalue())
-    return round(data["average_turns"] * data["games"])
+    return round(float(data["average_turns"]) * int(data["games"]))
 
 
 def run_rollout(options: TableOptions, players: int, games: int, seed: int) -> int:

@@ -134,7 +134,7 @@ async def run_table(spectator: Client, players: list[Player], end: float, rng: r
             break
         if view["turn"] is not None and (turn_task is None or turn_task.done()):
             turn_task = asyncio.create_task(take_turn(view["turn"], view["version"], current))
-        elif view["turn"] is not None:
+        elif view["turn"] is not None and turn_task is not None:
             turn_task.cancel()
             turn_task = asyncio.create_task(take_turn(view["turn"], view["version"], current))
     if turn_task is not None:

@@ -120,9 +120,12 @@ async def burst(size: tuple[int, int]) -> tuple[int, float, float]:
         started = time.thread_time()
         for state in moves:
             link.inbox.put_nowait(state)
-            version = state["view"]["version"]
-            await until(lambda version=version: app.model.view is not None and app.model.view.version == version,
-                        pilot.pause)
+            version: int = state["view"]["version"]
+
+            def shown(version: int = version) -> bool:
+                return app.model.view is not None and app.model.view.version == version
+
+            await until(shown, pilot.pause)
             await pilot.pause()
         one_by_one = time.thread_time() - started
         for state in states[:3]:  # the game again from its start

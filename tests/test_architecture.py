@@ -216,7 +216,7 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
-    """pyproject's [tool.mypy] files: ono99_tui (every layer), server/ and tests/, strict."""
+    """pyproject's [tool.mypy] files: ono99_tui (every layer), server/, tests/ and bench/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
 
