@@ -253,12 +253,12 @@ def seeded(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
     """Deals the next games of an edition from ``SEEDS`` (the server's ``secrets.randbits`` for a seed)."""
     import secrets
 
-    import server.table
+    from server import table as server_table
 
     def deal(edition: str) -> None:
         seeds: Iterator[int] = iter(SEEDS[edition])
         fake = types.SimpleNamespace(choice=secrets.choice, randbits=lambda bits: next(seeds))
-        monkeypatch.setattr(server.table, "secrets", fake)
+        monkeypatch.setattr(server_table, "secrets", fake)
 
     return deal
 
