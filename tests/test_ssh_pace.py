@@ -64,9 +64,10 @@ async def named_key(rig: Rig, name: str) -> asyncssh.SSHKey:  # noqa: F811
 async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_line(
         rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Two TCP players play a whole game while an SSH spectator's next frame is held back (its pace
-    waits on the test): every state of the game waits in its link. Let go, the spectator handles
-    them all before it refreshes its screen, once: the last state's total on the screen, and every
-    line of the game's log written to the log widget."""
+    waits on the test): every state of the game waits in its link. Let go, the spectator takes the
+    states in as one, the last with every event of the others, then refreshes its screen, once: the
+    last state's total on the screen, every event taken in (the model's event number is the last
+    state's) and every line of the game's log written to the log widget."""
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     guest = await Client.connect("127.0.0.1", rig.server.port, "gus")
     try:
@@ -110,17 +111,24 @@ async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_
         await asyncio.wait_for(held.wait(), PATIENCE)
         link = app.link
         assert link is not None
-        inbox = link.inbox
-        await until(lambda: any(m is not None and m.get("t") == "state" and m["view"]["winner"] is not None
-                                for m in list(inbox._queue)),  # type: ignore[attr-defined]  # the queue's deque, read
+
+        def queued() -> list[dict[str, Any]]:
+            return [m for m in link.inbox._queue if m is not None]  # type: ignore[attr-defined]  # its deque, read
+
+        await until(lambda: any(m.get("t") == "state" and m["view"]["winner"] is not None for m in queued()),
                     "the game's last state waiting in the spectator's link")
-        waiting = inbox.qsize()
+        waiting = queued()
+        last_seq = max(m["seq"] for m in waiting if m.get("t") == "state")
+        states = sum(m.get("t") == "state" for m in waiting)
         gate.set()
         await spectator.until(lambda a: a.model.view is not None and a.model.view.winner == winners[0],
                               "the spectator to see the game's end")
-        assert len(handled) >= waiting + 1 > 10  # the message that met the held pace, and those behind it
-        # no refresh for a state inside the batch (one before it, with nothing handled, is the screen's own)
-        assert [r for r in refreshes if 0 < r <= waiting] == [] and max(refreshes) >= waiting + 1
+        assert states > 10
+        # the states were taken in as one (with every event): fewer messages than were waiting
+        assert len(handled) < len(waiting)
+        assert app.model.seq == last_seq
+        # no refresh inside the batch (one before it, with nothing handled, is the screen's own)
+        assert [r for r in refreshes if 0 < r < len(handled)] == [] and max(refreshes) == len(handled)
         assert screen._log_written == app.model.log_count > log_before
         assert app.model.view is not None
         assert str(screen.query_one("#total", Digits).value) == str(app.model.view.total)

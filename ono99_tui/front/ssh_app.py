@@ -135,6 +135,10 @@ class SessionApp(Ono99App):
             await asyncio.sleep(wait)
         self._last_frame = loop.time()
 
+    def merges_states(self) -> bool:
+        table = self.model.table
+        return table is not None and table.you is None  # a spectator: its screen shows the newest state
+
     def send_message(self, message: Request) -> None:
         # the answer (a table, then the seat in it, ...) is drawn as soon as it comes
         self._answer_until = asyncio.get_running_loop().time() + ANSWER_WINDOW

@@ -305,19 +305,30 @@ class Ono99App(App[int]):
         if message is None:
             return False
         await self.pace()
+        batch = [message]
+        ended = False
+        while not link.inbox.empty():
+            queued = link.inbox.get_nowait()
+            if queued is None:
+                ended = True
+                break
+            batch.append(queued)
+        if len(batch) > 1 and self.merges_states():
+            batch = merged_states(batch)
         self._refresh_held = True
         try:
-            while True:
+            for message in batch:
                 self.receive(message)
-                if link.inbox.empty():
-                    return True
-                message = link.inbox.get_nowait()
-                if message is None:
-                    return False
         finally:
             self._refresh_held = False
             if self._refresh_wanted:
                 self._refresh()
+        return not ended
+
+    def merges_states(self) -> bool:
+        """Whether a batch's consecutive states of one game may be taken in as their last one with
+        all their events (nothing of this app depends on the states between)."""
+        return False
 
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
         """A message as it arrived: decoded once, here, into typed values (ono99_tui.messages) and
@@ -560,6 +571,25 @@ class Ono99App(App[int]):
             await asyncio.create_task(self.link.close(), context=contextvars.Context())
         if self._embedded is not None:
             await self._embedded.close()
+
+
+def merged_states(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with each run of states of one table and game, whose events follow each other
+    (by their numbers), made one: the last state with every event of the run. Taking in a state
+    (decoding its view above all) costs as much as drawing it; a spectator of a fast table gets
+    dozens a second and draws a few."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        last = out[-1] if out else None
+        if (last is not None and message.get("t") == "state" == last.get("t")
+                and message.get("table") == last.get("table") and message.get("game_no") == last.get("game_no")
+                and isinstance(message.get("events"), list) and isinstance(last.get("events"), list)
+                and isinstance(message.get("seq"), int) and isinstance(last.get("seq"), int)
+                and message["seq"] - len(message["events"]) == last["seq"]):
+            out[-1] = {**message, "events": [*last["events"], *message["events"]]}
+        else:
+            out.append(message)
+    return out
 
 
 def unreachable_words(host: str, port: int, exc: BaseException) -> str:
