@@ -196,9 +196,11 @@ class Cluster:
         if table is None:
             return
         table.close()
-        people: list[Member] = [s.member for s in table.seats if s.member is not None]
-        people += list(table.spectators)
-        for member in people:
+        seated: list[Member] = [s.member for s in table.seats if s.member is not None]
+        until = asyncio.get_running_loop().time() + 3 * self.lease_seconds + 10
+        for member in seated:  # until the new owner's record lists them, they are told to wait
+            self.moving[_seat_key(member.identity, member.token_hash)] = until
+        for member in [*seated, *table.spectators]:
             if member.table is table:
                 member.table = None
             if member.grace is not None:
@@ -375,14 +377,14 @@ class Cluster:
             host, port, _ = self.sending.pop(key)
             raise ProtocolError("elsewhere", f"the table is at another node of this server: connect to {host}:{port}",
                                 fatal=True, params={"host": host, "port": port})
-        if keys & self.moving.keys():
-            raise ProtocolError("unavailable", "your table is being taken over by another node of this server; "
-                                "connect again in a few seconds", fatal=True, params={"why": "moving"})
         for peer in self.peers.values():
             if keys & set(peer.get("seated") or ()):
                 host, port = str(peer["host"]), int(peer["port"])
                 raise ProtocolError("elsewhere", f"your seat is at a table of another node of this server: "
                                     f"connect to {host}:{port}", fatal=True, params={"host": host, "port": port})
+        if any(self.moving.get(key, 0.0) > now for key in keys):  # no node lists the seat yet: one will
+            raise ProtocolError("unavailable", "your table is being taken over by another node of this server; "
+                                "connect again in a few seconds", fatal=True, params={"why": "moving"})
 
 
     def send_on(self, member: Member, request: Join | Spectate) -> bool:
