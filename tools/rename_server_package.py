@@ -71,7 +71,8 @@ PYPROJECT_EDITS = [
 ]
 README = ROOT / "README.md"
 README_EDITS = [
-    (f"`{OLD}/` holds the game server (the lobby,", f"`{OLD}/` (the package `{NEW}`) holds the game server (the lobby,"),
+    (f"`{OLD}/` holds the game server (the lobby,",
+     f"`{OLD}/` (the package `{NEW}`) holds the game server (the lobby,"),
 ]
 
 
