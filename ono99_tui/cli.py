@@ -651,8 +651,8 @@ def run_records_check(path: Path) -> int:
 
 
 def run_records_export(db: str | None, out: Path | None) -> int:
-    from server.storage import database_location, default_db_path, shown_url
-    from server.stores import export_records
+    from ono99_server.storage import database_location, default_db_path, shown_url
+    from ono99_server.stores import export_records
 
     location = database_location(db) if db else default_db_path()
     path = shown_url(location) if isinstance(location, str) else location  # never a password on the screen

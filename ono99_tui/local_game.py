@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # the plain mode opens a local game too, without loading the 
 def open_local_game(bot_delay: float, draw_window: float) -> LocalServer:
     """A new embedded server whose bots wait ``bot_delay`` seconds, and at least ``draw_window``
     seconds while a person's manual draw is open."""
-    from server.config import ServerConfig
-    from server.local import EmbeddedServer
+    from ono99_server.config import ServerConfig
+    from ono99_server.local import EmbeddedServer
 
     config = ServerConfig(host="", port=0, default_turn_seconds=0, grace_seconds=3600, bot_delay=bot_delay,
                           draw_window=draw_window)

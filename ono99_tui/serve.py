@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server import Server, ServerConfig
-from server.storage import StorageError, shown_url
+from ono99_server import Server, ServerConfig
+from ono99_server.storage import StorageError, shown_url
 
 from .front.config import FrontConfig
 from .fronts import new_credential
@@ -27,7 +27,7 @@ WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for i
 WEB_KEY_FILE = "web_tls_key.pem"
 
 if TYPE_CHECKING:
-    from server.advertiser import Advertiser
+    from ono99_server.advertiser import Advertiser
 
     from .access import AccessPolicy
     from .front.ssh import SshFront
@@ -89,7 +89,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     web front; ``web_tls``: its certificate and key files, else the game port's). ``ssh_workers``
     front processes share the SSH and web ports (0: the fronts run inside this process, still over
     loopback TCP)."""
-    from server.advertiser import Advertiser, interface_plan
+    from ono99_server.advertiser import Advertiser, interface_plan
 
     from .front.ssh import load_or_create_host_key
     from .front.workers import WorkerPool, reserve_port
@@ -316,15 +316,15 @@ async def _advertise(advertiser: Advertiser) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     import os
 
-    from server.config import DEFAULT_SSH_PORT
-    from server.storage import database_location, default_db_path
+    from ono99_server.config import DEFAULT_SSH_PORT
+    from ono99_server.storage import database_location, default_db_path
 
     from .front.config import DEFAULT_WEB_PORT
     from .front.ssh import host_key_path_for
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_format == "json":
-        from server.metrics import JsonLines
+        from ono99_server.metrics import JsonLines
 
         for handler in logging.getLogger().handlers:
             handler.setFormatter(JsonLines())

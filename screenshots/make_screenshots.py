@@ -54,7 +54,8 @@ if str(ROOT) not in sys.path:
 
 from textual.pilot import Pilot  # noqa: E402
 
-import server.table as server_table  # noqa: E402
+import ono99_server.table as server_table  # noqa: E402
+from ono99_server import Server, ServerConfig  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
@@ -64,7 +65,6 @@ from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen  # noqa: E402
 from ono99_tui.tui.help import HelpScreen  # noqa: E402
 from ono99_tui.tui.lobby import LobbyScreen  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
-from server import Server, ServerConfig  # noqa: E402
 
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -102,7 +102,7 @@ def save_svg(app: Ono99App, out_dir: Path, name: str, title: str) -> Path:
 
 # --- (1b) the servers found on the network --------------------------------------------------------------
 async def shoot_servers(out_dir: Path) -> list[Path]:
-    from server.advertiser import Advertiser
+    from ono99_server.advertiser import Advertiser
 
     servers = [Server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0, default_turn_seconds=0, name=name))
                for name in ("Friday night", "Dev room")]

@@ -8,11 +8,11 @@ from typing import Protocol
 from textual.dom import DOMNode
 from textual.widget import Widget
 
+from ono99_server import Server
+from ono99_server.local import EmbeddedServer
 from ono99_tui.messages import TableDetail, View
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.model import Model
-from server import Server
-from server.local import EmbeddedServer
 
 
 class ShowsAModel(Protocol):

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ono99_server import Server, ServerConfig
+from ono99_server.table import Table
 from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
@@ -34,8 +36,6 @@ from ono99_tui.protocol import HEADER, PROTOCOL_VERSION, encode
 from ono99_tui.tls import client_context
 from ono99_tui.wire.common import as_edition
 from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
-from server import Server, ServerConfig
-from server.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement

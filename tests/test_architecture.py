@@ -51,8 +51,8 @@ def modules_under(folder: str) -> list[str]:
 
 
 def test_the_game_server_never_imports_textual() -> None:
-    loaded = loaded_after_importing(modules_under("server"))
-    assert "server.lobby" in loaded  # the import worked
+    loaded = loaded_after_importing(modules_under("ono99_server"))
+    assert "ono99_server.lobby" in loaded  # the import worked
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
 
 
@@ -62,11 +62,11 @@ def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
     client_side = ["ono99_tui.client", *modules_under("ono99_tui/tui"), *modules_under("ono99_tui/front")]
     loaded = loaded_after_importing(client_side)
     assert "ono99_tui.front.ssh" in loaded and "ono99_tui.tui.app" in loaded
-    assert not {m for m in loaded if m == "server" or m.startswith("server.")}
+    assert not {m for m in loaded if m == "ono99_server" or m.startswith("ono99_server.")}
     # nor later, from inside a function: no import of server/ in their text at all
     offenders = [str(path.relative_to(ROOT)) for folder in ("ono99_tui/tui", "ono99_tui/front")
                  for path in (ROOT / folder).rglob("*.py")
-                 if re.search(r"^\s*(from|import)\s+server\b", path.read_text(), re.MULTILINE)]
+                 if re.search(r"^\s*(from|import)\s+ono99_server\b", path.read_text(), re.MULTILINE)]
     assert offenders == []
 
 
@@ -140,9 +140,10 @@ def test_the_package_has_no_import_cycle() -> None:
 def test_the_server_has_no_import_cycle() -> None:
     """Nor does the server: each part names what it asks of those above it (a table of its host, the
     lobby's parts of the lobby, a connection of its server) in a protocol of lower-level types."""
-    graph = package_imports("server")
-    assert "server.members" in graph["server.table"] and "server.lobby" in graph["server.app"]  # the walk found them
-    assert "server.storage_pg" in graph["server.stores"]  # imported inside a function: counted too
+    graph = package_imports("ono99_server")  # the link to server/, so modules carry their import names
+    assert "ono99_server.members" in graph["ono99_server.table"]  # the walk found them
+    assert "ono99_server.lobby" in graph["ono99_server.app"]
+    assert "ono99_server.storage_pg" in graph["ono99_server.stores"]  # imported inside a function: counted too
     assert import_cycles(graph) == []
 
 
@@ -268,3 +269,14 @@ def test_the_screens_reach_the_app_through_its_typed_host() -> None:
     offenders = [f"{path.relative_to(ROOT)}: {match.group(0)}" for path in sorted((ROOT / "ono99_tui/tui").glob("*.py"))
                  for match in by_name.finditer(path.read_text())]
     assert offenders == []
+
+
+def test_the_server_is_imported_by_its_package_name() -> None:
+    """The folder server/ is the package ``ono99_server`` (found by the link ono99_server -> server). Run from
+    the repository's root, ``import server`` would still work and only an installed copy would fail:
+    no code says it."""
+    folders = ("ono99_tui", "server", "tests", "tools", "bench", "screenshots")
+    offenders = [str(path.relative_to(ROOT)) for folder in folders for path in (ROOT / folder).rglob("*.py")
+                 if re.search(r"^\s*(from|import)\s+server\b", path.read_text(encoding="utf-8"), re.MULTILINE)]
+    assert offenders == []
+    assert (ROOT / "ono99_server").resolve() == (ROOT / "server").resolve()

@@ -20,11 +20,11 @@ import asyncssh
 import psycopg
 import pytest
 
+from ono99_server.lease import Fence
+from ono99_server.storage import Database
+from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client import ServerError
 from ono99_tui.wire.requests import Act
-from server.lease import Fence
-from server.storage import Database
-from server.storage_pg import PostgresStorage
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer, start_redis
 from tests.server_helpers import (

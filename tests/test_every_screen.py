@@ -253,7 +253,7 @@ def seeded(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
     """Deals the next games of an edition from ``SEEDS`` (the server's ``secrets.randbits`` for a seed)."""
     import secrets
 
-    from server import table as server_table
+    from ono99_server import table as server_table
 
     def deal(edition: str) -> None:
         seeds: Iterator[int] = iter(SEEDS[edition])

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Button, RichLog, Select, Static, Switch
 
+from ono99_server import Server, ServerConfig
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.messages import (
@@ -37,7 +38,6 @@ from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
 from ono99_tui.wire.requests import CreateTable, Join, Request, Say, Start
-from server import Server, ServerConfig
 from tests import wire
 from tests.app_state import local_server, parent_of, table_of, view_of
 from tests.server_helpers import running_game

@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
+from ono99_server.history import away_params, away_summary
 from ono99_tui.core.cards import Card, Edition
 from ono99_tui.core.events import Event, Out, Played
 from ono99_tui.i18n import using
@@ -16,7 +17,6 @@ from ono99_tui.tui.lobby_list import group_label, grouped
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import SeatsView
-from server.history import away_params, away_summary
 from tests import wire
 from tests.server_helpers import (
     FAST_PLAY,

@@ -20,6 +20,9 @@ from typing import Any
 import asyncssh
 import pytest
 
+from ono99_server import ServerConfig
+from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
+from ono99_server.rates import TokenBucket
 from ono99_tui.client import Client, ServerError
 from ono99_tui.protocol import MAX_FRAME, encode
 from ono99_tui.ssh_settings import SshSettings
@@ -38,9 +41,6 @@ from ono99_tui.wire.requests import (
     Stand,
     Start,
 )
-from server import ServerConfig
-from server.connection import WRITE_BUFFER_HIGH, Connection
-from server.rates import TokenBucket
 from tests.server_helpers import (
     FAST_PLAY,
     TIMEOUT,

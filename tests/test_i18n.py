@@ -215,7 +215,7 @@ def test_an_error_is_said_in_the_readers_language_from_its_code_and_params() -> 
 
 
 def test_a_guest_refused_a_keyed_players_name_is_told_whose_it_is() -> None:
-    from server.names import name_taken_params, same_name_refusal
+    from ono99_server.names import name_taken_params, same_name_refusal
 
     for wanted, existing in (("carol", "carol"), ("Carol", "carol"), ("car0l", "carol")):
         english = same_name_refusal(wanted, existing, "belongs to a player with a key")
@@ -357,7 +357,7 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 @pytest.mark.parametrize("lang", list(LANGUAGES))
 async def test_the_lobby_fits_80_by_24_in_every_language(lang: str) -> None:
-    from server import Server, ServerConfig
+    from ono99_server import Server, ServerConfig
 
     server = Server(ServerConfig(host="127.0.0.1", port=0, default_turn_seconds=0))
     await server.start()

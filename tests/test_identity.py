@@ -26,6 +26,8 @@ import asyncssh
 import pytest
 from textual.widgets import DataTable
 
+from ono99_server import Server, standin
+from ono99_server.names import name_key, name_keys
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.fingerprints import fingerprint_digest
@@ -33,8 +35,6 @@ from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from ono99_tui.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
-from server import Server, standin
-from server.names import name_key, name_keys
 from tests.app_state import table_of, view_of
 from tests.server_helpers import (
     FAST_PLAY,

@@ -25,6 +25,8 @@ from textual.widgets import DataTable, Input, Static
 from zeroconf import InterfaceChoice
 
 import ono99_tui.discovery
+from ono99_server import Server, ServerConfig
+from ono99_server.advertiser import Advertiser, instance_name, interface_plan
 from ono99_tui.client import Client
 from ono99_tui.core.options import TableOptions
 from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
@@ -44,8 +46,6 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.servers import NOTHING_FOUND, ServersScreen
 from ono99_tui.wire.requests import CreateTable
 from ono99_tui.wire.server import Seat, TableInfo, TableStatus
-from server import Server, ServerConfig
-from server.advertiser import Advertiser, instance_name, interface_plan
 from tests.textual_compat import notification_texts
 
 from .server_helpers import ServerProcess

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from ono99_server import Server
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from server import Server
 from tests.server_helpers import TestClient, create_table, server_config
 from tests.test_tui import wait_until
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from ono99_server.ratings import PROVISIONAL_GAMES, conservative
+from ono99_server.storage import SqliteStorage
 from ono99_tui.core.record import replay
 from ono99_tui.i18n import using
 from ono99_tui.wire.common import as_edition
@@ -26,8 +28,6 @@ from ono99_tui.wire.requests import (
     Rematch,
     Start,
 )
-from server.ratings import PROVISIONAL_GAMES, conservative
-from server.storage import SqliteStorage
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -279,7 +279,7 @@ async def test_the_bots_that_fill_a_table_are_of_the_level_rated_nearest_its_pla
 
 
 def test_players_the_stand_in_rule_does_not_credit_share_the_last_place() -> None:
-    from server.ratings import Entry, entries
+    from ono99_server.ratings import Entry, entries
 
     players: list[dict[str, Any]] = [{"name": "a", "kind": "human", "identity": "A", "credited": False},
                {"name": "b", "kind": "bot:strong", "identity": None},

@@ -10,6 +10,9 @@ from typing import Any
 
 from textual.widgets import Button, Input, RichLog, Static
 
+from ono99_server import Server, ServerConfig
+from ono99_server.connection import Connection
+from ono99_server.history import history_messages
 from ono99_tui.client import Client
 from ono99_tui.messages import decode_server_message
 from ono99_tui.tui.app import make_app
@@ -20,9 +23,6 @@ from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from ono99_tui.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
-from server import Server, ServerConfig
-from server.connection import Connection
-from server.history import history_messages
 from tests.app_state import table_of, view_of
 from tests.relay import Relay
 from tests.server_helpers import play_client, running_game, server_config

@@ -144,7 +144,7 @@ async def test_a_long_table_list_is_capped_and_hello_still_works(tmp_path: Path)
     """Tried: 110 public six-seat tables, far more than fit in one frame. A newcomer's hello is
     welcomed with a table list capped to MAX_LISTED_TABLES (open tables first) and the total, and
     the newcomer can go on to list and join."""
-    from server.directory import MAX_LISTED_TABLES
+    from ono99_server.directory import MAX_LISTED_TABLES
 
     async with running_server(tmp_path, max_connections_per_address=200, messages_per_second=1000,
                               message_burst=1000) as h:

@@ -9,13 +9,13 @@ from typing import Any
 import asyncssh
 import pytest
 
+from ono99_server import Server, ServerConfig
+from ono99_server.session import MAX_STRIKES, Session
 from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, decode_payload, encode, identity_proof_message
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import Hello, Ping, Prove, Request
 from ono99_tui.wire.server import Challenge, ErrorMessage, ServerMessage, Welcome, decode_server_message
-from server import Server, ServerConfig
-from server.session import MAX_STRIKES, Session
 
 START = 1000.0  # the time the client connected, on the test's clock
 

@@ -32,6 +32,7 @@ import textual
 from textual.driver import Driver
 from textual.screen import Screen
 
+from ono99_server import Server, ServerConfig
 from ono99_tui.client import Client
 from ono99_tui.front import ssh_driver
 from ono99_tui.front.ssh import SshFront, SshSession
@@ -47,7 +48,6 @@ from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.wire.requests import CreateTable, Join, Start
-from server import Server, ServerConfig
 from tests.app_state import table_of, view_of
 from tests.server_helpers import play_client
 from tests.textual_compat import (
@@ -863,6 +863,6 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert richlog_waits_for_its_size(), "logs write at once only when their size is known"
     assert "layout" in inspect.signature(Static.update).parameters
     import ono99_tui.cli as cli
-    from server.config import DEFAULT_SSH_PORT
+    from ono99_server.config import DEFAULT_SSH_PORT
 
     assert cli.DEFAULT_SSH_PORT == DEFAULT_SSH_PORT

@@ -19,10 +19,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from server.ratings import leaderboard_of
-from server.storage import SQLITE_MIGRATIONS, Database, Storage, StorageError, shown_url
-from server.storage_pg import LATEST, PostgresStorage
-from server.stores import open_storage
+from ono99_server.ratings import leaderboard_of
+from ono99_server.storage import SQLITE_MIGRATIONS, Database, Storage, StorageError, shown_url
+from ono99_server.storage_pg import LATEST, PostgresStorage
+from ono99_server.stores import open_storage
 from tests.postgres import Cluster
 from tests.server_helpers import ServerProcess, Store, TestClient, create_table, free_port, ono99
 

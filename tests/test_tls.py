@@ -18,6 +18,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from ono99_server import Server
 from ono99_tui.client import Client, ServerError
 from ono99_tui.fingerprints import normal_fingerprint
 from ono99_tui.identity import Identity
@@ -35,7 +36,6 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.wire.requests import Join
-from server import Server
 
 from .relay import Relay, TlsTerminatingRelay
 from .server_helpers import (

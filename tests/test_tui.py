@@ -15,6 +15,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Digits, Select, Static, Switch
 
+from ono99_server import Server, ServerConfig
+from ono99_server.connection import Connection
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.messages import View
@@ -29,8 +31,6 @@ from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from ono99_tui.wire.requests import CreateTable, Join, Start
-from server import Server, ServerConfig
-from server.connection import Connection
 from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, play_client
 from tests.textual_compat import count_refreshes

@@ -30,6 +30,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from ono99_server import Server, ServerConfig
 from ono99_tui.client import Client
 from ono99_tui.front.ssh import SshFront
 from ono99_tui.front.ssh_app import SessionApp
@@ -45,7 +46,6 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
 from ono99_tui.wire.requests import CreateTable, Spectate, Start
-from server import Server, ServerConfig
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
 

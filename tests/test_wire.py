@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ono99_server import ServerConfig
+from ono99_server.local import EmbeddedServer, LocalLink
 from ono99_tui.messages import decode_server_message
 from ono99_tui.protocol import PROTOCOL_VERSION, encode
 from ono99_tui.wire.requests import (
@@ -31,8 +33,6 @@ from ono99_tui.wire.requests import (
     field_rules,
     kind_of,
 )
-from server import ServerConfig
-from server.local import EmbeddedServer, LocalLink
 from tests.server_helpers import may_act
 from tests.test_protocol_doc import section, table_rows
 

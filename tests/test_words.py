@@ -187,7 +187,7 @@ def test_the_protocol_accepts_exactly_the_bots_levels() -> None:
 
 
 def test_play_now_fills_with_every_level_and_only_those() -> None:
-    from server.matchmaking import FILL_PREFERENCE
+    from ono99_server.matchmaking import FILL_PREFERENCE
 
     assert sorted(FILL_PREFERENCE) == sorted(BOT_LEVELS)
     assert FILL_PREFERENCE[0] == "greedy"
