@@ -18,7 +18,9 @@ import pytest
 from textual.widgets import DataTable
 
 from ono99_tui.front.ssh import play_shortcut
+from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
+from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 from ono99_tui.tui.names import NameScreen
 from ono99_tui.tui.playnow import QueueScreen
@@ -273,3 +275,27 @@ async def test_p_at_the_end_of_a_game_plays_now_again(tmp_path: Path) -> None:
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
                              and app.model.table.id != first and app.model.view is not None, "the next table")
             assert table_of(app).status == "playing"
+
+
+async def test_a_queue_dialog_whose_wait_ended_before_it_was_shown_closes_itself_and_no_other() -> None:
+    """Tried: the play-now dialog pushed when its wait is already over (seated at once), twice: taken
+    down again in the same moment, as the app does when a table comes (it used to look for its text
+    after that and stop the app), and with the help pushed over it before it was shown (it used to
+    close the help instead of itself). Each time the table stays, and the help closes only by its key."""
+    app = make_app(local=True, name="Ada", bot_delay=5, local_game=open_local_game)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "a game")
+        assert app.model.queue is None  # nobody waits to play now here
+        app.push_screen(QueueScreen())
+        app.pop_screen()  # in the same moment, before it was shown
+        await pilot.pause()
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, TableScreen) and app.is_running
+        app.push_screen(QueueScreen())
+        app.push_screen(HelpScreen())  # over it, before it was shown
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted, "the help")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)  # the queue dialog did not close the help
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+        assert not any(isinstance(s, QueueScreen) for s in app.screen_stack)

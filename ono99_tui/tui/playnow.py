@@ -57,11 +57,17 @@ class QueueScreen(ShowsModel, ModalScreen[None]):
         Binding("minus", "seats(-1)", N_("Fewer seats")),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        # held, not queried: the screen may be shown the model as it is taken down (seated meanwhile)
+        self._wait = Static(id="queue-text", markup=False)
+        self._everyone = Static(id="queue-all", markup=False)
+
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(_("Play now"), id="queue-title")
-            yield Static(id="queue-text", markup=False)
-            yield Static(id="queue-all", markup=False)
+            yield self._wait
+            yield self._everyone
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -70,15 +76,20 @@ class QueueScreen(ShowsModel, ModalScreen[None]):
 
     _gone = False
 
+    def on_screen_resume(self) -> None:
+        if self._gone and self.app.screen is self:  # its wait ended while another dialog was over it
+            self.dismiss()
+
     def refresh_model(self, model: Model) -> None:
         if self._gone:
             return
         if model.queue is None:  # seated, or out of the queue
             self._gone = True
-            self.dismiss()
+            if self.app.screen is self:  # not when the app has taken it down already (a table came)
+                self.dismiss()
             return
-        self.query_one("#queue-text", Static).update(Text(queue_text(model)))
-        self.query_one("#queue-all", Static).update(Text(queue_line(model)))
+        self._wait.update(Text(queue_text(model)))
+        self._everyone.update(Text(queue_line(model)))
 
     def _ask(self, edition: str, seats: int) -> None:
         app = host_of(self)
