@@ -1,12 +1,14 @@
 """A game's ending across a kill -9: a real `ono99 serve` process plays a game to its end, then its
 database is made to look exactly as a kill in the moment between the game's last move and its end
-being saved leaves it, and a new process is started on it (SQLite and PostgreSQL)."""
+being saved leaves it, and a new process is started on it (SQLite and PostgreSQL), or another node
+of several (``--cluster``: PostgreSQL and a real Redis) takes the table over."""
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
+import signal
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,8 @@ import pytest
 
 from ono99_server.storage import Database
 from ono99_server.stores import open_storage
+from tests.postgres import Cluster
+from tests.redis_server import RedisServer, start_redis
 from tests.server_helpers import (
     ServerProcess,
     Store,
@@ -26,7 +30,9 @@ from tests.server_helpers import (
     start,
     storage_barrier,
     until_closed,
+    wait_until,
 )
+from tests.test_cluster import nodes, owner_of
 
 ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000")
 RATED_ROWS = ("game_viewers", "player_stats", "ratings", "rating_history", "games")
@@ -203,3 +209,59 @@ async def test_a_game_recorded_before_a_kill_is_not_recorded_again_with_its_tabl
         assert_shown_finished(ended, *await ended.alice_back(again))
         assert counted(store, ended.identity) == Counted(1, [ended.winner], 1, 1, 1), "recorded twice"
         assert table_status(store, ended.table_id) == "finished"
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = start_redis()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.mark.system
+async def test_a_node_lost_before_saving_a_games_end_the_taking_node_finishes_it_once(
+        tmp_path: Path, postgres_cluster: Cluster, redis_server: RedisServer) -> None:
+    """Tried: two ``--cluster`` nodes; Alice (a key) plays a bot to the end at a table of n0. n0 is
+    paused (SIGSTOP: it writes nothing more), the database is made as a kill between the last move's
+    save and the end's leaves it (the table "playing", no record, stats nor rating), and n0 is killed.
+    n1 takes the table over after the lease: the game is over, so n1 ends it: one record with the
+    same winner, Alice's stats and rating counted once, and Alice, back at n1, is told the table is
+    finished and sent the game's end."""
+    store = Store("postgresql", postgres_cluster.new_database())
+    async with nodes(tmp_path, str(store.db), redis_server.url, 2) as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice", identity=(key := new_identity()))
+        clients = [alice]
+        try:
+            table_id = await create_table(alice, seats=2, bots=1)
+            await start(alice)
+            log = await play(alice, random.Random(7))
+            winner = log.last_view["winner"]
+            assert winner is not None, "the game did not end"
+            await storage_barrier(alice)
+            ended = Ended(store, tmp_path, key, str(alice.welcome["identity"]), table_id, str(alice.resume_token),
+                          winner, int(log.states[-2]["seq"]))
+            assert n0.proc is not None
+            n0.proc.send_signal(signal.SIGSTOP)
+            for rows in RATED_ROWS:
+                on_db(store, f"DELETE FROM {rows}")
+            set_table_status(store, table_id, "playing")
+            await n0.kill9()
+            await until_closed(alice)
+
+            await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table")
+            back = await TestClient.connect("127.0.0.1", n1.port, "alice", identity=key,
+                                            seen={"table": table_id, "seq": ended.seq_before_end})
+            clients.append(back)
+            assert back.welcome["table"] == table_id
+            state = await back.expect("state")
+            [table] = [m["table"] for m in back.received if m["t"] == "table"]
+            events = [e for m in back.received if m["t"] == "history" for e in m["events"]] + list(state["events"])
+            assert_shown_finished(ended, table, state, events)
+            await storage_barrier(back)
+            assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
+            assert table_status(store, table_id) == "finished"
+        finally:
+            for client in clients:
+                await client.close()
