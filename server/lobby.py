@@ -246,12 +246,18 @@ class Lobby:
             return
         self.storage.save_chat(table_id, line.id, line.sender, line.text, line.at, self.config.chat_history, show)
 
-    def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None:
-        """Save a finished game; ``results`` is (identity, win credited) for each player it counts for."""
+    def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]],
+                   restored: bool = False) -> None:
+        """Save a finished game, and its table as it is now (in one transaction: a crash never leaves a
+        recorded game at a table saved as still playing it); ``results`` is (identity, win credited)
+        for each player it counts for. ``restored``: a game whose last move was saved before a crash
+        and whose end was not, finished at its restore; not recorded again if it was."""
         if self.storage is not None:
             now = time.time()
             self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now),
-                                   viewers=table.record_viewers() if table.private else None)
+                                   viewers=table.record_viewers() if table.private else None,
+                                   table_meta=table.to_meta() if table.id in self.tables else None,
+                                   unless_recorded=restored)
             if results:
                 self.leaderboards.push()  # read after the save: the database thread keeps the order
 
@@ -304,7 +310,10 @@ class Lobby:
                 member.grace = loop.call_later(self.config.grace_seconds, self._grace_over, member)
         for table in restored:
             if table.status == Status.PLAYING:
-                table.stand_ins_for_the_away()
+                if table.game is not None and table.game.is_over:  # stopped between its last move and its end
+                    table.finish_restored()
+                else:
+                    table.stand_ins_for_the_away()
         return len(restored)
 
     @staticmethod

@@ -258,6 +258,13 @@ class GameRunner:
         self.deadline = None
         self.host.game_over()
 
+    def finish(self) -> None:
+        """End a resumed game that is over (its last move was saved, its end was not), as its last
+        move would have: the table is told, then every move is shown (they are)."""
+        assert self.game is not None and self.game.is_over and self.playing
+        self._finish()
+        self.flush()
+
     # --- bots and clocks --------------------------------------------------------------------------------
     def clock_left(self) -> float | None:
         if self.deadline is None:

@@ -235,8 +235,7 @@ class Storage(ABC):
             async with db.transaction():
                 if not await self._owns(db, table_id):
                     return
-                await db.run("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
-                             "ON CONFLICT(id) DO UPDATE SET meta = excluded.meta", (table_id, text))
+                await _write_table(db, table_id, text)
                 if reset_actions_of is not None:
                     await db.run("DELETE FROM live_actions WHERE table_id = ? AND game_no != ?",
                                  (table_id, reset_actions_of))
@@ -399,19 +398,31 @@ class Storage(ABC):
     def save_game(self, table_id: int, record: dict[str, Any], finished_at: float,
                   results: list[tuple[str, bool]],
                   then: Callable[[Database, int], Awaitable[None]] | None = None,
-                  viewers: Collection[str] | None = None) -> None:
+                  viewers: Collection[str] | None = None, table_meta: dict[str, Any] | None = None,
+                  unless_recorded: bool = False) -> None:
         """Store a finished game's record and count it in the stats of each identity of ``results``
         (identity, whether a win is credited); ``then(db, game_id)`` runs in the same transaction
         (the game's ratings, server/ratings.py). ``viewers``: a private table's game, whose record
-        only they may read (``viewer_keys``); None: a public one."""
+        only they may read (``viewer_keys``); None: a public one. ``table_meta``: the table as it is
+        with the game over, saved in the same transaction, so that a crash never leaves a game
+        recorded at a table still saved as playing it. ``unless_recorded``: nothing is written if
+        the table's last stored game is this one (same seed): a game finished again after a restart
+        (a database of a version that saved the two apart) is recorded and rated once."""
         text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         edition = record["edition"]
         private = viewers is not None
         allowed = sorted(set(viewers or ()))
+        meta_text = json.dumps(table_meta) if table_meta is not None else None
 
         async def write(db: Database) -> None:
             async with db.transaction():
                 if not await self._owns(db, table_id):
+                    return
+                if meta_text is not None:
+                    await _write_table(db, table_id, meta_text)
+                seed = record.get("seed")
+                if unless_recorded and seed is not None and await _last_seed(db, table_id) == seed:
+                    log.info("table %d: its finished game was recorded already", table_id)
                     return
                 game_id = await db.insert(
                     "INSERT INTO games(table_id, edition, finished_at, record, private) VALUES (?, ?, ?, ?, ?)",
@@ -442,6 +453,23 @@ class Storage(ABC):
             "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
             "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
             (identity, name, claimed_at)))
+
+
+async def _write_table(db: Database, table_id: int, meta_text: str) -> None:
+    await db.run("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
+                 "ON CONFLICT(id) DO UPDATE SET meta = excluded.meta", (table_id, meta_text))
+
+
+async def _last_seed(db: Database, table_id: int) -> object:
+    """The seed of the last game stored from a table (None if it has none)."""
+    row = await db.row("SELECT record FROM games WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,))
+    if row is None:
+        return None
+    try:
+        record = json.loads(row[0])
+    except ValueError:
+        return None
+    return record.get("seed") if isinstance(record, dict) else None
 
 
 async def _read_chat(db: Database, table_id: int) -> list[tuple[str, str, float, int]]:

@@ -78,7 +78,8 @@ class TableHost(Protocol):
     def persist_chat(self, table_id: int, line: ChatLine, show: Callable[[], None]) -> None:
         """Save a chat line, then ``show`` it."""
 
-    def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]]) -> None: ...
+    def store_game(self, table: Table, record: dict[str, Any], results: list[tuple[str, bool]],
+                   restored: bool = False) -> None: ...
 
     def tables_changed(self) -> None: ...
 
@@ -116,6 +117,7 @@ class Table:
         # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
         self._after_state: dict[Member, Callable[[], None]] = {}
         self._finish_unannounced = False  # the game is over; the table says so after its last state
+        self._restoring = False  # finishing a game restored over (``finish_restored``)
         # For each save of a change to the seats or the status not committed yet: what shows it, in order.
         self._unshown: deque[list[Callable[[], None]]] = deque()
         self.closed = False  # dropped from the lobby: its people were told, and hear nothing more of it
@@ -428,11 +430,20 @@ class Table:
         players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
         record = game_to_record(game, players, self.seed)
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
-        self.lobby.store_game(self, record, results)
-        self.lobby.persist_table(self)
+        self.lobby.store_game(self, record, results, restored=self._restoring)  # with the table, "finished"
         self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
         if not self.has_people():  # played out after the last person left: the table closes now
             asyncio.get_running_loop().call_soon(self.lobby.table_emptied_check, self)
+
+    def finish_restored(self) -> None:
+        """After a restart or a take-over: the restored game is over (its last move was saved, and the
+        server stopped before its end was): it ends now as a live game does, recorded and rated once,
+        and the table is "finished" for its players when they come back."""
+        self._restoring = True
+        try:
+            self.runner.finish()
+        finally:
+            self._restoring = False
 
     def clock_ran_out(self, seat: int, action: Action) -> None:
         game = self.game
