@@ -38,7 +38,7 @@ from ono99_tui.wire.common import as_edition
 from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 30.0  # generous: a wait that runs out is a failure, never a measurement
+TIMEOUT = 60.0  # generous (a busy machine starts a server with its workers slowly): never a measurement
 CARD_CODES = frozenset(CODES)
 STORAGE_BARRIER = AskLeaderboard()  # answered on the database thread after every queued write
 # Answers to an action that raced a bot's move: the game moved on (or ended) first; nothing was applied.

@@ -54,17 +54,26 @@ async def test_ssh_tt_with_no_input_says_bye_and_fails_nothing(
 
 
 async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> None:
-    """With a 2-second idle timeout, an SSH spectator who presses nothing watches a whole game of
-    a TCP player and bots that lasts longer than that, and is still there at its end; once the
-    game is over and nothing moves, the idle timeout closes the session as before."""
-    rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=2.0), bot_delay=0.15)  # noqa: F811
+    """With a 4-second idle timeout, an SSH spectator who presses nothing at the table watches a whole
+    game of a TCP player and bots that lasts longer than that, and is still there at its end; once the
+    game is over and nothing moves, the idle timeout closes the session as before. (In the lobby the
+    spectator presses a key that does nothing while the table is made: a busy machine may take longer
+    than the timeout to list it.)"""
+    idle = 4.0
+    rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=idle), bot_delay=0.15)  # noqa: F811
     host = await Client.connect("127.0.0.1", rig.server.port, "Host")
     watcher = await Player.connect(rig, "watcher")
     try:
         await watcher.until_screen(LobbyScreen, "the lobby")
         await host.send(CreateTable(seats=4, bots=3, turn_seconds=0))
         table_id = (await host.expect("table"))["table"]["id"]
-        await watcher.until(lambda a: any(t.id == table_id for t in a.model.tables), "the table listed")
+
+        async def listed() -> None:
+            while not any(t.id == table_id for t in watcher.app.model.tables):
+                await watcher.press("\x1b[B")  # down: a key pressed, nothing done with no table listed yet
+                await asyncio.sleep(0.2)
+
+        await asyncio.wait_for(listed(), PATIENCE)
         await watcher.press("s")
         await watcher.until_screen(TableScreen, "the table, as a spectator")
         loop = asyncio.get_running_loop()
@@ -72,7 +81,7 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> N
         await host.send(Start())
         await asyncio.wait_for(play_client(host), PATIENCE)
         lasted = loop.time() - began
-        assert lasted > 2.0, f"the game lasted {lasted:.1f} s: too short to show anything"
+        assert lasted > idle, f"the game lasted {lasted:.1f} s: too short to show anything"
         await watcher.until(lambda a: a.model.view is not None and a.model.view.winner is not None,
                             "the spectator to see the end")
         assert not watcher.ended.is_set() and b"without a key pressed" not in watcher.output
