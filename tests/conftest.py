@@ -50,7 +50,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one worker more than there are cores. Part of each worker's time is spent waiting (for
-    a server or a process to start, on sockets, on a game's timers); the extra worker runs meanwhile."""
+    """``-n auto``: two workers a core. Much of each worker's time is spent waiting (for a server or a
+    process to start, on sockets, on a game's timers): with one worker more than the cores, two cores
+    were busy 1.35 of the time on average (user and system CPU over wall time of the whole suite)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores + 1
+    return cores * 2
