@@ -14,6 +14,7 @@ import pytest
 
 from ono99_tui.tui.settings import CONFIG_DIR_ENV
 from tests.postgres import Cluster, start_cluster
+from tests.redis_server import RedisServer, start_redis
 from tests.server_helpers import Store
 
 
@@ -33,6 +34,16 @@ def postgres_cluster() -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A real Redis server of the test's own (tests/redis_server.py), on a free loopback port."""
+    server = start_redis()
+    try:
+        yield server
+    finally:
+        server.remove()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

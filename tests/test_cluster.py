@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import random
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client import ServerError
 from ono99_tui.wire.requests import Act
 from tests.postgres import Cluster, start_cluster
-from tests.redis_server import RedisServer, start_redis
+from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,
     TestClient,
@@ -50,15 +50,6 @@ from tests.test_identity import ConnectProcess
 LEASE = 2.0  # seconds: short, so that take-overs come quickly in the tests
 NODE_ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000",
              "--lease-seconds", f"{LEASE:g}")
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 @pytest.fixture
@@ -94,6 +85,17 @@ def owner_of(db: str, table_id: int) -> str | None:
 def read(db: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
     with psycopg.connect(db) as pg:
         return pg.execute(sql, params).fetchall()
+
+
+async def new_table_once_open(client: TestClient, after: int, what: str) -> None:
+    """Until ``client``'s node makes new tables again (it refuses them while Redis or PostgreSQL is
+    down, and notices at its next heartbeat that they are back): one is made, with an id after ``after``."""
+    for _ in range(100):
+        with contextlib.suppress(ServerError):
+            assert await create_table(client, seats=2, bots=1) > after
+            return
+        await asyncio.sleep(LEASE / 10)
+    pytest.fail(f"{what} still refuses new tables")
 
 
 def port_of(client: TestClient) -> int:
@@ -246,13 +248,7 @@ async def test_redis_restarted_during_play_refuses_new_tables_and_loses_no_move(
                 await asyncio.sleep(LEASE / 10)
             else:
                 pytest.fail("n1 does not list n0's table after Redis came back")
-            for _ in range(100):  # n0 too notices at its next heartbeat
-                with contextlib.suppress(ServerError):
-                    assert await create_table(alice, seats=2, bots=1) > table_id
-                    break
-                await asyncio.sleep(LEASE / 10)
-            else:
-                pytest.fail("n0 still refuses new tables after Redis came back")
+            await new_table_once_open(alice, table_id, "n0, after Redis came back,")
         finally:
             for client in clients:
                 await client.close()
@@ -474,13 +470,7 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
                 [record] = await export_and_check(db, tmp_path / "games.jsonl")
                 seen = events_of(before.states) + missed + events_of(after.states)
                 assert plays_of(record_events(record)) == plays_of(seen)
-                for _ in range(100):
-                    with contextlib.suppress(ServerError):
-                        assert await create_table(carol, seats=2, bots=1) > table_id
-                        break
-                    await asyncio.sleep(LEASE / 10)
-                else:
-                    pytest.fail("n0 still refuses new tables after the database came back")
+                await new_table_once_open(carol, table_id, "n0, after the database came back,")
             finally:
                 for client in clients:
                     await client.close()

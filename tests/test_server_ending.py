@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +19,7 @@ import pytest
 from ono99_server.storage import Database
 from ono99_server.stores import open_storage
 from tests.postgres import Cluster
-from tests.redis_server import RedisServer, start_redis
+from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,
     Store,
@@ -209,15 +209,6 @@ async def test_a_game_recorded_before_a_kill_is_not_recorded_again_with_its_tabl
         assert_shown_finished(ended, *await ended.alice_back(again))
         assert counted(store, ended.identity) == Counted(1, [ended.winner], 1, 1, 1), "recorded twice"
         assert table_status(store, ended.table_id) == "finished"
-
-
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = start_redis()
-    try:
-        yield server
-    finally:
-        server.remove()
 
 
 @pytest.mark.system
