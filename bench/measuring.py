@@ -3,8 +3,12 @@ CPU and memory they use (read from /proc), the measuring of a span of work and o
 that sessions watching a table redraw, and SSH logins spread so that they stay within the front's
 limits on logins waiting.
 
-Used by bench/front_isolation.py, bench/ssh_human_pace.py, bench/ssh_sessions.py and
-bench/web_sessions.py (run as scripts: this directory is on their import path).
+Also the parts several game nodes share, started as the test suite starts them: a PostgreSQL
+cluster and a ``redis-server`` (tests/postgres.py, tests/redis_server.py).
+
+Used by bench/front_isolation.py, bench/ssh_human_pace.py, bench/ssh_sessions.py,
+bench/web_sessions.py, bench/takeover.py and bench/server_load.py (run as scripts: this directory is
+on their import path).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -27,6 +31,11 @@ from typing import Any, Protocol, TypeVar
 from ono99_tui.client import Client
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import Act, CreateTable, Join, Start
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the test suite's helpers, below
+
+from tests.postgres import Cluster, start_cluster
+from tests.redis_server import RedisServer, start_redis
 
 HOST = "127.0.0.1"
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +78,28 @@ def cpu_seconds(pid: int) -> float:
         fields = stat.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
     return 0.0
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """The CPU time of a process and of its children, theirs and so on (a PostgreSQL server's
+    backends are children of its postmaster): what those alive now have used."""
+    return cpu_seconds(pid) + sum(tree_cpu_seconds(child) for child in children(pid))
+
+
+@contextlib.contextmanager
+def cluster_parts(redis: bool = True) -> Iterator[tuple[Cluster, RedisServer | None]]:
+    """A throwaway PostgreSQL cluster and (unless ``redis`` is false) a ``redis-server``, both on
+    this machine, removed at the end: what ``ono99 serve --db postgresql://… --cluster redis://…``
+    nodes share. ``Cluster.new_database()`` gives each run a database of its own."""
+    pg = start_cluster()
+    bus = None
+    try:
+        bus = start_redis() if redis else None
+        yield pg, bus
+    finally:
+        if bus is not None:
+            bus.remove()
+        pg.stop()
 
 
 def rss(pid: int) -> int:

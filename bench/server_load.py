@@ -13,6 +13,16 @@ Modes:
   accept  N clients connect at the same moment (TCP, the TLS handshake, hello, welcome): the time
           until the last is welcomed, each one's time (p50, p99) and the server's CPU meanwhile
 
+``--nodes N …`` and ``--store postgresql`` run the game tier as it scales out: N ``ono99 serve
+--db postgresql://… --cluster redis://…`` nodes (``--cluster`` adds Redis to a single node too)
+sharing one PostgreSQL cluster and one ``redis-server``, both started here as the test suite starts
+them (tests/postgres.py, tests/redis_server.py: fsync off, a Unix socket) and stopped at the end,
+with a fresh database for every run. The tables are spread evenly over the nodes: each client
+process talks to one node (``--procs`` is raised to a multiple of the number of nodes), and the
+four players of a table sit at that node. ``--store sqlite postgresql`` compares the two stores on one node in one
+invocation. Server CPU is then the nodes' together, and "store CPU" what PostgreSQL (its
+postmaster and backends) and Redis used in the window.
+
 ``--baseline DIR`` runs every configuration twice in one invocation, back to back: first the server
 of the checkout in DIR (an older version, spoken to as it expects: plain TCP and protocol version 1
 before TLS came in), then this tree's (TLS), so the two are compared on the same machine in the same
@@ -36,6 +46,8 @@ Runs every combination of --clients and --mode, e.g.
 
   python bench/server_load.py --clients 100 500 --mode full --seconds 20
   python bench/server_load.py --clients 1000 --mode human --seconds 20
+  python bench/server_load.py --clients 1000 --mode full human --store sqlite postgresql
+  python bench/server_load.py --clients 1000 3000 --mode full human --nodes 1 2 3 --store postgresql --cluster
 
 Only 127.0.0.1 is used. Every run is bounded: setup, window, drain and shutdown each have a timeout,
 and any process still alive at the end is killed.
@@ -62,8 +74,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from measuring import cluster_parts, tree_cpu_seconds
+
 from ono99_tui.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from ono99_tui.tls import client_context, lean_read_buffers
+from tests.postgres import Cluster
+from tests.redis_server import RedisServer
 
 HOST = "127.0.0.1"
 SEATS = 4
@@ -450,6 +466,7 @@ class RunResult:
     server_log_problems: list[str] = field(default_factory=list)
     shutdown_seconds: float = 0.0
     server_exit: int | None = None
+    store_cpu: float = 0.0  # PostgreSQL and Redis, when used (100% = one core)
 
 
 def free_port() -> int:
@@ -465,12 +482,106 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
 
 
+@dataclass
+class Layout:
+    """How the game tier of a run is laid out: how many nodes, on which store, with or without Redis,
+    and the PostgreSQL cluster and Redis they share (started once for the whole invocation)."""
+
+    nodes: int = 1
+    store: str = "sqlite"
+    cluster: bool = False
+    pg: Cluster | None = None
+    bus: RedisServer | None = None
+
+    def label(self, plain: bool) -> str:
+        if plain:
+            return "baseline"
+        if self.nodes == 1 and self.store == "sqlite" and not self.cluster:
+            return "this tree"
+        store = "PostgreSQL" if self.store == "postgresql" else "SQLite"
+        return f"{self.nodes} node{'s' if self.nodes > 1 else ''}, {store}{' + Redis' if self.cluster else ''}"
+
+
+@dataclass
+class Nodes:
+    """The running game nodes of a run: each one's process, folder (its server.out and server.err)
+    and port."""
+
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
+    ports: list[int] = field(default_factory=list)
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p.pid) for p in self.processes)
+
+    def loop_cpu(self) -> float:
+        return sum(cpu_seconds(p.pid, p.pid) for p in self.processes)
+
+    def stop(self) -> tuple[bool, int | None]:
+        """SIGTERM to every node at once, then wait (SIGKILL after the timeout): (all stopped in
+        time, the first non-zero exit status or 0)."""
+        for p in self.processes:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        in_time = True
+        for p in self.processes:
+            try:
+                p.wait(SHUTDOWN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                in_time = False
+                p.kill()
+                p.wait(5)
+        codes = [p.returncode for p in self.processes]
+        return in_time, next((c for c in codes if c), codes[0] if codes else None)
+
+
+def store_cpu_seconds(layout: Layout) -> float:
+    total = 0.0
+    if layout.pg is not None:
+        total += tree_cpu_seconds(layout.pg.process.pid)
+    if layout.bus is not None and layout.bus.process is not None:
+        total += tree_cpu_seconds(layout.bus.process.pid)
+    return total
+
+
+def start_nodes(workdir: Path, clients: int, args: argparse.Namespace, tag: str, tree: Path,
+                layout: Layout, nodes: Nodes) -> None:
+    """Start the run's nodes into ``nodes``, once each is listening. One SQLite node keeps its files
+    in ``workdir`` itself, as before there were nodes; otherwise node I has ``workdir/nI``, and all
+    share one new PostgreSQL database and one TLS certificate (made by the first node)."""
+    if layout.store == "sqlite":
+        port = args.port or free_port()
+        nodes.processes.append(start_server(port, workdir, clients, args, tag, tree))
+        nodes.folders.append(workdir)
+        nodes.ports.append(port)
+        wait_listening(nodes.processes[0], workdir)
+        return
+    assert layout.pg is not None
+    db = layout.pg.new_database()
+    for i in range(layout.nodes):
+        folder = workdir / f"n{i}"
+        folder.mkdir()
+        port = free_port() if i or not args.port else args.port
+        extra = ["--tls-cert", str(workdir / "cert.pem"), "--tls-key", str(workdir / "key.pem")]
+        if layout.cluster:
+            assert layout.bus is not None
+            extra += ["--cluster", layout.bus.url, "--node-id", f"n{i}"]
+        nodes.processes.append(start_server(port, folder, clients, args, f"{tag}-n{i}", tree, db, extra))
+        nodes.folders.append(folder)
+        nodes.ports.append(port)
+        if i == 0:  # the first node makes the certificate the others load
+            wait_listening(nodes.processes[0], folder)
+    for process, folder in zip(nodes.processes[1:], nodes.folders[1:], strict=True):
+        wait_listening(process, folder)
+
+
 def start_server(port: int, workdir: Path, clients: int, args: argparse.Namespace, tag: str,
-                 tree: Path = ROOT) -> subprocess.Popen[bytes]:
+                 tree: Path = ROOT, db: str | None = None, extra: list[str] | None = None) -> subprocess.Popen[bytes]:
     cmd = [sys.executable]
     if args.profile:
         cmd += ["-m", "cProfile", "-o", str(Path(args.profile) / f"server-{tag}.prof")]
-    cmd += ["-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(port), "--db", str(workdir / "load.db"),
+    cmd += ["-m", "ono99_tui.cli", "serve", "--host", HOST, "--port", str(port),
+            "--db", db or str(workdir / "load.db"), *(extra or []),
             "--bot-delay", "0", "--turn-seconds", "0", "--max-per-address", str(clients + 100),
             "--max-connections", str(clients + 100), "--max-waiting-per-address", str(clients + 100),
             "--messages-per-second", "1000",
@@ -555,41 +666,51 @@ def run_accept(clients: int, args: argparse.Namespace, tree: Path, plain: bool) 
     return result
 
 
-def keep_logs(result: RunResult, workdir: Path, args: argparse.Namespace, tag: str) -> None:
-    """The server log's problems into ``result``, and with --keep-logs a copy of its output."""
-    result.server_log_problems = log_problems(workdir / "server.err")
-    if args.keep_logs:
-        dest = Path(args.keep_logs)
-        dest.mkdir(parents=True, exist_ok=True)
-        for name in ("server.err", "server.out"):
-            (dest / f"{tag}-{name}").write_bytes((workdir / name).read_bytes())
+def keep_logs(result: RunResult, workdir: Path, args: argparse.Namespace, tag: str,
+              folders: list[Path] | None = None) -> None:
+    """The server logs' problems into ``result``, and with --keep-logs a copy of their output."""
+    folders = folders or [workdir]
+    for n, folder in enumerate(folders):
+        if not (folder / "server.err").exists():
+            continue
+        node = f"n{n}: " if len(folders) > 1 else ""
+        result.server_log_problems += [node + line for line in log_problems(folder / "server.err")]
+        if args.keep_logs:
+            dest = Path(args.keep_logs)
+            dest.mkdir(parents=True, exist_ok=True)
+            for name in ("server.err", "server.out"):
+                (dest / f"{tag}{f'-n{n}' if len(folders) > 1 else ''}-{name}").write_bytes(
+                    (folder / name).read_bytes())
 
 
-def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT, plain: bool = False) -> RunResult:
+def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT, plain: bool = False,
+            layout: Layout | None = None) -> RunResult:
     if mode == "accept":
         return run_accept(clients, args, tree, plain)
+    layout = layout or Layout()
     tables = clients // SEATS
-    result = RunResult(mode, tables * SEATS, tables, ok=False, seconds=args.seconds,
-                       server="baseline" if plain else "this tree")
-    procs = max(1, min(args.procs, tables))
+    result = RunResult(mode, tables * SEATS, tables, ok=False, seconds=args.seconds, server=layout.label(plain))
+    per_node = -(-max(args.procs, layout.nodes) // layout.nodes)  # as many client processes for every node
+    procs = max(1, min(per_node * layout.nodes, tables))
     ctx = mp.get_context("fork")
     with tempfile.TemporaryDirectory(prefix="ono99-load-") as tmp:
         workdir = Path(tmp)
-        port = args.port or free_port()
-        tag = f"{mode}-{clients}"
+        tag = f"{mode}-{clients}" + ("" if result.server in ("this tree", "baseline") else
+                                     f"-{layout.nodes}-{layout.store}{'-redis' if layout.cluster else ''}")
         result.load_before = load_average()
-        server = start_server(port, workdir, clients, args, tag, tree)
+        nodes = Nodes()
         workers: list[Any] = []
         pipes: list[Any] = []
         go, quit_ = ctx.Event(), ctx.Event()
         go_at = ctx.Value("d", 0.0)
         try:
-            wait_listening(server, workdir)
+            start_nodes(workdir, clients, args, tag, tree, layout, nodes)
             share, extra = divmod(tables, procs)
             first = 0
             for p in range(procs):
                 count = share + (1 if p < extra else 0)
                 parent_end, child_end = ctx.Pipe(duplex=False)
+                port = nodes.ports[p % len(nodes.ports)]  # the tables spread evenly over the nodes
                 w = ctx.Process(target=worker, args=(p, port, first, count, mode, not args.public_tables,
                                                      args.seconds, child_end, go, go_at, quit_, plain),
                                daemon=True)
@@ -611,8 +732,9 @@ def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT
             go_at.value = time.monotonic() + 0.3
             go.set()
             time.sleep(max(0.0, go_at.value - time.monotonic()))
-            cpu0 = cpu_seconds(server.pid)
-            loop0 = cpu_seconds(server.pid, server.pid)
+            cpu0 = nodes.cpu()
+            loop0 = nodes.loop_cpu()
+            store0 = store_cpu_seconds(layout)
             busy0 = machine_busy_seconds()
             ccpu0 = sum(cpu_seconds(w.pid) for w in workers)
             t0 = time.monotonic()
@@ -620,12 +742,15 @@ def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT
             while time.monotonic() < end:
                 time.sleep(min(0.5, max(0.0, end - time.monotonic())))
             wall = time.monotonic() - t0
-            result.server_cpu = 100 * (cpu_seconds(server.pid) - cpu0) / wall
-            result.loop_cpu = 100 * (cpu_seconds(server.pid, server.pid) - loop0) / wall
+            result.server_cpu = 100 * (nodes.cpu() - cpu0) / wall
+            result.loop_cpu = 100 * (nodes.loop_cpu() - loop0) / wall
+            result.store_cpu = 100 * (store_cpu_seconds(layout) - store0) / wall
             result.machine_cpu = 100 * (machine_busy_seconds() - busy0) / wall
             result.client_cpu = 100 * (sum(cpu_seconds(w.pid) for w in workers) - ccpu0) / wall
-            rss, hwm = memory_kib(server.pid)
-            result.rss_mib, result.hwm_mib = rss / 1024, hwm / 1024
+            for process in nodes.processes:
+                rss, hwm = memory_kib(process.pid)
+                result.rss_mib += rss / 1024
+                result.hwm_mib += hwm / 1024
             result.load_after = load_average()
             for pipe in pipes:
                 if not pipe.poll(DRAIN_SECONDS + 30):
@@ -646,41 +771,36 @@ def run_one(mode: str, clients: int, args: argparse.Namespace, tree: Path = ROOT
         finally:
             # graceful shutdown while the clients are still connected, then end the clients
             stop_started = time.monotonic()
-            if server.poll() is None:
-                server.send_signal(signal.SIGTERM)
-                try:
-                    server.wait(SHUTDOWN_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    result.note += " (server did not stop in time; killed)"
-                    server.kill()
-                    server.wait(5)
+            in_time, result.server_exit = nodes.stop()
+            if not in_time:
+                result.note += " (server did not stop in time; killed)"
             result.shutdown_seconds = time.monotonic() - stop_started
-            result.server_exit = server.returncode
             quit_.set()
             for w in workers:
                 w.join(10)
                 if w.is_alive():
                     w.kill()
                     w.join(5)
-            keep_logs(result, workdir, args, tag)
+            keep_logs(result, workdir, args, tag, nodes.folders)
     return result
 
 
 # --- report ---------------------------------------------------------------------------------------------
 def table_rows(results: list[RunResult]) -> list[list[str]]:
     rows = [["server", "mode", "clients", "tables", "actions/s", "state msgs/s", "p50 ms", "p99 ms", "max ms",
-             "server CPU (loop thread)", "server CPU µs/action", "server RSS MiB (peak)", "client CPU",
+             "server CPU (loop thread)", "server CPU µs/action", "store CPU µs/action", "server RSS MiB (peak)",
+             "client CPU",
              "other CPU", "load avg before → after", "errors"]]
     for r in results:
         if not r.ok:
-            rows.append([r.server, r.mode, str(r.clients), str(r.tables), f"failed: {r.note}"] + [""] * 11)
+            rows.append([r.server, r.mode, str(r.clients), str(r.tables), f"failed: {r.note}"] + [""] * 12)
             continue
         if r.mode == "accept":  # time to the last welcome; each connection's time; server CPU in seconds
             lat = [x * 1000 for x in r.latencies]
             rows.append([r.server, r.mode, str(r.clients), "-", f"all welcomed in {r.seconds * 1000:,.0f} ms", "-",
                          f"{percentile(lat, 50):.1f}", f"{percentile(lat, 99):.1f}",
                          f"{max(lat, default=float('nan')):.1f}", f"{r.server_cpu * 1000:,.0f} ms CPU",
-                         f"{r.server_cpu / r.clients * 1e6:,.0f} per connection", "-", "-", "-",
+                         f"{r.server_cpu / r.clients * 1e6:,.0f} per connection", "-", "-", "-", "-",
                          f"{r.load_before} → {r.load_after}", "0"])
             continue
         lat = [x * 1000 for x in r.latencies]
@@ -693,8 +813,9 @@ def table_rows(results: list[RunResult]) -> list[list[str]]:
                      f"{max(lat, default=float('nan')):.1f}",
                      f"{r.server_cpu:.0f}% ({r.loop_cpu:.0f}%)",
                      f"{r.server_cpu / 100 * r.seconds / r.actions * 1e6:,.0f}" if r.actions else "-",
+                     f"{r.store_cpu / 100 * r.seconds / r.actions * 1e6:,.0f}" if r.actions and r.store_cpu else "-",
                      f"{r.rss_mib:.0f} ({r.hwm_mib:.0f})", f"{r.client_cpu:.0f}%",
-                     f"{max(0.0, r.machine_cpu - r.server_cpu - r.client_cpu):.0f}%",
+                     f"{max(0.0, r.machine_cpu - r.server_cpu - r.store_cpu - r.client_cpu):.0f}%",
                      f"{r.load_before} → {r.load_after}", errors])
     return rows
 
@@ -729,6 +850,14 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
                         help="also run every configuration against the server of this older checkout (plain TCP, "
                              "protocol 1), just before this tree's")
+    parser.add_argument("--nodes", type=int, nargs="+", default=[1],
+                        help="game nodes per run, each a configuration of its own (default 1); more than one "
+                             "needs --store postgresql and runs with Redis")
+    parser.add_argument("--store", nargs="+", choices=["sqlite", "postgresql"], default=["sqlite"],
+                        help="the nodes' database: an SQLite file, or a PostgreSQL cluster started here (default "
+                             "sqlite); both: one configuration each")
+    parser.add_argument("--cluster", action="store_true",
+                        help="run a single PostgreSQL node with --cluster (Redis) too, as one node of a cluster")
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring window of each run (default 20)")
     parser.add_argument("--procs", type=int, default=1, help="client processes per run (default 1)")
     parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
@@ -744,19 +873,33 @@ def main() -> None:
         parser.error("--seconds must be from 0 to 600")
     if any(n < SEATS or n > 5000 for n in args.clients):
         parser.error(f"--clients must be from {SEATS} to 5000")
+    if any(n < 1 or n > 8 for n in args.nodes):
+        parser.error("--nodes must be from 1 to 8")
+    if "sqlite" in args.store and (max(args.nodes) > 1 or args.cluster):
+        parser.error("several nodes and --cluster need --store postgresql (only)")
+    scaled = args.nodes != [1] or args.store != ["sqlite"]
+    if scaled and (args.baseline or "accept" in args.mode):
+        parser.error("--baseline and --mode accept measure one SQLite server only")
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
     print(f"machine: {machine()}")
-    results = []
-    for mode in args.mode:
-        for clients in args.clients:
-            print(f"run: {mode}, {clients} clients ({clients // SEATS} tables), {args.seconds:.0f} s, "
-                  f"load average {load_average()} ...", flush=True)
-            trees = ([(args.baseline, True)] if args.baseline else []) + [(ROOT, False)]
-            for tree, plain in trees:
-                r = run_one(mode, clients, args, tree, plain)
-                results.append(r)
-                say(r)
+    with contextlib.ExitStack() as parts:
+        pg = bus = None
+        if "postgresql" in args.store:
+            pg, bus = parts.enter_context(cluster_parts(redis=max(args.nodes) > 1 or args.cluster))
+        layouts = [Layout(n, store, store == "postgresql" and (n > 1 or args.cluster), pg, bus)
+                   for n in args.nodes for store in args.store]
+        results = []
+        for mode in args.mode:
+            for clients in args.clients:
+                print(f"run: {mode}, {clients} clients ({clients // SEATS} tables), {args.seconds:.0f} s, "
+                      f"load average {load_average()} ...", flush=True)
+                trees = ([(args.baseline, True)] if args.baseline else []) + [(ROOT, False)]
+                for layout in layouts:
+                    for tree, plain in trees:
+                        r = run_one(mode, clients, args, tree, plain, layout)
+                        results.append(r)
+                        say(r)
     report(results)
 
 
@@ -769,7 +912,8 @@ def say(r: RunResult) -> None:
         print(f"  {r.server}: {r.actions / r.seconds:,.0f} actions/s, p50 {percentile(lat, 50):.1f} ms, "
               f"p99 {percentile(lat, 99):.1f} ms, server CPU {r.server_cpu:.0f}% "
               f"(loop thread {r.loop_cpu:.0f}%), "
-              f"client CPU {r.client_cpu:.0f}%", flush=True)
+              + (f"store CPU {r.store_cpu:.0f}%, " if r.store_cpu else "")
+              + f"client CPU {r.client_cpu:.0f}%, load {r.load_after}", flush=True)
     else:
         print(f"  {r.server}: failed: {r.note}", flush=True)
 

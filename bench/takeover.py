@@ -32,10 +32,10 @@ import redis.asyncio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from measuring import percentile
+from measuring import cluster_parts, percentile
 
-from tests.postgres import start_cluster
-from tests.redis_server import start_redis
+from tests.postgres import Cluster
+from tests.redis_server import RedisServer
 from tests.server_helpers import ServerProcess, TestClient, create_table, start, storage_barrier
 
 
@@ -92,8 +92,12 @@ async def come_back(nodes: list[ServerProcess], name: str, token: str, table_id:
 
 
 async def main(kills: int, lease: float, tables: int, log_level: str) -> None:
-    pg = start_cluster()
-    bus = start_redis()
+    with cluster_parts() as (pg, bus):
+        assert bus is not None
+        await rounds(pg, bus, kills, lease, tables, log_level)
+
+
+async def rounds(pg: Cluster, bus: RedisServer, kills: int, lease: float, tables: int, log_level: str) -> None:
     folder = Path(tempfile.mkdtemp(prefix="ono99-takeover-"))
     db = pg.new_database()
     tls = ("--tls-cert", str(folder / "cert.pem"), "--tls-key", str(folder / "key.pem"))
@@ -132,8 +136,6 @@ async def main(kills: int, lease: float, tables: int, log_level: str) -> None:
     finally:
         for node in nodes:
             await node.stop()
-        bus.remove()
-        pg.stop()
     load = os.getloadavg()
     print(f"\n{kills} kills, {len(times)} players, --lease-seconds {lease:g}: kill -9 to the first state again "
           f"p50 {percentile(times, 0.5):.2f} s, p99 {percentile(times, 0.99):.2f} s, max {max(times):.2f} s; "
