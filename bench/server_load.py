@@ -566,6 +566,8 @@ def start_nodes(workdir: Path, clients: int, args: argparse.Namespace, tag: str,
         if layout.cluster:
             assert layout.bus is not None
             extra += ["--cluster", layout.bus.url, "--node-id", f"n{i}"]
+            if args.lease_seconds:
+                extra += ["--lease-seconds", f"{args.lease_seconds:g}"]
         nodes.processes.append(start_server(port, folder, clients, args, f"{tag}-n{i}", tree, db, extra))
         nodes.folders.append(folder)
         nodes.ports.append(port)
@@ -858,6 +860,10 @@ def main() -> None:
                              "sqlite); both: one configuration each")
     parser.add_argument("--cluster", action="store_true",
                         help="run a single PostgreSQL node with --cluster (Redis) too, as one node of a cluster")
+    parser.add_argument("--lease-seconds", type=float, default=None,
+                        help="the nodes' --lease-seconds (default: theirs, 10). A node renews its leases through "
+                             "its database queue, so one whose writes fall behind by most of a lease loses its "
+                             "tables to another node: a longer lease measures throughput past that point")
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring window of each run (default 20)")
     parser.add_argument("--procs", type=int, default=1, help="client processes per run (default 1)")
     parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
