@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import redis
 from measuring import cluster_parts, tree_cpu_seconds
 
 from ono99_tui.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
@@ -558,6 +559,11 @@ def start_nodes(workdir: Path, clients: int, args: argparse.Namespace, tag: str,
         return
     assert layout.pg is not None
     db = layout.pg.new_database()
+    if layout.bus is not None:  # nothing of an earlier run's nodes (records, channels) in the new run
+        flush = redis.Redis.from_url(layout.bus.url)
+        flush.flushall()
+        flush.close()
+    run = db.rsplit("_", 1)[-1]  # node ids new for every run, as a node's default id is at each start
     for i in range(layout.nodes):
         folder = workdir / f"n{i}"
         folder.mkdir()
@@ -565,7 +571,7 @@ def start_nodes(workdir: Path, clients: int, args: argparse.Namespace, tag: str,
         extra = ["--tls-cert", str(workdir / "cert.pem"), "--tls-key", str(workdir / "key.pem")]
         if layout.cluster:
             assert layout.bus is not None
-            extra += ["--cluster", layout.bus.url, "--node-id", f"n{i}"]
+            extra += ["--cluster", layout.bus.url, "--node-id", f"r{run}n{i}"]
             if args.lease_seconds:
                 extra += ["--lease-seconds", f"{args.lease_seconds:g}"]
         nodes.processes.append(start_server(port, folder, clients, args, f"{tag}-n{i}", tree, db, extra))
