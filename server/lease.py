@@ -40,6 +40,10 @@ class Fence:
         self.node = node
         self.lease_seconds = lease_seconds
         self.epochs: dict[int, int] = {}
+        # Tables whose owner row this node wrote (claimed or taken over), kept on the database thread:
+        # a new table is in ``epochs`` from the moment its id is given, but its claim may still wait
+        # in the queue behind a renewal, which must not take the missing row for a loss.
+        self.claimed: set[int] = set()
         self._lost = lost
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -62,6 +66,7 @@ class Fence:
 
     def let_go(self, table_id: int) -> None:
         """Forget the table here and tell the event loop (from any thread)."""
+        self.claimed.discard(table_id)
         if self.epochs.pop(table_id, None) is None:
             return
         log.warning("table %d: owned by another node now; this node writes nothing more of it", table_id)
@@ -77,10 +82,11 @@ class Fence:
         """A new table's owner row (its id is new: nobody else has one)."""
         await db.run(f"INSERT INTO table_owners(table_id, node, epoch, lease_until) VALUES (?, ?, 1, {self._until()}) "
                      "ON CONFLICT(table_id) DO NOTHING", (table_id, self.node))
+        self.claimed.add(table_id)
 
     async def renew(self, db: Database) -> list[int]:
         """Renew every lease this node holds; the tables it turns out to have lost."""
-        held = dict(self.epochs)
+        held = {table_id: epoch for table_id, epoch in list(self.epochs.items()) if table_id in self.claimed}
         if not held:
             return []
         # Only the tables this process holds: a node started again under its name must not renew
@@ -120,6 +126,7 @@ class Fence:
                     await db.run("DELETE FROM table_owners WHERE table_id = ?", (table_id,))
                     continue
             self.epochs[int(table_id)] = int(won[0])
+            self.claimed.add(int(table_id))
             log.info("table %d: taken over (epoch %d)", table_id, int(won[0]))
             taken.append(saved)
         return taken

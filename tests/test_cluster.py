@@ -298,6 +298,25 @@ async def test_two_stores_on_one_database_the_fence_lets_only_the_owner_write(da
         b.close()
 
 
+async def test_a_renewal_ahead_of_a_new_tables_claim_does_not_count_it_lost(database: str) -> None:
+    """A node gives a new table its id on the event loop and queues the table's claim; a renewal
+    already in the queue runs first. Tried: table 9 is held (its id given) but not yet claimed when
+    the renewal runs; then it is claimed and renewed again. Neither renewal counts it lost, and the
+    second one renews its row."""
+    lost: list[int] = []
+    store = PostgresStorage(database)
+    try:
+        store.fence = fence = Fence("a", 30.0, lost.append)
+        fence.bind(asyncio.get_running_loop())
+        fence.epochs[9] = 1  # the id is given; the claim is still queued
+        assert await store.call(fence.renew) == []
+        await store.call(lambda db: fence.claim(db, 9))
+        assert await store.call(fence.renew) == []
+        assert lost == [] and fence.epochs == {9: 1} and owner_of(database, 9) == "a"
+    finally:
+        store.close()
+
+
 @pytest.mark.system
 async def test_a_table_listed_from_another_node_is_joined_there(
         tmp_path: Path, database: str, redis_server: RedisServer) -> None:
