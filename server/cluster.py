@@ -100,6 +100,7 @@ class Cluster:
         self._tasks: list[asyncio.Task[None]] = []
         self._published: bytes | None = None
         self._publish_due = False
+        self._closing = False  # close() began: nothing more is published (the listener may be gone)
 
     @property
     def every(self) -> float:
@@ -134,9 +135,10 @@ class Cluster:
     async def close(self) -> None:
         """Stop the loops and let this node's leases run out now, so that other nodes take its
         tables at their next look (the tables were saved as they are)."""
-        for task in self._tasks:
+        self._closing = True
+        for task in list(self._tasks):
             task.cancel()
-        for task in self._tasks:
+        for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         held = list(self.fence.epochs)
@@ -251,6 +253,8 @@ class Cluster:
                            "tables": [t.info().to_wire() for t in public], "seated": seated}).encode()
 
     async def _heartbeat(self) -> None:
+        if self._closing:  # a publish asked for as the node stops: its record is being deleted
+            return
         record = self._record()
         try:
             await self.redis.set(PREFIX + self.node, record, px=int(self.lease_seconds * 1000))
@@ -276,7 +280,7 @@ class Cluster:
         self._publish_soon()
 
     def _publish_soon(self) -> None:
-        if self._publish_due:
+        if self._publish_due or self._closing:
             return
         self._publish_due = True
 

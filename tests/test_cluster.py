@@ -39,6 +39,7 @@ from tests.server_helpers import (
     play_all,
     plays_of,
     record_events,
+    server_config,
     start,
     storage_barrier,
     until_closed,
@@ -534,3 +535,28 @@ async def test_an_ssh_player_on_one_node_joins_a_table_of_another_and_keeps_the_
                 conn.close()
             await alice.close()
             await n1.stop()
+
+
+async def test_a_node_closing_as_its_tables_change_says_nothing_more_to_the_others(
+        tmp_path: Path, database: str, redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Tried: a node (in this process) closed at once after a table was made, while the lobby's list
+    push, which tells the other nodes, is still to come. It used to publish the node's record after
+    closing (from a listener gone, an error logged; its record written again after close deleted it)."""
+    import redis
+
+    from ono99_server.app import Server
+
+    config = server_config(tmp_path, db_path=None, db_url=database, cluster_url=redis_server.url, node_id="n0",
+                           lease_seconds=LEASE, lobby_push_interval=0.3)
+    server = Server(config)
+    await server.start()
+    client = await TestClient.connect("127.0.0.1", server.port, "ada")
+    try:
+        await create_table(client, seats=2, bots=1)
+        await create_table(client, seats=2, bots=1)  # the second within the push interval: its push waits
+    finally:
+        await client.close()
+    await server.close()
+    await asyncio.sleep(1.0)  # past the push that was to come
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    assert redis.Redis.from_url(redis_server.url).get("ono99:node:n0") is None
