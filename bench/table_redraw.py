@@ -38,9 +38,9 @@ from textual._compositor import Compositor  # noqa: E402
 from textual._styles_cache import StylesCache  # noqa: E402
 from textual.screen import Screen  # noqa: E402
 
-from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
+from ono99_tui.tui.app import Ono99App  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
-from tests.wire import watched_game, welcome_map  # noqa: E402
+from tests.app_state import ScriptedLink, spectator_app  # noqa: E402
 
 spent: dict[str, float] = defaultdict(float)
 lines_by_widget: Counter[str] = Counter()
@@ -79,17 +79,6 @@ def count_lines() -> None:
     StylesCache.render_line = wrapper  # type: ignore[method-assign]  # Textual's own, timed
 
 
-class Link:
-    def __init__(self) -> None:
-        self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-
-    async def send(self, message: dict[str, Any]) -> None:
-        return
-
-    async def close(self) -> None:
-        return
-
-
 async def until(condition: Callable[[], bool], pause: Callable[[], Any]) -> None:
     deadline = time.monotonic() + 60
     while not condition():
@@ -98,26 +87,23 @@ async def until(condition: Callable[[], bool], pause: Callable[[], Any]) -> None
         await pause()
 
 
+async def from_the_start(link: ScriptedLink, states: list[dict[str, Any]], pilot: Any) -> None:
+    """The game's first states (its deal), settled before anything is measured."""
+    for state in states[:3]:
+        link.inbox.put_nowait(state)
+    await pilot.pause(0.5)
+
+
 async def burst(size: tuple[int, int]) -> tuple[int, float, float, float]:
     """One game watched twice in one app: its states one at a time, each drawn before the next is
     sent, then again all at once (as a table at full speed sends them to a spectator whose frame
     is not due yet), and a third time all at once taken in as one state with all their events (an
     SSH front's spectator); returns the updates and each way's thread CPU seconds."""
-    table, states = watched_game()
-    link = Link()
-    link.inbox.put_nowait(welcome_map("Watcher", table=0))
-    link.inbox.put_nowait({"t": "table", "table": table})
-
-    async def open_link() -> Link:
-        return link
-
-    app = make_app(local=False, name="Watcher", open_link=open_link)
+    app, link, states = spectator_app()
     moves = states[3:-1]
     async with app.run_test(size=size) as pilot:
         await until(lambda: isinstance(app.screen, TableScreen), pilot.pause)
-        for state in states[:3]:
-            link.inbox.put_nowait(state)
-        await pilot.pause(0.5)
+        await from_the_start(link, states, pilot)
         started = time.thread_time()
         for state in moves:
             link.inbox.put_nowait(state)
@@ -129,9 +115,7 @@ async def burst(size: tuple[int, int]) -> tuple[int, float, float, float]:
             await until(shown, pilot.pause)
             await pilot.pause()
         one_by_one = time.thread_time() - started
-        for state in states[:3]:  # the game again from its start
-            link.inbox.put_nowait(state)
-        await pilot.pause(0.5)
+        await from_the_start(link, states, pilot)  # the game again
         started = time.thread_time()
         for state in moves:
             link.inbox.put_nowait(state)
@@ -139,9 +123,7 @@ async def burst(size: tuple[int, int]) -> tuple[int, float, float, float]:
         await until(lambda: app.model.view is not None and app.model.view.version == last, pilot.pause)
         await pilot.pause()
         at_once = time.thread_time() - started
-        for state in states[:3]:
-            link.inbox.put_nowait(state)
-        await pilot.pause(0.5)
+        await from_the_start(link, states, pilot)
         app.merges_states = lambda: True  # type: ignore[method-assign]  # as an SSH front's spectator does
         started = time.thread_time()
         for state in moves:
@@ -155,21 +137,11 @@ async def burst(size: tuple[int, int]) -> tuple[int, float, float, float]:
 async def run(size: tuple[int, int]) -> int:
     """One game watched; returns the updates counted."""
     global counting
-    table, states = watched_game()
-    link = Link()
-    link.inbox.put_nowait(welcome_map("Watcher", table=0))
-    link.inbox.put_nowait({"t": "table", "table": table})
-
-    async def open_link() -> Link:
-        return link
-
-    app = make_app(local=False, name="Watcher", open_link=open_link)
+    app, link, states = spectator_app()
     updates = 0
     async with app.run_test(size=size) as pilot:
         await until(lambda: isinstance(app.screen, TableScreen), pilot.pause)
-        for state in states[:3]:
-            link.inbox.put_nowait(state)
-        await pilot.pause(0.5)
+        await from_the_start(link, states, pilot)
         for state in states[3:-1]:  # the last one ends the game: a dialog, not a move
             version = state["view"]["version"]
             counting = True

@@ -3,7 +3,8 @@ expects them there, and fails saying so when they are not), and the server a loc
 
 from __future__ import annotations
 
-from typing import Protocol
+import asyncio
+from typing import Any, Protocol
 
 from textual.dom import DOMNode
 from textual.widget import Widget
@@ -11,8 +12,10 @@ from textual.widget import Widget
 from ono99_server import Server
 from ono99_server.local import EmbeddedServer
 from ono99_tui.messages import TableDetail, View
-from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.model import Model
+from ono99_tui.wire.requests import Request
+from tests.wire import watched_game, welcome_map
 
 
 class ShowsAModel(Protocol):
@@ -46,3 +49,32 @@ def local_server(app: Ono99App) -> Server:
     embedded = app._embedded
     assert isinstance(embedded, EmbeddedServer), "not a local game"
     return embedded.server
+
+
+class ScriptedLink:
+    """A link whose server messages the test writes: recorded states, replayed to a real app."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []  # the requests' maps, as they would go on the wire
+        self.welcome: dict[str, Any] = {}
+
+    async def send(self, message: Request) -> None:
+        self.sent.append(message.to_wire())
+
+    async def close(self) -> None:
+        return
+
+
+def spectator_app() -> tuple[Ono99App, ScriptedLink, list[dict[str, Any]]]:
+    """A spectator's app whose link holds its welcome and a recorded game's table, and that game's
+    states for the link (tests/wire.py's ``watched_game``)."""
+    table, states = watched_game()
+    link = ScriptedLink()
+    link.inbox.put_nowait(welcome_map("Watcher", table=0))
+    link.inbox.put_nowait({"t": "table", "table": table})
+
+    async def open_link() -> ScriptedLink:
+        return link
+
+    return make_app(local=False, name="Watcher", open_link=open_link), link, states

@@ -16,7 +16,7 @@ from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from tests.test_first_minute import ScriptedLink
+from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
 from tests.test_typed_app import NAMES, scripted, state
 from tests.wire import table_map

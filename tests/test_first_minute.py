@@ -37,9 +37,9 @@ from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter, SeatsView
-from ono99_tui.wire.requests import CreateTable, Join, Request, Say, Start
+from ono99_tui.wire.requests import CreateTable, Join, Say, Start
 from tests import wire
-from tests.app_state import local_server, parent_of, table_of, view_of
+from tests.app_state import ScriptedLink, local_server, parent_of, table_of, view_of
 from tests.server_helpers import running_game
 from tests.test_tui import DATA, play_my_turn, play_to_the_end, wait_until
 from tests.textual_compat import notification_texts
@@ -58,21 +58,6 @@ def screen_text(app: Any) -> str:
         for log in screen.query(RichLog):
             parts.extend(strip.text for strip in log.lines)
     return "\n".join(parts)
-
-
-class ScriptedLink:
-    """A link whose server messages the test writes: recorded states, replayed to a real app."""
-
-    def __init__(self) -> None:
-        self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.sent: list[dict[str, Any]] = []  # the requests' maps, as they would go on the wire
-        self.welcome: dict[str, Any] = {}
-
-    async def send(self, message: Request) -> None:
-        self.sent.append(message.to_wire())
-
-    async def close(self) -> None:
-        return
 
 
 def scripted_app(seat: int, **kwargs: Any) -> tuple[Ono99App, ScriptedLink, dict[str, Any]]:

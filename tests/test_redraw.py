@@ -16,27 +16,16 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Digits, RichLog
 
-from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.steady import LineLog, SteadyDigits
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import StatusLine
-from tests.test_first_minute import ScriptedLink, screen_text
+from tests.app_state import ScriptedLink, spectator_app
+from tests.test_first_minute import screen_text
 from tests.test_tui import wait_until
 from tests.textual_compat import count_layouts, scroll_up_with_the_wheel
-from tests.wire import watched_game, welcome_map
-
-
-def spectator_app() -> tuple[Ono99App, ScriptedLink, list[dict[str, Any]]]:
-    table, states = watched_game()
-    link = ScriptedLink()
-    link.inbox.put_nowait(welcome_map("Watcher", table=0))
-    link.inbox.put_nowait({"t": "table", "table": table})
-
-    async def open_link() -> ScriptedLink:
-        return link
-
-    return make_app(local=False, name="Watcher", open_link=open_link), link, states
+from tests.wire import welcome_map
 
 
 def regions(screen: Screen[Any]) -> dict[int, Region]:

@@ -14,7 +14,7 @@ from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.table import TableScreen
-from tests.test_first_minute import ScriptedLink
+from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
 from tests.textual_compat import notification_texts
 from tests.wire import table_map, view_map
