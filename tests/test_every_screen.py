@@ -70,6 +70,7 @@ with (LOCALE / "ono99.pot").open("rb") as _template:
 NAMES = {"ada", "bob", "cy"} | {word.casefold() for text in [*LANGUAGES.values(), *THEME_FAMILIES.values(),
                                                              *THEME_NAMES.values()]
                                   if text not in MESSAGES for word in WORD.findall(text)}
+FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/=]+")
 DEVANAGARI_SIGN = re.compile(r"(?<![\u0900-\u0963\u0971-\u097f])[\u093a-\u094d\u0951-\u0957\u0962\u0963]")
 # Deals of the games played here (the server draws a seed per game; these make each game the same every
 # run): the player's first hand holds a Play 2, a Reverse and an ONO 99, and they are knocked out before the
@@ -206,7 +207,8 @@ def blank(lines: list[str], region: Region, keep: Region) -> list[str]:
 def english_left(lines: list[str], language: str, own: set[str]) -> list[str]:
     if language == "en":
         return []
-    words = {word for line in lines for word in WORD.findall(line)}
+    # a certificate's fingerprint is random letters, not words ("…8Me6l…" once read as English "Me")
+    words = {word for line in lines for word in WORD.findall(FINGERPRINT.sub(" ", line))}
     return sorted(w for w in words if w.casefold() in ENGLISH and w.casefold() not in own
                   and w.casefold() not in NAMES and len(w) > 1)
 
