@@ -357,7 +357,8 @@ async def test_password_mode_asks_on_the_page_and_keys_mode_refuses_browsers(tmp
 async def test_sessions_per_address_and_idle_sessions_are_limited(tmp_path: Path) -> None:
     """The SSH limits hold for browsers: past --ssh-max-per-address sessions from one address the
     next is refused with the reason; a session with no key pressed is closed after the idle time."""
-    rig = await start_web_rig(tmp_path, SshSettings(max_sessions_per_address=2, idle_timeout=1.0))
+    # idle after 5 s: long enough for a busy machine to draw the name screens before it ends them
+    rig = await start_web_rig(tmp_path, SshSettings(max_sessions_per_address=2, idle_timeout=5.0))
     pages: list[WsPlayer] = []
     try:
         for _ in range(2):
