@@ -53,14 +53,20 @@ async def test_ssh_tt_with_no_input_says_bye_and_fails_nothing(
         conn.close()
 
 
-async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> None:
+LONG_GAME_SEED = 6  # a deal whose game has 50 bot moves: 7.5 s of bot delays at 0.15 s each (the test checks)
+
+
+async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a 4-second idle timeout, an SSH spectator who presses nothing at the table watches a whole
     game of a TCP player and bots that lasts longer than that, and is still there at its end; once the
     game is over and nothing moves, the idle timeout closes the session as before. (In the lobby the
     spectator presses a key that does nothing while the table is made: a busy machine may take longer
-    than the timeout to list it.)"""
+    than the timeout to list it.) The deal is fixed (``LONG_GAME_SEED``) so the game has enough bot
+    moves that their delays alone outlast the timeout: a random deal once ended in 3.3 s."""
     idle = 4.0
-    rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=idle), bot_delay=0.15)  # noqa: F811
+    bot_delay = 0.15
+    rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=idle), bot_delay=bot_delay)  # noqa: F811
+    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: LONG_GAME_SEED)
     host = await Client.connect("127.0.0.1", rig.server.port, "Host")
     watcher = await Player.connect(rig, "watcher")
     try:
@@ -81,6 +87,9 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> N
         await host.send(Start())
         await asyncio.wait_for(play_client(host), PATIENCE)
         lasted = loop.time() - began
+        table = rig.server.lobby.tables[table_id]
+        bot_moves = sum(1 for seat, _ in table.runner.actions if table.seats[seat].kind == "bot")
+        assert bot_moves * bot_delay > idle, f"{bot_moves} bot moves: choose a deal with a longer game"
         assert lasted > idle, f"the game lasted {lasted:.1f} s: too short to show anything"
         await watcher.until(lambda a: a.model.view is not None and a.model.view.winner is not None,
                             "the spectator to see the end")
