@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import sys
@@ -23,6 +24,8 @@ from .ssh_settings import SshSettings
 from .tls import CERT_FILE as TLS_CERT_FILE
 from .tls import KEY_FILE as TLS_KEY_FILE
 
+SHUTDOWN_SECONDS = 10.0  # at most, from SIGINT or SIGTERM to the exit
+log = logging.getLogger("ono99.serve")
 WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for its web port
 WEB_KEY_FILE = "web_tls_key.pem"
 
@@ -284,17 +287,48 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
     print(_("shutting down: saving tables and telling players"), flush=True)
-    if advertiser is not None:
-        advertising.cancel()
-        await advertiser.close()  # the goodbye takes the server off every player's list at once
-    # The fronts first: each SSH session gets its goodbye while its link is still up.
-    if pool is not None:
-        await pool.close()
-    for started in (front, web):
-        if started is not None:
-            await started.close()
-    await _close_all(server, reserved)
+    step = ["the LAN announcement"]
+
+    async def shut_down() -> None:
+        if advertiser is not None:
+            advertising.cancel()
+            await advertiser.close()  # the goodbye takes the server off every player's list at once
+        # The fronts first: each SSH session gets its goodbye while its link is still up.
+        step[0] = "the SSH and web fronts"
+        if pool is not None:
+            await pool.close()
+        for started in (front, web):
+            if started is not None:
+                await started.close()
+        step[0] = "the server (its players, its leases, its last writes)"
+        await _close_all(server, reserved)
+
+    # Bounded: a database or a Redis that stopped answering (a frozen machine, a cut network) must
+    # not keep the process from exiting; what it could not write is logged, and it exits with 1.
+    closing = asyncio.create_task(shut_down())
+    done, _pending = await asyncio.wait({closing}, timeout=SHUTDOWN_SECONDS)
+    if not done:
+        _give_up(server, step[0])
+    closing.result()
     return 0
+
+
+def _give_up(server: Server, step: str) -> None:
+    """The shutdown did not end in time: say what was not done and written, and exit at once (a
+    thread waiting on the database would keep a normal exit waiting too)."""
+    unsaved = server.storage.unsaved() if server.storage is not None else []
+    log.error("shutdown not finished after %g s, at %s: exiting without waiting for it; not written: %s",
+              SHUTDOWN_SECONDS, step, "; ".join(unsaved) or "nothing")
+    if server.cluster is not None and server.cluster.fence.epochs:
+        log.error("tables this node held, taken over by another node from what was saved once their leases run "
+                  "out: %s", ", ".join(map(str, sorted(server.cluster.fence.epochs))))
+    for handler in logging.getLogger().handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(1)
 
 
 async def _close_all(server: Server, reserved: list[socket.socket]) -> None:
@@ -314,7 +348,6 @@ async def _advertise(advertiser: Advertiser) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import os
 
     from ono99_server.config import DEFAULT_SSH_PORT
     from ono99_server.storage import database_location, default_db_path
@@ -396,7 +429,6 @@ def run_serve(args: argparse.Namespace) -> int:
 def read_or_create_credential(path: Path) -> str:
     """The front credential kept in ``path``, made there (mode 0600) if the file does not exist yet:
     give a copy to each front on another machine (``ono99 front --credential-file``)."""
-    import os
 
     if path.exists():
         text = path.read_text(encoding="utf-8").strip()
@@ -414,8 +446,6 @@ def read_or_create_credential(path: Path) -> str:
 
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
-    import os
-
     from .client import parse_address
     from .fingerprints import FingerprintError, normal_fingerprint
     from .front.run import run_front

@@ -36,7 +36,7 @@ from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
 from .lease import Fence
-from .storage import Database
+from .storage import Database, StorageError
 
 if TYPE_CHECKING:
     from .config import ServerConfig
@@ -149,7 +149,7 @@ class Cluster:
             await asyncio.wait_for(self.redis.delete(PREFIX + self.node), 2.0)
             await asyncio.wait_for(self.redis.publish(CHANNEL, self.node), 2.0)
         with contextlib.suppress(Exception):
-            await self.redis.aclose()
+            await asyncio.wait_for(self.redis.aclose(), 2.0)
 
     async def _forever(self, body: Callable[[], Awaitable[None]]) -> None:
         while True:
@@ -157,7 +157,8 @@ class Cluster:
                 await body()
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:  # Redis is down: the heartbeat says so
+            except (RedisError, OSError, StorageError) as exc:  # Redis or the database is down: the heartbeat
+                # and the renewals say so, once
                 log.debug("cluster: %s: %s; trying again", body.__name__, exc)
             except Exception:
                 log.exception("cluster: %s failed; trying again", body.__name__)

@@ -5,18 +5,22 @@ it), and a node that is told to stop after its database and its Redis were lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import glob
 import os
 import random
 import re
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
+    TIMEOUT,
     PlayLog,
     ServerProcess,
     TestClient,
@@ -180,3 +184,61 @@ async def test_nodes_with_clocks_ahead_and_behind_neither_keep_nor_take_leases_e
             await client.close()
         for process in (n0, n1, n2):
             await process.stop()
+
+
+def every_process_of(pid: int) -> list[int]:
+    """A process and its children (PostgreSQL's backends are its postmaster's children, each in a
+    process group of its own: a signal to the postmaster's group does not reach them)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [pid, *map(int, children)]
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("fault", ["killed", "frozen"])
+async def test_a_node_told_to_stop_after_losing_its_database_and_redis_exits_in_bounded_time(
+        tmp_path: Path, redis_server: RedisServer, fault: str) -> None:
+    """A node on a PostgreSQL server and a Redis of this test's own; Alice hosts a table there.
+    PostgreSQL (its postmaster, stopped first so that it starts no backend meanwhile, and every
+    backend) and Redis are then killed with SIGKILL, or frozen with SIGSTOP (a machine that hangs, a network
+    that drops every packet: connections stay open and nothing answers). Alice says a line at her
+    table, which cannot be saved, and the node is sent SIGTERM. Tried: the node exits either way.
+    Killed, it finds out at once: its shutdown ends, status 0, and the line's failed write is
+    logged. Frozen, its last writes wait for ever (this node used to wait with them, and never
+    exited): after its shutdown's bound (10 s) it logs that it did not finish, what it did not
+    write (Alice's line, at her table) and which tables it held, and exits with status 1."""
+    pg = start_cluster()
+    stopped: list[int] = []
+    node = ServerProcess(pg.new_database(), tmp_path / "n0.log", *NODE_ARGS, "--cluster", redis_server.url,
+                         "--node-id", "n0")
+    try:
+        await node.start()
+        alice = await TestClient.connect("127.0.0.1", node.port, "alice")
+        table_id = await create_table(alice, seats=2, bots=1)
+        await storage_barrier(alice)
+        os.kill(pg.process.pid, signal.SIGSTOP)  # first: it starts no backend from here on
+        assert redis_server.process is not None
+        stopped = [*every_process_of(pg.process.pid), redis_server.process.pid]
+        for pid in stopped:
+            os.kill(pid, signal.SIGKILL if fault == "killed" else signal.SIGSTOP)
+        await alice.send_map({"t": "chat", "text": "never saved"})
+        await alice.request({"t": "list_tables"}, "tables")  # answered after the line was taken (in order)
+        assert node.proc is not None
+        node.proc.send_signal(signal.SIGTERM)
+        status = await asyncio.wait_for(node.proc.wait(), TIMEOUT)
+        log = (tmp_path / "n0.log").read_text()
+        if fault == "killed":
+            assert status == 0, log
+            assert "could not save a chat line" in log
+            assert "shutdown not finished" not in log
+        else:
+            assert status == 1, log
+            assert re.search(rf"shutdown not finished after 10 s, at .*; not written: table {table_id}: "
+                             r"[^;]*\b1 chat line\b", log), log
+            assert re.search(rf"tables this node held, .*: {table_id}$", log, re.MULTILINE), log
+        await alice.close()
+    finally:
+        for pid in stopped if fault == "frozen" else ():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        await node.stop()
+        pg.stop()
