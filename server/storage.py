@@ -102,6 +102,7 @@ class Storage(ABC):
     order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
 
     kind: ClassVar[str]  # "sqlite" or "postgresql"
+    clock_sql: ClassVar[str | None] = None  # the database's clock in seconds (None: this process's is used)
     where: str  # the database, as the banner shows it (a URL without its password)
     schema_version = 0  # of the database, once open
 
@@ -486,11 +487,17 @@ class Storage(ABC):
         return self.run_now(read)
 
     def save_name(self, identity: str, name: str) -> None:
-        claimed_at = time.time()
+        """Save a claim of a name. Its time decides which of two claims of names that look alike keeps
+        the name (the older, at the next start): on a database that several nodes share it is the
+        database's clock, not this node's, which may be wrong."""
+        params: tuple[str | float, ...]
+        if self.clock_sql is None:
+            claimed_at, params = "?", (identity, name, time.time())
+        else:
+            claimed_at, params = self.clock_sql, (identity, name)
         self.submit(lambda db: db.run(
-            "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
-            (identity, name, claimed_at)))
+            f"INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, {claimed_at}) "
+            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at", params))
 
 
 async def _write_table(db: Database, table_id: int, meta_text: str) -> None:

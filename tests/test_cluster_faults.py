@@ -242,3 +242,28 @@ async def test_a_node_told_to_stop_after_losing_its_database_and_redis_exits_in_
                 os.kill(pid, signal.SIGCONT)
         await node.stop()
         pg.stop()
+
+
+async def test_a_name_claimed_on_postgresql_is_dated_by_the_databases_clock(
+        database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of two claims of names that look alike (made on two nodes, each of which checks its own
+    list), the older keeps the name at the next start (server/names.py). Tried: a store whose
+    process clock says 1970 (this process's ``time.time`` replaced for the store) saves a claim;
+    its date is the database's clock, not the node's."""
+    import time
+    import types
+
+    from ono99_server import storage as storage_module
+    from ono99_server.storage_pg import PostgresStorage
+
+    monkeypatch.setattr(storage_module, "time", types.SimpleNamespace(
+        time=lambda: 0.0, monotonic=time.monotonic, perf_counter=time.perf_counter))
+    store = PostgresStorage(database)
+    try:
+        store.save_name("key-1", "ada")
+        await store.call(lambda db: db.row("SELECT 1"))  # after the write
+    finally:
+        store.close()
+    [(claimed_at, now)] = read(database, "SELECT claimed_at, EXTRACT(EPOCH FROM now()) FROM names "
+                                         "WHERE identity = 'key-1'")
+    assert abs(float(claimed_at) - float(now)) < 60
