@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -287,41 +288,40 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
     print(_("shutting down: saving tables and telling players"), flush=True)
-    step = ["the LAN announcement"]
-
-    async def shut_down() -> None:
-        if advertiser is not None:
-            advertising.cancel()
-            await advertiser.close()  # the goodbye takes the server off every player's list at once
-        # The fronts first: each SSH session gets its goodbye while its link is still up.
-        step[0] = "the SSH and web fronts"
-        if pool is not None:
-            await pool.close()
-        for started in (front, web):
-            if started is not None:
-                await started.close()
-        step[0] = "the server (its players, its leases, its last writes)"
-        await _close_all(server, reserved)
-
     # Bounded: a database or a Redis that stopped answering (a frozen machine, a cut network) must
-    # not keep the process from exiting; what it could not write is logged, and it exits with 1.
-    closing = asyncio.create_task(shut_down())
-    done, _pending = await asyncio.wait({closing}, timeout=SHUTDOWN_SECONDS)
-    if not done:
-        _give_up(server, step[0])
-    closing.result()
+    # not keep the process from exiting. A timer thread, not the event loop: it fires even if the
+    # loop or the interpreter's own exit (which waits for the database thread) is what waits.
+    step = ["the LAN announcement"]
+    watchdog = threading.Timer(SHUTDOWN_SECONDS, _give_up, (server, step))
+    watchdog.daemon = True
+    watchdog.start()
+    if advertiser is not None:
+        advertising.cancel()
+        await advertiser.close()  # the goodbye takes the server off every player's list at once
+    # The fronts first: each SSH session gets its goodbye while its link is still up.
+    step[0] = "the SSH and web fronts"
+    if pool is not None:
+        await pool.close()
+    for started in (front, web):
+        if started is not None:
+            await started.close()
+    step[0] = "the server (its players, its leases, its last writes)"
+    await _close_all(server, reserved)
+    step[0] = "the exit (threads still running)"
     return 0
 
 
-def _give_up(server: Server, step: str) -> None:
-    """The shutdown did not end in time: say what was not done and written, and exit at once (a
-    thread waiting on the database would keep a normal exit waiting too)."""
+def _give_up(server: Server, step: list[str]) -> None:
+    """The shutdown did not end in time (on a timer thread): say at which step, what was not
+    written, and exit at once (a thread waiting on the database would keep a normal exit waiting)."""
     unsaved = server.storage.unsaved() if server.storage is not None else []
     log.error("shutdown not finished after %g s, at %s: exiting without waiting for it; not written: %s",
-              SHUTDOWN_SECONDS, step, "; ".join(unsaved) or "nothing")
-    if server.cluster is not None and server.cluster.fence.epochs:
-        log.error("tables this node held, taken over by another node from what was saved once their leases run "
-                  "out: %s", ", ".join(map(str, sorted(server.cluster.fence.epochs))))
+              SHUTDOWN_SECONDS, step[0], "; ".join(unsaved) or "nothing")
+    with contextlib.suppress(RuntimeError):  # the loop's thread may change the dict meanwhile
+        held = sorted(server.cluster.fence.epochs) if server.cluster is not None else []
+        if held:
+            log.error("tables this node held, taken over by another node from what was saved once their leases "
+                      "run out: %s", ", ".join(map(str, held)))
     for handler in logging.getLogger().handlers:
         with contextlib.suppress(Exception):
             handler.flush()
