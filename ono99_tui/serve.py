@@ -228,8 +228,21 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         advertising = asyncio.create_task(_advertise(advertiser))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # The shutdown is bounded, from the signal on: a database or a Redis that stopped answering (a
+    # frozen machine, a cut network) must not keep the process from exiting. A timer thread, not the
+    # event loop, keeps the bound, started by the signal itself (a plain handler, which runs even
+    # while the loop waits), so it holds whatever waits: the loop, or the interpreter's own exit.
+    step = ["the start of the shutdown (the event loop did not take the signal)"]
+    watchdog = threading.Timer(SHUTDOWN_SECONDS, _give_up, (server, step))
+    watchdog.daemon = True
+
+    def on_signal(_signal: int, _frame: object) -> None:
+        if watchdog.ident is None:  # the first signal; a second one changes nothing
+            watchdog.start()
+        loop.call_soon_threadsafe(stop.set)
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        signal.signal(sig, on_signal)
     access = server.access
     if tcp_for_players:
         where = f"{config.host}:{server.port}"
@@ -288,13 +301,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
     print(_("shutting down: saving tables and telling players"), flush=True)
-    # Bounded: a database or a Redis that stopped answering (a frozen machine, a cut network) must
-    # not keep the process from exiting. A timer thread, not the event loop: it fires even if the
-    # loop or the interpreter's own exit (which waits for the database thread) is what waits.
-    step = ["the LAN announcement"]
-    watchdog = threading.Timer(SHUTDOWN_SECONDS, _give_up, (server, step))
-    watchdog.daemon = True
-    watchdog.start()
+    step[0] = "the LAN announcement"
     if advertiser is not None:
         advertising.cancel()
         await advertiser.close()  # the goodbye takes the server off every player's list at once

@@ -267,3 +267,46 @@ async def test_a_name_claimed_on_postgresql_is_dated_by_the_databases_clock(
     [(claimed_at, now)] = read(database, "SELECT claimed_at, EXTRACT(EPOCH FROM now()) FROM names "
                                          "WHERE identity = 'key-1'")
     assert abs(float(claimed_at) - float(now)) < 60
+
+
+@pytest.mark.system
+async def test_a_node_whose_database_froze_before_its_first_table_answers_and_stops(tmp_path: Path,
+                                                                                   redis_server: RedisServer) -> None:
+    """A node (a lease of 30 s: it counts its database as up for that long) on a PostgreSQL server of
+    this test's own, which is frozen (SIGSTOP: connections open, nothing answers) before the node made
+    any table. Tried: Alice asks for a table (shown once saved: never), says a line there and sends
+    a ping: the node answers the ping, after the others, and refuses nothing (it used to wait
+    for the database on its event loop to reserve the table's id, and answered nothing more, not
+    even SIGTERM); sent SIGTERM, it exits within its bound, status 1, saying it did not write the
+    table's claim and Alice's line."""
+    pg = start_cluster()
+    stopped: list[int] = []
+    node = ServerProcess(pg.new_database(), tmp_path / "n0.log", *NODE_ARGS, "--lease-seconds", "30",
+                         "--cluster", redis_server.url, "--node-id", "n0")
+    try:
+        await node.start()
+        alice = await TestClient.connect("127.0.0.1", node.port, "alice")
+        os.kill(pg.process.pid, signal.SIGSTOP)  # first: it starts no backend from here on
+        stopped = every_process_of(pg.process.pid)
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        # The table is shown once saved, which it never is; the pong answers after the requests before it.
+        await alice.send_map({"t": "create_table", "name": "frozen", "seats": 2, "bots": 1})
+        await alice.send_map({"t": "chat", "text": "never saved"})
+        await alice.request({"t": "ping", "n": 99}, "pong", where=lambda m: m.get("n") == 99)
+        assert not [m for m in alice.received if m["t"] == "error"], alice.received
+        assert node.proc is not None
+        node.proc.send_signal(signal.SIGTERM)
+        status = await asyncio.wait_for(node.proc.wait(), TIMEOUT)
+        log = (tmp_path / "n0.log").read_text()
+        assert status == 1, log
+        [not_written] = re.findall(r"not written: (.*)$", log, re.MULTILINE)
+        assert re.fullmatch(r"table \d+: [^;]*\b1 chat line\b[^;]*", not_written.split("; ")[0]), not_written
+        assert "1 ownership claim" in not_written.split("; ")[0], not_written
+        await alice.close()
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        await node.stop()
+        pg.stop()
