@@ -355,7 +355,6 @@ async def _advertise(advertiser: Advertiser) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-
     from ono99_server.config import DEFAULT_SSH_PORT
     from ono99_server.storage import database_location, default_db_path
 
@@ -436,7 +435,6 @@ def run_serve(args: argparse.Namespace) -> int:
 def read_or_create_credential(path: Path) -> str:
     """The front credential kept in ``path``, made there (mode 0600) if the file does not exist yet:
     give a copy to each front on another machine (``ono99 front --credential-file``)."""
-
     if path.exists():
         text = path.read_text(encoding="utf-8").strip()
         if not 16 <= len(text) <= 128 or not text.isprintable():

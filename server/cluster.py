@@ -26,7 +26,7 @@ import random
 import secrets
 import socket
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -223,7 +223,7 @@ class Cluster:
             self._refuse("database" if not self.db_up else "bus")
 
     @staticmethod
-    def _refuse(why: str) -> None:
+    def _refuse(why: str) -> NoReturn:
         part = "database" if why == "database" else "lobby bus (Redis)"
         raise ProtocolError("unavailable", f"the server cannot open new tables now: its {part} does not answer; "
                             "games in progress go on", params={"why": why})
