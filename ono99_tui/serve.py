@@ -6,9 +6,11 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +25,8 @@ from .ssh_settings import SshSettings
 from .tls import CERT_FILE as TLS_CERT_FILE
 from .tls import KEY_FILE as TLS_KEY_FILE
 
+SHUTDOWN_SECONDS = 10.0  # at most, from SIGINT or SIGTERM to the exit
+log = logging.getLogger("ono99.serve")
 WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for its web port
 WEB_KEY_FILE = "web_tls_key.pem"
 
@@ -224,8 +228,21 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         advertising = asyncio.create_task(_advertise(advertiser))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # The shutdown is bounded, from the signal on: a database or a Redis that stopped answering (a
+    # frozen machine, a cut network) must not keep the process from exiting. A timer thread, not the
+    # event loop, keeps the bound, started by the signal itself (a plain handler, which runs even
+    # while the loop waits), so it holds whatever waits: the loop, or the interpreter's own exit.
+    step = ["the start of the shutdown (the event loop did not take the signal)"]
+    watchdog = threading.Timer(SHUTDOWN_SECONDS, _give_up, (server, step))
+    watchdog.daemon = True
+
+    def on_signal(_signal: int, _frame: object) -> None:
+        if watchdog.ident is None:  # the first signal; a second one changes nothing
+            watchdog.start()
+        loop.call_soon_threadsafe(stop.set)
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        signal.signal(sig, on_signal)
     access = server.access
     if tcp_for_players:
         where = f"{config.host}:{server.port}"
@@ -284,17 +301,41 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     print("  " + _("stop with Ctrl+C"), flush=True)
     await stop.wait()
     print(_("shutting down: saving tables and telling players"), flush=True)
+    step[0] = "the LAN announcement"
     if advertiser is not None:
         advertising.cancel()
         await advertiser.close()  # the goodbye takes the server off every player's list at once
     # The fronts first: each SSH session gets its goodbye while its link is still up.
+    step[0] = "the SSH and web fronts"
     if pool is not None:
         await pool.close()
     for started in (front, web):
         if started is not None:
             await started.close()
+    step[0] = "the server (its players, its leases, its last writes)"
     await _close_all(server, reserved)
+    step[0] = "the exit (threads still running)"
     return 0
+
+
+def _give_up(server: Server, step: list[str]) -> None:
+    """The shutdown did not end in time (on a timer thread): say at which step, what was not
+    written, and exit at once (a thread waiting on the database would keep a normal exit waiting)."""
+    unsaved = server.storage.unsaved() if server.storage is not None else []
+    log.error("shutdown not finished after %g s, at %s: exiting without waiting for it; not written: %s",
+              SHUTDOWN_SECONDS, step[0], "; ".join(unsaved) or "nothing")
+    with contextlib.suppress(RuntimeError):  # the loop's thread may change the dict meanwhile
+        held = sorted(server.cluster.fence.epochs) if server.cluster is not None else []
+        if held:
+            log.error("tables this node held, taken over by another node from what was saved once their leases "
+                      "run out: %s", ", ".join(map(str, held)))
+    for handler in logging.getLogger().handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(1)
 
 
 async def _close_all(server: Server, reserved: list[socket.socket]) -> None:
@@ -314,8 +355,6 @@ async def _advertise(advertiser: Advertiser) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import os
-
     from ono99_server.config import DEFAULT_SSH_PORT
     from ono99_server.storage import database_location, default_db_path
 
@@ -396,8 +435,6 @@ def run_serve(args: argparse.Namespace) -> int:
 def read_or_create_credential(path: Path) -> str:
     """The front credential kept in ``path``, made there (mode 0600) if the file does not exist yet:
     give a copy to each front on another machine (``ono99 front --credential-file``)."""
-    import os
-
     if path.exists():
         text = path.read_text(encoding="utf-8").strip()
         if not 16 <= len(text) <= 128 or not text.isprintable():
@@ -414,8 +451,6 @@ def read_or_create_credential(path: Path) -> str:
 
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
-    import os
-
     from .client import parse_address
     from .fingerprints import FingerprintError, normal_fingerprint
     from .front.run import run_front

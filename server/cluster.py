@@ -26,7 +26,7 @@ import random
 import secrets
 import socket
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -35,8 +35,8 @@ from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
-from .lease import Fence
-from .storage import Database
+from .lease import ID_BLOCK, Fence
+from .storage import Database, StorageError
 
 if TYPE_CHECKING:
     from .config import ServerConfig
@@ -96,7 +96,8 @@ class Cluster:
         self.sending: dict[str, tuple[str, int, float]] = {}  # players sent on: key → (host, port, until)
         self.bus_up = False  # Redis answered the last heartbeat
         self.db_up = True  # PostgreSQL answered the last renewal
-        self._ids: list[int] = []
+        self._ids: list[int] = []  # table ids reserved for this node, not given yet
+        self._reserving = False  # a block of ids is being reserved
         self._tasks: list[asyncio.Task[None]] = []
         self._published: bytes | None = None
         self._publish_due = False
@@ -125,6 +126,7 @@ class Cluster:
         self.storage.fence = self.fence
         self.lobby.nodes = self
         await self.storage.call(self.fence.start_over)
+        self._ids = list(await self.storage.call(self.fence.reserve_table_ids))
         taken = await self._take_over()
         await self._heartbeat()
         self.lobby.table_listeners.append(self._tables_changed)
@@ -149,7 +151,7 @@ class Cluster:
             await asyncio.wait_for(self.redis.delete(PREFIX + self.node), 2.0)
             await asyncio.wait_for(self.redis.publish(CHANNEL, self.node), 2.0)
         with contextlib.suppress(Exception):
-            await self.redis.aclose()
+            await asyncio.wait_for(self.redis.aclose(), 2.0)
 
     async def _forever(self, body: Callable[[], Awaitable[None]]) -> None:
         while True:
@@ -157,7 +159,8 @@ class Cluster:
                 await body()
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:  # Redis is down: the heartbeat says so
+            except (RedisError, OSError, StorageError) as exc:  # Redis or the database is down: the heartbeat
+                # and the renewals say so, once
                 log.debug("cluster: %s: %s; trying again", body.__name__, exc)
             except Exception:
                 log.exception("cluster: %s failed; trying again", body.__name__)
@@ -217,16 +220,24 @@ class Cluster:
 
     def check_open(self) -> None:
         if not (self.db_up and self.bus_up):
-            part = "database" if not self.db_up else "lobby bus (Redis)"
-            raise ProtocolError("unavailable", f"the server cannot open new tables now: its {part} does not answer; "
-                                "games in progress go on", params={"why": "database" if not self.db_up else "bus"})
+            self._refuse("database" if not self.db_up else "bus")
+
+    @staticmethod
+    def _refuse(why: str) -> NoReturn:
+        part = "database" if why == "database" else "lobby bus (Redis)"
+        raise ProtocolError("unavailable", f"the server cannot open new tables now: its {part} does not answer; "
+                            "games in progress go on", params={"why": why})
 
     def new_table_id(self) -> int:
         """A new table's id, owned by this node from now on; refused while the database or Redis is
-        down (a table that could not be saved, or not be found by the other nodes, is not opened)."""
+        down (a table that could not be saved, or not be found by the other nodes, is not opened).
+        The ids come from a block reserved ahead, refilled in the background: the event loop never
+        waits for the database, which may hang (a frozen machine) rather than fail."""
         self.check_open()
-        if not self._ids:
-            self._ids = list(self.storage.run_now(self.fence.reserve_table_ids))
+        if len(self._ids) <= ID_BLOCK // 2:
+            self._reserve_ids()
+        if not self._ids:  # the block ran out before the database gave the next one
+            self._refuse("database")
         table_id = self._ids.pop(0)
         self.fence.epochs[table_id] = 1
         fence = self.fence
@@ -234,8 +245,24 @@ class Cluster:
         async def claim(db: Database) -> None:
             await fence.claim(db, table_id)
 
-        self.storage.submit(claim)  # before any write of the table's rows: the database thread keeps the order
+        # before any write of the table's rows: the database thread keeps the order
+        self.storage.submit(claim, what=(table_id, "ownership claim"))
         return table_id
+
+    def _reserve_ids(self) -> None:
+        if self._reserving or self._closing:
+            return
+        self._reserving = True
+
+        async def reserve() -> None:
+            try:
+                self._ids.extend(await self.storage.call(self.fence.reserve_table_ids))
+            except Exception as exc:  # the database is down: asked again at the next new table
+                log.debug("cluster: cannot reserve table ids: %s", exc)
+            finally:
+                self._reserving = False
+
+        self._spawn(reserve())
 
     # --- Redis: this node's record, and the others' ------------------------------------------------
     def _record(self) -> bytes:

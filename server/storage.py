@@ -29,6 +29,7 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager
@@ -39,6 +40,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
+
+
+def _count(n: int, kind: str) -> str:
+    return f"{n} {kind}" if n == 1 else f"{n} {kind}s"
 
 
 class WriteFence(Protocol):
@@ -97,6 +102,7 @@ class Storage(ABC):
     order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
 
     kind: ClassVar[str]  # "sqlite" or "postgresql"
+    clock_sql: ClassVar[str | None] = None  # the database's clock in seconds (None: this process's is used)
     where: str  # the database, as the banner shows it (a URL without its password)
     schema_version = 0  # of the database, once open
 
@@ -115,6 +121,9 @@ class Storage(ABC):
         self._last_hand_over = -ACTION_BATCH_SECONDS
         self._hand_over_due = False
         self.write_observer: Callable[[float], None] | None = None  # told each write job's seconds (metrics)
+        # Writes queued or under way, not yet done, by (table id or None, what): what a shutdown
+        # that cannot finish says it did not save (``unsaved``).
+        self._unwritten: Counter[tuple[int | None, str]] = Counter()
         # Several nodes on one database (server/lease.py): every write of a table's rows checks, in
         # its transaction, that this node still owns the table, and writes nothing if not.
         self.fence: WriteFence | None = None
@@ -183,24 +192,50 @@ class Storage(ABC):
         committed, so that running it again on a new connection cannot do it twice."""
         return False
 
-    def _run(self, fn: Callable[[Database], Any]) -> Future[Any]:
+    def _run(self, fn: Callable[[Database], Any], what: tuple[int | None, str] | None = None) -> Future[Any]:
+        """Queue a job; ``what`` it writes (a table, or None, and a kind) counts as unwritten until it is done."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("storage is closed")
             self._hand_over_rows()  # actions saved before this job are written before it
-            return self._executor.submit(self._do, fn)
+            future = self._executor.submit(self._do, fn)
+            if what is not None:
+                self._unwritten[what] += 1
+        if what is not None:
+            future.add_done_callback(lambda _done: self._written(what, 1))
+        return future
+
+    def _written(self, what: tuple[int | None, str], count: int) -> None:
+        with self._lock:
+            self._unwritten[what] -= count
+            if self._unwritten[what] <= 0:
+                del self._unwritten[what]
+
+    def unsaved(self) -> list[str]:
+        """What is not written yet (queued, or being written), one line a table and one for the rest:
+        ``table 7: 3 moves, 1 chat line``. Callable from any thread."""
+        with self._lock:
+            counts = dict(self._unwritten)
+        tables = sorted({table for table, _ in counts if table is not None})
+        lines = [f"table {table}: " + ", ".join(_count(n, kind) for (t, kind), n in sorted(counts.items(), key=str)
+                                                 if t == table) for table in tables]
+        rest = sum(n for (table, _), n in counts.items() if table is None)
+        if rest:
+            lines.append(_count(rest, "other write"))  # names, stats, moderation …
+        return lines
 
     async def call(self, fn: Job[T]) -> T:
         """Run ``fn(db)`` on the database thread and wait for its result without blocking."""
         result: T = await asyncio.wrap_future(self._run(fn))
         return result
 
-    def submit(self, fn: Callable[[Database], Any], on_saved: Callable[[], None] | None = None) -> None:
+    def submit(self, fn: Callable[[Database], Any], on_saved: Callable[[], None] | None = None,
+               what: tuple[int | None, str] = (None, "write")) -> None:
         """Queue ``fn(db)`` (a coroutine function, or a plain one) on the database thread; writes keep
         their order. A failure is logged. ``on_saved`` is called on this event loop once the write is
-        committed (or failed)."""
+        committed (or failed). ``what``: the table it writes (or None) and what of it, for ``unsaved``."""
         loop = asyncio.get_running_loop() if on_saved is not None else None
-        future = self._run(fn)
+        future = self._run(fn, what)
         future.add_done_callback(_log_failure)
         observer = self.write_observer
         if observer is not None:  # metrics: from queued to done
@@ -240,7 +275,7 @@ class Storage(ABC):
                     await db.run("DELETE FROM live_actions WHERE table_id = ? AND game_no != ?",
                                  (table_id, reset_actions_of))
 
-        self.submit(write, on_saved)
+        self.submit(write, on_saved, (table_id, "table save"))
 
     def save_action(self, table_id: int, game_no: int, n: int, seat: int, action: str,
                     on_saved: Callable[[], None] | None = None) -> None:
@@ -251,6 +286,7 @@ class Storage(ABC):
             if self._closed:
                 raise RuntimeError("storage is closed")
             self._rows.append((table_id, game_no, n, seat, action))
+            self._unwritten[(table_id, "move")] += 1
             if on_saved is not None:
                 self._on_saved.append((table_id, loop, on_saved))
             if self._hand_over_due:
@@ -280,6 +316,7 @@ class Storage(ABC):
                        callbacks: list[tuple[int, asyncio.AbstractEventLoop, Callable[[], None]]],
                        queued: float) -> None:
         lost: set[int] = set()  # tables another node owns now: their moves are neither written nor shown
+        per_table = Counter(row[0] for row in rows)  # what ``unsaved`` counts, until done
 
         async def write(db: Database) -> None:
             nonlocal rows
@@ -306,6 +343,8 @@ class Storage(ABC):
                     lost.add(table_id)
                     self.fence.let_go(table_id)
         finally:
+            for table_id, count in per_table.items():
+                self._written((table_id, "move"), count)
             if self.write_observer is not None:
                 self.write_observer(time.perf_counter() - queued)
             _tell((loop, callback) for table_id, loop, callback in callbacks if table_id not in lost)
@@ -327,7 +366,7 @@ class Storage(ABC):
                     await db.run("DELETE FROM table_owners WHERE table_id = ?", (table_id,))
                     self.fence.epochs.pop(table_id, None)
 
-        self.submit(write)
+        self.submit(write, what=(table_id, "table removal"))
 
     # --- chat ---------------------------------------------------------------------------------------
     def save_chat(self, table_id: int, line_id: int, sender: str, text: str, at: float, keep: int,
@@ -363,7 +402,7 @@ class Storage(ABC):
             if kept:
                 _tell([(loop, on_saved)])
 
-        self._run(write).add_done_callback(saved)
+        self._run(write, (table_id, "chat line")).add_done_callback(saved)
 
     def load_chat(self, table_id: int) -> list[tuple[str, str, float, int]]:
         return self.run_now(lambda db: _read_chat(db, table_id))
@@ -437,7 +476,7 @@ class Storage(ABC):
                 if then is not None:
                     await then(db, game_id)
 
-        self.submit(write)
+        self.submit(write, what=(table_id, "finished game"))
 
     # --- names ---------------------------------------------------------------------------------------
     def load_names(self) -> list[tuple[str, str]]:
@@ -448,11 +487,17 @@ class Storage(ABC):
         return self.run_now(read)
 
     def save_name(self, identity: str, name: str) -> None:
-        claimed_at = time.time()
+        """Save a claim of a name. Its time decides which of two claims of names that look alike keeps
+        the name (the older, at the next start): on a database that several nodes share it is the
+        database's clock, not this node's, which may be wrong."""
+        params: tuple[str | float, ...]
+        if self.clock_sql is None:
+            claimed_at, params = "?", (identity, name, time.time())
+        else:
+            claimed_at, params = self.clock_sql, (identity, name)
         self.submit(lambda db: db.run(
-            "INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
-            (identity, name, claimed_at)))
+            f"INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, {claimed_at}) "
+            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at", params))
 
 
 async def _write_table(db: Database, table_id: int, meta_text: str) -> None:

@@ -207,6 +207,7 @@ class PostgresStorage(Storage):
     libpq's environment variables and password file apply too)."""
 
     kind = "postgresql"
+    clock_sql = "EXTRACT(EPOCH FROM clock_timestamp())"  # one clock for every node of several
 
     def __init__(self, url: str) -> None:
         self.url = url

@@ -74,6 +74,10 @@ class Cluster:
     def url(self, database: str) -> str:
         return f"postgresql://{ADMIN}@{quote(str(self.socket_dir), safe='')}/{database}"
 
+    def tcp_url(self, database: str, host: str) -> str:
+        """The URL of one of its databases over TCP (a cluster started with ``listen``)."""
+        return f"postgresql://{ADMIN}@{host}:5432/{database}"
+
     def new_database(self) -> str:
         """A new, empty database of the cluster; its URL."""
         name = f"test_{os.getpid()}_{next(self._numbers)}"
@@ -103,8 +107,10 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_cluster() -> Cluster:
-    """initdb a cluster in a new temporary directory and start its server on a Unix socket there."""
+def start_cluster(listen: str = "", trusted: str | None = None) -> Cluster:
+    """initdb a cluster in a new temporary directory and start its server on a Unix socket there
+    (and on TCP port 5432 of the address ``listen``, trusting clients of the network ``trusted``,
+    such as ``10.0.0.0/24``: a cluster in a network namespace of the tests')."""
     initdb, postgres = server_programs()
     user = _runs_as()
     folder = Path(tempfile.mkdtemp(prefix="ono99-pg-"))
@@ -120,11 +126,15 @@ def start_cluster() -> Cluster:
     subprocess.run([str(initdb), "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--locale=C",
                     "--no-sync", "--no-instructions"], check=True, capture_output=True, env=env, cwd=folder,
                    user=uid, group=gid, extra_groups=groups)
+    if trusted is not None:
+        with (data / "pg_hba.conf").open("a") as rules:
+            rules.write(f"host all all {trusted} trust\n")
     # fsync off: these databases die with the test run; a commit is still a commit to its client.
     log = (folder / "server.log").open("ab")
     run: dict[str, Any] = dict(
-        args=[str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", "listen_addresses=", "-c", "fsync=off",
-              "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"],
+        args=[str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", f"listen_addresses={listen}",
+              "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+              "-c", "shared_buffers=32MB"],
         stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder,
         start_new_session=True,  # its signals to its process group are not the test process's
         user=uid, group=gid, extra_groups=groups)

@@ -25,10 +25,10 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _answers(port: int) -> bool:
+def _answers(host: str, port: int) -> bool:
     """Whether a Redis server answers PING on the port (spoken by hand: no client library needed)."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+        with socket.create_connection((host, port), timeout=1.0) as sock:
             sock.sendall(b"PING\r\n")
             return sock.recv(16).startswith(b"+PONG")
     except OSError:
@@ -42,10 +42,11 @@ class RedisServer:
     folder: Path
     port: int
     process: subprocess.Popen[bytes] | None = None
+    host: str = "127.0.0.1"  # the address it listens on
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://{self.host}:{self.port}/0"
 
     def start(self) -> None:
         program = shutil.which("redis-server")
@@ -53,12 +54,14 @@ class RedisServer:
             raise RuntimeError(MISSING)
         log = (self.folder / "redis.log").open("ab")
         # No saving to disk: what a node keeps in Redis it can rebuild, and a restart starts empty.
+        # Protected mode (no password: loopback clients only) is off on a test network's address.
+        protected = "yes" if self.host == "127.0.0.1" else "no"
         self.process = subprocess.Popen(
-            [program, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"],
+            [program, "--port", str(self.port), "--bind", self.host, "--dir", str(self.folder),
+             "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", protected],
             stdout=log, stderr=subprocess.STDOUT, cwd=self.folder, start_new_session=True)
         end = time.monotonic() + START_TIMEOUT
-        while not _answers(self.port):
+        while not _answers(self.host, self.port):
             if self.process.poll() is not None or time.monotonic() > end:
                 said = (self.folder / "redis.log").read_text(errors="replace")
                 self.stop()
@@ -80,8 +83,10 @@ class RedisServer:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_redis() -> RedisServer:
-    """A new ``redis-server`` on a free loopback port, in a new temporary directory."""
-    server = RedisServer(Path(tempfile.mkdtemp(prefix="ono99-redis-")), _free_port())
+def start_redis(host: str | None = None, port: int = 6379) -> RedisServer:
+    """A new ``redis-server`` in a new temporary directory: on a free loopback port, or on ``host``
+    and ``port`` (the address of a network namespace the calling thread is in)."""
+    folder = Path(tempfile.mkdtemp(prefix="ono99-redis-"))
+    server = RedisServer(folder, _free_port()) if host is None else RedisServer(folder, port, host=host)
     server.start()
     return server

@@ -423,13 +423,19 @@ def free_port() -> int:
 class ServerProcess:
     """``ono99 serve`` as a real process (for kill -9)."""
 
-    LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+    LISTENING = re.compile(r"listening on \S+:(\d+)")
     CERTIFICATE = re.compile(r"tls: certificate (SHA256:\S+)")
 
-    def __init__(self, db: Path | str, log_path: Path, *args: str) -> None:
+    def __init__(self, db: Path | str, log_path: Path, *args: str, host: str = "127.0.0.1",
+                 env: Mapping[str, str] | None = None, wrapper: Sequence[str] = ()) -> None:
+        """``env``: the process's environment (default: this one's); ``wrapper``: a command that runs
+        it (``ip netns exec NAME``: in a network namespace), which must exec it in its place."""
         self.db = db
         self.log_path = log_path
         self.args = args
+        self.host = host
+        self.env = env
+        self.wrapper = tuple(wrapper)
         self.proc: asyncio.subprocess.Process | None = None
         self.port = 0
         self.fingerprint = ""  # of its TLS certificate, as its banner says
@@ -439,10 +445,10 @@ class ServerProcess:
         self.banner = []  # this start's
         with self.log_path.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ono99_tui.cli", "serve", "--host", "127.0.0.1",
-                "--port", str(self.port or free_port()),  # a restart listens where it did
+                *self.wrapper, sys.executable, "-m", "ono99_tui.cli", "serve", "--host", self.host,
+                "--port", str(self.port or free_port()),  # a restart (or a test) chose it
                 "--db", str(self.db), *self.args, *self._ssh_off(), cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-                stderr=log)
+                stderr=log, env=None if self.env is None else dict(self.env))
         assert self.proc.stdout is not None
         while not any("stop with" in line for line in self.banner):  # the banner's last line
             line = (await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)).decode()
