@@ -4,12 +4,13 @@ front process on a TCP link to the game server, drawing on the session's channel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.driver import Driver
 from textual.widgets import Static
 
@@ -34,7 +35,7 @@ from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from ..wire.common import as_edition
 from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
-from .pacing import ANSWER_WINDOW, PACER
+from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
@@ -96,6 +97,11 @@ class SessionApp(Ono99App):
         self._answer_until = 0.0  # until then, the answer to a request just sent is not held back for a frame
         # called once, when the first screen that needs the player (the name screen or the lobby) is up
         self.on_first_screen: Callable[[], None] | None = None
+        self.after_batch: Callable[[], None] | None = None  # called after each batch of the server's messages
+        # A shared app draws this session's terminal (ono99_tui/front/sharing.py): this one takes in
+        # what the server sends, seldom, and neither paints nor writes until it is given the screen back.
+        self.screen_held = False
+        self._given_back: asyncio.Event | None = None
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -127,6 +133,13 @@ class SessionApp(Ono99App):
         """Wait for this session's next frame (ono99_tui/front/pacing.py): what the server sends
         meanwhile is drawn with it, as its newest state."""
         loop = asyncio.get_running_loop()
+        if self.screen_held:  # nothing is drawn: what came is taken in once in a while, or when given back
+            given_back = self._given_back = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(given_back.wait(), HELD_FRAME)
+            self._given_back = None
+            self._last_frame = loop.time()
+            return
         model = self.model
         seated = model.table is not None and model.table.you is not None
         frame = PACER.frame(watching=model.table is not None and not seated, seated=seated, my_turn=model.my_turn)
@@ -138,6 +151,45 @@ class SessionApp(Ono99App):
     def merges_states(self) -> bool:
         table = self.model.table
         return table is not None and table.you is None  # a spectator: its screen shows the newest state
+
+    async def _receive_batch(self, link: Link) -> bool:
+        going = await super()._receive_batch(link)
+        if self.after_batch is not None:
+            self.after_batch()
+        return going
+
+    # --- a screen drawn by a shared app -------------------------------------------------------------
+    def hold_screen(self) -> None:
+        """From now on a shared app draws this session's terminal: this app writes nothing, paints
+        nothing (Textual's batch holds its screen updates) and refreshes no widget."""
+        if self.screen_held:
+            return
+        self.screen_held = True
+        self.terminal.muted = True
+        self._begin_batch()
+
+    def give_screen_back(self, repaint: bool = True) -> None:
+        """This app draws its terminal again: what it took in meanwhile goes to its widgets, and
+        (``repaint``) its whole screen is drawn over what the shared app left there."""
+        if not self.screen_held:
+            return
+        self.screen_held = False
+        self.terminal.muted = False
+        self._end_batch()
+        if self._given_back is not None:
+            self._given_back.set()
+        if not repaint or self.return_code is not None or not self.is_running:
+            return
+        if self._refresh_wanted:
+            self._refresh()
+        with contextlib.suppress(ScreenStackError):
+            self.screen.refresh()  # the whole screen: the terminal shows another app's picture
+
+    def _refresh(self) -> None:
+        if self.screen_held:  # given back later, with everything taken in meanwhile
+            self._refresh_wanted = True
+            return
+        super()._refresh()
 
     def send_message(self, message: Request) -> None:
         # the answer (a table, then the seat in it, ...) is drawn as soon as it comes
