@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from pathlib import Path
+from typing import Any
 
 from ono99_tui.client import Client
-from ono99_tui.front.sharing import Group
+from ono99_tui.front.sharing import Group, TapInbox
 from ono99_tui.i18n import gettext, using
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.help import HelpScreen
@@ -47,6 +49,11 @@ async def watch_from_the_lobby(rig: Rig, name: str, **options: object) -> Player
     await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
                        and a.model.table.you is None, f"{name} watching")
     return player
+
+
+def without_moves(output: bytearray) -> bytes:
+    """The output without its control sequences: a line drawn in pieces (each after a cursor move) whole."""
+    return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(output))
 
 
 def group_of(rig: Rig, player: Player) -> Group | None:  # noqa: F811
@@ -135,7 +142,8 @@ async def test_spectators_with_the_same_terminal_share_one_app_and_a_key_or_a_re
 async def test_chat_reaches_the_members_as_plain_text(rig: Rig) -> None:  # noqa: F811
     """Tess says a line at the table with an escape sequence and markup in it while Bea and Cy share
     a group's app. Tried: the line reaches both terminals (drawn by the group's app), its markup as
-    written and no escape sequence of it (the server keeps none, the app draws text as text)."""
+    written and no escape sequence of it (the server keeps none, the app draws text as text); then a
+    notification for Bea alone takes her out of the group, shown on her terminal only."""
     host = await Client.connect("127.0.0.1", rig.server.port, "tess")
     try:
         await host.send(CreateTable(name="talk", seats=2, turn_seconds=0))
@@ -149,6 +157,11 @@ async def test_chat_reaches_the_members_as_plain_text(rig: Rig) -> None:  # noqa
             await player.until_shown(b"[b]here[/b]", "the line with its markup as written")
             assert b"owned\x07" not in player.output and b"\x1b]2;owned" not in player.output
         assert group_of(rig, bea) is not None and group_of(rig, cy) is not None  # a chat line is everyone's
+        # a notification for Bea alone (as the front's own words would be): her own app shows it
+        bea.app.notify("only for Bea")
+        assert group_of(rig, bea) is None and group_of(rig, cy) is not None
+        await until(lambda: b"only for Bea" in without_moves(bea.output), "Bea's own notification on her terminal")
+        assert b"only for Bea" not in without_moves(cy.output)
         for player in (bea, cy):
             await player.close()
     finally:
@@ -198,3 +211,35 @@ async def test_with_sharing_off_every_spectator_draws_its_own_screen(tmp_path: P
     finally:
         await host.close()
         await rig.close()
+
+
+async def test_a_links_inbox_keeps_a_spectators_table_and_says_what_is_its_own() -> None:
+    """The inbox a shared app is started and fed from. Tried: a spectator's table and its run of
+    states kept as one (every event), a seated player's not; the table's messages fed on while it
+    feeds, lobby lists neither fed nor its own, a notice, an error or the link's end its own."""
+    inbox = TapInbox()
+    fed: list[dict[str, Any]] = []
+    own: list[int] = []
+    inbox.on_own = lambda: own.append(1)
+    table = {"t": "table", "table": {"id": 7, "you": None}}
+    inbox.put_nowait(table)
+    for seq, count in ((1, 1), (2, 1), (4, 2)):  # each state's events follow the last's
+        inbox.put_nowait({"t": "state", "table": 7, "game_no": 1, "seq": seq, "events": [{"e": "play"}] * count,
+                          "view": {}})
+    assert inbox.table is table and [m["seq"] for m in inbox.since_table] == [4]
+    assert len(inbox.since_table[0]["events"]) == 4
+    inbox.feeds = fed.append
+    inbox.put_nowait({"t": "chat", "scope": "table", "table": 7, "text": "hi"})
+    inbox.put_nowait({"t": "tables", "tables": []})
+    assert [m["t"] for m in fed] == ["chat"] and not own
+    inbox.put_nowait({"t": "notice", "table": 7, "code": "clock_ran_out", "params": {}})
+    assert not own and fed[-1]["t"] == "notice"
+    inbox.put_nowait({"t": "notice", "table": 7, "code": "waiting_for_seat", "params": {}})
+    inbox.put_nowait({"t": "error", "code": "x"})
+    assert len(own) == 2 and fed[-1]["code"] == "clock_ran_out"
+    inbox.put_nowait(None)
+    assert len(own) == 3 and inbox.table is None and not inbox.since_table
+    seated = TapInbox()
+    seated.put_nowait({"t": "table", "table": {"id": 7, "you": 0}})
+    seated.put_nowait({"t": "state", "table": 7, "game_no": 1, "seq": 1, "events": [{}], "view": {}})
+    assert not seated.since_table

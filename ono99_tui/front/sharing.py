@@ -38,17 +38,16 @@ from textual.screen import Screen
 from ..links import Link
 from ..tui.table import TableScreen
 from ..wire.requests import Request
-from .ssh_app import SessionApp
+from .ssh_app import NOTICES_TO_ALL, SessionApp
 from .ssh_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 
 # What the game server sends every spectator of a table alike: a group's app is fed these.
 SHARED_KINDS = frozenset({"table", "state", "history", "chat", "chat_history"})
-SHARED_NOTICES = frozenset({"clock_ran_out"})  # the one notice a table sends all its members
 # Sent to everyone in the lobby and shown on no table screen: neither fed nor a reason to leave.
 LOBBY_KINDS = frozenset({"tables", "online", "leaderboard", "queue", "pong"})
-KEPT_MESSAGES = 400  # of the table's messages a link keeps, to start a group's app at the table
+KEPT_MESSAGES = 64  # of the table's messages a link keeps (a run of states as one), to start a group's app
 
 
 class TapInbox(asyncio.Queue[dict[str, Any] | None]):
@@ -66,7 +65,7 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
     def put_nowait(self, item: dict[str, Any] | None) -> None:
         super().put_nowait(item)
         kind = item.get("t") if item is not None else None
-        if item is not None and (kind in SHARED_KINDS or (kind == "notice" and item.get("code") in SHARED_NOTICES)):
+        if item is not None and (kind in SHARED_KINDS or (kind == "notice" and item.get("code") in NOTICES_TO_ALL)):
             self._keep(item)
             if self.feeds is not None:
                 self.feeds(item)
@@ -84,12 +83,32 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
             if not isinstance(table, dict) or not isinstance(shown, dict) or table.get("id") != shown.get("id"):
                 self.since_table.clear()  # another table: nothing of the last carries over
             self.table = message
-        elif self.table is not None:
+            return
+        table = self.table.get("table") if self.table is not None else None
+        if not isinstance(table, dict) or table.get("you") is not None:
+            return  # kept for a spectator only: a seated player's screen is never shared
+        last = self.since_table[-1] if self.since_table else None
+        if message.get("t") == "state" and last is not None and _continues(last, message):
+            events = last["events"]  # the list is this inbox's own (below)
+            events.extend(message["events"])
+            self.since_table[-1] = {**message, "events": events}
+        elif message.get("t") == "state" and isinstance(message.get("events"), list):
+            self.since_table.append({**message, "events": list(message["events"])})
+        else:
             self.since_table.append(message)
 
     def table_id(self) -> int | None:
         table = self.table.get("table") if self.table is not None else None
         return table.get("id") if isinstance(table, dict) and isinstance(table.get("id"), int) else None
+
+
+def _continues(last: dict[str, Any], state: dict[str, Any]) -> bool:
+    """Whether ``state`` follows the state ``last`` in one game, event after event: kept as one
+    state, the last, with the events of both (as ``merged_states`` in ono99_tui/tui/app.py)."""
+    return (last.get("t") == "state" and last.get("table") == state.get("table")
+            and last.get("game_no") == state.get("game_no") and isinstance(last.get("events"), list)
+            and isinstance(state.get("events"), list) and isinstance(last.get("seq"), int)
+            and isinstance(state.get("seq"), int) and state["seq"] - len(state["events"]) == last["seq"])
 
 
 def tap_link(link: Any) -> TapInbox:
@@ -197,6 +216,8 @@ class GroupApp(SessionApp):
         pass  # nobody types here
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        if not self._table_drawn and not isinstance(screen, TableScreen):
+            return  # its blank first screen: the members' terminals keep their own pictures until the table's
         if renderable is not None and not self._table_drawn and isinstance(screen, TableScreen):
             # the table's first frame whole: the members' terminals show their own apps' pictures
             self._table_drawn = True
@@ -237,7 +258,9 @@ class Group:
         self.link = GroupLink()
         tap = first.tap
         for message in ([tap.table] if tap.table is not None else []) + list(tap.since_table):
-            self.link.inbox.put_nowait(message)
+            # a copy of a kept state's events: the inbox goes on adding to its list
+            self.link.inbox.put_nowait({**message, "events": list(message["events"])}
+                                       if isinstance(message.get("events"), list) else message)
         self.app = GroupApp(self.terminal, self.link, key.theme, first.app.host)
         self.task = asyncio.create_task(self._run())
 
@@ -317,7 +340,8 @@ class ScreenSharing:
                 screen = app.screen
             except ScreenStackError:
                 return None
-            if not isinstance(screen, TableScreen) or member.typed_on is screen or len(app._notifications):
+            if (not isinstance(screen, TableScreen) or member.typed_on is screen or len(app._notifications)
+                    or asyncio.get_running_loop().time() < app.own_notice_until):
                 return None
         return GroupKey(table.id, terminal.size, app.language, app.theme, terminal.color_system, app.no_color)
 
@@ -343,7 +367,7 @@ class ScreenSharing:
         self.joined += 1
         group.add(member)
         assert member.tap is not None
-        member.tap.on_own = lambda: self.leave(member)
+        member.tap.on_own = member.app.on_own_notice = lambda: self.leave(member)
 
     def leave(self, member: Member, repaint: bool = True) -> None:
         """``member``'s own app draws its terminal again (``repaint``: all of it, at once)."""
@@ -352,6 +376,8 @@ class ScreenSharing:
             return
         if member.tap is not None:
             member.tap.on_own = None
+        with contextlib.suppress(Exception):
+            member.app.on_own_notice = None
         group.remove(member)
         with contextlib.suppress(Exception):
             member.app.give_screen_back(repaint=repaint)

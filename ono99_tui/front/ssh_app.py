@@ -12,6 +12,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult, ScreenStackError
 from textual.driver import Driver
+from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
@@ -21,6 +22,7 @@ from ..messages import (
     Bye,
     ErrorMessage,
     Left,
+    Notice,
     ServerMessage,
     State,
     TableMessage,
@@ -49,6 +51,7 @@ PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 # ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
 RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
+NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/table.py)
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 
@@ -102,6 +105,9 @@ class SessionApp(Ono99App):
         # what the server sends, seldom, and neither paints nor writes until it is given the screen back.
         self.screen_held = False
         self._given_back: asyncio.Event | None = None
+        self.own_notice_until = 0.0  # loop time until which a notification for this session alone is up
+        self.on_own_notice: Callable[[], None] | None = None  # called when one comes while the screen is held
+        self._notice_to_all = False  # handling a notice every member of the table gets
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -240,7 +246,23 @@ class SessionApp(Ono99App):
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        if not self._notice_to_all:  # for this session alone: a shared screen would not show it
+            shown_for = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+            self.own_notice_until = max(self.own_notice_until, asyncio.get_running_loop().time() + shown_for)
+            if self.screen_held and self.on_own_notice is not None:
+                self.on_own_notice()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
     def handle(self, message: ServerMessage) -> None:
+        self._notice_to_all = isinstance(message, Notice) and message.code in NOTICES_TO_ALL
+        try:
+            self._handle(message)
+        finally:
+            self._notice_to_all = False
+
+    def _handle(self, message: ServerMessage) -> None:
         if (isinstance(message, ErrorMessage) and message.ref == "join" and message.code == "game_running"
                 and self.door.code is not None and self._code_hint):
             self._probing_code = False  # the code is a table's: its game has started
