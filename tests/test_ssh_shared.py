@@ -41,9 +41,10 @@ async def play_slowly(client: Client) -> None:
             await client.send(Act(action=view["legal"][0], version=view["version"]))
 
 
-async def watch_from_the_lobby(rig: Rig, name: str, **options: object) -> Player:  # noqa: F811
+async def watch_from_the_lobby(rig: Rig, name: str, size: tuple[int, int] = (100, 30),  # noqa: F811
+                               env: dict[str, str] | None = None) -> Player:
     """An SSH spectator whose key owns ``name``: in the lobby, s watches the one table listed."""
-    player = await Player.connect(rig, name, key=await named_key(rig, name), **options)  # type: ignore[arg-type]
+    player = await Player.connect(rig, name, key=await named_key(rig, name), size=size, env=env)
     await player.until(lambda a: isinstance(a.screen, LobbyScreen) and bool(a.model.tables), f"{name}'s lobby")
     await player.press("s")
     await player.until(lambda a: isinstance(a.screen, TableScreen) and a.model.table is not None
@@ -100,7 +101,8 @@ async def test_spectators_with_the_same_terminal_share_one_app_and_a_key_or_a_re
         assert spectating_vi not in bea.output and spectating_vi not in cy.output
         dan_rows, dan_columns = cursor_cells(bytes(dan.output))
         assert dan_rows <= 24 and dan_columns <= 80
-        assert group_of(rig, dan) is not None and group_of(rig, dan).app.size == (80, 24)  # type: ignore[union-attr]
+        dans = group_of(rig, dan)
+        assert dans is not None and dans.app.size == (80, 24)
         # moves drawn by the group's app reach both members' terminals
         seen = shared.app.model.seq
         marks = {p: len(p.output) for p in (bea, cy)}

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from rich.console import RenderableType
 from rich.control import Control
+from textual import events
 from textual.app import ScreenStackError
 from textual.driver import Driver
 from textual.screen import Screen
@@ -204,7 +205,7 @@ class GroupApp(SessionApp):
     def get_driver_class(self) -> type[Driver]:
         return GroupDriver
 
-    def on_mount(self, event: Any) -> None:  # type: ignore[override]  # SessionApp's, with its members' theme
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # as SessionApp.on_mount, with a theme
         super().on_mount(event)
         if self._theme_name in self.available_themes:
             self.theme = self._theme_name
