@@ -165,7 +165,7 @@ async def run(sessions: int, workers: int, seconds: float, watching: float, priv
             Path(tmp), "--host", HOST, "--port", str(tcp_port), "--db", str(Path(tmp) / "b.db"), "--ssh-port",
             str(ssh_port), "--ssh-workers", str(workers), "--bot-delay", "10", "--turn-seconds", "0", "--grace",
             "3600", "--max-per-address", "10000", "--max-connections", "10000", "--ssh-max-sessions", "1000",
-            "--ssh-max-per-address", "1000", "--ssh-idle-timeout", "3600", "--log-level", "warning",
+            "--ssh-max-per-address", "1000", "--ssh-idle-timeout", "3600", "--log-level", "info",
             "--no-advertise", *(["--ssh-private-screens"] if private else []))
         try:
             assert re.search(r"ssh workers: \d+", banner), banner
@@ -205,6 +205,7 @@ async def run(sessions: int, workers: int, seconds: float, watching: float, priv
                   f"| {percentile(latencies, 0.99):.0f} ms "
                   f"| {front:.0f} ms | {span.fronts_cpu * 1000 / max(1, len(latencies)):.0f} ms "
                   f"| {game:.1f} ms | {per_session:.2f} MiB | {os.getloadavg()[0]:.1f} |", flush=True)
+            print(f"  shared screens at the span's end: {shared_screens(Path(tmp) / 'server.log')}", flush=True)
             for spectator in spectators:
                 await spectator.close()
             for player in players + watchers:
@@ -212,6 +213,16 @@ async def run(sessions: int, workers: int, seconds: float, watching: float, priv
                     player.conn.close()
         finally:
             stop_serve(proc)
+
+
+def shared_screens(log_file: Path) -> str:
+    """What each front process last said of its shared screens (ono99_tui/front/sharing.py)."""
+    last: dict[str, str] = {}
+    for line in log_file.read_text(errors="replace").splitlines():
+        found = re.search(r"ssh front (\d+): (\d+ sessions drawn by \d+ shared screens)", line)
+        if found:
+            last[found.group(1)] = found.group(2)
+    return "; ".join(last.values()) or "none"
 
 
 async def main() -> None:

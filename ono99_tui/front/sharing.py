@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -367,6 +368,7 @@ class ScreenSharing:
         self.group_of[member] = group
         self.joined += 1
         group.add(member)
+        self._tell()
         assert member.tap is not None
         member.tap.on_own = member.app.on_own_notice = lambda: self.leave(member)
 
@@ -384,6 +386,11 @@ class ScreenSharing:
             member.app.give_screen_back(repaint=repaint)
         if not group.members:
             self._close(group)
+        self._tell()
+
+    def _tell(self) -> None:
+        log.info("ssh front %d: %d sessions drawn by %d shared screens", os.getpid(), len(self.group_of),
+                 len(self.groups))
 
     def _close(self, group: Group) -> None:
         if self.groups.get(group.key) is group:
