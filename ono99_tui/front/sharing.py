@@ -63,12 +63,18 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
         self.since_table: deque[dict[str, Any]] = deque(maxlen=KEPT_MESSAGES)
         self.feeds: Callable[[dict[str, Any]], None] | None = None
         self.on_own: Callable[[], None] | None = None
+        # loop time of the last state of a running game: a held app takes it in seconds later, and
+        # the idle timeout must not end a session whose screen the game moves meanwhile
+        self.last_game_update = 0.0
 
     def put_nowait(self, item: dict[str, Any] | None) -> None:
         super().put_nowait(item)
         kind = item.get("t") if item is not None else None
         if item is not None and (kind in SHARED_KINDS or (kind == "notice" and item.get("code") in NOTICES_TO_ALL)):
             self._keep(item)
+            view = item.get("view")
+            if kind == "state" and isinstance(view, dict) and view.get("winner") is None:
+                self.last_game_update = asyncio.get_running_loop().time()
             if self.feeds is not None:
                 self.feeds(item)
         elif kind not in LOBBY_KINDS:

@@ -182,7 +182,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
         self.app: SessionApp | PlainSessionApp | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
-        self._idle = IdleWatch(lambda: self.app.last_game_update if self.app is not None else 0.0, self._idle_over)
+        self._idle = IdleWatch(self._last_game_update, self._idle_over)
         self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
         self.line_end = "\r\n"  # "\n" without a PTY (a plain session): the client's terminal adds the "\r"
         self.plain = False  # lines of text (ssh plain@HOST): no screen to give back
@@ -290,6 +290,13 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             self.closed = True
             chan.abort()
             self.end("too slow: the terminal did not take its updates")
+
+    def _last_game_update(self) -> float:
+        """When the session's screen last showed a running game's move (its link got it, if its app
+        is held: ono99_tui/front/sharing.py)."""
+        tap = self.tap
+        return max(self.app.last_game_update if self.app is not None else 0.0,
+                   tap.last_game_update if tap is not None else 0.0)
 
     @property
     def typed_on(self) -> object | None:
