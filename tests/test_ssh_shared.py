@@ -10,18 +10,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ono99_tui.client import Client
 from ono99_tui.front.sharing import Group, TapInbox
+from ono99_tui.front.ssh import SshSession
+from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.i18n import gettext, using
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.wire.requests import Act, CreateTable, Join, Say, Start
-from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
+from tests.test_ssh import PATIENCE, Player, Rig, rig, run, start_rig, until  # noqa: F401  (rig is a fixture)
 from tests.test_ssh_pace import cursor_cells, named_key
 
 MOVE_PAUSE = 0.3  # seconds a TCP player waits before each move: the game lasts while the test looks
@@ -245,3 +251,86 @@ async def test_a_links_inbox_keeps_a_spectators_table_and_says_what_is_its_own()
     seated.put_nowait({"t": "table", "table": {"id": 7, "you": 0}})
     seated.put_nowait({"t": "state", "table": 7, "game_no": 1, "seq": 1, "events": [{}], "view": {}})
     assert not seated.since_table
+
+
+@pytest.mark.system
+async def test_two_openssh_spectators_sharing_a_screen_see_the_same_picture(rig: Rig, tmp_path: Path) -> None:  # noqa: F811
+    """The real OpenSSH client in two tmux windows of 100×30, both watching a table two TCP players
+    play. Tried: the two sessions share one group's app, moves are made after both joined (the second
+    got the group's whole picture for itself, then the updates), and once the players stop, tmux
+    shows the same screen in both windows, the table's; a key in one gives it its own app, whose
+    screen, repainted over the group's, is the table again."""
+    assert shutil.which("ssh") and shutil.which("tmux"), "ssh and tmux are part of the test machine"
+    host = await Client.connect("127.0.0.1", rig.server.port, "tess")
+    guest = await Client.connect("127.0.0.1", rig.server.port, "gus")
+    socket_name = f"ono99-test-{uuid.uuid4().hex[:8]}"
+    tmux = ("tmux", "-L", socket_name, "-f", "/dev/null")
+    game: asyncio.Future[tuple[None, None]] | None = None
+    try:
+        await host.send(CreateTable(name="framed", seats=2, turn_seconds=0))
+        table_id = (await host.expect("table"))["table"]["id"]
+        await guest.send(Join(table=table_id))
+        await guest.expect("table")
+        windows = ("bea", "cy")
+        for name in windows:
+            key_path = tmp_path / f"id_{name}"
+            key_path.write_bytes((await named_key(rig, name)).export_private_key())
+            key_path.chmod(0o600)
+            ssh = (f"ssh -F /dev/null -p {rig.front.port} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+                   f"-o LogLevel=ERROR -o IdentitiesOnly=yes -o BatchMode=yes -i {key_path} {name}@127.0.0.1")
+            await run(*tmux, "new-session", "-d", "-s", name, "-x", "100", "-y", "30", ssh)
+
+        def session_of(name: str) -> SshSession:
+            found = next((s for s in rig.front.sessions if isinstance(s.app, SessionApp)
+                          and s.app.model.my_name == name), None)
+            assert found is not None
+            return found
+
+        for name in windows:
+            await until(lambda n=name: any(isinstance(s.app, SessionApp) and s.app.model.my_name == n
+                                           and s.app.model.tables for s in rig.front.sessions), f"{name}'s lobby")
+            await run(*tmux, "send-keys", "-t", name, "s")
+        sharing = rig.front.sharing
+        await until(lambda: len(sharing.groups) == 1 and len(next(iter(sharing.groups.values())).members) == 2,
+                    "both OpenSSH spectators in one group")
+        group = next(iter(sharing.groups.values()))
+        await host.send(Start())
+        game = asyncio.gather(play_slowly(host), play_slowly(guest))
+        seq = group.app.model.seq
+        await until(lambda: group.app.model.seq >= seq + 3, "moves drawn by the group's app")
+        game.cancel()
+        with contextlib.suppress(BaseException):
+            await game
+        game = None
+
+        async def pane(name: str) -> str:
+            return await run(*tmux, "capture-pane", "-p", "-t", name)
+
+        shown = ["", ""]
+        for _ in range(int(PATIENCE / 0.2)):
+            shown = [await pane(name) for name in windows]
+            if shown[0] == shown[1] and "spectating" in shown[0]:
+                break
+            await asyncio.sleep(0.2)
+        assert shown[0] == shown[1] and "spectating" in shown[0], f"{shown[0]}\n---\n{shown[1]}"
+        assert len(group.members) == 2
+        # a key: Cy's own app draws his whole screen over the group's picture
+        cy = session_of("cy")
+        await run(*tmux, "send-keys", "-t", "cy", "Down")
+        await until(lambda: sharing.group_of.get(cy) is None, "Cy out of the group")
+        await until(lambda: isinstance(cy.app, SessionApp) and not cy.app.screen_held, "Cy's own app drawing")
+        for _ in range(int(PATIENCE / 0.2)):
+            mine = await pane("cy")
+            if "spectating" in mine and "framed" in mine:
+                break
+            await asyncio.sleep(0.2)
+        assert "spectating" in mine and "framed" in mine, mine
+    finally:
+        if game is not None:
+            game.cancel()
+            with contextlib.suppress(BaseException):
+                await game
+        await host.close()
+        await guest.close()
+        with contextlib.suppress(Exception):
+            await run(*tmux, "kill-server")
