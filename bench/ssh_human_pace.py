@@ -18,7 +18,12 @@ fronts and of the game server per player-minute (every session, playing or watch
 here), and the fronts' CPU per move made; the fronts' resident memory per session above the idle
 fronts.
 
+With --private-screens every session draws its own screen; by default spectators with the same
+terminal share one app's drawing (ono99_tui/front/sharing.py), once the watch-CODE hint (20 s) is gone:
+--settle 22 measures after it.
+
 Run: python bench/ssh_human_pace.py --players 20 60 --workers 1 2 [--seconds 40] [--watching 0.67]
+     [--private-screens] [--settle 22]
 """
 
 from __future__ import annotations
@@ -151,7 +156,7 @@ async def note_latency(players: list[Player], pressed: float, latencies: list[fl
         await asyncio.sleep(0.01)
 
 
-async def run(sessions: int, workers: int, seconds: float, watching: float) -> None:
+async def run(sessions: int, workers: int, seconds: float, watching: float, private: bool, settle: float) -> None:
     players_count = round(sessions * (1 - watching) / 4) * 4
     watchers_count = sessions - players_count
     with tempfile.TemporaryDirectory(prefix="ono99-pace-") as tmp:
@@ -160,8 +165,8 @@ async def run(sessions: int, workers: int, seconds: float, watching: float) -> N
             Path(tmp), "--host", HOST, "--port", str(tcp_port), "--db", str(Path(tmp) / "b.db"), "--ssh-port",
             str(ssh_port), "--ssh-workers", str(workers), "--bot-delay", "10", "--turn-seconds", "0", "--grace",
             "3600", "--max-per-address", "10000", "--max-connections", "10000", "--ssh-max-sessions", "1000",
-            "--ssh-max-per-address", "1000", "--ssh-idle-timeout", "3600", "--log-level", "warning",
-            "--no-advertise")
+            "--ssh-max-per-address", "1000", "--ssh-idle-timeout", "3600", "--log-level", "info",
+            "--no-advertise", *(["--ssh-private-screens"] if private else []))
         try:
             assert re.search(r"ssh workers: \d+", banner), banner
             fronts = children(proc.pid)
@@ -184,7 +189,7 @@ async def run(sessions: int, workers: int, seconds: float, watching: float) -> N
                 spectators.append(spectator)
             for index in range(0, len(players), 4):
                 players[index].press(b"s")  # the host starts the game
-            await asyncio.sleep(2)
+            await asyncio.sleep(settle)
             latencies: list[float] = []
             end = time.perf_counter() + seconds
             _, span = await measured(proc.pid, asyncio.gather(
@@ -194,11 +199,13 @@ async def run(sessions: int, workers: int, seconds: float, watching: float) -> N
             game = span.game_cpu * 1000 / player_minutes
             front = span.fronts_cpu * 1000 / player_minutes
             per_session = (sum(rss(p) for p in fronts) - idle_rss) / sessions / 2**20
-            print(f"| {workers} | {players_count} + {watchers_count} | {len(latencies)} "
+            print(f"| {'own apps' if private else 'shared'} | {workers} | {players_count} + {watchers_count} "
+                  f"| {len(latencies)} | {span.fronts_cpu:.1f} s "
                   f"| {statistics.median(latencies):.0f} ms "
                   f"| {percentile(latencies, 0.99):.0f} ms "
                   f"| {front:.0f} ms | {span.fronts_cpu * 1000 / max(1, len(latencies)):.0f} ms "
                   f"| {game:.1f} ms | {per_session:.2f} MiB | {os.getloadavg()[0]:.1f} |", flush=True)
+            print(f"  shared screens at the span's end: {shared_screens(Path(tmp) / 'server.log')}", flush=True)
             for spectator in spectators:
                 await spectator.close()
             for player in players + watchers:
@@ -208,6 +215,16 @@ async def run(sessions: int, workers: int, seconds: float, watching: float) -> N
             stop_serve(proc)
 
 
+def shared_screens(log_file: Path) -> str:
+    """What each front process last said of its shared screens (ono99_tui/front/sharing.py)."""
+    last: dict[str, str] = {}
+    for line in log_file.read_text(errors="replace").splitlines():
+        found = re.search(r"ssh front (\d+): (\d+ sessions drawn by \d+ shared screens)", line)
+        if found:
+            last[found.group(1)] = found.group(2)
+    return "; ".join(last.values()) or "none"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, nargs="+", default=[20, 60], help="multiples of 4")
@@ -215,15 +232,21 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--watching", type=float, default=0.0,
                         help="the share of the sessions that watch a table over SSH instead of playing (0 to 1)")
+    parser.add_argument("--private-screens", action="store_true",
+                        help="every SSH session draws its own screen (ono99 serve --ssh-private-screens)")
+    parser.add_argument("--settle", type=float, default=2.0,
+                        help="seconds between the games' start and the measured span (a watch-CODE session's "
+                             "hint stays up 20 s, and a spectator shares its screen only once it is gone)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores; load average at the start {os.getloadavg()[0]:.1f}")
-    print("| workers | players + SSH watchers | moves | key press to every seat's screen: p50 | p99 "
+    print("| screens | workers | players + SSH watchers | moves | fronts CPU "
+          "| key press to every seat's screen: p50 | p99 "
           "| fronts CPU per player-minute (every session) "
           "| fronts CPU per move | game server CPU per player-minute | fronts memory per session | load average |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for workers in args.workers:
         for count in args.players:
-            await run(count, workers, args.seconds, args.watching)
+            await run(count, workers, args.seconds, args.watching, args.private_screens, args.settle)
 
 
 if __name__ == "__main__":

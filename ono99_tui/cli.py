@@ -216,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-keepalive", type=float, default=30.0,
                        help=_("seconds between SSH keepalives; 3 unanswered close the connection (default 30)"))
     serve.add_argument("--ssh-max-sessions", type=int, default=300, help=_("SSH sessions at once (default 300)"))
+    serve.add_argument("--ssh-private-screens", action="store_true",
+                       help=_("draw every SSH spectator's screen in its own app (by default spectators of a table "
+                              "with the same terminal size, language and theme share one)"))
     serve.add_argument("--ssh-max-per-address", type=int, default=8,
                        help=_("SSH sessions at once from one address (default 8)"))
     serve.add_argument("--db", default=None, metavar="PATH|URL",

@@ -414,7 +414,8 @@ def run_serve(args: argparse.Namespace) -> int:
                                           login_timeout=args.ssh_login_timeout,
                                           idle_timeout=args.ssh_idle_timeout, keepalive=args.ssh_keepalive,
                                           max_sessions=args.ssh_max_sessions,
-                                          max_sessions_per_address=args.ssh_max_per_address))
+                                          max_sessions_per_address=args.ssh_max_per_address,
+                                          shared_screens=not args.ssh_private_screens))
     if args.front_credential_file is not None:
         try:
             config.front_credentials = (read_or_create_credential(args.front_credential_file),)

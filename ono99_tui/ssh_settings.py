@@ -28,3 +28,6 @@ class SshSettings:
     max_waiting_logins_per_address: int = 4
     input_bytes_per_second: float = 1024.0  # typing and clicks use a fraction; a paste flood waits
     input_burst: int = 4096
+    # Spectators of a table whose terminals match (size, language, theme, colours) share one app's
+    # drawing (ono99_tui/front/sharing.py); False: every session draws its own screen.
+    shared_screens: bool = True

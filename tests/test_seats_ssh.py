@@ -94,6 +94,8 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path, monk
         await watcher.until(lambda a: a.model.view is not None and a.model.view.winner is not None,
                             "the spectator to see the end")
         assert not watcher.ended.is_set() and b"without a key pressed" not in watcher.output
+        # its screen was a shared one (front/sharing.py): its app, held, took the moves in seconds later
+        assert rig.front.sharing.joined >= 1
         await asyncio.wait_for(watcher.ended.wait(), PATIENCE)  # nothing moves now: idle
         assert b"without a key pressed" in watcher.output
     finally:

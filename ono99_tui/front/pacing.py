@@ -25,6 +25,7 @@ SEATED_FRAME = 0.0  # a seated player's screen follows the game as it goes
 LOBBY_FRAME = 0.0  # the lobby changes a few times a minute
 BUSY_FRAME = 1.0  # a spectator's or the lobby's while the process is busy (logins under way, the loop late)
 BUSY_SEATED_FRAME = 0.2  # a seated player's then, but in their own turn
+HELD_FRAME = 5.0  # a session whose screen a shared app draws takes in what came this often (front/sharing.py)
 ANSWER_WINDOW = 1.0  # seconds after a request during which what arrives is drawn at once: its answer
 LAG_CHECK = 0.1  # seconds between two looks at how late the event loop runs
 LATE = 0.05  # the loop is late when a timer fires this much after its time

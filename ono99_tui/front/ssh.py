@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import re
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -37,10 +38,12 @@ from ..known_servers import ServerTrust, UntrustedServer
 from ..limits import HelloQueue
 from ..protocol import MAX_NAME
 from ..reasons import said
+from ..tui.model_screen import ModelScreen
 from . import ssh_words
 from .config import FrontConfig
 from .idle import IdleWatch
 from .pacing import PACER
+from .sharing import ScreenSharing, TapInbox, tap_link
 from .ssh_app import SessionApp
 from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .ssh_plain import PlainSessionApp, plain_user
@@ -143,6 +146,7 @@ class Door:
         self.keys_kept = front.auth != "password"
         self.name_help = ""
         self.link: Client | None = None
+        self.tap: TapInbox | None = None  # the link's inbox, which a shared screen's app may be fed from
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
         """Say hello for the player over a new link to the game server (a known key comes back to
@@ -154,6 +158,7 @@ class Door:
         if isinstance(result, tuple):
             return result
         self.link = result
+        self.tap = tap_link(result)
         log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcome.get("name"),
                  self.fingerprint or "guest")
         return result
@@ -177,10 +182,12 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
         self.app: SessionApp | PlainSessionApp | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
-        self._idle = IdleWatch(lambda: self.app.last_game_update if self.app is not None else 0.0, self._idle_over)
+        self._idle = IdleWatch(self._last_game_update, self._idle_over)
         self.last_words = ""  # the farewell of end(), said by the front if the app does not end in time
         self.line_end = "\r\n"  # "\n" without a PTY (a plain session): the client's terminal adds the "\r"
         self.plain = False  # lines of text (ssh plain@HOST): no screen to give back
+        self.door: Door | None = None
+        self._typed_on: weakref.ref[object] | None = None  # the screen its app showed when the client last typed
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -228,11 +235,12 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
                                         env=chan.get_environment(), bytes_per_second=config.ssh.input_bytes_per_second,
                                         burst=config.ssh.input_burst, pause_reading=chan.pause_reading,
                                         resume_reading=chan.resume_reading)
-        door = Door(self.front, username, owner.address, owner.port, owner.fingerprint)
+        door = self.door = Door(self.front, username, owner.address, owner.port, owner.fingerprint)
         self.app = PlainSessionApp(self.terminal, door, line_at_a_time=self.term_type is None) if plain \
             else SessionApp(self.terminal, door)
         if isinstance(self.app, SessionApp):
             self.app.on_first_screen = owner.first_screen
+            self.app.after_batch = lambda: self.front.sharing.consider(self)
         else:
             owner.login_over()
         self.front.sessions.add(self)
@@ -248,6 +256,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             log.exception("ssh %s: the session's app failed", self.owner.address)
             app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
         finally:
+            self.front.sharing.leave(self, repaint=False)
             farewell = app.farewell
             self.owner.login_over()
             self.app = None  # a finished session keeps nothing of its app
@@ -256,6 +265,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             # The words first: leaving a game server that is gone can take seconds (its link's close
             # waits for an answer), and a front closing meanwhile would cut the connection unsaid.
             self.say_farewell(farewell)
+            self.door = None  # nor of its link
             await door.leave()
             self.owner.close_soon()  # one session per connection: nothing more will happen on it
 
@@ -281,13 +291,46 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             chan.abort()
             self.end("too slow: the terminal did not take its updates")
 
+    def _last_game_update(self) -> float:
+        """When the session's screen last showed a running game's move (its link got it, if its app
+        is held: ono99_tui/front/sharing.py)."""
+        tap = self.tap
+        return max(self.app.last_game_update if self.app is not None else 0.0,
+                   tap.last_game_update if tap is not None else 0.0)
+
+    @property
+    def typed_on(self) -> object | None:
+        return self._typed_on() if self._typed_on is not None else None
+
+    @property
+    def tap(self) -> TapInbox | None:
+        return self.door.tap if self.door is not None else None
+
+    def send_shared(self, data: bytes) -> None:
+        """What a shared screen's app draws for this session's terminal."""
+        self._send(data)
+
     def data_received(self, data: bytes, datatype: int | None) -> None:
         self._idle.touch()
         if self.terminal is not None:
+            self.front.sharing.leave(self)  # its own app takes the key, and draws what it does
+            self._note_typed()
             self.terminal.receive(data)
+
+    def _note_typed(self) -> None:
+        """Remember the screen typed on: the table's under any dialog (its screen may differ from
+        the group's now: the log scrolled, a chat line begun), so the session keeps its own app there."""
+        app = self.app
+        if not isinstance(app, SessionApp) or not app.is_running:
+            self._typed_on = None
+            return
+        stack = app.screen_stack
+        screen = next((s for s in stack if isinstance(s, ModelScreen)), stack[-1] if stack else None)
+        self._typed_on = weakref.ref(screen) if screen is not None else None
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if self.terminal is not None:
+            self.front.sharing.leave(self)
             self.terminal.resize(width, height)
 
     def break_received(self, msec: int) -> bool:
@@ -306,6 +349,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
     def end(self, reason: str) -> None:
         """Stop the app (which gives the terminal back and prints ``reason``), or close the channel."""
         self._idle.cancel()
+        self.front.sharing.leave(self, repaint=False)  # its own app gives the terminal back
         app = self.app
         if app is not None:
             app.farewell = reason
@@ -511,6 +555,7 @@ class SshFront:
                                                              self.config.ssh.max_waiting_logins_per_address)
         self._listener: asyncssh.SSHAcceptor | None = None
         self._login_seconds = 0.0  # how long a login takes to its first screen, lately (a moving average)
+        self.sharing = ScreenSharing(config.ssh.shared_screens)  # spectators' screens drawn once for many
 
     @property
     def port(self) -> int:
@@ -519,7 +564,7 @@ class SshFront:
 
     async def start(self) -> None:
         config = self.config
-        self.task_factory = asyncio.get_running_loop().get_task_factory()
+        self.task_factory = self.sharing.task_factory = asyncio.get_running_loop().get_task_factory()
         self._listener = await asyncssh.create_server(
             lambda: SshConnection(self), config.ssh_host or None, config.ssh_port or 0,
             reuse_port=config.reuse_port or None,
@@ -618,6 +663,7 @@ class SshFront:
                         else ssh_words.server_closed(env, reason))
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+        await self.sharing.close(CLOSE_WAIT)
         for session in list(self.sessions):  # an app that did not end in time: its words all the same
             session.say_farewell(session.last_words, leave_screen=True)
         for connection in list(self.connections):

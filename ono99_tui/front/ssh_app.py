@@ -4,13 +4,15 @@ front process on a TCP link to the game server, drawing on the session's channel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.driver import Driver
+from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
 from ..i18n import N_, language_from_ssh_env, using
@@ -20,6 +22,7 @@ from ..messages import (
     Bye,
     ErrorMessage,
     Left,
+    Notice,
     ServerMessage,
     State,
     TableMessage,
@@ -34,7 +37,7 @@ from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from ..wire.common import as_edition
 from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
-from .pacing import ANSWER_WINDOW, PACER
+from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
@@ -48,6 +51,7 @@ PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 # ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
 RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
+NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/table.py)
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 
@@ -96,6 +100,14 @@ class SessionApp(Ono99App):
         self._answer_until = 0.0  # until then, the answer to a request just sent is not held back for a frame
         # called once, when the first screen that needs the player (the name screen or the lobby) is up
         self.on_first_screen: Callable[[], None] | None = None
+        self.after_batch: Callable[[], None] | None = None  # called after each batch of the server's messages
+        # A shared app draws this session's terminal (ono99_tui/front/sharing.py): this one takes in
+        # what the server sends, seldom, and neither paints nor writes until it is given the screen back.
+        self.screen_held = False
+        self._given_back: asyncio.Event | None = None
+        self.own_notice_until = 0.0  # loop time until which a notification for this session alone is up
+        self.on_own_notice: Callable[[], None] | None = None  # called when one comes while the screen is held
+        self._notice_to_all = False  # handling a notice every member of the table gets
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
                          language=language)
         adapt_app_to_terminal(self, terminal)
@@ -127,6 +139,13 @@ class SessionApp(Ono99App):
         """Wait for this session's next frame (ono99_tui/front/pacing.py): what the server sends
         meanwhile is drawn with it, as its newest state."""
         loop = asyncio.get_running_loop()
+        if self.screen_held:  # nothing is drawn: what came is taken in once in a while, or when given back
+            given_back = self._given_back = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(given_back.wait(), HELD_FRAME)
+            self._given_back = None
+            self._last_frame = loop.time()
+            return
         model = self.model
         seated = model.table is not None and model.table.you is not None
         frame = PACER.frame(watching=model.table is not None and not seated, seated=seated, my_turn=model.my_turn)
@@ -138,6 +157,45 @@ class SessionApp(Ono99App):
     def merges_states(self) -> bool:
         table = self.model.table
         return table is not None and table.you is None  # a spectator: its screen shows the newest state
+
+    async def _receive_batch(self, link: Link) -> bool:
+        going = await super()._receive_batch(link)
+        if self.after_batch is not None:
+            self.after_batch()
+        return going
+
+    # --- a screen drawn by a shared app -------------------------------------------------------------
+    def hold_screen(self) -> None:
+        """From now on a shared app draws this session's terminal: this app writes nothing, paints
+        nothing (Textual's batch holds its screen updates) and refreshes no widget."""
+        if self.screen_held:
+            return
+        self.screen_held = True
+        self.terminal.muted = True
+        self._begin_batch()
+
+    def give_screen_back(self, repaint: bool = True) -> None:
+        """This app draws its terminal again: what it took in meanwhile goes to its widgets, and
+        (``repaint``) its whole screen is drawn over what the shared app left there."""
+        if not self.screen_held:
+            return
+        self.screen_held = False
+        self.terminal.muted = False
+        self._end_batch()
+        if self._given_back is not None:
+            self._given_back.set()
+        if not repaint or self.return_code is not None or not self.is_running:
+            return
+        if self._refresh_wanted:
+            self._refresh()
+        with contextlib.suppress(ScreenStackError):
+            self.screen.refresh()  # the whole screen: the terminal shows another app's picture
+
+    def _refresh(self) -> None:
+        if self.screen_held:  # given back later, with everything taken in meanwhile
+            self._refresh_wanted = True
+            return
+        super()._refresh()
 
     def send_message(self, message: Request) -> None:
         # the answer (a table, then the seat in it, ...) is drawn as soon as it comes
@@ -188,7 +246,23 @@ class SessionApp(Ono99App):
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        if not self._notice_to_all:  # for this session alone: a shared screen would not show it
+            shown_for = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+            self.own_notice_until = max(self.own_notice_until, asyncio.get_running_loop().time() + shown_for)
+            if self.screen_held and self.on_own_notice is not None:
+                self.on_own_notice()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
     def handle(self, message: ServerMessage) -> None:
+        self._notice_to_all = isinstance(message, Notice) and message.code in NOTICES_TO_ALL
+        try:
+            self._handle(message)
+        finally:
+            self._notice_to_all = False
+
+    def _handle(self, message: ServerMessage) -> None:
         if (isinstance(message, ErrorMessage) and message.ref == "join" and message.code == "game_running"
                 and self.door.code is not None and self._code_hint):
             self._probing_code = False  # the code is a table's: its game has started

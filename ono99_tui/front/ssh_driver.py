@@ -108,6 +108,7 @@ class ChannelTerminal:
         self._stamp = 0.0
         self._paused = False
         self._pump_handle: asyncio.TimerHandle | None = None
+        self.muted = False  # what the app draws is not sent: a shared app draws this terminal (sharing.py)
 
     # --- from the client ---------------------------------------------------------------------------
     def receive(self, data: bytes) -> None:
@@ -141,9 +142,14 @@ class ChannelTerminal:
             self._pump_handle = None
 
     def write(self, text: str) -> None:
+        if not self.muted:
+            self.send(self.encode(text))
+
+    def encode(self, text: str) -> bytes:
+        """What is drawn, as bytes in the colours this terminal has."""
         if self._system is not ColorSystem.TRUECOLOR:
             text = _SGR.sub(lambda m: _downgrade_sgr(m.group(1), self._system), text)
-        self.send(text.encode("utf-8", "replace"))
+        return text.encode("utf-8", "replace")
 
     def _pump(self) -> None:
         self._pump_handle = None
