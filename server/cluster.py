@@ -35,6 +35,8 @@ from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
+from .cluster_queue import CHANNEL as QUEUE_CHANNEL
+from .cluster_queue import ClusterQueue
 from .lease import Fence
 from .storage import Database
 
@@ -101,6 +103,7 @@ class Cluster:
         self._published: bytes | None = None
         self._publish_due = False
         self._closing = False  # close() began: nothing more is published (the listener may be gone)
+        self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
 
     @property
     def every(self) -> float:
@@ -124,6 +127,7 @@ class Cluster:
         self.fence.bind(loop)
         self.storage.fence = self.fence
         self.lobby.nodes = self
+        self.lobby.matchmaker.shared = self.queue
         await self.storage.call(self.fence.start_over)
         taken = await self._take_over()
         await self._heartbeat()
@@ -145,6 +149,8 @@ class Cluster:
         if held:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.storage.call(lambda db: self.fence.release(db, held)), self.lease_seconds)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.queue.leave_all(), 2.0)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.redis.delete(PREFIX + self.node), 2.0)
             await asyncio.wait_for(self.redis.publish(CHANNEL, self.node), 2.0)
@@ -275,6 +281,8 @@ class Cluster:
         while True:
             await asyncio.sleep(self.every)
             await self._heartbeat()
+            if self.bus_up:
+                await self.queue.heartbeat()
 
     def _tables_changed(self) -> None:
         self._publish_soon()
@@ -324,13 +332,16 @@ class Cluster:
     async def _listen_loop(self) -> None:
         pubsub = self.redis.pubsub()
         try:
-            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL)
+            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL)
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
                 channel = message.get("channel")
                 if channel in (CHAT_CHANNEL, CHAT_CHANNEL.encode()):
                     self._heard(message.get("data"))
+                elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
+                    if message.get("data") not in (self.node, self.node.encode()):
+                        self.queue.heard()
                 elif message.get("data") not in (self.node, self.node.encode()):
                     await self._read_peers()
         finally:
@@ -361,7 +372,7 @@ class Cluster:
             with contextlib.suppress(RedisError, OSError):
                 await self.redis.publish(CHAT_CHANNEL, line)
 
-        self._spawn(publish())
+        self.spawn(publish())
 
     def remote_online(self) -> list[wire.OnlinePlayer]:
         """The players of the other nodes, as their records last said."""
@@ -391,6 +402,20 @@ class Cluster:
                                 "connect again in a few seconds", fatal=True, params={"why": "moving"})
 
 
+    def alive(self) -> set[str]:
+        """The nodes whose record this node read last, and itself."""
+        return {self.node, *self.peers}
+
+    def send_away(self, member: Member, host: str, port: int) -> None:
+        """A player seated at another node's table (play now): their connection closes (``bye``), and
+        their next hello here is answered ``elsewhere`` with that node's address."""
+        key = _seat_key(member.identity, member.token_hash)
+        self.sending[key] = (host, port, asyncio.get_running_loop().time() + SENT_ON_SECONDS)
+        if member.connection is not None:
+            member.connection.close(BYE_SENT_ON)
+        else:
+            self.lobby.forget_if_idle(member)
+
     def send_on(self, member: Member, request: Join | Spectate) -> bool:
         """A ``join`` or ``spectate`` of a public table another node holds: the player is sent on.
         Their connection closes (``bye``); the client connects again as after any lost connection,
@@ -419,7 +444,7 @@ class Cluster:
                 return
             connection.close(BYE_SENT_ON)
 
-        self._spawn(leave())
+        self.spawn(leave())
         return True
 
     def welcomed(self, member: Member, resume: str | None) -> None:
@@ -443,9 +468,9 @@ class Cluster:
                     member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t,
                                                   params=exc.params or {}))
 
-        self._spawn(arrive())
+        self.spawn(arrive())
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import signal
 from collections.abc import AsyncIterator
@@ -562,3 +563,110 @@ async def test_a_node_closing_as_its_tables_change_says_nothing_more_to_the_othe
     await asyncio.sleep(1.0)  # past the push that was to come
     assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
     assert redis.Redis.from_url(redis_server.url).get("ono99:node:n0") is None
+
+
+async def queued_as(client: TestClient, waiting: int, position: int | None = None) -> dict[str, Any]:
+    """The ``queue`` message that shows ``client`` waiting with ``waiting`` players in their queue
+    (counted over every node; read again within a heartbeat)."""
+    def shows(m: dict[str, Any]) -> bool:
+        q = m["queued"]
+        return q is not None and q["waiting"] == waiting and (position is None or q["position"] == position)
+
+    return await client.expect("queue", where=shows, timeout=10 * LEASE)
+
+
+@pytest.mark.system
+async def test_players_on_two_nodes_pressing_play_now_meet_at_one_table(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a long play-now wait, a queue of four seats. Alice on n0 and Bob on n1 press
+    play now: each sees both waiting. Zoe (n1) presses too and disconnects, and Alice leaves the
+    queue and comes back: both leave the shared queue (Bob sees the counts fall, and is first).
+    Carol (n0) and Dave (n1) make four: Dave's node, n1, seats them at one table of its own; Alice
+    and Carol are sent on (bye, then ``elsewhere`` at their hello to n0) and are back in their seats
+    at n1 by their resume tokens; the game starts once both are there, with the four of them and no
+    bot. One table was made, and nobody waits any more."""
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n1.port, "bob")
+        zoe = await TestClient.connect("127.0.0.1", n1.port, "zoe")
+        clients = [alice, bob, zoe]
+        try:
+            await alice.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(alice, 1, 1)
+            await bob.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(bob, 2, 2)
+            await queued_as(alice, 2, 1)
+            await zoe.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(alice, 3, 1)
+            await zoe.close()
+            await queued_as(alice, 2, 1)
+            await alice.request({"t": "leave_queue"}, "queue", where=lambda m: m["queued"] is None)
+            await queued_as(bob, 1, 1)
+            await alice.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(alice, 2, 2)
+            carol = await TestClient.connect("127.0.0.1", n0.port, "carol")
+            clients.append(carol)
+            await carol.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(bob, 3, 1)
+
+            dave = await TestClient.connect("127.0.0.1", n1.port, "dave")
+            clients.append(dave)
+            await dave.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            players = [bob, dave]
+            for old in (alice, carol):
+                said = await until_closed(old)
+                assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+                back = await TestClient.connect("127.0.0.1", n0.port, old.welcome["name"], resume=old.resume_token)
+                clients.append(back)
+                assert port_of(back) == n1.port, "not sent on to the node that seated the group"
+                assert back.welcome["resumed"] is True and back.welcome["table"] is not None
+                players.append(back)
+            tables = []
+            for client in players:
+                detail = await client.expect("table", where=lambda m: m["table"]["status"] == "playing")
+                tables.append(detail["table"])
+                await client.expect("state")
+            assert {t["id"] for t in tables} == {players[-1].welcome["table"]}
+            assert sorted(s["name"] for s in tables[0]["seats"]) == ["alice", "bob", "carol", "dave"]
+            assert all(s["kind"] == "human" for s in tables[0]["seats"])
+            assert sorted(t["you"] for t in tables) == [0, 1, 2, 3]
+            for client in players[2:]:  # waiting no more
+                assert [m for m in client.received if m["t"] == "queue"][-1]["queued"] is None
+            assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
+            assert owner_of(database, tables[0]["id"]) == "n1"
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_a_node_killed_leaves_nobody_waiting_in_the_shared_queue(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Dave waits to play now on n0, which is killed (SIGKILL: it cleans nothing up). Tried: once
+    n1 no longer lists n0's players, Erin presses play now on n1 for the same queue and waits alone:
+    she is not seated with Dave, and Dave's entry is gone from Redis."""
+    import redis
+
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as cluster:
+        n0, n1 = cluster
+        dave = await TestClient.connect("127.0.0.1", n0.port, "dave")
+        erin = await TestClient.connect("127.0.0.1", n1.port, "erin")
+        clients = [dave, erin]
+        try:
+            await dave.send_map({"t": "play_now", "edition": "2022", "seats": 2})
+            await queued_as(dave, 1, 1)
+            await erin.expect("queue", where=lambda m: m["queues"] == [{"edition": "2022", "seats": 2, "waiting": 1}],
+                              timeout=10 * LEASE)
+            await n0.kill9()
+            await erin.expect("online", where=lambda m: "dave" not in [p["name"] for p in m["players"]],
+                              timeout=10 * LEASE)
+            await erin.send_map({"t": "play_now", "edition": "2022", "seats": 2})
+            await queued_as(erin, 1, 1)
+            await storage_barrier(erin)
+            assert not any(m["t"] == "table" for m in erin.received), "seated with a player of a dead node"
+            entries = redis.Redis.from_url(redis_server.url).hgetall("ono99:queued")
+            assert [json.loads(v)["name"] for v in entries.values()] == ["erin"]
+        finally:
+            for client in clients:
+                await client.close()
