@@ -1,7 +1,8 @@
 """A game's ending across a kill -9: a real `ono99 serve` process plays a game to its end, then its
 database is made to look exactly as a kill in the moment between the game's last move and its end
 being saved leaves it, and a new process is started on it (SQLite and PostgreSQL), or another node
-of several (``--cluster``: PostgreSQL and a real Redis) takes the table over."""
+of several (``--cluster``: PostgreSQL and a real Redis) takes the table over; and a node lost just
+after a game's end was saved, whose table is taken over without the game being rated again."""
 
 from __future__ import annotations
 
