@@ -35,6 +35,8 @@ from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
+from .cluster_names import NAMES as NAMES_CHANNEL
+from .cluster_names import ClusterNames
 from .cluster_queue import CHANNEL as QUEUE_CHANNEL
 from .cluster_queue import ClusterQueue
 from .lease import Fence
@@ -104,6 +106,7 @@ class Cluster:
         self._publish_due = False
         self._closing = False  # close() began: nothing more is published (the listener may be gone)
         self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
+        self.names = ClusterNames(self)  # the names of every node's players
 
     @property
     def every(self) -> float:
@@ -270,6 +273,8 @@ class Cluster:
             await self._read_peers()
             if not self.bus_up:
                 log.info("the lobby bus (Redis) answers")
+                self.bus_up = True
+                self.names.refresh_soon()  # it may have restarted empty
             self.bus_up = True
         except (RedisError, OSError) as exc:
             if self.bus_up:
@@ -332,13 +337,15 @@ class Cluster:
     async def _listen_loop(self) -> None:
         pubsub = self.redis.pubsub()
         try:
-            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL)
+            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL)
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
                 channel = message.get("channel")
                 if channel in (CHAT_CHANNEL, CHAT_CHANNEL.encode()):
                     self._heard(message.get("data"))
+                elif channel in (NAMES_CHANNEL, NAMES_CHANNEL.encode()):
+                    self.names.heard(message.get("data"))
                 elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
                     if message.get("data") not in (self.node, self.node.encode()):
                         self.queue.heard()
@@ -373,6 +380,17 @@ class Cluster:
                 await self.redis.publish(CHAT_CHANNEL, line)
 
         self.spawn(publish())
+
+    def check_name(self, name: str, identity: str | None, resumed: str | None) -> None:
+        self.names.check(name, identity, resumed)
+
+    def name_used(self, member: Member, resumed: str | None) -> None:
+        if not self._closing:
+            self.names.used(member, resumed)
+
+    def name_freed(self, member: Member, name: str) -> None:
+        if not self._closing:
+            self.names.freed(member, name)
 
     def remote_online(self) -> list[wire.OnlinePlayer]:
         """The players of the other nodes, as their records last said."""

@@ -572,7 +572,10 @@ async def queued_as(client: TestClient, waiting: int, position: int | None = Non
         q = m["queued"]
         return q is not None and q["waiting"] == waiting and (position is None or q["position"] == position)
 
-    return await client.expect("queue", where=shows, timeout=10 * LEASE)
+    try:
+        return await client.expect("queue", where=shows, timeout=10 * LEASE)
+    except TimeoutError:
+        raise AssertionError([m for m in client.received if m["t"] == "queue"]) from None
 
 
 @pytest.mark.system
@@ -585,6 +588,9 @@ async def test_players_on_two_nodes_pressing_play_now_meet_at_one_table(
     and Carol are sent on (bye, then ``elsewhere`` at their hello to n0) and are back in their seats
     at n1 by their resume tokens; the game starts once both are there, with the four of them and no
     bot. One table was made, and nobody waits any more."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
     async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as cluster:
         n0, n1 = cluster
         alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
@@ -593,7 +599,8 @@ async def test_players_on_two_nodes_pressing_play_now_meet_at_one_table(
         clients = [alice, bob, zoe]
         try:
             await alice.send_map({"t": "play_now", "edition": "1980", "seats": 4})
-            await queued_as(alice, 1, 1)
+            await queued_as(alice, 1, 1)  # as n0 says at once, before it has put her in Redis's queue
+            await wait_until(lambda: bus.zcard("ono99:queue:1980:4") == 1, "n0 puts Alice in the queue")
             await bob.send_map({"t": "play_now", "edition": "1980", "seats": 4})
             await queued_as(bob, 2, 2)
             await queued_as(alice, 2, 1)
@@ -667,6 +674,60 @@ async def test_a_node_killed_leaves_nobody_waiting_in_the_shared_queue(
             assert not any(m["t"] == "table" for m in erin.received), "seated with a player of a dead node"
             entries = redis.Redis.from_url(redis_server.url).hgetall("ono99:queued")
             assert [json.loads(v)["name"] for v in entries.values()] == ["erin"]
+        finally:
+            for client in clients:
+                await client.close()
+
+
+async def name_refusal(port: int, name: str) -> tuple[str, str, dict[str, Any]]:
+    """How the node at ``port`` refuses a guest's hello with ``name``: (code, reason, params). A node
+    that had not yet heard of another node's claim welcomes the hello, then says the same and closes."""
+    try:
+        client = await TestClient.connect("127.0.0.1", port, name)
+    except ServerError as exc:
+        return exc.code, exc.reason, dict(exc.error.params)
+    said = await until_closed(client)
+    await client.close()
+    [error] = [m for m in said if m["t"] == "error"]
+    return str(error["code"]), str(error["reason"]), dict(error["params"])
+
+
+@pytest.mark.system
+async def test_a_name_in_use_at_one_node_is_refused_at_every_node_alike(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice, a guest, is on n0 (her claim on the name is in Redis). Tried: Bob's hello to n1
+    as "alice", and as "ALICE", is refused with exactly what n0 itself says to the same hello
+    (``name_taken``, same reason and params). Once Alice has left, n1 takes "alice", and n0 then
+    refuses it as n1 does."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+
+    def claimed(name: str) -> bool:
+        return any(json.loads(v)["name"] == name for v in bus.hvals("ono99:names"))
+
+    async with nodes(tmp_path, database, redis_server.url, 2) as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        try:
+            await wait_until(lambda: claimed("alice"), "n0 claims the name in Redis")
+            for wanted in ("alice", "ALICE"):
+                here = await name_refusal(n0.port, wanted)
+                assert here[0] == "name_taken"
+                assert await name_refusal(n1.port, wanted) == here
+            await alice.close()
+            await wait_until(lambda: not claimed("alice"), "n0 lets the name go")
+            for _ in range(100):  # until n1 has heard that it is free
+                with contextlib.suppress(ServerError):
+                    clients.append(await TestClient.connect("127.0.0.1", n1.port, "alice"))
+                    break
+                await asyncio.sleep(LEASE / 20)
+            else:
+                pytest.fail("n1 does not take a name let go at n0")
+            await wait_until(lambda: claimed("alice"), "n1 claims the name in Redis")
+            code, reason, params = await name_refusal(n0.port, "alice")
+            assert (code, params["why"], params["existing"]) == ("name_taken", "taken", "alice")
+            assert reason == "the name 'alice' is taken on this server; choose another"
         finally:
             for client in clients:
                 await client.close()
