@@ -35,6 +35,8 @@ from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
+from .cluster_chat import CHANNEL as CHAT_CHANNEL
+from .cluster_chat import SharedLobbyChat
 from .cluster_names import NAMES as NAMES_CHANNEL
 from .cluster_names import ClusterNames
 from .cluster_queue import CHANNEL as QUEUE_CHANNEL
@@ -54,7 +56,6 @@ PREFIX = "ono99:node:"
 SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
 SENT_ON_SECONDS = 30  # how long a player sent on is expected at the other node
 CHANNEL = "ono99:lobby"
-CHAT_CHANNEL = "ono99:chat"  # lobby chat lines, {node, sender, text}
 MAX_ONLINE = 200  # players a node's record lists as online (as the lobby's "online" message)
 TAKE_AT_ONCE = 64  # tables one look may take over (the rest at the next look)
 
@@ -105,8 +106,10 @@ class Cluster:
         self._published: bytes | None = None
         self._publish_due = False
         self._closing = False  # close() began: nothing more is published (the listener may be gone)
+        self._subscribed: Any = None  # the Redis channels this node listens to, subscribed at its start
         self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
         self.names = ClusterNames(self)  # the names of every node's players
+        self.chat = SharedLobbyChat(self)  # the lobby's chat, saved and heard by every node
 
     @property
     def every(self) -> float:
@@ -124,13 +127,17 @@ class Cluster:
 
     # --- start and stop ---------------------------------------------------------------------------
     async def start(self) -> int:
-        """Join: take the tables nobody holds (a node's lobby chat starts empty: it is not kept), and
-        start the loops; the number of tables taken."""
+        """Join: read the lobby's chat, take the tables nobody holds, and start the loops; the number
+        of tables taken."""
         loop = asyncio.get_running_loop()
         self.fence.bind(loop)
         self.storage.fence = self.fence
         self.lobby.nodes = self
         self.lobby.matchmaker.shared = self.queue
+        with contextlib.suppress(RedisError, OSError):  # before the chat is read: no line falls between
+            self._subscribed = await self._subscribe()
+        self.chat.restore()
+        self.lobby.chat.shared = self.chat
         await self.storage.call(self.fence.start_over)
         taken = await self._take_over()
         await self._heartbeat()
@@ -334,16 +341,22 @@ class Cluster:
         elif online_changed:
             self.lobby.online_changed()
 
-    async def _listen_loop(self) -> None:
+    async def _subscribe(self) -> Any:
         pubsub = self.redis.pubsub()
+        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL)
+        return pubsub
+
+    async def _listen_loop(self) -> None:
+        pubsub, self._subscribed = self._subscribed, None  # the first time, subscribed at the start
         try:
-            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL)
+            if pubsub is None:
+                pubsub = await self._subscribe()
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
                 channel = message.get("channel")
                 if channel in (CHAT_CHANNEL, CHAT_CHANNEL.encode()):
-                    self._heard(message.get("data"))
+                    self.chat.heard(message.get("data"))
                 elif channel in (NAMES_CHANNEL, NAMES_CHANNEL.encode()):
                     self.names.heard(message.get("data"))
                 elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
@@ -352,35 +365,11 @@ class Cluster:
                 elif message.get("data") not in (self.node, self.node.encode()):
                     await self._read_peers()
         finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
-
-    def _heard(self, data: Any) -> None:
-        """A lobby chat line said at another node: this lobby's chat takes it, with a number of its own."""
-        try:
-            said = json.loads(data)
-            node, sender, text = str(said["node"]), str(said["sender"]), str(said["text"])
-        except (ValueError, TypeError, KeyError):
-            return
-        if node == self.node:
-            return
-        line = self.lobby.lobby_chat.add(sender, text)
-        frame = wire.encode_message(self.lobby.lobby_chat.message(line))
-        for member in self.lobby.members.values():
-            if member.connection is not None:
-                member.send_frame(frame)
+            if pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
 
     # --- what the lobby asks ------------------------------------------------------------------------
-    def lobby_said(self, sender: str, text: str) -> None:
-        """A lobby chat line said here, for the other nodes' lobbies (lost if Redis is down)."""
-        line = json.dumps({"node": self.node, "sender": sender, "text": text})
-
-        async def publish() -> None:
-            with contextlib.suppress(RedisError, OSError):
-                await self.redis.publish(CHAT_CHANNEL, line)
-
-        self.spawn(publish())
-
     def check_name(self, name: str, identity: str | None, resumed: str | None) -> None:
         self.names.check(name, identity, resumed)
 

@@ -30,8 +30,6 @@ class Nodes(Protocol):
 
     def remote_online(self) -> list[wire.OnlinePlayer]: ...
 
-    def lobby_said(self, sender: str, text: str) -> None: ...
-
     def check_name(self, name: str, identity: str | None, resumed: str | None) -> None:
         """Refuses (ProtocolError ``name_taken``) a name a player of another node goes by (``resumed``:
         the resume token hash a guest came with, whose name it may be)."""

@@ -731,3 +731,51 @@ async def test_a_name_in_use_at_one_node_is_refused_at_every_node_alike(
         finally:
             for client in clients:
                 await client.close()
+
+
+@pytest.mark.system
+async def test_the_lobby_chat_of_all_nodes_is_kept_across_a_restart_of_every_node(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice on n0 and Carol on n1 say three lines in the lobby, in turn. Tried: each line
+    reaches both of them once, under one id at both nodes, the ids counting up. Then n0 is killed
+    (SIGKILL) and n1 stopped, and both are started again: a newcomer at each node is sent the three
+    lines in the lobby's chat history, in order, once each, under the same ids; and a line said now
+    gets the next id at both nodes."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            said = [(alice, "one"), (carol, "two"), (alice, "three")]
+            shown: list[tuple[int, str, str]] = []
+            for speaker, text in said:
+                await speaker.send_map({"t": "chat", "text": text, "scope": "lobby"})
+
+                def this_line(m: dict[str, Any], text: str = text) -> bool:
+                    return bool(m["scope"] == "lobby" and m["text"] == text)
+
+                lines = [await c.expect("chat", where=this_line) for c in (alice, carol)]
+                assert lines[0]["id"] == lines[1]["id"] and lines[0]["from"] == speaker.welcome["name"]
+                shown.append((lines[0]["id"], lines[0]["from"], text))
+            assert [i for i, _, _ in shown] == sorted({i for i, _, _ in shown})
+            for client in (alice, carol):
+                await storage_barrier(client)
+                assert len([m for m in client.received if m["t"] == "chat"]) == 3, "a line shown twice"
+                await client.close()
+            clients = []
+            await n0.kill9()
+            await n1.stop()
+            await n0.start()
+            await n1.start()
+            for i, node in enumerate((n0, n1)):
+                newcomer = await TestClient.connect("127.0.0.1", node.port, f"dora{i}")
+                clients.append(newcomer)
+                history = await newcomer.expect("chat_history", where=lambda m: m["scope"] == "lobby")
+                assert [(m["id"], m["from"], m["text"]) for m in history["messages"]] == shown
+            await clients[0].send_map({"t": "chat", "text": "four", "scope": "lobby"})
+            for client in clients:
+                line = await client.expect("chat", where=lambda m: m["scope"] == "lobby")
+                assert (line["id"], line["text"]) == (shown[-1][0] + 1, "four")
+        finally:
+            for client in clients:
+                await client.close()
