@@ -779,3 +779,49 @@ async def test_the_lobby_chat_of_all_nodes_is_kept_across_a_restart_of_every_nod
         finally:
             for client in clients:
                 await client.close()
+
+
+@pytest.mark.system
+async def test_play_now_fills_a_table_with_bots_for_players_of_two_nodes_once_the_wait_is_over(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a play-now wait of 2 s, a queue of three seats. Alice (n0) and Bob (n1) press
+    play now. Tried: when Alice's wait is over, one node takes both of them (the first whose timer
+    fires) and seats them at one table with one bot; the other is sent on there, and the game starts
+    once they are both at that node."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "2") as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n1.port, "bob")
+        clients = [alice, bob]
+        try:
+            ports = {alice: n0.port, bob: n1.port}
+            await alice.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: bus.zcard("ono99:queue:2022:3") == 1, "n0 puts Alice in the queue")
+            await bob.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: read(database, "SELECT count(*) FROM live_tables") == [(1,)],
+                             "a node opens the table", timeout=10 * LEASE)
+            [(table_id,)] = read(database, "SELECT id FROM live_tables")
+            seated_at = n0 if owner_of(database, table_id) == "n0" else n1
+            players = []
+            for old in (alice, bob):
+                if ports[old] == seated_at.port:
+                    players.append(old)
+                    continue
+                said = await until_closed(old)
+                assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+                back = await TestClient.connect("127.0.0.1", ports[old], old.welcome["name"],
+                                                resume=old.resume_token)
+                clients.append(back)
+                assert port_of(back) == seated_at.port
+                assert back.welcome["table"] == table_id
+                players.append(back)
+            tables = [(await c.expect("table", where=lambda m: m["table"]["status"] == "playing"))["table"]
+                      for c in players]
+            assert {t["id"] for t in tables} == {table_id}
+            assert sorted(s["kind"] for s in tables[0]["seats"]) == ["bot", "human", "human"]
+            assert sorted(s["name"] for s in tables[0]["seats"] if s["kind"] == "human") == ["alice", "bob"]
+        finally:
+            for client in clients:
+                await client.close()
