@@ -167,6 +167,8 @@ class ClusterNames:
                     await work
             except (RedisError, OSError) as exc:
                 log.warning("names: the lobby bus (Redis) does not answer (%s); claimed again when it does", exc)
+            except Exception:
+                log.exception("names: a claim or release failed")
 
         self.node.spawn(in_turn())
 

@@ -52,6 +52,7 @@ CLAIMED = "ono99:queue-claimed:"  # + entry id: "claiming NODE", then where its 
 CHANNEL = "ono99:queue"  # a node says its queues changed
 NODE_RECORD = "ono99:node:"  # + node id: the node's record (server/cluster.py); gone when the node is
 CLAIMED_MS = 120_000  # how long a taken entry's mark is kept
+RETRY_SECONDS = 1.0  # after a group could not be seated, how long before a wait's end takes one again
 
 # KEYS: the queue, the entries. ARGV: seats, the wait (ms), the node record prefix, the mark prefix,
 # the mark, how long it is kept (ms). Returns id, entry, score for each entry taken.
@@ -148,6 +149,7 @@ class ClusterQueue:
         self._lock = asyncio.Lock()  # one queue operation at a time, in the order they were asked
         self._timers: dict[tuple[wire.Edition, int], asyncio.TimerHandle] = {}
         self._closed = False
+        self._retry_at = 0.0  # the loop's time before which no wait's end takes a group (one failed)
         self._claim: Any = node.redis.register_script(CLAIM)
         self._enqueue: Any = node.redis.register_script(ENQUEUE)
 
@@ -235,6 +237,8 @@ class ClusterQueue:
             except (RedisError, OSError) as exc:
                 log.warning("play now: the lobby bus (Redis) does not answer (%s); the queues are read again "
                             "at the next heartbeat", exc)
+            except Exception:
+                log.exception("play now: the shared queues failed; read again at the next heartbeat")
 
         self.node.spawn(in_turn())
 
@@ -285,18 +289,20 @@ class ClusterQueue:
             return None
         try:
             table = self.lobby.matchmaker.seat(members, edition, seats)
-        except ProtocolError as exc:  # the database or Redis is down: the group waits again, as it was
-            log.warning("play now: could not open a table (%s); the group waits again", exc.reason)
+        except Exception as exc:  # the database or Redis is down: the group waits again, as it was
+            log.warning("play now: could not open a table (%s); the group waits again", exc)
+            self._retry_at = asyncio.get_running_loop().time() + RETRY_SECONDS
             for member in made:
                 self.lobby.forget(member)
             for entry_id, record, score in taken:
                 await self.node.redis.delete(CLAIMED + entry_id)
-                if record.get("node") == self.node.node and entry_id not in by_id:
-                    continue
+                member = by_id.get(entry_id)
+                if record.get("node") == self.node.node and (member not in waiting or member in self.ids):
+                    continue  # a player of this node who left (or asked again) meanwhile
                 await self._enqueue(keys=[_queue_key(edition, seats), ENTRIES, CLAIMED + entry_id],
                                     args=[entry_id, json.dumps(record), int(score)])
-                if entry_id in by_id:
-                    self.ids[by_id[entry_id]] = entry_id
+                if member is not None:
+                    self.ids[member] = entry_id
                     self.scores[entry_id] = score
             return None
         host, port = self.node.address()
@@ -388,7 +394,8 @@ class ClusterQueue:
             if queue in self._timers or not self.snapshot.get(queue):
                 continue
             first = self.snapshot[queue][0][1]
-            delay = self._seconds_until(first + self.lobby.config.play_now_wait * 1000)
+            due = self._seconds_until(first + self.lobby.config.play_now_wait * 1000)
+            delay = max(due, self._retry_at - loop.time())
             edition, seats = queue
             self._timers[queue] = loop.call_later(max(0.0, delay) + 0.05, self._due, edition, seats)
 
