@@ -665,6 +665,8 @@ async def test_a_node_killed_leaves_nobody_waiting_in_the_shared_queue(
             await queued_as(dave, 1, 1)
             await erin.expect("queue", where=lambda m: m["queues"] == [{"edition": "2022", "seats": 2, "waiting": 1}],
                               timeout=10 * LEASE)
+            await erin.expect("online", where=lambda m: "dave" in [p["name"] for p in m["players"]],
+                              timeout=10 * LEASE)
             await n0.kill9()
             await erin.expect("online", where=lambda m: "dave" not in [p["name"] for p in m["players"]],
                               timeout=10 * LEASE)
@@ -698,13 +700,15 @@ async def test_a_name_in_use_at_one_node_is_refused_at_every_node_alike(
     """Two nodes; Alice, a guest, is on n0 (her claim on the name is in Redis). Tried: Bob's hello to n1
     as "alice", and as "ALICE", is refused with exactly what n0 itself says to the same hello
     (``name_taken``, same reason and params). Once Alice has left, n1 takes "alice", and n0 then
-    refuses it as n1 does."""
+    refuses it as n1 does. Bob on n0, which is killed: once n1 no longer lists n0's players, n1
+    takes "bob" and keeps the player who asked for it."""
     import redis
 
     bus = redis.Redis.from_url(redis_server.url)
 
-    def claimed(name: str) -> bool:
-        return any(json.loads(v)["name"] == name for v in bus.hvals("ono99:names"))
+    def claimed(name: str, node: str | None = None) -> bool:
+        return any(json.loads(v)["name"] == name and node in (None, json.loads(v)["node"])
+                   for v in bus.hvals("ono99:names"))
 
     async with nodes(tmp_path, database, redis_server.url, 2) as (n0, n1):
         alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
@@ -728,6 +732,20 @@ async def test_a_name_in_use_at_one_node_is_refused_at_every_node_alike(
             code, reason, params = await name_refusal(n0.port, "alice")
             assert (code, params["why"], params["existing"]) == ("name_taken", "taken", "alice")
             assert reason == "the name 'alice' is taken on this server; choose another"
+
+            bob = await TestClient.connect("127.0.0.1", n0.port, "bob")
+            clients.append(bob)
+            await wait_until(lambda: claimed("bob", "n0"), "n0 claims Bob's name")
+            watcher = clients[-2]  # Alice, at n1
+            await watcher.expect("online", where=lambda m: "bob" in [p["name"] for p in m["players"]],
+                                 timeout=10 * LEASE)
+            await n0.kill9()
+            await watcher.expect("online", where=lambda m: "bob" not in [p["name"] for p in m["players"]],
+                                 timeout=10 * LEASE)  # n0's record ran out: its claims count no more
+            clients.append(await TestClient.connect("127.0.0.1", n1.port, "bob"))
+            await wait_until(lambda: claimed("bob", "n1"), "n1 claims the name of a player of a node gone")
+            await clients[-1].request({"t": "list_tables"}, "tables")
+            assert not any(m["t"] in ("error", "bye") for m in clients[-1].received)
         finally:
             for client in clients:
                 await client.close()
