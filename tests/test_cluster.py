@@ -843,3 +843,46 @@ async def test_play_now_fills_a_table_with_bots_for_players_of_two_nodes_once_th
         finally:
             for client in clients:
                 await client.close()
+
+
+@pytest.mark.system
+async def test_the_real_app_playing_now_is_sent_on_to_the_table_another_node_opened(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a long play-now wait. Bob runs the real ``ono99 connect`` (a pseudo-terminal)
+    against n1 and presses p: he waits in the queue of four seats. Alice, Carol and Dave press play
+    now at n0, which takes the group. Tried: Bob's app, told to go, connects again to n1 by itself,
+    is sent on to n0 and is in his seat there: Alice sees him connected at a table whose game runs,
+    and Bob's screen shows his seat."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as (n0, n1):
+        bob = ConnectProcess(n1.port, tmp_path / "bob", "--name", "bob", fingerprint=n1.fingerprint)
+        clients: list[TestClient] = []
+        try:
+            await bob.start()
+            for _ in range(60):  # p, once the app shows the lobby
+                bob.press(b"p")
+                with contextlib.suppress(AssertionError):
+                    await wait_until(lambda: bus.zcard("ono99:queue:2022:4") == 1, "bob waits", timeout=1)
+                    break
+            else:
+                pytest.fail("bob's app never joined the play-now queue")
+            queued_at = len(bob.output)
+            for name in ("alice", "carol", "dave"):
+                client = await TestClient.connect("127.0.0.1", n0.port, name)
+                clients.append(client)
+                await client.send_map({"t": "play_now", "edition": "2022", "seats": 4})
+
+            def running_with_bob(message: dict[str, Any]) -> bool:
+                table = message["table"]
+                return table["status"] == "playing" and any(s["name"] == "bob" and s["connected"]
+                                                            for s in table["seats"])
+
+            await clients[0].expect("table", where=running_with_bob, timeout=60)
+            await wait_until(lambda: b"(you)" in bob.output[queued_at:], "bob's table screen with his seat",
+                             timeout=60)
+        finally:
+            await bob.stop()
+            for client in clients:
+                await client.close()
