@@ -6,7 +6,9 @@ and each node's public tables and seated players (a key per node, ``ono99:node:I
 unless its node writes it again, and a ``ono99:lobby`` channel that says a node's key changed). So
 every node lists every node's tables, and a player whose seat is at another node's table is sent
 on there (error ``elsewhere``, docs/protocol.md): all nodes show one TLS certificate, so the
-fingerprint the client pinned holds at every node.
+fingerprint the client pinned holds at every node. The play-now queues (server/cluster_queue.py),
+the names in use (server/cluster_names.py) and the lobby's chat (server/cluster_chat.py) are every
+node's too.
 
 A node that stops renewing (killed, paused, cut off) loses its leases after ``lease_seconds``;
 the first node whose next look finds them takes its tables over from PostgreSQL as a restart
