@@ -173,7 +173,8 @@ class ClusterQueue:
                                         args=[entry_id, record, ""])
             if int(score) >= 0:
                 self.scores[entry_id] = _ms(score)
-            await self._take(entry.edition, entry.seats)
+            if await self._take(entry.edition, entry.seats) is None:  # the other nodes count them now
+                await self.node.redis.publish(CHANNEL, self.node.node)
 
         self._run(join())
 
