@@ -108,6 +108,7 @@ class Cluster:
         self._published: bytes | None = None
         self._publish_due = False
         self._closing = False  # close() began: nothing more is published (the listener may be gone)
+        self._recorded = False  # this node's record was written once: one missing later was lost
         self._subscribed: Any = None  # the Redis channels this node listens to, subscribed at its start
         self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
         self.names = ClusterNames(self)  # the names of every node's players
@@ -275,16 +276,17 @@ class Cluster:
             return
         record = self._record()
         try:
-            await self.redis.set(PREFIX + self.node, record, px=int(self.lease_seconds * 1000))
+            kept = await self.redis.set(PREFIX + self.node, record, px=int(self.lease_seconds * 1000), get=True)
             if record != self._published:
                 await self.redis.publish(CHANNEL, self.node)
             self._published = record
             await self._read_peers()
             if not self.bus_up:
                 log.info("the lobby bus (Redis) answers")
+            if not self.bus_up or (kept is None and self._recorded):  # Redis may have restarted empty
                 self.bus_up = True
-                self.names.refresh_soon()  # it may have restarted empty
-            self.bus_up = True
+                self.names.refresh_soon()
+            self.bus_up = self._recorded = True
         except (RedisError, OSError) as exc:
             if self.bus_up:
                 log.error("the lobby bus (Redis) does not answer (%s): no new tables until it does; games go on", exc)
@@ -296,6 +298,8 @@ class Cluster:
             await asyncio.sleep(self.every)
             await self._heartbeat()
             if self.bus_up:
+                if self.names.due:  # a claim that did not reach Redis, or Redis restarted empty
+                    self.names.refresh_soon()
                 await self.queue.heartbeat()
 
     def _tables_changed(self) -> None:

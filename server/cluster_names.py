@@ -95,6 +95,7 @@ class ClusterNames:
         self.node = node
         self.held: dict[str, tuple[str, str, str]] = {}  # each claimed key → (node, name, whose), as heard
         self._lock = asyncio.Lock()  # claims and releases in the order they were asked
+        self.due = False  # a claim or release did not reach Redis: every claim is made again (``refresh``)
         self._claim: Any = node.redis.register_script(CLAIM)
         self._release: Any = node.redis.register_script(RELEASE)
 
@@ -133,6 +134,7 @@ class ClusterNames:
 
     def refresh_soon(self) -> None:
         """Once Redis answers (again): ``refresh``."""
+        self.due = True
         self._run(self.refresh())
 
     async def refresh(self) -> None:
@@ -147,6 +149,8 @@ class ClusterNames:
         for member in members:
             await self._claim_name(member, member.name, whose(member.identity, member.token_hash), "")
         self.held = await self._read()
+        self.due = False
+        log.info("names: this node's %d claimed again; %d keys held by all nodes", len(members), len(self.held))
 
     async def _read(self) -> dict[str, tuple[str, str, str]]:
         held: dict[str, tuple[str, str, str]] = {}
@@ -166,6 +170,7 @@ class ClusterNames:
                 async with self._lock:
                     await work
             except (RedisError, OSError) as exc:
+                self.due = True
                 log.warning("names: the lobby bus (Redis) does not answer (%s); claimed again when it does", exc)
             except Exception:
                 log.exception("names: a claim or release failed")

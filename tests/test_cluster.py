@@ -15,7 +15,7 @@ import random
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncssh
 import psycopg
@@ -884,5 +884,58 @@ async def test_the_real_app_playing_now_is_sent_on_to_the_table_another_node_ope
                              timeout=60)
         finally:
             await bob.stop()
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_redis_restarted_empty_gets_back_the_waiting_players_and_the_names_in_use(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a long play-now wait; Alice (n0), then Bob (n1), wait to play now at three
+    seats. Redis is stopped and started again, empty. Tried: the nodes put both back in the queue,
+    Alice still first (her score as before), and claim their names again; then Carol (n0) makes three
+    and the three of them are seated at one table."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+
+    def queue() -> list[tuple[str, float]]:
+        entries = cast(list[tuple[bytes, float]], bus.zrange("ono99:queue:2022:3", 0, -1, withscores=True))
+        return [(json.loads(bus.hget("ono99:queued", i) or b"{}").get("name", ""), s) for i, s in entries]
+
+    def names() -> set[str]:
+        return {json.loads(v)["name"] for v in bus.hvals("ono99:names")}
+
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n1.port, "bob")
+        clients = [alice, bob]
+        try:
+            await alice.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: len(queue()) == 1, "n0 puts Alice in the queue")
+            await bob.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: len(queue()) == 2, "n1 puts Bob in the queue")
+            before = queue()
+            assert [n for n, _ in before] == ["alice", "bob"] and names() == {"alice", "bob"}
+
+            redis_server.stop()
+            redis_server.start()
+            bus = redis.Redis.from_url(redis_server.url)
+            await wait_until(lambda: len(queue()) == 2 and names() == {"alice", "bob"},
+                             "the nodes put back their waiting players and names", timeout=10 * LEASE)
+            assert queue() == before
+
+            carol = await TestClient.connect("127.0.0.1", n0.port, "carol")
+            clients.append(carol)
+            await carol.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            said = await until_closed(bob)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            back = await TestClient.connect("127.0.0.1", n1.port, "bob", resume=bob.resume_token)
+            clients.append(back)
+            tables = [(await c.expect("table", where=lambda m: m["table"]["status"] == "playing"))["table"]
+                      for c in (alice, back, carol)]
+            assert len({t["id"] for t in tables}) == 1
+            assert sorted(s["name"] for s in tables[0]["seats"]) == ["alice", "bob", "carol"]
+        finally:
             for client in clients:
                 await client.close()
