@@ -101,6 +101,8 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                               "progress go on"),
     ("unavailable", "database"): N_("the server cannot open new tables now: its database does not answer; games in "
                                     "progress go on"),
+    ("unavailable", "chat"): N_("your message was not sent: the server's database does not answer; try again in a "
+                                "moment"),
     ("unavailable", "moving"): N_("your table is moving to another node of this server: connect again in a few "
                                   "seconds"),
     ("elsewhere", None): N_("your seat is at a table of another node of this server: connect to {host}:{port}"),

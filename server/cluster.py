@@ -6,7 +6,9 @@ and each node's public tables and seated players (a key per node, ``ono99:node:I
 unless its node writes it again, and a ``ono99:lobby`` channel that says a node's key changed). So
 every node lists every node's tables, and a player whose seat is at another node's table is sent
 on there (error ``elsewhere``, docs/protocol.md): all nodes show one TLS certificate, so the
-fingerprint the client pinned holds at every node.
+fingerprint the client pinned holds at every node. The play-now queues (server/cluster_queue.py),
+the names in use (server/cluster_names.py) and the lobby's chat (server/cluster_chat.py) are every
+node's too.
 
 A node that stops renewing (killed, paused, cut off) loses its leases after ``lease_seconds``;
 the first node whose next look finds them takes its tables over from PostgreSQL as a restart
@@ -35,6 +37,12 @@ from ono99_tui.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Join, Spectate
 
+from .cluster_chat import CHANNEL as CHAT_CHANNEL
+from .cluster_chat import SharedLobbyChat
+from .cluster_names import NAMES as NAMES_CHANNEL
+from .cluster_names import ClusterNames
+from .cluster_queue import CHANNEL as QUEUE_CHANNEL
+from .cluster_queue import ClusterQueue
 from .lease import ID_BLOCK, Fence
 from .storage import Database, StorageError
 
@@ -50,7 +58,6 @@ PREFIX = "ono99:node:"
 SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
 SENT_ON_SECONDS = 30  # how long a player sent on is expected at the other node
 CHANNEL = "ono99:lobby"
-CHAT_CHANNEL = "ono99:chat"  # lobby chat lines, {node, sender, text}
 MAX_ONLINE = 200  # players a node's record lists as online (as the lobby's "online" message)
 TAKE_AT_ONCE = 64  # tables one look may take over (the rest at the next look)
 
@@ -102,6 +109,11 @@ class Cluster:
         self._published: bytes | None = None
         self._publish_due = False
         self._closing = False  # close() began: nothing more is published (the listener may be gone)
+        self._recorded = False  # this node's record was written once: one missing later was lost
+        self._subscribed: Any = None  # the Redis channels this node listens to, subscribed at its start
+        self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
+        self.names = ClusterNames(self)  # the names of every node's players
+        self.chat = SharedLobbyChat(self)  # the lobby's chat, saved and heard by every node
 
     @property
     def every(self) -> float:
@@ -119,12 +131,17 @@ class Cluster:
 
     # --- start and stop ---------------------------------------------------------------------------
     async def start(self) -> int:
-        """Join: take the tables nobody holds (a node's lobby chat starts empty: it is not kept), and
-        start the loops; the number of tables taken."""
+        """Join: read the lobby's chat, take the tables nobody holds, and start the loops; the number
+        of tables taken."""
         loop = asyncio.get_running_loop()
         self.fence.bind(loop)
         self.storage.fence = self.fence
         self.lobby.nodes = self
+        self.lobby.matchmaker.shared = self.queue
+        with contextlib.suppress(RedisError, OSError):  # before the chat is read: no line falls between
+            self._subscribed = await self._subscribe()
+        self.chat.restore()
+        self.lobby.chat.shared = self.chat
         await self.storage.call(self.fence.start_over)
         self._ids = list(await self.storage.call(self.fence.reserve_table_ids))
         taken = await self._take_over()
@@ -147,6 +164,8 @@ class Cluster:
         if held:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.storage.call(lambda db: self.fence.release(db, held)), self.lease_seconds)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.queue.leave_all(), 2.0)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.redis.delete(PREFIX + self.node), 2.0)
             await asyncio.wait_for(self.redis.publish(CHANNEL, self.node), 2.0)
@@ -262,7 +281,7 @@ class Cluster:
             finally:
                 self._reserving = False
 
-        self._spawn(reserve())
+        self.spawn(reserve())
 
     # --- Redis: this node's record, and the others' ------------------------------------------------
     def _record(self) -> bytes:
@@ -284,14 +303,17 @@ class Cluster:
             return
         record = self._record()
         try:
-            await self.redis.set(PREFIX + self.node, record, px=int(self.lease_seconds * 1000))
+            kept = await self.redis.set(PREFIX + self.node, record, px=int(self.lease_seconds * 1000), get=True)
             if record != self._published:
                 await self.redis.publish(CHANNEL, self.node)
             self._published = record
             await self._read_peers()
             if not self.bus_up:
                 log.info("the lobby bus (Redis) answers")
-            self.bus_up = True
+            if not self.bus_up or (kept is None and self._recorded):  # Redis may have restarted empty
+                self.bus_up = True
+                self.names.refresh_soon()
+            self.bus_up = self._recorded = True
         except (RedisError, OSError) as exc:
             if self.bus_up:
                 log.error("the lobby bus (Redis) does not answer (%s): no new tables until it does; games go on", exc)
@@ -302,6 +324,10 @@ class Cluster:
         while True:
             await asyncio.sleep(self.every)
             await self._heartbeat()
+            if self.bus_up:
+                if self.names.due:  # a claim that did not reach Redis, or Redis restarted empty
+                    self.names.refresh_soon()
+                await self.queue.heartbeat()
 
     def _tables_changed(self) -> None:
         self._publish_soon()
@@ -348,47 +374,45 @@ class Cluster:
         elif online_changed:
             self.lobby.online_changed()
 
-    async def _listen_loop(self) -> None:
+    async def _subscribe(self) -> Any:
         pubsub = self.redis.pubsub()
+        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL)
+        return pubsub
+
+    async def _listen_loop(self) -> None:
+        pubsub, self._subscribed = self._subscribed, None  # the first time, subscribed at the start
         try:
-            await pubsub.subscribe(CHANNEL, CHAT_CHANNEL)
+            if pubsub is None:
+                pubsub = await self._subscribe()
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
                 channel = message.get("channel")
                 if channel in (CHAT_CHANNEL, CHAT_CHANNEL.encode()):
-                    self._heard(message.get("data"))
+                    self.chat.heard(message.get("data"))
+                elif channel in (NAMES_CHANNEL, NAMES_CHANNEL.encode()):
+                    self.names.heard(message.get("data"))
+                elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
+                    if message.get("data") not in (self.node, self.node.encode()):
+                        self.queue.heard()
                 elif message.get("data") not in (self.node, self.node.encode()):
                     await self._read_peers()
         finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it untyped
-
-    def _heard(self, data: Any) -> None:
-        """A lobby chat line said at another node: this lobby's chat takes it, with a number of its own."""
-        try:
-            said = json.loads(data)
-            node, sender, text = str(said["node"]), str(said["sender"]), str(said["text"])
-        except (ValueError, TypeError, KeyError):
-            return
-        if node == self.node:
-            return
-        line = self.lobby.lobby_chat.add(sender, text)
-        frame = wire.encode_message(self.lobby.lobby_chat.message(line))
-        for member in self.lobby.members.values():
-            if member.connection is not None:
-                member.send_frame(frame)
+            if pubsub is not None:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
 
     # --- what the lobby asks ------------------------------------------------------------------------
-    def lobby_said(self, sender: str, text: str) -> None:
-        """A lobby chat line said here, for the other nodes' lobbies (lost if Redis is down)."""
-        line = json.dumps({"node": self.node, "sender": sender, "text": text})
+    def check_name(self, name: str, identity: str | None, resumed: str | None) -> None:
+        self.names.check(name, identity, resumed)
 
-        async def publish() -> None:
-            with contextlib.suppress(RedisError, OSError):
-                await self.redis.publish(CHAT_CHANNEL, line)
+    def name_used(self, member: Member, resumed: str | None) -> None:
+        if not self._closing:
+            self.names.used(member, resumed)
 
-        self._spawn(publish())
+    def name_freed(self, member: Member, name: str) -> None:
+        if not self._closing:
+            self.names.freed(member, name)
 
     def remote_online(self) -> list[wire.OnlinePlayer]:
         """The players of the other nodes, as their records last said."""
@@ -418,6 +442,20 @@ class Cluster:
                                 "connect again in a few seconds", fatal=True, params={"why": "moving"})
 
 
+    def alive(self) -> set[str]:
+        """The nodes whose record this node read last, and itself."""
+        return {self.node, *self.peers}
+
+    def send_away(self, member: Member, host: str, port: int) -> None:
+        """A player seated at another node's table (play now): their connection closes (``bye``), and
+        their next hello here is answered ``elsewhere`` with that node's address."""
+        key = _seat_key(member.identity, member.token_hash)
+        self.sending[key] = (host, port, asyncio.get_running_loop().time() + SENT_ON_SECONDS)
+        if member.connection is not None:
+            member.connection.close(BYE_SENT_ON)
+        else:
+            self.lobby.forget_if_idle(member)
+
     def send_on(self, member: Member, request: Join | Spectate) -> bool:
         """A ``join`` or ``spectate`` of a public table another node holds: the player is sent on.
         Their connection closes (``bye``); the client connects again as after any lost connection,
@@ -446,7 +484,7 @@ class Cluster:
                 return
             connection.close(BYE_SENT_ON)
 
-        self._spawn(leave())
+        self.spawn(leave())
         return True
 
     def welcomed(self, member: Member, resume: str | None) -> None:
@@ -470,9 +508,9 @@ class Cluster:
                     member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t,
                                                   params=exc.params or {}))
 
-        self._spawn(arrive())
+        self.spawn(arrive())
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.append(task)
         task.add_done_callback(self._tasks.remove)

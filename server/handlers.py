@@ -258,5 +258,3 @@ class LobbyRequests:
             table.say(member, text)
             return
         self.lobby.chat.say(member, text, lambda sender: moderation.hearers(sender, self.lobby.members.values()))
-        if self.lobby.nodes is not None:
-            self.lobby.nodes.lobby_said(member.name, text)  # the other nodes' lobbies hear it too

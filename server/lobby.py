@@ -142,11 +142,14 @@ class Lobby:
             if holder is not None:
                 raise ProtocolError("name_taken", same_name_refusal(name, holder.name),
                                     params=name_taken_params(name, holder.name))
+            came_with = token_hash(resume) if resume and identity is None else None
+            if self.nodes is not None:  # one node of several: a name another node's player has is taken too
+                self.nodes.check_name(name, identity, came_with)
             self.names.check(name, identity)
             if identity is not None:
                 self.names.claim(identity, name)
             member = Member(name, token_hash(token), self.config, identity)
-            self.presence.remember(member)
+            self.presence.remember(member, came_with)
         member.connection = connection
         connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
@@ -155,6 +158,7 @@ class Lobby:
         connection.send(self.moderation.history_for(member, self.lobby_chat.history(seen.get("lobby_chat"))))
         if member.table is not None:
             member.table.member_returned(member, seen)
+            self.matchmaker.arrived(member)  # sent on here from another node to a play-now table
         else:
             connection.send(self.directory.listing())
             connection.send(self.presence.online_message())

@@ -4,6 +4,7 @@ What a chat line may say (``chat_text``) holds for a table's chat too."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from ono99_tui.protocol import MAX_CHAT, ProtocolError, clean_text
 from ono99_tui.wire import server as wire
@@ -26,13 +27,23 @@ def chat_text(text: str) -> str:
     return said
 
 
+class SharedChat(Protocol):
+    """The lobby's chat of every node of several (server/cluster_chat.py)."""
+
+    def say(self, sender: Member, text: str, hearers: Callable[[Member], Iterable[Member]]) -> None: ...
+
+
 class LobbyChat:
     def __init__(self, history: int, keep: Keep) -> None:
         self.room = ChatRoom(history, "lobby", None)
         self._keep = keep
+        self.shared: SharedChat | None = None  # one node of several: the lobby's chat is every node's
 
     def say(self, sender: Member, text: str, hearers: Callable[[Member], Iterable[Member]]) -> None:
         """``sender`` says ``text`` (checked) to ``hearers(sender)``, as they are once it is saved."""
+        if self.shared is not None:
+            self.shared.say(sender, text, hearers)
+            return
         line = self.room.add(sender.name, text)
 
         def show() -> None:

@@ -8,6 +8,11 @@ other seats go to bots of one level: the level whose rating (server/ratings.py) 
 mean rating of the table's players. A player leaves the queue by asking, by joining, creating or
 watching a table, or by disconnecting. The queue lives in memory: a restart empties it (its
 players were disconnected anyway).
+
+One node of several (server/cluster.py) shares one queue per edition and size with every other node
+(``SharedQueue``, server/cluster_queue.py): the node that forms a group seats it, and its players
+from other nodes are sent on to that node; the game starts once they have arrived (at most
+``ARRIVAL_SECONDS``, then stand-ins play for those who did not).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("ono99.matchmaking")
 # Bot levels in the order a tie between equally near ratings is settled (unrated levels all start equal).
 FILL_PREFERENCE = tuple(sorted(BOT_LEVELS, key=lambda name: BOT_LEVELS[name].fill_rank))
+ARRIVAL_SECONDS = 15.0  # how long a play-now table waits for its players sent on from other nodes
 
 
 @dataclass(slots=True)
@@ -44,6 +50,24 @@ class Waiting:
     edition: wire.Edition
     seats: int
     since: float  # the loop's time when they joined the queue
+
+
+class SharedQueue(Protocol):
+    """The play-now queues of every node of several (server/cluster_queue.py): this node's players
+    join and leave them, and what the queues look like, as last read."""
+
+    def joined(self, entry: Waiting, before: Waiting | None) -> None:
+        """``entry`` waits now (``before``: the same player's entry it replaces)."""
+
+    def left(self, entry: Waiting) -> None: ...
+
+    def sizes(self) -> dict[tuple[wire.Edition, int], int]: ...
+
+    def place(self, entry: Waiting) -> tuple[int, int, float]:
+        """Where ``entry`` waits: its position (1 first), how many wait in its queue, and the seconds
+        until its first player's wait is over."""
+
+    def close(self) -> None: ...
 
 
 class MatchmakerHost(TableHost, Protocol):
@@ -65,6 +89,8 @@ class MatchmakerHost(TableHost, Protocol):
     @property
     def nodes(self) -> Nodes | None: ...
 
+    def dropped(self, member: Member) -> None: ...
+
 
 class Matchmaker:
     def __init__(self, lobby: MatchmakerHost) -> None:
@@ -73,6 +99,8 @@ class Matchmaker:
         self._timers: dict[tuple[wire.Edition, int], asyncio.TimerHandle] = {}
         self._filling: set[asyncio.Task[None]] = set()
         self._dirty = False
+        self.shared: SharedQueue | None = None  # one node of several: the queues every node shares
+        self._arriving: dict[Table, tuple[set[Member], asyncio.TimerHandle]] = {}  # sent on, not here yet
 
     @property
     def wait(self) -> float:
@@ -103,11 +131,14 @@ class Matchmaker:
             options_from_wire(edition, {}).check_players(seats)
         except ValueError as exc:
             raise option_refusal(exc) from None
-        self.waiting.pop(member, None)  # asked again (perhaps for another queue): to the back of it
-        self.waiting[member] = Waiting(member, edition, seats, asyncio.get_running_loop().time())
+        before = self.waiting.pop(member, None)  # asked again (perhaps for another queue): to the back of it
+        entry = self.waiting[member] = Waiting(member, edition, seats, asyncio.get_running_loop().time())
         if member.identity is not None:
             self.lobby.ratings.learn(member.identity, edition)
-        self._match(edition, seats)
+        if self.shared is not None:
+            self.shared.joined(entry, before)
+        else:
+            self._match(edition, seats)
         self._changed()
 
     def leave(self, member: Member) -> bool:
@@ -115,7 +146,10 @@ class Matchmaker:
         entry = self.waiting.pop(member, None)
         if entry is None:
             return False
-        self._match(entry.edition, entry.seats)  # the next player's wait decides the bots now
+        if self.shared is not None:
+            self.shared.left(entry)
+        else:
+            self._match(entry.edition, entry.seats)  # the next player's wait decides the bots now
         self._changed()
         return True
 
@@ -127,7 +161,7 @@ class Matchmaker:
         """Seat full tables from a queue, then time its first player's wait."""
         queue = self.queue_of(edition, seats)
         while len(queue) >= seats:
-            self._seat(queue[:seats], edition, seats)
+            self.seat([w.member for w in queue[:seats]], edition, seats)
             queue = queue[seats:]
         timer = self._timers.pop((edition, seats), None)
         if timer is not None:
@@ -151,7 +185,7 @@ class Matchmaker:
         await self.lobby.ratings.ready([w.member.identity for w in queue])
         queue = self.queue_of(edition, seats)  # as it is now: some may have left meanwhile
         if queue and not self.lobby.closed and (edition, seats) not in self._timers:
-            self._seat(queue, edition, seats)
+            self.seat([w.member for w in queue], edition, seats)
             self._changed()
 
     def bot_level_for(self, members: list[Member], edition: str) -> str:
@@ -161,12 +195,13 @@ class Matchmaker:
         return min(FILL_PREFERENCE, key=lambda level: (abs(book.mu(bot_identity(level), edition) - mean),
                                                        FILL_PREFERENCE.index(level)))
 
-    def _seat(self, group: list[Waiting], edition: wire.Edition, seats: int) -> Table:
+    def seat(self, members: list[Member], edition: wire.Edition, seats: int) -> Table:
+        """Seat ``members`` at a new play-now table and start its game (once those sent on from other
+        nodes, not connected here yet, have arrived)."""
         lobby = self.lobby
-        members = [w.member for w in group]
         table_id = lobby.directory.take_id()  # refused (one node of several, its database down): they wait on
         for member in members:
-            del self.waiting[member]
+            self.waiting.pop(member, None)
         level = self.bot_level_for(members, edition)
         table = Table(lobby, table_id, table_name("play_now", number=table_id), options_from_wire(edition, {}), seats,
                       members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
@@ -176,7 +211,14 @@ class Matchmaker:
             if member.table is not None:
                 member.table.leave(member)
             table.sit(member)
-        table.start(None)  # the empty seats get bots of the table's level
+        arriving = {m for m in members if m.connection is None}
+        if arriving:  # sent on from other nodes: the game starts when they are here
+            table.seating.fill_with_bots()
+            table.changed()
+            timer = asyncio.get_running_loop().call_later(ARRIVAL_SECONDS, self._start, table)
+            self._arriving[table] = (arriving, timer)
+        else:
+            table.start(None)  # the empty seats get bots of the table's level
 
         def seated() -> None:
             for member in members:
@@ -188,21 +230,54 @@ class Matchmaker:
                  ", ".join(m.name for m in members), edition, seats, level)
         return table
 
+    def arrived(self, member: Member) -> None:
+        """A player sent on from another node to a play-now table here has said hello: the game
+        starts once all of them have."""
+        for table, (arriving, _) in list(self._arriving.items()):
+            if member in arriving:
+                arriving.discard(member)
+                member.send(self.status(member))
+                if not arriving:
+                    self._start(table)
+
+    def _start(self, table: Table) -> None:
+        """Start a play-now table that waited for players from other nodes; those not here yet are
+        away, as after a lost connection (a stand-in plays, their seat waits the grace time)."""
+        arriving, timer = self._arriving.pop(table, (set(), None))
+        if timer is not None:
+            timer.cancel()
+        if table.id not in self.lobby.directory.tables or table.status != Status.WAITING or self.lobby.closed:
+            return
+        for member in arriving:
+            if member.connection is None and member.table is table:
+                self.lobby.dropped(member)
+        table.start(None)
+
     # --- what the queue looks like --------------------------------------------------------------------------
     def status(self, member: Member) -> wire.Queue:
         """The ``queue`` message for ``member``: their place, if waiting, and every queue's size."""
         counts: dict[tuple[wire.Edition, int], int] = {}
         for w in self.waiting.values():
             counts[(w.edition, w.seats)] = counts.get((w.edition, w.seats), 0) + 1
+        if self.shared is not None:
+            counts = self.shared.sizes()
         queues = tuple(wire.QueueSize(edition=e, seats=s, waiting=n) for (e, s), n in sorted(counts.items()))
         entry = self.waiting.get(member)
         queued: wire.Queued | None = None
-        if entry is not None:
+        if entry is not None and self.shared is not None:
+            position, waiting, left = self.shared.place(entry)
+            queued = wire.Queued(edition=entry.edition, seats=entry.seats, waiting=waiting, position=position,
+                                 fill_in=round(max(0.0, left), 1))
+        elif entry is not None:
             queue = self.queue_of(entry.edition, entry.seats)
             left = queue[0].since + self.wait - asyncio.get_running_loop().time()
             queued = wire.Queued(edition=entry.edition, seats=entry.seats, waiting=len(queue),
                                  position=queue.index(entry) + 1, fill_in=round(max(0.0, left), 1))
         return wire.Queue(queued=queued, queues=queues, wait=float(self.wait))
+
+    def changed(self) -> None:
+        """The queues changed (one node of several: as another node said)."""
+        self._changed()
 
     def _changed(self) -> None:
         """Tell the lobby (everyone not at a table, and every waiting player), once per loop turn."""
@@ -230,3 +305,8 @@ class Matchmaker:
         self._timers.clear()
         for task in self._filling:
             task.cancel()
+        for _, timer in self._arriving.values():
+            timer.cancel()
+        self._arriving.clear()
+        if self.shared is not None:
+            self.shared.close()

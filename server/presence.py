@@ -33,12 +33,16 @@ class Presence:
         self._online = Throttle(lambda: ONLINE_EVERY, self._push_online, leading=False, timers=timers)
 
     # --- who is who -----------------------------------------------------------------------------------
-    def remember(self, member: Member) -> None:
+    def remember(self, member: Member, resumed: str | None = None) -> None:
+        """``resumed``: the resume token hash a guest new here came with (one node of several: the name
+        they had at another node passes to them here)."""
         self.members[member.name] = member
         self.by_token[member.token_hash] = member
         self.in_use.update(dict.fromkeys(name_keys(member.name), member))
         if member.identity is not None:
             self.by_identity[member.identity] = member
+        if self.nodes is not None:
+            self.nodes.name_used(member, resumed)
 
     def forget(self, member: Member) -> None:
         if self.members.get(member.name) is member:
@@ -46,6 +50,8 @@ class Presence:
             self.changed()
         if self.by_token.get(member.token_hash) is member:
             del self.by_token[member.token_hash]
+        if self.nodes is not None and self.holder(member.name) is member:
+            self.nodes.name_freed(member, member.name)
         self._free_name(member)
         if member.identity is not None and self.by_identity.get(member.identity) is member:
             del self.by_identity[member.identity]
@@ -54,10 +60,14 @@ class Presence:
         """``member`` goes by ``new`` from now on (the caller checked that nobody has a name like it)."""
         if self.members.get(member.name) is member:
             del self.members[member.name]
+        if self.nodes is not None:
+            self.nodes.name_freed(member, member.name)
         self._free_name(member)
         member.name = new
         self.members[new] = member
         self.in_use.update(dict.fromkeys(name_keys(new), member))
+        if self.nodes is not None:
+            self.nodes.name_used(member, None)
 
     def _free_name(self, member: Member) -> None:
         for key in name_keys(member.name):

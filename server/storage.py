@@ -40,6 +40,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 T = TypeVar("T")
 log = logging.getLogger("ono99.storage")
+LOBBY_CHAT_LOCK = 990099  # the advisory lock of the lobby chat's ids (PostgreSQL, several nodes)
 
 
 def _count(n: int, kind: str) -> str:
@@ -375,8 +376,7 @@ class Storage(ABC):
         ``on_saved`` is called on this event loop once it is committed (or its write failed)."""
         loop = asyncio.get_running_loop()
         if table_id == 0 and self.fence is not None:
-            # One node of several: each node's lobby chat numbers its lines itself, so lines of two
-            # nodes would share ids in one table; the lobby's chat is that node's, and not kept.
+            # One node of several: the lobby's chat is saved by save_lobby_line (server/cluster_chat.py).
             _tell([(loop, on_saved)])
             return
         kept = True
@@ -403,6 +403,23 @@ class Storage(ABC):
                 _tell([(loop, on_saved)])
 
         self._run(write, (table_id, "chat line")).add_done_callback(saved)
+
+    async def save_lobby_line(self, sender: str, text: str, at: float, keep: int) -> int:
+        """One node of several: save a lobby chat line under the next id of the lobby's chat of every
+        node (taken in the transaction, one node at a time), keeping its last ``keep`` lines; that id."""
+        async def write(db: Database) -> int:
+            async with db.transaction():
+                if self.kind == "postgresql":  # held until the commit: no two nodes take one id
+                    await db.row(f"SELECT pg_advisory_xact_lock({LOBBY_CHAT_LOCK})")
+                row = await db.row("SELECT COALESCE(MAX(id), 0) + 1 FROM live_chat WHERE table_id = 0")
+                assert row is not None
+                line_id = int(row[0])
+                await db.run("INSERT INTO live_chat(table_id, id, sender, text, at) VALUES (0, ?, ?, ?, ?)",
+                             (line_id, sender, text, at))
+                await db.run("DELETE FROM live_chat WHERE table_id = 0 AND id <= ?", (line_id - keep,))
+            return line_id
+
+        return await self.call(write)
 
     def load_chat(self, table_id: int) -> list[tuple[str, str, float, int]]:
         return self.run_now(lambda db: _read_chat(db, table_id))

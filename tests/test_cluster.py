@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncssh
 import psycopg
@@ -562,3 +563,379 @@ async def test_a_node_closing_as_its_tables_change_says_nothing_more_to_the_othe
     await asyncio.sleep(1.0)  # past the push that was to come
     assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
     assert redis.Redis.from_url(redis_server.url).get("ono99:node:n0") is None
+
+
+async def queued_as(client: TestClient, waiting: int, position: int | None = None) -> dict[str, Any]:
+    """The ``queue`` message that shows ``client`` waiting with ``waiting`` players in their queue
+    (counted over every node; read again within a heartbeat)."""
+    def shows(m: dict[str, Any]) -> bool:
+        q = m["queued"]
+        return q is not None and q["waiting"] == waiting and (position is None or q["position"] == position)
+
+    try:
+        return await client.expect("queue", where=shows, timeout=10 * LEASE)
+    except TimeoutError:
+        raise AssertionError([m for m in client.received if m["t"] == "queue"]) from None
+
+
+@pytest.mark.system
+async def test_players_on_two_nodes_pressing_play_now_meet_at_one_table(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a long play-now wait, a queue of four seats. Alice on n0 and Bob on n1 press
+    play now: each sees both waiting. Zoe (n1) presses too and disconnects, and Alice leaves the
+    queue and comes back: both leave the shared queue (Bob sees the counts fall, and is first).
+    Carol (n0) and Dave (n1) make four: Dave's node, n1, seats them at one table of its own; Alice
+    and Carol are sent on (bye, then ``elsewhere`` at their hello to n0) and are back in their seats
+    at n1 by their resume tokens; the game starts once both are there, with the four of them and no
+    bot. One table was made, and nobody waits any more."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n1.port, "bob")
+        zoe = await TestClient.connect("127.0.0.1", n1.port, "zoe")
+        clients = [alice, bob, zoe]
+        try:
+            await alice.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(alice, 1, 1)  # as n0 says at once, before it has put her in Redis's queue
+            await wait_until(lambda: bus.zcard("ono99:queue:1980:4") == 1, "n0 puts Alice in the queue")
+            await bob.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(bob, 2, 2)
+            await queued_as(alice, 2, 1)
+            await zoe.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(alice, 3, 1)
+            await zoe.close()
+            await queued_as(alice, 2, 1)
+            await alice.request({"t": "leave_queue"}, "queue", where=lambda m: m["queued"] is None)
+            await queued_as(bob, 1, 1)
+            await alice.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(alice, 2, 2)
+            carol = await TestClient.connect("127.0.0.1", n0.port, "carol")
+            clients.append(carol)
+            await carol.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            await queued_as(bob, 3, 1)
+
+            dave = await TestClient.connect("127.0.0.1", n1.port, "dave")
+            clients.append(dave)
+            await dave.send_map({"t": "play_now", "edition": "1980", "seats": 4})
+            players = [bob, dave]
+            for old in (alice, carol):
+                said = await until_closed(old)
+                assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+                back = await TestClient.connect("127.0.0.1", n0.port, old.welcome["name"], resume=old.resume_token)
+                clients.append(back)
+                assert port_of(back) == n1.port, "not sent on to the node that seated the group"
+                assert back.welcome["resumed"] is True and back.welcome["table"] is not None
+                players.append(back)
+            tables = []
+            for client in players:
+                detail = await client.expect("table", where=lambda m: m["table"]["status"] == "playing")
+                tables.append(detail["table"])
+                await client.expect("state")
+            assert {t["id"] for t in tables} == {players[-1].welcome["table"]}
+            assert sorted(s["name"] for s in tables[0]["seats"]) == ["alice", "bob", "carol", "dave"]
+            assert all(s["kind"] == "human" for s in tables[0]["seats"])
+            assert sorted(t["you"] for t in tables) == [0, 1, 2, 3]
+            for client in players[2:]:  # waiting no more
+                assert [m for m in client.received if m["t"] == "queue"][-1]["queued"] is None
+            assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
+            assert owner_of(database, tables[0]["id"]) == "n1"
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_a_node_killed_leaves_nobody_waiting_in_the_shared_queue(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Dave waits to play now on n0, which is killed (SIGKILL: it cleans nothing up). Tried: once
+    n1 no longer lists n0's players, Erin presses play now on n1 for the same queue and waits alone:
+    she is not seated with Dave, and Dave's entry is gone from Redis."""
+    import redis
+
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as cluster:
+        n0, n1 = cluster
+        dave = await TestClient.connect("127.0.0.1", n0.port, "dave")
+        erin = await TestClient.connect("127.0.0.1", n1.port, "erin")
+        clients = [dave, erin]
+        try:
+            await dave.send_map({"t": "play_now", "edition": "2022", "seats": 2})
+            await queued_as(dave, 1, 1)
+            await erin.expect("queue", where=lambda m: m["queues"] == [{"edition": "2022", "seats": 2, "waiting": 1}],
+                              timeout=10 * LEASE)
+            await erin.expect("online", where=lambda m: "dave" in [p["name"] for p in m["players"]],
+                              timeout=10 * LEASE)
+            await n0.kill9()
+            await erin.expect("online", where=lambda m: "dave" not in [p["name"] for p in m["players"]],
+                              timeout=10 * LEASE)
+            await erin.send_map({"t": "play_now", "edition": "2022", "seats": 2})
+            await queued_as(erin, 1, 1)
+            await storage_barrier(erin)
+            assert not any(m["t"] == "table" for m in erin.received), "seated with a player of a dead node"
+            entries = redis.Redis.from_url(redis_server.url).hgetall("ono99:queued")
+            assert [json.loads(v)["name"] for v in entries.values()] == ["erin"]
+        finally:
+            for client in clients:
+                await client.close()
+
+
+async def name_refusal(port: int, name: str) -> tuple[str, str, dict[str, Any]]:
+    """How the node at ``port`` refuses a guest's hello with ``name``: (code, reason, params). A node
+    that had not yet heard of another node's claim welcomes the hello, then says the same and closes."""
+    try:
+        client = await TestClient.connect("127.0.0.1", port, name)
+    except ServerError as exc:
+        return exc.code, exc.reason, dict(exc.error.params)
+    said = await until_closed(client)
+    await client.close()
+    [error] = [m for m in said if m["t"] == "error"]
+    return str(error["code"]), str(error["reason"]), dict(error["params"])
+
+
+@pytest.mark.system
+async def test_a_name_in_use_at_one_node_is_refused_at_every_node_alike(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice, a guest, is on n0 (her claim on the name is in Redis). Tried: Bob's hello to n1
+    as "alice", and as "ALICE", is refused with exactly what n0 itself says to the same hello
+    (``name_taken``, same reason and params). Once Alice has left, n1 takes "alice", and n0 then
+    refuses it as n1 does. Bob on n0, which is killed: once n1 no longer lists n0's players, n1
+    takes "bob" and keeps the player who asked for it."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+
+    def claimed(name: str, node: str | None = None) -> bool:
+        return any(json.loads(v)["name"] == name and node in (None, json.loads(v)["node"])
+                   for v in bus.hvals("ono99:names"))
+
+    async with nodes(tmp_path, database, redis_server.url, 2) as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        try:
+            await wait_until(lambda: claimed("alice"), "n0 claims the name in Redis")
+            for wanted in ("alice", "ALICE"):
+                here = await name_refusal(n0.port, wanted)
+                assert here[0] == "name_taken"
+                assert await name_refusal(n1.port, wanted) == here
+            await alice.close()
+            await wait_until(lambda: not claimed("alice"), "n0 lets the name go")
+            for _ in range(100):  # until n1 has heard that it is free
+                with contextlib.suppress(ServerError):
+                    clients.append(await TestClient.connect("127.0.0.1", n1.port, "alice"))
+                    break
+                await asyncio.sleep(LEASE / 20)
+            else:
+                pytest.fail("n1 does not take a name let go at n0")
+            await wait_until(lambda: claimed("alice"), "n1 claims the name in Redis")
+            code, reason, params = await name_refusal(n0.port, "alice")
+            assert (code, params["why"], params["existing"]) == ("name_taken", "taken", "alice")
+            assert reason == "the name 'alice' is taken on this server; choose another"
+
+            bob = await TestClient.connect("127.0.0.1", n0.port, "bob")
+            clients.append(bob)
+            await wait_until(lambda: claimed("bob", "n0"), "n0 claims Bob's name")
+            watcher = clients[-2]  # Alice, at n1
+            await watcher.expect("online", where=lambda m: "bob" in [p["name"] for p in m["players"]],
+                                 timeout=10 * LEASE)
+            await n0.kill9()
+            await watcher.expect("online", where=lambda m: "bob" not in [p["name"] for p in m["players"]],
+                                 timeout=10 * LEASE)  # n0's record ran out: its claims count no more
+            clients.append(await TestClient.connect("127.0.0.1", n1.port, "bob"))
+            await wait_until(lambda: claimed("bob", "n1"), "n1 claims the name of a player of a node gone")
+            await clients[-1].request({"t": "list_tables"}, "tables")
+            assert not any(m["t"] in ("error", "bye") for m in clients[-1].received)
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_the_lobby_chat_of_all_nodes_is_kept_across_a_restart_of_every_node(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice on n0 and Carol on n1 say three lines in the lobby, in turn. Tried: each line
+    reaches both of them once, under one id at both nodes, the ids counting up. Then n0 is killed
+    (SIGKILL) and n1 stopped, and both are started again: a newcomer at each node is sent the three
+    lines in the lobby's chat history, in order, once each, under the same ids; and a line said now
+    gets the next id at both nodes."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        carol = await TestClient.connect("127.0.0.1", n1.port, "carol")
+        clients = [alice, carol]
+        try:
+            said = [(alice, "one"), (carol, "two"), (alice, "three")]
+            shown: list[tuple[int, str, str]] = []
+            for speaker, text in said:
+                await speaker.send_map({"t": "chat", "text": text, "scope": "lobby"})
+
+                def this_line(m: dict[str, Any], text: str = text) -> bool:
+                    return bool(m["scope"] == "lobby" and m["text"] == text)
+
+                lines = [await c.expect("chat", where=this_line) for c in (alice, carol)]
+                assert lines[0]["id"] == lines[1]["id"] and lines[0]["from"] == speaker.welcome["name"]
+                shown.append((lines[0]["id"], lines[0]["from"], text))
+            assert [i for i, _, _ in shown] == sorted({i for i, _, _ in shown})
+            for client in (alice, carol):
+                await storage_barrier(client)
+                assert len([m for m in client.received if m["t"] == "chat"]) == 3, "a line shown twice"
+                await client.close()
+            clients = []
+            await n0.kill9()
+            await n1.stop()
+            await n0.start()
+            await n1.start()
+            for i, node in enumerate((n0, n1)):
+                newcomer = await TestClient.connect("127.0.0.1", node.port, f"dora{i}")
+                clients.append(newcomer)
+                history = await newcomer.expect("chat_history", where=lambda m: m["scope"] == "lobby")
+                assert [(m["id"], m["from"], m["text"]) for m in history["messages"]] == shown
+            await clients[0].send_map({"t": "chat", "text": "four", "scope": "lobby"})
+            for client in clients:
+                line = await client.expect("chat", where=lambda m: m["scope"] == "lobby")
+                assert (line["id"], line["text"]) == (shown[-1][0] + 1, "four")
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_play_now_fills_a_table_with_bots_for_players_of_two_nodes_once_the_wait_is_over(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a play-now wait of 2 s, a queue of three seats. Alice (n0) and Bob (n1) press
+    play now. Tried: when Alice's wait is over, one node takes both of them (the first whose timer
+    fires) and seats them at one table with one bot; the other is sent on there, and the game starts
+    once they are both at that node."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "2") as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n1.port, "bob")
+        clients = [alice, bob]
+        try:
+            ports = {alice: n0.port, bob: n1.port}
+            await alice.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: bus.zcard("ono99:queue:2022:3") == 1, "n0 puts Alice in the queue")
+            await bob.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: read(database, "SELECT count(*) FROM live_tables") == [(1,)],
+                             "a node opens the table", timeout=10 * LEASE)
+            [(table_id,)] = read(database, "SELECT id FROM live_tables")
+            seated_at = n0 if owner_of(database, table_id) == "n0" else n1
+            players = []
+            for old in (alice, bob):
+                if ports[old] == seated_at.port:
+                    players.append(old)
+                    continue
+                said = await until_closed(old)
+                assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+                back = await TestClient.connect("127.0.0.1", ports[old], old.welcome["name"],
+                                                resume=old.resume_token)
+                clients.append(back)
+                assert port_of(back) == seated_at.port
+                assert back.welcome["table"] == table_id
+                players.append(back)
+            tables = [(await c.expect("table", where=lambda m: m["table"]["status"] == "playing"))["table"]
+                      for c in players]
+            assert {t["id"] for t in tables} == {table_id}
+            assert sorted(s["kind"] for s in tables[0]["seats"]) == ["bot", "human", "human"]
+            assert sorted(s["name"] for s in tables[0]["seats"] if s["kind"] == "human") == ["alice", "bob"]
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_the_real_app_playing_now_is_sent_on_to_the_table_another_node_opened(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a long play-now wait. Bob runs the real ``ono99 connect`` (a pseudo-terminal)
+    against n1 and presses p: he waits in the queue of four seats. Alice, Carol and Dave press play
+    now at n0, which takes the group. Tried: Bob's app, told to go, connects again to n1 by itself,
+    is sent on to n0 and is in his seat there: Alice sees him connected at a table whose game runs,
+    and Bob's screen shows his seat."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as (n0, n1):
+        bob = ConnectProcess(n1.port, tmp_path / "bob", "--name", "bob", fingerprint=n1.fingerprint)
+        clients: list[TestClient] = []
+        try:
+            await bob.start()
+            for _ in range(60):  # p, once the app shows the lobby
+                bob.press(b"p")
+                with contextlib.suppress(AssertionError):
+                    await wait_until(lambda: bus.zcard("ono99:queue:2022:4") == 1, "bob waits", timeout=1)
+                    break
+            else:
+                pytest.fail("bob's app never joined the play-now queue")
+            queued_at = len(bob.output)
+            for name in ("alice", "carol", "dave"):
+                client = await TestClient.connect("127.0.0.1", n0.port, name)
+                clients.append(client)
+                await client.send_map({"t": "play_now", "edition": "2022", "seats": 4})
+
+            def running_with_bob(message: dict[str, Any]) -> bool:
+                table = message["table"]
+                return table["status"] == "playing" and any(s["name"] == "bob" and s["connected"]
+                                                            for s in table["seats"])
+
+            await clients[0].expect("table", where=running_with_bob, timeout=60)
+            await wait_until(lambda: b"(you)" in bob.output[queued_at:], "bob's table screen with his seat",
+                             timeout=60)
+        finally:
+            await bob.stop()
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_redis_restarted_empty_gets_back_the_waiting_players_and_the_names_in_use(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with a long play-now wait; Alice (n0), then Bob (n1), wait to play now at three
+    seats. Redis is stopped and started again, empty. Tried: the nodes put both back in the queue,
+    Alice still first (her score as before), and claim their names again; then Carol (n0) makes three
+    and the three of them are seated at one table."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+
+    def queue() -> list[tuple[str, float]]:
+        entries = cast(list[tuple[bytes, float]], bus.zrange("ono99:queue:2022:3", 0, -1, withscores=True))
+        return [(json.loads(bus.hget("ono99:queued", i) or b"{}").get("name", ""), s) for i, s in entries]
+
+    def names() -> set[str]:
+        return {json.loads(v)["name"] for v in bus.hvals("ono99:names")}
+
+    async with nodes(tmp_path, database, redis_server.url, 2, "--play-now-wait", "600") as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        bob = await TestClient.connect("127.0.0.1", n1.port, "bob")
+        clients = [alice, bob]
+        try:
+            await alice.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: len(queue()) == 1, "n0 puts Alice in the queue")
+            await bob.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: len(queue()) == 2, "n1 puts Bob in the queue")
+            before = queue()
+            assert [n for n, _ in before] == ["alice", "bob"] and names() == {"alice", "bob"}
+
+            redis_server.stop()
+            redis_server.start()
+            bus = redis.Redis.from_url(redis_server.url)
+            await wait_until(lambda: len(queue()) == 2 and names() == {"alice", "bob"},
+                             "the nodes put back their waiting players and names", timeout=10 * LEASE)
+            assert queue() == before
+
+            carol = await TestClient.connect("127.0.0.1", n0.port, "carol")
+            clients.append(carol)
+            await carol.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            said = await until_closed(bob)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            back = await TestClient.connect("127.0.0.1", n1.port, "bob", resume=bob.resume_token)
+            clients.append(back)
+            tables = [(await c.expect("table", where=lambda m: m["table"]["status"] == "playing"))["table"]
+                      for c in (alice, back, carol)]
+            assert len({t["id"] for t in tables}) == 1
+            assert sorted(s["name"] for s in tables[0]["seats"]) == ["alice", "bob", "carol"]
+        finally:
+            for client in clients:
+                await client.close()

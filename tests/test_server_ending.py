@@ -1,7 +1,8 @@
 """A game's ending across a kill -9: a real `ono99 serve` process plays a game to its end, then its
 database is made to look exactly as a kill in the moment between the game's last move and its end
 being saved leaves it, and a new process is started on it (SQLite and PostgreSQL), or another node
-of several (``--cluster``: PostgreSQL and a real Redis) takes the table over."""
+of several (``--cluster``: PostgreSQL and a real Redis) takes the table over; and a node lost just
+after a game's end was saved, whose table is taken over without the game being rated again."""
 
 from __future__ import annotations
 
@@ -252,6 +253,66 @@ async def test_a_node_lost_before_saving_a_games_end_the_taking_node_finishes_it
             assert_shown_finished(ended, table, state, events)
             await storage_barrier(back)
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
+            assert table_status(store, table_id) == "finished"
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_a_node_lost_after_saving_a_games_end_is_taken_over_without_rating_it_again(
+        tmp_path: Path, postgres_cluster: Cluster, redis_server: RedisServer) -> None:
+    """Tried: two ``--cluster`` nodes; Alice (a key) plays a bot to the end at a table of n0, whose end
+    is saved (record, stats, rating and the table "finished": one transaction), and n0 is killed
+    right after. n1 takes the finished table over after the lease: nothing is recorded nor rated
+    again, and Alice, back at n1, is shown the end. Then n1 is paused, the table is made "playing"
+    again with the record kept (what an ending saved in two writes could leave), n1 is killed and
+    n0 started again takes the table: the game is over and is the table's last recorded game, so it
+    is not recorded nor rated a second time."""
+    store = Store("postgresql", postgres_cluster.new_database())
+    async with nodes(tmp_path, str(store.db), redis_server.url, 2) as (n0, n1):
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice", identity=(key := new_identity()))
+        clients = [alice]
+        try:
+            table_id = await create_table(alice, seats=2, bots=1)
+            await start(alice)
+            log = await play(alice, random.Random(7))
+            winner = log.last_view["winner"]
+            assert winner is not None, "the game did not end"
+            await storage_barrier(alice)
+            ended = Ended(store, tmp_path, key, str(alice.welcome["identity"]), table_id, str(alice.resume_token),
+                          winner, int(log.states[-2]["seq"]))
+            await n0.kill9()
+            await until_closed(alice)
+            assert table_status(store, table_id) == "finished"
+            assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
+
+            await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table")
+            back = await TestClient.connect("127.0.0.1", n1.port, "alice", identity=key,
+                                            seen={"table": table_id, "seq": ended.seq_before_end})
+            clients.append(back)
+            assert back.welcome["table"] == table_id
+            state = await back.expect("state")
+            [table] = [m["table"] for m in back.received if m["t"] == "table"]
+            events = [e for m in back.received if m["t"] == "history" for e in m["events"]] + list(state["events"])
+            assert_shown_finished(ended, table, state, events)
+            await storage_barrier(back)
+            assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1), "rated again at the take-over"
+
+            assert n1.proc is not None
+            n1.proc.send_signal(signal.SIGSTOP)
+            set_table_status(store, table_id, "playing")
+            await n1.kill9()
+            await until_closed(back)
+            await n0.start()
+            await wait_until(lambda: owner_of(str(store.db), table_id) == "n0", "n0, started again, takes the table")
+            again = await TestClient.connect("127.0.0.1", n0.port, "alice", identity=key,
+                                             seen={"table": table_id, "seq": ended.seq_before_end})
+            clients.append(again)
+            assert again.welcome["table"] == table_id
+            await again.expect("state")
+            await storage_barrier(again)
+            assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1), "rated again at the take-over"
             assert table_status(store, table_id) == "finished"
         finally:
             for client in clients:
