@@ -91,7 +91,8 @@ return out
 """
 
 # KEYS: the queue, the entries, the entry's mark. ARGV: id, entry, score ('' : now). An entry taken
-# already (its mark is there) is not put back. Returns the score, or -1.
+# already (its mark is there) is not put back. Returns the entry's score in the queue (the one it
+# had if it was there already: a heartbeat racing the join must not learn a later one), or -1.
 ENQUEUE = """
 if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 local score = ARGV[3]
@@ -101,7 +102,7 @@ if score == '' then
 end
 redis.call('ZADD', KEYS[1], 'NX', score, ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-return tonumber(score)
+return tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
 """
 
 

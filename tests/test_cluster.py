@@ -939,3 +939,25 @@ async def test_redis_restarted_empty_gets_back_the_waiting_players_and_the_names
         finally:
             for client in clients:
                 await client.close()
+
+
+def test_putting_back_an_entry_already_queued_keeps_and_returns_its_first_place(redis_server: RedisServer) -> None:
+    """The queue's put-back script, run by a node's heartbeat while the join that queued the same entry
+    is still on its way: tried with a later score, and with none (Redis's clock). The entry keeps the
+    score it came with, and the script says that score, not the later one (a node that learned the
+    later one put its player back behind others after Redis restarted empty)."""
+    import redis
+
+    from ono99_server.cluster_queue import CLAIMED, ENQUEUE, ENTRIES, QUEUE
+
+    bus = redis.Redis.from_url(redis_server.url)
+    enqueue = bus.register_script(ENQUEUE)
+    queue = QUEUE + "2022:3"
+    keys = [queue, ENTRIES, CLAIMED + "n0|a"]
+    assert enqueue(keys=keys, args=["n0|a", "{}", 1000]) == 1000
+    assert enqueue(keys=keys, args=["n0|a", "{}", 1001]) == 1000
+    assert enqueue(keys=keys, args=["n0|a", "{}", ""]) == 1000
+    assert bus.zscore(queue, "n0|a") == 1000
+    bus.set(CLAIMED + "n0|b", "claiming n1")
+    assert enqueue(keys=[queue, ENTRIES, CLAIMED + "n0|b"], args=["n0|b", "{}", 999]) == -1  # taken: not put back
+    assert bus.zscore(queue, "n0|b") is None
