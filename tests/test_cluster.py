@@ -24,7 +24,7 @@ from ono99_server.lease import Fence
 from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client import ServerError
-from ono99_tui.wire.requests import Act
+from ono99_tui.wire.requests import Act, CreateTable, Join, Spectate
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
@@ -348,6 +348,67 @@ async def test_a_table_listed_from_another_node_is_joined_there(
             detail = await back.expect("table", where=lambda m: m["table"]["id"] == table_id)
             assert detail["table"]["you"] is not None
             await alice.expect("table", where=lambda m: any(s.get("name") == "carol" for s in m["table"]["seats"]))
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_a_private_table_of_another_node_is_joined_and_watched_by_its_invite_code(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice hosts a private table of three on n0 (one bot) and Dave a public one after
+    it. Tried, on n1: the private table is not in n1's list (which has Dave's); Carol asks to join
+    by the invite code, in lower case, and Erin to watch by it: n1 says goodbye, each connects
+    again to n1 (resume token), is sent on to n0 and is seated there (Alice sees Carol sit), or
+    watches; Frank's code that no table has is refused with the message a server alone gives."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        dave = await TestClient.connect("127.0.0.1", n0.port, "dave")
+        carol, erin, frank = [await TestClient.connect("127.0.0.1", n1.port, name)
+                              for name in ("carol", "erin", "frank")]
+        clients = [alice, dave, carol, erin, frank]
+        try:
+            await alice.send(CreateTable(name="hidden", seats=3, bots=1, private=True))
+            made = (await alice.expect("table", where=lambda m: m["table"]["name"] == "hidden"))["table"]
+            table_id, code = int(made["id"]), str(made["code"])
+            assert len(code) == 6
+            public_id = await create_table(dave, seats=2)
+            for _ in range(100):
+                tables = await carol.request({"t": "list_tables"}, "tables")
+                listed = {t["id"] for t in tables["tables"]}
+                if public_id in listed:
+                    break
+                await asyncio.sleep(LEASE / 10)
+            else:
+                pytest.fail("n1 does not list n0's public table")
+            assert table_id not in listed, "the private table is listed at another node"
+
+            await frank.send(Join(code="zzzzzz"))
+            refused = await frank.error()
+            assert (refused["code"], refused["reason"], refused["params"]) == (
+                "no_table", "no table has the invite code 'ZZZZZZ'", {"why": "code", "code": "ZZZZZZ"})
+            assert not frank.closed
+
+            await carol.send(Join(code=code.lower()))
+            said = await until_closed(carol)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            back = await TestClient.connect("127.0.0.1", n1.port, "carol", resume=carol.resume_token)
+            clients.append(back)
+            assert port_of(back) == n0.port, "not sent on to the private table's node"
+            detail = await back.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert detail["table"]["you"] is not None and detail["table"]["code"] == code
+            await alice.expect("table", where=lambda m: any(s.get("name") == "carol" for s in m["table"]["seats"]))
+
+            await erin.send(Spectate(code=code))
+            said = await until_closed(erin)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            watcher = await TestClient.connect("127.0.0.1", n1.port, "erin", resume=erin.resume_token)
+            clients.append(watcher)
+            assert port_of(watcher) == n0.port, "the watcher is not sent on to the private table's node"
+            watched = await watcher.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert watched["table"]["you"] is None
+            assert owner_of(database, table_id) == "n0"
         finally:
             for client in clients:
                 await client.close()
