@@ -429,7 +429,7 @@ class Cluster:
             except (TimeoutError, Exception) as exc:  # the database does not answer
                 log.debug("cluster: looking up an invite code: %s", exc)
                 raise ProtocolError("unavailable", "the server cannot look up invite codes now: its database "
-                                    "does not answer", params={"why": "database"}) from exc
+                                    "does not answer", params={"why": "code_lookup"}) from exc
             if member.connection is None:
                 return
             node = None if found is None else str(found[0])
@@ -439,8 +439,8 @@ class Cluster:
                 return
             peer = self.peers.get(node)
             if peer is None:  # its node was lost and no node has taken the table over yet
-                raise ProtocolError("unavailable", "that table is being taken over by another node of this "
-                                    "server; try again in a few seconds", params={"why": "moving"})
+                raise ProtocolError("unavailable", "the table of that invite code is moving to another node of "
+                                    "this server: try again in a few seconds", params={"why": "code_moving"})
             self._send(member, request, peer, {"code": code})
         except ProtocolError as exc:
             member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t, params=exc.params or {}))
