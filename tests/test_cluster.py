@@ -2,7 +2,8 @@
 the test run's PostgreSQL server (tests/postgres.py), a ``redis-server`` started for the test
 (tests/redis_server.py) and ``ono99 serve`` processes. Tried: a node killed with SIGKILL mid-game,
 its table taken over by another node, its players back on a third one (sent on to the new owner)
-with nothing lost or doubled; a paused owner that resumes after its lease was taken writes nothing
+with nothing lost or doubled; a private table of one node joined and watched by its invite code
+from another; a paused owner that resumes after its lease was taken writes nothing
 and lets its players go; Redis stopped and started again during play; and, in process, the fence
 of two stores on one database."""
 
@@ -23,7 +24,8 @@ import pytest
 from ono99_server.lease import Fence
 from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
-from ono99_tui.client import ServerError
+from ono99_tui.client import Client, ServerError
+from ono99_tui.identity import Identity
 from ono99_tui.wire.requests import Act, CreateTable, Join, Spectate
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer
@@ -596,6 +598,48 @@ async def test_an_ssh_player_on_one_node_joins_a_table_of_another_and_keeps_the_
         finally:
             if conn is not None:
                 conn.close()
+            await alice.close()
+            await n1.stop()
+
+
+@pytest.mark.system
+async def test_ssh_players_reach_a_private_table_of_another_node_by_its_invite_code(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """As above, n1 with an SSH port. Alice hosts a private table of three on n0 (one bot). Tried:
+    Ada logs in over SSH to n1 as ``join-CODE`` with a key, Bao as ``watch-CODE``: each front is
+    sent on to n0 by itself, where Ada sits (Alice sees her, connected) and Bao watches (Alice
+    sees one spectator); both sessions go on."""
+    credential = ("--front-credential-file", str(tmp_path / "front.key"))
+    ssh_port = free_port()
+    async with nodes(tmp_path, database, redis_server.url, 1, *credential) as first:
+        n0 = first[0]
+        tls = ("--tls-cert", str(tmp_path / "tls_cert.pem"), "--tls-key", str(tmp_path / "tls_key.pem"))
+        n1 = ServerProcess(database, tmp_path / "n1.log", *NODE_ARGS, "--cluster", redis_server.url, "--node-id", "n1",
+                           *tls, *credential, "--ssh-port", str(ssh_port), "--ssh-workers", "0")
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        sessions: list[asyncssh.SSHClientConnection] = []
+        try:
+            await n1.start()
+            await alice.send(CreateTable(name="hidden", seats=3, bots=1, private=True))
+            made = (await alice.expect("table", where=lambda m: m["table"]["name"] == "hidden"))["table"]
+            table_id, code = int(made["id"]), str(made["code"])
+            keys = {}
+            for name in ("ada", "bao"):  # each key owns its name, so the front asks for none
+                keys[name] = asyncssh.generate_private_key("ssh-ed25519")
+                named = await Client.connect("127.0.0.1", n1.port, name, identity=Identity(keys[name]))
+                await named.close()
+            conn, _, _ = await ssh_session(ssh_port, f"join-{code}", keys["ada"])
+            sessions.append(conn)
+            await alice.expect("table", where=lambda m: m["table"]["id"] == table_id and any(
+                s["name"] == "ada" and s["connected"] for s in m["table"]["seats"]))
+            conn, _, _ = await ssh_session(ssh_port, f"watch-{code}", keys["bao"])
+            sessions.append(conn)
+            await alice.expect("table", where=lambda m: m["table"]["id"] == table_id and m["table"]["spectators"] == 1)
+            assert owner_of(database, table_id) == "n0"
+            assert not any(session.is_closed() for session in sessions)
+        finally:
+            for session in sessions:
+                session.close()
             await alice.close()
             await n1.stop()
 
