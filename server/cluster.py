@@ -425,6 +425,8 @@ class Cluster:
 
         try:
             try:
+                if not self.db_up:  # known down: no job is queued behind the ones that wait for it
+                    raise ConnectionError("the database did not answer the last lease renewal")
                 found = await asyncio.wait_for(self.storage.call(owner), self.lease_seconds)
             except (TimeoutError, Exception) as exc:  # the database does not answer
                 log.debug("cluster: looking up an invite code: %s", exc)

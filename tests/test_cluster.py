@@ -500,7 +500,8 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
     """Two nodes on a PostgreSQL server of this test's own. Alice plays at a table of n0 with a bot
     and stops on her turn (every move saved); PostgreSQL is stopped. Tried: her move then cannot be
     saved, so it is never shown: n0 lets the table go and says goodbye; Carol, in n0's lobby, is
-    refused a new table (``unavailable``, the database). PostgreSQL is started again: the table is
+    refused a new table (``unavailable``, the database) and a join by invite code (``unavailable``,
+    ``code_lookup``: no node can look it up). PostgreSQL is started again: the table is
     taken over (a new epoch) from what was saved, and Alice, back through n0, is sent what followed
     the last event she saw (a stand-in played for her meanwhile), each event once, and plays the game
     to its end; the record holds exactly the plays she saw (her unsaved move is not among them unless
@@ -535,6 +536,10 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
                 await carol.send_map({"t": "create_table", "name": "while the database is down", "seats": 2})
                 refusal = await carol.expect("error", where=lambda m: m.get("ref") == "create_table")
                 assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "database")
+                await carol.send(Join(code="ABCDEF"))  # no node can say where that code's table is now
+                refusal = await carol.expect("error", where=lambda m: m.get("ref") == "join")
+                assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "code_lookup")
+                assert not carol.closed
 
                 pg.start_server()
                 await wait_until(lambda: bool(read(db, "SELECT 1 FROM table_owners WHERE table_id = %s AND epoch > 1",
