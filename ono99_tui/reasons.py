@@ -105,6 +105,9 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                 "moment"),
     ("unavailable", "moving"): N_("your table is moving to another node of this server: connect again in a few "
                                   "seconds"),
+    ("unavailable", "code_lookup"): N_("the server cannot look up invite codes now: its database does not answer"),
+    ("unavailable", "code_moving"): N_("the table of that invite code is moving to another node of this server: try "
+                                       "again in a few seconds"),
     ("elsewhere", None): N_("your seat is at a table of another node of this server: connect to {host}:{port}"),
     ("bad_field", "missing"): N_("the message {message} lacks its field {field}"),
     ("bad_field", "type"): N_("the field {field} of the message {message} has the wrong type"),

@@ -44,7 +44,7 @@ from .cluster_names import ClusterNames
 from .cluster_queue import CHANNEL as QUEUE_CHANNEL
 from .cluster_queue import ClusterQueue
 from .lease import ID_BLOCK, Fence
-from .storage import Database, StorageError
+from .storage import Database, Row, StorageError
 
 if TYPE_CHECKING:
     from .config import ServerConfig
@@ -457,18 +457,67 @@ class Cluster:
             self.lobby.forget_if_idle(member)
 
     def send_on(self, member: Member, request: Join | Spectate) -> bool:
-        """A ``join`` or ``spectate`` of a public table another node holds: the player is sent on.
-        Their connection closes (``bye``); the client connects again as after any lost connection,
-        is answered ``elsewhere`` with that node's address, and there joins (or watches) the table."""
+        """A ``join`` or ``spectate`` of a table another node holds: the player is sent on. Their
+        connection closes (``bye``); the client connects again as after any lost connection, is
+        answered ``elsewhere`` with that node's address, and there joins (or watches) the table.
+        A public table is found in the other nodes' records; an invite code in the database (see
+        ``_find_code``), so the answer to a code this node does not hold comes a moment later."""
+        if member.connection is None:
+            return False
+        if request.code:
+            wanted = request.code.strip().upper()
+            if any(table.code == wanted for table in self.lobby.tables.values()):
+                return False
+            self.spawn(self._find_code(member, request, wanted))
+            return True
         table_id = request.table
-        if request.code or table_id is None or table_id in self.lobby.tables or member.connection is None:
+        if table_id is None or table_id in self.lobby.tables:
             return False
         peer = next((p for p in self.peers.values() if any(i.id == table_id for i in p.get("infos") or ())), None)
         if peer is None:
             return False
+        self._send(member, request, peer, {"table": table_id})
+        return True
+
+    async def _find_code(self, member: Member, request: Join | Spectate, code: str) -> None:
+        """Which node holds the private table with invite ``code``: its saved row (``live_tables``)
+        and owner (``table_owners``) in the database, which a table's host sees only once saved,
+        so a code anybody was shown is found. The player is sent on to that node, or answered as a
+        server alone answers a code it does not know."""
+        async def owner(db: Database) -> Row | None:
+            return await db.row("SELECT o.node FROM live_tables t JOIN table_owners o ON o.table_id = t.id "
+                                "WHERE t.meta::jsonb ->> 'code' = ? ORDER BY t.id LIMIT 1", (code,))
+
+        try:
+            try:
+                if not self.db_up:  # known down: no job is queued behind the ones that wait for it
+                    raise ConnectionError("the database did not answer the last lease renewal")
+                found = await asyncio.wait_for(self.storage.call(owner), self.lease_seconds)
+            except (TimeoutError, Exception) as exc:  # the database does not answer
+                log.debug("cluster: looking up an invite code: %s", exc)
+                raise ProtocolError("unavailable", "the server cannot look up invite codes now: its database "
+                                    "does not answer", params={"why": "code_lookup"}) from exc
+            if member.connection is None:
+                return
+            node = None if found is None else str(found[0])
+            if node is None or node == self.node:  # nowhere (or here after all: as a server alone does)
+                self.lobby.directory.find(code, None)  # refused as a code nobody holds, unless it came here
+                self.lobby.handle(member, request)
+                return
+            peer = self.peers.get(node)
+            if peer is None:  # its node was lost and no node has taken the table over yet
+                raise ProtocolError("unavailable", "the table of that invite code is moving to another node of "
+                                    "this server: try again in a few seconds", params={"why": "code_moving"})
+            self._send(member, request, peer, {"code": code})
+        except ProtocolError as exc:
+            member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t, params=exc.params or {}))
+
+    def _send(self, member: Member, request: Join | Spectate, peer: dict[str, Any], ticket: dict[str, Any]) -> None:
+        """Send ``member`` on to ``peer``'s node, with a ticket saying which table to join or watch there."""
+        assert member.connection is not None
         key = _seat_key(member.identity, member.token_hash)
         host, port = str(peer["host"]), int(peer["port"])
-        ticket = {"table": table_id, "seat": request.seat if isinstance(request, Join) else None,
+        ticket = {**ticket, "seat": request.seat if isinstance(request, Join) else None,
                   "watch": isinstance(request, Spectate)}
         self.sending[key] = (host, port, asyncio.get_running_loop().time() + SENT_ON_SECONDS)
         connection = member.connection
@@ -485,7 +534,6 @@ class Cluster:
             connection.close(BYE_SENT_ON)
 
         self.spawn(leave())
-        return True
 
     def welcomed(self, member: Member, resume: str | None) -> None:
         """A player just welcome here (``resume``: the token their hello brought): if another node sent
@@ -500,8 +548,10 @@ class Cluster:
                 if raw is None or member.connection is None or member.table is not None:
                     return
                 ticket = json.loads(raw)
-                request: Join | Spectate = Spectate(table=int(ticket["table"])) if ticket.get("watch") else \
-                    Join(table=int(ticket["table"]), seat=ticket.get("seat"))
+                code = str(ticket["code"]) if ticket.get("code") else None  # a private table's, by its code
+                table_id = None if code else int(ticket["table"])
+                request: Join | Spectate = Spectate(table=table_id, code=code) if ticket.get("watch") else \
+                    Join(table=table_id, code=code, seat=ticket.get("seat"))
                 try:
                     self.lobby.handle(member, request)
                 except ProtocolError as exc:

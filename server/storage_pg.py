@@ -148,6 +148,9 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             lease_until TIMESTAMPTZ NOT NULL)""",
         "CREATE INDEX table_owners_node ON table_owners (node)",
     )),
+    (4, "several nodes: a private table found by its invite code from any node (server/cluster.py)", (
+        "CREATE INDEX live_tables_code ON live_tables ((meta::jsonb ->> 'code'))",
+    )),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -2,7 +2,8 @@
 the test run's PostgreSQL server (tests/postgres.py), a ``redis-server`` started for the test
 (tests/redis_server.py) and ``ono99 serve`` processes. Tried: a node killed with SIGKILL mid-game,
 its table taken over by another node, its players back on a third one (sent on to the new owner)
-with nothing lost or doubled; a paused owner that resumes after its lease was taken writes nothing
+with nothing lost or doubled; a private table of one node joined and watched by its invite code
+from another; a paused owner that resumes after its lease was taken writes nothing
 and lets its players go; Redis stopped and started again during play; and, in process, the fence
 of two stores on one database."""
 
@@ -24,8 +25,9 @@ import pytest
 from ono99_server.lease import Fence
 from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
-from ono99_tui.client import ServerError
-from ono99_tui.wire.requests import Act
+from ono99_tui.client import Client, ServerError
+from ono99_tui.identity import Identity
+from ono99_tui.wire.requests import Act, CreateTable, Join, Spectate
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
@@ -355,6 +357,67 @@ async def test_a_table_listed_from_another_node_is_joined_there(
 
 
 @pytest.mark.system
+async def test_a_private_table_of_another_node_is_joined_and_watched_by_its_invite_code(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; Alice hosts a private table of three on n0 (one bot) and Dave a public one after
+    it. Tried, on n1: the private table is not in n1's list (which has Dave's); Carol asks to join
+    by the invite code, in lower case, and Erin to watch by it: n1 says goodbye, each connects
+    again to n1 (resume token), is sent on to n0 and is seated there (Alice sees Carol sit), or
+    watches; Frank's code that no table has is refused with the message a server alone gives."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        n0, n1 = cluster
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        dave = await TestClient.connect("127.0.0.1", n0.port, "dave")
+        carol, erin, frank = [await TestClient.connect("127.0.0.1", n1.port, name)
+                              for name in ("carol", "erin", "frank")]
+        clients = [alice, dave, carol, erin, frank]
+        try:
+            await alice.send(CreateTable(name="hidden", seats=3, bots=1, private=True))
+            made = (await alice.expect("table", where=lambda m: m["table"]["name"] == "hidden"))["table"]
+            table_id, code = int(made["id"]), str(made["code"])
+            assert len(code) == 6
+            public_id = await create_table(dave, seats=2)
+            for _ in range(100):
+                tables = await carol.request({"t": "list_tables"}, "tables")
+                listed = {t["id"] for t in tables["tables"]}
+                if public_id in listed:
+                    break
+                await asyncio.sleep(LEASE / 10)
+            else:
+                pytest.fail("n1 does not list n0's public table")
+            assert table_id not in listed, "the private table is listed at another node"
+
+            await frank.send(Join(code="zzzzzz"))
+            refused = await frank.error()
+            assert (refused["code"], refused["reason"], refused["params"]) == (
+                "no_table", "no table has the invite code 'ZZZZZZ'", {"why": "code", "code": "ZZZZZZ"})
+            assert not frank.closed
+
+            await carol.send(Join(code=code.lower()))
+            said = await until_closed(carol)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            back = await TestClient.connect("127.0.0.1", n1.port, "carol", resume=carol.resume_token)
+            clients.append(back)
+            assert port_of(back) == n0.port, "not sent on to the private table's node"
+            detail = await back.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert detail["table"]["you"] is not None and detail["table"]["code"] == code
+            await alice.expect("table", where=lambda m: any(s.get("name") == "carol" for s in m["table"]["seats"]))
+
+            await erin.send(Spectate(code=code))
+            said = await until_closed(erin)
+            assert said[-1]["t"] == "bye" and "another node" in said[-1]["reason"], said
+            watcher = await TestClient.connect("127.0.0.1", n1.port, "erin", resume=erin.resume_token)
+            clients.append(watcher)
+            assert port_of(watcher) == n0.port, "the watcher is not sent on to the private table's node"
+            watched = await watcher.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert watched["table"]["you"] is None
+            assert owner_of(database, table_id) == "n0"
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
 async def test_the_nodes_share_one_lobby_who_is_online_and_its_chat(
         tmp_path: Path, database: str, redis_server: RedisServer) -> None:
     """Two nodes; Alice on n0, Carol on n1, both in the lobby. Tried: Carol's list of who is online
@@ -438,7 +501,8 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
     """Two nodes on a PostgreSQL server of this test's own. Alice plays at a table of n0 with a bot
     and stops on her turn (every move saved); PostgreSQL is stopped. Tried: her move then cannot be
     saved, so it is never shown: n0 lets the table go and says goodbye; Carol, in n0's lobby, is
-    refused a new table (``unavailable``, the database). PostgreSQL is started again: the table is
+    refused a new table (``unavailable``, the database) and a join by invite code (``unavailable``,
+    ``code_lookup``: no node can look it up). PostgreSQL is started again: the table is
     taken over (a new epoch) from what was saved, and Alice, back through n0, is sent what followed
     the last event she saw (a stand-in played for her meanwhile), each event once, and plays the game
     to its end; the record holds exactly the plays she saw (her unsaved move is not among them unless
@@ -473,6 +537,10 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
                 await carol.send_map({"t": "create_table", "name": "while the database is down", "seats": 2})
                 refusal = await carol.expect("error", where=lambda m: m.get("ref") == "create_table")
                 assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "database")
+                await carol.send(Join(code="ABCDEF"))  # no node can say where that code's table is now
+                refusal = await carol.expect("error", where=lambda m: m.get("ref") == "join")
+                assert (refusal["code"], refusal["params"]["why"]) == ("unavailable", "code_lookup")
+                assert not carol.closed
 
                 pg.start_server()
                 await wait_until(lambda: bool(read(db, "SELECT 1 FROM table_owners WHERE table_id = %s AND epoch > 1",
@@ -536,6 +604,48 @@ async def test_an_ssh_player_on_one_node_joins_a_table_of_another_and_keeps_the_
         finally:
             if conn is not None:
                 conn.close()
+            await alice.close()
+            await n1.stop()
+
+
+@pytest.mark.system
+async def test_ssh_players_reach_a_private_table_of_another_node_by_its_invite_code(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """As above, n1 with an SSH port. Alice hosts a private table of three on n0 (one bot). Tried:
+    Ada logs in over SSH to n1 as ``join-CODE`` with a key, Bao as ``watch-CODE``: each front is
+    sent on to n0 by itself, where Ada sits (Alice sees her, connected) and Bao watches (Alice
+    sees one spectator); both sessions go on."""
+    credential = ("--front-credential-file", str(tmp_path / "front.key"))
+    ssh_port = free_port()
+    async with nodes(tmp_path, database, redis_server.url, 1, *credential) as first:
+        n0 = first[0]
+        tls = ("--tls-cert", str(tmp_path / "tls_cert.pem"), "--tls-key", str(tmp_path / "tls_key.pem"))
+        n1 = ServerProcess(database, tmp_path / "n1.log", *NODE_ARGS, "--cluster", redis_server.url, "--node-id", "n1",
+                           *tls, *credential, "--ssh-port", str(ssh_port), "--ssh-workers", "0")
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        sessions: list[asyncssh.SSHClientConnection] = []
+        try:
+            await n1.start()
+            await alice.send(CreateTable(name="hidden", seats=3, bots=1, private=True))
+            made = (await alice.expect("table", where=lambda m: m["table"]["name"] == "hidden"))["table"]
+            table_id, code = int(made["id"]), str(made["code"])
+            keys = {}
+            for name in ("ada", "bao"):  # each key owns its name, so the front asks for none
+                keys[name] = asyncssh.generate_private_key("ssh-ed25519")
+                named = await Client.connect("127.0.0.1", n1.port, name, identity=Identity(keys[name]))
+                await named.close()
+            conn, _, _ = await ssh_session(ssh_port, f"join-{code}", keys["ada"])
+            sessions.append(conn)
+            await alice.expect("table", where=lambda m: m["table"]["id"] == table_id and any(
+                s["name"] == "ada" and s["connected"] for s in m["table"]["seats"]))
+            conn, _, _ = await ssh_session(ssh_port, f"watch-{code}", keys["bao"])
+            sessions.append(conn)
+            await alice.expect("table", where=lambda m: m["table"]["id"] == table_id and m["table"]["spectators"] == 1)
+            assert owner_of(database, table_id) == "n0"
+            assert not any(session.is_closed() for session in sessions)
+        finally:
+            for session in sessions:
+                session.close()
             await alice.close()
             await n1.stop()
 
