@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, RichLog, Static
+from textual.widgets import DataTable, Label, RichLog, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -20,6 +20,7 @@ from ..wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayN
 from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of
+from .inputs import Input
 from .labels import bot_row_name
 from .model import Model
 from .model_screen import ModelScreen

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Label, Select, Static, Switch
 
 from .. import text as words
 from ..bots import BOT_LEVELS
@@ -22,6 +22,7 @@ from ..i18n import gettext as _
 from ..wire.common import as_edition
 from ..wire.requests import CreateTable
 from .host import host_of
+from .inputs import Input
 from .labels import bot_level_name, option_problem
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 

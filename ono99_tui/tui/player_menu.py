@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Select
+from textual.widgets import Label, OptionList, Select
 from textual.widgets.option_list import Option
 
 from ..i18n import N_
@@ -25,6 +25,7 @@ from ..protocol import MAX_CHAT, MAX_NAME
 from ..reasons import admin_said
 from ..wire.requests import Admin, Block, Mute, Report, Request
 from .host import ScreenHost, host_of
+from .inputs import Input
 from .model import Model
 from .widgets import KeysFooter, put_up_while_closing
 

@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Static
 
 from .. import text as words
 from ..client import parse_address
@@ -20,6 +20,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..lan import Advert
 from ..protocol import PROTOCOL_VERSION
+from .inputs import Input
 from .labels import advertised_table_name, status_word, summary_words
 from .widgets import KeysFooter, put_up_while_closing
 

@@ -7,11 +7,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Select, Static, Switch
+from textual.widgets import Label, Select, Static, Switch
 
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
 from .host import host_of
+from .inputs import Input
 from .themes import theme_name
 from .widgets import ClockBar, KeysFooter
 

@@ -9,7 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Digits, Input, RichLog, Static
+from textual.widgets import Digits, RichLog, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -17,6 +17,7 @@ from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
+from .inputs import Input
 from .labels import card_label, is_own_table, rules_summary, table_name
 from .model import Model
 from .model_screen import ModelScreen
