@@ -16,18 +16,18 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.exceptions import RedisError
 
 from ono99_tui.wire import server as wire
 
+from .cluster_part import NodePart
 from .history import ChatLine
 from .lobby_chat import LOBBY_CHAT
 
 if TYPE_CHECKING:
-    import redis.asyncio as aioredis
 
     from .lobby import Lobby
     from .members import Member
@@ -39,22 +39,11 @@ GAP_SECONDS = 1.0  # how long a line waits for the lines before it
 Audience = Callable[[], Iterable["Member"]]
 
 
-class ChatNode(Protocol):
+class ChatNode(NodePart, Protocol):
     """What the shared lobby chat needs of its node (server/cluster.py's Cluster)."""
 
     @property
-    def node(self) -> str: ...
-
-    @property
-    def redis(self) -> aioredis.Redis: ...
-
-    @property
-    def lobby(self) -> Lobby: ...
-
-    @property
     def storage(self) -> Storage: ...
-
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None: ...
 
 
 class SharedLobbyChat:

@@ -24,12 +24,11 @@ from redis.exceptions import RedisError
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire import server as wire
 
+from .cluster_part import NodePart
 from .names import name_keys, name_taken_params, same_name_refusal
 
 if TYPE_CHECKING:
-    import redis.asyncio as aioredis
 
-    from .lobby import Lobby
     from .members import Member
 
 log = logging.getLogger("ono99.cluster")
@@ -68,21 +67,10 @@ return 0
 """
 
 
-class NamesNode(Protocol):
+class NamesNode(NodePart, Protocol):
     """What the names need of their node (server/cluster.py's Cluster)."""
 
-    @property
-    def node(self) -> str: ...
-
-    @property
-    def redis(self) -> aioredis.Redis: ...
-
-    @property
-    def lobby(self) -> Lobby: ...
-
     def alive(self) -> set[str]: ...
-
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None: ...
 
 
 def whose(identity: str | None, token_hash: str | None) -> str:

@@ -35,10 +35,10 @@ from redis.exceptions import RedisError
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire.common import as_edition
 
+from .cluster_part import NodePart
 from .members import Member
 
 if TYPE_CHECKING:
-    import redis.asyncio as aioredis
 
     from ono99_tui.wire import server as wire
 
@@ -106,17 +106,8 @@ return tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
 """
 
 
-class QueueNode(Protocol):
+class QueueNode(NodePart, Protocol):
     """What the shared queue needs of its node (server/cluster.py's Cluster)."""
-
-    @property
-    def node(self) -> str: ...
-
-    @property
-    def redis(self) -> aioredis.Redis: ...
-
-    @property
-    def lobby(self) -> Lobby: ...
 
     def address(self) -> tuple[str, int]: ...
 
@@ -125,8 +116,6 @@ class QueueNode(Protocol):
 
     def send_away(self, member: Member, host: str, port: int) -> None:
         """Close ``member``'s connection, to be sent on to ``host:port`` at their next hello here."""
-
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None: ...
 
 
 def _queue_key(edition: str, seats: int) -> str:
