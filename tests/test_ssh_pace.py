@@ -265,7 +265,7 @@ async def test_a_flood_of_logins_each_opens_its_session_or_is_told_to_come_back(
         told = [o.removeprefix("told: ") for o in outcomes if o.startswith("told")]
         assert all(BUSY.search(words) for words in told), told
         assert "opened" in outcomes, outcomes
-        await until(lambda: rig.front.starting == 0 and not rig.front.waiting, "the logins under way to end")
+        await until(lambda: not rig.front.starting and not rig.front.waiting, "the logins under way to end")
         assert await log_in(rig, 200) == "opened"
     finally:
         await rig.close()
@@ -286,7 +286,7 @@ async def test_a_session_whose_first_screen_is_late_is_told_to_come_back(tmp_pat
         outcome = await log_in(rig, 0)
         assert outcome.startswith("told: "), outcome
         assert BUSY.search(outcome), outcome
-        await until(lambda: rig.front.starting == 0, "the late login to stop counting as starting")
+        await until(lambda: not rig.front.starting, "the late login to stop counting as starting")
     finally:
         for _ in range(held):
             rig.front.opening.release()

@@ -383,14 +383,14 @@ class SshConnection(asyncssh.SSHServer):
         self._logging_in = False  # counted by the process's pacer until its first screen (or its end)
         self.authenticating = False  # its key exchange is done and its login has begun
         self.starting = False  # counted in its front's logins starting, from its authentication to its first screen
-        self._login_started = 0.0
+        self.login_started = 0.0
         self._login_timer: asyncio.TimerHandle | None = None
 
     def login_began(self) -> None:
         self._logging_in = True
         PACER.login_started()
         loop = asyncio.get_running_loop()
-        self._login_started = loop.time()
+        self.login_started = loop.time()
         timeout = self.front.config.ssh.login_timeout
         if timeout > 2 * LOGIN_WORDS_EARLY:
             self._login_timer = loop.call_later(timeout - LOGIN_WORDS_EARLY, self._login_too_slow)
@@ -401,12 +401,12 @@ class SshConnection(asyncssh.SSHServer):
         self._cancel_login_timer()
         if self.starting:
             self.starting = False
-            self.front.starting -= 1
+            self.front.starting.discard(self)
         if self._logging_in:
             self._logging_in = False
             PACER.login_ended()
             if shown:
-                self.front.note_login(asyncio.get_running_loop().time() - self._login_started)
+                self.front.note_login(asyncio.get_running_loop().time() - self.login_started)
 
     def first_screen(self) -> None:
         self.login_over(shown=True)
@@ -572,7 +572,7 @@ class SshFront:
         # Connections still logging in have a budget of their own: they never take a player's place.
         self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh.max_waiting_logins,
                                                              self.config.ssh.max_waiting_logins_per_address)
-        self.starting = 0  # logins past their key exchange with no first screen yet
+        self.starting: set[SshConnection] = set()  # logins past their key exchange with no first screen yet
         self._listener: asyncssh.SSHAcceptor | None = None
         self._login_seconds = 0.0  # how long a login takes to its first screen, lately (a moving average)
         self.sharing = ScreenSharing(config.ssh.shared_screens)  # spectators' screens drawn once for many
@@ -633,16 +633,19 @@ class SshFront:
     def may_start(self, connection: SshConnection) -> bool:
         """Whether a login whose key exchange is done may go on to its session now (and counts as
         starting until its first screen), or is one too many for the process to start at once."""
-        if self.starting >= self.config.ssh.max_starting_logins:
+        if len(self.starting) >= self.config.ssh.max_starting_logins:
             return False
-        self.starting += 1
+        self.starting.add(connection)
         connection.starting = True
         return True
 
     def busy_words(self, address: str) -> str:
         """Why a login is refused while the front is busy, and in how many seconds to try again: about
-        the time logins take to their first screen lately."""
-        seconds = max(RETRY_AT_LEAST, math.ceil(self._login_seconds))
+        the time logins take to their first screen lately, or if longer, how long the oldest login
+        starting now has been under way (in a storm none may have finished yet)."""
+        now = asyncio.get_running_loop().time()
+        oldest = max((now - c.login_started for c in self.starting), default=0.0)
+        seconds = max(RETRY_AT_LEAST, math.ceil(self._login_seconds), math.ceil(oldest))
         return ssh_words.admission("busy", address, seconds=seconds)
 
     def note_login(self, seconds: float) -> None:
