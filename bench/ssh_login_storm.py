@@ -239,6 +239,11 @@ async def run(workers: int, watchers: int, logins: int, spread: float, patience:
                                          if "ssh" in line or "front" in line)
             for text, count in logged.most_common(5):
                 print(f"  logged {count}×: {text}", flush=True)
+            errors = collections.Counter(line.strip()[:160] for line in
+                                         (Path(tmp) / "server.log").read_text(errors="replace").splitlines()
+                                         if re.match(r"\s*\w+(Error|Exception)\b", line))
+            for text, count in errors.most_common(3):
+                print(f"  error {count}×: {text}", flush=True)
         finally:
             for attempt in attempts:
                 attempt.close()
