@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import asyncssh
+
 from ono99_tui.client import Client
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import Act, CreateTable, Join, Start
@@ -42,9 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # The front lets a few logins from one address wait at once, and a few dozen in all: the benchmarks'
 # clients log in from several loopback addresses (127.0.0.0/8 is all this machine), a few from each,
-# and at most a few dozen at a time.
+# and no more at a time than a front starts at once.
 LOGINS_PER_ADDRESS = SshSettings().max_waiting_logins_per_address - 1
-LOGINS_AT_ONCE = SshSettings().max_waiting_logins - 4
+LOGINS_AT_ONCE = min(SshSettings().max_waiting_logins - 4, SshSettings().max_starting_logins)
 
 QUIET = 0.3  # seconds without output after which a redraw counts as done
 NOTICE_SECONDS = 22.0  # a little over the 20 s an invite-code notice stays on screen
@@ -176,12 +178,19 @@ def login_address(index: int) -> str:
 
 async def log_in_all(count: int, log_in: Callable[[int, str], Awaitable[T]]) -> list[T]:
     """``log_in(index, local_address)`` for ``count`` clients at once, as far as the front lets
-    them wait: each address has a few, and at most LOGINS_AT_ONCE log in at a time."""
+    them wait: each address has a few, and at most LOGINS_AT_ONCE log in at a time. A login the
+    front says it is too busy for just now is tried again a second later, as a person would."""
     gate = asyncio.Semaphore(LOGINS_AT_ONCE)
 
     async def one(index: int) -> T:
-        async with gate:
-            return await log_in(index, login_address(index))
+        while True:
+            async with gate:
+                try:
+                    return await log_in(index, login_address(index))
+                except asyncssh.DisconnectError as exc:
+                    if exc.code != asyncssh.DISC_TOO_MANY_CONNECTIONS or "busy" not in exc.reason:
+                        raise
+            await asyncio.sleep(1.0)
 
     return list(await asyncio.gather(*(one(i) for i in range(count))))
 

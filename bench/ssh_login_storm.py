@@ -110,6 +110,16 @@ async def load(tcp_port: int, ssh_port: int, watchers: int) -> None:
 
 
 # --- the storm ----------------------------------------------------------------------------------------
+class Watched(asyncssh.SSHClient):
+    """Sees the connection as soon as its TCP handshake is done, before the login ends."""
+
+    def __init__(self, login: Login) -> None:
+        self.login = login
+
+    def connection_made(self, conn: asyncssh.SSHClientConnection) -> None:
+        self.login.conn = conn
+
+
 class Login:
     def __init__(self, index: int, key: asyncssh.SSHKey) -> None:
         self.index = index
@@ -118,6 +128,21 @@ class Login:
         self.words = ""
         self.seconds = 0.0
         self.conn: asyncssh.SSHClientConnection | None = None
+        self.session = False
+        self.output = 0
+
+    def stage(self) -> str:
+        """How far a login that got no answer went: where it waited (asyncssh's own state, read for this)."""
+        conn = self.conn
+        if conn is None:
+            return "no TCP connection"
+        if not getattr(conn, "_server_version", b""):
+            return "TCP, no SSH version line"
+        if not getattr(conn, "_auth_complete", False):
+            return "key exchange unfinished" if not getattr(conn, "_kex_complete", False) else "auth unfinished"
+        if not self.session:
+            return "logged in, no session"
+        return "session, no output" if not self.output else "output, no lobby"
 
     async def run(self, port: int, address: str, patience: float) -> None:
         started = time.perf_counter()
@@ -126,14 +151,16 @@ class Login:
             async with asyncio.timeout(patience):
                 self.conn = await asyncssh.connect(HOST, port, username=f"s{self.index}", client_keys=[self.key],
                                                    known_hosts=None, agent_path=None, config=[],
-                                                   local_addr=(address, 0))
+                                                   local_addr=(address, 0), client_factory=lambda: Watched(self))
                 _, stdout, _ = await self.conn.open_session(term_type="xterm-256color", term_size=(100, 30),
                                                             encoding=None)
+                self.session = True
                 while LOBBY_MARK not in output:
                     data = await stdout.read(65536)
                     if not data:
                         break
                     output += data
+                    self.output = len(output)
             if LOBBY_MARK in output:
                 self.outcome, self.seconds = "opened", time.perf_counter() - started
                 return
@@ -148,7 +175,8 @@ class Login:
         except (OSError, asyncssh.Error, TimeoutError) as exc:
             self.words = words_in(bytes(output)) if output else ""
             if not self.words:
-                self.outcome = f"reset ({type(exc).__name__})"
+                self.outcome = f"reset ({type(exc).__name__}: {self.stage()})" if isinstance(exc, TimeoutError) \
+                    else f"reset ({type(exc).__name__})"
                 return
         self.outcome = "told" if self.words else "reset (closed)"
 
@@ -211,6 +239,11 @@ async def run(workers: int, watchers: int, logins: int, spread: float, patience:
                                          if "ssh" in line or "front" in line)
             for text, count in logged.most_common(5):
                 print(f"  logged {count}×: {text}", flush=True)
+            errors = collections.Counter(line.strip()[:160] for line in
+                                         (Path(tmp) / "server.log").read_text(errors="replace").splitlines()
+                                         if re.match(r"\s*\w+(Error|Exception)\b", line))
+            for text, count in errors.most_common(3):
+                print(f"  error {count}×: {text}", flush=True)
         finally:
             for attempt in attempts:
                 attempt.close()

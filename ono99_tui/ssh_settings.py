@@ -26,6 +26,9 @@ class SshSettings:
     max_sessions_per_address: int = 8
     max_waiting_logins: int = 64  # connections still logging in: a budget apart from the sessions' places
     max_waiting_logins_per_address: int = 4
+    # Logins past their key exchange whose first screen is not up yet, per front process: each starts an
+    # app, so more at once only make them all late; one more is told when to come back instead.
+    max_starting_logins: int = 8
     input_bytes_per_second: float = 1024.0  # typing and clicks use a fraction; a paste flood waits
     input_burst: int = 4096
     # Spectators of a table whose terminals match (size, language, theme, colours) share one app's

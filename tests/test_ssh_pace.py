@@ -208,3 +208,89 @@ async def test_a_spectator_and_a_player_in_other_languages_and_sizes_each_see_th
             await player.close()
     finally:
         await host.close()
+
+
+BUSY = re.compile(r"the server is busy, try again in \d+ s\b")
+ESCAPES = re.compile(rb"\x1b\[[0-9;?$<>=]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+async def log_in(rig: Rig, index: int) -> str:  # noqa: F811
+    """One login from an address of its own, with a new key and its user name as the player's name:
+    "opened" (the lobby's first line on its terminal), "told: WORDS" (a disconnect reason, or words
+    on its terminal and no lobby) or "silent: HOW" (closed or reset with no words)."""
+    output = bytearray()
+    try:
+        async with asyncio.timeout(PATIENCE):
+            return await _log_in(rig, index, output)
+    except TimeoutError:
+        return "silent: no answer"
+
+
+async def _log_in(rig: Rig, index: int, output: bytearray) -> str:  # noqa: F811
+    try:
+        conn = await asyncssh.connect("127.0.0.1", rig.front.port, username=f"p{index}", known_hosts=None,
+                                      agent_path=None, config=[],
+                                      client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+                                      local_addr=(f"127.0.3.{1 + index}", 0))
+        async with conn:
+            _, stdout, _ = await conn.open_session(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+            while b"you are" not in output:
+                data = await stdout.read(65536)
+                if not data:
+                    break
+                output += data
+    except asyncssh.DisconnectError as exc:
+        return f"told: {exc.reason}" if exc.reason.strip() and not isinstance(exc, asyncssh.ConnectionLost) \
+            else f"silent: {type(exc).__name__}"
+    except OSError as exc:
+        return f"silent: {type(exc).__name__}"
+    if b"you are" in output:
+        return "opened"
+    words = " ".join(ESCAPES.sub(b" ", bytes(output)).decode(errors="replace").split())
+    return f"told: {words}" if words else "silent: closed with nothing on the terminal"
+
+
+async def test_a_flood_of_logins_each_opens_its_session_or_is_told_to_come_back(tmp_path: Path) -> None:
+    """A front that starts 2 logins at once and lets 4 wait for their key exchange (2 per address).
+    Tried: 24 SSH clients (asyncssh, each from an address of its own, with a new key) log in all at
+    once. Each either gets its lobby or is told in words that the front is busy and when to come
+    back; none is closed or reset without a word. At least one opens (the front is not just refusing),
+    and once the flood is over a login opens again (the counts of logins under way came back down)."""
+    rig = await start_rig(tmp_path, ssh=SshSettings(max_starting_logins=2, max_waiting_logins=4,  # noqa: F811
+                                                    max_waiting_logins_per_address=2))
+    try:
+        outcomes = await asyncio.gather(*(log_in(rig, i) for i in range(24)))
+        silent = [o for o in outcomes if o.startswith("silent")]
+        assert not silent, outcomes
+        told = [o.removeprefix("told: ") for o in outcomes if o.startswith("told")]
+        assert all(BUSY.search(words) for words in told), told
+        assert "opened" in outcomes, outcomes
+        await until(lambda: not rig.front.starting and not rig.front.waiting, "the logins under way to end")
+        assert await log_in(rig, 200) == "opened"
+    finally:
+        await rig.close()
+
+
+async def test_a_session_whose_first_screen_is_late_is_told_to_come_back(tmp_path: Path) -> None:
+    """A front with a 3 s login timeout whose links to the game server are all taken (the test holds
+    every place of the front's opening semaphore): a login gets its session, but its app cannot say
+    hello to the lobby. Tried: before the timeout, the client's terminal shows that the server is
+    busy and when to come back, and the session ends; it is not left waiting silently. Let go, the
+    front starts logins again: the next one opens."""
+    rig = await start_rig(tmp_path, ssh=SshSettings(login_timeout=3.0))  # noqa: F811
+    held = 0
+    try:
+        while not rig.front.opening.locked():
+            await rig.front.opening.acquire()
+            held += 1
+        outcome = await log_in(rig, 0)
+        assert outcome.startswith("told: "), outcome
+        assert BUSY.search(outcome), outcome
+        await until(lambda: not rig.front.starting, "the late login to stop counting as starting")
+    finally:
+        for _ in range(held):
+            rig.front.opening.release()
+    try:
+        assert await log_in(rig, 1) == "opened"
+    finally:
+        await rig.close()

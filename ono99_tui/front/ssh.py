@@ -382,14 +382,15 @@ class SshConnection(asyncssh.SSHServer):
         self._close_handle: asyncio.TimerHandle | None = None
         self._logging_in = False  # counted by the process's pacer until its first screen (or its end)
         self.authenticating = False  # its key exchange is done and its login has begun
-        self._login_started = 0.0
+        self.starting = False  # counted in its front's logins starting, from its authentication to its first screen
+        self.login_started = 0.0
         self._login_timer: asyncio.TimerHandle | None = None
 
     def login_began(self) -> None:
         self._logging_in = True
         PACER.login_started()
         loop = asyncio.get_running_loop()
-        self._login_started = loop.time()
+        self.login_started = loop.time()
         timeout = self.front.config.ssh.login_timeout
         if timeout > 2 * LOGIN_WORDS_EARLY:
             self._login_timer = loop.call_later(timeout - LOGIN_WORDS_EARLY, self._login_too_slow)
@@ -398,11 +399,14 @@ class SshConnection(asyncssh.SSHServer):
         """Its first screen is up (``shown``), or it ended: its login no longer holds the other
         sessions' redraws back."""
         self._cancel_login_timer()
+        if self.starting:
+            self.starting = False
+            self.front.starting.discard(self)
         if self._logging_in:
             self._logging_in = False
             PACER.login_ended()
             if shown:
-                self.front.note_login(asyncio.get_running_loop().time() - self._login_started)
+                self.front.note_login(asyncio.get_running_loop().time() - self.login_started)
 
     def first_screen(self) -> None:
         self.login_over(shown=True)
@@ -413,12 +417,24 @@ class SshConnection(asyncssh.SSHServer):
             self._login_timer = None
 
     def _login_too_slow(self) -> None:
-        """Still not logged in as the login timeout nears: a front that is busy says so and when to
-        come back, instead of the bare close the timeout would be."""
+        """No first screen yet as the login timeout nears. Before its authentication, a front that is
+        busy says so and when to come back, instead of the bare close the timeout would be; after it
+        the front is what keeps the login waiting (the app's start, the link to the game server),
+        so the client is told so, in any case: on its terminal if its session is open."""
         self._login_timer = None
-        if self.conn is not None and PACER.busy:
+        if self.conn is None:
+            return
+        words = self.front.busy_words(self.address)
+        session = self.session
+        if session is not None and session.chan is not None:
+            log.info("ssh %s: no first screen in time, told to come back", self.address)
+            session.end(words)  # its app ends when it can; the words go now
+            session.say_farewell(words, leave_screen=True)
+            self.login_over()
+            self.close_soon()
+        elif self.starting or PACER.busy:
             log.info("ssh %s: the login did not finish in time on a busy front", self.address)
-            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.front.busy_words(self.address))
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, words)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -444,6 +460,9 @@ class SshConnection(asyncssh.SSHServer):
         if self.refusal is not None:
             log.warning("ssh %s: refused: %s", self.address, self.refusal)
             raise asyncssh.DisconnectError(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.refusal)
+        if not self.front.may_start(self):
+            log.info("ssh %s: refused, too many logins starting", self.address)
+            raise asyncssh.DisconnectError(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.front.busy_words(self.address))
         self.username = username
         return True
 
@@ -501,7 +520,7 @@ class SshConnection(asyncssh.SSHServer):
         return False
 
     def auth_completed(self) -> None:
-        self._cancel_login_timer()  # the session's own timer (close_soon) takes over
+        # its login timer runs on: the first screen is due within the login timeout, or the client is told why not
         self.fingerprint = self._key.get_fingerprint() if self._key is not None else None
         self.front.logged_in(self)
         # A connection holds a slot: it has the login timeout again to open its session.
@@ -553,6 +572,7 @@ class SshFront:
         # Connections still logging in have a budget of their own: they never take a player's place.
         self.waiting: HelloQueue[SshConnection] = HelloQueue(self.config.ssh.max_waiting_logins,
                                                              self.config.ssh.max_waiting_logins_per_address)
+        self.starting: set[SshConnection] = set()  # logins past their key exchange with no first screen yet
         self._listener: asyncssh.SSHAcceptor | None = None
         self._login_seconds = 0.0  # how long a login takes to its first screen, lately (a moving average)
         self.sharing = ScreenSharing(config.ssh.shared_screens)  # spectators' screens drawn once for many
@@ -610,10 +630,22 @@ class SshFront:
         self._per_address[connection.address] += 1
         return None
 
+    def may_start(self, connection: SshConnection) -> bool:
+        """Whether a login whose key exchange is done may go on to its session now (and counts as
+        starting until its first screen), or is one too many for the process to start at once."""
+        if len(self.starting) >= self.config.ssh.max_starting_logins:
+            return False
+        self.starting.add(connection)
+        connection.starting = True
+        return True
+
     def busy_words(self, address: str) -> str:
         """Why a login is refused while the front is busy, and in how many seconds to try again: about
-        the time logins take to their first screen lately."""
-        seconds = max(RETRY_AT_LEAST, math.ceil(self._login_seconds))
+        the time logins take to their first screen lately, or if longer, how long the oldest login
+        starting now has been under way (in a storm none may have finished yet)."""
+        now = asyncio.get_running_loop().time()
+        oldest = max((now - c.login_started for c in self.starting), default=0.0)
+        seconds = max(RETRY_AT_LEAST, math.ceil(self._login_seconds), math.ceil(oldest))
         return ssh_words.admission("busy", address, seconds=seconds)
 
     def note_login(self, seconds: float) -> None:

@@ -124,6 +124,8 @@ class SessionApp(Ono99App):
         self.run_worker(self._network(), exclusive=True, group="network", name="network")
 
     def _show(self, screen_type: type[ModelScreen]) -> None:
+        if self._exit or not self.screen_stack:  # ended while a batch was on its way (a late login told to go)
+            return
         if len(self.screen_stack) == 1 and self.screen.id == "_default":
             self.push_screen(screen_type())  # the first screen; Textual's default screen stays under it
             self._first_screen()
