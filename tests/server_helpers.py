@@ -278,6 +278,19 @@ class PlayLog:
         return view
 
 
+def resumed_history(client: TestClient, state: dict[str, Any], last_seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events sent as history to ``client``, which came back having seen up to the state
+    ``last_seen`` (its hello's ``seen``), before ``state``, its first state since. Checked: its log is
+    not started over; they are every event after the last one it saw, each once (none missed, none
+    twice); ``state`` is no older than ``last_seen``."""
+    history = [m for m in client.received if m["t"] == "history"]
+    assert not any(m["reset"] for m in history), "the client's log was started over"
+    missed = [e for m in history for e in m["events"]]
+    assert state["seq"] == last_seen["seq"] + len(missed) + len(state["events"]), "events missed or repeated"
+    assert state["view"]["version"] >= last_seen["view"]["version"], "a state older than one seen"
+    return missed
+
+
 async def play(client: TestClient, rng: random.Random, *, policy: Policy = random_policy,
                stop: Callable[[dict[str, Any]], bool] | None = None, log: PlayLog | None = None,
                initial: dict[str, Any] | None = None, tolerated: Sequence[str] = LATE_ACT_ERRORS,

@@ -31,6 +31,7 @@ from tests.server_helpers import (
     play,
     plays_of,
     record_events,
+    resumed_history,
     start,
     storage_barrier,
     until_closed,
@@ -96,11 +97,7 @@ async def resume_and_finish(old: TestClient, before: PlayLog, port: int, table_i
     clients.append(client)
     assert client.welcome["resumed"] is True and client.welcome["table"] == table_id
     state = await client.expect("state")
-    history = [m for m in client.received if m["t"] == "history"]
-    assert not any(m["reset"] for m in history), "the client's log was started over"
-    missed = [e for m in history for e in m["events"]]
-    assert state["seq"] == last_seq + len(missed) + len(state["events"]), "events missed or repeated"
-    assert state["view"]["version"] >= before.last_view["version"], "a state older than one seen"
+    missed = resumed_history(client, state, before.states[-1])
     after = await play(client, random.Random(seed), initial=state)
     assert after.last_view["winner"] is not None
     await storage_barrier(client)
