@@ -233,7 +233,7 @@ async def test_a_node_lost_before_saving_a_games_end_the_taking_node_finishes_it
             assert winner is not None, "the game did not end"
             await storage_barrier(alice)
             ended = Ended(store, tmp_path, key, str(alice.welcome["identity"]), table_id, str(alice.resume_token),
-                          winner, int(log.states[-2]["seq"]))
+                          winner, int(log.states[-2]["seq"]), clients=clients)  # Alice back at n1 is closed too
             assert n0.proc is not None
             n0.proc.send_signal(signal.SIGSTOP)
             for rows in RATED_ROWS:
@@ -243,15 +243,7 @@ async def test_a_node_lost_before_saving_a_games_end_the_taking_node_finishes_it
             await until_closed(alice)
 
             await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table")
-            back = await TestClient.connect("127.0.0.1", n1.port, "alice", identity=key,
-                                            seen={"table": table_id, "seq": ended.seq_before_end})
-            clients.append(back)
-            assert back.welcome["table"] == table_id
-            state = await back.expect("state")
-            [table] = [m["table"] for m in back.received if m["t"] == "table"]
-            events = [e for m in back.received if m["t"] == "history" for e in m["events"]] + list(state["events"])
-            assert_shown_finished(ended, table, state, events)
-            await storage_barrier(back)
+            assert_shown_finished(ended, *await ended.alice_back(n1))
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
             assert table_status(store, table_id) == "finished"
         finally:
@@ -281,22 +273,15 @@ async def test_a_node_lost_after_saving_a_games_end_is_taken_over_without_rating
             assert winner is not None, "the game did not end"
             await storage_barrier(alice)
             ended = Ended(store, tmp_path, key, str(alice.welcome["identity"]), table_id, str(alice.resume_token),
-                          winner, int(log.states[-2]["seq"]))
+                          winner, int(log.states[-2]["seq"]), clients=clients)  # Alice back at n1 is closed too
             await n0.kill9()
             await until_closed(alice)
             assert table_status(store, table_id) == "finished"
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
 
             await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table")
-            back = await TestClient.connect("127.0.0.1", n1.port, "alice", identity=key,
-                                            seen={"table": table_id, "seq": ended.seq_before_end})
-            clients.append(back)
-            assert back.welcome["table"] == table_id
-            state = await back.expect("state")
-            [table] = [m["table"] for m in back.received if m["t"] == "table"]
-            events = [e for m in back.received if m["t"] == "history" for e in m["events"]] + list(state["events"])
-            assert_shown_finished(ended, table, state, events)
-            await storage_barrier(back)
+            assert_shown_finished(ended, *await ended.alice_back(n1))
+            back = clients[-1]
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1), "rated again at the take-over"
 
             assert n1.proc is not None
