@@ -382,7 +382,6 @@ class SshConnection(asyncssh.SSHServer):
         self._close_handle: asyncio.TimerHandle | None = None
         self._logging_in = False  # counted by the process's pacer until its first screen (or its end)
         self.authenticating = False  # its key exchange is done and its login has begun
-        self.starting = False  # counted in its front's logins starting, from its authentication to its first screen
         self.login_started = 0.0
         self._login_timer: asyncio.TimerHandle | None = None
 
@@ -399,9 +398,7 @@ class SshConnection(asyncssh.SSHServer):
         """Its first screen is up (``shown``), or it ended: its login no longer holds the other
         sessions' redraws back."""
         self._cancel_login_timer()
-        if self.starting:
-            self.starting = False
-            self.front.starting.discard(self)
+        self.front.starting.discard(self)  # if it was counted as starting
         if self._logging_in:
             self._logging_in = False
             PACER.login_ended()
@@ -432,7 +429,7 @@ class SshConnection(asyncssh.SSHServer):
             session.say_farewell(words, leave_screen=True)
             self.login_over()
             self.close_soon()
-        elif self.starting or PACER.busy:
+        elif self in self.front.starting or PACER.busy:
             log.info("ssh %s: the login did not finish in time on a busy front", self.address)
             self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, words)
 
@@ -636,7 +633,6 @@ class SshFront:
         if len(self.starting) >= self.config.ssh.max_starting_logins:
             return False
         self.starting.add(connection)
-        connection.starting = True
         return True
 
     def busy_words(self, address: str) -> str:
