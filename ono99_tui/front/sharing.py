@@ -37,7 +37,7 @@ from textual.app import ScreenStackError
 from textual.driver import Driver
 from textual.screen import Screen
 
-from ..links import Link
+from ..links import Link, continues
 from ..tui.table import TableScreen
 from ..wire.requests import Request
 from .ssh_app import NOTICES_TO_ALL, SessionApp
@@ -96,7 +96,7 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
         if not isinstance(table, dict) or table.get("you") is not None:
             return  # kept for a spectator only: a seated player's screen is never shared
         last = self.since_table[-1] if self.since_table else None
-        if message.get("t") == "state" and last is not None and _continues(last, message):
+        if last is not None and continues(last, message):
             events = last["events"]  # the list is this inbox's own (below)
             events.extend(message["events"])
             self.since_table[-1] = {**message, "events": events}
@@ -108,15 +108,6 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
     def table_id(self) -> int | None:
         table = self.table.get("table") if self.table is not None else None
         return table.get("id") if isinstance(table, dict) and isinstance(table.get("id"), int) else None
-
-
-def _continues(last: dict[str, Any], state: dict[str, Any]) -> bool:
-    """Whether ``state`` follows the state ``last`` in one game, event after event: kept as one
-    state, the last, with the events of both (as ``merged_states`` in ono99_tui/tui/app.py)."""
-    return (last.get("t") == "state" and last.get("table") == state.get("table")
-            and last.get("game_no") == state.get("game_no") and isinstance(last.get("events"), list)
-            and isinstance(state.get("events"), list) and isinstance(last.get("seq"), int)
-            and isinstance(state.get("seq"), int) and state["seq"] - len(state["events"]) == last["seq"])
 
 
 def tap_link(link: Any) -> TapInbox:

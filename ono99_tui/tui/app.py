@@ -22,7 +22,7 @@ from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
-from ..links import Link, LocalServer
+from ..links import Link, LocalServer, continues
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
@@ -581,15 +581,12 @@ def merged_states(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         last = out[-1] if out else None
-        if (last is not None and message.get("t") == "state" == last.get("t")
-                and message.get("table") == last.get("table") and message.get("game_no") == last.get("game_no")
-                and isinstance(message.get("events"), list) and isinstance(last.get("events"), list)
-                and isinstance(message.get("seq"), int) and isinstance(last.get("seq"), int)
-                and message["seq"] - len(message["events"]) == last["seq"]):
+        if last is not None and continues(last, message):
             out[-1] = {**message, "events": [*last["events"], *message["events"]]}
         else:
             out.append(message)
     return out
+
 
 
 def unreachable_words(host: str, port: int, exc: BaseException) -> str:
