@@ -320,11 +320,16 @@ def connect_command(port: int, data_dir: Path, *extra: str) -> str:
                        "--data-dir", str(data_dir), "--name", "Kim", *extra])
 
 
+DROP_GAME_SEED = 1  # the deal of the dropped-connection game (a random one once dealt Kim four ONO 99 cards)
+
+
 async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_comes_back_after_a_drop(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: the fingerprint question, a table with a bot, the clock's warnings at 10
     and 5 seconds of a 12-second turn, and after the server cuts the connection, the same seat again
-    and the game played to its end."""
+    and the game played to its end. The deal is fixed (``DROP_GAME_SEED``), as the scripted games'
+    are: the server draws a table's seed with ``secrets.randbits``."""
+    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: DROP_GAME_SEED)
     async with running_server(tmp_path, default_turn_seconds=12, grace_seconds=120) as h:
         pane = Pane(tmp_path)
         await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
