@@ -32,11 +32,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 from measuring import HOST, children, free_port, log_in_all, measured, percentile, rss, start_serve, stop_serve
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Act, CreateTable, Join, Rematch, Start
 
 TIMEOUT = 120.0

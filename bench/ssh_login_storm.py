@@ -36,11 +36,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import asyncssh
 from measuring import HOST, free_port, log_in_all, measured, percentile, start_serve, stop_serve
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Act, CreateTable, Join, Rematch, Start
 
 LOBBY_MARK = b"you are"

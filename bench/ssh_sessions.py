@@ -40,7 +40,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 from measuring import (
     HOST,
     ROOT,
@@ -54,6 +53,8 @@ from measuring import (
     table_updates,
     watched_game,
 )
+
+from ono99_tui.ssh_library import asyncssh
 
 
 class ServerProcess(Serving):

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import asyncssh
+from ono99_tui.ssh_library import asyncssh
 
 from .refusal import Refusal
 from .ssh_settings import SshSettings

@@ -45,7 +45,7 @@ class Identity:
     @classmethod
     def load_or_create(cls, directory: Path) -> Identity:
         """The key in ``directory``, created there first if it has none."""
-        import asyncssh
+        from ono99_tui.ssh_library import asyncssh
 
         path = directory / KEY_FILE
         if not path.exists():

@@ -27,7 +27,7 @@ SIGNATURE_TYPES = frozenset({b"ssh-ed25519", b"ecdsa-sha2-nistp256", b"ecdsa-sha
 def parse_public_key(text: str) -> asyncssh.SSHKey:
     """The public key of an OpenSSH public key line ("ssh-ed25519 AAAA... comment"); ``bad_key`` if
     it is not one of a type the server takes."""
-    import asyncssh
+    from ono99_tui.ssh_library import asyncssh
 
     kind = text.split(maxsplit=1)[0] if text.strip() else ""
     if kind not in KEY_TYPES:

@@ -188,7 +188,7 @@ async def wait_until(condition: Callable[..., bool], what: str, timeout: float =
 
 def new_identity() -> Identity:
     """A new ed25519 key, in memory: a player with an identity (stats, a name of their own)."""
-    import asyncssh
+    from ono99_tui.ssh_library import asyncssh
 
     return Identity(asyncssh.generate_private_key("ssh-ed25519"))
 

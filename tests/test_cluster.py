@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
 
-import asyncssh
 import psycopg
 import pytest
 
@@ -27,6 +26,7 @@ from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client import Client, ServerError
 from ono99_tui.identity import Identity
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Act, CreateTable, Join, Spectate
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer

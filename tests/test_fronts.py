@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 
 from ono99_server import Server, table
@@ -21,6 +20,7 @@ from ono99_tui.client import Client, ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Act, CreateTable, Hello, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until

@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-import asyncssh
 import pytest
 from textual.widgets import Input
 
@@ -16,6 +15,7 @@ from ono99_tui.front.ssh_app import NameScreen, SessionApp
 from ono99_tui.i18n import using
 from ono99_tui.identity import Identity
 from ono99_tui.reasons import said as said_of_error
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 
 from ono99_server import ServerConfig
@@ -25,6 +24,7 @@ from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
 from ono99_server.rates import TokenBucket
 from ono99_tui.client import Client, ServerError
 from ono99_tui.protocol import MAX_FRAME, encode
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import client_context
 from ono99_tui.wire.requests import (

@@ -22,7 +22,6 @@ import termios
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 from textual.widgets import DataTable
 
@@ -34,6 +33,7 @@ from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import (

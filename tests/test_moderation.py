@@ -15,13 +15,13 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 
 from ono99_server import Server
 from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Admin, CreateTable, Join, Report, Say, Spectate
 from tests.server_helpers import (
     TIMEOUT,

@@ -20,7 +20,6 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import asyncssh
 import pytest
 
 from ono99_server.connection import Connection
@@ -31,6 +30,7 @@ from ono99_tui.i18n import gettext as _
 from ono99_tui.messages import decode_server_message
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import CreateTable, Join, Leave, Request, Say, Start
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until

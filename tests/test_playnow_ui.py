@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 from textual.widgets import DataTable
 
 from ono99_tui.front.ssh import play_shortcut
 from ono99_tui.local_game import open_local_game
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-import asyncssh
 import pytest
 
 from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.messages import Chat, TableDetail, TableInfo, Unplayable, View
 from ono99_tui.protocol import identity_proof_message
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import Act, decode_request
 from tests.declared import SERVER_TYPES

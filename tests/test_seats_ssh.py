@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import asyncssh
 import pytest
 
 from ono99_tui.client import Client
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import asyncssh
 import pytest
 
 from ono99_server import Server, ServerConfig
 from ono99_server.session import MAX_STRIKES, Session
 from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, decode_payload, encode, identity_proof_message
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import Hello, Ping, Prove, Request
 from ono99_tui.wire.server import Challenge, ErrorMessage, ServerMessage, Welcome, decode_server_message

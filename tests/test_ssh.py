@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-import asyncssh
 import pytest
 import textual
 from textual.driver import Driver
@@ -40,6 +39,7 @@ from ono99_tui.front.ssh_app import NameScreen, SessionApp
 from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_tui.fronts import new_credential
 from ono99_tui.serve import front_config_for
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import asyncssh
 import pytest
 from textual.widgets import Digits
 
@@ -22,6 +21,7 @@ from ono99_tui.front import pacing
 from ono99_tui.front.pacing import Pacer
 from ono99_tui.i18n import gettext, using
 from ono99_tui.messages import ServerMessage
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model import Model

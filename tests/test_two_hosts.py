@@ -15,12 +15,12 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import asyncssh
 import pytest
 
 from ono99_tui.client import Client
 from ono99_tui.identity import Identity
 from ono99_tui.known_servers import ServerTrust
+from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import CreateTable, Start
 from tests.server_helpers import ROOT, TIMEOUT
 from tests.test_fronts import drive, played_by

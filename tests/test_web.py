@@ -339,7 +339,7 @@ async def test_password_mode_asks_on_the_page_and_keys_mode_refuses_browsers(tmp
     finally:
         await rig.close()
     keys = tmp_path / "authorized_keys"
-    import asyncssh
+    from ono99_tui.ssh_library import asyncssh
 
     keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
     rig = await start_web_rig(tmp_path / "keys", SshSettings(auth="authorized-keys", authorized_keys=keys))

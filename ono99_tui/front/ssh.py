@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import asyncssh
+from ono99_tui.ssh_library import asyncssh
 
 from ..access import AccessPolicy, refusal_pause
 from ..client import Client, ServerError
