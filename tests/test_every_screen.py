@@ -626,7 +626,7 @@ def test_the_names_the_server_gives_that_come_only_in_english_are_said_in_the_pl
 
     with using("de"):
         assert advertised_table_name("Bob's table") == "Tisch von Bob"
-        assert advertised_table_name("Play now #12") == "Losspielen #12"
+        assert advertised_table_name("Play now #12") == "Sofortspiel #12"
         assert advertised_table_name("Friday's game") == "Friday's game"
     with using("ne"):
         assert advertised_table_name("Ada's table") == "Ada को टेबल"
