@@ -75,13 +75,24 @@ def _ssh_policy(access: AccessPolicy) -> str:
     return access.describe()
 
 
+def dialable(host: str) -> str:
+    """Where this machine reaches a listener bound to ``host``: the address itself, or loopback of the
+    same family for an address that means every interface (a listener on ``::`` takes IPv6 only)."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "::1"
+    return host
+
+
 def front_config_for(config: ServerConfig, server_port: int, server_fingerprint: str,
                      credential: str) -> FrontConfig:
-    """The settings of this server's own SSH fronts: its SSH options, and the way to it over loopback
-    (TLS, pinned to its certificate, as for a front on another machine)."""
+    """The settings of this server's own SSH fronts: its SSH options, and the way to it at the address
+    it listens on (TLS, pinned to its certificate, as for a front on another machine)."""
     ssh_host = config.ssh_host if config.ssh_host is not None else config.host
-    return FrontConfig(server_host="127.0.0.1", server_port=server_port, server_fingerprint=server_fingerprint,
-                       credential=credential, name=config.name, ssh_host=ssh_host, ssh_port=config.ssh_port or 0,
+    return FrontConfig(server_host=dialable(config.host), server_port=server_port,
+                       server_fingerprint=server_fingerprint, credential=credential, name=config.name,
+                       ssh_host=ssh_host, ssh_port=config.ssh_port or 0,
                        ssh=config.ssh)
 
 
