@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from ono99_tui.ssh_library import asyncssh
-from tests.server_helpers import TIMEOUT, ServerProcess, free_port
+from tests.server_helpers import TIMEOUT, ServerProcess, free_port, running_server, wait_until
+from tests.test_hardening import connect_from
 from tests.test_web import WsPlayer
 
 
@@ -54,3 +55,67 @@ async def test_the_fronts_reach_a_server_bound_to_one_address(tmp_path: Path, ho
             conn.close()
         with contextlib.suppress(Exception):
             await server.stop()
+
+
+# --- connections that never start TLS ----------------------------------------------------------------
+async def silent_connections(port: int, addresses: list[str]) -> tuple[list[asyncio.StreamWriter],
+                                                                        list[asyncio.Task[None]]]:
+    """Plain TCP connections that send nothing, one from each of ``addresses`` in turn, and for each a
+    task that ends when the server lets the connection go (end of stream or reset)."""
+    writers: list[asyncio.StreamWriter] = []
+    ends: list[asyncio.Task[None]] = []
+
+    async def until_let_go(reader: asyncio.StreamReader) -> None:
+        with contextlib.suppress(OSError):
+            await reader.read()
+
+    for address in addresses:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0)), TIMEOUT)
+        writers.append(writer)
+        ends.append(asyncio.create_task(until_let_go(reader)))
+    return writers, ends
+
+
+async def test_silent_connections_from_one_address_hold_no_more_than_its_budget(tmp_path: Path) -> None:
+    """100 plain TCP connections from 127.0.95.1 that never start TLS, on a server whose hello timeout
+    (120 s) outlasts the test: once, the 8 of the address's budget were held and the other 92, refused,
+    were held too until the timeout, waiting for a handshake to say why; and an honest player from that
+    address was refused meanwhile. Tried: the server lets at least 92 go at once (it holds at most the
+    8 of the budget), and a player from 127.0.95.1 then gets in, its connection taking the place of the
+    oldest silent one."""
+    async with running_server(tmp_path, max_waiting_hellos_per_address=8, hello_timeout=120.0) as h:
+        writers, ends = await silent_connections(h.port, ["127.0.95.1"] * 100)
+        try:
+            await wait_until(lambda: sum(end.done() for end in ends) >= 92, "all but 8 silent connections let go")
+            assert h.server.waiting.waiting_from("127.0.95.1") <= 8
+            player = await connect_from("127.0.95.1", h.port, "honest")
+            h.clients.append(player)
+            assert "honest" in h.server.lobby.members
+            assert sum(not end.done() for end in ends) <= 8
+        finally:
+            for writer in writers:
+                writer.close()
+            for end in ends:
+                end.cancel()
+
+
+async def test_silent_connections_from_many_addresses_hold_no_more_than_the_total_budget(tmp_path: Path) -> None:
+    """120 silent TCP connections, 4 from each of 30 addresses, on a server with a hello budget of 24 (4
+    per address): the ones dropped to make room were once only marked closed and held until their
+    handshake timed out. Tried: at most 24 are held (96 let go at once), and a player from another
+    address gets in."""
+    async with running_server(tmp_path, max_waiting_hellos=24, max_waiting_hellos_per_address=4,
+                              hello_timeout=120.0) as h:
+        addresses = [f"127.0.96.{10 + i % 30}" for i in range(120)]
+        writers, ends = await silent_connections(h.port, addresses)
+        try:
+            await wait_until(lambda: sum(end.done() for end in ends) >= 96, "all but 24 silent connections let go")
+            assert len(h.server.waiting) <= 24
+            player = await connect_from("127.0.97.1", h.port, "newcomer")
+            h.clients.append(player)
+        finally:
+            for writer in writers:
+                writer.close()
+            for end in ends:
+                end.cancel()
