@@ -501,7 +501,7 @@ class Cluster:
                 return
             node = None if found is None else str(found[0])
             if node is None or node == self.node:  # nowhere (or here after all: as a server alone does)
-                self.lobby.directory.find(code, None)  # refused as a code nobody holds, unless it came here
+                self.lobby.find_table(member, code, None)  # a code nobody holds: a missed guess, as alone
                 self.lobby.handle(member, request)
                 return
             peer = self.peers.get(node)

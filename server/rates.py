@@ -1,5 +1,5 @@
-"""How often things may happen: a player's chat allowance (``TokenBucket``) and a push that gathers
-many changes into one message (``Throttle``)."""
+"""How often things may happen: a player's chat allowance (``TokenBucket``), a push that gathers
+many changes into one message (``Throttle``) and guesses of invite codes (``CodeGuesses``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,14 @@ import asyncio
 import time
 from collections.abc import Callable
 from typing import Protocol
+
+from ono99_tui.protocol import ProtocolError
+from ono99_tui.throttle import FailureThrottle, Wait
+
+# Invite codes are guessed as passwords are, with a server-wide allowance five times smaller: honest
+# players mistype a code seldom, and an address or key without a recent miss is always checked.
+CODE_MISSES_PER_SECOND = 0.2
+CODE_MISS_BURST = 10.0
 
 
 class TokenBucket:
@@ -70,3 +78,37 @@ class Throttle:
         self.due = False
         self._pushed_at = self._timers().time()
         self._push()
+
+
+class CodeGuesses:
+    """Failed invite-code lookups, counted as wrong passwords are (``ono99_tui/throttle.py``): by the
+    guesser's address (IPv6 by its /64) and by their key, each with the same free misses and doubling
+    lockouts, and in all at ``CODE_MISSES_PER_SECOND``. A guesser locked out by either is refused
+    before the code is looked up, so even a right code tells them nothing."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.by_address = FailureThrottle(clock, per_second=CODE_MISSES_PER_SECOND, burst=CODE_MISS_BURST)
+        self.by_key = FailureThrottle(clock, per_second=CODE_MISSES_PER_SECOND, burst=CODE_MISS_BURST)
+
+    def check(self, address: str, identity: str | None) -> None:
+        """Raise ``rate_limited`` (with the seconds to wait) if this guesser may not look up a code now."""
+        waits = [self.by_address.wait(address)]
+        if identity is not None:
+            waits.append(self.by_key.wait(identity))
+        wait = max((w for w in waits if w is not None), key=lambda w: w.seconds, default=None)
+        if wait is not None:
+            raise refused_guess(wait)
+
+    def missed(self, address: str, identity: str | None) -> None:
+        """A code this guesser looked up named no table."""
+        self.by_address.failed(address)
+        if identity is not None:
+            self.by_key.failed(identity)
+
+
+def refused_guess(wait: Wait) -> ProtocolError:
+    if wait.why == "locked":
+        return ProtocolError("rate_limited", f"too many wrong invite codes: wait {wait.seconds} s before trying "
+                             "again", params={"why": "code_locked", "seconds": wait.seconds})
+    return ProtocolError("rate_limited", f"too many wrong invite codes on this server just now: wait {wait.seconds} "
+                         "s before trying again", params={"why": "code_busy", "seconds": wait.seconds})

@@ -272,6 +272,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("illegal_action", "deal_size"): {"seat", "count", "size"}, ("illegal_action", "deal_deck"): {"edition"},
         ("access_denied", "no_key"): {"ssh"}, ("access_denied", "fronts_only"): {"ssh"},
         ("access_denied", "locked"): {"seconds"}, ("access_denied", "busy"): {"seconds"},
+        ("rate_limited", "code_locked"): {"seconds"}, ("rate_limited", "code_busy"): {"seconds"},
         ("access_denied", "key_not_listed"): {"fingerprint", "key"},
         ("access_denied", "key_not_from"): {"fingerprint", "address"},
         ("too_many_connections", "address"): {"address"}, ("too_many_connections", "waiting_address"): {"address"},

@@ -11,10 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from ono99_server.rates import CodeGuesses
+from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.ssh_library import asyncssh
-from tests.server_helpers import TIMEOUT, ServerProcess, free_port, running_server, wait_until
+from ono99_tui.wire.requests import CreateTable, Join, Spectate
+from tests.server_helpers import TIMEOUT, ServerProcess, TestClient, free_port, running_server, wait_until
 from tests.test_hardening import connect_from
 from tests.test_web import WsPlayer
+
+CREDENTIAL = new_credential()
 
 
 # --- the fronts of `ono99 serve` dial the address the server listens on ------------------------------
@@ -119,3 +124,61 @@ async def test_silent_connections_from_many_addresses_hold_no_more_than_the_tota
                 writer.close()
             for end in ends:
                 end.cancel()
+
+
+# --- invite codes cannot be guessed --------------------------------------------------------------------
+class FrozenClock:
+    """A clock that moves only when told: the guess throttle's lockouts neither run out nor depend on
+    how fast this machine is."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def front_player(port: int, name: str, address: str, identity: str | None) -> TestClient:
+    """A player an SSH front brings in, from ``address`` with key ``identity`` (the front's word)."""
+    return await TestClient.connect("127.0.0.1", port, name, timeout=TIMEOUT, client_name="ono99-ssh",
+                                    front=FrontAssertion(CREDENTIAL, address, identity))
+
+
+async def test_failed_invite_code_lookups_are_throttled_by_address_and_by_key(tmp_path: Path) -> None:
+    """A guesser once had 844 code lookups a second answered from one address. Tried, on a server whose
+    guess throttle's clock stands still: a player (address A, key X) looks up 4 wrong codes, each
+    answered `no_table`; the 5th lookup, of the right code, is refused `rate_limited` `code_locked`
+    unchecked; so is the right code from A with another key, and from another address with key X;
+    a player of another address and key joins with it; once the lockout has passed, X at A joins
+    too."""
+    clock = FrozenClock()
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
+        h.server.lobby.code_guesses = CodeGuesses(clock)
+        host = await h.connect("host")
+        await host.send(CreateTable(name="private", seats=4, private=True))
+        code = (await host.expect("table"))["table"]["code"]
+        key_x, key_y, key_z = (str(asyncssh.generate_private_key("ssh-ed25519").get_fingerprint())
+                               for _ in range(3))
+        guesser = await front_player(h.port, "guesser", "198.51.100.7", key_x)
+        h.clients.append(guesser)
+        wrong = [c for c in ("ABCDEF", "GHJKMN", "PQRSTU", "VWXYZ2", "345678") if c != code][:4]
+        for guess in wrong:
+            error = await guesser.request(Join(code=guess), "error")
+            assert error["code"] == "no_table" and error["params"]["why"] == "code"
+        error = await guesser.request(Join(code=code), "error")
+        assert error["code"] == "rate_limited" and error["params"] == {"why": "code_locked", "seconds": 2}
+        assert "too many wrong invite codes" in error["reason"]
+
+        same_address = await front_player(h.port, "neighbour", "198.51.100.7", key_y)
+        h.clients.append(same_address)
+        assert (await same_address.request(Spectate(code=code), "error"))["params"]["why"] == "code_locked"
+        await guesser.close()
+        same_key = await front_player(h.port, "guesser", "203.0.113.9", key_x)
+        h.clients.append(same_key)
+        assert (await same_key.request(Join(code=code), "error"))["params"]["why"] == "code_locked"
+
+        stranger = await front_player(h.port, "stranger", "203.0.113.10", key_z)
+        h.clients.append(stranger)
+        assert (await stranger.request(Join(code=code), "table"))["table"]["code"] == code
+        clock.now += 3
+        assert (await same_key.request(Join(code=code), "table"))["table"]["code"] == code
