@@ -43,6 +43,8 @@ class ServerConfig:
     max_connections: int = 2000
     max_connections_per_address: int = 32
     max_tables_per_player: int = 3
+    new_names_burst: int = 10  # names new keys may claim from one address at once ...
+    new_names_per_hour: float = 10.0  # ... and then per hour (server/rates.py's NewNames)
     # Four programs playing each other at full speed send about 22 messages a second each: the limit
     # leaves honest play well alone and still cuts a flood to a trickle.
     messages_per_second: float = 50.0

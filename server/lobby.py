@@ -38,7 +38,7 @@ from .moderation import Moderation, address_of
 from .names import NameRegistry, name_taken_params, same_name_refusal
 from .nodes import Nodes
 from .presence import Presence
-from .rates import CodeGuesses
+from .rates import CodeGuesses, NewNames
 from .ratings import RatingBook, leaderboard_of
 from .routes import Dispatch, Handler
 from .runner import Status
@@ -59,6 +59,7 @@ class Lobby:
         self.leaderboards = Leaderboards(leaderboard_of(storage) if storage is not None else None)
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.code_guesses = CodeGuesses()  # failed invite-code lookups, by address and by key
+        self.new_names = NewNames(config.new_names_per_hour, config.new_names_burst)  # claims of new keys
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
@@ -165,10 +166,14 @@ class Lobby:
                 self.nodes.check_name(name, identity, came_with)
             self.names.check(name, identity)
             if identity is not None:
+                if self.names.name_of(identity) is None:  # a new key: names are not hoarded in bulk
+                    self.new_names.take(address_of(connection))
                 self.names.claim(identity, name)
             member = Member(name, token_hash(token), self.config, identity)
             self.presence.remember(member, came_with)
         member.connection = connection
+        if identity is not None:
+            self.names.seen(identity)
         connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
                                      identity=member.identity))

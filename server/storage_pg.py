@@ -151,6 +151,11 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
     (4, "several nodes: a private table found by its invite code from any node (server/cluster.py)", (
         "CREATE INDEX live_tables_code ON live_tables ((meta::jsonb ->> 'code'))",
     )),
+    (5, "when each name's owner was last seen: a name whose owner never comes back is released (server/names.py)", (
+        """CREATE TABLE names_seen (
+            identity TEXT PRIMARY KEY,
+            seen_at DOUBLE PRECISION NOT NULL)""",
+    )),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -7,16 +7,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from ono99_server.rates import CodeGuesses
+from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import CreateTable, Join, Spectate
-from tests.server_helpers import TIMEOUT, ServerProcess, TestClient, free_port, running_server, wait_until
+from tests.server_helpers import (
+    TIMEOUT,
+    ServerProcess,
+    TestClient,
+    free_port,
+    new_identity,
+    running_server,
+    wait_until,
+)
 from tests.test_hardening import connect_from
+from tests.test_moderation import admin, admin_refused, admins_file, operator
 from tests.test_web import WsPlayer
 
 CREDENTIAL = new_credential()
@@ -182,3 +194,72 @@ async def test_failed_invite_code_lookups_are_throttled_by_address_and_by_key(tm
         assert (await stranger.request(Join(code=code), "table"))["table"]["code"] == code
         clock.now += 3
         assert (await same_key.request(Join(code=code), "table"))["table"]["code"] == code
+
+
+# --- names are not hoarded ---------------------------------------------------------------------------
+def new_key() -> str:
+    return str(asyncssh.generate_private_key("ssh-ed25519").get_fingerprint())
+
+
+async def test_new_keys_take_a_limited_number_of_names_from_one_address(tmp_path: Path) -> None:
+    """Fresh keys once claimed 160 names in 0.6 s from one address. Tried: 12 new keys from 198.51.100.20
+    (an SSH front's players) say hello with names of their own: 10 are welcomed, the 11th and 12th are
+    refused `rate_limited` `new_names` with the seconds to wait, their names left free; a guest from
+    that address, a key that already owns a name there and a new key from another address all get in."""
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
+        keys = [new_key() for _ in range(12)]
+        for i, key in enumerate(keys[:10]):
+            h.clients.append(await front_player(h.port, f"name{i}", "198.51.100.20", key))
+        for i, key in enumerate(keys[10:], start=10):
+            with pytest.raises(ServerError) as info:
+                await front_player(h.port, f"name{i}", "198.51.100.20", key)
+            assert info.value.code == "rate_limited" and info.value.error.params["why"] == "new_names"
+            assert 0 < int(info.value.error.params["seconds"]) <= 360
+            assert h.server.lobby.names.owner(f"name{i}") is None
+        h.clients.append(await front_player(h.port, "a guest", "198.51.100.20", None))
+        await h.clients[0].close()
+        h.clients.append(await front_player(h.port, "name0", "198.51.100.20", keys[0]))
+        h.clients.append(await front_player(h.port, "elsewhere", "203.0.113.20", new_key()))
+
+
+async def test_a_name_whose_key_never_comes_back_is_released_after_180_days(tmp_path: Path) -> None:
+    """tom's key takes "tom"; the server stops. Its database says tom's key was last seen 179 days ago:
+    another key is refused "tom" (and "T0M", which looks like it). Then it says 181 days ago: the other
+    key takes "tom", and tom's old key is refused its old name."""
+    tom, other = new_key(), new_key()
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
+        h.clients.append(await front_player(h.port, "tom", "198.51.100.30", tom))
+    for days, free in ((179, False), (181, True)):
+        with sqlite3.connect(tmp_path / "x.db") as db:
+            db.execute("UPDATE names_seen SET seen_at = ? WHERE identity = ?", (time.time() - days * 86400, tom))
+            assert db.total_changes == 1
+        async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
+            if not free:
+                for name in ("tom", "T0M"):
+                    with pytest.raises(ServerError) as info:
+                        await front_player(h.port, name, "198.51.100.31", other)
+                    assert info.value.code == "name_taken"
+                continue
+            h.clients.append(await front_player(h.port, "tom", "198.51.100.31", other))
+            with pytest.raises(ServerError) as info:
+                await front_player(h.port, "tom", "198.51.100.30", tom)
+            assert info.value.code == "name_taken"
+    with sqlite3.connect(tmp_path / "x.db") as db:
+        assert db.execute("SELECT identity FROM names WHERE name = 'tom'").fetchall() == [(other,)]
+
+
+async def test_an_operator_releases_a_squatted_name(tmp_path: Path) -> None:
+    """A key squats "queen" and leaves. `admin release queen` from an operator frees it (and says so):
+    another key takes it at once; a guest's name cannot be released."""
+    op = new_identity()
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,), admins=admins_file(tmp_path, op)) as h:
+        squatter = await front_player(h.port, "queen", "198.51.100.40", new_key())
+        await squatter.close()
+        guest = await front_player(h.port, "visitor", "198.51.100.41", None)
+        h.clients.append(guest)
+        operator_session = await operator(h, op)
+        result = await admin(operator_session, "release", target="queen")
+        assert result["params"] == {"name": "queen"} and "released the name queen" in result["text"]
+        h.clients.append(await front_player(h.port, "queen", "198.51.100.42", new_key()))
+        error = await admin_refused(operator_session, "release", target="visitor")
+        assert error["code"] == "bad_target" and error["params"]["why"] == "guest_release"
