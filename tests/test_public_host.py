@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from ono99_server.rates import CodeGuesses
 from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
+from ono99_tui.known_servers import KnownServers
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import CreateTable, Join, Spectate
 from tests.server_helpers import (
@@ -263,3 +265,27 @@ async def test_an_operator_releases_a_squatted_name(tmp_path: Path) -> None:
         h.clients.append(await front_player(h.port, "queen", "198.51.100.42", new_key()))
         error = await admin_refused(operator_session, "release", target="visitor")
         assert error["code"] == "bad_target" and error["params"]["why"] == "guest_release"
+
+
+# --- a changed certificate ---------------------------------------------------------------------------
+async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprint_to_paste(tmp_path: Path) -> None:
+    """`ono99 connect --plain` to a server whose certificate is not the one its data directory trusted
+    once printed a ready command holding the fingerprint it was just shown: pasting it trusted whoever
+    is in between. Tried, over a real TLS handshake: the refusal says nothing was sent and gives the
+    command with the placeholder FINGERPRINT, tells the player to ask the host, and the fingerprint it
+    saw is in no command."""
+    async with running_server(tmp_path) as h:
+        data = tmp_path / "player"
+        data.mkdir()
+        KnownServers.in_directory(data).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{h.port}", "--data-dir",
+            str(data), "--lang", "en", stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        said = " ".join(out.decode().split())
+        assert "Nothing was sent." in said, said
+        assert f"ono99 connect --plain 127.0.0.1:{h.port} --server-fingerprint FINGERPRINT" in said
+        assert "Ask the host which fingerprint their server prints" in said
+        assert f"--server-fingerprint {h.server.fingerprint}" not in said
+        assert h.server.lobby.members == {}
