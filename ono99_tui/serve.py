@@ -233,6 +233,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
                 return 2
         if listen_ssh:
             server.access.ssh_hint = f"ssh -p {ssh_port} HOST"
+        elif not tcp_for_players:  # the browser's page is the only way in
+            server.access.ssh_hint = f"https://{_shown_host(web_host)}:{bound_web_port}/"
     advertiser: Advertiser | None = None
     if config.advertise and tcp_for_players:  # the record gives the TCP port: nothing to announce without it
         advertiser = Advertiser(server, ssh_port or None)

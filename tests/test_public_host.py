@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from ono99_server.rates import CodeGuesses
@@ -19,6 +20,7 @@ from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.known_servers import KnownServers
 from ono99_tui.ssh_library import asyncssh
+from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import CreateTable, Join, Spectate
 from tests.server_helpers import (
     TIMEOUT,
@@ -31,7 +33,7 @@ from tests.server_helpers import (
 )
 from tests.test_hardening import connect_from
 from tests.test_moderation import admin, admin_refused, admins_file, operator
-from tests.test_web import WsPlayer
+from tests.test_web import WsPlayer, insecure, start_web_rig
 
 CREDENTIAL = new_credential()
 
@@ -289,3 +291,49 @@ async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprin
         assert "Ask the host which fingerprint their server prints" in said
         assert f"--server-fingerprint {h.server.fingerprint}" not in said
         assert h.server.lobby.members == {}
+
+
+# --- the web socket and the refusal of a browser -----------------------------------------------------
+async def test_a_websocket_without_an_origin_is_refused(tmp_path: Path) -> None:
+    """docs/web.md says the web socket is for the server's own page, yet one opened with no `Origin`
+    header at all (no browser's: a script elsewhere, say) was let in. Tried: it is refused (403), and
+    the page's own socket still opens."""
+    rig = await start_web_rig(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as info:
+                await http.ws_connect(rig.url.replace("https://", "wss://") + "/ws", ssl=insecure())
+            assert info.value.status == 403
+        page = await WsPlayer.connect(rig.url)
+        try:
+            await page.until_shown(b"This browser keeps your seat", "the name screen")
+        finally:
+            await page.close()
+    finally:
+        await rig.close()
+
+
+async def test_without_ssh_a_keyless_refusal_names_no_ssh_command(tmp_path: Path) -> None:
+    """A server that takes only listed keys and has no SSH told a client without a key, and a browser,
+    to "play with ssh -p PORT HOST": a literal command no one could run. Tried: a guest's hello over
+    TCP and a browser's socket on a web front without SSH are each told to play with `ono99 connect`
+    (which proves the player's key), and neither text holds "ssh -p" or "PORT"."""
+    keys = tmp_path / "authorized_keys"
+    keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
+    ssh = SshSettings(auth="authorized-keys", authorized_keys=keys)
+    async with running_server(tmp_path / "tcp", ssh=ssh) as h:
+        with pytest.raises(ServerError) as info:
+            await h.connect("guest")
+        assert info.value.code == "access_denied" and info.value.error.params["ssh"] == "ono99 connect"
+        assert "play with ono99 connect" in info.value.reason and "ssh -p" not in info.value.reason
+    rig = await start_web_rig(tmp_path / "web", ssh)
+    try:
+        refused = await WsPlayer.connect(rig.url)
+        try:
+            text = (await refused.until_control("refused"))["text"]
+            assert "only the keys its host listed" in text and "play with ono99 connect" in text
+            assert "ssh -p" not in text and "PORT" not in text
+        finally:
+            await refused.close()
+    finally:
+        await rig.close()
