@@ -21,12 +21,14 @@ from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.known_servers import KnownServers
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.wire.requests import CreateTable, Join, Spectate
+from ono99_tui.protocol import encode
+from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
 from tests.server_helpers import (
     TIMEOUT,
     ServerProcess,
     TestClient,
     free_port,
+    hello,
     new_identity,
     running_server,
     wait_until,
@@ -337,3 +339,37 @@ async def test_without_ssh_a_keyless_refusal_names_no_ssh_command(tmp_path: Path
             await refused.close()
     finally:
         await rig.close()
+
+
+# --- what docs/protocol.md says of clients written from it --------------------------------------------
+async def test_a_plaintext_client_gets_no_answer_and_a_closed_connection(tmp_path: Path) -> None:
+    """protocol.md section 1: a client that sends its hello in the clear (as before TLS) is answered by
+    nothing at all (no byte, not even an error in the clear) and finds the connection closed."""
+    async with running_server(tmp_path) as h:
+        reader, writer = await asyncio.open_connection("127.0.0.1", h.port)
+        try:
+            writer.write(encode(hello("plain").to_wire()))
+            await writer.drain()
+            try:
+                answer = await asyncio.wait_for(reader.read(), TIMEOUT)
+            except ConnectionResetError:
+                answer = b""
+            assert answer == b""
+            assert h.server.lobby.members == {}
+        finally:
+            writer.close()
+
+
+async def test_a_players_admin_without_an_operators_key_is_not_operator_member(tmp_path: Path) -> None:
+    """protocol.md section 5b: `admin` from a player's session is refused `not_operator` `why` `member`
+    with the key's fingerprint (`""` for a guest), and the session goes on."""
+    op = new_identity()
+    async with running_server(tmp_path, admins=admins_file(tmp_path, op)) as h:
+        player_key = new_identity()
+        player = await h.connect("keyed", identity=player_key)
+        guest = await h.connect("guest")
+        for client, fingerprint in ((player, player_key.fingerprint), (guest, "")):
+            error = await admin_refused(client, "who")
+            assert error["code"] == "not_operator"
+            assert error["params"] == {"why": "member", "fingerprint": fingerprint}
+            assert (await client.request(Ping(n=7), "pong"))["n"] == 7
