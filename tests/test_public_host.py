@@ -19,9 +19,9 @@ from ono99_server.rates import CodeGuesses
 from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.known_servers import KnownServers
+from ono99_tui.protocol import encode
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.protocol import encode
 from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
 from tests.server_helpers import (
     TIMEOUT,
