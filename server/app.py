@@ -9,6 +9,7 @@ import logging
 import ssl
 from collections import Counter
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlsplit
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.fingerprints import fingerprint_digest
@@ -99,6 +100,8 @@ class Server:
                                                       limit=64 * 1024)
         if self.config.cluster_url is not None:  # the tables nobody holds are taken once players can reach this node
             from .cluster import Cluster  # redis is loaded only for a node of several
+
+            check_bus_url(self.config.cluster_url)
 
             self.cluster = Cluster(self)
             self.restored_tables = await self.cluster.start()
@@ -272,3 +275,16 @@ class Server:
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 5)
+
+
+def check_bus_url(url: str) -> None:
+    """A ``rediss://`` bus must check the Redis server's certificate: ValueError says what to give."""
+    parts = urlsplit(url)
+    if parts.scheme == "rediss":
+        wanted = dict(parse_qsl(parts.query)).get("ssl_cert_reqs", "required").lower()
+        if wanted in ("none", "optional"):
+            raise ValueError(f"--cluster {parts.scheme}://…: ssl_cert_reqs={wanted} would take any certificate, "
+                             "so whoever is in between could read the bus: drop it, and give ssl_ca_certs=FILE "
+                             "(the authority that signed the Redis server's certificate, or that certificate itself)")
+    elif parts.scheme not in ("redis", "unix"):
+        raise ValueError(f"--cluster takes redis://HOST:PORT or rediss://HOST:PORT (TLS), not {parts.scheme}://")

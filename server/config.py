@@ -19,7 +19,7 @@ class ServerConfig:
     db_path: Path | None = None  # an SQLite file. None: nothing is saved (tests, embedded local games)
     db_url: str | None = None  # a PostgreSQL database (postgresql://…): the store, in place of db_path
     # --- one node of several on one PostgreSQL database (server/cluster.py, server/lease.py) ---
-    cluster_url: str | None = None  # the Redis all nodes share (redis://…); None: this server is alone
+    cluster_url: str | None = None  # the Redis all nodes share (redis://… or rediss://…, TLS); None: alone
     lease_seconds: float = 10.0  # a node that stops renewing loses its tables after this long
     node_id: str | None = None  # None: HOSTNAME-PID-RANDOM
     node_address: str | None = None  # HOST:PORT where players reach this node (None: the listener's)
