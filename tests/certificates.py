@@ -61,3 +61,23 @@ def make_server_files(folder: Path, authority: str = "ono99 test authority") -> 
     files.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     _write_key(files.key, key)
     return files
+
+
+def make_self_signed(folder: Path) -> ServerFiles:
+    """A server certificate that signs itself (no authority, not a CA), for ``localhost`` and 127.0.0.1:
+    a client pins it by trusting that very certificate (``ca`` is the certificate)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder().subject_name(_name("localhost")).issuer_name(_name("localhost"))
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    files = ServerFiles(folder / "server.pem", folder / "server.pem", folder / "server.key")
+    files.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    _write_key(files.key, key)
+    return files

@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.certificates import ServerFiles, make_server_files
+from tests.certificates import ServerFiles, make_self_signed, make_server_files
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer, start_redis
 from tests.server_helpers import TestClient, free_port, ono99, wait_until
@@ -122,3 +122,27 @@ async def test_a_bus_that_checks_no_certificate_is_refused_and_a_plain_one_is_sa
         banner = "".join(node.banner)
         assert "bus link: NOT ENCRYPTED (redis://)" in banner
         assert "database link: a Unix socket of this machine" in banner
+
+
+async def test_a_pinned_self_signed_redis_certificate_is_trusted_and_no_other(tmp_path: Path,
+                                                                              postgres_cluster: Cluster) -> None:
+    """A redis-server with a self-signed certificate (no authority): the node given that very
+    certificate as `ssl_ca_certs` (pinned) reaches its bus; a node given another self-signed one
+    does not (certificate verify failed)."""
+    pinned = make_self_signed(tmp_path / "pinned")
+    other = make_self_signed(tmp_path / "other")
+    server = start_redis(tls=pinned)
+    try:
+        (tmp_path / "good").mkdir()
+        async with nodes(tmp_path / "good", postgres_cluster.new_database(), server.url, 1):
+            log = tmp_path / "good" / "n0.log"
+            await wait_until(lambda: "the lobby bus (Redis) answers" in log.read_text(errors="replace"),
+                             "the node to reach its bus", timeout=10 * LEASE)
+        (tmp_path / "bad").mkdir()
+        wrong = server.url.replace(str(pinned.ca), str(other.ca))
+        async with nodes(tmp_path / "bad", postgres_cluster.new_database(), wrong, 1):
+            log = tmp_path / "bad" / "n0.log"
+            await wait_until(lambda: "CERTIFICATE_VERIFY_FAILED" in log.read_text(errors="replace"),
+                             "the node to refuse another certificate", timeout=10 * LEASE)
+    finally:
+        server.remove()
