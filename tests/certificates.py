@@ -67,7 +67,7 @@ def make_self_signed(folder: Path) -> ServerFiles:
     """A server certificate that signs itself (no authority, not a CA), for ``localhost`` and 127.0.0.1:
     a client pins it by trusting that very certificate (``ca`` is the certificate)."""
     folder.mkdir(parents=True, exist_ok=True)
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     key = ec.generate_private_key(ec.SECP256R1())
     cert = (x509.CertificateBuilder().subject_name(_name("localhost")).issuer_name(_name("localhost"))
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
