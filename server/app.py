@@ -282,7 +282,7 @@ def check_bus_url(url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme == "rediss":
         wanted = dict(parse_qsl(parts.query)).get("ssl_cert_reqs", "required").lower()
-        if wanted in ("none", "optional"):
+        if wanted.removeprefix("cert_") in ("none", "optional"):
             raise ValueError(f"--cluster {parts.scheme}://…: ssl_cert_reqs={wanted} would take any certificate, "
                              "so whoever is in between could read the bus: drop it, and give ssl_ca_certs=FILE "
                              "(the authority that signed the Redis server's certificate, or that certificate itself)")
