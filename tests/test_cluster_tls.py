@@ -146,3 +146,17 @@ async def test_a_pinned_self_signed_redis_certificate_is_trusted_and_no_other(tm
                              "the node to refuse another certificate", timeout=10 * LEASE)
     finally:
         server.remove()
+
+
+async def test_a_pinned_self_signed_postgresql_certificate_is_trusted(tmp_path: Path,
+                                                                      redis_server: RedisServer) -> None:
+    """A PostgreSQL with a self-signed certificate (no authority), named as `sslrootcert` (pinned)
+    with sslmode=verify-full: the node starts and its banner says the link is TLS, checked."""
+    pinned = make_self_signed(tmp_path / "pinned")
+    cluster = start_cluster(listen="127.0.0.1", tls=pinned, port=free_port())
+    try:
+        (tmp_path / "node").mkdir()
+        async with nodes(tmp_path / "node", verified_url(cluster, pinned.ca), redis_server.url, 1) as (node,):
+            assert "database link: TLS, the server's certificate and name checked" in "".join(node.banner)
+    finally:
+        cluster.stop()
