@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -26,15 +25,18 @@ from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
 from tests.server_helpers import (
     TIMEOUT,
     ServerProcess,
+    Store,
     TestClient,
     free_port,
     hello,
     new_identity,
     running_server,
+    storage_barrier,
     wait_until,
 )
 from tests.test_hardening import connect_from
 from tests.test_moderation import admin, admin_refused, admins_file, operator
+from tests.test_storage import read_beside, write_beside
 from tests.test_web import WsPlayer, insecure, start_web_rig
 
 CREDENTIAL = new_credential()
@@ -228,30 +230,32 @@ async def test_new_keys_take_a_limited_number_of_names_from_one_address(tmp_path
         h.clients.append(await front_player(h.port, "elsewhere", "203.0.113.20", new_key()))
 
 
-async def test_a_name_whose_key_never_comes_back_is_released_after_180_days(tmp_path: Path) -> None:
-    """tom's key takes "tom"; the server stops. Its database says tom's key was last seen 179 days ago:
-    another key is refused "tom" (and "T0M", which looks like it). Then it says 181 days ago: the other
-    key takes "tom", and tom's old key is refused its old name."""
+async def test_a_name_whose_key_never_comes_back_is_released_after_180_days(tmp_path: Path, store: Store) -> None:
+    """tom's key takes "tom"; the server stops. Its database (SQLite, and PostgreSQL) says tom's key
+    was last seen 179 days ago: another key is refused "tom" (and "T0M", which looks like it). Then it
+    says 181 days ago: the other key takes "tom", and tom's old key is refused its old name."""
     tom, other = new_key(), new_key()
-    async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
-        h.clients.append(await front_player(h.port, "tom", "198.51.100.30", tom))
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,), **store.config) as h:
+        first = await front_player(h.port, "tom", "198.51.100.30", tom)
+        h.clients.append(first)
+        await storage_barrier(first)
     for days, free in ((179, False), (181, True)):
-        with sqlite3.connect(tmp_path / "x.db") as db:
-            db.execute("UPDATE names_seen SET seen_at = ? WHERE identity = ?", (time.time() - days * 86400, tom))
-            assert db.total_changes == 1
-        async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
+        write_beside(store, f"UPDATE names_seen SET seen_at = {time.time() - days * 86400} WHERE identity = '{tom}'")
+        assert read_beside(store, "SELECT count(*) FROM names_seen WHERE identity = ?", (tom,)) == [(1,)]
+        async with running_server(tmp_path, front_credentials=(CREDENTIAL,), **store.config) as h:
             if not free:
                 for name in ("tom", "T0M"):
                     with pytest.raises(ServerError) as info:
                         await front_player(h.port, name, "198.51.100.31", other)
                     assert info.value.code == "name_taken"
                 continue
-            h.clients.append(await front_player(h.port, "tom", "198.51.100.31", other))
+            newcomer = await front_player(h.port, "tom", "198.51.100.31", other)
+            h.clients.append(newcomer)
             with pytest.raises(ServerError) as info:
                 await front_player(h.port, "tom", "198.51.100.30", tom)
             assert info.value.code == "name_taken"
-    with sqlite3.connect(tmp_path / "x.db") as db:
-        assert db.execute("SELECT identity FROM names WHERE name = 'tom'").fetchall() == [(other,)]
+            await storage_barrier(newcomer)
+    assert read_beside(store, "SELECT identity FROM names WHERE name = 'tom'") == [(other,)]
 
 
 async def test_an_operator_releases_a_squatted_name(tmp_path: Path) -> None:
