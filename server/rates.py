@@ -14,10 +14,12 @@ from typing import Protocol
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.throttle import FailureThrottle, Wait, address_group
 
-# Invite codes are guessed as passwords are, with a server-wide allowance five times smaller: honest
-# players mistype a code seldom, and an address or key without a recent miss is always checked.
+# Invite codes are guessed as passwords are, with a server-wide allowance five times smaller and
+# misses remembered six times longer: honest players mistype a code seldom, and an address or key
+# without a recent miss is always checked.
 CODE_MISSES_PER_SECOND = 0.2
 CODE_MISS_BURST = 10.0
+CODE_MISS_DECAY = 3600.0  # seconds without a miss that forget one, and the longest lockout
 
 
 class TokenBucket:
@@ -86,12 +88,14 @@ class Throttle:
 class CodeGuesses:
     """Failed invite-code lookups, counted as wrong passwords are (``ono99_tui/throttle.py``): by the
     guesser's address (IPv6 by its /64) and by their key, each with the same free misses and doubling
-    lockouts, and in all at ``CODE_MISSES_PER_SECOND``. A guesser locked out by either is refused
+    lockouts (up to an hour; a miss is forgotten after an hour without one), and in all at
+    ``CODE_MISSES_PER_SECOND``. A guesser locked out by either is refused
     before the code is looked up, so even a right code tells them nothing."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.by_address = FailureThrottle(clock, per_second=CODE_MISSES_PER_SECOND, burst=CODE_MISS_BURST)
-        self.by_key = FailureThrottle(clock, per_second=CODE_MISSES_PER_SECOND, burst=CODE_MISS_BURST)
+        self.by_address, self.by_key = (
+            FailureThrottle(clock, per_second=CODE_MISSES_PER_SECOND, burst=CODE_MISS_BURST, decay=CODE_MISS_DECAY,
+                            max_lockout=CODE_MISS_DECAY) for _ in range(2))
 
     def check(self, address: str, identity: str | None) -> None:
         """Raise ``rate_limited`` (with the seconds to wait) if this guesser may not look up a code now."""
