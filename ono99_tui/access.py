@@ -96,7 +96,9 @@ class AccessPolicy:
         self.authorized_keys = authorized_keys
         self._keys: dict[str, ListedKey] = read_listed_keys(authorized_keys) \
             if mode == "authorized-keys" and authorized_keys is not None else {}
-        self.ssh_hint = "ssh -p PORT HOST"  # how to come in with a key; the SSH front fills in its port
+        # How to come in with a key: `ono99 connect` (it proves the player's key), unless the server
+        # has SSH, whose front then says `ssh -p ITS-PORT HOST` (HOST: the address the player used).
+        self.ssh_hint = "ono99 connect"
         self.throttle = FailureThrottle(clock)  # wrong passwords, by address and in all
 
     @classmethod

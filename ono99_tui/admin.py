@@ -90,6 +90,8 @@ def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
     rename = commands.add_parser("rename", help=_("give a player with a key another name, and lock it"))
     rename.add_argument("target", help=target)
     rename.add_argument("name", help=_("the new name"))
+    release = commands.add_parser("release", help=_("free the name a key owns: anyone may take it"))
+    release.add_argument("target", help=target)
     close = commands.add_parser("close", help=_("close a table (its game is not recorded)"))
     close.add_argument("table", type=int, help=_("the table's number"))
     close.add_argument("--reason", required=True, help=_("why (the players are told)"))
@@ -118,7 +120,7 @@ def request_of(args: argparse.Namespace) -> Admin | str:
             fields["address"] = args.address
         else:
             fields["target"] = args.target
-    elif command in ("kick", "mute", "unmute", "rename"):
+    elif command in ("kick", "mute", "unmute", "rename", "release"):
         fields["target"] = args.target
     for field in ("reason", "seconds", "name", "table", "text"):
         value = getattr(args, field, None)

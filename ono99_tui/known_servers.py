@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .fingerprints import FingerprintError, normal_fingerprint
+from .i18n import gettext as _
 
 KNOWN_SERVERS_FILE = "known_servers"
 
@@ -23,6 +24,21 @@ def server_key(host: str, port: int) -> str:
     """How a server is named in the file: ``HOST:PORT``, ``[v6]:PORT``, the host lower-cased."""
     host = host.strip().lower()
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+FINGERPRINT_PLACEHOLDER = "FINGERPRINT"  # where the host's fingerprint goes in the command that accepts it
+
+
+def how_to_accept(host: str, port: int, *, plain: bool = False) -> str:
+    """What to do about a changed certificate, as OpenSSH says it: the fingerprint comes from the host,
+    never from the warning (whoever may be in between chose the certificate the warning saw), so the
+    command to accept it holds a placeholder, not the fingerprint just shown."""
+    command = (f"ono99 connect {'--plain ' if plain else ''}{server_key(host, port)} --server-fingerprint "
+               f"{FINGERPRINT_PLACEHOLDER}")
+    return _("Do not copy the fingerprint shown here. Ask the host which fingerprint their server prints "
+             "(tls: certificate …), by a way you trust; if it is not the one you trusted before, accept it "
+             "with: {command} (with {placeholder} replaced by the host's).").format(
+        command=command, placeholder=FINGERPRINT_PLACEHOLDER)
 
 
 class UntrustedServer(Exception):

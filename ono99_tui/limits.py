@@ -46,6 +46,10 @@ class HelloQueue(Generic[Waiter]):
         """The connection waiting longest of those ``matching``, if any."""
         return next((w for w in self._waiting if matching(w)), None)
 
+    def oldest_from(self, address: str) -> Waiter | None:
+        """The connection from ``address`` waiting longest, if any."""
+        return next((w for w, a in self._waiting.items() if a == address), None)
+
     def admit(self, address: str) -> tuple[str | None, Waiter | None]:
         """(why not, None) to refuse a new connection from ``address``, or (None, the waiting
         connection to drop to make room for it, if any). The caller ``add``s the new one."""

@@ -167,8 +167,8 @@ def check_name(name: str, what: str = "name", limit: int = MAX_NAME) -> str:
 
 
 BOT_LEVEL_NAMES = tuple(BOT_LEVELS)  # the levels a client may ask for
-ADMIN_COMMANDS = ("who", "kick", "ban", "unban", "bans", "mute", "unmute", "rename", "close", "motd", "notice",
-                  "reports", "resolve", "log")  # an operator's (section 5b)
+ADMIN_COMMANDS = ("who", "kick", "ban", "unban", "bans", "mute", "unmute", "rename", "release", "close", "motd",
+                  "notice", "reports", "resolve", "log")  # an operator's (section 5b)
 MAX_BAN_SECONDS = 10 * 365 * 24 * 3600
 
 

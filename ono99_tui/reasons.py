@@ -144,12 +144,18 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("bad_target", "self"): N_("that is you"),
     ("bad_target", "guest"): N_("{name} is a guest, who has no key: ban their address"),
     ("bad_target", "guest_rename"): N_("{name} is a guest, who has no key: kick or ban them"),
+    ("bad_target", "guest_release"): N_("{name} is a guest, whose name is free once they leave"),
     ("bad_target", "own_address"): N_("that would ban your own address"),
     ("not_banned", None): N_("{name} is not banned"),
     ("not_muted", None): N_("{name} is not muted"),
     ("no_report", None): N_("there is no report {id}"),
     ("blocked", None): N_("the host of this table does not let you join it"),
     ("rate_limited", "report"): N_("you sent too many reports; you can send another in {seconds} s"),
+    ("rate_limited", "new_names"): N_("too many new players' names from your address just now: wait {seconds} s, "
+                                      "or come in as a guest"),
+    ("rate_limited", "code_locked"): N_("too many wrong invite codes: wait {seconds} s before trying again"),
+    ("rate_limited", "code_busy"): N_("too many wrong invite codes on this server just now: wait {seconds} s before "
+                                      "trying again"),
     # notices
     ("motd", None): N_("Message of the day: {text}"),
     ("host_notice", None): N_("Notice from the host: {text}"),
@@ -321,6 +327,8 @@ def admin_said(result: AdminResult) -> str:
             text = gettext("{name} may chat in the lobby again")
         elif command == "rename":
             text = gettext("renamed {old} to {new}; the name is locked to their key")
+        elif command == "release":
+            text = gettext("released the name {name}; anyone may take it now")
         elif command == "close":
             text = gettext("closed table {table}")
         elif command == "motd":

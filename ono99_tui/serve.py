@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
 
 from ono99_server import Server, ServerConfig
 from ono99_server.storage import StorageError, shown_url
@@ -32,6 +33,7 @@ WEB_KEY_FILE = "web_tls_key.pem"
 
 if TYPE_CHECKING:
     from ono99_server.advertiser import Advertiser
+    from ono99_server.storage_pg import PostgresStorage
 
     from .access import AccessPolicy
     from .front.ssh import SshFront
@@ -75,13 +77,50 @@ def _ssh_policy(access: AccessPolicy) -> str:
     return access.describe()
 
 
+def dialable(host: str) -> str:
+    """Where this machine reaches a listener bound to ``host``: the address itself, or loopback of the
+    same family for an address that means every interface (a listener on ``::`` takes IPv6 only)."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "::1"
+    return host
+
+
+def database_link(storage: PostgresStorage) -> str:
+    """Whether the link to PostgreSQL is encrypted and its certificate checked, for the banner."""
+    if storage.link_socket:
+        return _("a Unix socket of this machine (no network to encrypt)")
+    if not storage.link_tls:
+        return _("NOT ENCRYPTED: every hand crosses it in the clear; add ?sslmode=verify-full to the URL (the "
+                 "server needs ssl = on)")
+    if storage.link_sslmode == "verify-full":
+        return _("TLS, the server's certificate and name checked (sslmode=verify-full)")
+    return _("TLS, but the server's certificate or name is not checked (sslmode={mode}): whoever is in between "
+             "could read it; use sslmode=verify-full").format(mode=storage.link_sslmode)
+
+
+def bus_link(url: str) -> str:
+    """Whether the link to Redis is encrypted and how its certificate is checked, for the banner
+    (``Server.start`` refused a ``rediss://`` that checks none)."""
+    parts = urlsplit(url)
+    if parts.scheme != "rediss":
+        return _("NOT ENCRYPTED (redis://): every hand and send-on ticket crosses it in the clear; use rediss:// "
+                 "on any network you do not control")
+    authority = dict(parse_qsl(parts.query)).get("ssl_ca_certs")
+    if authority:
+        return _("TLS, the Redis server's certificate checked against {file}").format(file=authority)
+    return _("TLS, the Redis server's certificate checked against this machine's authorities")
+
+
 def front_config_for(config: ServerConfig, server_port: int, server_fingerprint: str,
                      credential: str) -> FrontConfig:
-    """The settings of this server's own SSH fronts: its SSH options, and the way to it over loopback
-    (TLS, pinned to its certificate, as for a front on another machine)."""
+    """The settings of this server's own SSH fronts: its SSH options, and the way to it at the address
+    it listens on (TLS, pinned to its certificate, as for a front on another machine)."""
     ssh_host = config.ssh_host if config.ssh_host is not None else config.host
-    return FrontConfig(server_host="127.0.0.1", server_port=server_port, server_fingerprint=server_fingerprint,
-                       credential=credential, name=config.name, ssh_host=ssh_host, ssh_port=config.ssh_port or 0,
+    return FrontConfig(server_host=dialable(config.host), server_port=server_port,
+                       server_fingerprint=server_fingerprint, credential=credential, name=config.name,
+                       ssh_host=ssh_host, ssh_port=config.ssh_port or 0,
                        ssh=config.ssh)
 
 
@@ -222,6 +261,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
                 return 2
         if listen_ssh:
             server.access.ssh_hint = f"ssh -p {ssh_port} HOST"
+        elif not tcp_for_players:  # the browser's page is the only way in
+            server.access.ssh_hint = f"https://{_shown_host(web_host)}:{bound_web_port}/"
     advertiser: Advertiser | None = None
     if config.advertise and tcp_for_players:  # the record gives the TCP port: nothing to announce without it
         advertiser = Advertiser(server, ssh_port or None)
@@ -283,11 +324,17 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
                               server.restored_tables).format(path=server.storage.where, n=server.restored_tables),
               flush=True)
+        if server.storage.kind == "postgresql":
+            from ono99_server.storage_pg import PostgresStorage  # psycopg is loaded only for PostgreSQL
+
+            assert isinstance(server.storage, PostgresStorage)
+            print("  " + _("database link: {how}").format(how=database_link(server.storage)), flush=True)
     if server.cluster is not None:
         cluster = server.cluster
         print("  " + _("node: {node}, one of several; bus: {bus}; tables taken over after {seconds} s without "
                        "renewal").format(node=cluster.node, bus=shown_url(cluster.url),
                                          seconds=f"{cluster.lease_seconds:g}"), flush=True)
+        print("  " + _("bus link: {how}").format(how=bus_link(cluster.url)), flush=True)
         print("  " + _("peers: {peers}").format(
             peers=", ".join(f"{n} ({p.get('host')}:{p.get('port')})" for n, p in sorted(cluster.peers.items()))
             or _("none yet")), flush=True)

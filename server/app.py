@@ -9,6 +9,7 @@ import logging
 import ssl
 from collections import Counter
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlsplit
 
 from ono99_tui.access import AccessPolicy
 from ono99_tui.fingerprints import fingerprint_digest
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .cluster import Cluster
 
 log = logging.getLogger("ono99.server")
+REFUSALS_AT_ONCE = 16  # refused connections told why (inside TLS) at once; those beyond are closed unanswered
 
 
 class Server:
@@ -39,6 +41,7 @@ class Server:
         self.lobby = Lobby(self.config, self.storage)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
+        self._refusing: Counter[str] = Counter()  # refused connections whose refusal is being said, by address
         self.waiting: HelloQueue[Connection] = HelloQueue(self.config.max_waiting_hellos,
                                                           self.config.max_waiting_hellos_per_address)
         self._server: asyncio.Server | None = None
@@ -97,6 +100,8 @@ class Server:
                                                       limit=64 * 1024)
         if self.config.cluster_url is not None:  # the tables nobody holds are taken once players can reach this node
             from .cluster import Cluster  # redis is loaded only for a node of several
+
+            check_bus_url(self.config.cluster_url)
 
             self.cluster = Cluster(self)
             self.restored_tables = await self.cluster.start()
@@ -162,20 +167,14 @@ class Server:
         elif self.players_full():
             why = Refusal("the server is full", why="full")
         else:
+            if self.waiting.waiting_from(address) >= self.config.max_waiting_hellos_per_address:
+                # An address's newest connection takes the place of its oldest silent one: a burst of
+                # silent connections holds no more than its budget, and locks nobody of that address out.
+                self._make_room(self.waiting.oldest_from(address))
             why, making_room = self.waiting.admit(address)
-            if making_room is not None:
-                log.info("%s: dropped before its hello, to make room", making_room.peer)
-                self.connections.discard(making_room)  # it takes no place from now on
-                making_room.close("too many connections waiting to say hello: say hello at once after connecting")
+            self._make_room(making_room)
         if why is not None:
-            log.warning("refused %s: %s", connection.peer, why)
-            if not await self._secure(connection):  # the refusal too is said inside TLS only
-                return
-            connection.session.error("too_many_connections", why, params=params_of(why))
-            connection.close(why)
-            writer_task = asyncio.create_task(connection._write_loop())
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer_task, self.config.write_timeout)
+            await self._refuse(connection, why)
             return
         self.connections.add(connection)
         self.waiting.add(connection, address)
@@ -193,19 +192,63 @@ class Server:
             if task is not None:
                 self._tasks.discard(task)
 
+    def _make_room(self, waiting: Connection | None) -> None:
+        if waiting is None:
+            return
+        log.info("%s: dropped before its hello, to make room", waiting.peer)
+        self.waiting.remove(waiting)
+        self.connections.discard(waiting)  # it takes no place from now on
+        waiting.close("too many connections waiting to say hello: say hello at once after connecting")
+
+    async def _refuse(self, connection: Connection, why: str) -> None:
+        """Say why inside TLS (there is no plain text) and close. The refusals being said are few at
+        once (one per address, ``REFUSALS_AT_ONCE`` in all): a connection beyond them is closed at its
+        accept, so a flood of refused connections holds no more than those while its handshakes stall."""
+        address = connection.address
+        log.warning("refused %s: %s", connection.peer, why)
+        if self._refusing[address] >= 1 or self._refusing.total() >= REFUSALS_AT_ONCE:
+            connection.abort()
+            return
+        self._refusing[address] += 1
+        try:
+            if not await self._secure(connection):
+                return
+            connection.session.error("too_many_connections", why, params=params_of(why))
+            connection.close(why)
+            writer_task = asyncio.create_task(connection._write_loop())
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer_task, self.config.write_timeout)
+        finally:
+            self._refusing[address] -= 1
+            if self._refusing[address] <= 0:
+                del self._refusing[address]
+
     async def _secure(self, connection: Connection) -> bool:
         """The TLS handshake on a connection just accepted, within what is left of its hello time.
         Must be the first thing ``_accept`` awaits: until then nothing reads from the socket, so
         the client's first TLS bytes are still there for it."""
         assert self._tls is not None
         left = max(0.1, connection.hello_by - asyncio.get_running_loop().time())
+        task = asyncio.current_task()
+        connection.handshake = task
         try:
             await connection.writer.start_tls(self._tls, ssl_handshake_timeout=left)
         except (ssl.SSLError, OSError, TimeoutError) as exc:
             log.info("%s: no TLS session (%s)", connection.peer, exc or type(exc).__name__)
-            connection.closed = True
-            connection.writer.transport.abort()
+            connection.handshake = None
+            connection.abort()
             return False
+        except asyncio.CancelledError:
+            if task is None or not connection.closed:
+                raise
+            task.uncancel()  # dropped to make room (``Connection.abort``); the socket is closed
+            return False
+        finally:
+            connection.handshake = None
+        if connection.closed:  # dropped just as its handshake ended
+            connection.abort()
+            return False
+        connection.secured = True
         return True
 
     async def close(self, reason: str = "the server is shutting down") -> None:
@@ -232,3 +275,16 @@ class Server:
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 5)
+
+
+def check_bus_url(url: str) -> None:
+    """A ``rediss://`` bus must check the Redis server's certificate: ValueError says what to give."""
+    parts = urlsplit(url)
+    if parts.scheme == "rediss":
+        wanted = dict(parse_qsl(parts.query)).get("ssl_cert_reqs", "required").lower()
+        if wanted.removeprefix("cert_") in ("none", "optional"):
+            raise ValueError(f"--cluster {parts.scheme}://…: ssl_cert_reqs={wanted} would take any certificate, "
+                             "so whoever is in between could read the bus: drop it, and give ssl_ca_certs=FILE "
+                             "(the authority that signed the Redis server's certificate, or that certificate itself)")
+    elif parts.scheme not in ("redis", "unix"):
+        raise ValueError(f"--cluster takes redis://HOST:PORT or rediss://HOST:PORT (TLS), not {parts.scheme}://")

@@ -102,6 +102,7 @@ class Cluster:
         self.moving: dict[str, float] = {}
         self.sending: dict[str, tuple[str, int, float]] = {}  # players sent on: key → (host, port, until)
         self.bus_up = False  # Redis answered the last heartbeat
+        self.bus_error = ""  # why it did not, the last time
         self.db_up = True  # PostgreSQL answered the last renewal
         self._ids: list[int] = []  # table ids reserved for this node, not given yet
         self._reserving = False  # a block of ids is being reserved
@@ -146,6 +147,8 @@ class Cluster:
         self._ids = list(await self.storage.call(self.fence.reserve_table_ids))
         taken = await self._take_over()
         await self._heartbeat()
+        if not self.bus_up:  # said at once: a bus that never answers (its address, its certificate) is no outage
+            log.error("the lobby bus (Redis) does not answer (%s): no new tables until it does", self.bus_error)
         self.lobby.table_listeners.append(self._tables_changed)
         for loop_body in (self._renew_loop, self._take_over_loop, self._heartbeat_loop, self._listen_loop):
             self._tasks.append(asyncio.create_task(self._forever(loop_body)))
@@ -318,6 +321,7 @@ class Cluster:
             if self.bus_up:
                 log.error("the lobby bus (Redis) does not answer (%s): no new tables until it does; games go on", exc)
             self.bus_up = False
+            self.bus_error = str(exc)
             self._published = None
 
     async def _heartbeat_loop(self) -> None:
@@ -501,7 +505,7 @@ class Cluster:
                 return
             node = None if found is None else str(found[0])
             if node is None or node == self.node:  # nowhere (or here after all: as a server alone does)
-                self.lobby.directory.find(code, None)  # refused as a code nobody holds, unless it came here
+                self.lobby.find_table(member, code, None)  # a code nobody holds: a missed guess, as alone
                 self.lobby.handle(member, request)
                 return
             peer = self.peers.get(node)

@@ -19,7 +19,7 @@ class ServerConfig:
     db_path: Path | None = None  # an SQLite file. None: nothing is saved (tests, embedded local games)
     db_url: str | None = None  # a PostgreSQL database (postgresql://…): the store, in place of db_path
     # --- one node of several on one PostgreSQL database (server/cluster.py, server/lease.py) ---
-    cluster_url: str | None = None  # the Redis all nodes share (redis://…); None: this server is alone
+    cluster_url: str | None = None  # the Redis all nodes share (redis://… or rediss://…, TLS); None: alone
     lease_seconds: float = 10.0  # a node that stops renewing loses its tables after this long
     node_id: str | None = None  # None: HOSTNAME-PID-RANDOM
     node_address: str | None = None  # HOST:PORT where players reach this node (None: the listener's)
@@ -43,6 +43,8 @@ class ServerConfig:
     max_connections: int = 2000
     max_connections_per_address: int = 32
     max_tables_per_player: int = 3
+    new_names_burst: int = 10  # names new keys may claim from one address at once ...
+    new_names_per_hour: float = 10.0  # ... and then per hour (server/rates.py's NewNames)
     # Four programs playing each other at full speed send about 22 messages a second each: the limit
     # leaves honest play well alone and still cuts a flood to a trickle.
     messages_per_second: float = 50.0

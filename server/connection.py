@@ -54,6 +54,8 @@ class Connection:
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=config.send_queue_frames)
         self.closed = False
         self.close_reason = ""
+        self.secured = False  # its TLS handshake is done: until then nothing can be said to the client
+        self.handshake: asyncio.Task[None] | None = None  # the task awaiting the TLS handshake, meanwhile
         self.session = Session(server, self, address=str(peer[0]) if isinstance(peer, tuple) else "local",
                                peer=f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local",
                                now=asyncio.get_running_loop().time(), on_welcome=lambda: server.said_hello(self))
@@ -190,9 +192,22 @@ class Connection:
             # client's own close (up to half a minute) before the reader would see the end.
             self.reader.feed_eof()
 
+    def abort(self) -> None:
+        """Drop the connection at once, saying nothing (the socket is let go now)."""
+        self.closed = True
+        if self.handshake is not None:
+            self.handshake.cancel()  # the handshake closes the socket as it ends (asyncio's start_tls)
+        else:
+            self.writer.transport.abort()
+
     def close(self, reason: str) -> None:
-        """Say goodbye and close after what is already queued. Safe to call twice."""
+        """Say goodbye and close after what is already queued. Safe to call twice. Before its TLS
+        handshake is done nothing can be said: the connection is dropped at once."""
         if self.closed:
+            return
+        if not self.secured:
+            self.close_reason = reason
+            self.abort()
             return
         self.close_reason = reason
         with contextlib.suppress(asyncio.QueueFull, ProtocolError):

@@ -74,6 +74,10 @@ class RequestsHost(TableHost, Protocol):
     @property
     def nodes(self) -> Nodes | None: ...
 
+    def may_guess_code(self, member: Member) -> None: ...
+
+    def find_table(self, member: Member, code: str | None, table_id: int | None) -> Table: ...
+
 
 class LobbyRequests:
     """The requests the lobby itself takes: it finds the table and hands the request to it."""
@@ -155,9 +159,11 @@ class LobbyRequests:
             table.start(member)
 
     def on_join(self, member: Member, request: Join) -> None:
+        if request.code:
+            self.lobby.may_guess_code(member)  # before another node is asked too
         if self.lobby.nodes is not None and self.lobby.nodes.send_on(member, request):
             return
-        table = self.lobby.directory.find(request.code, request.table)
+        table = self.lobby.find_table(member, request.code, request.table)
         self.lobby.moderation.may_join(member, table)  # moderation: a private table's host may block players
         seat = table.seat_for(member, request.seat)  # refused here, you keep your old seat
         was_here = member.table is table
@@ -169,9 +175,11 @@ class LobbyRequests:
         table.once_shown(lambda: self._welcome_to_table(member, table, was_here))
 
     def on_spectate(self, member: Member, request: Spectate) -> None:
+        if request.code:
+            self.lobby.may_guess_code(member)  # before another node is asked too
         if self.lobby.nodes is not None and self.lobby.nodes.send_on(member, request):
             return
-        table = self.lobby.directory.find(request.code, request.table)
+        table = self.lobby.find_table(member, request.code, request.table)
         self.lobby.moderation.may_join(member, table)  # moderation: a private table's host may block players
         was_here = member.table is table
         if member.table is not None and not was_here:

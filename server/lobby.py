@@ -34,10 +34,11 @@ from .lobby_chat import LOBBY_CHAT, LobbyChat
 from .matchmaking import Matchmaker
 from .members import Link, Member, token_hash
 from .metrics import Metrics
-from .moderation import Moderation
+from .moderation import Moderation, address_of
 from .names import NameRegistry, name_taken_params, same_name_refusal
 from .nodes import Nodes
 from .presence import Presence
+from .rates import CodeGuesses, NewNames
 from .ratings import RatingBook, leaderboard_of
 from .routes import Dispatch, Handler
 from .runner import Status
@@ -57,6 +58,8 @@ class Lobby:
         self.chat = LobbyChat(config.chat_history, self.persist_chat)
         self.leaderboards = Leaderboards(leaderboard_of(storage) if storage is not None else None)
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
+        self.code_guesses = CodeGuesses()  # failed invite-code lookups, by address and by key
+        self.new_names = NewNames(config.new_names_per_hour, config.new_names_burst)  # claims of new keys
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
@@ -109,6 +112,22 @@ class Lobby:
     def tables_message(self) -> wire.Tables:
         return self.directory.listing()
 
+    def may_guess_code(self, member: Member) -> None:
+        """Raise ``rate_limited`` if ``member`` has missed too many invite codes to look one up now."""
+        self.code_guesses.check(address_of(member.connection), member.identity)
+
+    def find_table(self, member: Member, code: str | None, table_id: int | None) -> Table:
+        """The table with invite ``code`` for ``member``, else the public table ``table_id``. A code
+        that names no table counts as a guess (``CodeGuesses``)."""
+        if not code:
+            return self.directory.find(None, table_id)
+        self.may_guess_code(member)
+        try:
+            return self.directory.find(code, None)
+        except ProtocolError:
+            self.code_guesses.missed(address_of(member.connection), member.identity)
+            raise
+
     def online_message(self) -> wire.Online:
         return self.presence.online_message()
 
@@ -147,10 +166,14 @@ class Lobby:
                 self.nodes.check_name(name, identity, came_with)
             self.names.check(name, identity)
             if identity is not None:
+                if self.names.name_of(identity) is None:  # a new key: names are not hoarded in bulk
+                    self.new_names.take(address_of(connection))
                 self.names.claim(identity, name)
             member = Member(name, token_hash(token), self.config, identity)
             self.presence.remember(member, came_with)
         member.connection = connection
+        if identity is not None:
+            self.names.seen(identity)
         connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
                                      identity=member.identity))

@@ -815,6 +815,19 @@ class Moderation:
         self._audit(operator, "rename", f"{old} ({key})", new)
         return self._result(f"renamed {old} to {new}, locked", old=old, new=new)
 
+    def _admin_release(self, operator: OperatorSession, request: Admin) -> dict[str, Any]:
+        """Free the name a key owns (a squatted one, say): anyone may take it; its player, if online,
+        keeps it until they leave."""
+        key, name, _ = self._target(request)
+        if key.startswith("name:"):
+            raise refuse("bad_target", f"{name} is a guest, whose name is free once they leave", why="guest_release",
+                         name=name)
+        self.lobby.names.release(key)
+        if self.locks.pop(key, None) is not None:
+            self._write("DELETE FROM moderation_name_locks WHERE identity = ?", (key,))
+        self._audit(operator, "release", f"{name} ({key})", "")
+        return self._result(f"released the name {name}; anyone may take it now", name=name)
+
     def _rename_member(self, member: Member, new: str) -> None:
         """``member`` goes by ``new`` from now on, in the lobby and at their table; their app is told
         and reconnects, to be welcomed under that name."""

@@ -10,11 +10,14 @@ case folding, so that a capital "I" is still an "l". The confusables data is Uni
 A name that a key has claimed belongs to that key, across sessions and restarts (it is saved in
 the database): nobody else, with another key or as a guest, may use it or one that looks like it.
 Each key holds one name; a key that asks for another free name moves to it and frees the old one.
+A name whose key has not said hello for ``NAME_KEPT_DAYS`` is free again (it is released when
+someone else asks for it, or one that looks like it); an operator may release one at once.
 """
 
 from __future__ import annotations
 
 import functools
+import time
 import unicodedata
 from collections import defaultdict
 from typing import TYPE_CHECKING
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
     from .storage import Storage
 
 _DIRECTION_MARKS = "\u200e\u200f"  # the data wraps some right-to-left characters in these
+NAME_KEPT_DAYS = 180  # a name whose key has not been seen for this long is free again
+SEEN_SAVED_EVERY = 86400.0  # seconds: a key's last hello is written at most once a day
 
 
 @functools.cache
@@ -121,6 +126,8 @@ class NameRegistry:
         self.storage = storage
         self._by_key: dict[str, tuple[str, str]] = {}  # each key of a name (name_keys) -> (name, identity)
         self._by_identity: dict[str, str] = {}  # identity -> its name
+        self.clock = time.time
+        self._last_seen: dict[str, float] = storage.load_names_seen() if storage is not None else {}
         name_key("")  # the confusables table is built now, not on the first hello
         if storage is not None:
             for identity, name in storage.load_names():  # oldest claim first: it keeps a contested key
@@ -133,8 +140,45 @@ class NameRegistry:
         return self._by_identity.get(identity)
 
     def owner(self, name: str) -> tuple[str, str] | None:
-        """(the owned name, its identity) for a name that is, or looks like, an owned one."""
-        return next((self._by_key[key] for key in sorted(name_keys(name)) if key in self._by_key), None)
+        """(the owned name, its identity) for a name that is, or looks like, an owned one. A name
+        whose key has not been seen for ``NAME_KEPT_DAYS`` is released here, and is not owned."""
+        for key in sorted(name_keys(name)):
+            owned = self._by_key.get(key)
+            if owned is not None and self._lapsed(owned[1]):
+                self.release(owned[1])
+                owned = None
+            if owned is not None:
+                return owned
+        return None
+
+    # --- keys that never come back --------------------------------------------------------------------
+    def seen(self, identity: str) -> None:
+        """``identity`` said hello: the name it owns is kept ``NAME_KEPT_DAYS`` from now."""
+        if identity not in self._by_identity:
+            return
+        now = self.clock()
+        last = self._last_seen.get(identity)
+        self._last_seen[identity] = now
+        if self.storage is not None and (last is None or now - last >= SEEN_SAVED_EVERY):
+            self.storage.save_name_seen(identity, now)
+
+    def _lapsed(self, identity: str) -> bool:
+        last = self._last_seen.get(identity)
+        return last is not None and self.clock() - last > NAME_KEPT_DAYS * 86400.0
+
+    def release(self, identity: str) -> str | None:
+        """Free the name ``identity`` owns (an operator's ``release``, or its key never came back):
+        anyone may take it. The name it was, if any."""
+        name = self._by_identity.pop(identity, None)
+        self._last_seen.pop(identity, None)
+        if name is None:
+            return None
+        for key in name_keys(name):
+            if self._by_key.get(key, ("", ""))[1] == identity:
+                del self._by_key[key]
+        if self.storage is not None:
+            self.storage.forget_name(identity)
+        return name
 
     def check(self, name: str, identity: str | None) -> None:
         """Refuse (``name_taken``) a name that belongs to another identity, or looks like one that does."""

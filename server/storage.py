@@ -516,6 +516,28 @@ class Storage(ABC):
             f"INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, {claimed_at}) "
             "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at", params))
 
+    # --- names' owners last seen (server/names.py releases a name whose owner never came back) ---------
+    def load_names_seen(self) -> dict[str, float]:
+        """When each name's identity was last seen (Unix time): its last hello, else its claim."""
+        async def read(db: Database) -> dict[str, float]:
+            rows = await db.rows("SELECT n.identity, COALESCE(s.seen_at, n.claimed_at) FROM names n "
+                                 "LEFT JOIN names_seen s ON s.identity = n.identity")
+            return {str(identity): float(at) for identity, at in rows}
+
+        return self.run_now(read)
+
+    def save_name_seen(self, identity: str, at: float) -> None:
+        self.submit(lambda db: db.run("INSERT INTO names_seen(identity, seen_at) VALUES (?, ?) "
+                                      "ON CONFLICT(identity) DO UPDATE SET seen_at = excluded.seen_at", (identity, at)))
+
+    def forget_name(self, identity: str) -> None:
+        """``identity`` owns no name any more."""
+        async def forget(db: Database) -> None:
+            await db.run("DELETE FROM names WHERE identity = ?", (identity,))
+            await db.run("DELETE FROM names_seen WHERE identity = ?", (identity,))
+
+        self.submit(forget)
+
 
 async def _write_table(db: Database, table_id: int, meta_text: str) -> None:
     await db.run("INSERT INTO live_tables(id, meta) VALUES (?, ?) "
@@ -706,7 +728,21 @@ def _sqlite_schema_2(db: sqlite3.Connection) -> None:
     db.executescript(SQLITE_SCHEMA_2)
 
 
-SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1, _sqlite_schema_2]
+SQLITE_SCHEMA_3 = """
+CREATE TABLE IF NOT EXISTS names_seen (
+    identity TEXT PRIMARY KEY,
+    seen_at REAL NOT NULL  -- Unix time of the identity's last hello (at most a day old while it plays)
+);
+"""
+
+
+def _sqlite_schema_3(db: sqlite3.Connection) -> None:
+    """When each name's owner was last seen: a name whose owner never comes back is released."""
+    db.executescript(SQLITE_SCHEMA_3)
+
+
+SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1, _sqlite_schema_2,
+                                                                  _sqlite_schema_3]
 
 
 def migrate_sqlite(db: sqlite3.Connection) -> int:

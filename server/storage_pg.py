@@ -14,6 +14,7 @@ newer version than it knows.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -21,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from .storage import Database, Row, Storage, StorageError, shown_url
 
@@ -151,6 +153,11 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
     (4, "several nodes: a private table found by its invite code from any node (server/cluster.py)", (
         "CREATE INDEX live_tables_code ON live_tables ((meta::jsonb ->> 'code'))",
     )),
+    (5, "when each name's owner was last seen: a name whose owner never comes back is released (server/names.py)", (
+        """CREATE TABLE names_seen (
+            identity TEXT PRIMARY KEY,
+            seen_at DOUBLE PRECISION NOT NULL)""",
+    )),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -215,6 +222,11 @@ class PostgresStorage(Storage):
     def __init__(self, url: str) -> None:
         self.url = url
         self.where = shown_url(url)
+        # How the link to the database is protected, as the first connection found it (the banner
+        # says it): over TLS or not, libpq's sslmode, and whether it is a Unix socket of this machine.
+        self.link_tls = False
+        self.link_sslmode = ""
+        self.link_socket = False
         super().__init__()
 
     async def _connect(self) -> Connection:
@@ -227,6 +239,9 @@ class PostgresStorage(Storage):
 
     async def _open(self) -> Database:
         connection = await self._connect()
+        self.link_tls = connection.pgconn.ssl_in_use
+        self.link_sslmode = str(conninfo_to_dict(self.url).get("sslmode") or os.environ.get("PGSSLMODE") or "prefer")
+        self.link_socket = connection.info.host.startswith("/")
         try:
             self.schema_version = await migrate(connection)
         except BaseException:

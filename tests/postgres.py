@@ -27,6 +27,8 @@ from urllib.parse import quote
 
 import psycopg
 
+from tests.certificates import ServerFiles
+
 ADMIN = "ono99"  # the cluster's superuser, trusted on its socket
 START_TIMEOUT = 60.0
 SEARCH_DIRS = ("/usr/lib/postgresql/*/bin", "/usr/local/pgsql/bin", "/opt/homebrew/opt/postgresql*/bin")
@@ -70,13 +72,15 @@ class Cluster:
     process: subprocess.Popen[bytes]
     _numbers: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _run: dict[str, Any] = field(default_factory=dict)  # how its server was started (start_server again)
+    port: int = 5432  # of its TCP listener, and in its Unix socket's name
 
     def url(self, database: str) -> str:
-        return f"postgresql://{ADMIN}@{quote(str(self.socket_dir), safe='')}/{database}"
+        port = "" if self.port == 5432 else f":{self.port}"
+        return f"postgresql://{ADMIN}@{quote(str(self.socket_dir), safe='')}{port}/{database}"
 
     def tcp_url(self, database: str, host: str) -> str:
         """The URL of one of its databases over TCP (a cluster started with ``listen``)."""
-        return f"postgresql://{ADMIN}@{host}:5432/{database}"
+        return f"postgresql://{ADMIN}@{host}:{self.port}/{database}"
 
     def new_database(self) -> str:
         """A new, empty database of the cluster; its URL."""
@@ -107,10 +111,12 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start_cluster(listen: str = "", trusted: str | None = None) -> Cluster:
+def start_cluster(listen: str = "", trusted: str | None = None, tls: ServerFiles | None = None,
+                  port: int = 5432) -> Cluster:
     """initdb a cluster in a new temporary directory and start its server on a Unix socket there
-    (and on TCP port 5432 of the address ``listen``, trusting clients of the network ``trusted``,
-    such as ``10.0.0.0/24``: a cluster in a network namespace of the tests')."""
+    (and on TCP port ``port`` of the address ``listen``, trusting clients of the network ``trusted``,
+    such as ``10.0.0.0/24``: a cluster in a network namespace of the tests'). With ``tls``, its TCP
+    listener takes TLS (``ssl = on``) with that certificate, and TLS only from 127.0.0.1."""
     initdb, postgres = server_programs()
     user = _runs_as()
     folder = Path(tempfile.mkdtemp(prefix="ono99-pg-"))
@@ -129,16 +135,28 @@ def start_cluster(listen: str = "", trusted: str | None = None) -> Cluster:
     if trusted is not None:
         with (data / "pg_hba.conf").open("a") as rules:
             rules.write(f"host all all {trusted} trust\n")
+    options: list[str] = []
+    if tls is not None:  # the server reads its own copies: they belong to the user it runs as
+        for source, name in ((tls.cert, "server.crt"), (tls.key, "server.key")):
+            copy = data / name
+            copy.write_bytes(source.read_bytes())
+            os.chmod(copy, 0o600)
+            if user is not None:
+                os.chown(copy, user.pw_uid, user.pw_gid)
+        hba = (data / "pg_hba.conf").read_text()
+        (data / "pg_hba.conf").write_text("hostssl all all 127.0.0.1/32 trust\nhostnossl all all 0.0.0.0/0 reject\n"
+                                          + hba)
+        options = ["-c", "ssl=on", "-c", "ssl_cert_file=server.crt", "-c", "ssl_key_file=server.key"]
     # fsync off: these databases die with the test run; a commit is still a commit to its client.
     log = (folder / "server.log").open("ab")
     run: dict[str, Any] = dict(
         args=[str(postgres), "-D", str(data), "-k", str(socket_dir), "-c", f"listen_addresses={listen}",
-              "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+              "-p", str(port), *options, "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
               "-c", "shared_buffers=32MB"],
         stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder,
         start_new_session=True,  # its signals to its process group are not the test process's
         user=uid, group=gid, extra_groups=groups)
-    cluster = Cluster(folder, socket_dir, subprocess.Popen(**run), _run=run)
+    cluster = Cluster(folder, socket_dir, subprocess.Popen(**run), _run=run, port=port)
     _wait_for(cluster)
     return cluster
 

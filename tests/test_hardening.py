@@ -103,24 +103,38 @@ async def test_silent_connections_from_many_addresses_never_keep_a_new_player_ou
 
 
 async def test_a_refused_connection_says_why_and_a_full_address_does_not_block_another(tmp_path: Path) -> None:
-    """One address with its 3 waiting connections is refused a fourth (error, bye, closed); another
-    address still gets in."""
+    """One address with its 2 players in is refused a third connection (error, bye, closed, inside
+    TLS); another address still gets in."""
+    async with running_server(tmp_path, max_connections_per_address=2, hello_timeout=120.0) as h:
+        for name in ("one", "two"):
+            h.clients.append(await connect_from("127.0.0.50", h.port, name))
+        reader, writer = await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0),
+                                                       ssl=client_context())
+        third = TestClient(reader, writer)  # refused, inside TLS
+        h.clients.append(third)
+        messages = await until_closed(third)
+        assert messages[0]["code"] == "too_many_connections"
+        assert "too many connections from 127.0.0.50" in messages[0]["reason"] and messages[-1]["t"] == "bye"
+        other = await connect_from("127.0.0.51", h.port, "other")
+        h.clients.append(other)
+
+
+async def test_an_addresss_new_connection_takes_the_place_of_its_oldest_silent_one(tmp_path: Path) -> None:
+    """One address with its 3 silent connections (its whole hello budget) connects a fourth: the
+    oldest silent one is let go and the fourth says hello and gets in."""
     async with running_server(tmp_path, max_waiting_hellos=100, max_waiting_hellos_per_address=3,
                               hello_timeout=120.0) as h:
-        writers = []
+        readers, writers = [], []
         try:
             for _ in range(3):
-                writers.append((await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0)))[1])
+                reader, writer = await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0))
+                readers.append(reader)
+                writers.append(writer)
             await wait_until(lambda: h.server.waiting.waiting_from("127.0.0.50") == 3, "three waiting")
-            reader, writer = await asyncio.open_connection("127.0.0.1", h.port, local_addr=("127.0.0.50", 0),
-                                                           ssl=client_context())
-            fourth = TestClient(reader, writer)  # refused, inside TLS
+            fourth = await connect_from("127.0.0.50", h.port, "fourth")
             h.clients.append(fourth)
-            messages = await until_closed(fourth)
-            assert messages[0]["code"] == "too_many_connections"
-            assert "waiting to say hello" in messages[0]["reason"] and messages[-1]["t"] == "bye"
-            other = await connect_from("127.0.0.51", h.port, "other")
-            h.clients.append(other)
+            assert await asyncio.wait_for(readers[0].read(), TIMEOUT) == b""  # the oldest, let go
+            assert h.server.waiting.waiting_from("127.0.0.50") == 2
         finally:
             for writer in writers:
                 writer.close()

@@ -269,7 +269,8 @@ async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the
         tmp_path: Path) -> None:
     """As a player meets it: the first ``ono99 connect`` shows the fingerprint and asks (y trusts);
     the host then replaces the certificate (deletes the files; the restart makes new ones); the same
-    command refuses loudly and names the command with the new fingerprint; that command gets in."""
+    command refuses loudly and names the command that accepts a new one, with a placeholder where the
+    fingerprint the host prints goes (never the one it was just shown); that command gets in."""
     data = tmp_path / "player"
     server = ServerProcess(tmp_path / "s.db", tmp_path / "s.log")
     try:
@@ -297,9 +298,11 @@ async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the
         await refused.start()
         try:
             await wait_until(lambda: b"HAS CHANGED" in refused.output, "the loud refusal", timeout=60)
-            command = f"ono99connect127.0.0.1:{port}--server-fingerprint{new}"
+            command = f"ono99connect127.0.0.1:{port}--server-fingerprintFINGERPRINT"
             await wait_until(lambda: command in screen_text(refused.output), "the command that accepts the new one",
                              timeout=60)
+            # the command holds a placeholder: the fingerprint comes from the host, not from whoever is in between
+            assert f"--server-fingerprint{new}" not in screen_text(refused.output)
         finally:
             await refused.stop()
         assert KnownServers.in_directory(data).get("127.0.0.1", port) == old
@@ -340,6 +343,9 @@ async def test_the_app_asks_at_a_first_visit_and_stops_at_a_changed_certificate(
             await wait_until(lambda: app.exit_code == 2, "the refusal")
             refusal = str(app.screen.query_one("#start-text").render())
             assert "HAS CHANGED" in refusal and other.server.fingerprint in refusal
+            said = refusal.replace("\n", " ")
+            assert "--server-fingerprint FINGERPRINT" in said and f"--server-fingerprint {other.server.fingerprint}" \
+                not in said and "Ask the host which fingerprint their server prints" in said
             assert other.server.lobby.members == {}
             await pilot.press("q")
 
@@ -368,7 +374,8 @@ async def test_a_certificate_that_changes_while_playing_stops_the_reconnecting_a
                 await wait_until(lambda: app.exit_code == 2, "the refusal", timeout=60)
                 shown = str(app.screen.query_one("#start-text").render())
                 assert "HAS CHANGED" in shown and "you gave" not in shown
-                assert f"--server-fingerprint {second.fingerprint}" in shown.replace("\n", " ")
+                assert "--server-fingerprint FINGERPRINT" in shown.replace("\n", " ")
+                assert f"--server-fingerprint {second.fingerprint}" not in shown.replace("\n", " ")
                 await pilot.pause(0.5)
                 assert app.screen.query("#start-text")  # it stays
                 assert "ada" not in second.lobby.members

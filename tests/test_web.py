@@ -343,11 +343,12 @@ async def test_password_mode_asks_on_the_page_and_keys_mode_refuses_browsers(tmp
 
     keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
     rig = await start_web_rig(tmp_path / "keys", SshSettings(auth="authorized-keys", authorized_keys=keys))
+    rig.front.access.ssh_hint = "ssh -p 2222 HOST"  # as an SSH front in the same process says it
     try:
         refused = await WsPlayer.connect(rig.url)
         try:
             text = (await refused.until_control("refused"))["text"]
-            assert "only the keys its host listed" in text and "ssh -p" in text and "127.0.0.1" in text
+            assert "only the keys its host listed" in text and "ssh -p 2222 127.0.0.1" in text
         finally:
             await refused.close()
     finally:

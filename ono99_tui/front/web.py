@@ -537,9 +537,6 @@ async def _no_icon(request: web.Request) -> web.Response:
 
 
 def _same_origin(request: web.Request) -> bool:
-    """A websocket opened by this server's own page: its ``Origin`` names the host the page came from
-    (browsers always send it with a websocket; other clients may leave it out)."""
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True
-    return origin == f"https://{request.host}"
+    """A websocket opened by this server's own page: its ``Origin`` names the host the page came from.
+    Browsers always send it with a websocket; one without it is no page's, and is refused too."""
+    return request.headers.get("Origin") == f"https://{request.host}"

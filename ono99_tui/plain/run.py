@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import gettext as _
-from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
+from ..known_servers import (
+    AnnouncementMismatch,
+    ServerKeyChanged,
+    ServerTrust,
+    UnknownServer,
+    how_to_accept,
+    server_key,
+)
 from ..links import Link, LocalServer
 from ..messages import State, Welcome, decode_server_message
 from ..protocol import PROTOCOL_VERSION, ProtocolError
@@ -405,9 +412,7 @@ def untrusted_lines(exc: ServerKeyChanged | AnnouncementMismatch) -> list[str]:
     lines = [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} you trusted.").format(
         server=server, fingerprint=exc.fingerprint, expected=exc.expected), _("Nothing was sent.")]
     if not exc.given:
-        command = f"ono99 connect --plain {server} --server-fingerprint {exc.fingerprint}"
-        lines.append(_("If the host says their server now prints the new one, accept it with: {command}").format(
-            command=command))
+        lines.append(how_to_accept(exc.host, exc.port, plain=True))
     return lines
 
 

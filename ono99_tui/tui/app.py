@@ -21,7 +21,14 @@ from ..client import Client, ConnectionLost, ServerError
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
-from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
+from ..known_servers import (
+    AnnouncementMismatch,
+    ServerKeyChanged,
+    ServerTrust,
+    UnknownServer,
+    how_to_accept,
+    server_key,
+)
 from ..links import Link, LocalServer, continues
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
@@ -619,7 +626,6 @@ def first_visit_words(unknown: UnknownServer) -> str:
 def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch) -> str:
     """A loud refusal: what was expected, what was shown, and the one command that accepts the new one."""
     server = server_key(exc.host, exc.port)
-    command = f"ono99 connect {server} --server-fingerprint {exc.fingerprint}"
     if isinstance(exc, AnnouncementMismatch):
         return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, but the server on your network "
                  "announced {announced}. Someone may be between you and the server. Nothing was sent.").format(
@@ -629,9 +635,8 @@ def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch) -> str:
                  "Nothing was sent.").format(server=server, fingerprint=exc.fingerprint, expected=exc.expected)
     return _("WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. {server} used to show {expected} and now shows "
              "{fingerprint}. Someone may be between you and the server, or its host replaced the certificate. "
-             "Nothing was sent. Ask the host which fingerprint their server prints; if it is the new one, "
-             "accept it with:\n\n  {command}").format(server=server, expected=exc.expected,
-                                                      fingerprint=exc.fingerprint, command=command)
+             "Nothing was sent.").format(server=server, expected=exc.expected, fingerprint=exc.fingerprint) + \
+        "\n\n" + how_to_accept(exc.host, exc.port)
 
 
 def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
