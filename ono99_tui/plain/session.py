@@ -122,6 +122,7 @@ class PlainSession:
         self._draw_said = False
         self._game_end_said: tuple[int, int] | None = None  # (table, game) whose end was said
         self._catching_up = False  # a history came: the next state says where the game stands
+        self._heard: tuple[int, int, int] | None = None  # (table, game, seq) of the last state's events
         self._lobby_pending = False  # entered the lobby: the next list of tables is counted aloud
         self._lobby_said = False
         self._lobby_hint_said = False
@@ -164,8 +165,12 @@ class PlainSession:
             self._enter_lobby(said=True)
         elif isinstance(message, State):
             self._state(message, new_events, before_view)
+            self._heard = (message.table, message.game_no, model.seq)
         elif isinstance(message, History):
             self._catching_up = True
+            if before_view is not None:  # moves made while the connection was down: said, as they would have been
+                for event in new_events:
+                    self.say(*self._event_lines(event, before_view, before_view))
         elif isinstance(message, Chat):
             self._chat(message.line, message.scope)
         elif isinstance(message, ChatHistory):
@@ -182,13 +187,20 @@ class PlainSession:
             self._bye(message)
 
     def _new_events(self, message: ServerMessage) -> list[GameEvent]:
-        """The events of a state the model has not taken in yet (each event is said once)."""
-        if not isinstance(message, State):
+        """The events of a state the model has not taken in yet, and those of a history of the game
+        the reader was following that came after its last state (made while the connection was down,
+        or the server restarted): each event is said once. A game found under way is not read out."""
+        if isinstance(message, State):
+            if message.seq is None:
+                return list(message.events)
+            heard = self.model.seq
+        elif isinstance(message, History) and self._heard is not None \
+                and self._heard[:2] == (message.table, message.game_no):
+            heard = self._heard[2]
+        else:
             return []
-        if message.seq is None:
-            return list(message.events)
         first = message.seq - len(message.events) + 1  # events count up to seq, as the model reads them
-        return [e for i, e in enumerate(message.events) if first + i > self.model.seq]
+        return [e for i, e in enumerate(message.events) if first + i > heard]
 
     def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
         self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards

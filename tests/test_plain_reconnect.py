@@ -1,0 +1,117 @@
+"""The plain mode across a server killed with SIGKILL and started again: every move is said once.
+
+A real ``ono99 serve`` process, the real ``ono99 connect --plain`` in tmux (its output read as a screen
+reader gets it, tests/plain_rig.py), and a relay between them (tests/relay.py) that keeps the plain
+client out for a while after the restart, so that the stand-in bots play on while it tries to come back.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ono99_tui.wire.requests import Spectate
+from tests.plain_rig import Pane, playable_card, rewrites
+from tests.relay import Relay
+from tests.server_helpers import ServerProcess, TestClient
+
+PLAY = re.compile(r"^(You|Bot \d+) (?:played|discarded) .*?[Tt]otal (\d+)")
+GAME_OVER_FOR_THE_HOST = "Type r to play again, x to leave the table, or p to play now."
+
+
+def said_plays(lines: list[str]) -> list[tuple[str, int]]:
+    """(who, total) of every play the plain mode said, in order."""
+    return [(match.group(1), int(match.group(2))) for match in map(PLAY.match, lines) if match]
+
+
+class Watcher:
+    """A protocol client watching the table: every event of the game, in order, from its first."""
+
+    def __init__(self, client: TestClient, table_id: int) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.events: list[dict[str, Any]] = []
+        self.winner: int | None = None
+
+    async def read(self) -> None:
+        message = await self.client.recv()
+        if message["t"] in ("history", "state") and message["table"] == self.table_id:
+            if message["t"] == "history" and message["reset"]:
+                self.events.clear()
+            self.events += message["events"]
+            if message["t"] == "state":
+                self.winner = message["view"]["winner"]
+
+    def plays(self, names: list[str]) -> list[tuple[str, int]]:
+        return [("You" if e["seat"] == 0 else names[e["seat"]], e["total"]) for e in self.events if e["e"] == "play"]
+
+
+@pytest.mark.system
+async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_each_said_once(tmp_path: Path) -> None:
+    """Kim plays with three bots in the plain mode. The server is killed with SIGKILL on Kim's turn and
+    started again on its database; Kim's plain client cannot get back in (the relay cuts it) until the
+    stand-in bots have made at least four more plays. Tried: once back, the plain mode says every play
+    of the game exactly once, in the order of the game's events as a spectator saw them (the old plain
+    mode took the moves it had missed in silently and said only where the game stood)."""
+    server = ServerProcess(tmp_path / "live.db", tmp_path / "server.log", "--grace", "60", "--bot-delay", "0.2",
+                           "--turn-seconds", "0", "--messages-per-second", "10000")
+    relay = Relay(await server.start())
+    pane = Pane(tmp_path)
+    watcher: Watcher | None = None
+    try:
+        await relay.start()
+        await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
+                                     f"127.0.0.1:{relay.port}", "--data-dir", str(tmp_path / "kim"), "--name", "Kim",
+                                     "--server-fingerprint", server.fingerprint]),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.wait_line("Welcome to ONO 99, Kim.")
+        await pane.keys("literal:n 4", "Enter")
+        await pane.wait_line("You sit at the table Kim's table, in seat 1 of 4.")
+        await pane.keys("s")
+        players = await pane.wait_line(lambda line: line.startswith("The players: you, "), "the players")
+        names = ["You", *players.removeprefix("The players: you, ").rstrip(".").split(", ")]
+        for _turn in range(2):
+            hand = await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's turn")
+            card = playable_card(hand)
+            assert card is not None, hand
+            await pane.keys(card)
+        await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's third turn")
+        heard_before = len(said_plays(pane.lines()))
+
+        relay.cutting = True  # Kim's client tries again and again, and is let in only later
+        await server.kill9()
+        await pane.wait_line("The connection was lost; trying again in 0.5 seconds.")
+        await server.start()
+        watcher = Watcher(await TestClient.connect("127.0.0.1", server.port, "watcher"), 1)
+        await watcher.client.send(Spectate(table=watcher.table_id))
+        while len(watcher.plays(names)) < heard_before + 4 and watcher.winner is None:
+            await watcher.read()
+        relay.cutting = False
+        await pane.wait_line("Connected again.")
+
+        while True:  # Kim plays the game to its end
+            line = await pane.wait_line(lambda text: text.startswith("Your cards: ") or text == GAME_OVER_FOR_THE_HOST,
+                                        "a turn or the end")
+            if line == GAME_OVER_FOR_THE_HOST:
+                break
+            card = playable_card(line)
+            assert card is not None, line
+            await pane.keys(card)
+        while watcher.winner is None:
+            await watcher.read()
+
+        game = watcher.plays(names)
+        assert len(game) > heard_before + 4
+        assert said_plays(pane.lines()) == game
+        assert rewrites(pane.stream) == []
+    finally:
+        if watcher is not None:
+            await watcher.client.close()
+        await pane.close()
+        await relay.close()
+        await server.stop()
