@@ -193,13 +193,13 @@ class PlainSession:
         if isinstance(message, State):
             if message.seq is None:
                 return list(message.events)
-            heard = self.model.seq
+            heard, last = self.model.seq, message.seq
         elif isinstance(message, History) and self._heard is not None \
                 and self._heard[:2] == (message.table, message.game_no):
-            heard = self._heard[2]
+            heard, last = self._heard[2], message.seq
         else:
             return []
-        first = message.seq - len(message.events) + 1  # events count up to seq, as the model reads them
+        first = last - len(message.events) + 1  # events count up to seq, as the model reads them
         return [e for i, e in enumerate(message.events) if first + i > heard]
 
     def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
