@@ -334,7 +334,7 @@ class PlainSession:
             outcome = isinstance(event, HandEndedEvent) or (isinstance(event, OutEvent) and view.edition == "2022")
             if outcome and model.knockout is not None:
                 knockout, model.knockout = model.knockout, None
-                self._knocked_out(knockout)
+                self._knocked_out(knockout, match_over=view.winner is not None)
         if view.winner is not None:
             self._cancel_clock()
             self._was_my_turn = False
@@ -439,7 +439,9 @@ class PlainSession:
         """A seat's name in a list: "you" for the reader."""
         return _("you") if self.model.is_me(seat) else plain_text(self.model.plain_name(seat))
 
-    def _knocked_out(self, knockout: KnockOut) -> None:
+    def _knocked_out(self, knockout: KnockOut, match_over: bool) -> None:
+        """How the reader lost; when the game goes on without them, that it does (``match_over``: the
+        same moves ended it, and its ranking follows)."""
         edition = self.model.edition
         held = words.cards(knockout.cards, edition) or _("no cards")
         self.say(_("At a total of {total}, none of your cards could be played.").format(total=knockout.total),
@@ -449,7 +451,7 @@ class PlainSession:
                      else _("You have no tokens left."))
         if knockout.score is not None:
             self.say(_("Your score: {points}.").format(points=count_words.points(knockout.score)))
-        if knockout.final:
+        if knockout.final and not match_over:
             people = self._people_left()
             self.say(_("The others play on (bots only).") if people == 0 else _("The others play on."))
             if self.local and people == 0 and self.controls is not None:
