@@ -4,9 +4,18 @@ messages where only its words are in question."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
+import pytest
+
+from ono99_tui.i18n import gettext as _
+from ono99_tui.i18n import using
+from ono99_tui.plain.console import Console
+from ono99_tui.plain.session import PlainSession
 from tests.plain_rig import Pane, playable_card, seeded_ono99
+from tests.server_helpers import running_server
 
 POINTS_SEED = 1  # the deals of a 1980 points match in which Kim drops out in the hand that decides it
 
@@ -44,3 +53,52 @@ async def test_a_1980_points_match_decided_by_the_hand_that_knocks_you_out_says_
         await pane.wait_exit()
     finally:
         await pane.close()
+
+
+async def test_german_connect_plain_answers_ja_and_names_the_table_in_german(tmp_path: Path) -> None:
+    """ono99 --lang de connect --plain to a server never visited. Tried: at the fingerprint question
+    Kim types j (ja), as a German reader does; then n 2 makes a table of Kim's. Found by playing: j
+    answered no (only y was yes) and the table was "Kim's table" in a German sentence. Now j connects,
+    and the table the server named after its host is named in German ("Tisch von Kim")."""
+    async with running_server(tmp_path) as h:
+        pane = Pane(tmp_path)
+        await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "--lang", "de", "connect", "--plain",
+                                     f"127.0.0.1:{h.port}", "--data-dir", str(tmp_path / "kim"), "--name", "Kim"]),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            with using("de"):
+                question = _("Type y for yes, n for no.")
+                welcome = _("Welcome to {server}, {name}.").format(server="ONO 99", name="Kim")
+                table = _("{host}'s table").format(host="Kim")
+                seated = _("You sit at the table {name}, in seat {n} of {seats}.").format(name=table, n=1, seats=2)
+            assert table == "Tisch von Kim"
+            await pane.wait_line(question)
+            await pane.keys("j")
+            await pane.wait_line(welcome)
+            await pane.keys("literal:n 2", "Enter")
+            await pane.wait_line(seated)
+        finally:
+            await pane.close()
+
+
+@pytest.mark.parametrize(("lang", "yes", "no"), [("en", ["y", "Y", "yes"], ["n", "j", "x", "", "yellow"]),
+                                                 ("de", ["j", "ja", "Ja", "y", "yes"], ["n", "nein"]),
+                                                 ("gl", ["s", "si", "sí", "y"], ["n", "non"]),
+                                                 ("vi", ["c", "có", "co", "y"], ["k", "không"]),
+                                                 ("ne", ["हो", "y"], ["n", "होइन", "ह"]),
+                                                 ("af", ["j", "ja", "y"], ["n", "nee"])])
+def test_a_question_is_answered_yes_with_y_yes_or_the_languages_own_word(lang: str, yes: list[str],
+                                                                          no: list[str]) -> None:
+    """y, yes, each language's yes and its letter for it (German j, Galician s, Vietnamese c; not a
+    letter that begins the word for no, as Nepali's ह does), typed as a line or as a single key,
+    answer yes; anything else no."""
+    with using(lang):
+        for typed in yes + no:
+            answers: list[bool] = []
+            session = PlainSession(Console(lambda text: None), lambda message: None, lambda: None)
+            session.question("?", answers.append)
+            if len(typed) == 1:
+                session.key(typed)
+            else:
+                session.command(typed)
+            assert answers == [typed in yes], (lang, typed)

@@ -52,6 +52,7 @@ from ..messages import (
 )
 from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
+from ..tui.labels import table_name
 from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
 from ..tui.seat_choices import seat_choices, seated_in_running_game
 from ..wire.common import Scope, as_edition
@@ -78,7 +79,6 @@ LOCAL_GAME = N_("Local game")  # the local table's name, as the app names it
 EDITIONS = ("2022", "1980")
 CLOCK_WARNINGS = (10, 5)  # seconds left on your turn clock that are said
 EARLIER_CHAT = 5  # the newest lines of a chat's history said on coming to a table or the lobby
-YES = "yY"
 
 
 def default_local_table() -> CreateTable:
@@ -261,7 +261,7 @@ class PlainSession:
         self._cancel_clock()
         self._game_end_said = None
         self._was_my_turn = False
-        name = plain_text(table.name)
+        name = plain_text(table_name(table))
         if table.you is None:
             self.say(_("You are watching the table {name}.").format(name=name))
         elif self.local:
@@ -622,13 +622,14 @@ class PlainSession:
 
     # --- questions --------------------------------------------------------------------------------------
     def question(self, question: str, answered: Callable[[bool], None]) -> None:
-        """A yes/no question, answered by the next key: y is yes, any other no. A local game's bots wait."""
+        """A yes/no question, answered by the next key or line: y, yes or the language's own yes
+        (``words.is_yes``) is yes, anything else no. A local game's bots wait."""
         self.say(question, _("Type y for yes, n for no."))
         self._pause(True)
 
         def key(key: str) -> None:
             self._pause(False)
-            answered(bool(key) and key in YES)
+            answered(words.is_yes(key))
 
         self._answer = key
 
@@ -997,7 +998,7 @@ class PlainSession:
         text = line.strip()
         if self._answer is not None:
             answer, self._answer = self._answer, None
-            answer(text[:1])
+            answer(text)
             return
         if self.take_back is not None:
             self._replaced_key(text[:1])
