@@ -1,4 +1,5 @@
-"""The plain mode across a server killed with SIGKILL and started again: every move is said once.
+"""The plain mode across a server killed with SIGKILL and started again: every move is said once; and
+a plain player who quits is gone from the server at once.
 
 A real ``ono99 serve`` process, the real ``ono99 connect --plain`` in tmux (its output read as a screen
 reader gets it, tests/plain_rig.py), and a relay between them (tests/relay.py) that keeps the plain
@@ -18,7 +19,8 @@ import pytest
 from ono99_tui.wire.requests import Spectate
 from tests.plain_rig import Pane, playable_card, rewrites
 from tests.relay import Relay
-from tests.server_helpers import ServerProcess, TestClient
+from tests.server_helpers import ServerProcess, TestClient, running_server, wait_until
+from tests.test_metrics import scrape
 
 PLAY = re.compile(r"^(You|Bot \d+) (?:played|discarded) .*?[Tt]otal (\d+)")
 GAME_OVER_FOR_THE_HOST = "Type r to play again, x to leave the table, or p to play now."
@@ -115,3 +117,38 @@ async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_eac
         await pane.close()
         await relay.close()
         await server.stop()
+
+
+async def test_a_player_who_quits_the_plain_mode_at_a_running_game_is_gone_not_away(tmp_path: Path) -> None:
+    """Kim plays with a bot in ``ono99 connect --plain`` and quits mid-game (q, then y to "a bot takes
+    your seat for good"). Tried: once the server has seen the connection close, Kim is not a member of
+    the server any more (``ono99 admin who`` lists its members), a bot has the seat, and
+    ``ono99_players_away`` is 0. Found: the seat waited out the 120 s grace for a player who had quit
+    for good (for a guest, whose session ends with the program, it never comes back), "away" the while."""
+    async with running_server(tmp_path, metrics_port=0) as h:
+        pane = Pane(tmp_path)
+        await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
+                                     f"127.0.0.1:{h.port}", "--data-dir", str(tmp_path / "kim"), "--name", "Kim",
+                                     "--server-fingerprint", h.server.fingerprint]),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            await pane.wait_line("Welcome to ONO 99, Kim.")
+            members = h.server.lobby.members
+            await pane.keys("literal:n 2", "Enter")
+            await pane.wait_line("The game has not started: type s to start it; empty seats get bots.")
+            await pane.keys("s")
+            await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's turn")
+            at = members["Kim"].table
+            assert at is not None
+            table = h.server.lobby.tables[at.id]
+            await pane.keys("q")
+            await pane.wait_line("Quit? The game is running: a bot takes your seat for good.")
+            await pane.keys("y")
+            await pane.wait_exit()
+            await wait_until(lambda: "Kim" not in members or members["Kim"].connection is None, "Kim's link closed")
+            assert "Kim" not in members
+            assert [seat.kind for seat in table.seats] == ["bot", "bot"]
+            samples = await scrape(h)
+            assert samples[("ono99_players_away", ())] == 0
+        finally:
+            await pane.close()

@@ -37,6 +37,7 @@ RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0
+FAREWELL_SECONDS = 5.0  # at most, for what was sent on quitting to go out
 
 
 class Refused(Exception):
@@ -190,12 +191,16 @@ class PlainClient:
                 self.receive(message)
         finally:
             quitting.cancel()
+            if self.quitting:  # what was sent on the way out (leaving the table) goes before the link closes
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._outbox.join(), FAREWELL_SECONDS)
             writer.cancel()
             with contextlib.suppress(BaseException):
                 await writer
             self.link = None
             while not self._outbox.empty():  # unsent moves are not sent on the next link
                 self._outbox.get_nowait()
+                self._outbox.task_done()
             with contextlib.suppress(Exception):
                 await link.close()
 
@@ -207,6 +212,8 @@ class PlainClient:
             except Exception as exc:  # the connection is gone: the reader ends, and we come back
                 self.say(_("Could not send: {error}").format(error=exc))
                 return
+            finally:
+                self._outbox.task_done()
 
     def receive(self, message: Mapping[str, Any]) -> None:
         try:

@@ -709,9 +709,16 @@ class PlainSession:
             self.ask(_("Quit? This game is not over: it ends here."), self.quit)
         elif self._seated_in_running_game():
             self.ask(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=_("Quit")),
-                     self.quit)
+                     self._leave_and_quit)
         else:
-            self.ask(_("Quit ONO 99?"), self.quit)
+            self.ask(_("Quit ONO 99?"), self._leave_and_quit)
+
+    def _leave_and_quit(self) -> None:
+        """Quit, leaving the table first: the seat is given up at once, not held for a player who
+        will not come back (a guest's session ends with the program)."""
+        if self.model.table is not None and not self.local:
+            self.send(Leave())
+        self.quit()
 
     def _send_chat(self, text: str, scope: Scope) -> None:
         if text.strip():
