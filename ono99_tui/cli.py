@@ -84,6 +84,18 @@ def seconds(high: float) -> Callable[[str], float]:
     return parse
 
 
+def record_number(text: str) -> int:
+    """An argparse type: a record's number in a file, counting from 1."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not a record's number: the records of a file count from 1").format(text=repr(text)))
+    return number
+
+
 def player_name(text: str) -> str:
     """An argparse type: a name the server accepts."""
     try:
@@ -148,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd = sub.add_parser("replay", help=_("step through a recorded game: ono99 replay FILE.jsonl"),
                                 description=_("Step through a game record with the table screen."))
     replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
-    replay_cmd.add_argument("--line", type=int, default=1,
+    replay_cmd.add_argument("--line", type=record_number, default=1,
                             help=_("which record of the file, counting from 1 (default 1)"))
 
     sim = sub.add_parser("simulate", help=_("play many headless bot games and report win rates"),

@@ -50,3 +50,26 @@ async def test_admin_takes_its_options_after_the_command_and_its_log_names_the_o
         result = await ono99("--lang", "en", "admin", "--server", f"127.0.0.1:{h.port}", "who",
                              "--server-fingerprint", h.server.fingerprint, "--data-dir", str(operator_dir))
         assert (result.returncode, result.stdout) == (0, "name  key  address  via  table\n0 players\n"), result
+
+
+async def test_records_check_and_replay_give_one_error_for_a_broken_record_and_line_0_is_refused(
+        tmp_path: Path) -> None:
+    """Tried: a record cut short in a string (a download that stopped), read by ``ono99 records check``
+    and by ``ono99 replay``; and ``replay --line 0`` and ``--line x``. Found: check read the line with its
+    end and reported "Invalid control character", replay "Unterminated string"; --line 0 said the file
+    "holds only 1 record". Now both commands report the same fault, and a number that is not a record's
+    is refused as such, a usage error."""
+    sample = (Path(__file__).parent / "data" / "sample_2022.jsonl").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(sample[:-50] + "\n", encoding="utf-8")
+    checked = await ono99("--lang", "en", "records", "check", str(broken))
+    replayed = await ono99("--lang", "en", "replay", str(broken))
+    assert checked.returncode == replayed.returncode == 1
+    fault = checked.stdout.splitlines()[0]
+    assert fault.startswith(f"{broken}: line 1: not valid JSON: ")
+    assert replayed.stderr == f"ono99 replay: {fault}; check it with 'ono99 records check'\n"
+    for line in ("0", "-1", "x"):
+        result = await ono99("--lang", "en", "replay", str(broken), "--line", line)
+        assert result.returncode == 2
+        assert result.stderr == (f"ono99 replay: argument --line: {line!r} is not a record's number: the records of "
+                                 "a file count from 1 (see 'ono99 replay --help')\n")
