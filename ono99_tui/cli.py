@@ -435,6 +435,17 @@ def _settings_and_name(name: str | None) -> tuple[Any, str]:
         return settings, login_name()
 
 
+def keys_from_a_terminal(command: str) -> bool:
+    """Whether stdin is a terminal, as the full-screen app needs for its keys; if not, one line says so
+    and what to use instead. (The app's key reader would find an input that ended, /dev/null or a file,
+    readable at every turn and spin on it.)"""
+    if sys.stdin.isatty():
+        return True
+    print(f"{command}: " + _("the full-screen app takes its keys from a terminal, and the input is not one: run it "
+                             "in a terminal, or give --plain to read commands from a pipe or a file"), file=sys.stderr)
+    return False
+
+
 def run_play(name: str | None, bot_delay: float | None, draw_window: float | None = None, plain: bool = False) -> int:
     from .local_game import open_local_game
 
@@ -444,6 +455,8 @@ def run_play(name: str | None, bot_delay: float | None, draw_window: float | Non
 
         return run_local(open_local_game, name, bot_delay=bot_delay, draw_window=draw_window,
                          full=settings.plain_full, on_verbosity=_keep_verbosity(settings))
+    if not keys_from_a_terminal("ono99"):
+        return EXIT_USAGE
     from .tui.app import make_app
 
     app = make_app(local=True, name=name, bot_delay=bot_delay, draw_window=draw_window, settings=settings,
@@ -521,6 +534,8 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
 
         return run_plain(host, port, name, identity=identity, password=password, trust=trust,
                          full=settings.plain_full, on_verbosity=_keep_verbosity(settings), on_welcome=remember)
+    if not keys_from_a_terminal("ono99 connect"):
+        return EXIT_USAGE
     from .tui.app import make_app
 
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
@@ -549,6 +564,8 @@ def run_replay(path: Path, line: int) -> int:
         print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
             path=path, error=exc.describe(_)), file=sys.stderr)
         return EXIT_FAULTY
+    if not keys_from_a_terminal("ono99 replay"):
+        return EXIT_USAGE
     make_replay_app(steps, path, line).run()
     return EXIT_OK
 

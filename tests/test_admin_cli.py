@@ -4,6 +4,9 @@ real TLS, the real command). Each test says what it tried."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 from ono99_tui.i18n import gettext as _
@@ -73,3 +76,24 @@ async def test_records_check_and_replay_give_one_error_for_a_broken_record_and_l
         assert result.returncode == 2
         assert result.stderr == (f"ono99 replay: argument --line: {line!r} is not a record's number: the records of "
                                  "a file count from 1 (see 'ono99 replay --help')\n")
+
+
+def test_the_full_screen_app_without_a_terminal_for_its_keys_says_so_and_ends() -> None:
+    """Tried: ``ono99 connect`` to a listener that never answers, ``ono99 play`` and ``ono99 replay``,
+    each with stdin from /dev/null. Found: the app's key reader found the ended input readable at every
+    turn and spun at a third of a CPU, with nothing on screen to say why nothing happened. Now each
+    says in one line that the app needs a terminal, names --plain for a pipe or a file, and ends (a
+    usage error), before any screen opens."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # the kernel completes the connection; nothing ever answers it
+        port = silent.getsockname()[1]
+        sample = Path(__file__).parent / "data" / "sample_2022.jsonl"
+        for command, args in (("ono99 connect", ["connect", f"127.0.0.1:{port}"]), ("ono99", ["play"]),
+                              ("ono99 replay", ["replay", str(sample)])):
+            out = subprocess.run([sys.executable, "-m", "ono99_tui.cli", "--lang", "en", *args], capture_output=True,
+                                 text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=Path(__file__).parent.parent)
+            assert (out.returncode, out.stdout) == (2, ""), out
+            assert out.stderr == (f"{command}: the full-screen app takes its keys from a terminal, and the input is "
+                                  "not one: run it in a terminal, or give --plain to read commands from a pipe or a "
+                                  "file\n")
