@@ -541,6 +541,8 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
                    password=password, settings=settings, trust=trust)
     app.run()
+    if app.fatal_words:  # what stopped it (a changed certificate and the command to run), kept on the terminal
+        print("ono99 connect: " + app.fatal_words, file=sys.stderr)
     return app.exit_code
 
 

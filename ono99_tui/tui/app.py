@@ -149,6 +149,7 @@ class Ono99App(App[int]):
         self._embedded: LocalServer | None = None
         self._was_my_turn = False
         self.exit_code = 0
+        self.fatal_words = ""  # why the session could not go on (a changed certificate…), or nothing
         self.discover = discover  # no address given: pick a server found on the network first
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
@@ -287,6 +288,7 @@ class Ono99App(App[int]):
         """The session is over: say why on a screen of its own, which stays until the player quits (a
         notice over a table that no longer moves would go away and leave it looking alive)."""
         self.exit_code = 2
+        self.fatal_words = text  # said again on the terminal once the screen is gone (cli.py)
         words = text + "\n\n" + _("Press q to quit.")
         screen = self.screen
         if isinstance(screen, StartScreen):
