@@ -7,12 +7,14 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
 from ono99_tui.plain.console import Console
+from ono99_tui.plain.run import PlainClient
 from ono99_tui.plain.session import PlainSession
 from tests.plain_rig import Pane, playable_card, seeded_ono99
 from tests.server_helpers import running_server
@@ -102,3 +104,20 @@ def test_a_question_is_answered_yes_with_y_yes_or_the_languages_own_word(lang: s
             else:
                 session.command(typed)
             assert answers == [typed in yes], (lang, typed)
+
+
+async def test_the_wait_before_connecting_again_is_said_in_good_grammar() -> None:
+    """Found by playing through a server restart: "trying again in 1 seconds". Tried: the waits after
+    the first, second and third failed attempts, the player quitting meanwhile (so nothing waits)."""
+    said: list[str] = []
+
+    async def never(client: PlainClient) -> Any:
+        raise AssertionError("not opened here")
+
+    client = PlainClient(Console(said.append), never)
+    client.quit()
+    for attempt in (0, 2, 1):
+        await client._wait_to_retry(attempt)
+    assert said == ["The connection was lost; trying again in 0.5 seconds.\n",
+                    "The connection was lost; trying again in 2 seconds.\n",
+                    "The connection was lost; trying again in 1 second.\n"]

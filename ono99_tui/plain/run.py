@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import gettext as _
+from ..i18n import ngettext
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, ServerTrust, UnknownServer, server_key
 from ..links import Link, LocalServer
 from ..messages import State, Welcome, decode_server_message
@@ -232,11 +233,14 @@ class PlainClient:
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-        seconds = f"{delay:g}"
+        seconds, count = f"{delay:g}", int(delay) if delay == int(delay) else 0  # 0.5: as many as 0, "seconds"
         if self.model.farewell:
-            self.say(_("Trying again in {seconds} seconds.").format(seconds=seconds))
+            self.say(ngettext("Trying again in {seconds} second.", "Trying again in {seconds} seconds.",
+                              count).format(seconds=seconds))
         else:
-            self.say(_("The connection was lost; trying again in {seconds} seconds.").format(seconds=seconds))
+            self.say(ngettext("The connection was lost; trying again in {seconds} second.",
+                              "The connection was lost; trying again in {seconds} seconds.", count).format(
+                seconds=seconds))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._quitting.wait(), delay)
 
