@@ -107,8 +107,8 @@ def test_a_question_is_answered_yes_with_y_yes_or_the_languages_own_word(lang: s
 
 
 async def test_the_wait_before_connecting_again_is_said_in_good_grammar() -> None:
-    """Found by playing through a server restart: "trying again in 1 seconds". Tried: the waits after
-    the first, second and third failed attempts, the player quitting meanwhile (so nothing waits)."""
+    """Found by playing through a server restart: "trying again in 1 seconds". Tried: the waits of the
+    attempts that wait 0.5, 2 and 1 seconds, the player quitting meanwhile (so nothing waits)."""
     said: list[str] = []
 
     async def never(client: PlainClient) -> Any:
