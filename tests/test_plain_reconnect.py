@@ -16,11 +16,15 @@ from typing import Any
 
 import pytest
 
+from ono99_tui.messages import decode_server_message
+from ono99_tui.plain.console import Console
+from ono99_tui.plain.session import PlainSession
 from ono99_tui.wire.requests import Spectate
 from tests.plain_rig import Pane, playable_card, rewrites
 from tests.relay import Relay
 from tests.server_helpers import ServerProcess, TestClient, running_server, wait_until
 from tests.test_metrics import scrape
+from tests.test_plain import finished_game_messages
 
 PLAY = re.compile(r"^(You|Bot \d+) (?:played|discarded) .*?[Tt]otal (\d+)")
 GAME_OVER_FOR_THE_HOST = "Type r to play again, x to leave the table, or p to play now."
@@ -152,3 +156,37 @@ async def test_a_player_who_quits_the_plain_mode_at_a_running_game_is_gone_not_a
             assert samples[("ono99_players_away", ())] == 0
         finally:
             await pane.close()
+
+
+def test_a_game_watched_again_after_leaving_is_not_read_out_from_where_it_was_left() -> None:
+    """Moves missed while reconnecting are said; a game one comes back to by choice is not. Tried: Kim
+    watches a game (a state of two plays), leaves the table, three more plays are made, and Kim watches
+    again: the server sends the game's whole log as history. Only where the game stands is said, not
+    the three plays (as at any table found under way)."""
+    out: list[str] = []
+    session = PlainSession(Console(out.append), lambda message: None, lambda: None)
+    table = finished_game_messages("playing")[1]["table"]
+    assert isinstance(table, dict)  # a table of two, from the ranking's test
+    watching = {**table, "you": None, "status": "playing",
+                "seats": [{"kind": "bot", "name": f"Bot {n}", "level": "greedy", "connected": None} for n in (1, 2)]}
+    view = {**finished_game_messages("playing")[2]["view"], "seat": None, "winner": None, "ranking": None,
+            "turn": 0, "hand": [], "active": [True, True], "hand_sizes": [4, 4]}
+
+    def plays(first: int, count: int) -> list[dict[str, object]]:
+        return [{"e": "play", "seat": i % 2, "cards": ["1"], "total": first + i} for i in range(count)]
+
+    for message in ({"t": "welcome", "version": 2, "server": "S", "name": "Kim", "resume": "r", "resumed": False,
+                     "table": None},
+                    {"t": "table", "table": watching},
+                    {"t": "state", "table": 1, "game_no": 1, "view": {**view, "total": 2}, "events": plays(1, 2),
+                     "seq": 2, "clock": None, "controlled_by_bot": [True, True]},
+                    {"t": "left", "table": 1},
+                    {"t": "table", "table": watching},
+                    {"t": "history", "table": 1, "game_no": 1, "reset": True, "seq": 5, "events": plays(1, 5)},
+                    {"t": "state", "table": 1, "game_no": 1, "view": {**view, "total": 5}, "events": [], "seq": 5,
+                     "clock": None, "controlled_by_bot": [True, True]}):
+        session.receive(decode_server_message(message))
+    lines = [line.rstrip("\n") for line in out]
+    played = [line for line in lines if " played " in line]
+    assert played == ["Bot 1 played one, total 1.", "Bot 2 played one, total 2."]
+    assert lines[-1].startswith("Total 5, ")
