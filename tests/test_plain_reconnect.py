@@ -165,11 +165,11 @@ def test_a_game_watched_again_after_leaving_is_not_read_out_from_where_it_was_le
     the three plays (as at any table found under way)."""
     out: list[str] = []
     session = PlainSession(Console(out.append), lambda message: None, lambda: None)
-    table = finished_game_messages("playing")[1]["table"]
-    assert isinstance(table, dict)  # a table of two, from the ranking's test
+    table, state = (finished_game_messages("playing")[i][key] for i, key in ((1, "table"), (2, "view")))
+    assert isinstance(table, dict) and isinstance(state, dict)  # a table of two, from the ranking's test
     watching = {**table, "you": None, "status": "playing",
                 "seats": [{"kind": "bot", "name": f"Bot {n}", "level": "greedy", "connected": None} for n in (1, 2)]}
-    view = {**finished_game_messages("playing")[2]["view"], "seat": None, "winner": None, "ranking": None,
+    view = {**state, "seat": None, "winner": None, "ranking": None,
             "turn": 0, "hand": [], "active": [True, True], "hand_sizes": [4, 4]}
 
     def plays(first: int, count: int) -> list[dict[str, object]]:
