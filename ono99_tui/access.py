@@ -70,15 +70,18 @@ def read_listed_keys(path: Path) -> dict[str, ListedKey]:
 
 
 def _key_of(line: str) -> asyncssh.SSHKey | None:
-    """The public key on an authorized_keys line, after any options (which may hold spaces)."""
+    """The public key on an authorized_keys line, after any options (which may hold spaces), with the
+    line's comment (who it is)."""
     words = line.split()
     for start in range(len(words)):
         if start and "cert-authority" in " ".join(words[:start]):
             return None
         try:
-            return asyncssh.import_public_key(" ".join(words[start:start + 2]))
+            key = asyncssh.import_public_key(" ".join(words[start:start + 2]))
         except (asyncssh.KeyImportError, ValueError):
             continue
+        key.set_comment(" ".join(words[start + 2:]) or None)
+        return key
     return None
 
 

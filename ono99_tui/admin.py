@@ -52,18 +52,35 @@ def duration(text: str) -> int:
     return seconds
 
 
+class _Commands:
+    """The admin commands' subparsers, each taking the connection's options too."""
+
+    def __init__(self, subparsers: Any, connection: argparse.ArgumentParser) -> None:
+        self.subparsers = subparsers
+        self.connection = connection
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self.subparsers.add_parser(name, parents=[self.connection], **kwargs)
+        return parser
+
+
 def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
     """``ono99 admin`` and its commands, on the subparsers of the ``ono99`` command."""
     admin: argparse.ArgumentParser = sub.add_parser("admin", help=_("an operator's commands against a running server"),
                            description=_("Run an operator's command on a running ONO 99 server: your key (as "
                                          "for 'ono99 connect') must be in the file of its 'ono99 serve --admins'."))
-    admin.add_argument("--server", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="HOST[:PORT]",
-                       help=_("the server (default: 127.0.0.1:{port})").format(port=DEFAULT_PORT))
-    admin.add_argument("--data-dir", type=Path, default=None,
-                       help=_("where your key is (as for 'ono99 connect')"))
-    admin.add_argument("--server-fingerprint", default=None, metavar="SHA256:…",
-                       help=_("the fingerprint the server must show (as 'ono99 serve' prints it)"))
-    commands = admin.add_subparsers(dest="admin_command", metavar="COMMAND")
+    # the connection's options go before the command or after it (``ono99 admin who --server HOST``): after
+    # it they are the command's, given only when typed (SUPPRESS), so the ones before it stay otherwise
+    connection = argparse.ArgumentParser(add_help=False)
+    for parser, default in ((admin, None), (connection, argparse.SUPPRESS)):
+        parser.add_argument("--server", default=f"127.0.0.1:{DEFAULT_PORT}" if default is None else default,
+                            metavar="HOST[:PORT]",
+                            help=_("the server (default: 127.0.0.1:{port})").format(port=DEFAULT_PORT))
+        parser.add_argument("--data-dir", type=Path, default=default,
+                            help=_("where your key is (as for 'ono99 connect')"))
+        parser.add_argument("--server-fingerprint", default=default, metavar="SHA256:…",
+                            help=_("the fingerprint the server must show (as 'ono99 serve' prints it)"))
+    commands = _Commands(admin.add_subparsers(dest="admin_command", metavar="COMMAND"), connection)
     commands.add_parser("who", help=_("who is online: name, key, address, how they came in, table"))
     target = _("a player's name, or their key's fingerprint (SHA256:…)")
     reason = _("why (the player is told)")
@@ -248,9 +265,9 @@ def show(args: argparse.Namespace, result: AdminResult) -> int:
     elif command == "reports":
         return _show_reports(args, rows)
     elif command == "log":
-        print(columns([_("when"), _("operator"), _("action"), _("whom"), _("what")],
-                      [[_at(r["at"]), str(r["operator_name"]), str(r["action"]), str(r["target"]), str(r["detail"])]
-                       for r in rows]))
+        print(columns([_("when"), _("operator"), _("key"), _("action"), _("whom"), _("what")],
+                      [[_at(r["at"]), str(r["operator_name"]), str(r["operator"]), str(r["action"]), str(r["target"]),
+                        str(r["detail"])] for r in rows]))
     else:
         print(clean_text(admin_said(result)))
     return EXIT_OK

@@ -84,6 +84,18 @@ def seconds(high: float) -> Callable[[str], float]:
     return parse
 
 
+def record_number(text: str) -> int:
+    """An argparse type: a record's number in a file, counting from 1."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not a record's number: the records of a file count from 1").format(text=repr(text)))
+    return number
+
+
 def player_name(text: str) -> str:
     """An argparse type: a name the server accepts."""
     try:
@@ -148,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd = sub.add_parser("replay", help=_("step through a recorded game: ono99 replay FILE.jsonl"),
                                 description=_("Step through a game record with the table screen."))
     replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
-    replay_cmd.add_argument("--line", type=int, default=1,
+    replay_cmd.add_argument("--line", type=record_number, default=1,
                             help=_("which record of the file, counting from 1 (default 1)"))
 
     sim = sub.add_parser("simulate", help=_("play many headless bot games and report win rates"),
@@ -423,6 +435,17 @@ def _settings_and_name(name: str | None) -> tuple[Any, str]:
         return settings, login_name()
 
 
+def keys_from_a_terminal(command: str) -> bool:
+    """Whether stdin is a terminal, as the full-screen app needs for its keys; if not, one line says so
+    and what to use instead. (The app's key reader would find an input that ended, /dev/null or a file,
+    readable at every turn and spin on it.)"""
+    if sys.stdin.isatty():
+        return True
+    print(f"{command}: " + _("the full-screen app takes its keys from a terminal, and the input is not one: run it "
+                             "in a terminal, or give --plain to read commands from a pipe or a file"), file=sys.stderr)
+    return False
+
+
 def run_play(name: str | None, bot_delay: float | None, draw_window: float | None = None, plain: bool = False) -> int:
     from .local_game import open_local_game
 
@@ -432,6 +455,8 @@ def run_play(name: str | None, bot_delay: float | None, draw_window: float | Non
 
         return run_local(open_local_game, name, bot_delay=bot_delay, draw_window=draw_window,
                          full=settings.plain_full, on_verbosity=_keep_verbosity(settings))
+    if not keys_from_a_terminal("ono99"):
+        return EXIT_USAGE
     from .tui.app import make_app
 
     app = make_app(local=True, name=name, bot_delay=bot_delay, draw_window=draw_window, settings=settings,
@@ -509,11 +534,15 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
 
         return run_plain(host, port, name, identity=identity, password=password, trust=trust,
                          full=settings.plain_full, on_verbosity=_keep_verbosity(settings), on_welcome=remember)
+    if not keys_from_a_terminal("ono99 connect"):
+        return EXIT_USAGE
     from .tui.app import make_app
 
     app = make_app(local=False, host=host, port=port, name=name, discover=address is None, identity=identity,
                    password=password, settings=settings, trust=trust)
     app.run()
+    if app.fatal_words:  # what stopped it (a changed certificate and the command to run), kept on the terminal
+        print("ono99 connect: " + app.fatal_words, file=sys.stderr)
     return app.exit_code
 
 
@@ -537,6 +566,8 @@ def run_replay(path: Path, line: int) -> int:
         print("ono99 replay: " + _("{path}: {error}; check it with 'ono99 records check'").format(
             path=path, error=exc.describe(_)), file=sys.stderr)
         return EXIT_FAULTY
+    if not keys_from_a_terminal("ono99 replay"):
+        return EXIT_USAGE
     make_replay_app(steps, path, line).run()
     return EXIT_OK
 

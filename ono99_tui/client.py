@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self
 
 from .fingerprints import fingerprint_digest
+from .i18n import gettext as _
 from .messages import ErrorMessage, decode_server_message
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from .tls import client_context, lean_read_buffers, peer_fingerprint
@@ -235,7 +236,7 @@ def parse_address(text: str) -> tuple[str, int]:
     a number from 1 to 65535 or a missing host."""
     text = text.strip()
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
+        host, _bracket, rest = text[1:].partition("]")
         port = _port(rest[1:]) if rest.startswith(":") else DEFAULT_PORT
     elif text.count(":") == 1:
         host, port_text = text.split(":")
@@ -243,7 +244,7 @@ def parse_address(text: str) -> tuple[str, int]:
     else:
         host, port = text, DEFAULT_PORT
     if not host:
-        raise ValueError("the address has no host")
+        raise ValueError(_("the address has no host"))
     return host, port
 
 
@@ -251,7 +252,7 @@ def _port(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise ValueError(f"the port {text!r} is not a number") from None
+        raise ValueError(_("the port {port} is not a number").format(port=repr(text))) from None
     if not 1 <= port <= 65535:
-        raise ValueError(f"the port {port} is not from 1 to 65535")
+        raise ValueError(_("the port {port} is not from 1 to 65535").format(port=port))
     return port

@@ -229,6 +229,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             front_config.ssh_port, front_config.reuse_port = ssh_port, True
             front_config.web_port = bound_web_port if listen_web else None
             pool = WorkerPool(front_config, ssh_workers, log_level)
+            fronts = [front for front, on in (("ssh", listen_ssh), ("web", listen_web)) if on]
+            workers = pool
+            server.lobby.metrics.front_workers = lambda: [(front, str(pid)) for pid in workers.pids for front in fronts]
             try:
                 await pool.start()
             except TimeoutError:

@@ -15,7 +15,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
@@ -79,7 +79,10 @@ class Metrics:
                                          registry=registry)
         self.operator_actions = PromCounter("ono99_operator_actions", "Operators' actions", ["action"],
                                             registry=registry)
-        registry.register(_StateCollector(lobby))
+        # the (front, worker) pairs of this process's front workers that run now: each has a series, 0
+        # while idle (``ono99 serve`` sets it; a worker of another host is known by its sessions only)
+        self.front_workers: Callable[[], Iterable[tuple[str, str]]] = tuple
+        registry.register(_StateCollector(lobby, self))
         self._acted: dict[int, float] = {}  # table id → loop time its player's act arrived
         self._handler = _ErrorCounter(self)
         lobby.moderation.on_action = lambda action: self.operator_actions.labels(action).inc()
@@ -134,8 +137,9 @@ class _ErrorCounter(logging.Handler):
 class _StateCollector(Collector):
     """Gauges read from the server's state at each scrape."""
 
-    def __init__(self, lobby: MetricsHost) -> None:
+    def __init__(self, lobby: MetricsHost, metrics: Metrics) -> None:
         self.lobby = lobby
+        self.metrics = metrics
 
     def collect(self) -> Iterator[Metric]:
         lobby = self.lobby
@@ -159,10 +163,12 @@ class _StateCollector(Collector):
         yield tables
         fronts = GaugeMetricFamily("ono99_front_sessions", "Sessions of each front worker (by its process id), "
                                    "SSH and web", labels=["front", "worker"])
-        for (front, worker), count in sorted(Counter((listener_of(m.connection), front_worker(m.connection))
-                                                     for m in members
-                                                     if listener_of(m.connection) in ("ssh", "web")).items()):
-            fronts.add_metric([front, worker], count)
+        sessions = Counter((listener_of(m.connection), front_worker(m.connection)) for m in members
+                           if listener_of(m.connection) in ("ssh", "web"))
+        for worker in self.metrics.front_workers():
+            sessions.setdefault(worker, 0)
+        for (front, worker_id), count in sorted(sessions.items()):
+            fronts.add_metric([front, worker_id], count)
         yield fronts
         operators = GaugeMetricFamily("ono99_operator_sessions", "Operators' `ono99 admin` sessions now")
         operators.add_metric([], sum(1 for c in lobby.moderation.sessions if not c.closed))

@@ -110,10 +110,12 @@ class NamesDenyList:
         return None
 
 
-def read_admins(path: Path) -> set[str]:
-    """The operators' key fingerprints in an authorized_keys file; ``ValueError`` says what is wrong."""
+def read_admins(path: Path) -> dict[str, str]:
+    """The operators' key fingerprints in an authorized_keys file, each with its key's comment (who it
+    is, as ``ssh-keygen -C`` wrote it); ``ValueError`` says what is wrong."""
     try:
-        return set(read_listed_keys(path))
+        return {fingerprint: clean_text(str(listed.key.get_comment() or "")).strip()[:64]
+                for fingerprint, listed in read_listed_keys(path).items()}
     except OSError as exc:
         raise ValueError(f"--admins: cannot read {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
@@ -260,7 +262,8 @@ class Moderation:
         self.lobby = lobby
         self.storage = lobby.storage
         config = lobby.config
-        self.admins: set[str] = read_admins(config.admins) if config.admins is not None else set()
+        self.operator_names = read_admins(config.admins) if config.admins is not None else {}  # the keys' comments
+        self.admins: set[str] = set(self.operator_names)
         self.deny = NamesDenyList()
         if config.names_deny is not None:
             try:
@@ -411,7 +414,7 @@ class Moderation:
             raise refuse("not_operator", f"{shown} is not an operator's key on this server (operators are listed "
                                          "in the file of ono99 serve --admins)", fatal=True,
                          why="key" if identity else "no_key", fingerprint=identity or "")
-        name = self.lobby.names.name_of(identity) or "operator"
+        name = self.lobby.names.name_of(identity) or self.operator_names.get(identity) or "operator"
         member = Member(name, "", self.lobby.config, identity)
         # A member of no lobby: the connection keeps its idle timeout, and nothing of the lobby knows it.
         member.connection = connection.link

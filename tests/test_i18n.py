@@ -75,7 +75,7 @@ def test_every_catalog_translates_every_message_with_its_placeholders(lang: str)
     for message in template():
         if not message.id:
             continue
-        mine = catalog.get(message.id)
+        mine = catalog.get(message.id, context=message.context)
         if mine is None:
             problems.append(f"missing: {message.id!r}")
             continue

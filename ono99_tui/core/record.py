@@ -464,7 +464,7 @@ def check_lines(lines: Iterable[str]) -> Iterator[CheckedLine]:
         if not text.strip():
             continue
         try:
-            data = json.loads(text)
+            data = json.loads(text.rstrip("\r\n"))  # a line without its end, as 'ono99 replay' reads it
         except json.JSONDecodeError as exc:
             yield CheckedLine(number, None, RecordError("json", line=number, problem=str(exc)))
             continue

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client import Client, ConnectionLost, ServerError
 from ..i18n import gettext as _
+from ..i18n import ngettext
 from ..known_servers import (
     AnnouncementMismatch,
     ServerKeyChanged,
@@ -44,6 +45,7 @@ RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0
+FAREWELL_SECONDS = 5.0  # at most, for what was sent on quitting to go out
 
 
 class Refused(Exception):
@@ -197,12 +199,16 @@ class PlainClient:
                 self.receive(message)
         finally:
             quitting.cancel()
+            if self.quitting:  # what was sent on the way out (leaving the table) goes before the link closes
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._outbox.join(), FAREWELL_SECONDS)
             writer.cancel()
             with contextlib.suppress(BaseException):
                 await writer
             self.link = None
             while not self._outbox.empty():  # unsent moves are not sent on the next link
                 self._outbox.get_nowait()
+                self._outbox.task_done()
             with contextlib.suppress(Exception):
                 await link.close()
 
@@ -214,6 +220,8 @@ class PlainClient:
             except Exception as exc:  # the connection is gone: the reader ends, and we come back
                 self.say(_("Could not send: {error}").format(error=exc))
                 return
+            finally:
+                self._outbox.task_done()
 
     def receive(self, message: Mapping[str, Any]) -> None:
         try:
@@ -232,11 +240,14 @@ class PlainClient:
 
     async def _wait_to_retry(self, attempt: int) -> None:
         delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-        seconds = f"{delay:g}"
+        seconds, count = f"{delay:g}", int(delay) if delay == int(delay) else 0  # 0.5: as many as 0, "seconds"
         if self.model.farewell:
-            self.say(_("Trying again in {seconds} seconds.").format(seconds=seconds))
+            self.say(ngettext("Trying again in {seconds} second.", "Trying again in {seconds} seconds.",
+                              count).format(seconds=seconds))
         else:
-            self.say(_("The connection was lost; trying again in {seconds} seconds.").format(seconds=seconds))
+            self.say(ngettext("The connection was lost; trying again in {seconds} second.",
+                              "The connection was lost; trying again in {seconds} seconds.", count).format(
+                seconds=seconds))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._quitting.wait(), delay)
 

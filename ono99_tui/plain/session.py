@@ -52,6 +52,7 @@ from ..messages import (
 )
 from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
+from ..tui.labels import table_name
 from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
 from ..tui.seat_choices import seat_choices, seated_in_running_game
 from ..wire.common import Scope, as_edition
@@ -78,7 +79,6 @@ LOCAL_GAME = N_("Local game")  # the local table's name, as the app names it
 EDITIONS = ("2022", "1980")
 CLOCK_WARNINGS = (10, 5)  # seconds left on your turn clock that are said
 EARLIER_CHAT = 5  # the newest lines of a chat's history said on coming to a table or the lobby
-YES = "yY"
 
 
 def default_local_table() -> CreateTable:
@@ -122,6 +122,7 @@ class PlainSession:
         self._draw_said = False
         self._game_end_said: tuple[int, int] | None = None  # (table, game) whose end was said
         self._catching_up = False  # a history came: the next state says where the game stands
+        self._heard: tuple[int, int, int] | None = None  # (table, game, seq) of the last state's events
         self._lobby_pending = False  # entered the lobby: the next list of tables is counted aloud
         self._lobby_said = False
         self._lobby_hint_said = False
@@ -164,8 +165,12 @@ class PlainSession:
             self._enter_lobby(said=True)
         elif isinstance(message, State):
             self._state(message, new_events, before_view)
+            self._heard = (message.table, message.game_no, model.seq)
         elif isinstance(message, History):
             self._catching_up = True
+            if before_view is not None:  # moves made while the connection was down: said, as they would have been
+                for event in new_events:
+                    self.say(*self._event_lines(event, before_view, before_view))
         elif isinstance(message, Chat):
             self._chat(message.line, message.scope)
         elif isinstance(message, ChatHistory):
@@ -182,13 +187,20 @@ class PlainSession:
             self._bye(message)
 
     def _new_events(self, message: ServerMessage) -> list[GameEvent]:
-        """The events of a state the model has not taken in yet (each event is said once)."""
-        if not isinstance(message, State):
+        """The events of a state the model has not taken in yet, and those of a history of the game
+        the reader was following that came after its last state (made while the connection was down,
+        or the server restarted): each event is said once. A game found under way is not read out."""
+        if isinstance(message, State):
+            if message.seq is None:
+                return list(message.events)
+            heard, last = self.model.seq, message.seq
+        elif isinstance(message, History) and self._heard is not None \
+                and self._heard[:2] == (message.table, message.game_no):
+            heard, last = self._heard[2], message.seq
+        else:
             return []
-        if message.seq is None:
-            return list(message.events)
-        first = message.seq - len(message.events) + 1  # events count up to seq, as the model reads them
-        return [e for i, e in enumerate(message.events) if first + i > self.model.seq]
+        first = last - len(message.events) + 1  # events count up to seq, as the model reads them
+        return [e for i, e in enumerate(message.events) if first + i > heard]
 
     def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
         self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards
@@ -249,7 +261,7 @@ class PlainSession:
         self._cancel_clock()
         self._game_end_said = None
         self._was_my_turn = False
-        name = plain_text(table.name)
+        name = plain_text(table_name(table))
         if table.you is None:
             self.say(_("You are watching the table {name}.").format(name=name))
         elif self.local:
@@ -322,7 +334,7 @@ class PlainSession:
             outcome = isinstance(event, HandEndedEvent) or (isinstance(event, OutEvent) and view.edition == "2022")
             if outcome and model.knockout is not None:
                 knockout, model.knockout = model.knockout, None
-                self._knocked_out(knockout)
+                self._knocked_out(knockout, match_over=view.winner is not None)
         if view.winner is not None:
             self._cancel_clock()
             self._was_my_turn = False
@@ -427,7 +439,9 @@ class PlainSession:
         """A seat's name in a list: "you" for the reader."""
         return _("you") if self.model.is_me(seat) else plain_text(self.model.plain_name(seat))
 
-    def _knocked_out(self, knockout: KnockOut) -> None:
+    def _knocked_out(self, knockout: KnockOut, match_over: bool) -> None:
+        """How the reader lost; when the game goes on without them, that it does (``match_over``: the
+        same moves ended it, and its ranking follows)."""
         edition = self.model.edition
         held = words.cards(knockout.cards, edition) or _("no cards")
         self.say(_("At a total of {total}, none of your cards could be played.").format(total=knockout.total),
@@ -437,7 +451,7 @@ class PlainSession:
                      else _("You have no tokens left."))
         if knockout.score is not None:
             self.say(_("Your score: {points}.").format(points=count_words.points(knockout.score)))
-        if knockout.final:
+        if knockout.final and not match_over:
             people = self._people_left()
             self.say(_("The others play on (bots only).") if people == 0 else _("The others play on."))
             if self.local and people == 0 and self.controls is not None:
@@ -608,13 +622,14 @@ class PlainSession:
 
     # --- questions --------------------------------------------------------------------------------------
     def question(self, question: str, answered: Callable[[bool], None]) -> None:
-        """A yes/no question, answered by the next key: y is yes, any other no. A local game's bots wait."""
+        """A yes/no question, answered by the next key or line: y, yes or the language's own yes
+        (``words.is_yes``) is yes, anything else no. A local game's bots wait."""
         self.say(question, _("Type y for yes, n for no."))
         self._pause(True)
 
         def key(key: str) -> None:
             self._pause(False)
-            answered(bool(key) and key in YES)
+            answered(words.is_yes(key))
 
         self._answer = key
 
@@ -694,9 +709,16 @@ class PlainSession:
             self.ask(_("Quit? This game is not over: it ends here."), self.quit)
         elif self._seated_in_running_game():
             self.ask(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=_("Quit")),
-                     self.quit)
+                     self._leave_and_quit)
         else:
-            self.ask(_("Quit ONO 99?"), self.quit)
+            self.ask(_("Quit ONO 99?"), self._leave_and_quit)
+
+    def _leave_and_quit(self) -> None:
+        """Quit, leaving the table first: the seat is given up at once, not held for a player who
+        will not come back (a guest's session ends with the program)."""
+        if self.model.table is not None and not self.local:
+            self.send(Leave())
+        self.quit()
 
     def _send_chat(self, text: str, scope: Scope) -> None:
         if text.strip():
@@ -983,7 +1005,7 @@ class PlainSession:
         text = line.strip()
         if self._answer is not None:
             answer, self._answer = self._answer, None
-            answer(text[:1])
+            answer(text)
             return
         if self.take_back is not None:
             self._replaced_key(text[:1])

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 from .. import text as count_words
 from ..core.options import SUMMARY_SEPARATOR, TableOptions
-from ..i18n import N_, ngettext
+from ..i18n import N_, ngettext, pgettext
 from ..i18n import gettext as _
 from ..messages import TableInfo
-from ..tui.labels import card_label, rules_summary, status_word
+from ..tui.labels import card_label, rules_summary, status_word, table_name
 from .console import plain_text
 
 # Number cards in words: "1, ten; 2, zero" cannot be heard as "1, 10, 2, 0".
@@ -21,6 +21,14 @@ NUMBER_WORDS = {
     "6": N_("six"), "7": N_("seven"), "8": N_("eight"), "9": N_("nine"), "10": N_("ten"), "-10": N_("minus ten"),
 }
 LIST_SEPARATOR = "; "  # between the entries of a list said in one line ("1, ten; 2, zero")
+
+
+def is_yes(answer: str) -> bool:
+    """Whether a typed answer (a key or a line) means yes: y or yes, or one of the language's own
+    words or letters for yes (German j and ja, Galician s and si), in any case."""
+    own = pgettext("the words and single letters that answer yes to a question, separated by spaces (no letter "
+                   "that begins no); y and yes always do too", "yes")
+    return answer.strip().casefold() in {"y", "yes", *own.casefold().split()}
 
 
 def card(code: str, edition: str) -> str:
@@ -82,7 +90,7 @@ def names(values: Sequence[str]) -> str:
 # --- the lobby --------------------------------------------------------------------------------------
 def table_line(number: int, table: TableInfo) -> str:
     """One table of the lobby's list, by its number in the list."""
-    parts = [plain_text(table.name), table_rules(table.options), status_word(table.status),
+    parts = [plain_text(table_name(table)), table_rules(table.options), status_word(table.status),
              ngettext("{free} of {seats} seats free", "{free} of {seats} seats free", table.free).format(
                  free=table.free, seats=len(table.seats))]
     if table.host:

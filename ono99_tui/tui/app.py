@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -155,11 +156,13 @@ class Ono99App(App[int]):
         self._embedded: LocalServer | None = None
         self._was_my_turn = False
         self.exit_code = 0
+        self.fatal_words = ""  # why the session could not go on (a changed certificate…), or nothing
         self.discover = discover  # no address given: pick a server found on the network first
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
         self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
         self._replaced = False  # told this connection was replaced by a newer one of the same player
+        self._leave_on_exit = False  # quit at a server's table: the seat is given up, not held for a return
         self._refresh_held = False  # messages are being handled in a batch: the screens refresh after it
         self._refresh_wanted = False
 
@@ -292,6 +295,7 @@ class Ono99App(App[int]):
         """The session is over: say why on a screen of its own, which stays until the player quits (a
         notice over a table that no longer moves would go away and leave it looking alive)."""
         self.exit_code = 2
+        self.fatal_words = text  # said again on the terminal once the screen is gone (cli.py)
         words = text + "\n\n" + _("Press q to quit.")
         screen = self.screen
         if isinstance(screen, StartScreen):
@@ -533,8 +537,12 @@ class Ono99App(App[int]):
 
     async def action_quit(self) -> None:
         # a local game lives in this process: quitting it mid-game ends it
-        self.confirm_leaving(self.exit, _("Quit"), local_too=True, question=_(
+        self.confirm_leaving(self._quit, _("Quit"), local_too=True, question=_(
             "Quit? This game is not over: it ends here.") if self.local else None)
+
+    def _quit(self) -> None:
+        self._leave_on_exit = self.model.table is not None and not self.local
+        self.exit()
 
     def action_new_game(self) -> None:
         def chosen(message: CreateTable | None) -> None:
@@ -573,6 +581,9 @@ class Ono99App(App[int]):
 
     async def on_unmount(self) -> None:
         if self.link is not None:
+            if self._leave_on_exit:
+                with contextlib.suppress(Exception):
+                    await self.link.send(Leave())
             # In a context of its own: a TLS link's close leaves a timer (cancelled, but kept by asyncio
             # until its time, 30 s) holding the context it was made in, which names this app.
             await asyncio.create_task(self.link.close(), context=contextvars.Context())
