@@ -74,11 +74,13 @@ async def join_by_code(client: TestClient, code: str) -> int:
     return int(detail["table"]["you"])
 
 
-async def league_table(server: Server, names: list[str], **series: int) -> tuple[list[TestClient], str]:
-    """The first of ``names`` hosts a private table of as many seats with the series ``series``; the
-    others join it by its code."""
+async def league_table(server: Server, names: list[str], games: int | None = None,
+                       points: int | None = None) -> list[TestClient]:
+    """The first of ``names`` hosts a private table of as many seats with a series of ``games`` or
+    ``points`` (or none); the others join it by its code."""
     host = await TestClient.connect("127.0.0.1", server.port, names[0])
-    await host.send(CreateTable(seats=len(names), private=True, turn_seconds=0, **series))
+    await host.send(CreateTable(seats=len(names), private=True, turn_seconds=0, series_games=games,
+                                series_points=points))
     detail = await host.expect("table")
     code = detail["table"]["code"]
     players = [host]
@@ -86,7 +88,7 @@ async def league_table(server: Server, names: list[str], **series: int) -> tuple
         client = await TestClient.connect("127.0.0.1", server.port, name)
         await join_by_code(client, code)
         players.append(client)
-    return players, code
+    return players
 
 
 def expected_points(rankings: list[list[str]]) -> dict[str, int]:
@@ -106,7 +108,7 @@ async def test_a_league_of_three_games_is_played_through_with_standings_after_ea
     await server.start()
     players: list[TestClient] = []
     try:
-        players, _code = await league_table(server, ["ann", "bo", "cy"], series_games=3)
+        players = await league_table(server, ["ann", "bo", "cy"], games=3)
         ann, bo, cy = players
         names = ["ann", "bo", "cy"]
         rankings: list[list[str]] = []
@@ -159,7 +161,7 @@ async def test_the_standings_are_kept_over_a_restart_of_the_server(tmp_path: Pat
     await server.start()
     clients: list[TestClient] = []
     try:
-        (ann, bo), code = await league_table(server, ["ann", "bo"], series_points=8)
+        ann, bo = await league_table(server, ["ann", "bo"], points=8)
         clients += [ann, bo]
         await ann.send(Start())
         logs = await play_all([ann, bo], seed=4)
@@ -209,7 +211,7 @@ async def test_only_the_host_of_a_private_table_starts_a_series_between_games(tm
         await dee.send(CreateTable(seats=2, private=True, series_games=3, series_points=10))
         assert (await dee.error())["params"] == {"why": "both"}
 
-        (ann, bo), _code = await league_table(server, ["ann", "bo"])
+        ann, bo = await league_table(server, ["ann", "bo"])
         clients += [ann, bo]
         await bo.send(StartSeries(games=5))
         assert (await bo.error())["code"] == "not_host"
