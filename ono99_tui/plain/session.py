@@ -11,6 +11,7 @@ about the rules: which cards can be played and why not is the view's ``legal`` a
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,7 @@ from ..messages import (
 )
 from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
+from ..series_text import series_progress, series_winner, standings_sentence
 from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
 from ..tui.seat_choices import seat_choices, seated_in_running_game
 from ..wire.common import Scope, as_edition
@@ -261,6 +263,8 @@ class PlainSession:
             self.say(_("Its rules: {rules}.").format(rules=words.table_rules(table.options)))
         if table.code and table.host == self.model.my_name:
             self.say(_("Its invite code is {code}: friends join with it.").format(code=table.code))
+        if table.series is not None:
+            self.say(words.sentence(plain_text(series_progress(table.series))))
         if not self.local and not from_queue:  # a local table, and one play now found, start at once
             self._say_status_of_table(table)
 
@@ -298,6 +302,7 @@ class PlainSession:
             elif new.kind == "human" and old.connected != new.connected:
                 self.say(_("{name} is away.").format(name=name) if not new.connected
                          else _("{name} is back.").format(name=name))
+        self._say_series(before, table)
         watching = [w for w in table.watchers if w not in before.watchers and w != self.model.my_name]
         if watching:
             self.say(_("Watching now: {names}.").format(names=words.names(watching)))
@@ -306,6 +311,15 @@ class PlainSession:
                      else _("{name} hosts this table now.").format(name=plain_text(table.host)))
         if before.status == "playing" and table.status != "playing" and table.you is None and self.model.view is None:
             self._say_status_of_table(table)
+
+    def _say_series(self, before: TableDetail, table: TableDetail) -> None:
+        """After each game of a series: where it stands, the standings, and at its end its winner."""
+        series = table.series
+        if series is None or series.played == 0 or (before.series is not None
+                                                     and before.series.played == series.played):
+            return
+        self.say(words.sentence(plain_text(series_progress(series))), plain_text(standings_sentence(series)),
+                 plain_text(series_winner(series) or ""))
 
     # --- the game ---------------------------------------------------------------------------------------
     def _state(self, state: State, events: Sequence[GameEvent], before: View | None) -> None:
@@ -1034,6 +1048,7 @@ class PlainSession:
     def _new_table(self, args: Sequence[str]) -> None:
         """n [2022|1980] [SEATS] [LEVEL] [private] [NAME=VALUE or NAME …]: a new table (a new game, locally)."""
         edition, seats, level, private = "2022", 4, "greedy", False
+        series: tuple[str, int] | None = None
         options: dict[str, Any] = {}
         for arg in args:
             lowered = arg.lower()
@@ -1045,6 +1060,9 @@ class PlainSession:
                 level = lowered
             elif lowered == "private":
                 private = True
+            elif series_asked := re.fullmatch(r"(best|first)(\d{1,3})", lowered):  # best5, first10: a series
+                series = ("games" if series_asked[1] == "best" else "points", int(series_asked[2]))
+                private = True  # a series is played at a private table
             else:
                 try:
                     name, value = parse_option_text(arg if "=" in arg else f"{arg}=true")
@@ -1062,6 +1080,7 @@ class PlainSession:
             self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
         else:
             message = CreateTable(edition=as_edition(edition), options=options, seats=seats, bot_level=level,
-                                  private=private)
+                                  private=private, series_games=series[1] if series and series[0] == "games" else None,
+                                  series_points=series[1] if series and series[0] == "points" else None)
             self.confirm_leaving(lambda: self.send(message), _("Leave for a new game"))
 

@@ -105,6 +105,8 @@ def lobby_help() -> list[str]:
           "e and + or - change the edition and the seats of play now, x stops waiting."),
         _("Typed, then Enter: a table's number joins it, j and an invite code joins a private table, s and "
           "a number or a code watches a table, n opens a table of your own, for example n 1980 3 private."),
+        _("For a series among friends, add best and a number of games, or first and a number of points: "
+          "n best5 or n first10 opens a private table that plays one."),
         _("c, then your text and Enter, chats; v switches between brief and full; q quits, after asking."),
     ]
 

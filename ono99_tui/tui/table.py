@@ -23,6 +23,7 @@ from .model import Model
 from .model_screen import ModelScreen
 from .seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
+from .series import SeriesLine
 from .steady import LineLog, SteadyDigits, append_lines
 from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, TotalLabel, put_up_while_closing
 
@@ -69,6 +70,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
     def compose(self) -> ComposeResult:
         yield Static(id="title", markup=False)
         yield SeatsView(id="seats", markup=False)
+        yield SeriesLine(id="series")
         with Horizontal(id="middle"):
             with Vertical(id="total-box"):
                 yield SteadyDigits("0", id="total")
@@ -173,6 +175,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             title.append("  ·  " + model.connection_note(), style="bold reverse")
         self.show_text("#title", title)
         self.query_one(SeatsView).show(model)
+        self.query_one(SeriesLine).show(model)
         view = model.view
         total = self.query_one("#total", Digits)
         if total.value != (shown := str(view.total) if view else "0"):
