@@ -13,7 +13,15 @@ import pytest
 from ono99_server import Server
 from ono99_tui.core.series import Series, place_points, points_table
 from ono99_tui.wire.requests import CreateTable, Join, Rematch, Start, StartSeries
-from tests.server_helpers import FAST_PLAY, LATE_ACT_ERRORS, TestClient, play_all, server_config, storage_barrier
+from tests.server_helpers import (
+    FAST_PLAY,
+    LATE_ACT_ERRORS,
+    ServerProcess,
+    TestClient,
+    play_all,
+    server_config,
+    storage_barrier,
+)
 
 
 def test_the_points_of_each_place_for_two_to_eight_players() -> None:
@@ -230,3 +238,49 @@ async def test_only_the_host_of_a_private_table_starts_a_series_between_games(tm
         for client in clients:
             await client.close()
         await server.close()
+
+
+async def test_a_server_killed_in_the_middle_of_a_series_game_counts_that_game_once(tmp_path: Path) -> None:
+    """A real ``ono99 serve`` is killed with SIGKILL in the second game of a best-of-5 series between
+    Ann and Bo, and a new one started on its database. Back with their resume tokens, they see the
+    standings of the first game, play the second to its end, and it is counted once: the standings
+    are the sum of the two games' places, two games each."""
+    db = tmp_path / "live.db"
+    args = ("--grace", "60", "--bot-delay", "10", "--turn-seconds", "0", "--messages-per-second", "10000")
+    first = ServerProcess(db, tmp_path / "first.log", *args)
+    second = ServerProcess(db, tmp_path / "second.log", *args)
+    clients: list[TestClient] = []
+    try:
+        port = await first.start()
+        ann = await TestClient.connect("127.0.0.1", port, "ann")
+        clients.append(ann)
+        await ann.send(CreateTable(seats=2, private=True, turn_seconds=0, series_games=5))
+        code = (await ann.expect("table"))["table"]["code"]
+        bo = await TestClient.connect("127.0.0.1", port, "bo")
+        clients.append(bo)
+        await join_by_code(bo, code)
+        names = ["ann", "bo"]
+        await ann.send(Start())
+        logs = await play_all([ann, bo], seed=6)
+        rankings = [[names[s] for s in logs[0].last_view["ranking"]]]
+        counted = await after_game(ann, 1)
+        await ann.send(Rematch())
+        await play_all([ann, bo], seed=7, stop=lambda m: m["game_no"] == 2 and m["view"]["version"] >= 4)
+        await first.kill9()
+
+        second.port = first.port
+        await second.start()
+        ann2 = await TestClient.connect("127.0.0.1", second.port, "ann", resume=ann.resume_token)
+        bo2 = await TestClient.connect("127.0.0.1", second.port, "bo", resume=bo.resume_token)
+        clients += [ann2, bo2]
+        assert series_of(await ann2.expect("table")) == counted
+        logs = await play_all([ann2, bo2], seed=8)
+        rankings.append([names[s] for s in logs[0].last_view["ranking"]])
+        after = await after_game(ann2, 2)
+        assert points_by_name(after) == expected_points(rankings)
+        assert {s["name"]: s["games"] for s in after["standings"]} == {"ann": 2, "bo": 2}
+    finally:
+        for client in clients:
+            await client.close()
+        await first.stop()
+        await second.stop()
