@@ -22,11 +22,15 @@ class SeriesLine(Static):
         color: $accent;
         display: none;
     }
+    SeriesLine.after-game {
+        padding: 0;
+    }
     """
 
     def __init__(self, *, after_game: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
         self.after_game = after_game  # in the game-over dialog: once the game just finished is counted
+        self.set_class(after_game, "after-game")  # in line with the ranking above it
 
     def show(self, model: Model) -> None:
         table = model.table
