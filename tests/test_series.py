@@ -284,3 +284,25 @@ async def test_a_server_killed_in_the_middle_of_a_series_game_counts_that_game_o
             await client.close()
         await first.stop()
         await second.stop()
+
+
+async def test_a_1980_match_of_several_hands_counts_as_one_game_of_the_series(tmp_path: Path) -> None:
+    """Ann plays a 1980 match (tokens: several hands) against two bots in a first-to-20 series: the
+    match counts once, its places by the match's ranking, however many hands it took."""
+    server = Server(server_config(tmp_path, **FAST_PLAY))
+    await server.start()
+    ann = await TestClient.connect("127.0.0.1", server.port, "ann")
+    try:
+        await ann.send(CreateTable(edition="1980", seats=3, bots=2, private=True, turn_seconds=0, series_points=20,
+                                   start=True))
+        log = await play_all([ann], seed=9)
+        view = log[0].last_view
+        assert view["hand_number"] > 0  # more than one hand was played
+        series = await after_game(ann, 1)
+        seats = next(m for m in reversed(ann.received) if m["t"] == "table")["table"]["seats"]
+        names = [seat["name"] for seat in seats]
+        assert points_by_name(series) == expected_points([[names[s] for s in view["ranking"]]])
+        assert [s["games"] for s in series["standings"]] == [1, 1, 1]
+    finally:
+        await ann.close()
+        await server.close()

@@ -103,7 +103,7 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: "n 2 best3" opens a private table with a best-of-3 series, said on
     arrival; after each game the plain mode says where the series stands and the standings as
-    lines, and after the second (the same deal twice) who won the series."""
+    lines, and after the second (the same deal twice) who won the series; r then begins the next one."""
     monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: SERIES_SEED)
     async with running_server(tmp_path, db_path=None, grace_seconds=60) as h:
         pane = Pane(tmp_path)
@@ -133,6 +133,8 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
                     await pane.keys("r")
             assert info is not None and info.winner is not None
             await pane.wait_line(f"{info.winner} wins the series with {info.standings[0].points} points!")
+            await pane.keys("r")  # after the series' end: the next one begins
+            await pane.wait_line("Series: best of 3 games.")
             assert rewrites(pane.stream) == []
         finally:
             await pane.close()

@@ -313,10 +313,13 @@ class PlainSession:
             self._say_status_of_table(table)
 
     def _say_series(self, before: TableDetail, table: TableDetail) -> None:
-        """After each game of a series: where it stands, the standings, and at its end its winner."""
+        """After each game of a series: where it stands, the standings, and at its end its winner; and a
+        new series, as it begins."""
         series = table.series
-        if series is None or series.played == 0 or (before.series is not None
-                                                     and before.series.played == series.played):
+        if series is None or (before.series is not None and before.series.played == series.played):
+            return
+        if series.played == 0:
+            self.say(words.sentence(plain_text(series_progress(series))))
             return
         self.say(words.sentence(plain_text(series_progress(series))), plain_text(standings_sentence(series)),
                  plain_text(series_winner(series) or ""))
