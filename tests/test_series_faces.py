@@ -19,8 +19,9 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
-from ono99_tui.tui.series import SeriesLine
+from ono99_tui.tui.series import SeriesLine, SeriesScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable
 from tests.plain_rig import Pane, rewrites
 from tests.server_helpers import running_server, server_config
 from tests.test_plain import play_to_the_end
@@ -90,6 +91,39 @@ async def test_the_app_shows_the_standings_under_the_seats_and_after_each_game(
                 await pilot.press("r")  # play again: the next game of the series
                 await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the next game")
             assert game == 2 and winner is not None  # the same deal twice: one player won both
+    finally:
+        await server.close()
+
+
+async def test_the_host_chooses_a_series_at_their_private_table_with_e(tmp_path: Path) -> None:
+    """Ada sits at her private table (opened without a series) with a bot. e opens the choice of a
+    series; Esc closes it with nothing sent; e and Enter on the first choice gives the table a best of
+    3, shown under the seats; choosing "no series" takes it away again."""
+    server = Server(server_config(tmp_path, db_path=None, grace_seconds=60))
+    await server.start()
+    app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.send_message(CreateTable(seats=2, bots=1, turn_seconds=0, private=True))
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            table_line = app.screen.query_one(SeriesLine)
+            [table] = server.lobby.tables.values()
+            assert not table_line.display and table.series is None
+            await pilot.press("e")
+            await wait_until(pilot, lambda: isinstance(app.screen, SeriesScreen), "the choice of a series")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+            await pilot.press("e")
+            await wait_until(pilot, lambda: isinstance(app.screen, SeriesScreen), "the choice again")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: shown(table_line) == "Series: best of 3 games", "the series line")
+            assert table.series is not None and (table.series.kind, table.series.target) == ("games", 3)
+            await pilot.press("e")
+            await wait_until(pilot, lambda: isinstance(app.screen, SeriesScreen), "the choice once more")
+            await pilot.press("end", "enter")
+            await wait_until(pilot, lambda: not table_line.display, "no series line")
+            assert table.series is None
     finally:
         await server.close()
 

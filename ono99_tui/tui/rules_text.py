@@ -118,7 +118,7 @@ HELP_BLOCKS = [
         "the winner one more: with 4 players 4, 2, 1 and 0; with 2 players 2 and 0. Equal points go to more\n"
         "wins, then to the better place in the last game. A player who drops keeps their seat and points: a\n"
         "bot plays for them, and its results count for them. The standings show under the seats and after\n"
-        "each game."
+        "each game. Between games, the host chooses a series at their private table with e."
     ),
     N_(
         "## Keys\n"

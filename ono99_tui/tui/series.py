@@ -1,14 +1,24 @@
 """A table's series at a glance: one line under the seats, and a line in the game-over dialog
-(docs/rules.md, "Series"). Nothing shows at a table that plays no series."""
+(docs/rules.md, "Series"); nothing shows at a table that plays no series. And the host's choice of a
+series at their private table, between games (key e)."""
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
 
-from ..series_text import series_line, series_winner
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..series_text import SERIES_CHOICES, series_kind, series_line, series_winner
+from ..wire.requests import StartSeries
 from .model import Model
-from .widgets import show_text
+from .widgets import KeysFooter, put_up_while_closing, show_text
 
 
 class SeriesLine(Static):
@@ -48,3 +58,29 @@ class SeriesLine(Static):
         if not self.display:
             self.display = True
         show_text(self, text, fixed_size=False)
+
+
+class SeriesScreen(ModalScreen[StartSeries | None]):
+    """The host chooses the series their table plays from its next game: one of ``SERIES_CHOICES``, or
+    none. Dismissed with the request, or None (Esc)."""
+
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
+
+    def compose(self) -> ComposeResult:
+        options = [Option(series_kind(kind, target), id=f"{kind}:{target}") for kind, target in SERIES_CHOICES]
+        options.append(Option(_("no series: single games"), id="none"))
+        with Vertical(id="dialog", classes="players"):
+            yield Label(_("Series from the next game: Enter chooses"))
+            yield OptionList(*options, id="series-choices")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        if put_up_while_closing(self):
+            return
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected, "#series-choices")
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        kind, _colon, target = (event.option.id or "").partition(":")
+        self.dismiss(StartSeries(games=int(target) if kind == "games" else None,
+                                 points=int(target) if kind == "points" else None))
