@@ -137,7 +137,8 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: "n 2 best3" opens a private table with a best-of-3 series, said on
     arrival; after each game the plain mode says where the series stands and the standings as
-    lines, and after the second (the same deal twice) who won the series; r then begins the next one."""
+    lines, and after the second (the same deal twice) who won the series; r then begins the next one.
+    Between games, e first10 gives the table another kind of series, and e none takes it away."""
     monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: SERIES_SEED)
     async with running_server(tmp_path, db_path=None, grace_seconds=60) as h:
         pane = Pane(tmp_path)
@@ -169,6 +170,12 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
             await pane.wait_line(f"{info.winner} wins the series with {info.standings[0].points} points!")
             await pane.keys("r")  # after the series' end: the next one begins
             await pane.wait_line("Series: best of 3 games.")
+            await play_to_the_end(pane, "en", end)
+            await pane.keys("literal:e first10", "Enter")  # another kind of series, from the next game
+            await pane.wait_line("Series: first to 10 points.")
+            await pane.keys("literal:e none", "Enter")
+            await pane.wait_line("This table plays single games again.")
+            assert table.series is None
             assert rewrites(pane.stream) == []
         finally:
             await pane.close()

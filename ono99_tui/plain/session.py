@@ -72,6 +72,7 @@ from ..wire.requests import (
     Spectate,
     Stand,
     Start,
+    StartSeries,
 )
 from . import words
 from .console import Console, plain_text
@@ -315,8 +316,14 @@ class PlainSession:
     def _say_series(self, before: TableDetail, table: TableDetail) -> None:
         """After each game of a series: where it stands, the standings, and at its end its winner; and a
         new series, as it begins."""
-        series = table.series
-        if series is None or (before.series is not None and before.series.played == series.played):
+        series, old = table.series, before.series
+        if series is None or old is None:
+            if old is not None and series is None:
+                self.say(_("This table plays single games again."))
+            elif series is not None and series.played == 0:
+                self.say(words.sentence(plain_text(series_progress(series))))
+            return
+        if (series.kind, series.target, series.played) == (old.kind, old.target, old.played):
             return
         if series.played == 0:
             self.say(words.sentence(plain_text(series_progress(series))))
@@ -1022,10 +1029,21 @@ class PlainSession:
             self._join_or_watch(rest, watch=True)
         elif head.lower() == "n":
             self._new_table(rest.split())
+        elif head.lower() == "e" and table is not None:
+            self._series(rest.lower())
         elif head.lower() == "c" and rest:
             self._send_chat(rest, "table" if table is not None else "lobby")
         else:
             self.say(_("There is no command {command}; type ? for the commands.").format(command=plain_text(text[:40])))
+
+    def _series(self, wish: str) -> None:
+        """e best5, e first10, e none: the series the host's private table plays from its next game."""
+        asked = re.fullmatch(r"(best|first)(\d{1,3})", wish)
+        if asked is None and wish != "none":
+            self.say(_("Type e best5 for a series of 5 games, e first10 for one to 10 points, or e none."))
+            return
+        self.send(StartSeries(games=int(asked[2]) if asked is not None and asked[1] == "best" else None,
+                              points=int(asked[2]) if asked is not None and asked[1] == "first" else None))
 
     def join_by_code(self, code: str) -> None:
         """Sit down at the table of an invite code (refused because its game runs: offered to watch)."""

@@ -125,4 +125,6 @@ def table_help(local: bool) -> list[str]:
     else:
         lines.append(_("p, once the game is over, leaves the table to play now; n and Enter opens a table of "
                        "your own."))
+        lines.append(_("The host of a private table chooses a series between games: e best5, e first10, or "
+                       "e none."))
     return lines
