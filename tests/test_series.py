@@ -17,6 +17,7 @@ from tests.server_helpers import (
     FAST_PLAY,
     LATE_ACT_ERRORS,
     ServerProcess,
+    Store,
     TestClient,
     play_all,
     server_config,
@@ -161,11 +162,11 @@ async def test_a_league_of_three_games_is_played_through_with_standings_after_ea
         await server.close()
 
 
-async def test_the_standings_are_kept_over_a_restart_of_the_server(tmp_path: Path) -> None:
+async def test_the_standings_are_kept_over_a_restart_of_the_server(tmp_path: Path, store: Store) -> None:
     """After the first game of a first-to-8 series the server shuts down and a new one starts on its
-    database: Ann, back with her resume token, sees the same standings, and the next game's points
-    are added to them."""
-    server = Server(server_config(tmp_path, **FAST_PLAY))
+    database (SQLite, and PostgreSQL): Ann, back with her resume token, sees the same standings, and
+    the next game's points are added to them."""
+    server = Server(server_config(tmp_path, **store.config, **FAST_PLAY))
     await server.start()
     clients: list[TestClient] = []
     try:
@@ -178,7 +179,7 @@ async def test_the_standings_are_kept_over_a_restart_of_the_server(tmp_path: Pat
         before = await after_game(ann, 1)
         await storage_barrier(ann)
         await server.close()
-        server = Server(server_config(tmp_path, **FAST_PLAY))
+        server = Server(server_config(tmp_path, **store.config, **FAST_PLAY))
         await server.start()
         assert server.restored_tables == 1
 
