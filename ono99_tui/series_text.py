@@ -1,15 +1,43 @@
-"""A table's series in words (docs/rules.md, "Series"), as the app and the plain mode say it. Players'
-names are kept as they came: the faces show them as plain text."""
+"""A table's series (docs/rules.md, "Series") as the app and the plain mode offer it to a host and say
+it. Players' names are kept as they came: the faces show them as plain text."""
 
 from __future__ import annotations
+
+import re
 
 from . import text as words
 from .i18n import gettext as _
 from .wire.server import SeriesInfo
 
-# The series a host may choose when opening a table: (kind, target), in the order offered.
+SeriesChoice = tuple[str, int] | None  # (kind, target), or no series
+# The series a host is offered, in that order.
 SERIES_CHOICES: tuple[tuple[str, int], ...] = (("games", 3), ("games", 5), ("games", 7), ("points", 10),
                                                ("points", 20))
+
+
+def series_fields(choice: SeriesChoice) -> tuple[int | None, int | None]:
+    """The (games, points) a request says ``choice`` with (``create_table``'s series_games and
+    series_points, ``series``' games and points)."""
+    if choice is None:
+        return None, None
+    kind, target = choice
+    return (target, None) if kind == "games" else (None, target)
+
+
+def choice_key(choice: SeriesChoice) -> str:
+    """A choice as a widget's value or id: "games:5", "points:10", "none"."""
+    return "none" if choice is None else f"{choice[0]}:{choice[1]}"
+
+
+def choice_of_key(key: str) -> SeriesChoice:
+    kind, _colon, target = key.partition(":")
+    return (kind, int(target)) if kind in ("games", "points") else None
+
+
+def choice_of_word(word: str) -> tuple[str, int] | None:
+    """The plain mode's words for a series: best5 (best of 5 games), first10 (first to 10 points)."""
+    asked = re.fullmatch(r"(best|first)(\d{1,3})", word.lower())
+    return None if asked is None else ("games" if asked[1] == "best" else "points", int(asked[2]))
 
 
 def series_kind(kind: str, target: int) -> str:

@@ -11,7 +11,6 @@ about the rules: which cards can be played and why not is the view's ``legal`` a
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,7 +52,14 @@ from ..messages import (
 )
 from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
-from ..series_text import series_progress, series_winner, standings_sentence
+from ..series_text import (
+    SeriesChoice,
+    choice_of_word,
+    series_fields,
+    series_progress,
+    series_winner,
+    standings_sentence,
+)
 from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
 from ..tui.seat_choices import seat_choices, seated_in_running_game
 from ..wire.common import Scope, as_edition
@@ -1038,12 +1044,12 @@ class PlainSession:
 
     def _series(self, wish: str) -> None:
         """e best5, e first10, e none: the series the host's private table plays from its next game."""
-        asked = re.fullmatch(r"(best|first)(\d{1,3})", wish)
-        if asked is None and wish != "none":
+        choice = choice_of_word(wish)
+        if choice is None and wish != "none":
             self.say(_("Type e best5 for a series of 5 games, e first10 for one to 10 points, or e none."))
             return
-        self.send(StartSeries(games=int(asked[2]) if asked is not None and asked[1] == "best" else None,
-                              points=int(asked[2]) if asked is not None and asked[1] == "first" else None))
+        games, points = series_fields(choice)
+        self.send(StartSeries(games=games, points=points))
 
     def join_by_code(self, code: str) -> None:
         """Sit down at the table of an invite code (refused because its game runs: offered to watch)."""
@@ -1069,7 +1075,7 @@ class PlainSession:
     def _new_table(self, args: Sequence[str]) -> None:
         """n [2022|1980] [SEATS] [LEVEL] [private] [NAME=VALUE or NAME …]: a new table (a new game, locally)."""
         edition, seats, level, private = "2022", 4, "greedy", False
-        series: tuple[str, int] | None = None
+        series: SeriesChoice = None
         options: dict[str, Any] = {}
         for arg in args:
             lowered = arg.lower()
@@ -1081,8 +1087,8 @@ class PlainSession:
                 level = lowered
             elif lowered == "private":
                 private = True
-            elif series_asked := re.fullmatch(r"(best|first)(\d{1,3})", lowered):  # best5, first10: a series
-                series = ("games" if series_asked[1] == "best" else "points", int(series_asked[2]))
+            elif choice_of_word(lowered) is not None:  # best5, first10: a series
+                series = choice_of_word(lowered)
                 private = True  # a series is played at a private table
             else:
                 try:
@@ -1100,8 +1106,8 @@ class PlainSession:
             self._table_asked = True
             self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
         else:
+            games, points = series_fields(series)
             message = CreateTable(edition=as_edition(edition), options=options, seats=seats, bot_level=level,
-                                  private=private, series_games=series[1] if series and series[0] == "games" else None,
-                                  series_points=series[1] if series and series[0] == "points" else None)
+                                  private=private, series_games=games, series_points=points)
             self.confirm_leaving(lambda: self.send(message), _("Leave for a new game"))
 

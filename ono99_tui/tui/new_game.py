@@ -19,7 +19,7 @@ from ..core.errors import OptionError
 from ..core.options import OPTION_WORDS, PointsWin, TableOptions
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..series_text import SERIES_CHOICES, series_kind
+from ..series_text import SERIES_CHOICES, choice_key, choice_of_key, series_fields, series_kind
 from ..wire.common import as_edition
 from ..wire.requests import CreateTable
 from .host import host_of
@@ -122,9 +122,9 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
                         yield Label(_("Private (join by invite code)"), classes="switch-label")
                     with Horizontal(classes="row"):  # a league among friends (docs/rules.md, "Series")
                         yield Label(_("Series"))
-                        yield FieldSelect([(_("one game"), ""), *((series_kind(kind, n), f"{kind}:{n}")
-                                                                  for kind, n in SERIES_CHOICES)],
-                                          value="", allow_blank=False, id="series")
+                        yield FieldSelect([(_("one game"), choice_key(None)), *(
+                            (series_kind(*choice), choice_key(choice)) for choice in SERIES_CHOICES)],
+                            value=choice_key(None), allow_blank=False, id="series")
             yield Static(id="more", markup=False)
             yield Static(id="problem", markup=False)
             with Horizontal(id="buttons"):
@@ -188,12 +188,11 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
         if self.local:  # u after standing up: back at the next game
             return CreateTable(edition=edition, options=options, seats=seats, bots=bots, bot_level=level,
                                turn_seconds=0, start=True, replace_bots=True)
-        kind, _colon, target = str(self.query_one("#series", Select).value).partition(":")
+        games, points = series_fields(choice_of_key(str(self.query_one("#series", Select).value)))
         return CreateTable(edition=edition, options=options, seats=seats, bots=bots, bot_level=level,
                            turn_seconds=int(self.query_one("#turn_seconds", Input).value or 0),
                            private=self.query_one("#private", Switch).value,
-                           series_games=int(target) if kind == "games" else None,
-                           series_points=int(target) if kind == "points" else None)
+                           series_games=games, series_points=points)
 
     def _remember(self, message: CreateTable) -> None:
         app = host_of(self)

@@ -15,7 +15,15 @@ from textual.widgets.option_list import Option
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..series_text import SERIES_CHOICES, series_kind, series_line, series_winner
+from ..series_text import (
+    SERIES_CHOICES,
+    choice_key,
+    choice_of_key,
+    series_fields,
+    series_kind,
+    series_line,
+    series_winner,
+)
 from ..wire.requests import StartSeries
 from .model import Model
 from .widgets import KeysFooter, put_up_while_closing, show_text
@@ -67,8 +75,8 @@ class SeriesScreen(ModalScreen[StartSeries | None]):
     BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
 
     def compose(self) -> ComposeResult:
-        options = [Option(series_kind(kind, target), id=f"{kind}:{target}") for kind, target in SERIES_CHOICES]
-        options.append(Option(_("no series: single games"), id="none"))
+        options = [Option(series_kind(*choice), id=choice_key(choice)) for choice in SERIES_CHOICES]
+        options.append(Option(_("no series: single games"), id=choice_key(None)))
         with Vertical(id="dialog", classes="players"):
             yield Label(_("Series from the next game: Enter chooses"))
             yield OptionList(*options, id="series-choices")
@@ -81,6 +89,5 @@ class SeriesScreen(ModalScreen[StartSeries | None]):
 
     @on(OptionList.OptionSelected, "#series-choices")
     def chosen(self, event: OptionList.OptionSelected) -> None:
-        kind, _colon, target = (event.option.id or "").partition(":")
-        self.dismiss(StartSeries(games=int(target) if kind == "games" else None,
-                                 points=int(target) if kind == "points" else None))
+        games, points = series_fields(choice_of_key(event.option.id or ""))
+        self.dismiss(StartSeries(games=games, points=points))
