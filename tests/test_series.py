@@ -13,6 +13,8 @@ import pytest
 from ono99_server import Server
 from ono99_tui.core.series import Series, place_points, points_table
 from ono99_tui.wire.requests import CreateTable, Join, Rematch, Start, StartSeries
+from tests.postgres import Cluster
+from tests.redis_server import RedisServer
 from tests.server_helpers import (
     FAST_PLAY,
     LATE_ACT_ERRORS,
@@ -22,7 +24,9 @@ from tests.server_helpers import (
     play_all,
     server_config,
     storage_barrier,
+    wait_until,
 )
+from tests.test_cluster import nodes, owner_of
 
 
 def test_the_points_of_each_place_for_two_to_eight_players() -> None:
@@ -307,3 +311,49 @@ async def test_a_1980_match_of_several_hands_counts_as_one_game_of_the_series(tm
     finally:
         await ann.close()
         await server.close()
+
+
+@pytest.mark.system
+async def test_a_series_table_taken_over_by_another_node_keeps_its_standings(
+        tmp_path: Path, postgres_cluster: Cluster, redis_server: RedisServer) -> None:
+    """Two cluster nodes on one PostgreSQL database. Ann hosts a best-of-5 series on n0 with Bo; after
+    the first game, n0 is killed with SIGKILL in the second. Tried: n1 takes the table over (its
+    lease), with the standings of the first game; Ann and Bo, sent on to n1 with their resume tokens,
+    see them and finish the second game, which is counted once on top of them."""
+    database = postgres_cluster.new_database()
+    # stand-ins play every 10 s: the players are back long before they could finish the game for them
+    async with nodes(tmp_path, database, redis_server.url, 2, "--bot-delay", "10") as (n0, n1):
+        clients: list[TestClient] = []
+        try:
+            ann = await TestClient.connect("127.0.0.1", n0.port, "ann")
+            clients.append(ann)
+            await ann.send(CreateTable(seats=2, private=True, turn_seconds=0, series_games=5))
+            detail = (await ann.expect("table"))["table"]
+            bo = await TestClient.connect("127.0.0.1", n0.port, "bo")
+            clients.append(bo)
+            await join_by_code(bo, detail["code"])
+            names = ["ann", "bo"]
+            await ann.send(Start())
+            logs = await play_all([ann, bo], seed=10)
+            rankings = [[names[s] for s in logs[0].last_view["ranking"]]]
+            counted = await after_game(ann, 1)
+            await ann.send(Rematch())
+            await play_all([ann, bo], seed=11, stop=lambda m: m["game_no"] == 2 and m["view"]["version"] >= 4)
+            await storage_barrier(ann)
+            await n0.kill9()
+
+            await wait_until(lambda: owner_of(database, detail["id"]) == "n1", "n1 takes the table over")
+            back = []
+            for old in (ann, bo):
+                client = await TestClient.connect("127.0.0.1", n1.port, old.welcome["name"], resume=old.resume_token)
+                clients.append(client)
+                back.append(client)
+            assert series_of(await back[0].expect("table")) == counted
+            logs = await play_all(back, seed=12)
+            rankings.append([names[s] for s in logs[0].last_view["ranking"]])
+            after = await after_game(back[0], 2)
+            assert points_by_name(after) == expected_points(rankings)
+            assert {s["name"]: s["games"] for s in after["standings"]} == {"ann": 2, "bo": 2}
+        finally:
+            for client in clients:
+                await client.close()
