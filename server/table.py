@@ -468,7 +468,8 @@ class Table:
         record = game_to_record(game, players, self.seed)
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
         if self.series is not None and not self.series.over:  # saved with the table, in the game's transaction
-            self.series.count([self._series_name(seat) for seat in game.outcome.ranking])
+            names = self._series_names()
+            self.series.count([names[seat] for seat in game.outcome.ranking])
         self.lobby.store_game(self, record, results, restored=self._restoring)  # with the table, "finished"
         self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
         if not self.has_people():  # played out after the last person left: the table closes now
@@ -581,12 +582,23 @@ class Table:
         return {"name": seat.name, "kind": "human" if seat.kind == "human" else f"bot:{seat.level}",
                 "identity": seat.member.identity if seat.member is not None else None}
 
-    def _series_name(self, seat: int) -> str:
-        """Whom a seat's result in the series counts for: its player at the game's start; a stand-in
-        that took over a player's seat in an earlier game (``"NAME (bot)"``) plays for that player."""
-        player = self.players[seat]
-        name = str(player["name"])
-        return name if player["kind"] == "human" else name.removesuffix(" (bot)")
+    def _series_names(self) -> list[str]:
+        """Whom each seat's result in the series counts for: its player at the game's start. A stand-in
+        that took over a player's seat in an earlier game (``"NAME (bot)"``) plays for that player,
+        unless the player has a seat of their own in this game (they sat down elsewhere): then it
+        counts for the stand-in itself. Never two seats for one name."""
+        names = [str(p["name"]) for p in self.players]
+        taken = {name for name, p in zip(names, self.players, strict=True) if p["kind"] == "human"}
+        for seat, player in enumerate(self.players):
+            if player["kind"] == "human":
+                continue
+            owner = names[seat].removesuffix(" (bot)")
+            name = owner if owner not in taken else names[seat]
+            while name in taken:  # a second stand-in of the same player
+                name += f" {seat + 1}"
+            names[seat] = name
+            taken.add(name)
+        return names
 
     def _spans(self, seat: int) -> list[dict[str, Any]] | None:
         """The stand-in spans of a seat whose player is human in the current game (else None)."""

@@ -12,7 +12,7 @@ import pytest
 
 from ono99_server import Server
 from ono99_tui.core.series import Series, place_points, points_table
-from ono99_tui.wire.requests import CreateTable, Join, Rematch, Start, StartSeries
+from ono99_tui.wire.requests import CreateTable, Join, Leave, Rematch, RemoveBot, Start, StartSeries
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
@@ -61,6 +61,8 @@ def test_a_series_of_games_ends_after_them_or_once_nobody_can_catch_up() -> None
     assert first_to.over and first_to.winner == "bo"
     with pytest.raises(ValueError):
         first_to.count(["ann", "bo", "cy"])
+    with pytest.raises(ValueError):
+        Series("games", 3).count(["ann", "ann"])
     assert Series.from_mapping(first_to.to_mapping()) == first_to
 
 
@@ -357,3 +359,41 @@ async def test_a_series_table_taken_over_by_another_node_keeps_its_standings(
         finally:
             for client in clients:
                 await client.close()
+
+
+async def test_a_player_seated_again_beside_their_own_stand_in_is_counted_once(tmp_path: Path) -> None:
+    """Bo leaves the first game: a stand-in ("bo (bot)") takes his seat and plays it out for him.
+    Between games the host frees another seat and Bo sits there. In the second game the stand-in's
+    result counts for the stand-in itself, and Bo's own seat for Bo: one game each, never two."""
+    server = Server(server_config(tmp_path, **FAST_PLAY))
+    await server.start()
+    clients: list[TestClient] = []
+    try:
+        ann = await TestClient.connect("127.0.0.1", server.port, "ann")
+        clients.append(ann)
+        await ann.send(CreateTable(seats=3, private=True, turn_seconds=0, series_games=5))
+        code = (await ann.expect("table"))["table"]["code"]
+        bo = await TestClient.connect("127.0.0.1", server.port, "bo")
+        clients.append(bo)
+        assert await join_by_code(bo, code) == 1
+        await ann.send(Start())
+        await bo.expect("state")
+        await bo.send(Leave())
+        await bo.expect("left")
+        await play_all([ann], seed=13)
+        first = await after_game(ann, 1)
+        assert {s["name"]: s["games"] for s in first["standings"]} == {"ann": 1, "bo": 1, "Bot 3": 1}
+        await ann.send(RemoveBot(seat=2))
+        await ann.expect("table", where=lambda m: m["table"]["seats"][2]["kind"] == "empty")
+        await bo.send(Join(code=code, seat=2))
+        await bo.expect("table", where=lambda m: m["table"]["you"] == 2)
+        await bo.expect("state")  # the finished game, as he sits down
+        await ann.send(Rematch())
+        await play_all([ann, bo], seed=14)
+        second = await after_game(ann, 2)
+        assert {s["name"]: s["games"] for s in second["standings"]} == {"ann": 2, "bo": 2, "Bot 3": 1,
+                                                                        "bo (bot)": 1}
+    finally:
+        for client in clients:
+            await client.close()
+        await server.close()

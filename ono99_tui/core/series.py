@@ -67,6 +67,8 @@ class Series:
         """A finished game's players, best first (a game's ranking), counted into the standings."""
         if self.over:
             raise ValueError("the series is over")
+        if len(set(names)) != len(names):
+            raise ValueError(f"one player in two places: {names}")
         players = len(names)
         by_name = {entry.name: entry for entry in self.entries}
         for entry in self.entries:
