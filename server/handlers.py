@@ -34,12 +34,13 @@ from ono99_tui.wire.requests import (
     Spectate,
     Stand,
     Start,
+    StartSeries,
 )
 
 from .lobby_chat import chat_text
 from .members import Member
 from .runner import Status
-from .table import Table, TableHost, table_of
+from .table import Table, TableHost, check_series, new_series, table_of
 
 if TYPE_CHECKING:
     from .directory import TableDirectory
@@ -103,6 +104,7 @@ class LobbyRequests:
         route(Kick, self.on_kick)
         route(Start, self.on_start)
         route(Rematch, self.on_rematch)
+        route(StartSeries, self.on_series)
         route(Act, self.on_act)
         route(Say, self.on_chat)
 
@@ -140,6 +142,7 @@ class LobbyRequests:
         if bots > seats - 1:
             raise ProtocolError("bad_field", f"a table of {seats} seats has room for at most {seats - 1} bots",
                                 params={"why": "bots", "seats": seats, "bots": seats - 1})
+        check_series(bool(request.private), request.series_games, request.series_points)
         named = request.name is not None  # else the host's table, said in each player's language
         name = check_name(request.name if request.name is not None else table_name("hosts_table", host=member.name),
                           "table name", MAX_TABLE_NAME)
@@ -151,6 +154,7 @@ class LobbyRequests:
                       else request.turn_seconds,
                       bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots),
                       name_code=None if named else "hosts_table", name_params={} if named else {"host": member.name})
+        table.series = new_series(request.series_games, request.series_points)
         lobby.directory.add(table)
         table.sit(member, 0)
         for _ in range(bots):
@@ -251,6 +255,9 @@ class LobbyRequests:
 
     def on_rematch(self, member: Member, request: Rematch) -> None:
         self._table_of(member).rematch(member)
+
+    def on_series(self, member: Member, request: StartSeries) -> None:
+        self._table_of(member).start_series(member, request.games, request.points)
 
     def on_act(self, member: Member, request: Act) -> None:
         self._table_of(member).act(member, request.action, request.version)

@@ -21,6 +21,7 @@ from typing import Any
 from ono99_tui.core.actions import Action
 from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
+from ono99_tui.core.series import Series
 from ono99_tui.protocol import PROTOCOL_VERSION, ProtocolError, check_name, clean_text
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import Hello, Request
@@ -309,6 +310,7 @@ class Lobby:
                           name_params=dict(meta.get("name_params") or {}))
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
+            table.series = Series.from_mapping(meta["series"]) if meta.get("series") else None
             table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None

@@ -23,6 +23,7 @@ from ono99_tui.core.game import Game
 from ono99_tui.core.options import TableOptions
 from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
+from ono99_tui.core.series import Series, points_table
 from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire import server as wire
 
@@ -46,6 +47,19 @@ def table_of(member: Member) -> Table | None:
     table = member.table
     assert table is None or isinstance(table, Table), table  # only a Table seats a member
     return table
+
+
+def check_series(private: bool, games: int | None, points: int | None) -> None:
+    """Refuse a series the table cannot have: only a private table plays one, of games or of points."""
+    if games is not None and points is not None:
+        raise ProtocolError("bad_series", "a series is a number of games or a number of points, not both",
+                            params={"why": "both"})
+    if (games is not None or points is not None) and not private:
+        raise ProtocolError("bad_series", "a series is played at a private table", params={"why": "private"})
+
+
+def new_series(games: int | None, points: int | None) -> Series | None:
+    return Series("games", games) if games is not None else Series("points", points) if points is not None else None
 
 
 class ChatFilter(Protocol):
@@ -121,6 +135,7 @@ class Table:
         # For each save of a change to the seats or the status not committed yet: what shows it, in order.
         self._unshown: deque[list[Callable[[], None]]] = deque()
         self.closed = False  # dropped from the lobby: its people were told, and hear nothing more of it
+        self.series: Series | None = None  # the series played here, its standings kept with the table
 
     # --- its parts' state, as the lobby and the tests read it --------------------------------------------
     @property
@@ -243,7 +258,17 @@ class Table:
         """The table as one of its members sees it (the invite code only for those at the table)."""
         return wire.TableDetail(**self._info_fields(), code=self.code or None, you=self.seat_of(member),
                                 watchers=tuple(sorted(m.name for m in self.spectators)[:64]),
-                                waiting=tuple(m.name for m in self.waiting[:64]))
+                                waiting=tuple(m.name for m in self.waiting[:64]), series=self.series_info())
+
+    def series_info(self) -> wire.SeriesInfo | None:
+        series = self.series
+        if series is None:
+            return None
+        return wire.SeriesInfo(kind=series.kind, target=series.target, played=series.played,
+                               places=points_table(self.seat_count),
+                               standings=tuple(wire.SeriesStanding(e.name, e.points, e.wins, e.games)
+                                               for e in series.standings()),
+                               winner=series.winner)
 
     # --- seating ------------------------------------------------------------------------------------
     def seat_for(self, member: Member, seat: int | None = None) -> int:
@@ -379,6 +404,8 @@ class Table:
         self._tell_still_waiting()
         self.seating.fill_with_bots()
         self.runner.flush()  # the last game's final moves, if a rematch overtook their saving
+        if self.series is not None and self.series.over:
+            self.series = self.series.fresh()  # the next series of the same length, from nothing
         self.runner.new_game(secrets.randbits(63))
         self.players = [self._player_of(s) for s in self.seats]
         self.stand_in = [[] for _ in self.seats]
@@ -399,6 +426,16 @@ class Table:
             raise ProtocolError("game_running" if self.runner.playing else "not_finished",
                                 "a rematch can start once the game is over", params={"why": "rematch"})
         self.start(member)
+
+    def start_series(self, member: Member, games: int | None, points: int | None) -> None:
+        """The host starts a series of ``games`` games or to ``points`` points (neither: no series any
+        more), between games; its first game is the next one started."""
+        self.seating.require_host(member)
+        check_series(self.private, games, points)
+        if self.runner.playing:
+            raise ProtocolError("game_running", "a series can start between games", params={"why": "series"})
+        self.series = new_series(games, points)
+        self.changed()
 
     def act(self, member: Member, code: str, version: int) -> None:
         seat = self.seat_of(member)
@@ -430,6 +467,9 @@ class Table:
         players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
         record = game_to_record(game, players, self.seed)
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
+        if self.series is not None and not self.series.over:  # saved with the table, in the game's transaction
+            names = self._series_names()
+            self.series.count([names[seat] for seat in game.outcome.ranking])
         self.lobby.store_game(self, record, results, restored=self._restoring)  # with the table, "finished"
         self._finish_unannounced = True  # announced once the last state has gone out (it waits for saving)
         if not self.has_people():  # played out after the last person left: the table closes now
@@ -542,6 +582,24 @@ class Table:
         return {"name": seat.name, "kind": "human" if seat.kind == "human" else f"bot:{seat.level}",
                 "identity": seat.member.identity if seat.member is not None else None}
 
+    def _series_names(self) -> list[str]:
+        """Whom each seat's result in the series counts for: its player at the game's start. A stand-in
+        that took over a player's seat in an earlier game (``"NAME (bot)"``) plays for that player,
+        unless the player has a seat of their own in this game (they sat down elsewhere): then it
+        counts for the stand-in itself. Never two seats for one name."""
+        names = [str(p["name"]) for p in self.players]
+        taken = {name for name, p in zip(names, self.players, strict=True) if p["kind"] == "human"}
+        for seat, player in enumerate(self.players):
+            if player["kind"] == "human":
+                continue
+            owner = names[seat].removesuffix(" (bot)")
+            name = owner if owner not in taken else names[seat]
+            while name in taken:  # a second stand-in of the same player
+                name += f" {seat + 1}"
+            names[seat] = name
+            taken.add(name)
+        return names
+
     def _spans(self, seat: int) -> list[dict[str, Any]] | None:
         """The stand-in spans of a seat whose player is human in the current game (else None)."""
         if self.game is None or seat >= len(self.stand_in) or seat >= len(self.players) \
@@ -636,4 +694,5 @@ class Table:
                        "identity": s.member.identity if s.member is not None else None} for s in self.seats],
             "players": self.players, "stand_in": self.stand_in,
             "name_code": self.name_code, "name_params": self.name_params,
+            "series": self.series.to_mapping() if self.series is not None else None,
         }

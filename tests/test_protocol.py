@@ -60,6 +60,7 @@ from ono99_tui.wire.requests import (
     Spectate,
     Stand,
     Start,
+    StartSeries,
     decode_request,
     field_rules,
     kind_of,
@@ -273,7 +274,7 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "list_tables": {"t": "list_tables"},
     "create_table": {"t": "create_table", "name": "Ada's table", "edition": "1980", "options": {"scoring": "points"},
                      "seats": 8, "bots": 7, "bot_level": "random", "turn_seconds": 600, "private": True,
-                     "start": False, "replace_bots": True},
+                     "start": False, "replace_bots": True, "series_points": 10},
     "join": {"t": "join", "table": 3, "seat": 0},
     "spectate": {"t": "spectate", "code": "ABC234"},
     "sit": {"t": "sit", "seat": 7},
@@ -286,6 +287,7 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "table_options": {"t": "table_options", "replace_bots": True},
     "start": {"t": "start"},
     "rematch": {"t": "rematch"},
+    "series": {"t": "series", "games": 5},
     "act": {"t": "act", "action": "ONO99x4", "version": 0},
     "chat": {"t": "chat", "text": "hi", "scope": "table"},
     "leaderboard": {"t": "leaderboard", "edition": "2022"},
@@ -465,7 +467,7 @@ def test_a_request_built_by_a_client_is_what_the_server_reads() -> None:
              Join(code="ABC234"), Join(table=4, seat=2), Say(text="hi", scope="lobby"), Act(action="7", version=9),
              AskLeaderboard(follow=False), PlayNow(edition="1980", seats=3), Prove(signature=b"\x00" * 8)]
     bare = [ListTables(), CreateTable(), Join(), Spectate(), Sit(), Stand(), Leave(), AddBot(), SetTableOptions(),
-            Start(), Rematch(), AskLeaderboard(), Ping(), PlayNow(), LeaveQueue(), AskProfile()]
+            Start(), Rematch(), StartSeries(), AskLeaderboard(), Ping(), PlayNow(), LeaveQueue(), AskProfile()]
     assert [type(r) for r in bare] == [c for c in REQUEST_TYPES if not any(rule.required for rule in field_rules(c))]
     built += bare
     for request in built:

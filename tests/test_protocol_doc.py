@@ -46,6 +46,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "front_credentials": ("Vq3dK0sXh1YfWm8PzR2tLc9uNb4eJa7G",)},
     "## 5b. Running a public host: players' mutes, blocks and reports; operators": {
         "admins": ROOT / "tests" / "data" / "protocol_example_admins"},
+    "## 6a. Series": {},
     "## 13. Example": {},
 }
 
@@ -132,7 +133,7 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, he
     with mock.patch("ono99_server.table.secrets.randbits", return_value=EXAMPLE_SEED):
         async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
             client = await h.raw()
-            acted: set[int] = set()
+            acted: set[tuple[int, int]] = set()  # (game, version): a series plays several games
             skipping = False
             last: dict[str, Any] = {}
 
@@ -140,8 +141,8 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, he
                 """Where messages are left out, the client plays its first legal card."""
                 view = message.get("view")
                 if (message.get("t") == "state" and isinstance(view, dict) and may_act(view)
-                        and view["version"] not in acted):
-                    acted.add(view["version"])
+                        and (message["game_no"], view["version"]) not in acted):
+                    acted.add((message["game_no"], view["version"]))
                     await client.send(Act(action=view["legal"][0], version=view["version"]))
 
             for step, (kind, text) in enumerate(script):

@@ -52,6 +52,14 @@ from ..messages import (
 )
 from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
+from ..series_text import (
+    SeriesChoice,
+    choice_of_word,
+    series_fields,
+    series_progress,
+    series_winner,
+    standings_sentence,
+)
 from ..tui.labels import table_name
 from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
 from ..tui.seat_choices import seat_choices, seated_in_running_game
@@ -71,6 +79,7 @@ from ..wire.requests import (
     Spectate,
     Stand,
     Start,
+    StartSeries,
 )
 from . import words
 from .console import Console, plain_text
@@ -273,6 +282,8 @@ class PlainSession:
             self.say(_("Its rules: {rules}.").format(rules=words.table_rules(table.options)))
         if table.code and table.host == self.model.my_name:
             self.say(_("Its invite code is {code}: friends join with it.").format(code=table.code))
+        if table.series is not None:
+            self.say(words.sentence(plain_text(series_progress(table.series))))
         if not self.local and not from_queue:  # a local table, and one play now found, start at once
             self._say_status_of_table(table)
 
@@ -310,6 +321,7 @@ class PlainSession:
             elif new.kind == "human" and old.connected != new.connected:
                 self.say(_("{name} is away.").format(name=name) if not new.connected
                          else _("{name} is back.").format(name=name))
+        self._say_series(before, table)
         watching = [w for w in table.watchers if w not in before.watchers and w != self.model.my_name]
         if watching:
             self.say(_("Watching now: {names}.").format(names=words.names(watching)))
@@ -318,6 +330,24 @@ class PlainSession:
                      else _("{name} hosts this table now.").format(name=plain_text(table.host)))
         if before.status == "playing" and table.status != "playing" and table.you is None and self.model.view is None:
             self._say_status_of_table(table)
+
+    def _say_series(self, before: TableDetail, table: TableDetail) -> None:
+        """After each game of a series: where it stands, the standings, and at its end its winner; and a
+        new series, as it begins."""
+        series, old = table.series, before.series
+        if series is None or old is None:
+            if old is not None and series is None:
+                self.say(_("This table plays single games again."))
+            elif series is not None and series.played == 0:
+                self.say(words.sentence(plain_text(series_progress(series))))
+            return
+        if (series.kind, series.target, series.played) == (old.kind, old.target, old.played):
+            return
+        if series.played == 0:
+            self.say(words.sentence(plain_text(series_progress(series))))
+            return
+        self.say(words.sentence(plain_text(series_progress(series))), plain_text(standings_sentence(series)),
+                 plain_text(series_winner(series) or ""))
 
     # --- the game ---------------------------------------------------------------------------------------
     def _state(self, state: State, events: Sequence[GameEvent], before: View | None) -> None:
@@ -1027,10 +1057,21 @@ class PlainSession:
             self._join_or_watch(rest, watch=True)
         elif head.lower() == "n":
             self._new_table(rest.split())
+        elif head.lower() == "e" and table is not None:
+            self._series(rest.lower())
         elif head.lower() == "c" and rest:
             self._send_chat(rest, "table" if table is not None else "lobby")
         else:
             self.say(_("There is no command {command}; type ? for the commands.").format(command=plain_text(text[:40])))
+
+    def _series(self, wish: str) -> None:
+        """e best5, e first10, e none: the series the host's private table plays from its next game."""
+        choice = choice_of_word(wish)
+        if choice is None and wish != "none":
+            self.say(_("Type e best5 for a series of 5 games, e first10 for one to 10 points, or e none."))
+            return
+        games, points = series_fields(choice)
+        self.send(StartSeries(games=games, points=points))
 
     def join_by_code(self, code: str) -> None:
         """Sit down at the table of an invite code (refused because its game runs: offered to watch)."""
@@ -1056,6 +1097,7 @@ class PlainSession:
     def _new_table(self, args: Sequence[str]) -> None:
         """n [2022|1980] [SEATS] [LEVEL] [private] [NAME=VALUE or NAME …]: a new table (a new game, locally)."""
         edition, seats, level, private = "2022", 4, "greedy", False
+        series: SeriesChoice = None
         options: dict[str, Any] = {}
         for arg in args:
             lowered = arg.lower()
@@ -1067,6 +1109,9 @@ class PlainSession:
                 level = lowered
             elif lowered == "private":
                 private = True
+            elif choice_of_word(lowered) is not None:  # best5, first10: a series
+                series = choice_of_word(lowered)
+                private = True  # a series is played at a private table
             else:
                 try:
                     name, value = parse_option_text(arg if "=" in arg else f"{arg}=true")
@@ -1083,7 +1128,8 @@ class PlainSession:
             self._table_asked = True
             self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
         else:
+            games, points = series_fields(series)
             message = CreateTable(edition=as_edition(edition), options=options, seats=seats, bot_level=level,
-                                  private=private)
+                                  private=private, series_games=games, series_points=points)
             self.confirm_leaving(lambda: self.send(message), _("Leave for a new game"))
 

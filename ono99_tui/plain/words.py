@@ -113,6 +113,8 @@ def lobby_help() -> list[str]:
           "e and + or - change the edition and the seats of play now, x stops waiting."),
         _("Typed, then Enter: a table's number joins it, j and an invite code joins a private table, s and "
           "a number or a code watches a table, n opens a table of your own, for example n 1980 3 private."),
+        _("For a series among friends, add best and a number of games, or first and a number of points: "
+          "n best5 or n first10 opens a private table that plays one."),
         _("c, then your text and Enter, chats; v switches between brief and full; q quits, after asking."),
     ]
 
@@ -131,4 +133,6 @@ def table_help(local: bool) -> list[str]:
     else:
         lines.append(_("p, once the game is over, leaves the table to play now; n and Enter opens a table of "
                        "your own."))
+        lines.append(_("The host of a private table chooses a series between games: e best5, e first10, or "
+                       "e none."))
     return lines

@@ -17,15 +17,17 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..wire.common import as_edition
 from ..wire.requests import Leave, PlayNow
-from .host import Rewinds, host_of, table_host_of
+from .host import Rewinds, ShowsModel, host_of, table_host_of
 from .labels import card_label
 from .model import KnockOut, Model
+from .series import SeriesLine
 from .widgets import ButtonRow, KeysFooter, key_name, put_up_while_closing
 
 
-class GameOverScreen(ModalScreen[str | None]):
-    """Who won, the ranking, and the next step: play again, a new game, the lobby, or close.
-    Dismissed with the step chosen ("rematch", "new", "lobby") or None."""
+class GameOverScreen(ShowsModel, ModalScreen[str | None]):
+    """Who won, the ranking, the series' standings (when the table plays one), and the next step:
+    play again, a new game, the lobby, or close. Dismissed with the step chosen ("rematch", "new",
+    "lobby") or None."""
 
     BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
 
@@ -68,6 +70,7 @@ class GameOverScreen(ModalScreen[str | None]):
                 lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
                     host=hosted_by))
             yield Static(lines, id="ranking", markup=False)
+            yield SeriesLine(after_game=True, id="series-after")
             with ButtonRow(id="buttons"):
                 for index, (key, label, choice) in enumerate(self.steps):
                     yield Button(f"{label} ({key_name(key)})", id=choice,
@@ -75,9 +78,14 @@ class GameOverScreen(ModalScreen[str | None]):
                 yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
 
+    def refresh_model(self, model: Model) -> None:
+        for line in self.query(SeriesLine):  # none while the app closes
+            line.show(model)  # the standings come with the table, a moment after the ranking
+
     def on_mount(self) -> None:
         if put_up_while_closing(self):
             return
+        self.refresh_model(table_host_of(self).model)
         for key, label, choice in self.steps:
             self._bindings.bind(key, f"choose('{choice}')", label)
         self.refresh_bindings()

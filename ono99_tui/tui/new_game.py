@@ -19,6 +19,7 @@ from ..core.errors import OptionError
 from ..core.options import OPTION_WORDS, PointsWin, TableOptions
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..series_text import SERIES_CHOICES, choice_key, choice_of_key, series_fields, series_kind
 from ..wire.common import as_edition
 from ..wire.requests import CreateTable
 from .host import host_of
@@ -119,6 +120,11 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
                     with Horizontal(classes="row switch-row"):
                         yield FieldSwitch(bool(self._last("private", False)), id="private")
                         yield Label(_("Private (join by invite code)"), classes="switch-label")
+                    with Horizontal(classes="row"):  # a league among friends (docs/rules.md, "Series")
+                        yield Label(_("Series"))
+                        yield FieldSelect([(_("one game"), choice_key(None)), *(
+                            (series_kind(*choice), choice_key(choice)) for choice in SERIES_CHOICES)],
+                            value=choice_key(None), allow_blank=False, id="series")
             yield Static(id="more", markup=False)
             yield Static(id="problem", markup=False)
             with Horizontal(id="buttons"):
@@ -182,9 +188,11 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
         if self.local:  # u after standing up: back at the next game
             return CreateTable(edition=edition, options=options, seats=seats, bots=bots, bot_level=level,
                                turn_seconds=0, start=True, replace_bots=True)
+        games, points = series_fields(choice_of_key(str(self.query_one("#series", Select).value)))
         return CreateTable(edition=edition, options=options, seats=seats, bots=bots, bot_level=level,
                            turn_seconds=int(self.query_one("#turn_seconds", Input).value or 0),
-                           private=self.query_one("#private", Switch).value)
+                           private=self.query_one("#private", Switch).value,
+                           series_games=games, series_points=points)
 
     def _remember(self, message: CreateTable) -> None:
         app = host_of(self)
@@ -211,6 +219,8 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
             if not self.local and bots > seats - 1:
                 raise ValueError(_("{players} leave room for at most {bots}").format(
                     players=words.players(seats), bots=words.bots(seats - 1)))
+            if (message.series_games or message.series_points) and not message.private:
+                raise ValueError(_("A series is played at a private table: switch on Private."))
         except OptionError as exc:
             self.query_one("#problem", Static).update(Text(option_problem(exc)))
             return

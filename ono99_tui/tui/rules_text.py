@@ -111,6 +111,16 @@ HELP_BLOCKS = [
         "local game a bot waits 8 seconds for your draw, counted down on screen."
     ),
     N_(
+        "## A series among friends\n"
+        "On a server, the host of a private table can play a series there (\u201cSeries\u201d in the new-game\n"
+        "dialog): *best of N games*, the most points after N games wins (it ends early once nobody can catch\n"
+        "the leader), or *first to P points*. Each game's places score one point for each player beaten, and\n"
+        "the winner one more: with 4 players 4, 2, 1 and 0; with 2 players 2 and 0. Equal points go to more\n"
+        "wins, then to the better place in the last game. A player who drops keeps their seat and points: a\n"
+        "bot plays for them, and its results count for them. The standings show under the seats and after\n"
+        "each game. Between games, the host chooses a series at their private table with e."
+    ),
+    N_(
         "## Keys\n"
         "| key | what it does |\n"
         "|---|---|\n"

@@ -23,6 +23,7 @@ from .model import Model
 from .model_screen import ModelScreen
 from .seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
+from .series import SeriesLine, SeriesScreen
 from .steady import LineLog, SteadyDigits, append_lines
 from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, TotalLabel, put_up_while_closing
 
@@ -50,6 +51,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         Binding("n", "new_game", N_("New game")),
         Binding("u", "stand_or_sit", N_("Stand/sit"), show=False),
         Binding("m", "seat_menu", N_("Seats"), show=False),
+        Binding("e", "series", N_("Series"), show=False),
         Binding("l", "lobby", N_("Lobby")),
         Binding("question_mark", "help", N_("Help")),
         Binding("q", "app.quit", N_("Quit")),
@@ -69,6 +71,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
     def compose(self) -> ComposeResult:
         yield Static(id="title", markup=False)
         yield SeatsView(id="seats", markup=False)
+        yield SeriesLine(id="series")
         with Horizontal(id="middle"):
             with Vertical(id="total-box"):
                 yield SteadyDigits("0", id="total")
@@ -173,6 +176,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             title.append("  ·  " + model.connection_note(), style="bold reverse")
         self.show_text("#title", title)
         self.query_one(SeatsView).show(model)
+        self.query_one(SeriesLine).show(model)
         view = model.view
         total = self.query_one("#total", Digits)
         if total.value != (shown := str(view.total) if view else "0"):
@@ -322,6 +326,13 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             self.action_rematch()
             return
         self.ono.send_message(Start())
+
+    def action_series(self) -> None:
+        """The host of a private table chooses a series from the next game on (the server says why not)."""
+        if self.ono.local:
+            self.note(_("A series is played at a private table on a server."))
+            return
+        self.app.push_screen(SeriesScreen(), lambda chosen: self.ono.send_message(chosen) if chosen else None)
 
     def action_rematch(self) -> None:
         """Play again at this table, once the game is over."""

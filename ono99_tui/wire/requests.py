@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
+from ..core.series import SERIES_GAMES, SERIES_POINTS
 from ..protocol import (
     ADMIN_COMMANDS,
     BOT_LEVEL_NAMES,
@@ -74,6 +75,8 @@ SEAT = _range(0, 7)
 TABLE_ID = _range(0, MAX_WIRE_INT)
 EDITION = _one_of(*EDITIONS)
 BOT_LEVEL = _one_of(*BOT_LEVEL_NAMES)
+SERIES_GAMES_RANGE = _range(*SERIES_GAMES)
+SERIES_POINTS_RANGE = _range(*SERIES_POINTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,8 @@ class CreateTable(_Request):
     private: bool | None = field(default=None, metadata=rule(bool))
     start: bool | None = field(default=None, metadata=rule(bool))
     replace_bots: bool | None = field(default=None, metadata=rule(bool))
+    series_games: int | None = field(default=None, metadata=rule(int, SERIES_GAMES_RANGE))
+    series_points: int | None = field(default=None, metadata=rule(int, SERIES_POINTS_RANGE))
     t: Literal["create_table"] = "create_table"
 
 
@@ -218,6 +223,16 @@ class Start(_Request):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rematch(_Request):
     t: Literal["rematch"] = "rematch"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartSeries(_Request):
+    """The host starts a series at a private table between games (``games`` or ``points``), or ends
+    the one played there (neither)."""
+
+    games: int | None = field(default=None, metadata=rule(int, SERIES_GAMES_RANGE))
+    points: int | None = field(default=None, metadata=rule(int, SERIES_POINTS_RANGE))
+    t: Literal["series"] = "series"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -314,12 +329,12 @@ class Admin(_Request):
 
 
 Request = (Hello | Prove | ListTables | CreateTable | Join | Spectate | Sit | Stand | Leave | AddBot | RemoveBot
-           | Kick | GiveSeat | SetTableOptions | Start | Rematch | Act | Say | AskLeaderboard | Ping | PlayNow
-           | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin)
+           | Kick | GiveSeat | SetTableOptions | Start | Rematch | StartSeries | Act | Say | AskLeaderboard | Ping
+           | PlayNow | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin)
 REQUEST_TYPES: tuple[type[Request], ...] = (  # in the order of docs/protocol.md section 4
     Hello, Prove, ListTables, CreateTable, Join, Spectate, Sit, Stand, Leave, AddBot, RemoveBot, Kick, GiveSeat,
-    SetTableOptions, Start, Rematch, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block, Report, Admin,
-    AskProfile, AskGameRecord)
+    SetTableOptions, Start, Rematch, StartSeries, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block,
+    Report, Admin, AskProfile, AskGameRecord)
 
 
 @dataclass(frozen=True, slots=True)

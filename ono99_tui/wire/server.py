@@ -19,6 +19,7 @@ from typing import Any, Literal, cast
 
 from ..core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDraw, Out, Played, Reshuffled
 from ..core.options import TableOptions
+from ..core.series import SERIES_KINDS, SeriesKind
 from ..core.view import TableView
 from ..protocol import BOT_LEVEL_NAMES, MAX_CHAT, MAX_FRAME, MAX_TABLE_NAME, ProtocolError, encode
 from . import reading
@@ -72,6 +73,8 @@ __all__ = [
     "Scope",
     "Seat",
     "SeatKind",
+    "SeriesInfo",
+    "SeriesStanding",
     "ServerMessage",
     "State",
     "TableDetail",
@@ -166,6 +169,35 @@ class TableInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesStanding:
+    """A player's line of a series' standings (SERIES STANDING)."""
+
+    name: str
+    points: int
+    wins: int
+    games: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"name": self.name, "points": self.points, "wins": self.wins, "games": self.games}
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesInfo:
+    """The series played at a table, with its standings so far (SERIES, docs/protocol.md section 6)."""
+
+    kind: SeriesKind  # "games": best of ``target`` games; "points": first to ``target`` points
+    target: int
+    played: int  # games counted so far
+    places: tuple[int, ...]  # the points of each place of a game at this table, first place first
+    standings: tuple[SeriesStanding, ...]  # best first
+    winner: str | None  # once the series is over
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, "target": self.target, "played": self.played, "places": list(self.places),
+                "standings": [s.to_wire() for s in self.standings], "winner": self.winner}
+
+
+@dataclass(frozen=True, slots=True)
 class TableDetail(TableInfo):
     """The table one is at, as one of its members sees it (TABLE DETAIL)."""
 
@@ -173,10 +205,12 @@ class TableDetail(TableInfo):
     you: int | None  # your seat; None for a spectator
     watchers: tuple[str, ...]
     waiting: tuple[str, ...]
+    series: SeriesInfo | None = None  # the series played at the table, if one is
 
     def to_wire(self) -> dict[str, Any]:
         data = TableInfo.to_wire(self)
-        data.update(code=self.code, you=self.you, watchers=list(self.watchers), waiting=list(self.waiting))
+        data.update(code=self.code, you=self.you, watchers=list(self.watchers), waiting=list(self.waiting),
+                    series=self.series.to_wire() if self.series is not None else None)
         return data
 
 
@@ -814,13 +848,29 @@ def _table_info(v: Any, where: str) -> TableInfo:
     return TableInfo(**_table_fields(reading.Reader(v, where)))
 
 
+def _series_standing(v: Any, where: str) -> SeriesStanding:
+    r = reading.Reader(v, where)
+    return SeriesStanding(name=r.text("name", MAX_NAME_WIRE), points=r.num("points"), wins=r.num("wins"),
+                          games=r.num("games"))
+
+
+def _series(r: reading.Reader | None) -> SeriesInfo | None:
+    if r is None:
+        return None
+    return SeriesInfo(kind=r.choice("kind", SERIES_KINDS), target=r.num("target", 1, 1000), played=r.num("played"),
+                      places=r.items("places", reading.count, limit=MAX_SEATS),
+                      standings=r.items("standings", _series_standing, limit=4096),
+                      winner=r.text("winner", MAX_NAME_WIRE, nil=True))
+
+
 def _table_detail(v: Any, where: str) -> TableDetail:
     r = reading.Reader(v, where)
     fields = _table_fields(r)
     return TableDetail(**fields, code=r.text("code", 16, nil=True),
                        you=r.num("you", 0, len(fields["seats"]) - 1, nil=True),
                        watchers=r.items("watchers", reading.name_text, limit=4096),
-                       waiting=r.items("waiting", reading.name_text, limit=4096))
+                       waiting=r.items("waiting", reading.name_text, limit=4096),
+                       series=_series(r.sub("series", nil=True, default=None)))
 
 
 def _view(v: Any, where: str) -> View:
