@@ -14,7 +14,7 @@ from textual._path import CSSPathType
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from ..client import Client, ConnectionLost, ServerError
@@ -42,6 +42,7 @@ from .settings import Settings
 from .settings_screen import SettingsScreen
 from .table import LOCAL_GAME, TableScreen
 from .themes import MONO_THEME
+from .unbidden import OpensByItself
 from .widgets import KeysFooter
 
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
@@ -72,7 +73,7 @@ class StartScreen(Screen[None]):
         self.query_one("#start-text", Static).update(Text(_("ONO 99") + "\n\n" + text))
 
 
-class ReplacedScreen(ModalScreen[bool]):
+class ReplacedScreen(OpensByItself[bool]):
     """The same player connected again elsewhere and the server closed this connection: this
     window does not connect again by itself (it would take the seat back from the newer one), only
     when asked. Dismissed with True to take the seat back here, False to quit."""

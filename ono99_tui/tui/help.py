@@ -16,13 +16,18 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from .host import host_of
 from .rules_text import help_markdown
+from .unbidden import OpensByItself, below
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 
 
-class HintScreen(ModalScreen[None]):
+class HintScreen(OpensByItself[None]):
     """The three things to know, shown once: on the first game of a new player."""
 
-    BINDINGS = [Binding("escape,enter,space", "dismiss", N_("Got it"))]
+    BINDINGS = [Binding("escape,enter,space", "dismiss", N_("Got it")),
+                Binding("1", "play(0)", N_("Play card 1"), show=False),
+                Binding("2", "play(1)", N_("Play card 2"), show=False),
+                Binding("3", "play(2)", N_("Play card 3"), show=False),
+                Binding("4", "play(3)", N_("Play card 4"), show=False)]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="hint"):
@@ -45,6 +50,13 @@ class HintScreen(ModalScreen[None]):
     @on(Button.Pressed, "#ok")
     def ok(self) -> None:
         self.dismiss(None)
+
+    async def action_play(self, index: int) -> None:
+        """A card's key closes the welcome and plays the card (the turn's clock runs meanwhile)."""
+        table = below(self)
+        self.dismiss(None)
+        if table is not None:
+            await table.run_action(f"play({index})")
 
     def dismiss(self, result: None = None) -> Any:
         app = host_of(self)

@@ -18,6 +18,10 @@ class Input(TextualInput):
     """``textual.widgets.Input`` whose editing keys act in the order they were typed."""
 
     async def _on_key(self, event: events.Key) -> None:
+        await self.take_key(event)
+
+    async def take_key(self, event: events.Key) -> None:
+        """Type ``event`` into the box (also a key a dialog over the box passes on: unbidden.py)."""
         if not event.is_printable:
             try:
                 bindings = self._bindings.get_bindings_for_key(event.key)
