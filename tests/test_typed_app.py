@@ -10,7 +10,7 @@ from typing import Any
 from textual.widgets import Digits, Static
 
 from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.game_over import GameOverScreen
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.table import TableScreen
@@ -104,3 +104,30 @@ async def test_the_table_screen_finds_the_game_app_it_runs_in() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         assert game_app_of(app.screen) is app
+
+
+async def test_the_knock_out_summary_lists_the_cards_held_after_the_last_play() -> None:
+    """Tried: Ada holds 9, 0, 5 at 96; one state brings her 0 (97), her draw of a 9, Bo's 2 (99) and
+    her out. Before, the summary listed the hand of the state before (9, 0, 5: a 0 is playable at 97,
+    it read as cheating); now it lists 9, 5, 9, the cards she was out with."""
+    out = [{"e": "play", "seat": 0, "cards": ["0"], "total": 97}, {"e": "draw", "seat": 0, "card": "9"},
+           {"e": "play", "seat": 1, "cards": ["2"], "total": 99}, {"e": "out", "seat": 0}]
+    app, link = scripted(state(0, 0, total=96, hand=["9", "0", "5"], legal=["0"]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.model.view is not None, "the first state")
+        link.inbox.put_nowait(state(1, 4, out, total=99, turn=2, hand=[], legal=[], active=[False, True, True]))
+        await wait_until(pilot, lambda: isinstance(app.screen, KnockOutScreen), "the knock-out summary")
+        assert isinstance(app.screen, KnockOutScreen) and app.screen.knockout.cards == ["9", "5", "9"]
+        assert "You held: 9, 5, 9." in str(app.screen.query_one("#ranking", Static).render())
+
+
+async def test_a_bots_move_in_your_seat_is_not_logged_as_yours() -> None:
+    """Tried: Ada is away and a bot plays her 7 (the state says her seat is bot-controlled). Before,
+    her log said "You played 7"; now it says a bot played it for her. Her own play afterwards is hers."""
+    stand_in = state(1, 1, [{"e": "play", "seat": 0, "cards": ["7"], "total": 10}], total=10, turn=1)
+    stand_in["controlled_by_bot"] = [True, False, False]
+    own = state(2, 2, [{"e": "play", "seat": 0, "cards": ["4"], "total": 14}], total=14, turn=1)
+    app, link = scripted(state(0, 0, total=3), stand_in, own)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version == 2, "the states")
+        assert list(app.model.log)[-2:] == ["A bot played 7 for you — total 10", "You played 4 — total 14"]
