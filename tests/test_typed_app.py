@@ -131,3 +131,19 @@ async def test_a_bots_move_in_your_seat_is_not_logged_as_yours() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version == 2, "the states")
         assert list(app.model.log)[-2:] == ["A bot played 7 for you — total 10", "You played 4 — total 14"]
+
+
+async def test_a_table_handed_to_another_host_is_no_longer_your_table() -> None:
+    """Tried: Ada's table ("Ada's table", hosted by her) passes to Bo. Before, her title still said
+    "Your table"; now it names the table as everyone else reads it."""
+    named = {"name_code": "hosts_table", "name_params": {"host": "Ada"}, "name": "Ada's table"}
+    app, link = scripted(state(0, 0, total=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        link.inbox.put_nowait({"t": "table", "table": table_map(NAMES, you=0, status="playing", host="Ada", **named)})
+        await wait_until(pilot, lambda: "Your table" in str(app.screen.query_one("#title", Static).render()),
+                         "Ada's own table")
+        link.inbox.put_nowait({"t": "table", "table": table_map(NAMES, you=0, status="playing", host="Bo", **named)})
+        await wait_until(pilot, lambda: app.model.table is not None and app.model.table.host == "Bo", "Bo hosting")
+        await pilot.pause()
+        title = str(app.screen.query_one("#title", Static).render())
+        assert "Your table" not in title and "Ada's table" in title
