@@ -13,6 +13,7 @@ from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
+from ono99_tui.tui.seats import SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
 from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
@@ -147,3 +148,19 @@ async def test_a_table_handed_to_another_host_is_no_longer_your_table() -> None:
         await pilot.pause()
         title = str(app.screen.query_one("#title", Static).render())
         assert "Your table" not in title and "Ada's table" in title
+
+
+async def test_the_seat_menus_first_enter_takes_its_first_choice() -> None:
+    """Tried: m, then Enter at once. Before, nothing had focus and the first Enter did nothing; now it
+    takes the first choice the menu offers."""
+    app, link = scripted(state(0, 0, total=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "the table")
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, SeatMenuScreen), "the seat menu")
+        menu = app.screen
+        assert isinstance(menu, SeatMenuScreen) and menu.choices
+        first = menu.choices[0][1].to_wire()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SeatMenuScreen), "the menu to close")
+        await wait_until(pilot, lambda: link.sent and link.sent[-1] == first, "the first choice")

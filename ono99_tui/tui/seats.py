@@ -99,6 +99,11 @@ class SeatMenuScreen(ModalScreen[SeatRequest | None]):
             yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
 
+    def on_mount(self) -> None:
+        if put_up_while_closing(self):
+            return
+        self.query(Button).first().focus()  # the first Enter takes the first choice (or closes)
+
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         button_id = event.button.id or ""
