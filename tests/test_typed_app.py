@@ -164,3 +164,19 @@ async def test_the_seat_menus_first_enter_takes_its_first_choice() -> None:
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, SeatMenuScreen), "the menu to close")
         await wait_until(pilot, lambda: link.sent and link.sent[-1] == first, "the first choice")
+
+
+async def test_a_key_that_does_nothing_at_the_table_says_why() -> None:
+    """Tried: x, z, 5 and 3 while holding two cards. Before, nothing showed; now the line under the
+    cards says what the key is not (and that ? lists the keys)."""
+    app, link = scripted(state(0, 0, total=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "the table")
+        said = []
+        for key in ("x", "z", "5", "3"):
+            await pilot.press(key)
+            await pilot.pause()
+            said.append(str(app.screen.query_one("#why", Static).render()))
+        assert said == ["x does nothing here: ? lists the keys.", "z does nothing here: ? lists the keys.",
+                        "There is no card 5: your cards are 1–2.", "There is no card 3: your cards are 1–2."]
+        assert not [m for m in link.sent if m["t"] == "act"]

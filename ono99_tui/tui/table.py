@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -275,6 +275,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
                       else _("The game is over."), lasts="game")
             return
         if index >= len(view.hand):
+            self.note(self._no_card(index))
             return
         self.selected = index
         code = view.hand[index]
@@ -285,6 +286,23 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             return
         self.note("")
         self.ono.send_action(code)
+
+    def _no_card(self, index: int) -> str:
+        view = self.ono.model.view
+        held = len(view.hand) if view is not None else 0
+        if held == 0:
+            return _("You hold no cards now.")
+        return _("There is no card {n}: your cards are 1–{last}.").format(n=index + 1, last=held)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that nothing here takes says so, under the cards, as a card that cannot be played does."""
+        if (not event.is_printable or not (event.character or "").strip() or self.app.focused is not None
+                or event.key in self.app.active_bindings):
+            return
+        if event.character is not None and event.character.isdigit() and event.character != "0":
+            self.note(self._no_card(int(event.character) - 1))
+        else:
+            self.note(_("{key} does nothing here: ? lists the keys.").format(key=event.character))
 
     def action_play_selected(self) -> None:
         self.action_play(self.selected)
