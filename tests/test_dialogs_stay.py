@@ -14,10 +14,11 @@ import asyncio
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
-
 from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Select
 
+from ono99_tui.i18n import current_language, using
 from ono99_tui.tui import unbidden
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen
@@ -26,6 +27,7 @@ from ono99_tui.tui.inputs import Input
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.settings import Settings
+from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
@@ -190,3 +192,23 @@ async def test_the_chat_box_keeps_its_text_under_a_result_until_it_is_sent() -> 
         assert app.screen is dialog and table_screen.query_one("#chat-input", Input).value == "gg"
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, GameOverScreen), "the new-game dialog")
+
+
+async def test_a_closed_result_stays_closed_when_the_language_changes() -> None:
+    """Tried: Esc on the result, then F2 and another language. Before, the table was drawn again in it
+    and the result opened again; now the table comes back without it."""
+    app, link = scripted(state(0, 0, total=3))
+    with using("en"):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await game_over(pilot, app, link)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            old_table = app.screen
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
+            app.screen.query_one("#language", Select).value = "de"
+            await wait_until(pilot, lambda: current_language() == "de" and app.screen is not old_table
+                             and isinstance(app.screen, TableScreen), "the table again, in German")
+            await pilot.pause()
+            await pilot.pause()
+            assert isinstance(app.screen, TableScreen)

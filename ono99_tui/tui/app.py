@@ -553,7 +553,10 @@ class Ono99App(App[int]):
         on are in it too)."""
         top = self.screen
         if type(top) in (LobbyScreen, TableScreen):
-            self.switch_screen(type(top)())
+            fresh = type(top)()
+            if isinstance(top, TableScreen) and isinstance(fresh, TableScreen):
+                fresh._shown_game_over = top._shown_game_over  # a result closed stays closed
+            self.switch_screen(fresh)
 
     def action_settings(self) -> None:
         self.push_screen(SettingsScreen())
