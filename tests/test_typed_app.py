@@ -128,7 +128,7 @@ async def test_a_bots_move_in_your_seat_is_not_logged_as_yours() -> None:
     stand_in = state(1, 1, [{"e": "play", "seat": 0, "cards": ["7"], "total": 10}], total=10, turn=1)
     stand_in["controlled_by_bot"] = [True, False, False]
     own = state(2, 2, [{"e": "play", "seat": 0, "cards": ["4"], "total": 14}], total=14, turn=1)
-    app, link = scripted(state(0, 0, total=3), stand_in, own)
+    app, _link = scripted(state(0, 0, total=3), stand_in, own)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.model.view is not None and app.model.view.version == 2, "the states")
         assert list(app.model.log)[-2:] == ["A bot played 7 for you — total 10", "You played 4 — total 14"]
@@ -163,7 +163,7 @@ async def test_the_seat_menus_first_enter_takes_its_first_choice() -> None:
         first = menu.choices[0][1].to_wire()
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, SeatMenuScreen), "the menu to close")
-        await wait_until(pilot, lambda: link.sent and link.sent[-1] == first, "the first choice")
+        await wait_until(pilot, lambda: bool(link.sent) and link.sent[-1] == first, "the first choice")
 
 
 async def test_a_key_that_does_nothing_at_the_table_says_why() -> None:
