@@ -15,6 +15,7 @@ from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.seats import SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.widgets import KeysFooter
 from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
 from tests.textual_compat import notification_texts
@@ -180,3 +181,19 @@ async def test_a_key_that_does_nothing_at_the_table_says_why() -> None:
         assert said == ["x does nothing here: ? lists the keys.", "z does nothing here: ? lists the keys.",
                         "There is no card 5: your cards are 1–2.", "There is no card 3: your cards are 1–2."]
         assert not [m for m in link.sent if m["t"] == "act"]
+
+
+async def test_the_footer_says_how_to_send_a_chat_line_and_go_back_at_80_columns() -> None:
+    """Tried: c at an 80×24 table. Before, the footer went on listing the table's letters (which the
+    chat box takes); now it says Enter sends and Esc goes back to the cards, and once back, the table's
+    keys return."""
+    app, _link = scripted(state(0, 0, total=3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "the table")
+        footer = app.screen.query_one(KeysFooter)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: "Send" in footer.render().plain, "the chat's keys")
+        assert footer.render().plain.split() == ["⏎", "Send", "esc", "Back", "to", "the", "cards"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "Lobby" in footer.render().plain, "the table's keys")
+        assert "Send" not in footer.render().plain and "Back" not in footer.render().plain

@@ -10,8 +10,10 @@ box runs its own bindings when it takes the key, so every key acts in the order 
 from __future__ import annotations
 
 from textual import events
-from textual.binding import NoBinding
+from textual.binding import Binding, NoBinding
 from textual.widgets import Input as TextualInput
+
+from ..i18n import N_
 
 
 class Input(TextualInput):
@@ -33,3 +35,9 @@ class Input(TextualInput):
                 await self.run_action(bindings[0].action)
                 return
         await super()._on_key(event)
+
+
+class ChatInput(Input):
+    """A chat's line: its footer says that Enter sends it."""
+
+    BINDINGS = [Binding("enter", "submit", N_("Send"))]

@@ -17,7 +17,7 @@ from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
-from .inputs import Input
+from .inputs import ChatInput, Input
 from .labels import card_label, is_own_table, rules_summary, table_name
 from .model import Model
 from .model_screen import ModelScreen
@@ -46,7 +46,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         Binding("s", "start", N_("Start")),
         Binding("r", "rematch", N_("Play again")),
         Binding("c", "focus_chat", N_("Chat")),
-        Binding("escape", "focus_hand", N_("Hand"), show=False),
+        Binding("escape", "focus_hand", N_("Back to the cards")),  # shown while chatting
         Binding("n", "new_game", N_("New game")),
         Binding("u", "stand_or_sit", N_("Stand/sit"), show=False),
         Binding("m", "seat_menu", N_("Seats"), show=False),
@@ -82,7 +82,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             yield LineLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
             with Vertical(id="chat-box"):
                 yield LineLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
-                yield Input(placeholder=_("chat (c)"), id="chat-input", max_length=300)
+                yield ChatInput(placeholder=_("chat (c)"), id="chat-input", max_length=300)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -112,6 +112,10 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             game_app.hold_bots_unless_table_shown()
 
     def footer_shows(self, action: str) -> bool:
+        if self.has_class("-chatting"):  # typing: the keys of the line, not the table's letters
+            return action in ("submit", "focus_hand")
+        if action == "focus_hand":
+            return False
         return self.offers(self.ono.model, self.ono.local, action)
 
     @staticmethod
