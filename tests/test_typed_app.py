@@ -7,13 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Digits, Static
+from textual.widgets import Digits, Select, Static, Switch
 
+from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.seats import SeatMenuScreen
+from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
 from tests.app_state import ScriptedLink
@@ -197,3 +199,26 @@ async def test_the_footer_says_how_to_send_a_chat_line_and_go_back_at_80_columns
         await pilot.press("escape")
         await wait_until(pilot, lambda: "Lobby" in footer.render().plain, "the table's keys")
         assert "Send" not in footer.render().plain and "Back" not in footer.render().plain
+
+
+async def test_high_contrast_settings_show_an_off_switch_and_the_themes_name_on_one_line() -> None:
+    """Tried: the high-contrast theme, F2 at 80×24 in German, the bell switched off. Before, the off
+    switch's slider was black on black and "hoher Kontrast (ohne Farbe)" wrapped in its list; now the
+    slider differs from its ground and the theme's name fits its line."""
+    app, _link = scripted(state(0, 0, total=3))
+    app.settings.theme = "ono99-mono"
+    with using("de"):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
+            await pilot.pause()
+            bell = app.screen.query_one("#bell", Switch)
+            bell.value = False
+            await pilot.pause()
+            slider = bell.get_component_rich_style("switch--slider")
+            assert slider.color != slider.bgcolor, slider
+            theme = app.screen.query_one("#theme", Select)
+            assert theme.size.height == 3, theme.size  # one line between its borders
+            assert "hoher Kontrast (ohne Farbe)" in "".join(
+                "".join(s.text for s in line) for line in app.screen._compositor.render_strips())
