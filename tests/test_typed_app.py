@@ -7,11 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+from rich.cells import cell_len
 from textual.widgets import Digits, Select, Static, Switch
+from textual.widgets._markdown import MarkdownTableContent
 
 from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
+from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.seats import SeatMenuScreen
@@ -222,3 +226,29 @@ async def test_high_contrast_settings_show_an_off_switch_and_the_themes_name_on_
             assert theme.size.height == 3, theme.size  # one line between its borders
             assert "hoher Kontrast (ohne Farbe)" in "".join(
                 "".join(s.text for s in line) for line in app.screen._compositor.render_strips())
+
+
+@pytest.mark.parametrize("language", ["en", "de", "vi", "ne"])
+async def test_the_helps_tables_keep_card_names_whole_and_points_rows_short_at_80_columns(language: str) -> None:
+    """Tried: ? at 80×24. Before, a card's name broke over two lines ("Spiele / 2", "Chơi / 2") and a
+    row of the 1980 points table took six; now the tables' first columns keep their names whole and no
+    row of any table takes more than four lines."""
+    app, _link = scripted(state(0, 0, total=3))
+    with using(language):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen)
+                             and len(app.screen.query(MarkdownTableContent)) >= 4, "the help's tables")
+            await pilot.pause()
+            await pilot.pause()
+            for table in app.screen.query(MarkdownTableContent):
+                heights = {}
+                for cell in table.children:
+                    if cell.name and cell.name.startswith("cell"):
+                        row, column = cell.name.removeprefix("cell").split(".")
+                        heights[row, column] = cell.size.height
+                        name = table.rows[int(row) - 1][0].plain
+                        if len(table.headers) == 3 and column == "1":  # the name and its padding on a line
+                            assert cell.size.width >= cell_len(name) + 2, (name, cell.size)
+                assert max(heights.values()) <= 4, (table.headers[0].plain, heights)

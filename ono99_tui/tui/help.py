@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -11,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Markdown, Static
+from textual.widgets._markdown import MarkdownTable, MarkdownTableContent
 
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -65,6 +67,41 @@ class HintScreen(OpensByItself[None]):
         return super().dismiss(result)
 
 
+class HelpTableContent(MarkdownTableContent):
+    """A table of the help whose first columns (a card's name, a count, a key) keep their width and
+    whose last column wraps: Textual shrinks every column alike, which broke "Play 2" over two lines
+    and a row of the points table over six at 80 columns."""
+
+    def on_resize(self) -> None:
+        width = self.size.width
+        if not width or not self.headers:
+            return
+        columns_cells = [[self.headers[i], *(row[i] for row in self.rows if i < len(row))]
+                         for i in range(len(self.headers))]
+        # with its padding, and the line between columns
+        natural = [max(cell_len(cell.plain) for cell in cells) + 4 for cells in columns_cells]
+        fixed = natural[:-1]
+        gutters = len(self.headers) - 1
+        if sum(fixed) + gutters <= width * 2 // 3:
+            columns = " ".join([*(str(w) for w in fixed), "1fr"])
+        else:  # long words in every column: an equal share each
+            columns = " ".join(["1fr"] * len(self.headers))
+        if str(self.styles.grid_columns) != columns:
+            self.styles.grid_columns = columns
+
+
+class HelpTable(MarkdownTable):
+    def compose(self) -> ComposeResult:
+        headers, rows = self._get_headers_and_rows()
+        self._headers = headers
+        self._rows = rows
+        yield HelpTableContent(headers, rows)
+
+
+class HelpMarkdown(Markdown):
+    BLOCKS = {**Markdown.BLOCKS, "table_open": HelpTable}
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", N_("Close")), Binding("question_mark", "dismiss", N_("Close"))]
 
@@ -75,5 +112,5 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
-            yield Markdown(help_markdown() if self.markdown is None else self.markdown)
+            yield HelpMarkdown(help_markdown() if self.markdown is None else self.markdown)
         yield KeysFooter()
