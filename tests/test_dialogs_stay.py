@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Select
+from textual.widgets import Button, Select
 
 from ono99_tui.i18n import current_language, using
 from ono99_tui.tui import unbidden
@@ -29,6 +29,7 @@ from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.settings import Settings
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.widgets import ButtonRow
 from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
 from tests.test_typed_app import NAMES, WELCOME, scripted, state
@@ -212,3 +213,20 @@ async def test_a_closed_result_stays_closed_when_the_language_changes() -> None:
             await pilot.pause()
             await pilot.pause()
             assert isinstance(app.screen, TableScreen)
+
+
+async def test_the_results_buttons_fit_before_its_first_resize(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tried: the German result at 80×24, as its first frame draws it: before any resize reached its
+    buttons' row (here, none ever does). Before, the row was laid out in one line and cut its last
+    button; now it is in two columns from the start and every button shows whole."""
+    monkeypatch.setattr(ButtonRow, "on_resize", lambda self, event: None)
+    app, link = scripted(state(0, 0, total=3))
+    with using("de"):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await game_over(pilot, app, link)
+            await pilot.pause()
+            row = app.screen.query_one(ButtonRow)
+            assert row.has_class("-two-columns")
+            for button in row.query(Button):
+                shown = button.region.intersection(row.region)
+                assert shown == button.region and button.region.width > 0, (str(button.label), button.region)
