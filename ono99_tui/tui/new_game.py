@@ -134,6 +134,7 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
         self._show_rows()
         self._fit_counts()
         self._show_summary()
+        self.query_one("#problem", Static).display = False
         self.set_focus(self.query_one("#edition", Select))  # from the first choice on, Enter starts the game
         fields = self.query_one("#fields", VerticalScroll)
         self.watch(fields, "scroll_y", self._say_more, init=False)
@@ -159,7 +160,13 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
         """A choice changed: the counts it allows, its line, and no error about the choices before."""
         self._fit_counts()
         self._show_summary()
-        self.query_one("#problem", Static).update("")
+        self._say_problem("")
+
+    def _say_problem(self, text: str) -> None:
+        """Say what keeps the game from starting; no line at all while nothing does."""
+        problem = self.query_one("#problem", Static)
+        problem.update(Text(text))
+        problem.display = bool(text)
 
     def _fit_counts(self) -> None:
         """Offer only the players the edition (and its eight-player rule) allows, and on a server only
@@ -262,10 +269,10 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
                 raise ValueError(_("{players} leave room for at most {bots}").format(
                     players=words.players(seats), bots=words.bots(seats - 1)))
         except OptionError as exc:
-            self.query_one("#problem", Static).update(Text(option_problem(exc)))
+            self._say_problem(option_problem(exc))
             return
         except ValueError as exc:
-            self.query_one("#problem", Static).update(Text(str(exc)))
+            self._say_problem(str(exc))
             return
         self._remember(message)
         self.dismiss(message)
