@@ -20,7 +20,7 @@ from textual.widgets import Button, Select
 
 from ono99_tui.i18n import current_language, using
 from ono99_tui.tui import unbidden
-from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.app import Ono99App, ReplacedScreen, make_app
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HintScreen
 from ono99_tui.tui.inputs import Input
@@ -230,3 +230,21 @@ async def test_the_results_buttons_fit_before_its_first_resize(monkeypatch: pyte
             for button in row.query(Button):
                 shown = button.region.intersection(row.region)
                 assert shown == button.region and button.region.width > 0, (str(button.label), button.region)
+
+
+async def test_q_typed_in_the_chat_as_the_connection_is_replaced_does_not_quit() -> None:
+    """Tried: c, "oh", then the server says this connection was replaced (the dialog "t: take it
+    back, q: quit" opens), then "q t" and Enter. Before, q quit the app; now the line goes to the chat
+    box, and only a q pressed after it answers the dialog."""
+    app, link = scripted(state(0, 0, total=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None, "the table")
+        await pilot.press("c", "o", "h")
+        link.inbox.put_nowait({"t": "bye", "reason": "you connected again from elsewhere"})
+        link.inbox.put_nowait(None)
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplacedScreen), "the replaced dialog")
+        await pilot.press("space", "q", "t", "enter")
+        await pilot.pause()
+        assert app.is_running and app.return_code is None and isinstance(app.screen, ReplacedScreen)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to quit")
