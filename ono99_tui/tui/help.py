@@ -72,6 +72,8 @@ class HelpTableContent(MarkdownTableContent):
     whose last column wraps: Textual shrinks every column alike, which broke "Play 2" over two lines
     and a row of the points table over six at 80 columns."""
 
+    _columns = ""  # the grid's columns as last set
+
     def on_resize(self) -> None:
         width = self.size.width
         if not width or not self.headers:
@@ -86,11 +88,14 @@ class HelpTableContent(MarkdownTableContent):
             columns = " ".join([*(str(w) for w in fixed), "1fr"])
         else:  # long words in every column: an equal share each
             columns = " ".join(["1fr"] * len(self.headers))
-        if str(self.styles.grid_columns) != columns:
+        if self._columns != columns:
+            self._columns = columns
             self.styles.grid_columns = columns
 
 
 class HelpTable(MarkdownTable):
+    """A Markdown table drawn by ``HelpTableContent``."""
+
     def compose(self) -> ComposeResult:
         headers, rows = self._get_headers_and_rows()
         self._headers = headers
@@ -99,6 +104,8 @@ class HelpTable(MarkdownTable):
 
 
 class HelpMarkdown(Markdown):
+    """The help's Markdown, with its tables' columns fitted (``HelpTableContent``)."""
+
     BLOCKS = {**Markdown.BLOCKS, "table_open": HelpTable}
 
 
