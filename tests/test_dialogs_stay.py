@@ -25,7 +25,7 @@ from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HintScreen
 from ono99_tui.tui.inputs import Input
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.tui.seats import ConfirmScreen
+from ono99_tui.tui.seats import ConfirmScreen, UnaskedQuestion
 from ono99_tui.tui.settings import Settings
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
@@ -248,3 +248,30 @@ async def test_q_typed_in_the_chat_as_the_connection_is_replaced_does_not_quit()
         assert app.is_running and app.return_code is None and isinstance(app.screen, ReplacedScreen)
         await pilot.press("q")
         await wait_until(pilot, lambda: app.return_code is not None, "the app to quit")
+
+
+async def test_a_y_pressed_before_the_offer_to_watch_opened_does_not_answer_it() -> None:
+    """Tried: a join by invite code that the server refuses (the game has started); y pressed before
+    the offer to watch opened reaches the app after it. Before, it answered yes (watching); now the
+    offer stays open, and a y pressed on it watches."""
+    link = ScriptedLink()
+    link.inbox.put_nowait(WELCOME | {"table": None})
+
+    async def open_link() -> ScriptedLink:
+        return link
+
+    app = make_app(local=False, name="Ada", open_link=open_link)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        app.join_by_code("ABCDEF")
+        early = events.Key("y", "y")
+        link.inbox.put_nowait({"t": "error", "code": "game_running", "reason": "the game has started",
+                               "ref": "join", "params": {"why": "started"}})
+        await wait_until(pilot, lambda: isinstance(app.screen, UnaskedQuestion) and app.screen.is_mounted,
+                         "the offer to watch")
+        app.post_message(early)
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, UnaskedQuestion) and not [m for m in link.sent if m["t"] == "spectate"]
+        await pilot.press("y")
+        await wait_until(pilot, lambda: [m for m in link.sent if m["t"] == "spectate"] != [], "watching")

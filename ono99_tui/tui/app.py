@@ -37,7 +37,7 @@ from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen
 from .profile import ProfileScreen, after_message
-from .seats import ConfirmScreen, seated_in_running_game
+from .seats import ConfirmScreen, UnaskedQuestion, seated_in_running_game
 from .settings import Settings
 from .settings_screen import SettingsScreen
 from .table import LOCAL_GAME, TableScreen
@@ -499,7 +499,7 @@ class Ono99App(App[int]):
 
         question = (_("The game at the table of invite code {code} has already started. Watch it?") if started
                     else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=code)
-        self.push_screen(ConfirmScreen(question, yes=_("Watch")), answered)
+        self.push_screen(UnaskedQuestion(question, yes=_("Watch")), answered)
         return True
 
     def send_action(self, code: str) -> None:
