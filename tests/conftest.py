@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ono99_tui.tui import unbidden
 from ono99_tui.tui.settings import CONFIG_DIR_ENV
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer, start_redis
@@ -23,6 +24,14 @@ def _own_config_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     path = tmp_path_factory.mktemp("config")
     monkeypatch.setenv(CONFIG_DIR_ENV, str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def _dialogs_take_keys_once_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test presses a dialog's keys on purpose, once it saw the dialog open: a dialog that opens by
+    itself takes them at once (unbidden.py's first-moment guard is off but in the tests of that guard;
+    a key pressed before the dialog opened, or typed into the chat, is still kept from it)."""
+    monkeypatch.setattr(unbidden, "KEY_GUARD_SECONDS", 0.0)
 
 
 @pytest.fixture(scope="session")

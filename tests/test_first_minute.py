@@ -325,12 +325,14 @@ async def test_the_new_game_dialog_names_options_by_their_labels_at_80_columns()
         dialog = app.screen
         start = dialog.query_one("#start", Button)
         assert 0 < start.region.bottom <= 24
-        dialog.query_one("#seats", Select).value = 8
+        dialog.query_one("#edition", Select).value = "1980"
+        dialog.query_one("#ono99_on_zero", Switch).value = True
+        dialog.query_one("#ono99_sets_99", Switch).value = True
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause(0.2)
         problem = str(dialog.query_one("#problem", Static).render())
-        assert "Up to 8 players" in problem and "eight_players" not in problem
+        assert "O'NO 99" in problem and "ono99_on_zero" not in problem and "ono99_sets_99" not in problem
         label = parent_of(dialog.query_one("#manual_draw")).query_one(".switch-label")
         assert label.region.height >= 2  # the long label wraps instead of being cut
 

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 
 from ono99_server import Server
+from ono99_tui.i18n import gettext as _
+from ono99_tui.i18n import using
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from tests.app_state import ScriptedLink
 from tests.server_helpers import TestClient, create_table, server_config
 from tests.test_tui import wait_until
+from tests.wire import table_map, welcome_map
 
 
 async def test_the_lobby_lists_open_tables_then_games_in_progress_each_by_number(tmp_path: Path) -> None:
@@ -61,3 +66,33 @@ async def test_the_lobby_lists_open_tables_then_games_in_progress_each_by_number
         for client in hosts:
             await client.close()
         await server.close()
+
+
+@pytest.mark.parametrize("language", ["de", "af", "gl", "en"])
+async def test_a_finished_tables_group_label_leaves_every_column_on_an_80_column_screen(language: str) -> None:
+    """Tried: the lobby at 80×24 listing an open table and a finished one, in German, Afrikaans,
+    Galician and English. Before, the finished group's label ("Beendete Spiele, vor der Revanche (1)")
+    widened the name column and cut the last header ("Zuscha", "kyk to"); now the label wraps and every
+    header shows whole."""
+    fields = {k: v for k, v in table_map(["Ada", ""], status="waiting", host="Ada", name_code="hosts_table",
+                                         name_params={"host": "Ada"}).items()
+              if k not in ("code", "you", "watchers", "waiting")}
+    finished = {**fields, "id": 2, "status": "finished", "name_params": {"host": "Bo"}, "host": "Bo"}
+    link = ScriptedLink()
+    link.inbox.put_nowait(welcome_map("Cy"))
+    link.inbox.put_nowait({"t": "tables", "tables": [fields, finished], "total": 2})
+
+    async def open_link() -> ScriptedLink:
+        return link
+
+    app = make_app(local=False, name="Cy", open_link=open_link)
+    with using(language):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) == 2,
+                             "the two tables")
+            await pilot.pause()
+            grid = app.screen.query_one("#tables", DataTable)
+            header = grid.render_line(0).text
+            assert grid.virtual_size.width <= grid.size.width, header
+            for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
+                assert word in header, (word, header)

@@ -15,7 +15,7 @@ from textual._path import CSSPathType
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from ..client import Client, ConnectionLost, ServerError
@@ -45,11 +45,12 @@ from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen
 from .profile import ProfileScreen, after_message
-from .seats import ConfirmScreen, seated_in_running_game
+from .seats import ConfirmScreen, UnaskedQuestion, seated_in_running_game
 from .settings import Settings
 from .settings_screen import SettingsScreen
 from .table import LOCAL_GAME, TableScreen
 from .themes import MONO_THEME
+from .unbidden import OpensByItself
 from .widgets import KeysFooter
 
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
@@ -80,7 +81,7 @@ class StartScreen(Screen[None]):
         self.query_one("#start-text", Static).update(Text(_("ONO 99") + "\n\n" + text))
 
 
-class ReplacedScreen(ModalScreen[bool]):
+class ReplacedScreen(OpensByItself[bool]):
     """The same player connected again elsewhere and the server closed this connection: this
     window does not connect again by itself (it would take the seat back from the newer one), only
     when asked. Dismissed with True to take the seat back here, False to quit."""
@@ -509,7 +510,7 @@ class Ono99App(App[int]):
 
         question = (_("The game at the table of invite code {code} has already started. Watch it?") if started
                     else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=code)
-        self.push_screen(ConfirmScreen(question, yes=_("Watch")), answered)
+        self.push_screen(UnaskedQuestion(question, yes=_("Watch")), answered)
         return True
 
     def send_action(self, code: str) -> None:
@@ -567,7 +568,10 @@ class Ono99App(App[int]):
         on are in it too)."""
         top = self.screen
         if type(top) in (LobbyScreen, TableScreen):
-            self.switch_screen(type(top)())
+            fresh = type(top)()
+            if isinstance(top, TableScreen) and isinstance(fresh, TableScreen):
+                fresh._shown_game_over = top._shown_game_over  # a result closed stays closed
+            self.switch_screen(fresh)
 
     def action_settings(self) -> None:
         self.push_screen(SettingsScreen())

@@ -9,7 +9,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from .. import text as words
@@ -20,11 +19,13 @@ from ..wire.requests import Leave, PlayNow
 from .host import Rewinds, ShowsModel, host_of, table_host_of
 from .labels import card_label
 from .model import KnockOut, Model
+from .seats import ConfirmScreen
 from .series import SeriesLine
+from .unbidden import OpensByItself
 from .widgets import ButtonRow, KeysFooter, key_name, put_up_while_closing
 
 
-class GameOverScreen(ShowsModel, ModalScreen[str | None]):
+class GameOverScreen(ShowsModel, OpensByItself[str | None]):
     """Who won, the ranking, the series' standings (when the table plays one), and the next step:
     play again, a new game, the lobby, or close. Dismissed with the step chosen ("rematch", "new",
     "lobby") or None."""
@@ -106,6 +107,14 @@ class GameOverScreen(ShowsModel, ModalScreen[str | None]):
                 self.app.go_to(0)
             self.dismiss(None)
             return
+        if choice == "lobby":  # leaving the table is asked, as l asks it at the table
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.dismiss("lobby")
+
+            self.app.push_screen(ConfirmScreen(_("Leave this table for the lobby?"), yes=_("Leave the table")),
+                                 answered)
+            return
         self.dismiss(choice)
 
     @on(Button.Pressed)
@@ -117,7 +126,7 @@ class GameOverScreen(ShowsModel, ModalScreen[str | None]):
             self.action_choose(choice)
 
 
-class KnockOutScreen(ModalScreen[str | None]):
+class KnockOutScreen(OpensByItself[str | None]):
     """How the reader was knocked out, dismissed before play goes on; with no person left in a
     local game, it offers to fast-forward the bots."""
 

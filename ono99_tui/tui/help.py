@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -11,18 +12,24 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Markdown, Static
+from textual.widgets._markdown import MarkdownTable, MarkdownTableContent
 
 from ..i18n import N_
 from ..i18n import gettext as _
 from .host import host_of
 from .rules_text import help_markdown
+from .unbidden import OpensByItself, below
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 
 
-class HintScreen(ModalScreen[None]):
+class HintScreen(OpensByItself[None]):
     """The three things to know, shown once: on the first game of a new player."""
 
-    BINDINGS = [Binding("escape,enter,space", "dismiss", N_("Got it"))]
+    BINDINGS = [Binding("escape,enter,space", "dismiss", N_("Got it")),
+                Binding("1", "play(0)", N_("Play card 1"), show=False),
+                Binding("2", "play(1)", N_("Play card 2"), show=False),
+                Binding("3", "play(2)", N_("Play card 3"), show=False),
+                Binding("4", "play(3)", N_("Play card 4"), show=False)]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="hint"):
@@ -46,11 +53,60 @@ class HintScreen(ModalScreen[None]):
     def ok(self) -> None:
         self.dismiss(None)
 
+    async def action_play(self, index: int) -> None:
+        """A card's key closes the welcome and plays the card (the turn's clock runs meanwhile)."""
+        table = below(self)
+        self.dismiss(None)
+        if table is not None:
+            await table.run_action(f"play({index})")
+
     def dismiss(self, result: None = None) -> Any:
         app = host_of(self)
         app.settings.hint_seen = True
         app.save_settings()
         return super().dismiss(result)
+
+
+class HelpTableContent(MarkdownTableContent):
+    """A table of the help whose first columns (a card's name, a count, a key) keep their width and
+    whose last column wraps: Textual shrinks every column alike, which broke "Play 2" over two lines
+    and a row of the points table over six at 80 columns."""
+
+    _columns = ""  # the grid's columns as last set
+
+    def on_resize(self) -> None:
+        width = self.size.width
+        if not width or not self.headers:
+            return
+        columns_cells = [[self.headers[i], *(row[i] for row in self.rows if i < len(row))]
+                         for i in range(len(self.headers))]
+        # with its padding, and the line between columns
+        natural = [max(cell_len(cell.plain) for cell in cells) + 4 for cells in columns_cells]
+        fixed = natural[:-1]
+        gutters = len(self.headers) - 1
+        if sum(fixed) + gutters <= width * 2 // 3:
+            columns = " ".join([*(str(w) for w in fixed), "1fr"])
+        else:  # long words in every column: an equal share each
+            columns = " ".join(["1fr"] * len(self.headers))
+        if self._columns != columns:
+            self._columns = columns
+            self.styles.grid_columns = columns
+
+
+class HelpTable(MarkdownTable):
+    """A Markdown table drawn by ``HelpTableContent``."""
+
+    def compose(self) -> ComposeResult:
+        headers, rows = self._get_headers_and_rows()
+        self._headers = headers
+        self._rows = rows
+        yield HelpTableContent(headers, rows)
+
+
+class HelpMarkdown(Markdown):
+    """The help's Markdown, with its tables' columns fitted (``HelpTableContent``)."""
+
+    BLOCKS = {**Markdown.BLOCKS, "table_open": HelpTable}
 
 
 class HelpScreen(ModalScreen[None]):
@@ -63,5 +119,5 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
-            yield Markdown(help_markdown() if self.markdown is None else self.markdown)
+            yield HelpMarkdown(help_markdown() if self.markdown is None else self.markdown)
         yield KeysFooter()

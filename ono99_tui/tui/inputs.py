@@ -10,14 +10,20 @@ box runs its own bindings when it takes the key, so every key acts in the order 
 from __future__ import annotations
 
 from textual import events
-from textual.binding import NoBinding
+from textual.binding import Binding, NoBinding
 from textual.widgets import Input as TextualInput
+
+from ..i18n import N_
 
 
 class Input(TextualInput):
     """``textual.widgets.Input`` whose editing keys act in the order they were typed."""
 
     async def _on_key(self, event: events.Key) -> None:
+        await self.take_key(event)
+
+    async def take_key(self, event: events.Key) -> None:
+        """Type ``event`` into the box (also a key a dialog over the box passes on: unbidden.py)."""
         if not event.is_printable:
             try:
                 bindings = self._bindings.get_bindings_for_key(event.key)
@@ -29,3 +35,9 @@ class Input(TextualInput):
                 await self.run_action(bindings[0].action)
                 return
         await super()._on_key(event)
+
+
+class ChatInput(Input):
+    """A chat's line: its footer says that Enter sends it."""
+
+    BINDINGS = [Binding("enter", "submit", N_("Send"))]

@@ -99,8 +99,10 @@ def table_name(info: TableInfo) -> str:
 
 
 def is_own_table(info: TableInfo, my_name: str) -> bool:
-    """Whether the table bears the reader's own name (the server named it after them as its host)."""
-    return bool(my_name) and info.name_code == "hosts_table" and info.name_params.get("host") == my_name
+    """Whether the table bears the reader's own name (the server named it after them as its host) and
+    they still host it (a table passed on to another host keeps its name, not its reader's "Your")."""
+    return (bool(my_name) and info.name_code == "hosts_table" and info.name_params.get("host") == my_name
+            and info.host == my_name)
 
 
 def advertised_table_name(name: str) -> str:

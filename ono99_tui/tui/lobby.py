@@ -57,7 +57,7 @@ class LobbyScreen(ModelScreen):
         title, notice = self._title(model), self._notice(model)
         yield Static(title, id="title", markup=False)
         grid: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        grid.add_columns("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching"))
+        grid.add_columns(*self._headers())
         yield grid
         yield Static(notice, id="lobby-notice", markup=False)
         with Horizontal(id="lobby-bottom"):
@@ -120,9 +120,17 @@ class LobbyScreen(ModelScreen):
         queues = queue_line(model)
         return Text(f"{text}\n{queues}" if queues else text)
 
+    @staticmethod
+    def _headers() -> tuple[str, ...]:
+        return "#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")
+
+    def on_resize(self) -> None:
+        self.refresh_model(self.ono.model)  # a group's label wraps to the new width
+
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
-        rows = lobby_list.table_rows(model.tables)
+        width = self.size.width or self.app.size.width
+        rows = lobby_list.table_rows(model.tables, self._headers(), width)
         if rows != self._rows:
             grid = self.query_one(DataTable)
             chosen = self._selected_table()
@@ -130,7 +138,7 @@ class LobbyScreen(ModelScreen):
             self._rows = rows
             grid.clear()
             for key, cells, _table in rows:
-                grid.add_row(*cells, key=key)
+                grid.add_row(*cells, key=key, height=len(cells[1].plain.split("\n")) if _table is None else 1)
             same = next((i for i, row in enumerate(rows) if chosen is not None and row[2] == chosen), None)
             target = same if same is not None else lobby_list.nearest_table_row(rows, min(keep, len(rows) - 1))
             if target is not None:

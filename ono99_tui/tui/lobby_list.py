@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from ..i18n import gettext as _
@@ -41,19 +42,53 @@ def group_label(key: str, count: int) -> str:
 Row = tuple[str, tuple[Any, ...], int | None]  # (row key, cells, table id; None for a group's label)
 
 
-def table_rows(tables: Sequence[TableInfo]) -> list[Row]:
+def table_rows(tables: Sequence[TableInfo], headers: Sequence[str] = (), width: int | None = None) -> list[Row]:
     """The rows of the lobby's table list: each group's label, then its tables. Names come from
-    other players: they are plain text."""
+    other players: they are plain text. A group's label sits in the name column; given the columns'
+    ``headers`` and the list's ``width``, it wraps to the room the other columns leave (a long label
+    widening the column pushed the last ones off an 80-column screen)."""
     rows: list[Row] = []
+    labels: list[tuple[str, str]] = []
     for key, group in grouped(tables):
-        rows.append((key, ("", Text(group_label(key, len(group)), style="bold"), "", "", "", "", ""), None))
+        labels.append((key, group_label(key, len(group))))
+        rows.append((key, (), None))
         for info in group:
             seated = sum(1 for s in info.seats if s.kind != "empty")
             rows.append((str(info.id), (str(info.id), Text(table_name(info)), Text(rules_summary(info.options)),
                                         f"{seated}/{len(info.seats)}", str(info.bots),
                                         status_word(info.status), str(info.spectators)),
                          info.id))
-    return rows
+    room = _name_room([row[1] for row in rows if row[2] is not None], headers, width)
+    said = dict(labels)
+    return [(key, ("", Text(_wrapped(said[key], room), style="bold"), "", "", "", "", ""), None) if table is None
+            else (key, cells, table) for key, cells, table in rows]
+
+
+def _cell_width(cell: Any) -> int:
+    return max(cell_len(line) for line in (cell.plain if isinstance(cell, Text) else str(cell)).split("\n"))
+
+
+def _name_room(cells: Sequence[tuple[Any, ...]], headers: Sequence[str], width: int | None) -> int | None:
+    """The widest the name column may be for every column to fit in ``width`` (None: no limit)."""
+    if width is None or not headers:
+        return None
+    widths = [max([cell_len(header)] + [_cell_width(row[i]) for row in cells]) for i, header in enumerate(headers)]
+    others = sum(w for i, w in enumerate(widths) if i != 1)
+    padding = 2 * len(headers) + 2  # a space each side of every cell, and a scrollbar
+    return max(widths[1], width - others - padding)
+
+
+def _wrapped(label: str, room: int | None) -> str:
+    """``label`` on as many lines as it needs to fit ``room`` cells, broken between words."""
+    if room is None or cell_len(label) <= room:
+        return label
+    lines: list[str] = []
+    for word in label.split():
+        if lines and cell_len(lines[-1]) + 1 + cell_len(word) <= room:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
 
 
 def nearest_table_row(rows: Sequence[Row], row: int, step: int = 1) -> int | None:

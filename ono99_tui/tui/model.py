@@ -114,6 +114,7 @@ class Model:
     knockout: KnockOut | None = None  # set when the reader is knocked out; the screen shows and clears it
     _total_seen: int = 0  # the total after the last play event read
     _hand_seen: int = 0  # the 1980 hand the last events belong to
+    _hand_now: list[str] | None = None  # the reader's cards as of the last event read (None: not known)
     _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
@@ -302,6 +303,8 @@ class Model:
         """Events numbered up to ``last_seq``; those taken in already are skipped. ``live``: as they
         happen (a knock-out is announced), not caught up from history."""
         first = last_seq - len(events) + 1 if last_seq is not None else None
+        # the cards held as each event happens: the state before, less what was played since
+        self._hand_now = list(before.hand) if before is not None and before.hand else None
         for i, event in enumerate(events):
             if first is not None:
                 if first + i <= self.seq:
@@ -316,10 +319,14 @@ class Model:
                 self._total_seen = event.total
                 if self.is_me(event.seat):
                     self.new_card = None
+                    self._played_from_hand(event.cards)
             elif isinstance(event, DrawEvent) and self.is_me(event.seat) and event.card:
                 self.new_card = event.card
+                if self._hand_now is not None:
+                    self._hand_now.append(event.card)
             elif isinstance(event, HandStartedEvent):
                 self._hand_seen = event.hand
+                self._hand_now = None  # a new deal: the state's hand tells it
                 self.last_play = None
                 self.recent_plays.clear()
                 self.new_card = None
@@ -333,12 +340,26 @@ class Model:
                 if me is not None and (me in eliminated or (event.loser == me and self.knockout is not None)):
                     self._knocked_out(before, final=me in eliminated, event=event)  # with the hand's outcome
 
+    def _stood_in_for(self, seat: int) -> bool:
+        """Whether a bot plays ``seat``'s cards now (its player away, or out of time)."""
+        return seat < len(self.bot_control) and self.bot_control[seat]
+
+    def _played_from_hand(self, cards: Sequence[str]) -> None:
+        if self._hand_now is None:
+            return
+        for card in cards:
+            if card in self._hand_now:
+                self._hand_now.remove(card)
+            else:  # a hand this model did not follow: the state's tells it
+                self._hand_now = None
+                return
+
     def _knocked_out(self, before: View | None, *, final: bool, event: HandEndedEvent | None = None) -> None:
         """Note how the reader lost: the total they faced and the cards they held."""
         view = self.view
         assert view is not None and view.seat is not None
         seat = view.seat
-        held = list(before.hand) if before is not None and before.hand else list(view.hand)
+        held = list(self._hand_now) if self._hand_now is not None else list(view.hand)
         known = self.knockout
         if known is not None and event is not None and known.hand == event.hand:
             known.final = known.final or final  # the out of this hand, now with its outcome
@@ -370,6 +391,11 @@ class Model:
         edition = self.edition
         if isinstance(event, PlayEvent):
             me, who, total = self.is_me(event.seat), self.seat_name(event.seat), event.total
+            if me and self._stood_in_for(event.seat):  # a bot played in your place: not "You played"
+                if len(event.cards) == 4:
+                    return _("A bot played four ONO 99 cards for you — total {total}").format(total=total)
+                return _("A bot played {card} for you — total {total}").format(
+                    card=card_label(event.cards[0], edition), total=total)
             if len(event.cards) == 4:
                 return (_("You played four ONO 99 cards — total {total}") if me
                         else _("{who} played four ONO 99 cards — total {total}")).format(who=who, total=total)

@@ -24,7 +24,7 @@ from ..wire.common import as_edition
 from ..wire.requests import CreateTable
 from .host import host_of
 from .inputs import Input
-from .labels import bot_level_name, option_problem
+from .labels import bot_level_name, option_problem, rules_summary
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 
 BOOL_OPTIONS = [  # (option, its switch's label (core/options.py's OPTION_WORDS), the edition it belongs to or "")
@@ -58,6 +58,7 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
     def __init__(self, local: bool) -> None:
         super().__init__()
         self.local = local
+        self._offered: dict[str | None, range] = {}  # by field: the numbers its list offers now
 
     def _last(self, name: str, default: Any) -> Any:
         value = host_of(self).settings.new_game.get(name, default)
@@ -126,6 +127,7 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
                             (series_kind(*choice), choice_key(choice)) for choice in SERIES_CHOICES)],
                             value=choice_key(None), allow_blank=False, id="series")
             yield Static(id="more", markup=False)
+            yield Static(id="summary", markup=False)  # every choice in a line, those scrolled away too
             yield Static(id="problem", markup=False)
             with Horizontal(id="buttons"):
                 yield Button(_("Start (enter)"), id="start", variant="primary")
@@ -136,6 +138,9 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
         if put_up_while_closing(self):
             return
         self._show_rows()
+        self._fit_counts()
+        self._show_summary()
+        self.query_one("#problem", Static).display = False
         self.set_focus(self.query_one("#edition", Select))  # from the first choice on, Enter starts the game
         fields = self.query_one("#fields", VerticalScroll)
         self.watch(fields, "scroll_y", self._say_more, init=False)
@@ -153,6 +158,58 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
     @on(Select.Changed)
     def _choice_changed(self) -> None:
         self._show_rows()
+        self._changed()
+
+    @on(Switch.Changed)
+    @on(Input.Changed)
+    def _changed(self) -> None:
+        """A choice changed: the counts it allows, its line, and no error about the choices before."""
+        self._fit_counts()
+        self._show_summary()
+        self._say_problem("")
+
+    def _say_problem(self, text: str) -> None:
+        """Say what keeps the game from starting; no line at all while nothing does."""
+        problem = self.query_one("#problem", Static)
+        problem.update(Text(text))
+        problem.display = bool(text)
+
+    def _fit_counts(self) -> None:
+        """Offer only the players the edition (and its eight-player rule) allows, and on a server only
+        the bots those seats leave room for beside you."""
+        edition = str(self.query_one("#edition", Select).value)
+        most = TableOptions.from_mapping(edition, {"eight_players": self.query_one("#eight_players", Switch).value
+                                                   and edition == "2022"}).max_players
+        seats_field = self.query_one("#seats", Select)
+        seats = self._refit(seats_field, range(2, most + 1))
+        if not self.local:
+            self._refit(self.query_one("#bots", Select), range(0, seats))
+
+    def _refit(self, field: Select[Any], allowed: range) -> int:
+        """Give ``field`` the numbers ``allowed``, keeping its value (or the nearest allowed); its value."""
+        value = field.value if isinstance(field.value, int) else allowed[0]
+        kept = min(max(value, allowed[0]), allowed[-1])
+        if self._offered.get(field.id) != allowed:
+            self._offered[field.id] = allowed
+            field.set_options([(str(n), n) for n in allowed])
+        if field.value != kept:
+            field.value = kept
+        return kept
+
+    def _show_summary(self) -> None:
+        """The game Start makes, in a line: the rules (with choices scrolled out of sight), seats, bots."""
+        try:
+            message = self._message()
+            rules = rules_summary(TableOptions.from_mapping(message.edition or "", message.options or {}))
+        except (OptionError, ValueError):
+            return  # said under it when Start is pressed
+        parts = [rules, words.players(message.seats or 0)]
+        if not self.local:
+            parts.append(words.bots(message.bots or 0))
+            if message.private:
+                parts.append(_("private"))
+        parts.append(bot_level_name(message.bot_level or "greedy"))
+        self.query_one("#summary", Static).update(Text(_("Start: {choices}").format(choices=" · ".join(parts))))
 
     def _show_rows(self) -> None:
         """Only the choices of the edition (and scoring) chosen."""
@@ -222,10 +279,10 @@ class NewGameScreen(ModalScreen[CreateTable | None]):
             if (message.series_games or message.series_points) and not message.private:
                 raise ValueError(_("A series is played at a private table: switch on Private."))
         except OptionError as exc:
-            self.query_one("#problem", Static).update(Text(option_problem(exc)))
+            self._say_problem(option_problem(exc))
             return
         except ValueError as exc:
-            self.query_one("#problem", Static).update(Text(str(exc)))
+            self._say_problem(str(exc))
             return
         self._remember(message)
         self.dismiss(message)

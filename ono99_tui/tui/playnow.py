@@ -8,7 +8,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from .. import text as words
@@ -18,6 +17,7 @@ from ..wire.common import as_edition
 from ..wire.requests import LeaveQueue, PlayNow
 from .host import ShowsModel, host_of
 from .model import Model
+from .unbidden import OpensByItself
 from .widgets import KeysFooter
 
 EDITIONS = ("2022", "1980")
@@ -47,7 +47,7 @@ def queue_text(model: Model) -> str:
                                                                                         seconds=f"{left:.0f}"))
 
 
-class QueueScreen(ShowsModel, ModalScreen[None]):
+class QueueScreen(ShowsModel, OpensByItself[None]):
     """Shown while waiting to play now: the wait, and keys to change the wish or leave the queue."""
 
     BINDINGS = [

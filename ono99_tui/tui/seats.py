@@ -18,6 +18,7 @@ from ..i18n import gettext as _
 from .labels import seat_name
 from .seat_choices import SeatRequest, seat_choices
 from .seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
+from .unbidden import OpensByItself
 from .widgets import KeysFooter, put_up_while_closing
 
 if TYPE_CHECKING:
@@ -56,6 +57,11 @@ class ConfirmScreen(ModalScreen[bool]):
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
+
+
+class UnaskedQuestion(OpensByItself[bool], ConfirmScreen):
+    """A yes/no question that comes by itself (a server's answer): no key typed before it opened, or
+    into the chat, answers it."""
 
 
 class SeatMenuScreen(ModalScreen[SeatRequest | None]):
@@ -98,6 +104,11 @@ class SeatMenuScreen(ModalScreen[SeatRequest | None]):
                 yield Static(_("Nothing to change now."), markup=False)
             yield Button(_("Close (esc)"), id="close")
         yield KeysFooter()
+
+    def on_mount(self) -> None:
+        if put_up_while_closing(self):
+            return
+        self.query(Button).first().focus()  # the first Enter takes the first choice (or closes)
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:

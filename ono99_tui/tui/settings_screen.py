@@ -46,6 +46,10 @@ class SettingsScreen(ModalScreen[None]):
                 yield Static(_("Your name is used from the next game or connection on."), markup=False)
         yield KeysFooter()  # its own keys, not the table's under it
 
+    def on_mount(self) -> None:
+        for choice in self.query(Select):
+            choice.styles.width = "1fr"  # a theme's name on one line ("hoher Kontrast (ohne Farbe)")
+
     @on(Select.Changed, "#theme")
     def theme_changed(self, event: Select.Changed) -> None:
         self.app.theme = str(event.value)

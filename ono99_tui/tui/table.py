@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -17,7 +17,7 @@ from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
-from .inputs import Input
+from .inputs import ChatInput, Input
 from .labels import card_label, is_own_table, rules_summary, table_name
 from .model import Model
 from .model_screen import ModelScreen
@@ -47,7 +47,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         Binding("s", "start", N_("Start")),
         Binding("r", "rematch", N_("Play again")),
         Binding("c", "focus_chat", N_("Chat")),
-        Binding("escape", "focus_hand", N_("Hand"), show=False),
+        Binding("escape", "focus_hand", N_("Back to the cards")),  # shown while chatting
         Binding("n", "new_game", N_("New game")),
         Binding("u", "stand_or_sit", N_("Stand/sit"), show=False),
         Binding("m", "seat_menu", N_("Seats"), show=False),
@@ -85,7 +85,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             yield LineLog(id="log", wrap=True, markup=False, highlight=False, max_lines=200)
             with Vertical(id="chat-box"):
                 yield LineLog(id="chat", wrap=True, markup=False, highlight=False, max_lines=200)
-                yield Input(placeholder=_("chat (c)"), id="chat-input", max_length=300)
+                yield ChatInput(placeholder=_("chat (c)"), id="chat-input", max_length=300)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -115,6 +115,10 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             game_app.hold_bots_unless_table_shown()
 
     def footer_shows(self, action: str) -> bool:
+        if self.has_class("-chatting"):  # typing: the keys of the line, not the table's letters
+            return action in ("submit", "focus_hand")
+        if action == "focus_hand":
+            return False
         return self.offers(self.ono.model, self.ono.local, action)
 
     @staticmethod
@@ -279,6 +283,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
                       else _("The game is over."), lasts="game")
             return
         if index >= len(view.hand):
+            self.note(self._no_card(index))
             return
         self.selected = index
         code = view.hand[index]
@@ -289,6 +294,23 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             return
         self.note("")
         self.ono.send_action(code)
+
+    def _no_card(self, index: int) -> str:
+        view = self.ono.model.view
+        held = len(view.hand) if view is not None else 0
+        if held == 0:
+            return _("You hold no cards now.")
+        return _("There is no card {n}: your cards are 1–{last}.").format(n=index + 1, last=held)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that nothing here takes says so, under the cards, as a card that cannot be played does."""
+        if (not event.is_printable or not (event.character or "").strip() or self.app.focused is not None
+                or event.key in self.app.active_bindings):
+            return
+        if event.character is not None and event.character.isdigit() and event.character != "0":
+            self.note(self._no_card(int(event.character) - 1))
+        else:
+            self.note(_("{key} does nothing here: ? lists the keys.").format(key=event.character))
 
     def action_play_selected(self) -> None:
         self.action_play(self.selected)

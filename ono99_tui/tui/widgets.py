@@ -10,6 +10,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.scalar import Unit
 from textual.message import Message
 from textual.screen import Screen
 from textual.visual import visualize
@@ -380,8 +381,18 @@ class ButtonRow(Horizontal):
     }
     """
 
+    def on_mount(self) -> None:
+        # The first frame is drawn before the first resize: fit it to the width the dialog will have
+        dialog = self.parent
+        width = dialog.styles.width if isinstance(dialog, Widget) else None
+        if width is not None and width.unit is Unit.CELLS and isinstance(dialog, Widget):
+            self._fit(min(int(width.value), self.app.size.width) - dialog.styles.gutter.width)
+
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(sum(self._width(button) for button in self.query(Button)) > event.size.width, "-two-columns")
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        self.set_class(sum(self._width(button) for button in self.query(Button)) > width, "-two-columns")
 
     @staticmethod
     def _width(button: Button) -> int:
