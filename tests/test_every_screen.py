@@ -631,4 +631,4 @@ def test_the_names_the_server_gives_that_come_only_in_english_are_said_in_the_pl
     with using("ne"):
         assert advertised_table_name("Ada's table") == "Ada को टेबल"
     with using("de"):
-        assert render("removed", {"table": "Ada's table"}, "") == "Du wurdest vom Tisch „Tisch von Ada“ entfernt."
+        assert render("removed", {"table": "Ada's table"}, "") == "Du wurdest vom Tisch entfernt: Tisch von Ada."

@@ -77,7 +77,7 @@ async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_eac
                          env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
         await pane.wait_line("Welcome to ONO 99, Kim.")
         await pane.keys("literal:n 4", "Enter")
-        await pane.wait_line("You sit at the table Kim's table, in seat 1 of 4.")
+        await pane.wait_line("You sit at Kim's table, in seat 1 of 4.")
         await pane.keys("s")
         players = await pane.wait_line(lambda line: line.startswith("The players: you, "), "the players")
         names = ["You", *players.removeprefix("The players: you, ").rstrip(".").split(", ")]

@@ -60,8 +60,9 @@ async def test_a_1980_points_match_decided_by_the_hand_that_knocks_you_out_says_
 async def test_german_connect_plain_answers_ja_and_names_the_table_in_german(tmp_path: Path) -> None:
     """ono99 --lang de connect --plain to a server never visited. Tried: at the fingerprint question
     Kim types j (ja), as a German reader does; then n 2 makes a table of Kim's. Found by playing: j
-    answered no (only y was yes) and the table was "Kim's table" in a German sentence. Now j connects,
-    and the table the server named after its host is named in German ("Tisch von Kim")."""
+    answered no (only y was yes) and the table was "Kim's table" in a German sentence; then the
+    sentence said "Du sitzt am Tisch Tisch von Kim" (the name already says Tisch). Now j connects,
+    and Kim sits "am Tisch von Kim"."""
     async with running_server(tmp_path) as h:
         pane = Pane(tmp_path)
         await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "--lang", "de", "connect", "--plain",
@@ -72,8 +73,8 @@ async def test_german_connect_plain_answers_ja_and_names_the_table_in_german(tmp
                 question = _("Type y for yes, n for no.")
                 welcome = _("Welcome to {server}, {name}.").format(server="ONO 99", name="Kim")
                 table = _("{host}'s table").format(host="Kim")
-                seated = _("You sit at the table {name}, in seat {n} of {seats}.").format(name=table, n=1, seats=2)
             assert table == "Tisch von Kim"
+            seated = "Du sitzt am Tisch von Kim, auf Platz 1 von 2."
             await pane.wait_line(question)
             await pane.keys("j")
             await pane.wait_line(welcome)

@@ -271,10 +271,16 @@ class PlainSession:
         self._game_end_said = None
         self._was_my_turn = False
         name = plain_text(table_name(table))
-        if table.you is None:
+        host = table.name_params.get("host") if table.name_code == "hosts_table" else None
+        if table.you is None and isinstance(host, str):  # "Kim's table" already says table: not "the table Kim's table"
+            self.say(_("You are watching {host}'s table.").format(host=plain_text(host)))
+        elif table.you is None:
             self.say(_("You are watching the table {name}.").format(name=name))
         elif self.local:
             self.say(_("A local game: {rules}.").format(rules=words.table_rules(table.options)))
+        elif isinstance(host, str):
+            self.say(_("You sit at {host}'s table, in seat {n} of {seats}.").format(
+                host=plain_text(host), n=table.you + 1, seats=len(table.seats)))
         else:
             self.say(_("You sit at the table {name}, in seat {n} of {seats}.").format(
                 name=name, n=table.you + 1, seats=len(table.seats)))
