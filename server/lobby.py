@@ -35,7 +35,7 @@ from .matchmaking import Matchmaker
 from .members import Link, Member, token_hash
 from .metrics import Metrics
 from .moderation import Moderation
-from .names import NameRegistry, name_taken_params, same_name_refusal
+from .names import NameRegistry, let_go_for_name, name_taken_params, same_name_refusal
 from .nodes import Nodes
 from .presence import Presence
 from .ratings import RatingBook, leaderboard_of
@@ -57,6 +57,7 @@ class Lobby:
         self.chat = LobbyChat(config.chat_history, self.persist_chat)
         self.leaderboards = Leaderboards(leaderboard_of(storage) if storage is not None else None)
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
+        self.names.lost = self._name_lost
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
@@ -169,6 +170,12 @@ class Lobby:
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", peer)
         return member
+
+    def _name_lost(self, identity: str, name: str, other: str) -> None:
+        """A key's claim of ``name`` lost in the database to another node's (as ``other``)."""
+        for member in list(self.members.values()):
+            if member.identity == identity:
+                let_go_for_name(member, name, other)
 
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""
