@@ -41,6 +41,8 @@ from .cluster_chat import CHANNEL as CHAT_CHANNEL
 from .cluster_chat import SharedLobbyChat
 from .cluster_names import NAMES as NAMES_CHANNEL
 from .cluster_names import ClusterNames
+from .cluster_operators import CHANNEL as OPERATORS_CHANNEL
+from .cluster_operators import ClusterOperators
 from .cluster_queue import CHANNEL as QUEUE_CHANNEL
 from .cluster_queue import ClusterQueue
 from .lease import ID_BLOCK, Fence
@@ -114,6 +116,7 @@ class Cluster:
         self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
         self.names = ClusterNames(self)  # the names of every node's players
         self.chat = SharedLobbyChat(self)  # the lobby's chat, saved and heard by every node
+        self.operators = ClusterOperators(self)  # operators' commands for every node
 
     @property
     def every(self) -> float:
@@ -138,6 +141,7 @@ class Cluster:
         self.storage.fence = self.fence
         self.lobby.nodes = self
         self.lobby.matchmaker.shared = self.queue
+        self.lobby.moderation.relay = self.operators
         with contextlib.suppress(RedisError, OSError):  # before the chat is read: no line falls between
             self._subscribed = await self._subscribe()
         self.chat.restore()
@@ -376,7 +380,7 @@ class Cluster:
 
     async def _subscribe(self) -> Any:
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL)
+        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL, OPERATORS_CHANNEL)
         return pubsub
 
     async def _listen_loop(self) -> None:
@@ -392,6 +396,8 @@ class Cluster:
                     self.chat.heard(message.get("data"))
                 elif channel in (NAMES_CHANNEL, NAMES_CHANNEL.encode()):
                     self.names.heard(message.get("data"))
+                elif channel in (OPERATORS_CHANNEL, OPERATORS_CHANNEL.encode()):
+                    self.operators.heard(message.get("data"))
                 elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
                     if message.get("data") not in (self.node, self.node.encode()):
                         self.queue.heard()

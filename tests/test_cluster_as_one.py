@@ -4,8 +4,10 @@ before the claim; operators act on the whole cluster from any node; a kick keeps
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -15,8 +17,8 @@ from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
-from tests.server_helpers import ServerProcess, free_port, wait_until
-from tests.test_cluster import NODE_ARGS, name_refusal, nodes, read
+from tests.server_helpers import ServerProcess, TestClient, create_table, free_port, until_closed, wait_until
+from tests.test_cluster import LEASE, NODE_ARGS, name_refusal, nodes, read
 from tests.test_fronts import read_until, ssh_session
 
 
@@ -92,3 +94,137 @@ async def test_a_name_a_key_owns_is_refused_at_a_node_started_before_the_claim(
             if conn is not None:
                 conn.close()
             await n1.stop()
+
+
+async def operator_at(port: int, identity: Identity) -> TestClient:
+    """An operator's session (``ono99 admin``'s) at the node at ``port``."""
+    client = await TestClient.connect("127.0.0.1", port, "", identity=identity, admin=True)
+    assert isinstance(client, TestClient)
+    return client
+
+
+async def admin(client: TestClient, command: str, **fields: Any) -> dict[str, Any]:
+    return await client.request({"t": "admin", "command": command, **fields}, "admin_result")
+
+
+async def refusal_at(port: int, name: str, **hello: Any) -> str | None:
+    """The error code a hello to the node at ``port`` is refused with, or None (it was welcome)."""
+    try:
+        client = await TestClient.connect("127.0.0.1", port, name, **hello)
+    except ServerError as exc:
+        return exc.code
+    await client.close()
+    return None
+
+
+async def until_refused(port: int, name: str, code: str, **hello: Any) -> None:
+    """Until the node at ``port`` refuses the hello with ``code`` (what another node did reaches it)."""
+    for _ in range(100):
+        if await refusal_at(port, name, **hello) == code:
+            return
+        await asyncio.sleep(LEASE / 20)
+    pytest.fail(f"the node at {port} never refused {name!r} with {code}")
+
+
+@pytest.mark.system
+async def test_operators_act_on_the_whole_cluster_from_a_node_that_does_not_hold_the_player(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes with one operators' file; every player is at n0, the operator's session at n1. Tried:
+    ``who`` at n1 lists n0's players; ``notice`` reaches them; the message of the day set at n1 is
+    told to a player arriving at n0; ``mute``, ``close``, ``rename``, ``kick`` and ``ban`` of n0's
+    players and table, given at n1, are carried out at n0 (each player told, as by their own node),
+    a kick keeps the kicked guest out of both nodes, a ban keeps the key out of both."""
+    op = Identity(asyncssh.generate_private_key("ssh-ed25519"))
+    admins = tmp_path / "admins"
+    admins.write_text(f"{op.public_key} op\n")
+    tom_id, bob_id = (Identity(asyncssh.generate_private_key("ssh-ed25519")) for _ in range(2))
+    async with nodes(tmp_path, database, redis_server.url, 2, "--admins", str(admins)) as (n0, n1):
+        tom = await TestClient.connect("127.0.0.1", n0.port, "tom", identity=tom_id)
+        bob = await TestClient.connect("127.0.0.1", n0.port, "bob", identity=bob_id)
+        lena = await TestClient.connect("127.0.0.1", n0.port, "lena")
+        desk = await operator_at(n1.port, op)
+        clients = [tom, bob, lena, desk]
+        try:
+            who = await admin(desk, "who")
+            assert sorted(row["name"] for row in who["rows"]) == ["bob", "lena", "tom"]
+            assert (await admin(desk, "notice", text="closing at ten"))["params"]["sent"] == 3
+            for player in (tom, bob, lena):
+                await player.expect("notice", where=lambda m: m["code"] == "host_notice")
+
+            await admin(desk, "motd", text="be kind")
+            for attempt in range(100):  # until n0 has read it again
+                newcomer = await TestClient.connect("127.0.0.1", n0.port, f"new{attempt}")
+                await newcomer.request({"t": "ping", "n": 1}, "pong")
+                await newcomer.close()
+                if any(m.get("code") == "motd" for m in newcomer.received):
+                    break
+                await asyncio.sleep(LEASE / 20)
+            else:
+                pytest.fail("n0 never told the message of the day set at n1")
+
+            await admin(desk, "mute", target="tom", reason="shouting")
+            await tom.expect("notice", where=lambda m: m["code"] == "chat_muted")
+            table_id = await create_table(bob, seats=3, bots=2)
+            await admin(desk, "close", table=table_id, reason="spam")
+            await bob.expect("notice", where=lambda m: m["code"] == "table_closed")
+            await admin(desk, "rename", target="bob", name="robert")
+            await bob.expect("notice", where=lambda m: m["code"] == "renamed")
+
+            await admin(desk, "kick", target="lena", reason="rude")
+            said = await until_closed(lena)
+            assert any(m.get("code") == "operator_kick" for m in said)
+            assert lena.resume_token
+            assert await refusal_at(n0.port, "lena", resume=lena.resume_token) == "kicked"
+            await until_refused(n1.port, "lena", "kicked", resume=lena.resume_token)
+
+            await admin(desk, "ban", target="tom", reason="cheating")
+            said = await until_closed(tom)
+            assert any(m.get("code") == "operator_ban" for m in said)
+            assert await refusal_at(n0.port, "tom", identity=tom_id) == "banned"
+            assert await refusal_at(n1.port, "tom", identity=tom_id) == "banned"
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_a_kick_keeps_out_its_player_not_the_others_of_the_address_nor_the_operator(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes; everyone connects from 127.0.0.1. The operator (their own session at n1) kicks Lena,
+    a guest at n0. Tried: her resume token is refused at both nodes (``kicked``), while Bob's key, a
+    new guest and the operator's own session at n0 are welcome from the same address. Then Gina, a
+    guest, is kicked with her address (``all``): a new guest from there is refused, Bob's key and the
+    operator's session are still welcome."""
+    op = Identity(asyncssh.generate_private_key("ssh-ed25519"))
+    admins = tmp_path / "admins"
+    admins.write_text(f"{op.public_key} op\n")
+    bob_id = Identity(asyncssh.generate_private_key("ssh-ed25519"))
+    async with nodes(tmp_path, database, redis_server.url, 2, "--admins", str(admins)) as (n0, n1):
+        lena = await TestClient.connect("127.0.0.1", n0.port, "lena")
+        desk = await operator_at(n1.port, op)
+        clients = [lena, desk]
+        try:
+            await admin(desk, "kick", target="lena", reason="rude")
+            await until_closed(lena)
+            assert await refusal_at(n0.port, "lena", resume=lena.resume_token) == "kicked"
+            await until_refused(n1.port, "lena", "kicked", resume=lena.resume_token)
+            for port in (n0.port, n1.port):
+                assert await refusal_at(port, "bob", identity=bob_id) is None
+                assert await refusal_at(port, "newcomer") is None
+            own = await operator_at(n0.port, op)
+            clients.append(own)
+            await admin(own, "who")
+
+            gina = await TestClient.connect("127.0.0.1", n0.port, "gina")
+            clients.append(gina)
+            await admin(desk, "kick", target="gina", reason="rude", all=True)
+            await until_closed(gina)
+            assert await refusal_at(n0.port, "another") == "kicked"
+            await until_refused(n1.port, "another", "kicked")
+            for port in (n0.port, n1.port):
+                assert await refusal_at(port, "bob", identity=bob_id) is None
+                clients.append(await operator_at(port, op))
+                await admin(clients[-1], "who")
+        finally:
+            for client in clients:
+                await client.close()
