@@ -18,7 +18,7 @@ from ono99_tui.ssh_library import asyncssh
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import ServerProcess, TestClient, create_table, free_port, until_closed, wait_until
-from tests.test_cluster import LEASE, NODE_ARGS, name_refusal, nodes, read
+from tests.test_cluster import LEASE, NODE_ARGS, name_refusal, nodes, owner_of, read
 from tests.test_fronts import read_until, ssh_session
 
 
@@ -27,12 +27,12 @@ def database(postgres_cluster: Cluster) -> str:
     return postgres_cluster.new_database()
 
 
-def node_with_ssh(tmp_path: Path, db: str, bus: str, node_id: str, ssh_port: int) -> ServerProcess:
+def node_with_ssh(tmp_path: Path, db: str, bus: str, node_id: str, ssh_port: int, *extra: str) -> ServerProcess:
     """A node like ``nodes``' (same certificate and front credential) with an SSH port of its own."""
     tls = ("--tls-cert", str(tmp_path / "tls_cert.pem"), "--tls-key", str(tmp_path / "tls_key.pem"))
     return ServerProcess(db, tmp_path / f"{node_id}.log", *NODE_ARGS, "--cluster", bus, "--node-id", node_id,
                          *tls, "--front-credential-file", str(tmp_path / "front.key"),
-                         "--ssh-port", str(ssh_port), "--ssh-workers", "0")
+                         "--ssh-port", str(ssh_port), "--ssh-workers", "0", *extra)
 
 
 @pytest.mark.system
@@ -228,3 +228,61 @@ async def test_a_kick_keeps_out_its_player_not_the_others_of_the_address_nor_the
         finally:
             for client in clients:
                 await client.close()
+
+
+@pytest.mark.system
+async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_sent(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Two nodes, n0 with a play-now wait of 2 s; n1 has an SSH port. Lena (n0) presses play now for
+    three, then Hans logs in over SSH to n1 as ``play-3`` with a key. Tried: when Lena's wait is
+    over n0 seats both at one table with a bot; Hans's front is sent on there by itself, and the
+    game starts with Hans in his seat, connected. n0 is then killed (SIGKILL): n1 takes the table
+    over, and Hans (his front reconnecting by itself) and Lena are back in their seats. It is the
+    only table ever made and nobody waits in the queue: the shortcut is not run again where Hans is
+    sent, nor after the take-over."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_server.url)
+    ssh_port = free_port()
+    async with nodes(tmp_path, database, redis_server.url, 1, "--front-credential-file",
+                     str(tmp_path / "front.key"), "--play-now-wait", "2") as (n0,):
+        # n0's wait ends first: n0 takes the group, and Hans's front is sent on to it
+        n1 = node_with_ssh(tmp_path, database, redis_server.url, "n1", ssh_port, "--play-now-wait", "600")
+        conn: asyncssh.SSHClientConnection | None = None
+        lena = await TestClient.connect("127.0.0.1", n0.port, "lena")
+        clients = [lena]
+        try:
+            await n1.start()
+            hans_key = asyncssh.generate_private_key("ssh-ed25519")
+            named = await Client.connect("127.0.0.1", n1.port, "hans", identity=Identity(hans_key))
+            await named.close()
+            await lena.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            await wait_until(lambda: bus.zcard("ono99:queue:2022:3") == 1, "n0 puts Lena in the queue")
+            conn, _, _ = await ssh_session(ssh_port, "play-3", hans_key)
+            await wait_until(lambda: read(database, "SELECT count(*) FROM live_tables") == [(1,)],
+                             "a node opens the table", timeout=10 * LEASE)
+            [(table_id,)] = read(database, "SELECT id FROM live_tables")
+            assert owner_of(database, table_id) == "n0"
+            detail = await lena.expect("table", where=lambda m: m["table"]["status"] == "playing" and any(
+                s["name"] == "hans" and s["connected"] for s in m["table"]["seats"]), timeout=60)
+            assert detail["table"]["id"] == table_id
+            assert sorted(s["kind"] for s in detail["table"]["seats"]) == ["bot", "human", "human"]
+            assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
+
+            await n0.kill9()  # Hans's front comes back through its own node, which takes the table over
+            await until_closed(lena)
+            await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the table over",
+                             timeout=20 * LEASE)
+            lena = await TestClient.connect("127.0.0.1", n1.port, "lena", resume=lena.resume_token)
+            clients.append(lena)
+            assert lena.welcome["table"] == table_id
+            await lena.expect("table", where=lambda m: any(s["name"] == "hans" and s["connected"]
+                                                           for s in m["table"]["seats"]), timeout=60)
+            assert bus.zcard("ono99:queue:2022:3") == 0, "Hans waits for another table"
+            assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
+        finally:
+            if conn is not None:
+                conn.close()
+            for client in clients:
+                await client.close()
+            await n1.stop()
