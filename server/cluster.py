@@ -448,6 +448,12 @@ class Cluster:
                                 "connect again in a few seconds", fatal=True, params={"why": "moving"})
 
 
+    def other_nodes(self) -> tuple[wire.NodeAddress, ...]:
+        """Where players reach the other nodes alive (``welcome.nodes``): a client whose node is lost
+        connects again through one of them."""
+        return tuple(wire.NodeAddress(str(peer["host"]), int(peer["port"]))
+                     for _, peer in sorted(self.peers.items()))[:wire.MAX_NODES]
+
     def alive(self) -> set[str]:
         """The nodes whose record this node read last, and itself."""
         return {self.node, *self.peers}

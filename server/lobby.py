@@ -154,7 +154,8 @@ class Lobby:
         member.connection = connection
         connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
-                                     identity=member.identity))
+                                     identity=member.identity,
+                                     nodes=self.nodes.other_nodes() if self.nodes is not None else ()))
         seen = dict(hello.seen or {}) if resumed else {}
         connection.send(self.moderation.history_for(member, self.lobby_chat.history(seen.get("lobby_chat"))))
         if member.table is not None:

@@ -5,7 +5,10 @@ before the claim; operators act on the whole cluster from any node; a kick keeps
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +20,19 @@ from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
-from tests.server_helpers import ServerProcess, TestClient, create_table, free_port, until_closed, wait_until
+from tests.server_helpers import (
+    ServerProcess,
+    TestClient,
+    create_table,
+    free_port,
+    start,
+    storage_barrier,
+    until_closed,
+    wait_until,
+)
 from tests.test_cluster import LEASE, NODE_ARGS, name_refusal, nodes, owner_of, read
 from tests.test_fronts import read_until, ssh_session
+from tests.test_identity import ConnectProcess
 
 
 @pytest.fixture
@@ -286,3 +299,125 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             for client in clients:
                 await client.close()
             await n1.stop()
+
+
+@pytest.mark.system
+@pytest.mark.parametrize("mode", ["app", "plain"])
+async def test_the_real_app_whose_node_is_killed_comes_back_through_another_node(
+        tmp_path: Path, database: str, redis_server: RedisServer, mode: str) -> None:
+    """Three nodes. Bob runs the real ``ono99 connect`` (the app, or ``--plain``) against n0 only (n0's
+    address and fingerprint), and joins Alice's table of three at n0 (one bot); the game starts. n0
+    is killed with SIGKILL. Tried: Bob's client, told the other nodes at its welcome, connects again
+    through one of them by itself (n0 never comes back), is sent on to whichever node took the table
+    over, and is back in his seat: Alice, back too, sees Bob connected again within the take-over
+    time and a few seconds (and the app's screen shows his seat)."""
+    async with nodes(tmp_path, database, redis_server.url) as cluster:
+        n0, n1 = cluster[0], cluster[1]
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        plain = ("--plain",) if mode == "plain" else ()
+        bob = ConnectProcess(n0.port, tmp_path / "bob", "--name", "bob", *plain, fingerprint=n0.fingerprint)
+        try:
+            table_id = await create_table(alice, seats=3, bots=1)
+
+            def bob_seated(message: dict[str, Any]) -> bool:
+                return any(s["name"] == "bob" and s["connected"] for s in message["table"]["seats"])
+
+            await bob.start()
+            for _ in range(60):  # join the table, once the client lists it
+                bob.press(f"j {table_id}\n".encode() if plain else b"j")
+                with contextlib.suppress(TimeoutError):
+                    await alice.expect("table", where=bob_seated, timeout=1)
+                    break
+            else:
+                pytest.fail("bob never sat at the table")
+            await start(alice)
+            await alice.expect("state")
+            await storage_barrier(alice)
+            loop = asyncio.get_running_loop()
+            killed_at, shown = loop.time(), len(bob.output)
+            await n0.kill9()
+            await until_closed(alice)
+
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
+            clients.append(back)
+            assert back.welcome["table"] == table_id
+            await back.expect("table", where=bob_seated, timeout=60)
+            took = loop.time() - killed_at
+            print(f"{mode}: bob back in his seat {took:.1f} s after the kill")
+            assert took < 4 * LEASE + 5, f"bob was back only {took:.1f} s after the kill"
+            if not plain:
+                await wait_until(lambda: b"(you)" in bob.output[shown:], "bob's table screen with his seat",
+                                 timeout=60)
+        finally:
+            await bob.stop()
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_an_ssh_front_of_its_own_comes_back_through_another_node_when_its_node_is_killed(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Three nodes, and ``ono99 front`` in a process of its own for n0 (``--server`` n0's address).
+    Ada logs in over SSH to that front with a key and joins Alice's table of three at n0 (one bot);
+    the game starts, and n0 is killed with SIGKILL. Tried: the front, told the other nodes at Ada's
+    welcome, connects again through one of them by itself, is sent on to whichever node took the
+    table over, and Ada is back in her seat within the take-over time and a few seconds, her SSH
+    session going on."""
+    credential = tmp_path / "front.key"
+    async with nodes(tmp_path, database, redis_server.url, 3, "--front-credential-file", str(credential)) as cluster:
+        n0, n1 = cluster[0], cluster[1]
+        ssh_port = free_port()
+        front = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "ono99_tui.cli", "front", "--server", f"127.0.0.1:{n0.port}",
+            "--server-fingerprint", n0.fingerprint, "--credential-file", str(credential),
+            "--ssh-host", "127.0.0.1", "--ssh-port", str(ssh_port), "--host-key", str(tmp_path / "host_key"),
+            "--web-port", "0", env={**os.environ, "ONO99_DATA_DIR": str(tmp_path / "front-data")},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        clients = [alice]
+        conn: asyncssh.SSHClientConnection | None = None
+        try:
+            assert front.stdout is not None
+            while b"ssh" not in (line := await asyncio.wait_for(front.stdout.readline(), 30)).lower():
+                assert line, "the front exited"
+            table_id = await create_table(alice, seats=3, bots=1)
+
+            def ada_seated(message: dict[str, Any]) -> bool:
+                return any(s["name"] == "ada" and s["connected"] for s in message["table"]["seats"])
+
+            conn, keys, screen = await ssh_session(ssh_port, "ada", asyncssh.generate_private_key("ssh-ed25519"))
+            await read_until(screen, b"you are")
+            for _ in range(60):  # j joins the first (only) table of the list, once the front lists it
+                keys.write(b"j")
+                with contextlib.suppress(TimeoutError):
+                    await alice.expect("table", where=ada_seated, timeout=1)
+                    break
+            else:
+                pytest.fail("ada never sat at the table")
+            await start(alice)
+            await alice.expect("state")
+            await storage_barrier(alice)
+            loop = asyncio.get_running_loop()
+            killed_at = loop.time()
+            await n0.kill9()
+            await until_closed(alice)
+
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
+            clients.append(back)
+            assert back.welcome["table"] == table_id
+            await back.expect("table", where=ada_seated, timeout=60)
+            took = loop.time() - killed_at
+            print(f"ada back in her seat {took:.1f} s after the kill")
+            assert took < 4 * LEASE + 5, f"ada was back only {took:.1f} s after the kill"
+            assert not conn.is_closed()
+        finally:
+            if conn is not None:
+                conn.close()
+            for client in clients:
+                await client.close()
+            if front.returncode is None:
+                front.terminate()
+                await asyncio.wait_for(front.wait(), 30)
