@@ -252,15 +252,18 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
     game starts with Hans in his seat, connected. n0 is then killed (SIGKILL): n1 takes the table
     over, and Hans (his front reconnecting by itself) and Lena are back in their seats. It is the
     only table ever made and nobody waits in the queue: the shortcut is not run again where Hans is
-    sent, nor after the take-over."""
+    sent, nor after the take-over; his seat is never handed to a bot. Bots wait 10 s a move, so the
+    game stands still meanwhile."""
     import redis
 
     bus = redis.Redis.from_url(redis_server.url)
     ssh_port = free_port()
+    slow_bots = ("--bot-delay", "10")  # the game stands still: a seat handed to a bot would show
     async with nodes(tmp_path, database, redis_server.url, 1, "--front-credential-file",
-                     str(tmp_path / "front.key"), "--play-now-wait", "2") as (n0,):
+                     str(tmp_path / "front.key"), "--play-now-wait", "2", *slow_bots) as (n0,):
         # n0's wait ends first: n0 takes the group, and Hans's front is sent on to it
-        n1 = node_with_ssh(tmp_path, database, redis_server.url, "n1", ssh_port, "--play-now-wait", "600")
+        n1 = node_with_ssh(tmp_path, database, redis_server.url, "n1", ssh_port, "--play-now-wait", "600",
+                           *slow_bots)
         conn: asyncssh.SSHClientConnection | None = None
         lena = await TestClient.connect("127.0.0.1", n0.port, "lena")
         clients = [lena]
@@ -289,8 +292,13 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             lena = await TestClient.connect("127.0.0.1", n1.port, "lena", resume=lena.resume_token)
             clients.append(lena)
             assert lena.welcome["table"] == table_id
-            await lena.expect("table", where=lambda m: any(s["name"] == "hans" and s["connected"]
-                                                           for s in m["table"]["seats"]), timeout=60)
+            await lena.expect("table", where=lambda m: m["table"]["status"] == "playing" and any(
+                s["name"] == "hans" and s["kind"] == "human" and s["connected"] for s in m["table"]["seats"]),
+                timeout=60)
+            await lena.request({"t": "ping", "n": 1}, "pong")
+            hans_seats = [s for s in lena.received if s["t"] == "table" for s in s["table"]["seats"]
+                          if s["name"] == "hans"]
+            assert all(s["kind"] == "human" for s in hans_seats), "Hans's seat went to a bot"
             assert bus.zcard("ono99:queue:2022:3") == 0, "Hans waits for another table"
             assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
         finally:
