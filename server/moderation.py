@@ -305,25 +305,12 @@ class Moderation:
         self._for_a_node = False  # carrying out a command another node was given
         self._tasks: set[asyncio.Task[None]] = set()
         if self.storage is not None:
-            self.storage.run_now(self._load)
+            self._keep(self.storage.run_now(_read_kept))
 
     # --- the database ---------------------------------------------------------------------------------
-    async def _load(self, db: Database) -> None:
-        """What is kept (the store's schema version 2, server/storage.py and storage_pg.py)."""
-        for kind, value, reason, until, by, at in await db.rows(
-                "SELECT kind, value, reason, ends_at, by_identity, at FROM moderation_bans"):
-            self.bans[(str(kind), str(value))] = Ban(str(kind), str(value), str(reason), _time(until), str(by),
-                                                     float(at))
-        for target, reason, until in await db.rows("SELECT target, reason, ends_at FROM moderation_chat_mutes"):
-            self.chat_mutes[str(target)] = ChatMute(str(reason), _time(until))
-        for identity, name in await db.rows("SELECT identity, name FROM moderation_name_locks"):
-            self.locks[str(identity)] = str(name)
-        for kind, owner, target, name in await db.rows(
-                "SELECT kind, owner, target, target_name FROM moderation_ignores ORDER BY at"):
-            ignores = self.ignores.setdefault(str(owner), Ignores())
-            (ignores.muted if kind == "mute" else ignores.blocked)[str(target)] = str(name)
-        row = await db.row("SELECT value FROM moderation_settings WHERE key = 'motd'")
-        self.motd = str(row[0]) if row else ""
+    def _keep(self, kept: Kept) -> None:
+        self.bans, self.chat_mutes, self.locks, self.ignores, self.motd = \
+            kept.bans, kept.chat_mutes, kept.locks, kept.ignores, kept.motd
 
     def reload_soon(self) -> None:
         """Another node changed what is kept: read it again; a player of this node it now bans is let go,
@@ -333,12 +320,7 @@ class Moderation:
             return
 
         async def reload() -> None:
-            fresh = Moderation.__new__(Moderation)
-            fresh.bans, fresh.chat_mutes, fresh.locks, fresh.ignores = {}, {}, {}, {}
-            await storage.call(fresh._load)
-            self.bans, self.chat_mutes, self.locks, self.ignores = fresh.bans, fresh.chat_mutes, fresh.locks, \
-                fresh.ignores
-            self.motd = fresh.motd
+            self._keep(await storage.call(_read_kept))
             for member in list(self.lobby.members.values()):
                 refusal = self.banned(member.identity, address_of(member.connection)) \
                     if member.connection is not None else None
@@ -1116,6 +1098,36 @@ class Moderation:
             member.send(_admin_result(command, result))
 
         asyncio.get_running_loop().create_task(run())
+
+
+@dataclass(slots=True)
+class Kept:
+    """What moderation keeps in the database (the store's schema version 2, server/storage.py and
+    storage_pg.py), as read at the start and again when another node changed it."""
+
+    bans: dict[tuple[str, str], Ban] = field(default_factory=dict)
+    chat_mutes: dict[str, ChatMute] = field(default_factory=dict)
+    locks: dict[str, str] = field(default_factory=dict)
+    ignores: dict[str, Ignores] = field(default_factory=dict)
+    motd: str = ""
+
+
+async def _read_kept(db: Database) -> Kept:
+    kept = Kept()
+    for kind, value, reason, until, by, at in await db.rows(
+            "SELECT kind, value, reason, ends_at, by_identity, at FROM moderation_bans"):
+        kept.bans[(str(kind), str(value))] = Ban(str(kind), str(value), str(reason), _time(until), str(by), float(at))
+    for target, reason, until in await db.rows("SELECT target, reason, ends_at FROM moderation_chat_mutes"):
+        kept.chat_mutes[str(target)] = ChatMute(str(reason), _time(until))
+    for identity, name in await db.rows("SELECT identity, name FROM moderation_name_locks"):
+        kept.locks[str(identity)] = str(name)
+    for kind, owner, target, name in await db.rows(
+            "SELECT kind, owner, target, target_name FROM moderation_ignores ORDER BY at"):
+        ignores = kept.ignores.setdefault(str(owner), Ignores())
+        (ignores.muted if kind == "mute" else ignores.blocked)[str(target)] = str(name)
+    row = await db.row("SELECT value FROM moderation_settings WHERE key = 'motd'")
+    kept.motd = str(row[0]) if row else ""
+    return kept
 
 
 def _admin_result(command: str, answer: dict[str, Any]) -> wire.AdminResult:
