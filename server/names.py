@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .storage import Storage
 
 log = logging.getLogger("ono99.names")
+LOOK_UP_SECONDS = 2.0  # a hello waits this long at most for the shared database's claims on its name
 _DIRECTION_MARKS = "\u200e\u200f"  # the data wraps some right-to-left characters in these
 
 
@@ -172,10 +173,11 @@ class NameRegistry:
 
     async def look_up(self, name: str, identity: str | None) -> None:
         """Read from the shared database the claims on ``name`` (or one that looks like it) and
-        ``identity``'s name, as they stand now: what ``check``, ``name_of`` and ``owner`` then say."""
+        ``identity``'s name, as they stand now: what ``check``, ``name_of`` and ``owner`` then say. A
+        database that does not answer within LOOK_UP_SECONDS raises ``TimeoutError``."""
         assert self.storage is not None
         keys = sorted(name_keys(name)) if name.strip() else []
-        claims = await self.storage.name_claims(keys, identity)
+        claims = await asyncio.wait_for(self.storage.name_claims(keys, identity), LOOK_UP_SECONDS)
         for key in keys:
             held = self._by_key.get(key)
             if held is not None:

@@ -3,7 +3,9 @@ already decoded), it limits their rate, validates each into a typed request, run
 challenge and proof of a key, a trusted front's word for its player), applies the access policy and
 dispatches the rest to the lobby. What it says goes out through its ``Link``, whatever carries the
 bytes: the asyncio TCP/TLS connection (server/connection.py), or the local game's in-process link
-(server/local.py). Its deadlines are on the clock the adapter gives (``now``): it waits for nothing itself."""
+(server/local.py). Its deadlines are on the clock the adapter gives (``now``): it waits for nothing itself,
+but for the claims on a hello's name in a database several nodes share, which the adapter awaits
+(``parked``, ``look_up``)."""
 
 from __future__ import annotations
 
@@ -191,7 +193,7 @@ class Session:
         try:
             await self.host.lobby.names.look_up(hello.name, self.identity)
         except Exception as exc:  # the names as this node knew them decide, as without a shared database
-            log.warning("%s: the claims on a name could not be read (%s)", self.peer, exc)
+            log.warning("%s: the claims on a name could not be read (%s)", self.peer, repr(exc))
         self._looked_up = hello
         try:
             self._enter(hello)
