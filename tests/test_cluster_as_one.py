@@ -251,9 +251,10 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
     over n0 seats both at one table with a bot; Hans's front is sent on there by itself, and the
     game starts with Hans in his seat, connected. n0 is then killed (SIGKILL): n1 takes the table
     over, and Hans (his front reconnecting by itself) and Lena are back in their seats. It is the
-    only table ever made and nobody waits in the queue: the shortcut is not run again where Hans is
-    sent, nor after the take-over; his seat is never handed to a bot. Bots wait 10 s a move, so the
-    game stands still meanwhile."""
+    only table made for him and nobody waits in the queue: the shortcut is not run again where Hans
+    is sent, nor after the take-over; his seat is never handed to a bot. Zed, pressing play now at
+    n0 once Hans's screen shows his table, waits alone and gets a table of his own. Bots wait 10 s a
+    move, so the game stands still meanwhile."""
     import redis
 
     bus = redis.Redis.from_url(redis_server.url)
@@ -274,7 +275,7 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             await named.close()
             await lena.send_map({"t": "play_now", "edition": "2022", "seats": 3})
             await wait_until(lambda: bus.zcard("ono99:queue:2022:3") == 1, "n0 puts Lena in the queue")
-            conn, _, _ = await ssh_session(ssh_port, "play-3", hans_key)
+            conn, _, screen = await ssh_session(ssh_port, "play-3", hans_key)
             await wait_until(lambda: read(database, "SELECT count(*) FROM live_tables") == [(1,)],
                              "a node opens the table", timeout=10 * LEASE)
             [(table_id,)] = read(database, "SELECT id FROM live_tables")
@@ -285,6 +286,15 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             assert sorted(s["kind"] for s in detail["table"]["seats"]) == ["bot", "human", "human"]
             assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
 
+            # Hans's screen shows his table: his app took in the table it was sent on to. Zed then
+            # presses play now at n0: he waits alone (Hans is in no queue) and gets a table of his own.
+            await read_until(screen, b"(you)")
+            zed = await TestClient.connect("127.0.0.1", n0.port, "zed")
+            clients.append(zed)
+            await zed.send_map({"t": "play_now", "edition": "2022", "seats": 3})
+            zeds = await zed.expect("table", where=lambda m: m["table"]["status"] == "playing", timeout=60)
+            assert [s["name"] for s in zeds["table"]["seats"] if s["kind"] == "human"] == ["zed"]
+            await zed.close()
             await n0.kill9()  # Hans's front comes back through its own node, which takes the table over
             await until_closed(lena)
             await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the table over",
@@ -300,7 +310,7 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
                           if s["name"] == "hans"]
             assert all(s["kind"] == "human" for s in hans_seats), "Hans's seat went to a bot"
             assert bus.zcard("ono99:queue:2022:3") == 0, "Hans waits for another table"
-            assert read(database, "SELECT count(*) FROM live_tables") == [(1,)]
+            assert {i for (i,) in read(database, "SELECT id FROM live_tables")} <= {table_id, zeds["table"]["id"]}
         finally:
             if conn is not None:
                 conn.close()
