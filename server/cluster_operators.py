@@ -89,19 +89,21 @@ class ClusterOperators:
 
     # --- what the others say -------------------------------------------------------------------------------
     def heard(self, data: Any) -> None:
+        """Another node's question, answer, kick or change (one this node cannot read is left aside)."""
         try:
             said = json.loads(data)
-            kind, sender = str(said["kind"]), str(said.get("from", ""))
-        except (ValueError, TypeError, KeyError):
-            return
-        if sender == self.node.node:
-            return
+            if str(said.get("from", "")) != self.node.node:
+                self._take(said)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            log.warning("operators: a message of another node this node cannot read (%s); left aside", exc)
+
+    def _take(self, said: dict[str, Any]) -> None:
+        kind, sender = str(said["kind"]), str(said["from"])
         moderation = self.node.lobby.moderation
         if kind == "ask":
             identity, name = (str(part) for part in said["operator"])
             answer = moderation.for_another_node(identity, name, dict(said["request"]))
-            self.node.spawn(self._publish({"kind": "answer", "id": said["id"], "to": sender,
-                                           "from": self.node.node, "answer": answer}))
+            self.node.spawn(self._tell({"kind": "answer", "id": said["id"], "to": sender, "answer": answer}))
         elif kind == "answer" and said.get("to") == self.node.node:
             waiting = self._waiting.get(str(said["id"]))
             if waiting is not None and sender in waiting[1]:
