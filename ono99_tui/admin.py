@@ -87,6 +87,8 @@ def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
     kick = commands.add_parser("kick", help=_("end a player's session (they may come back after a minute)"))
     kick.add_argument("target", help=target)
     kick.add_argument("--reason", required=True, help=reason)
+    kick.add_argument("--address", action="store_true",
+                      help=_("a guest: keep their address out too for that minute (other guests there too)"))
     ban = commands.add_parser("ban", help=_("keep a key or an address out, at every listener"))
     ban.add_argument("target", nargs="?", default=None, help=target)
     ban.add_argument("--address", default=None, help=_("an address or network (CIDR) instead of a player"))
@@ -139,6 +141,8 @@ def request_of(args: argparse.Namespace) -> Admin | str:
             fields["target"] = args.target
     elif command in ("kick", "mute", "unmute", "rename", "release"):
         fields["target"] = args.target
+        if command == "kick" and args.address:
+            fields["all"] = True
     for field in ("reason", "seconds", "name", "table", "text"):
         value = getattr(args, field, None)
         if value is not None:

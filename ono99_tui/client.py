@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 from .fingerprints import fingerprint_digest
@@ -24,6 +25,30 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 10.0
 MAX_HOPS = 3  # times a hello follows "elsewhere" to another node of the same server
 MOVING_PAUSE = 0.5  # seconds between hellos while the server says the player's table is changing nodes
+NODE_TIMEOUT = 3.0  # seconds for a lost node to answer before its server's other nodes are tried
+
+
+@dataclass(frozen=True, slots=True)
+class OtherNodes:
+    """The other nodes of the server a client was welcomed by (``welcome.nodes``, docs/protocol.md
+    section 10b) and the certificate they all show: where to connect again when its node is lost."""
+
+    fingerprint: str
+    addresses: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(cls, client: object) -> OtherNodes | None:
+        """Those of a welcomed ``Client``'s server, the node it is at first (None: a server on one
+        node, or another link)."""
+        if not isinstance(client, Client):
+            return None
+        nodes = client.welcome.get("nodes")
+        told = [(str(n["host"]), int(n["port"])) for n in nodes if isinstance(n, Mapping)] \
+            if isinstance(nodes, list) else []
+        if not told:
+            return None
+        here = [client.address] if client.address is not None else []
+        return cls(client.server_fingerprint, tuple(dict.fromkeys([*here, *told])))
 
 
 class ServerError(Exception):
@@ -68,6 +93,7 @@ class Client:
         self.writer = writer
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.welcome: dict[str, Any] = {}
+        self.address: tuple[str, int] | None = None  # the host and port it was welcomed at (``connect``)
         self.closed = False
         # The fingerprint of the certificate the server showed (ono99_tui/tls.py): what an identity
         # proof on this connection is bound to.
@@ -98,25 +124,34 @@ class Client:
                       timeout: float = CONNECT_TIMEOUT, client_name: str = "ono99",
                       identity: Identity | None = None, password: str | None = None,
                       seen: dict[str, int] | None = None, front: FrontAssertion | None = None,
-                      trust: ServerTrust | None = None, admin: bool = False) -> Self:
+                      trust: ServerTrust | None = None, admin: bool = False,
+                      others: OtherNodes | None = None) -> Self:
         """Open a TLS connection, check the server against ``trust`` (see ``open``), and complete the
         hello (proving ``identity``'s key when there is one, bound to the certificate seen: without
         one the player is a guest); raises ``ServerError`` if refused. ``password`` is for a server
         that asks for one; ``seen``: what a resuming client last saw (protocol ``hello.seen``), so
         that only the rest is sent. ``front``: a trusted front's word for its player (the SSH front).
-        ``admin``: an operator's session (``ono99 admin``, docs/protocol.md section 5b), not a player."""
+        ``admin``: an operator's session (``ono99 admin``, docs/protocol.md section 5b), not a player.
+        ``others``: the server's other nodes, told at an earlier welcome: tried in turn when ``host``
+        does not answer (its node is lost), each showing the certificate pinned then."""
         hello = Hello(version=PROTOCOL_VERSION, name=name, client=client_name, resume=resume or None,
                       key=identity.public_key if identity is not None else None, password=password,
                       seen=seen or None, front=front.to_wire() if front is not None else None,
                       admin=True if admin else None)
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        client = await cls.open(host, port, trust=trust, timeout=timeout)
+        try:
+            client = await cls.open(host, port, trust=trust, timeout=min(timeout, NODE_TIMEOUT) if others else timeout)
+        except (OSError, TimeoutError):
+            if others is None:
+                raise
+            client, (host, port) = await cls._open_another(others, max(0.1, end - loop.time()))
         pinned, hops, first = client.server_fingerprint, 0, (host, port)
         while True:
             try:
                 await client.send(hello)
                 client.welcome = await client._answer_challenge(identity, max(0.0, end - loop.time()))
+                client.address = (host, port)
                 return client
             except ServerError as exc:
                 await client.close()
@@ -147,6 +182,24 @@ class Client:
                 from .known_servers import UntrustedServer
 
                 raise UntrustedServer(host, port, client.server_fingerprint)
+
+    @classmethod
+    async def _open_another(cls, others: OtherNodes, timeout: float) -> tuple[Self, tuple[str, int]]:
+        """A connection to the first of ``others`` that answers, showing their certificate."""
+        lost: OSError | TimeoutError = ConnectionRefusedError("the server's other nodes do not answer")
+        for host, port in others.addresses:
+            try:
+                client = await cls.open(host, port, trust=None, timeout=min(timeout, NODE_TIMEOUT))
+            except (OSError, TimeoutError) as exc:
+                lost = exc
+                continue
+            if client.server_fingerprint != others.fingerprint:
+                await client.close()
+                from .known_servers import UntrustedServer
+
+                raise UntrustedServer(host, port, client.server_fingerprint)
+            return client, (host, port)
+        raise lost
 
     async def _answer_challenge(self, identity: Identity | None, timeout: float) -> dict[str, Any]:
         """The ``welcome``, after signing the server's ``challenge`` if it sends one."""

@@ -41,6 +41,8 @@ from .cluster_chat import CHANNEL as CHAT_CHANNEL
 from .cluster_chat import SharedLobbyChat
 from .cluster_names import NAMES as NAMES_CHANNEL
 from .cluster_names import ClusterNames
+from .cluster_operators import CHANNEL as OPERATORS_CHANNEL
+from .cluster_operators import ClusterOperators
 from .cluster_queue import CHANNEL as QUEUE_CHANNEL
 from .cluster_queue import ClusterQueue
 from .lease import ID_BLOCK, Fence
@@ -115,6 +117,7 @@ class Cluster:
         self.queue = ClusterQueue(self)  # play now, one queue per edition and size for every node
         self.names = ClusterNames(self)  # the names of every node's players
         self.chat = SharedLobbyChat(self)  # the lobby's chat, saved and heard by every node
+        self.operators = ClusterOperators(self)  # operators' commands for every node
 
     @property
     def every(self) -> float:
@@ -139,6 +142,7 @@ class Cluster:
         self.storage.fence = self.fence
         self.lobby.nodes = self
         self.lobby.matchmaker.shared = self.queue
+        self.lobby.moderation.relay = self.operators
         with contextlib.suppress(RedisError, OSError):  # before the chat is read: no line falls between
             self._subscribed = await self._subscribe()
         self.chat.restore()
@@ -380,7 +384,7 @@ class Cluster:
 
     async def _subscribe(self) -> Any:
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL)
+        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL, OPERATORS_CHANNEL)
         return pubsub
 
     async def _listen_loop(self) -> None:
@@ -396,6 +400,8 @@ class Cluster:
                     self.chat.heard(message.get("data"))
                 elif channel in (NAMES_CHANNEL, NAMES_CHANNEL.encode()):
                     self.names.heard(message.get("data"))
+                elif channel in (OPERATORS_CHANNEL, OPERATORS_CHANNEL.encode()):
+                    self.operators.heard(message.get("data"))
                 elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
                     if message.get("data") not in (self.node, self.node.encode()):
                         self.queue.heard()
@@ -445,6 +451,12 @@ class Cluster:
             raise ProtocolError("unavailable", "your table is being taken over by another node of this server; "
                                 "connect again in a few seconds", fatal=True, params={"why": "moving"})
 
+
+    def other_nodes(self) -> tuple[wire.NodeAddress, ...]:
+        """Where players reach the other nodes alive (``welcome.nodes``): a client whose node is lost
+        connects again through one of them."""
+        return tuple(wire.NodeAddress(str(peer["host"]), int(peer["port"]))
+                     for _, peer in sorted(self.peers.items()))[:wire.MAX_NODES]
 
     def alive(self) -> set[str]:
         """The nodes whose record this node read last, and itself."""

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from redis.exceptions import RedisError
 
 from ono99_tui.protocol import ProtocolError
-from ono99_tui.wire import server as wire
 
 from .cluster_part import NodePart
-from .names import name_keys, name_taken_params, same_name_refusal
+from .names import let_go_for_name, name_keys, name_taken_params, same_name_refusal
 
 if TYPE_CHECKING:
 
@@ -171,11 +170,7 @@ class ClusterNames:
         if held:  # another node's player took it first: this one goes
             other = str(json.loads(held)["name"])
             log.info("names: %r is taken at another node (as %r); letting its player here go", name, other)
-            if member.name == name and member.connection is not None:
-                reason = same_name_refusal(name, other)
-                member.send(wire.ErrorMessage(code="name_taken", reason=reason, ref="hello",
-                                              params=name_taken_params(name, other)))
-                member.connection.close(reason)
+            let_go_for_name(member, name, other)
             return
         self._note(self.node.node, name, who, False)
         await self.node.redis.publish(NAMES, json.dumps({"node": self.node.node, "name": name, "who": who,

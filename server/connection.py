@@ -239,6 +239,8 @@ class Connection:
                 if not data:
                     break
                 session.feed(data)
+                while session.parked is not None:
+                    await session.look_up()
                 if session.refusal is not None:  # refused at the door: answered after a pause, then closed
                     await asyncio.sleep(refusal_pause(session.refusal.params))
                     session.refuse()

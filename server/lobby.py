@@ -36,7 +36,7 @@ from .matchmaking import Matchmaker
 from .members import Link, Member, token_hash
 from .metrics import Metrics
 from .moderation import Moderation, address_of
-from .names import NameRegistry, name_taken_params, same_name_refusal
+from .names import NameRegistry, let_go_for_name, name_taken_params, same_name_refusal
 from .nodes import Nodes
 from .presence import Presence
 from .rates import CodeGuesses, NewNames
@@ -61,6 +61,7 @@ class Lobby:
         self.names = NameRegistry(storage)  # names owned by identities, kept in the database
         self.code_guesses = CodeGuesses()  # failed invite-code lookups, by address and by key
         self.new_names = NewNames(config.new_names_per_hour, config.new_names_burst)  # claims of new keys
+        self.names.lost = self._name_lost
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
@@ -177,7 +178,8 @@ class Lobby:
             self.names.seen(identity)
         connection.send(wire.Welcome(version=PROTOCOL_VERSION, server=self.config.name, name=member.name,
                                      resume=token, resumed=resumed, table=member.table.id if member.table else None,
-                                     identity=member.identity))
+                                     identity=member.identity,
+                                     nodes=self.nodes.other_nodes() if self.nodes is not None else ()))
         seen = dict(hello.seen or {}) if resumed else {}
         connection.send(self.moderation.history_for(member, self.lobby_chat.history(seen.get("lobby_chat"))))
         if member.table is not None:
@@ -193,6 +195,12 @@ class Lobby:
         log.info("%s %s (%s) from %s", "resumed" if resumed else "hello", clean_text(member.name),
                  member.identity or "guest", peer)
         return member
+
+    def _name_lost(self, identity: str, name: str, other: str) -> None:
+        """A key's claim of ``name`` lost in the database to another node's (as ``other``)."""
+        for member in list(self.members.values()):
+            if member.identity == identity:
+                let_go_for_name(member, name, other)
 
     def dropped(self, member: Member) -> None:
         """A member's connection closed."""

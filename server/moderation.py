@@ -21,6 +21,7 @@ their key, a guest by their resume token (for that session); a guest's target is
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import dataclasses
@@ -39,7 +40,7 @@ from ono99_tui.core.record import Player as RecordPlayer
 from ono99_tui.core.record import game_to_record
 from ono99_tui.protocol import MAX_CHAT, PROTOCOL_VERSION, ProtocolError, check_name, clean_text
 from ono99_tui.wire import server as wire
-from ono99_tui.wire.requests import Admin, Block, Hello, Mute, Ping, Report, Request
+from ono99_tui.wire.requests import Admin, Block, Hello, Mute, Ping, Report, Request, decode_request
 
 from .members import Member, token_hash
 from .names import name_key, name_keys, name_taken_params, same_name_refusal
@@ -164,6 +165,24 @@ class OperatorSession:
     member: Member
 
 
+class OperatorRelay(Protocol):
+    """How an operator's command reaches the other nodes of several (server/cluster_operators.py)."""
+
+    async def ask_others(self, operator: tuple[str, str], request: dict[str, Any],
+                         only_one: bool) -> list[dict[str, Any]]: ...
+
+    def kicked(self, holds: list[str], seconds: float, reason: str) -> None: ...
+
+    def changed(self) -> None: ...
+
+
+# Commands whose player or table may be at another node: asked there when not found here.
+ROUTED = frozenset({"kick", "ban", "unban", "mute", "unmute", "rename", "close"})
+NOT_HERE = frozenset({"no_player", "no_table"})
+GATHERED = frozenset({"who", "notice"})  # asked of every node, the answers put together
+KEPT = frozenset({"ban", "unban", "mute", "unmute", "rename", "motd"})  # change what every node reads again
+
+
 class Door(Protocol):
     """A client's session as moderation sees it (server/session.py's ``Session``): who and where it is,
     and an operator's session let in."""
@@ -273,7 +292,9 @@ class Moderation:
             except ValueError as exc:
                 raise ValueError(f"--names-deny: {exc}") from None
         self.bans: dict[tuple[str, str], Ban] = {}
-        self.kicked: dict[str, tuple[float, str]] = {}  # identity or address → (until, reason): KICK_HOLD
+        # Who a kick keeps out for KICK_HOLD (``kick_holds``) → (until, reason): a key, a guest's resume
+        # token (token:HASH), a guest's address (address:ADDR) only when the operator asked.
+        self.kicked: dict[str, tuple[float, str]] = {}
         self.chat_mutes: dict[str, ChatMute] = {}  # operators' mutes in the lobby's chat
         self.locks: dict[str, str] = {}  # identity → the name an operator gave it
         self.ignores: dict[str, Ignores] = {}  # by owner key
@@ -283,26 +304,59 @@ class Moderation:
         self._report_buckets: dict[str, tuple[float, float]] = {}  # reporter key → (level, stamp)
         self.sessions: set[Door] = set()  # operators' own sessions (ono99 admin)
         self.on_action: Callable[[str], None] | None = None  # told each operator action (metrics)
+        self.relay: OperatorRelay | None = None  # one node of several: the others (server/cluster_operators.py)
+        self._for_a_node = False  # carrying out a command another node was given
+        self._tasks: set[asyncio.Task[None]] = set()
         if self.storage is not None:
-            self.storage.run_now(self._load)
+            self._keep(self.storage.run_now(_read_kept))
 
     # --- the database ---------------------------------------------------------------------------------
-    async def _load(self, db: Database) -> None:
-        """What is kept (the store's schema version 2, server/storage.py and storage_pg.py)."""
-        for kind, value, reason, until, by, at in await db.rows(
-                "SELECT kind, value, reason, ends_at, by_identity, at FROM moderation_bans"):
-            self.bans[(str(kind), str(value))] = Ban(str(kind), str(value), str(reason), _time(until), str(by),
-                                                     float(at))
-        for target, reason, until in await db.rows("SELECT target, reason, ends_at FROM moderation_chat_mutes"):
-            self.chat_mutes[str(target)] = ChatMute(str(reason), _time(until))
-        for identity, name in await db.rows("SELECT identity, name FROM moderation_name_locks"):
-            self.locks[str(identity)] = str(name)
-        for kind, owner, target, name in await db.rows(
-                "SELECT kind, owner, target, target_name FROM moderation_ignores ORDER BY at"):
-            ignores = self.ignores.setdefault(str(owner), Ignores())
-            (ignores.muted if kind == "mute" else ignores.blocked)[str(target)] = str(name)
-        row = await db.row("SELECT value FROM moderation_settings WHERE key = 'motd'")
-        self.motd = str(row[0]) if row else ""
+    def _keep(self, kept: Kept) -> None:
+        self.bans, self.chat_mutes, self.locks, self.ignores, self.motd = \
+            kept.bans, kept.chat_mutes, kept.locks, kept.ignores, kept.motd
+
+    def reload_soon(self) -> None:
+        """Another node changed what is kept: read it again; a player of this node it now bans is let go,
+        one it renames is renamed."""
+        storage = self.storage
+        if storage is None:
+            return
+
+        async def reload() -> None:
+            self._keep(await storage.call(_read_kept))
+            for member in list(self.lobby.members.values()):
+                refusal = self.banned(member.identity, address_of(member.connection)) \
+                    if member.connection is not None else None
+                if refusal is not None and refusal.code == "banned":
+                    self._tell_and_close(member, "operator_ban", f"An operator {refusal.reason}",
+                                         {"reason": str(refusal.params.get("reason", "")),
+                                          "until": str(refusal.params.get("until", ""))})
+                locked = self.locks.get(member.identity) if member.identity is not None else None
+                if locked is not None and locked != member.name:
+                    self._rename_member(member, locked)
+
+        self._spawn(reload())
+
+    def hold(self, holds: list[str], seconds: float, reason: str) -> None:
+        """Another node's kick: keep out whom it keeps out, here too (and let go a session of theirs here)."""
+        until = time.monotonic() + seconds
+        for key in holds:
+            self.kicked[key] = (until, reason)
+        for member in list(self.lobby.members.values()):
+            if member.connection is not None and set(self.kick_holds(member, False)) & set(holds):
+                self._tell_and_close(member, "operator_kick", f"An operator removed you from this server: {reason}",
+                                     {"reason": reason})
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("operators: a command for every node failed")
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> None:
         """Queue one statement (SQL both back ends take), in order with every other write."""
@@ -342,8 +396,9 @@ class Moderation:
         return owned[1] if owned is not None and owned[0] == sender else f"name:{name_key(sender)}"
 
     # --- the door -----------------------------------------------------------------------------------------
-    def banned(self, identity: str | None, address: str) -> ProtocolError | None:
-        """The refusal of someone banned or kicked, or None. Expired bans are dropped."""
+    def banned(self, identity: str | None, address: str, resume_hash: str | None = None) -> ProtocolError | None:
+        """The refusal of someone banned or kicked (a guest's ``resume_hash``: of the resume token they
+        came with), or None. Expired bans are dropped. A kick of a guest's address keeps out guests only."""
         now = time.time()
         try:
             ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(address)
@@ -363,7 +418,9 @@ class Moderation:
                                         f"server until {when(ban.until)}: {ban.reason}", fatal=True,
                               why=f"{ban.kind}_until", reason=ban.reason, until=when(ban.until))
         mono = time.monotonic()
-        for key in (identity, address):
+        holds = [identity] if identity is not None else [f"token:{resume_hash}" if resume_hash else None,
+                                                          f"address:{address}"]
+        for key in holds:
             held = self.kicked.get(key) if key is not None else None
             if key is not None and held is not None:
                 if held[0] > mono:
@@ -379,7 +436,8 @@ class Moderation:
         take it (a locked name instead of the one asked for), its name checked against the deny list."""
         identity = connection.identity
         connection.client_name = clean_text(hello.client or "")[:64]  # a front's names its worker
-        refusal = self.banned(identity, connection.address)
+        resume_hash = token_hash(hello.resume) if hello.resume and identity is None else None
+        refusal = self.banned(identity, connection.address, resume_hash)
         if refusal is not None:
             log.warning("%s: refused: %s", connection.peer, refusal.reason)
             raise refusal
@@ -629,10 +687,71 @@ class Moderation:
             raise refusal
         operator = OperatorSession(member.identity, member.name, member)
         command = request.command
-        handler: Callable[[OperatorSession, Admin], dict[str, Any] | None] = getattr(self, f"_admin_{command}")
-        answer = handler(operator, request)
-        if answer is not None:
+        try:
+            answer = self._run(operator, request)
+        except ProtocolError as exc:
+            if self.relay is None or command not in ROUTED or exc.code not in NOT_HERE:
+                raise
+            self._spawn(self._ask_the_others(operator, request, exc))  # its player or table may be at another node
+            return
+        if answer is not None and self.relay is not None and command in GATHERED:
+            self._spawn(self._gather(operator, request, answer))
+        elif answer is not None:
             member.send(_admin_result(command, answer))
+
+    def _run(self, operator: OperatorSession, request: Admin) -> dict[str, Any] | None:
+        handler: Callable[[OperatorSession, Admin], dict[str, Any] | None] = getattr(self, f"_admin_{request.command}")
+        answer = handler(operator, request)
+        if self.relay is not None and request.command in KEPT and not (request.command == "motd" and
+                                                                       request.text is None):
+            self.relay.changed()
+        return answer
+
+    def for_another_node(self, identity: str, name: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Carry out an operator's command given at another node: its answer (``_result``), or
+        ``error`` (code, reason, params)."""
+        try:
+            admin = decode_request(request)
+            if not isinstance(admin, Admin) or admin.command not in ROUTED | GATHERED:
+                raise refuse("bad_field", "admin: not a command for every node", why="value", message="admin",
+                             field="command")
+            if identity not in self.admins:
+                raise refuse("not_operator", "only the server's operators can do that", why="member",
+                             fingerprint=identity)
+            self._for_a_node = True
+            try:
+                answer = self._run(OperatorSession(identity, name, Member(name, "", self.lobby.config, identity)),
+                                   admin)
+            finally:
+                self._for_a_node = False
+            assert answer is not None
+            return answer
+        except ProtocolError as exc:
+            return {"error": [exc.code, exc.reason, dict(exc.params or {})]}
+
+    async def _ask_the_others(self, operator: OperatorSession, request: Admin, here: ProtocolError) -> None:
+        assert self.relay is not None
+        answers = await self.relay.ask_others((operator.identity, operator.name), request.to_wire(), only_one=True)
+        done = next((a for a in answers if "error" not in a), None)
+        if done is not None:
+            operator.member.send(_admin_result(request.command, done))
+            return
+        code, reason, params = next((a["error"] for a in answers if a["error"][0] not in NOT_HERE),
+                                    (here.code, here.reason, dict(here.params or {})))
+        operator.member.send(wire.ErrorMessage(code=str(code), reason=str(reason), ref="admin", params=dict(params)))
+
+    async def _gather(self, operator: OperatorSession, request: Admin, answer: dict[str, Any]) -> None:
+        assert self.relay is not None
+        answers = [a for a in await self.relay.ask_others((operator.identity, operator.name), request.to_wire(),
+                                                          only_one=False) if "error" not in a]
+        if request.command == "who":
+            rows = sorted([*answer["rows"], *(row for a in answers for row in a["rows"])],
+                          key=lambda row: str(row["name"]).casefold())
+            answer = self._result(f"{len(rows)} players", rows)
+        else:
+            sent = int(answer["params"]["sent"]) + sum(int(a["params"]["sent"]) for a in answers)
+            answer = self._result(f"sent to {sent} players", sent=sent)
+        operator.member.send(_admin_result(request.command, answer))
 
     @staticmethod
     def _result(english: str, rows: list[dict[str, str | int]] | None = None, **params: str | int) -> dict[str, Any]:
@@ -675,12 +794,24 @@ class Moderation:
         if member.identity == operator.identity:
             raise refuse("bad_target", "that is you", why="self")
         reason = self._reason(request)
-        hold = member.identity or address_of(member.connection)
-        self.kicked[hold] = (time.monotonic() + KICK_HOLD, reason)
+        holds = self.kick_holds(member, bool(request.all))
+        for hold in holds:
+            self.kicked[hold] = (time.monotonic() + KICK_HOLD, reason)
+        if self.relay is not None:  # kept out at every node
+            self.relay.kicked(holds, KICK_HOLD, reason)
         self._tell_and_close(member, "operator_kick", f"An operator removed you from this server: {reason}",
                              {"reason": reason})
         self._audit(operator, "kick", f"{name} ({key})", reason)
         return self._result(f"kicked {name}", name=name, seconds=int(KICK_HOLD))
+
+    @staticmethod
+    def kick_holds(member: Member, address_too: bool) -> list[str]:
+        """Whom a kick of ``member`` keeps out: their key, or a guest's resume token, and (a guest, when
+        the operator asks: ``all``) their address; never the others of an address, nor an operator."""
+        if member.identity is not None:
+            return [member.identity]
+        address = address_of(member.connection)
+        return [f"token:{member.token_hash}", *([f"address:{address}"] if address_too and address else [])]
 
     def _tell_and_close(self, member: Member, code: str, text: str, params: dict[str, str | int]) -> None:
         member.send(wire.Notice(table=None, text=text, code=code, params=params))
@@ -758,6 +889,7 @@ class Moderation:
             value, name, _ = self._target(request)
             kind, shown = "identity", f"{name} ({value})"
         self.kicked.pop(value, None)
+        self.kicked.pop(f"address:{value}", None)
         if self._lift(kind, value) is None:
             raise refuse("not_banned", f"{shown} is not banned", name=shown)
         self._audit(operator, "unban", shown, "")
@@ -889,7 +1021,8 @@ class Moderation:
             if member.connection is not None:
                 member.send_frame(frame)
                 sent += 1
-        self._audit(operator, "notice", "", text)
+        if not self._for_a_node:  # logged once, by the node the operator spoke to
+            self._audit(operator, "notice", "", text)
         return self._result(f"sent to {sent} players", sent=sent)
 
     def _admin_reports(self, operator: OperatorSession, request: Admin) -> dict[str, Any] | None:
@@ -981,6 +1114,36 @@ class Moderation:
             member.send(_admin_result(command, result))
 
         asyncio.get_running_loop().create_task(run())
+
+
+@dataclass(slots=True)
+class Kept:
+    """What moderation keeps in the database (the store's schema version 2, server/storage.py and
+    storage_pg.py), as read at the start and again when another node changed it."""
+
+    bans: dict[tuple[str, str], Ban] = field(default_factory=dict)
+    chat_mutes: dict[str, ChatMute] = field(default_factory=dict)
+    locks: dict[str, str] = field(default_factory=dict)
+    ignores: dict[str, Ignores] = field(default_factory=dict)
+    motd: str = ""
+
+
+async def _read_kept(db: Database) -> Kept:
+    kept = Kept()
+    for kind, value, reason, until, by, at in await db.rows(
+            "SELECT kind, value, reason, ends_at, by_identity, at FROM moderation_bans"):
+        kept.bans[(str(kind), str(value))] = Ban(str(kind), str(value), str(reason), _time(until), str(by), float(at))
+    for target, reason, until in await db.rows("SELECT target, reason, ends_at FROM moderation_chat_mutes"):
+        kept.chat_mutes[str(target)] = ChatMute(str(reason), _time(until))
+    for identity, name in await db.rows("SELECT identity, name FROM moderation_name_locks"):
+        kept.locks[str(identity)] = str(name)
+    for kind, owner, target, name in await db.rows(
+            "SELECT kind, owner, target, target_name FROM moderation_ignores ORDER BY at"):
+        ignores = kept.ignores.setdefault(str(owner), Ignores())
+        (ignores.muted if kind == "mute" else ignores.blocked)[str(target)] = str(name)
+    row = await db.row("SELECT value FROM moderation_settings WHERE key = 'motd'")
+    kept.motd = str(row[0]) if row else ""
+    return kept
 
 
 def _admin_result(command: str, answer: dict[str, Any]) -> wire.AdminResult:

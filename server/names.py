@@ -16,17 +16,24 @@ someone else asks for it, or one that looks like it); an operator may release on
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import time
 import unicodedata
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ono99_tui.protocol import ProtocolError
+from ono99_tui.wire import server as wire
 
 if TYPE_CHECKING:
+    from .members import Member
     from .storage import Storage
 
+log = logging.getLogger("ono99.names")
+LOOK_UP_SECONDS = 2.0  # a hello waits this long at most for the shared database's claims on its name
 _DIRECTION_MARKS = "\u200e\u200f"  # the data wraps some right-to-left characters in these
 NAME_KEPT_DAYS = 180  # a name whose key has not been seen for this long is free again
 SEEN_SAVED_EVERY = 86400.0  # seconds: a key's last hello is written at most once a day
@@ -119,22 +126,42 @@ def name_taken_params(wanted: str, existing: str, keyed: bool = False) -> dict[s
     return {"why": why, "name": wanted, "existing": existing, "keyed": int(keyed)}
 
 
+def let_go_for_name(member: Member, name: str, other: str) -> None:
+    """``member`` was welcome as ``name`` but another node's claim (as ``other``) came first: they are
+    told ``name_taken``, as at a hello, and let go."""
+    if member.name == name and member.connection is not None:
+        reason = same_name_refusal(name, other)
+        member.send(wire.ErrorMessage(code="name_taken", reason=reason, ref="hello",
+                                      params=name_taken_params(name, other)))
+        member.connection.close(reason)
+
+
 class NameRegistry:
-    """The names owned by identities, kept in memory and written through to the database."""
+    """The names owned by identities, kept in memory and written through to the database.
+
+    On a database that several nodes share (PostgreSQL), another node may claim a name at any time:
+    each hello reads the claims that decide it first (``look_up``), and each claim is made in one
+    transaction against every node's (``Storage.claim_name``); a claim that loses there to another
+    node's is undone here and its player let go (``lost``)."""
 
     def __init__(self, storage: Storage | None) -> None:
         self.storage = storage
+        self.shared = storage is not None and storage.kind == "postgresql"  # several nodes may claim in it
+        # Told (identity, name, the other claim's name) when a claim lost in the database to another node's.
+        self.lost: Callable[[str, str, str], None] | None = None
         self._by_key: dict[str, tuple[str, str]] = {}  # each key of a name (name_keys) -> (name, identity)
         self._by_identity: dict[str, str] = {}  # identity -> its name
         self.clock = time.time
         self._last_seen: dict[str, float] = storage.load_names_seen() if storage is not None else {}
+        self._claims: set[asyncio.Task[None]] = set()
         name_key("")  # the confusables table is built now, not on the first hello
         if storage is not None:
             for identity, name in storage.load_names():  # oldest claim first: it keeps a contested key
                 keys = name_keys(name)
                 if not keys & self._by_key.keys():
-                    self._by_key.update(dict.fromkeys(keys, (name, identity)))
-                    self._by_identity[identity] = name
+                    self._learn(identity, name)
+            # claims made before the keys were kept get theirs (on the database, the oldest claim's too)
+            storage.keep_name_keys(sorted((key, identity) for key, (_, identity) in self._by_key.items()))
 
     def name_of(self, identity: str) -> str | None:
         return self._by_identity.get(identity)
@@ -188,16 +215,58 @@ class NameRegistry:
             raise ProtocolError("name_taken", same_name_refusal(name, owned[0], taken),
                                 params=name_taken_params(name, owned[0], identity is None))
 
+    async def look_up(self, name: str, identity: str | None) -> None:
+        """Read from the shared database the claims on ``name`` (or one that looks like it) and
+        ``identity``'s name, as they stand now: what ``check``, ``name_of`` and ``owner`` then say. A
+        database that does not answer within LOOK_UP_SECONDS raises ``TimeoutError``."""
+        assert self.storage is not None
+        keys = sorted(name_keys(name)) if name.strip() else []
+        claims = await asyncio.wait_for(self.storage.name_claims(keys, identity), LOOK_UP_SECONDS)
+        for key in keys:
+            held = self._by_key.get(key)
+            if held is not None:
+                self._forget(held[1])
+        if identity is not None:
+            self._forget(identity)
+        for who, owned in claims:
+            self._forget(who)
+            self._learn(who, owned)
+
     def claim(self, identity: str, name: str) -> None:
         """Make ``name`` the name of ``identity`` (checked first with ``check``)."""
         if self._by_identity.get(identity) == name:
             return
-        old = self._by_identity.get(identity)
+        self._forget(identity)
+        self._learn(identity, name)
+        if self.storage is not None:
+            task = asyncio.get_running_loop().create_task(self._claim(self.storage, identity, name))
+            self._claims.add(task)
+            task.add_done_callback(self._claims.discard)
+
+    async def _claim(self, storage: Storage, identity: str, name: str) -> None:
+        try:
+            held = await storage.claim_name(identity, name, sorted(name_keys(name)))
+        except Exception:
+            log.exception("names: the claim of %r was not saved", name)
+            return
+        if held is None:
+            return
+        other, whose = held
+        log.info("names: %r went to another node's claim (as %r) first", name, other)
+        if self._by_identity.get(identity) == name:
+            self._forget(identity)
+        self._forget(whose)
+        self._learn(whose, other)
+        if self.lost is not None:
+            self.lost(identity, name, other)
+
+    def _learn(self, identity: str, name: str) -> None:
+        self._by_key.update(dict.fromkeys(name_keys(name), (name, identity)))
+        self._by_identity[identity] = name
+
+    def _forget(self, identity: str) -> None:
+        old = self._by_identity.pop(identity, None)
         if old is not None:
             for key in name_keys(old):
                 if self._by_key.get(key, ("", ""))[1] == identity:
                     del self._by_key[key]
-        self._by_key.update(dict.fromkeys(name_keys(name), (name, identity)))
-        self._by_identity[identity] = name
-        if self.storage is not None:
-            self.storage.save_name(identity, name)

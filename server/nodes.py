@@ -37,3 +37,6 @@ class Nodes(Protocol):
     def name_used(self, member: Member, resumed: str | None) -> None: ...
 
     def name_freed(self, member: Member, name: str) -> None: ...
+
+    def other_nodes(self) -> tuple[wire.NodeAddress, ...]:
+        """Where players reach the other nodes alive (``welcome.nodes``)."""

@@ -3,7 +3,9 @@ already decoded), it limits their rate, validates each into a typed request, run
 challenge and proof of a key, a trusted front's word for its player), applies the access policy and
 dispatches the rest to the lobby. What it says goes out through its ``Link``, whatever carries the
 bytes: the asyncio TCP/TLS connection (server/connection.py), or the local game's in-process link
-(server/local.py). Its deadlines are on the clock the adapter gives (``now``): it waits for nothing itself."""
+(server/local.py). Its deadlines are on the clock the adapter gives (``now``): it waits for nothing itself,
+but for the claims on a hello's name in a database several nodes share, which the adapter awaits
+(``parked``, ``look_up``)."""
 
 from __future__ import annotations
 
@@ -109,6 +111,8 @@ class Session:
         self.strikes = 0
         self.refusal: ProtocolError | None = None  # a hello the access policy refused: see ``refuse``
         self._challenge: tuple[Hello, Any, bytes] | None = None  # (hello, its key, the nonce sent)
+        self.parked: Hello | None = None  # a hello waiting for the claims on its name (``look_up``)
+        self._looked_up: Hello | None = None
         self._decoder = FrameDecoder()
 
     @property
@@ -134,8 +138,8 @@ class Session:
         try:
             for message in self._decoder.feed(data):
                 self.receive(message)
-                if self.closed or self.refusal is not None:
-                    return
+                if self.closed or self.refusal is not None or self.parked is not None:
+                    return  # (a parked hello's next frames stay in the decoder until ``look_up``)
         except ProtocolError as exc:
             log.info("%s: %s: %s, closing", self.peer, exc.code, exc.reason)
             self.error(exc.code, exc.reason, params=exc.params)
@@ -169,13 +173,37 @@ class Session:
                 return
             self.host.lobby.handle(self.member, request)
         except ProtocolError as exc:
-            log.info("%s: %s: %s", self.peer, exc.code, clean_text(exc.reason))
-            self.error(exc.code, exc.reason, ref, exc.params)
-            if exc.fatal:
-                self.close(exc.reason)
+            self._refused(exc, ref)
         except Exception:
             log.exception("%s: error handling %s", self.peer, ref)
             self.error("server_error", "the server failed to handle that message; it was not applied", ref)
+
+    def _refused(self, exc: ProtocolError, ref: str | None) -> None:
+        log.info("%s: %s: %s", self.peer, exc.code, clean_text(exc.reason))
+        self.error(exc.code, exc.reason, ref, exc.params)
+        if exc.fatal:
+            self.close(exc.reason)
+
+    async def look_up(self) -> None:
+        """The ``parked`` hello: read the claims on its name from the database several nodes share
+        (``NameRegistry.look_up``), then take it on, and the frames that came after it."""
+        hello = self.parked
+        assert hello is not None
+        self.parked = None
+        try:
+            await self.host.lobby.names.look_up(hello.name, self.identity)
+        except Exception as exc:  # the names as this node knew them decide, as without a shared database
+            log.warning("%s: the claims on a name could not be read (%s)", self.peer, repr(exc))
+        self._looked_up = hello
+        try:
+            self._enter(hello)
+        except ProtocolError as exc:
+            self._refused(exc, "hello")
+        except Exception:
+            log.exception("%s: error handling hello", self.peer)
+            self.error("server_error", "the server failed to handle that message; it was not applied", "hello")
+        if not self.closed and self.refusal is None and self.parked is None:
+            self.feed(b"")
 
     def patience(self, now: float) -> float:
         """Seconds from ``now`` the client may stay silent: until the hello's deadline before the
@@ -252,8 +280,6 @@ class Session:
         elif asserted.identity != self.identity or asserted.address != self.address:
             raise ProtocolError("bad_field", "hello.front: a connection speaks for one player only",
                                 params={"why": "front"})
-        if self.identity is not None and not hello.name.strip():  # the name this key owns, if any
-            hello = dataclasses.replace(hello, name=self.host.lobby.names.name_of(self.identity) or "")
         self._enter(hello)
 
     def _prove(self, prove: Prove) -> None:
@@ -272,6 +298,12 @@ class Session:
     def _enter(self, hello: Hello) -> None:
         """A hello whose key (if any) is proven: moderation (bans, an operator's session, the names deny
         list) and the access policy decide, then the lobby takes it."""
+        names = self.host.lobby.names
+        if names.shared and self._looked_up is not hello:  # another node may have claimed it: read first
+            self.parked = hello
+            return
+        if self.front and self.identity is not None and not hello.name.strip():  # the name this key owns
+            hello = dataclasses.replace(hello, name=names.name_of(self.identity) or "")
         moderation = self.host.lobby.moderation
         admitted = moderation.at_the_door(self, hello)
         if admitted is None:

@@ -507,14 +507,56 @@ class Storage(ABC):
         """Save a claim of a name. Its time decides which of two claims of names that look alike keeps
         the name (the older, at the next start): on a database that several nodes share it is the
         database's clock, not this node's, which may be wrong."""
+        self.submit(lambda db: self._write_name(db, identity, name))
+
+    async def _write_name(self, db: Database, identity: str, name: str) -> None:
         params: tuple[str | float, ...]
         if self.clock_sql is None:
             claimed_at, params = "?", (identity, name, time.time())
         else:
             claimed_at, params = self.clock_sql, (identity, name)
-        self.submit(lambda db: db.run(
-            f"INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, {claimed_at}) "
-            "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at", params))
+        await db.run(f"INSERT INTO names(identity, name, claimed_at) VALUES (?, ?, {claimed_at}) "
+                     "ON CONFLICT(identity) DO UPDATE SET name = excluded.name, claimed_at = excluded.claimed_at",
+                     params)
+
+    async def claim_name(self, identity: str, name: str, keys: Collection[str]) -> tuple[str, str] | None:
+        """Make ``name`` (whose keys, ``names.name_keys``, are ``keys``) the name of ``identity``, in one
+        transaction that every node's claims pass through: None, or (the name, the identity) of another
+        claim that holds one of the keys (nothing is written then)."""
+        async def write(db: Database) -> tuple[str, str] | None:
+            marks = ", ".join("?" * len(keys))
+            try:
+                async with db.transaction():
+                    await db.run("DELETE FROM name_keys WHERE identity = ?", (identity,))
+                    await db.run_many("INSERT INTO name_keys(key, identity) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
+                                      [(key, identity) for key in keys])
+                    held = await db.row("SELECT n.name, n.identity FROM name_keys k JOIN names n ON n.identity = "
+                                        f"k.identity WHERE k.key IN ({marks}) AND k.identity <> ?", (*keys, identity))
+                    if held is not None:
+                        raise _NameHeld(str(held[0]), str(held[1]))
+                    await self._write_name(db, identity, name)
+            except _NameHeld as taken:
+                return taken.name, taken.identity
+            return None
+
+        return await self.call(write)
+
+    async def name_claims(self, keys: Collection[str], identity: str | None) -> list[tuple[str, str]]:
+        """The claims, as they stand, that hold one of ``keys`` or are ``identity``'s: (identity, name)."""
+        async def read(db: Database) -> list[tuple[str, str]]:
+            marks = ", ".join("?" * len(keys)) or "NULL"
+            rows = await db.rows("SELECT DISTINCT n.identity, n.name FROM names n JOIN name_keys k ON "
+                                 f"k.identity = n.identity WHERE k.key IN ({marks}) OR k.identity = ?",
+                                 (*keys, identity or ""))
+            return [(str(i), str(n)) for i, n in rows]
+
+        return await self.call(read)
+
+    def keep_name_keys(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Record (key, identity) for claims made before each name's keys were kept (at the start)."""
+        self.run_now(lambda db: db.run_many("INSERT INTO name_keys(key, identity) VALUES (?, ?) "
+                                            "ON CONFLICT(key) DO NOTHING", keys))
+
 
     # --- names' owners last seen (server/names.py releases a name whose owner never came back) ---------
     def load_names_seen(self) -> dict[str, float]:
@@ -534,9 +576,19 @@ class Storage(ABC):
         """``identity`` owns no name any more."""
         async def forget(db: Database) -> None:
             await db.run("DELETE FROM names WHERE identity = ?", (identity,))
+            await db.run("DELETE FROM name_keys WHERE identity = ?", (identity,))
             await db.run("DELETE FROM names_seen WHERE identity = ?", (identity,))
 
         self.submit(forget)
+
+
+class _NameHeld(Exception):
+    """A name's key is another identity's: the claim's transaction is rolled back."""
+
+    def __init__(self, name: str, identity: str) -> None:
+        super().__init__(name)
+        self.name = name
+        self.identity = identity
 
 
 async def _write_table(db: Database, table_id: int, meta_text: str) -> None:
@@ -728,7 +780,25 @@ def _sqlite_schema_2(db: sqlite3.Connection) -> None:
     db.executescript(SQLITE_SCHEMA_2)
 
 
-SQLITE_SCHEMA_3 = """
+# Each key of a claimed name (names.name_keys) and whose it is: no two identities hold one name, or two that
+# look alike; of two rows of one name kept from before, the older claim stays.
+NAME_KEYS = (
+    "DELETE FROM names WHERE EXISTS (SELECT 1 FROM names b WHERE b.name = names.name AND "
+    "(b.claimed_at < names.claimed_at OR (b.claimed_at = names.claimed_at AND b.identity < names.identity)))",
+    "CREATE UNIQUE INDEX IF NOT EXISTS names_name ON names (name)",
+    "CREATE TABLE IF NOT EXISTS name_keys (key TEXT PRIMARY KEY, identity TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS name_keys_identity ON name_keys (identity)",
+)
+
+
+def _sqlite_schema_3(db: sqlite3.Connection) -> None:
+    """A name is one identity's: the keys of claimed names (``NAME_KEYS``)."""
+    for statement in NAME_KEYS:
+        db.execute(statement)
+
+
+
+SQLITE_SCHEMA_4 = """
 CREATE TABLE IF NOT EXISTS names_seen (
     identity TEXT PRIMARY KEY,
     seen_at REAL NOT NULL  -- Unix time of the identity's last hello (at most a day old while it plays)
@@ -736,13 +806,13 @@ CREATE TABLE IF NOT EXISTS names_seen (
 """
 
 
-def _sqlite_schema_3(db: sqlite3.Connection) -> None:
+def _sqlite_schema_4(db: sqlite3.Connection) -> None:
     """When each name's owner was last seen: a name whose owner never comes back is released."""
-    db.executescript(SQLITE_SCHEMA_3)
+    db.executescript(SQLITE_SCHEMA_4)
 
 
 SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1, _sqlite_schema_2,
-                                                                  _sqlite_schema_3]
+                                                                  _sqlite_schema_3, _sqlite_schema_4]
 
 
 def migrate_sqlite(db: sqlite3.Connection) -> int:

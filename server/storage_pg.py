@@ -24,7 +24,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from .storage import Database, Row, Storage, StorageError, shown_url
+from .storage import NAME_KEYS, Database, Row, Storage, StorageError, shown_url
 
 MIGRATION_LOCK = 0x6F6E6F3939  # the advisory lock held while the schema is checked and brought up to date
 CONNECT_TIMEOUT = 10  # seconds
@@ -153,7 +153,8 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
     (4, "several nodes: a private table found by its invite code from any node (server/cluster.py)", (
         "CREATE INDEX live_tables_code ON live_tables ((meta::jsonb ->> 'code'))",
     )),
-    (5, "when each name's owner was last seen: a name whose owner never comes back is released (server/names.py)", (
+    (5, "several nodes: a name is one key's at every node (the keys of claimed names)", NAME_KEYS),
+    (6, "when each name's owner was last seen: a name whose owner never comes back is released (server/names.py)", (
         """CREATE TABLE names_seen (
             identity TEXT PRIMARY KEY,
             seen_at DOUBLE PRECISION NOT NULL)""",

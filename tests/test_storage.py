@@ -12,6 +12,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from ono99_server.names import NameRegistry
 from ono99_server.ratings import leaderboard_of
 from ono99_server.storage import SQLITE_MIGRATIONS, Database, Storage, StorageError, shown_url
 from ono99_server.storage_pg import LATEST, PostgresStorage
@@ -361,3 +363,35 @@ async def test_serve_on_postgresql_says_so_and_restores_from_it(tmp_path: Path, 
     finally:
         await first.stop()
         await second.stop()
+
+
+async def test_two_rows_of_one_name_left_from_before_keep_the_older_claim(opened: Opened, store: Store) -> None:
+    """A database of the version before the keys of claimed names, whose ``names`` holds "tom" twice
+    (two nodes each let a key claim it), "T0M" of a third key (it looks like "tom") and "sam". Tried:
+    opened by this version, the older claim of "tom" stays and the other row goes, the database
+    refuses another row for "tom", and the names a server reads give "tom", "TOM" and "T0M" to the
+    older claim's key, and "sam" to its own."""
+    opened.open()
+    opened.close()
+    now = time.time()
+    # back to the version before the keys of claimed names (PostgreSQL 5, SQLite 3), and the ones after it
+    if store.kind == "postgresql":
+        write_beside(store, "DELETE FROM ono99_schema WHERE version >= 5")
+    else:
+        write_beside(store, "PRAGMA user_version = 2")
+    for statement in ("DROP TABLE name_keys", "DROP INDEX names_name", "DROP TABLE names_seen",
+                      # claimed this past minute (a name whose key is not seen for 180 days is free again)
+                      f"INSERT INTO names(identity, name, claimed_at) VALUES ('key:tom-2', 'tom', {now - 30}), "
+                      f"('key:tom-1', 'tom', {now - 40}), ('key:look', 'T0M', {now - 20}), "
+                      f"('key:sam', 'sam', {now - 10})"):
+        write_beside(store, statement)
+    storage = opened.open()
+    assert sorted(read_beside(store, "SELECT identity, name FROM names")) == \
+        [("key:look", "T0M"), ("key:sam", "sam"), ("key:tom-1", "tom")]
+    with pytest.raises((sqlite3.IntegrityError, psycopg.errors.UniqueViolation)):
+        write_beside(store, "INSERT INTO names(identity, name, claimed_at) VALUES ('key:x', 'tom', 5.0)")
+    names = NameRegistry(storage)
+    for asked in ("tom", "TOM", "T0M"):
+        assert names.owner(asked) == ("tom", "key:tom-1"), asked
+    assert names.owner("sam") == ("sam", "key:sam")
+    assert {i for (i,) in read_beside(store, "SELECT identity FROM name_keys")} == {"key:tom-1", "key:sam"}

@@ -32,7 +32,7 @@ from typing import Any
 from ono99_tui.ssh_library import asyncssh
 
 from ..access import AccessPolicy, refusal_pause
-from ..client import Client, ServerError
+from ..client import Client, OtherNodes, ServerError
 from ..fronts import FrontAssertion
 from ..known_servers import ServerTrust, UntrustedServer
 from ..limits import HelloQueue
@@ -96,18 +96,21 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
 
 
 async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
-                      name: str, resume: str | None, client_name: str) -> Client | tuple[str, bool]:
+                      name: str, resume: str | None, client_name: str,
+                      others: OtherNodes | None = None) -> Client | tuple[str, bool]:
     """A new link to the game server saying hello for one player of a front (SSH or web), with the
     front's word for their address and key: the link, welcomed, or why the lobby refused (in the
     current language) and whether another name could change that. Raises ``OSError`` when the game
-    server cannot be reached, or is not the one the front pins."""
+    server cannot be reached, or is not the one the front pins. ``others``: the game server's other
+    nodes, told at the player's last welcome, tried when its node does not answer."""
     assertion = FrontAssertion(config.credential, address, fingerprint)
     async with opening:
         try:
             # the client name says which worker: the server's metrics count sessions per worker
             return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
                                         timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
-                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint))
+                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
+                                        others=others)
         except ServerError as exc:
             # said in the session's language: this runs in its app's context
             return said(exc.error), exc.code not in NAME_ERRORS
@@ -154,7 +157,7 @@ class Door:
         whether another name could change that. Raises ``OSError`` when the game server cannot be
         reached."""
         result = await link_player(self.front.config, self.front.opening, self.address, self.fingerprint, name,
-                                   resume, "ono99-ssh")
+                                   resume, "ono99-ssh", OtherNodes.of(self.link) if resume else None)
         if isinstance(result, tuple):
             return result
         self.link = result

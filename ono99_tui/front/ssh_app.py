@@ -331,6 +331,7 @@ class SessionApp(Ono99App):
         wish = self.door.play_now
         if wish is None:
             return
+        self.door.play_now = None  # once a session: sent on to another node, or back after a take-over, stay put
         if welcome.table is not None:
             self._play_now_from = wish  # its table message tells
             return

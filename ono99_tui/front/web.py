@@ -28,7 +28,7 @@ from typing import Any, cast
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..access import AccessPolicy, refusal_pause
-from ..client import Client
+from ..client import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
 from ..messages import ServerMessage, Welcome
@@ -109,7 +109,7 @@ class WebDoor:
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
         resume, self._resume = resume or self._resume, None
         result = await link_player(self.front.config, self.front.opening, self.address, None, name, resume,
-                                   "ono99-web")
+                                   "ono99-web", OtherNodes.of(self.link) if resume else None)
         if isinstance(result, tuple):
             return result
         self.link = result

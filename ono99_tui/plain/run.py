@@ -17,7 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..client import Client, ConnectionLost, ServerError
+from ..client import Client, ConnectionLost, OtherNodes, ServerError
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -361,9 +361,12 @@ def run_connect(host: str, port: int, name: str, *, identity: Identity | None, p
         model = client.model
         while True:
             try:
-                return await Client.connect(host, port, wanted["name"], resume=model.resume or None,
+                link = await Client.connect(host, port, wanted["name"], resume=model.resume or None,
                                             client_name="ono99-plain", identity=identity, password=password,
-                                            seen=model.seen() if model.resume else None, trust=client_trust[0])
+                                            seen=model.seen() if model.resume else None, trust=client_trust[0],
+                                            others=other_nodes[0] if model.resume else None)
+                other_nodes[0] = OtherNodes.of(link)  # where to come back through if this node is lost
+                return link
             except ServerError as exc:
                 if exc.code in NAME_ERRORS and not model.resume:
                     client.say(words.sentence(plain_text(said(exc.error))))
@@ -390,6 +393,7 @@ def run_connect(host: str, port: int, name: str, *, identity: Identity | None, p
                 raise
 
     client_trust: list[ServerTrust | None] = [trust]
+    other_nodes: list[OtherNodes | None] = [None]  # the server's other nodes, told at the last welcome
 
     class Connected(PlainClient):
         def handle(self, message: Any) -> None:

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..client import Client, ConnectionLost, ServerError
+from ..client import Client, ConnectionLost, OtherNodes, ServerError
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
@@ -153,6 +153,7 @@ class Ono99App(App[int]):
         self.first_table = first_table
         self.bot_delay = bot_delay
         self._open_link = open_link
+        self._other_nodes: OtherNodes | None = None  # the server's other nodes, told at the last welcome
         self._local_game = local_game
         self._embedded: LocalServer | None = None
         self._was_my_turn = False
@@ -212,9 +213,12 @@ class Ono99App(App[int]):
             link = self._embedded.link()
             await link.send(Hello(version=PROTOCOL_VERSION, name=self.player_name, client="ono99-tui"))
             return link
-        return await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
+        link = await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
                                     client_name="ono99-tui", identity=self.identity, password=self.password,
-                                    seen=self.model.seen() if self.model.resume else None, trust=self.trust)
+                                    seen=self.model.seen() if self.model.resume else None, trust=self.trust,
+                                    others=self._other_nodes if self.model.resume else None)
+        self._other_nodes = OtherNodes.of(link)  # where to come back through if this node is lost
+        return link
 
     async def _network(self) -> None:
         attempt = 0

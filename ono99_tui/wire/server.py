@@ -26,8 +26,11 @@ from . import reading
 from .common import EDITIONS, MAX_SEATS, SCOPES, Edition, Scope
 from .reading import MAX_CARDS, MAX_INT, MAX_NAME_WIRE, MAX_TEXT, Params
 
+MAX_NODES = 64  # the other nodes a welcome lists
+
 __all__ = [
     "EDITIONS",
+    "MAX_NODES",
     "MAX_SEATS",
     "SCOPES",
     "SEAT_KINDS",
@@ -52,6 +55,7 @@ __all__ = [
     "Leaderboard",
     "Left",
     "MissedDrawEvent",
+    "NodeAddress",
     "Notice",
     "Obligation",
     "Online",
@@ -491,6 +495,17 @@ class RecentGame:
                 "credited": self.credited, "players": list(self.players)}
 
 
+@dataclass(frozen=True, slots=True)
+class NodeAddress:
+    """Where players reach another node of the same server (one of several: ``welcome.nodes``)."""
+
+    host: str
+    port: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"host": self.host, "port": self.port}
+
+
 # --- messages ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Welcome:
@@ -501,11 +516,15 @@ class Welcome:
     resumed: bool
     table: int | None
     identity: str | None
+    nodes: tuple[NodeAddress, ...] = ()  # the server's other nodes, when it runs on several
     t: Literal["welcome"] = "welcome"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"t": self.t, "version": self.version, "server": self.server, "name": self.name,
-                "resume": self.resume, "resumed": self.resumed, "table": self.table, "identity": self.identity}
+        wired = {"t": self.t, "version": self.version, "server": self.server, "name": self.name,
+                 "resume": self.resume, "resumed": self.resumed, "table": self.table, "identity": self.identity}
+        if self.nodes:
+            wired["nodes"] = [node.to_wire() for node in self.nodes]
+        return wired
 
 
 @dataclass(frozen=True, slots=True)
@@ -981,6 +1000,11 @@ def _chat_line(v: Any, where: str) -> ChatLine:
                     text=r.text("text", MAX_CHAT * 4), at=r.real("at"))
 
 
+def _node_address(v: Any, where: str) -> NodeAddress:
+    r = reading.Reader(v, where)
+    return NodeAddress(host=r.text("host", 255), port=r.num("port", 1, 65535))
+
+
 def _online_player(v: Any, where: str) -> OnlinePlayer:
     r = reading.Reader(v, where)
     return OnlinePlayer(name=r.text("name", MAX_NAME_WIRE), table=r.num("table", nil=True), away=r.flag("away"))
@@ -1075,7 +1099,8 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
     if kind == "welcome":
         return Welcome(version=r.num("version"), server=r.text("server", 256), name=r.text("name", MAX_NAME_WIRE),
                        resume=r.text("resume", 256), resumed=r.flag("resumed"), table=r.num("table", nil=True),
-                       identity=r.text("identity", 128, nil=True, default=None))
+                       identity=r.text("identity", 128, nil=True, default=None),
+                       nodes=r.items("nodes", _node_address, limit=MAX_NODES, default=()))
     if kind == "error":
         return ErrorMessage(code=r.text("code", 64), reason=r.text("reason"),
                             ref=r.text("ref", 64, nil=True, default=None),
