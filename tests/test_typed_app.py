@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Digits, Static
+from textual.widgets import Static
 
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.host import Rewinds, ScreenHost, TableHost, game_app_of
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop
 from tests.app_state import ScriptedLink
 from tests.test_tui import wait_until
 from tests.textual_compat import notification_texts
@@ -57,7 +58,7 @@ async def test_a_malformed_server_message_is_skipped_with_one_notice_and_the_nex
                                "must be a list, not int"]
         assert isinstance(app.screen, TableScreen) and app.return_code is None
         assert app.model.view is not None and app.model.view.total == 21 and app.model.view.hand == ("4", "7")
-        assert app.screen.query_one("#total", Digits).value == "21"
+        assert app.screen.query_one(TableTop).shown_total == 21
         link.inbox.put_nowait({"t": "notice", "table": 1, "text": "still here"})  # the session goes on
         await wait_until(pilot, lambda: "still here" in notification_texts(app), "the next message")
 

@@ -67,6 +67,7 @@ class Canvas:
 
     def __init__(self, width: int, height: int, style: Style) -> None:
         self.width, self.height = width, height
+        self.cut: list[str] = []  # texts that did not fit where they were put
         self.rows = [Strip([Segment(" " * width, style)], width) for _ in range(height)]
 
     def put(self, x: int, y: int, piece: Strip) -> None:
@@ -80,6 +81,9 @@ class Canvas:
 
     def text(self, x: int, y: int, text: Text, width: int) -> None:
         text = text.copy()
+        text.rstrip()
+        if text.cell_len > max(0, width) or x + min(text.cell_len, width) > self.width or not 0 <= y < self.height:
+            self.cut.append(text.plain)
         text.truncate(max(0, width))
         self.put(x, y, _strip(text, text.cell_len))
 
@@ -106,6 +110,16 @@ def scene_of(model: Model, clock_full: int | None) -> Scene:
 
 def _recent(plays: object) -> list[PlayEvent]:
     return list(plays)[-3:] if isinstance(plays, list | tuple) or hasattr(plays, "__iter__") else []  # type: ignore[call-overload]
+
+
+def seat_details(model: Model, view: View, seat: int, seats: tuple[Seat, ...] | list[Seat]) -> list[str]:
+    """What the table says of a seat in words: its cards (or out, or dropped), tokens or points, and
+    whether the player is away, played by a bot, or has a draw open."""
+    shown = _seat(model, view, seat, tuple(seats))
+    details = [words.cards(shown.cards)] if shown.cards is not None and not shown.out and \
+        view.in_hand[seat] else []
+    details += [shown.chips] if shown.chips else []
+    return details + list(shown.marks)
 
 
 def _seat(model: Model, view: View | None, seat: int, seats: tuple[Seat, ...]) -> SeatShown:
@@ -156,6 +170,7 @@ class TableTop(Widget):
         self._clock_full: int | None = None
         self._clock_turn: tuple[object, ...] = ()
         self.shown_total: int | None = None  # the total the big digits show
+        self.cut: list[str] = []  # texts of the last drawing that did not fit
 
     # --- what is shown ------------------------------------------------------------------------------
     def show(self, model: Model) -> None:
@@ -213,7 +228,7 @@ class TableTop(Widget):
         if key == self._drawn_for:
             return
         self._drawn_for = key
-        strips = self._paint(scene, width, height, palette)
+        strips, self.cut = self._paint(scene, width, height, palette)
         old = self._strips
         self._strips = strips
         changed = [y for y in range(height) if y >= len(old) or old[y].text != strips[y].text
@@ -224,7 +239,7 @@ class TableTop(Widget):
     def _layout(self, width: int, scene: Scene) -> _Layout:
         return _Layout(width, len(scene.seats), self.big)
 
-    def _paint(self, scene: Scene, width: int, height: int, palette: TablePalette) -> list[Strip]:
+    def _paint(self, scene: Scene, width: int, height: int, palette: TablePalette) -> tuple[list[Strip], list[str]]:
         base = self.rich_style
         canvas = Canvas(width, height, base)
         layout = self._layout(width, scene)
@@ -234,7 +249,7 @@ class TableTop(Widget):
         if scene.seats:
             self._bottom_line(canvas, layout.bottom_y, width, scene, palette)
         self._centre(canvas, layout, scene, palette)
-        return canvas.rows
+        return canvas.rows, canvas.cut
 
     def _tile(self, canvas: Canvas, x: int, y: int, width: int, seat: SeatShown, palette: TablePalette) -> None:
         name = Text(no_wrap=True)
@@ -266,7 +281,8 @@ class TableTop(Widget):
             line.append(Text(seat.name, style=Style(bold=True, strike=seat.out)))
             if seat.host:
                 line.append(" ⌂")
-            details = [words.cards(seat.cards)] if seat.cards is not None and not seat.out else []
+            details = [words.cards(seat.cards)] if seat.cards is not None and not seat.out \
+                and _("dropped") not in seat.marks else []
             details += [seat.chips] if seat.chips else []
             details += list(seat.marks)
             if details:
@@ -311,12 +327,10 @@ class TableTop(Widget):
             what = "4× ONO 99" if len(played) == 4 else card_label(played[0], scene.edition)
             caption.append(f"{who} {what} → {total}", style="bold")
         total_x = pile_x + 4 + card_w + 2
-        canvas.text(x0, y0, caption, total_x - x0 - 1 if width - (total_x - x0) > 18 else width)
-        self._total(canvas, total_x, y0 + (1 if width - (total_x - x0) > 18 else 1), x0 + width - total_x, scene,
-                    palette, card_h)
+        canvas.text(x0, y0, caption, total_x - x0 - 1)
+        self._total(canvas, total_x, y0, x0 + width - total_x, scene, palette)
 
-    def _total(self, canvas: Canvas, x: int, y: int, width: int, scene: Scene, palette: TablePalette,
-               height: int) -> None:
+    def _total(self, canvas: Canvas, x: int, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
         total = scene.total or 0
         room = scene.limit - total
         colour = palette.calm if room > WARN_ROOM else palette.warn if room > DANGER_ROOM else palette.danger
@@ -340,16 +354,17 @@ class TableTop(Widget):
                 else (_("at the limit") if room == 0 else _("over the limit")))
         line = Text(said, style=Style(bold=room <= DANGER_ROOM))
         if scene.clock is not None and scene.clock_full:
-            bar_w = max(3, min(10, width - line.cell_len - 14))
+            seconds = Text(" " + _("clock {seconds}s").format(seconds=scene.clock),
+                           style=Style(bold=True, reverse=scene.clock < 10))
+            bar_w = min(10, width - line.cell_len - seconds.cell_len - 2)
+            if bar_w < 3:  # too narrow for the words: the bar and the seconds
+                seconds = Text(f" {scene.clock}", style=Style(bold=True, reverse=scene.clock < 10))
+                bar_w = max(3, min(10, width - line.cell_len - seconds.cell_len - 2))
             left = max(0, min(bar_w, round(bar_w * scene.clock / scene.clock_full)))
             line.append("  ")
             line.append("▰" * left + "▱" * (bar_w - left), style=Style(bold=scene.clock < 10))
-            line.append(" " + _("clock {seconds}s").format(seconds=scene.clock),
-                        style=Style(bold=True, reverse=scene.clock < 10))
-        if height >= 6:
-            canvas.text(x, y + 5, line, width)
-        else:
-            canvas.text(x + gauge_w + 1, y + 4, line, width - gauge_w - 1)
+            line.append_text(seconds)
+        canvas.text(x, y + 5, line, width)
 
 
 class _Layout:
