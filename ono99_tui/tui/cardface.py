@@ -126,6 +126,7 @@ class TablePalette:
     faces: tuple[tuple[str, tuple[str | None, str | None]], ...]
     dimmed: tuple[str | None, str | None]
     back: tuple[str | None, str | None]
+    mark: str | None  # a card back as a seat shows it (one cell a card), on the theme's background
     calm: str | None
     warn: str | None
     danger: str | None
@@ -162,7 +163,7 @@ def _palette(theme: Theme) -> TablePalette:
     plain = theme.name == "ono99-mono" or theme.name.startswith("ansi") or theme.ansi
     if plain:
         return TablePalette(faces=tuple((kind, (None, None)) for kind in BORDERS), dimmed=(None, None),
-                            back=(None, None), calm=None, warn=None, danger=None, background=None, coloured=False)
+                            back=(None, None), mark=None, calm=None, warn=None, danger=None, background=None, coloured=False)
     background = _parse(theme.background, "#1e1e1e" if theme.dark else "#efefef")
     primary = _parse(theme.primary, "#0178d4")
     kinds = {
@@ -184,6 +185,7 @@ def _palette(theme: Theme) -> TablePalette:
     back = readable_pair(_parse(theme.secondary or theme.primary, "#0178d4"), AA_GRAPHICS)
     return TablePalette(
         faces=faces, dimmed=dimmed, back=back,
+        mark=visible_on(_parse(theme.secondary or theme.primary, "#0178d4"), background, AA_GRAPHICS),
         calm=visible_on(_parse(theme.success, "#4ebf71"), background, AA_GRAPHICS),
         warn=visible_on(_parse(theme.warning, "#ffa62b"), background, AA_GRAPHICS),
         danger=visible_on(_parse(theme.error, "#ba3c5b"), background, AA_GRAPHICS),
@@ -262,7 +264,7 @@ def _face_lines(code: str, edition: str, width: int, height: int, state: FaceSta
     words = words[:max(0, body - len(value))]
     spare = body - len(value) - len(words)
     content = [""] * (spare // 2) + value + [""] * (spare - spare // 2) + words
-    for i, line in enumerate(content[:body]):
+    for line in content[:body]:
         cell = Text(line, style=face)
         cell.truncate(inner, overflow="ellipsis")
         used = cell.cell_len
@@ -281,7 +283,9 @@ def _face_lines(code: str, edition: str, width: int, height: int, state: FaceSta
 
 
 def _strip(text: Text, width: int) -> Strip:
-    segments = [Segment(s.text, s.style) for s in text.render(_CONSOLE) if s.text != "\n"]
+    base = text.style if isinstance(text.style, Style) else None  # Rich leaves a Text's own style out here
+    segments = [Segment(s.text, base + s.style if base is not None and s.style is not None else s.style or base)
+                for s in text.render(_CONSOLE) if s.text != "\n"]
     return Strip(segments).adjust_cell_length(width)
 
 

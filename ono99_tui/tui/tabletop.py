@@ -30,6 +30,7 @@ SIDE_WIDTH = 16  # a seat at the side of the table
 WIDE_ENOUGH = 64  # narrower: every other seat in rows above the pile
 DANGER_ROOM = 9  # room left at which the gauge turns to danger (a 10 would go over)
 WARN_ROOM = 25
+TOTAL_WIDTH = 28  # the total, its gauge and the clock, when there is room
 
 
 @dataclass(frozen=True)
@@ -261,9 +262,8 @@ class TableTop(Widget):
         second = Text(no_wrap=True)
         second.append("  ")
         if seat.cards is not None and not seat.out:
-            ink, paper = palette.back
             shown = min(seat.cards, max(1, width - 12))
-            second.append("▮" * shown, style=Style(color=paper) if paper else Style(bold=True))
+            second.append("▮" * shown, style=Style(color=palette.mark) if palette.mark else Style(bold=True))
             second.append(f" {seat.cards}")
         if seat.chips:
             second.append(("  " if second.cell_len > 2 else "") + "●" + seat.chips.split(" ")[0],
@@ -274,27 +274,32 @@ class TableTop(Widget):
         canvas.text(x, y + 1, second, width)
 
     def _bottom_line(self, canvas: Canvas, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
+        """The reader's own seat (a spectator's: the first), and the direction of play: in words when
+        they fit, else the arrow alone."""
         seat = scene.seats[scene.bottom] if scene.bottom < len(scene.seats) else None
-        line = Text(no_wrap=True)
+        details: list[str] = []
+        if seat is not None and seat.cards is not None and not seat.out and _("dropped") not in seat.marks:
+            details.append(words.cards(seat.cards))
         if seat is not None:
-            line.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
-            line.append(Text(seat.name, style=Style(bold=True, strike=seat.out)))
-            if seat.host:
-                line.append(" ⌂")
-            details = [words.cards(seat.cards)] if seat.cards is not None and not seat.out \
-                and _("dropped") not in seat.marks else []
             details += [seat.chips] if seat.chips else []
             details += list(seat.marks)
-            if details:
-                line.append("  " + " · ".join(details))
-        right = Text(no_wrap=True)
-        if scene.total is not None:
-            right.append("→ " + _("clockwise") if scene.direction == 1 else "← " + _("counter-clockwise"),
-                         style="bold")
-            if scene.hand_number is not None:
-                right.append(" · " + _("hand {n}").format(n=scene.hand_number))
-        room = width - right.cell_len - 1
-        canvas.text(0, y, line, room - 1)
+        arrow = "→" if scene.direction == 1 else "←"
+        direction = arrow + " " + (_("clockwise") if scene.direction == 1 else _("counter-clockwise"))
+        hand = " · " + _("hand {n}").format(n=scene.hand_number) if scene.hand_number is not None else ""
+        for right_words, kept in ((direction + hand, details), (arrow + hand, details), (arrow, details),
+                                  (arrow, details[1:])):
+            right = Text(right_words if scene.total is not None else "", style="bold", no_wrap=True)
+            line = Text(no_wrap=True)
+            if seat is not None:
+                line.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
+                line.append(Text(seat.name, style=Style(bold=True, strike=seat.out)))
+                if seat.host:
+                    line.append(" ⌂")
+                if kept:
+                    line.append("  " + " · ".join(kept))
+            if line.cell_len + right.cell_len + 2 <= width:
+                break
+        canvas.text(0, y, line, width - right.cell_len - 2)
         canvas.text(width - right.cell_len - 1, y, right, right.cell_len)
 
     def _centre(self, canvas: Canvas, layout: _Layout, scene: Scene, palette: TablePalette) -> None:
@@ -305,6 +310,9 @@ class TableTop(Widget):
         card_w, card_h = layout.card
         # the draw pile, a card's back with its count
         back_w = 6 if width >= 40 else 5
+        block = back_w + 1 + 4 + card_w + 2 + TOTAL_WIDTH
+        if width > block:  # a wide table: the pile and the total in its middle
+            x0, width = x0 + (width - block) // 2, block
         for i, strip in enumerate(back_lines(back_w, card_h, palette, scene.draw_pile)):
             canvas.put(x0, y0 + 1 + i, strip)
         pile_label = Text(_("top card {card} · draw pile {size}").split(" · ")[-1].format(
@@ -317,7 +325,12 @@ class TableTop(Widget):
         fan = cards[-3:]
         for i, card in enumerate(fan):
             offset = (3 - len(fan) + i) * 2
-            for row, strip in enumerate(face_lines(card, scene.edition, card_w, card_h, FaceState(), palette)):
+            lines = face_lines(card, scene.edition, card_w, card_h, FaceState(), palette)
+            for row, strip in enumerate(lines):
+                if i < len(fan) - 1 and 0 < row < card_h - 1:  # a card under another: its edge, no letters
+                    edge = strip.crop(0, 1)
+                    inside = next((seg.style for seg in strip.crop(1, 2)), None)
+                    strip = Strip.join([edge, Strip([Segment(" ", inside)], 1)])
                 canvas.put(pile_x + offset, y0 + 1 + row, strip)
         del pile_label
         # the newest play, named, over the pile
@@ -335,14 +348,16 @@ class TableTop(Widget):
         room = scene.limit - total
         colour = palette.calm if room > WARN_ROOM else palette.warn if room > DANGER_ROOM else palette.danger
         label = Text(_("TOTAL"), style="bold")
-        label.append(" · " + _("limit {limit}").format(limit=scene.limit), style="")
+        limit = " · " + _("limit {limit}").format(limit=scene.limit)
+        if label.cell_len + len(limit) <= width:  # a narrow table: the gauge says the limit
+            label.append(limit)
         canvas.text(x, y, label, width)
         digits = big_rows(str(total))
         style = Style(color=colour, bold=True) if colour else Style(bold=True)
         if digits is not None:
             for i, row in enumerate(digits):
                 canvas.text(x, y + 1 + i, Text(row, style=style), width)
-        gauge_w = max(4, min(width - 1, 24))
+        gauge_w = max(4, min(width - 1, 20))
         used = max(0, min(gauge_w, round(gauge_w * min(total, scene.limit) / max(1, scene.limit))))
         # the gauge's fill tells its state without colour too: calm solid, near the limit shaded
         fill = "█" if room > WARN_ROOM else "▓" if room > DANGER_ROOM else "▒"
@@ -372,7 +387,7 @@ class _Layout:
 
     def __init__(self, width: int, seats: int, big: bool) -> None:
         others = max(0, seats - 1)
-        self.card = (11, 7) if big else (9, 5)
+        self.card = (15, 8) if big else (13, 5)  # a hand's card, as big as the hand's
         tile_h = 2
         self.places: list[tuple[int, int, int]] = []
         middle_h = self.card[1] + 1  # the caption and the pile
@@ -388,7 +403,7 @@ class _Layout:
                 self.places.append((i * tile_w, y, tile_w - 1))
             top_h = tile_h if top else 0
             self.centre_y = top_h
-            self.centre_x = side_w + (1 if side_w else 1)
+            self.centre_x = side_w + 1
             self.centre_width = width - 2 * side_w - 2
             side_ys = [top_h + middle_h - tile_h - k * (tile_h + 1) for k in range(left)]  # bottom first
             lefts = [(0, y, side_w - 1) for y in side_ys]
