@@ -68,6 +68,7 @@ def test_every_text_on_every_card_passes_wcag_aa_in_every_theme(theme: str) -> N
     for code in KINDS.values():
         for state in STATES:
             ink, paper = palette.dimmed if state.playable is False else palette.face(_kind(code))
+            assert ink is not None and paper is not None
             for strip in face_lines(code, "2022", 13, 5, state, palette):
                 for segment in strip:
                     assert segment.style is not None, (code, state, strip.text)  # every cell in the card's colours
@@ -107,7 +108,9 @@ def test_an_unplayable_card_is_dimmed_and_says_so_and_the_number_keys_are_on_the
     playable = face_text("7", "2022", 13, 5, FaceState(key="3", playable=True))
     assert "blocked" in blocked and "playable" in playable and blocked.splitlines()[0].startswith("╭[3]")
     dim = face_lines("7", "2022", 13, 5, FaceState(playable=False), palette)
-    assert _hex(next(s.style for s in dim[1] if s.style is not None), "bgcolor") == palette.dimmed[1].lower()
+    paper = palette.dimmed[1]
+    assert paper is not None
+    assert _hex(next(s.style for s in dim[1] if s.style is not None), "bgcolor") == paper.lower()
 
 
 RECORDS: dict[int, Path] = {}

@@ -12,7 +12,10 @@ import random
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.table import TableScreen
@@ -21,12 +24,30 @@ from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from ono99_tui.wire.requests import Start
 from tests.server_helpers import play
 from tests.test_ssh import key_for_turn
-from tests.test_web import CHROMIUM, CHROMIUM_ARGS, WebRig, _played, paste, private_table, until, until_on_page
-from tests.test_web import rig  # noqa: F401 (the fixture: a server and its web front)
+from tests.test_web import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WebRig,
+    _played,
+    paste,
+    private_table,
+    start_web_rig,
+    until,
+    until_on_page,
+)
 
-PHONE = {"width": 390, "height": 844}
+PHONE: Any = {"width": 390, "height": 844}  # Playwright's ViewportSize
 READABLE = 14  # CSS pixels: the smallest font the page may use
 PHONE_SCREENSHOT_ENV = "ONO99_PHONE_SCREENSHOT"  # where to save a picture of the phone's table
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[WebRig]:
+    rig = await start_web_rig(tmp_path)
+    try:
+        yield rig
+    finally:
+        await rig.close()
 
 
 @contextlib.asynccontextmanager
@@ -76,7 +97,6 @@ async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_
             return [term.options.fontSize, term.cols, term.rows, window.innerWidth,
                     [r.left, r.top, r.right, r.bottom, drawn.right, drawn.bottom]];
         }""")
-        print("PHONE", font, cols, rows, width, screen)
         assert width == PHONE["width"], "the page is not scaled as a desktop page on a phone"
         assert font >= READABLE, font
         assert 36 <= cols <= 50 and rows >= 30, (cols, rows)
@@ -108,8 +128,8 @@ async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_
             key = key_for_turn(app)
             assert key is not None
             if key.isdigit():
-                card = cards[int(key) - 1].region
-                await tap_cell(page, card.x + card.width / 2, card.y + card.height / 2)
+                place = cards[int(key) - 1].region
+                await tap_cell(page, place.x + place.width / 2, place.y + place.height / 2)
             else:  # the four-card discard or a draw has no card to tap
                 await page.keyboard.press(key)
             await until(lambda: _played(host, seat), "the host seeing Wren's move")

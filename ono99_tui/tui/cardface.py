@@ -163,7 +163,8 @@ def _palette(theme: Theme) -> TablePalette:
     plain = theme.name == "ono99-mono" or theme.name.startswith("ansi") or theme.ansi
     if plain:
         return TablePalette(faces=tuple((kind, (None, None)) for kind in BORDERS), dimmed=(None, None),
-                            back=(None, None), mark=None, calm=None, warn=None, danger=None, background=None, coloured=False)
+                            back=(None, None), mark=None,
+                            calm=None, warn=None, danger=None, background=None, coloured=False)
     background = _parse(theme.background, "#1e1e1e" if theme.dark else "#efefef")
     primary = _parse(theme.primary, "#0178d4")
     kinds = {
@@ -192,8 +193,8 @@ def _palette(theme: Theme) -> TablePalette:
         background=background.hex6, coloured=True)
 
 
-def _style(ink: str | None, paper: str | None, **flags: bool) -> Style:
-    return Style(color=ink, bgcolor=paper, **flags)
+def _style(ink: str | None, paper: str | None, bold: bool = False, dim: bool = False) -> Style:
+    return Style(color=ink, bgcolor=paper, bold=bold, dim=dim)
 
 
 # --- faces --------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ rows above the pile.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -109,8 +110,8 @@ def scene_of(model: Model, clock_full: int | None) -> Scene:
                  view.hand_number + 1 if view.edition == "1980" else None, "")
 
 
-def _recent(plays: object) -> list[PlayEvent]:
-    return list(plays)[-3:] if isinstance(plays, list | tuple) or hasattr(plays, "__iter__") else []  # type: ignore[call-overload]
+def _recent(plays: Iterable[PlayEvent]) -> list[PlayEvent]:
+    return list(plays)[-3:]
 
 
 def seat_details(model: Model, view: View, seat: int, seats: tuple[Seat, ...] | list[Seat]) -> list[str]:
