@@ -32,6 +32,7 @@ from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.themes import MONO_THEME
 from ono99_tui.tui.widgets import CardWidget
 from tests.test_i18n import cut_texts
+from tests.test_tui import wait_until
 
 THEMES = {**BUILTIN_THEMES, MONO_THEME.name: MONO_THEME}
 # one card of each kind a player must tell apart (a Double Play is the 1980 edition's Play 2)
@@ -182,3 +183,74 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                     assert screen.region.contains_region(card.region), card.region
                     assert card.render().plain.splitlines()[-1].strip()[0] in "╰└╚┗"  # its bottom edge drawn
                 assert cut_texts(screen) == [], text
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduced: bool, monkeypatch: Any) -> None:
+    """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
+    with motion, one frame with the total half-way from the last total and the card played short of
+    the pile, then the move as it is; with reduced motion (the setting sets the app's animation level
+    to "none") the move at once. Waits are for Textual's animator to finish, never for a time."""
+    app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+    if reduced:
+        app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        top = screen.query_one(TableTop)
+        drawn: list[tuple[int | None, bool]] = []
+        paint = top._paint
+
+        def recording(*args: Any) -> Any:
+            strips = paint(*args)
+            drawn.append((top.drawn_total, top.moving))
+            return strips
+
+        monkeypatch.setattr(top, "_paint", recording)
+        counted = 0
+        for _step in range(20):
+            before = app.model.view.total if app.model.view is not None else 0
+            plays = len(app.model.recent_plays)
+            drawn.clear()
+            await pilot.press("right")
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
+            view = app.model.view
+            assert view is not None and top.drawn_total == view.total and not top.moving
+            if abs(view.total - before) < 2 or len(app.model.recent_plays) == plays and plays == 3:
+                continue
+            counted += 1
+            if reduced:
+                assert [total for total, _moving in drawn] == [view.total], drawn
+            else:
+                assert drawn[0] == (before + (view.total - before) // 2, True), (before, view.total, drawn)
+                assert drawn[-1] == (view.total, False)
+                assert len(drawn) <= 3, drawn  # a few frames a move at most
+        assert counted >= 3
+
+
+async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -> None:
+    """F2's switch turns the table's motion off at once (the app's animation level) and is kept: the
+    next app started with those settings starts without motion."""
+    from textual.widgets import Switch
+
+    from ono99_tui.local_game import open_local_game
+    from ono99_tui.tui.app import make_app
+    from ono99_tui.tui.settings import Settings
+    from ono99_tui.tui.settings_screen import SettingsScreen
+
+    settings = Settings.load()
+    settings.hint_seen = True
+    app = make_app(bot_delay=5, settings=settings, local_game=open_local_game)
+    assert app.animation_level != "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
+        app.screen.query_one("#reduced-motion", Switch).value = True
+        await pilot.pause()
+        assert app.animation_level == "none"
+    assert Settings.load().reduced_motion
+    again = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
+    assert again.animation_level == "none"

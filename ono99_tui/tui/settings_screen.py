@@ -39,6 +39,9 @@ class SettingsScreen(ModalScreen[None]):
             with Horizontal(classes="row"):
                 yield Switch(host.bell_on_turn, id="bell")
                 yield Label(_("Ring the terminal bell on your turn"))
+            with Horizontal(classes="row"):
+                yield Switch(self.app.animation_level == "none", id="reduced-motion")
+                yield Label(_("Reduce motion: show each move at once"))
             if host.keep_settings:
                 with Horizontal(classes="row"):
                     yield Label(_("Your name"))
@@ -79,4 +82,11 @@ class SettingsScreen(ModalScreen[None]):
         host = host_of(self)
         host.bell_on_turn = event.value
         host.settings.bell = event.value
+        host.save_settings()
+
+    @on(Switch.Changed, "#reduced-motion")
+    def reduced_motion_changed(self, event: Switch.Changed) -> None:
+        host = host_of(self)
+        self.app.animation_level = "none" if event.value else "full"
+        host.settings.reduced_motion = event.value
         host.save_settings()

@@ -32,6 +32,8 @@ WIDE_ENOUGH = 64  # narrower: every other seat in rows above the pile
 DANGER_ROOM = 9  # room left at which the gauge turns to danger (a 10 would go over)
 WARN_ROOM = 25
 TOTAL_WIDTH = 28  # the total, its gauge and the clock, when there is room
+MOTION_SECONDS = 0.25  # a move's motion: the card played lands, the total counts
+LANDING = 2  # columns short of the pile the card played is first drawn
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,10 @@ class TableTop(Widget):
         self._clock_turn: tuple[object, ...] = ()
         self.shown_total: int | None = None  # the total the big digits show
         self.cut: list[str] = []  # texts of the last drawing that did not fit
+        self._frame: int | None = None  # the frame of a move's motion being shown (None: none)
+        self._progress = 1.0
+        self._motion_from = 0
+        self.drawn_total: int | None = None  # the total the big digits show now (half-way in a motion)
 
     # --- what is shown ------------------------------------------------------------------------------
     def show(self, model: Model) -> None:
@@ -184,11 +190,48 @@ class TableTop(Widget):
         scene = scene_of(model, self._clock_full)
         if scene != self.scene:
             rows_before = self._rows_for(self.scene)
-            self.scene = scene
+            before, self.scene = self.scene, scene
             self.shown_total = scene.total
+            self._start_motion(before, scene)
             if self._rows_for(scene) != rows_before:
                 self.refresh(layout=True)
             self._draw()
+
+    # --- motion: a move's card lands on the pile and the total counts to its new value -------------------
+    def _start_motion(self, before: Scene | None, scene: Scene) -> None:
+        """A new play: one frame half-way (the card short of the pile, the total half-way), then the
+        move as it is. Textual's animator runs it, so that reduced motion (the app's animation level
+        "none", from the settings) shows the end at once, and a test can wait for its end."""
+        if before is None or before.total is None or scene.total is None or scene.plays == before.plays \
+                or not scene.plays or self.app.animation_level == "none":
+            return
+        self._motion_from = before.total
+        self._frame = 0
+        self._progress = 0.0
+        self.animate("progress", 1.0, duration=MOTION_SECONDS, easing="linear", level="basic",
+                     on_complete=self._motion_done)
+
+    @property
+    def progress(self) -> float:
+        return self._progress
+
+    @progress.setter
+    def progress(self, value: float) -> None:
+        self._progress = value
+        frame = None if value >= 0.5 else 0  # a single frame in between: a few repaints per move at most
+        if frame != self._frame:
+            self._frame = frame
+            self._draw()
+
+    def _motion_done(self) -> None:
+        if self._frame is not None:
+            self._frame = None
+            self._draw()
+
+    @property
+    def moving(self) -> bool:
+        """Whether a move's motion is still being shown."""
+        return self._frame is not None
 
     @property
     def big(self) -> bool:
@@ -226,7 +269,7 @@ class TableTop(Widget):
         if scene is None or width <= 0 or height <= 0:
             return
         palette = palette_for(self.app.current_theme)
-        key = (scene, width, height, palette, self.big)
+        key = (scene, width, height, palette, self.big, self._frame)
         if key == self._drawn_for:
             return
         self._drawn_for = key
@@ -326,6 +369,8 @@ class TableTop(Widget):
         fan = cards[-3:]
         for i, card in enumerate(fan):
             offset = (3 - len(fan) + i) * 2
+            if i == len(fan) - 1 and self._frame is not None and len(fan) > 1:  # the card played, landing
+                offset += LANDING
             lines = face_lines(card, scene.edition, card_w, card_h, FaceState(), palette)
             for row, strip in enumerate(lines):
                 if i < len(fan) - 1 and 0 < row < card_h - 1:  # a card under another: its edge, no letters
@@ -346,6 +391,9 @@ class TableTop(Widget):
 
     def _total(self, canvas: Canvas, x: int, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
         total = scene.total or 0
+        if self._frame is not None:  # counting to the new total
+            total = self._motion_from + (total - self._motion_from) // 2
+        self.drawn_total = total
         room = scene.limit - total
         colour = palette.calm if room > WARN_ROOM else palette.warn if room > DANGER_ROOM else palette.danger
         label = Text(_("TOTAL"), style="bold")

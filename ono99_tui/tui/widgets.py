@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.style import Style
@@ -125,6 +126,31 @@ class CardWidget(Widget):
 
     def on_click(self) -> None:
         self.post_message(self.Chosen(self.index))
+
+
+class CardRow(Widget):
+    """Cards side by side, drawn as the hand draws them: the help's picture of each kind of card."""
+
+    DEFAULT_CSS = """
+    CardRow {
+        height: 5;
+    }
+    """
+
+    CARD_WIDTH = 11
+
+    def __init__(self, codes: Sequence[str], edition: str = "2022") -> None:
+        super().__init__()
+        self.codes, self.edition = tuple(codes), edition
+
+    def render_line(self, y: int) -> Strip:
+        palette = palette_for(self.app.current_theme)
+        pieces = []
+        fitting = max(1, (self.size.width + 1) // (self.CARD_WIDTH + 1))
+        for code in self.codes[:fitting]:
+            pieces.append(face_lines(code, self.edition, self.CARD_WIDTH, 5, FaceState(), palette)[y])
+            pieces.append(Strip.blank(1, self.rich_style))
+        return Strip.join(pieces).adjust_cell_length(self.size.width, self.rich_style)
 
 
 class HandView(Horizontal):
