@@ -218,7 +218,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduce
             await pilot.pause()
             view = app.model.view
             assert view is not None and top.drawn_total == view.total and not top.moving
-            if abs(view.total - before) < 2 or len(app.model.recent_plays) == plays and plays == 3:
+            if abs(view.total - before) < 2 or (len(app.model.recent_plays) == plays and plays == 3):
                 continue
             counted += 1
             if reduced:
@@ -250,7 +250,8 @@ async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
         app.screen.query_one("#reduced-motion", Switch).value = True
         await pilot.pause()
-        assert app.animation_level == "none"
+        level: str = app.animation_level  # set by the switch's handler
+        assert level == "none"
     assert Settings.load().reduced_motion
     again = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
     assert again.animation_level == "none"
