@@ -230,7 +230,7 @@ def _face_lines(code: str, edition: str, width: int, height: int, state: FaceSta
                 language: str) -> tuple[Strip, ...]:
     kind = card_kind(code)
     top_left, top_right, bottom_left, bottom_right, across, side = BORDERS[kind]
-    blocked = state.playable is False
+    blocked = state.playable is False and state.your_turn  # between turns a hand keeps its colours
     ink, paper = palette.dimmed if blocked else palette.face(kind)
     plain = not palette.coloured
     face = _style(ink, paper, bold=not blocked, dim=plain and blocked)

@@ -71,6 +71,7 @@ class Canvas:
 
     def __init__(self, width: int, height: int, style: Style) -> None:
         self.width, self.height = width, height
+        self.base = style  # under every piece: the widget's own background where a piece sets none
         self.cut: list[str] = []  # texts that did not fit where they were put
         self.rows = [Strip([Segment(" " * width, style)], width) for _ in range(height)]
 
@@ -81,7 +82,8 @@ class Canvas:
         if length <= 0:
             return
         row = self.rows[y]
-        self.rows[y] = Strip.join([row.crop(0, x), piece.crop(0, length), row.crop(x + length, self.width)])
+        piece = piece.crop(0, length).apply_style(self.base)
+        self.rows[y] = Strip.join([row.crop(0, x), piece, row.crop(x + length, self.width)])
 
     def text(self, x: int, y: int, text: Text, width: int) -> None:
         text = text.copy()
