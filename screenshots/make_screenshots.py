@@ -358,6 +358,7 @@ async def shoot_replay_table(out_dir: Path, name: str, seed: int) -> list[Path]:
     players, edition, lang, theme, size = REPLAY_SHOTS[name]
     with using(lang):
         app = make_replay_app(load_replay(bot_game(players, edition, seed)))
+        app.animation_level = "none"  # the move, not a frame of its motion
         async with app.run_test(size=size) as pilot:
             app.theme = theme
             for _ in range(7):
@@ -371,6 +372,7 @@ async def shoot_moves(out_dir: Path, seed: int, frames: int = 6) -> list[Path]:
     from ono99_tui.tui.replay import load_replay, make_replay_app
 
     app = make_replay_app(load_replay(bot_game(4, "2022", seed)))
+    app.animation_level = "none"  # each move as it ends
     saved = []
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(4):

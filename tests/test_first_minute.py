@@ -446,8 +446,9 @@ async def test_the_first_screen_names_the_game_labels_the_total_and_marks_card_k
         await wait_until(pilot, lambda: app.model.view is not None and app.model.my_turn, "my first turn")
         await pilot.pause()
         assert str(app.screen.query_one("#title", Static).render()).startswith("ONO 99")
-        await pilot.wait_for_scheduled_animations()  # the last move shown to its end
-        label = app.screen.query_one(TableTop).text()
+        top = app.screen.query_one(TableTop)
+        await wait_until(pilot, lambda: not top.moving, "the last move shown to its end")
+        label = top.text()
         total = view_of(app).total
         assert "TOTAL" in label and "limit 98" in label and f"{98 - total} to go" in label
         assert "[1]" in str(app.screen.query("CardWidget").first().render()).splitlines()[0]

@@ -131,7 +131,10 @@ def record_of(seats: int, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def replay_app(seats: int, tmp_path_factory: pytest.TempPathFactory) -> ReplayApp:
-    return make_replay_app(load_replay(record_of(seats, tmp_path_factory)))
+    """A replay of that game, still: each move shown at once (a snapshot is of a move, not of its motion)."""
+    app = make_replay_app(load_replay(record_of(seats, tmp_path_factory)))
+    app.animation_level = "none"
+    return app
 
 
 @pytest.mark.parametrize("seats", [2, 4, 8])
@@ -190,7 +193,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduce
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total and the card played short of
     the pile, then the move as it is; with reduced motion (the setting sets the app's animation level
-    to "none") the move at once. Waits are for Textual's animator to finish, never for a time."""
+    to "none") the move at once. Waits are for the motion to end, never for a time."""
     app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
     if reduced:
         app.animation_level = "none"
@@ -214,7 +217,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduce
             plays = len(app.model.recent_plays)
             drawn.clear()
             await pilot.press("right")
-            await pilot.wait_for_scheduled_animations()
+            await wait_until(pilot, lambda: not top.moving, "the move shown to its end")
             await pilot.pause()
             view = app.model.view
             assert view is not None and top.drawn_total == view.total and not top.moving

@@ -18,6 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 
 from .. import text as words
@@ -178,7 +179,7 @@ class TableTop(Widget):
         self.shown_total: int | None = None  # the total the big digits show
         self.cut: list[str] = []  # texts of the last drawing that did not fit
         self._frame: int | None = None  # the frame of a move's motion being shown (None: none)
-        self._progress = 1.0
+        self._motion_timer: Timer | None = None
         self._motion_from = 0
         self.drawn_total: int | None = None  # the total the big digits show now (half-way in a motion)
 
@@ -201,31 +202,22 @@ class TableTop(Widget):
 
     # --- motion: a move's card lands on the pile and the total counts to its new value -------------------
     def _start_motion(self, before: Scene | None, scene: Scene) -> None:
-        """A new play: one frame half-way (the card short of the pile, the total half-way), then the
-        move as it is. Textual's animator runs it, so that reduced motion (the app's animation level
-        "none", from the settings) shows the end at once, and a test can wait for its end."""
+        """A new play: one frame half-way (the card short of the pile, the total half-way), then, after
+        MOTION_SECONDS, the move as it is: a single timer and one repaint of the lines that change.
+        Reduced motion (the app's animation level "none", from the settings) shows the end at once."""
+        if self._motion_timer is not None:
+            self._motion_timer.stop()
+            self._motion_timer = None
+        self._frame = None
         if before is None or before.total is None or scene.total is None or scene.plays == before.plays \
                 or not scene.plays or self.app.animation_level == "none":
             return
         self._motion_from = before.total
         self._frame = 0
-        self._progress = 0.0
-        self.animate("progress", 1.0, duration=MOTION_SECONDS, easing="linear", level="basic",
-                     on_complete=self._motion_done)
-
-    @property
-    def progress(self) -> float:
-        return self._progress
-
-    @progress.setter
-    def progress(self, value: float) -> None:
-        self._progress = value
-        frame = None if value >= 0.5 else 0  # a single frame in between: a few repaints per move at most
-        if frame != self._frame:
-            self._frame = frame
-            self._draw()
+        self._motion_timer = self.set_timer(MOTION_SECONDS, self._motion_done)
 
     def _motion_done(self) -> None:
+        self._motion_timer = None
         if self._frame is not None:
             self._frame = None
             self._draw()
