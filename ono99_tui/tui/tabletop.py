@@ -353,8 +353,6 @@ class TableTop(Widget):
             x0, width = x0 + (width - block) // 2, block
         for i, strip in enumerate(back_lines(back_w, card_h, palette, scene.draw_pile)):
             canvas.put(x0, y0 + 1 + i, strip)
-        pile_label = Text(_("top card {card} · draw pile {size}").split(" · ")[-1].format(
-            card="", size=scene.draw_pile).split(" ")[0], style="dim")
         pile_x = x0 + back_w + 1
         # the pile: the cards before the last fanned to the left, the last face up
         cards = [card for _who, played, _total in scene.plays for card in played[:1]]
@@ -372,7 +370,6 @@ class TableTop(Widget):
                     inside = next((seg.style for seg in strip.crop(1, 2)), None)
                     strip = Strip.join([edge, Strip([Segment(" ", inside)], 1)])
                 canvas.put(pile_x + offset, y0 + 1 + row, strip)
-        del pile_label
         # the newest play, named, over the pile
         caption = Text(no_wrap=True)
         if scene.plays:
