@@ -125,6 +125,11 @@ async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_
             await until(lambda: all(card.region.width > 0 for card in cards), "the cards laid out")
             for card in cards:
                 assert screen.region.contains_region(card.region), (card.region, screen.region)
+            # what the page draws is the terminal's text at the page's scale: the DOM renderer's rows
+            # (WebGL drew a phone's text three times too big, the table off the screen)
+            await until_on_page(page, "TOTAL", "the table on the page")
+            drawn = await page.inner_text(".xterm-rows")
+            assert "TOTAL" in drawn and "Wren" in drawn, drawn
             key = key_for_turn(app)
             assert key is not None
             if key.isdigit():
