@@ -236,7 +236,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduce
 async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -> None:
     """F2's switch turns the table's motion off at once (the app's animation level) and is kept: the
     next app started with those settings starts without motion."""
-    from textual.widgets import Switch
+    from textual.widgets import Checkbox
 
     from ono99_tui.local_game import open_local_game
     from ono99_tui.tui.app import make_app
@@ -251,7 +251,7 @@ async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
-        app.screen.query_one("#reduced-motion", Switch).value = True
+        app.screen.query_one("#reduced-motion", Checkbox).value = True
         await pilot.pause()
         level: str = app.animation_level  # set by the switch's handler
         assert level == "none"

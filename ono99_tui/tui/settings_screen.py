@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, Select, Static, Switch
+from textual.widgets import Checkbox, Label, Select, Static, Switch
 
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
@@ -39,9 +39,9 @@ class SettingsScreen(ModalScreen[None]):
             with Horizontal(classes="row"):
                 yield Switch(host.bell_on_turn, id="bell")
                 yield Label(_("Ring the terminal bell on your turn"))
-            with Horizontal(classes="row"):
-                yield Switch(self.app.animation_level == "none", id="reduced-motion")
-                yield Label(_("Reduce motion: show each move at once"))
+            # one line (the dialog holds its rows at 80×24)
+            yield Checkbox(_("Reduce motion: show each move at once"), self.app.animation_level == "none",
+                           id="reduced-motion")
             if host.keep_settings:
                 with Horizontal(classes="row"):
                     yield Label(_("Your name"))
@@ -84,8 +84,8 @@ class SettingsScreen(ModalScreen[None]):
         host.settings.bell = event.value
         host.save_settings()
 
-    @on(Switch.Changed, "#reduced-motion")
-    def reduced_motion_changed(self, event: Switch.Changed) -> None:
+    @on(Checkbox.Changed, "#reduced-motion")
+    def reduced_motion_changed(self, event: Checkbox.Changed) -> None:
         host = host_of(self)
         self.app.animation_level = "none" if event.value else "full"
         host.settings.reduced_motion = event.value

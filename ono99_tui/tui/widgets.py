@@ -20,7 +20,7 @@ from textual.widgets import Button, Static
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
-from .cardface import FaceState, face_lines, palette_for
+from .cardface import FaceState, card_face, face_lines, palette_for
 from .host import HidesFooterKeys, table_host_of
 from .labels import card_kind, card_label
 from .model import Model
@@ -137,8 +137,6 @@ class CardRow(Widget):
     }
     """
 
-    CARD_WIDTH = 11
-
     def __init__(self, codes: Sequence[str], edition: str = "2022") -> None:
         super().__init__()
         self.codes, self.edition = tuple(codes), edition
@@ -146,9 +144,11 @@ class CardRow(Widget):
     def render_line(self, y: int) -> Strip:
         palette = palette_for(self.app.current_theme)
         pieces = []
-        fitting = max(1, (self.size.width + 1) // (self.CARD_WIDTH + 1))
+        # as wide as the longest name on them needs (a long language), as many as fit
+        width = max(11, *(Text(card_face(code, self.edition)[1]).cell_len + 2 for code in self.codes))
+        fitting = max(1, (self.size.width + 1) // (width + 1))
         for code in self.codes[:fitting]:
-            pieces.append(face_lines(code, self.edition, self.CARD_WIDTH, 5, FaceState(), palette)[y])
+            pieces.append(face_lines(code, self.edition, width, 5, FaceState(), palette)[y])
             pieces.append(Strip.blank(1, self.rich_style))
         return Strip.join(pieces).adjust_cell_length(self.size.width, self.rich_style)
 
