@@ -32,6 +32,7 @@ SIDE_WIDTH = 16  # a seat at the side of the table
 WIDE_ENOUGH = 64  # narrower: every other seat in rows above the pile
 DANGER_ROOM = 9  # room left at which the gauge turns to danger (a 10 would go over)
 WARN_ROOM = 25
+MAX_CHIPS = 5  # tokens drawn one chip each up to this many, else a chip and the number
 TOTAL_WIDTH = 28  # the total, its gauge and the clock, when there is room
 MOTION_SECONDS = 0.25  # a move's motion: the card played lands, the total counts
 LANDING = 2  # columns short of the pile the card played is first drawn
@@ -43,9 +44,10 @@ class SeatShown:
     on_turn: bool
     cards: int | None  # None before a game
     marks: tuple[str, ...]  # words: OUT, dropped, away, bot playing, draw open, or the seat's kind
-    chips: str  # tokens or points
+    chips: str  # tokens or points, in words
     out: bool
     host: bool
+    tokens: int | None = None  # drawn as chips, one a token
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,8 @@ def _seat(model: Model, view: View | None, seat: int, seats: tuple[Seat, ...]) -
     elif view.scores is not None:
         chips = words.points(view.scores[seat])
     on_turn = view.turn == seat and view.winner is None
-    return SeatShown(name, on_turn, view.hand_sizes[seat], tuple(marks), chips, out, host)
+    tokens = view.tokens[seat] if view.tokens is not None else None
+    return SeatShown(name, on_turn, view.hand_sizes[seat], tuple(marks), chips, out, host, tokens)
 
 
 class TableTop(Widget):
@@ -304,7 +307,9 @@ class TableTop(Widget):
             second.append("▮" * shown, style=Style(color=palette.mark) if palette.mark else Style(bold=True))
             second.append(f" {seat.cards}")
         if seat.chips:
-            second.append(("  " if second.cell_len > 2 else "") + "●" + seat.chips.split(" ")[0],
+            few = seat.tokens is not None and 0 < seat.tokens <= MAX_CHIPS
+            chips = "●" * (seat.tokens or 0) if few else "●" + seat.chips.split(" ")[0]
+            second.append(("  " if second.cell_len > 2 else "") + chips,
                           style=Style(bold=True))
         if seat.marks:
             second.append(("  " if second.cell_len > 2 else "") + " · ".join(seat.marks),
