@@ -179,6 +179,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             title.append("  ·  " + model.connection_note(), style="bold reverse")
         self.show_text("#title", title)
         view = model.view
+        self.set_class(view is None, "-waiting")  # no hand yet: the banner has its room for the invitation
         self.query_one(TableTop).show(model)
         self.query_one(Banner).show(model)
         self._drop_stale_note(model)
