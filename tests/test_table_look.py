@@ -191,9 +191,10 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
 @pytest.mark.parametrize("reduced", [False, True])
 async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduced: bool, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
-    with motion, one frame with the total half-way from the last total and the card played short of
-    the pile, then the move as it is; with reduced motion (the setting sets the app's animation level
-    to "none") the move at once. Waits are for the motion to end, never for a time."""
+    with motion, one frame with the total half-way from the last total, the card played short of the
+    pile and a player knocked out that move marked with a cross, then the move as it is; with reduced
+    motion (the setting sets the app's animation level to "none") the move at once. Waits are for the
+    motion to end, never for a time."""
     app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
     if reduced:
         app.animation_level = "none"
@@ -203,24 +204,33 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduce
         assert isinstance(screen, TableScreen)
         top = screen.query_one(TableTop)
         drawn: list[tuple[int | None, bool]] = []
+        knocked: list[tuple[frozenset[int], bool]] = []  # the seats marked as just out, and a cross drawn
         paint = top._paint
 
         def recording(*args: Any) -> Any:
-            strips = paint(*args)
+            strips, cut = paint(*args)
             drawn.append((top.drawn_total, top.moving))
-            return strips
+            knocked.append((top.knocked, any("✗ " in strip.text for strip in strips)))
+            return strips, cut
 
         monkeypatch.setattr(top, "_paint", recording)
-        counted = 0
-        for _step in range(20):
+        counted = knocked_out = 0
+        for _step in range(60):
             before = app.model.view.total if app.model.view is not None else 0
+            active = app.model.view.active if app.model.view is not None else ()
             plays = len(app.model.recent_plays)
             drawn.clear()
+            knocked.clear()
             await pilot.press("right")
             await wait_until(pilot, lambda: not top.moving, "the move shown to its end")
             await pilot.pause()
             view = app.model.view
             assert view is not None and top.drawn_total == view.total and not top.moving
+            out = {seat for seat, (was, now) in enumerate(zip(active, view.active, strict=False)) if was and not now}
+            if out and view.winner is None:  # a player knocked out: marked as it happens, unless motion is reduced
+                knocked_out += 1
+                assert knocked[0] == ((frozenset(), False) if reduced else (frozenset(out), True)), knocked
+                assert knocked[-1] == (frozenset(), False)
             if abs(view.total - before) < 2 or (len(app.model.recent_plays) == plays and plays == 3):
                 continue
             counted += 1
@@ -230,7 +240,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduce
                 assert drawn[0] == (before + (view.total - before) // 2, True), (before, view.total, drawn)
                 assert drawn[-1] == (view.total, False)
                 assert len(drawn) <= 3, drawn  # a few frames a move at most
-        assert counted >= 3
+        assert counted >= 3 and knocked_out >= 1
 
 
 async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -> None:

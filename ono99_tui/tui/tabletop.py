@@ -183,6 +183,8 @@ class TableTop(Widget):
         self.cut: list[str] = []  # texts of the last drawing that did not fit
         self._frame: int | None = None  # the frame of a move's motion being shown (None: none)
         self._motion_timer: Timer | None = None
+        self._landing = False  # the motion's card played, short of the pile
+        self.knocked: frozenset[int] = frozenset()  # the seats just knocked out, during a motion
         self._motion_from = 0
         self.drawn_total: int | None = None  # the total the big digits show now (half-way in a motion)
 
@@ -212,10 +214,17 @@ class TableTop(Widget):
             self._motion_timer.stop()
             self._motion_timer = None
         self._frame = None
-        if before is None or before.total is None or scene.total is None or scene.plays == before.plays \
-                or not scene.plays or self.app.animation_level == "none":
+        self.knocked = frozenset()
+        if before is None or before.total is None or scene.total is None or self.app.animation_level == "none":
+            return
+        played = scene.plays != before.plays and bool(scene.plays)
+        knocked = frozenset(seat for seat, (was, now) in enumerate(zip(before.seats, scene.seats, strict=False))
+                            if now.out and not was.out)
+        if not (played or knocked):
             return
         self._motion_from = before.total
+        self._landing = played
+        self.knocked = knocked  # marked loudly for the motion's frame
         self._frame = 0
         self._motion_timer = self.set_timer(MOTION_SECONDS, self._motion_done)
 
@@ -223,6 +232,7 @@ class TableTop(Widget):
         self._motion_timer = None
         if self._frame is not None:
             self._frame = None
+            self.knocked = frozenset()
             self._draw()
 
     @property
@@ -266,7 +276,7 @@ class TableTop(Widget):
         if scene is None or width <= 0 or height <= 0:
             return
         palette = palette_for(self.app.current_theme)
-        key = (scene, width, height, palette, self.big, self._frame)
+        key = (scene, width, height, palette, self.big, self._frame, self.knocked)
         if key == self._drawn_for:
             return
         self._drawn_for = key
@@ -287,16 +297,21 @@ class TableTop(Widget):
         layout = self._layout(width, scene)
         order = [(scene.bottom + k) % len(scene.seats) for k in range(1, len(scene.seats))] if scene.seats else []
         for (x, y, w), seat in zip(layout.places, order, strict=False):
-            self._tile(canvas, x, y, w, scene.seats[seat], palette)
+            self._tile(canvas, x, y, w, scene.seats[seat], palette, seat in self.knocked)
         if scene.seats:
             self._bottom_line(canvas, layout.bottom_y, width, scene, palette)
         self._centre(canvas, layout, scene, palette)
         return canvas.rows, canvas.cut
 
-    def _tile(self, canvas: Canvas, x: int, y: int, width: int, seat: SeatShown, palette: TablePalette) -> None:
+    def _tile(self, canvas: Canvas, x: int, y: int, width: int, seat: SeatShown, palette: TablePalette,
+              knocked: bool = False) -> None:
         name = Text(no_wrap=True)
-        name.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
-        name.append(Text(seat.name, style=Style(bold=seat.on_turn, strike=seat.out, dim=seat.out)))
+        if knocked:  # out this very move: a cross and the name loud, for the motion's frame
+            name.append("✗ ", style="bold reverse")
+            name.append(Text(seat.name, style=Style(bold=True, reverse=True)))
+        else:
+            name.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
+            name.append(Text(seat.name, style=Style(bold=seat.on_turn, strike=seat.out, dim=seat.out)))
         if seat.host:
             name.append(" ⌂")
         canvas.text(x, y, name, width)
@@ -366,7 +381,7 @@ class TableTop(Widget):
         fan = cards[-3:]
         for i, card in enumerate(fan):
             offset = (3 - len(fan) + i) * 2
-            if i == len(fan) - 1 and self._frame is not None and len(fan) > 1:  # the card played, landing
+            if i == len(fan) - 1 and self._frame is not None and self._landing and len(fan) > 1:  # landing
                 offset += LANDING
             lines = face_lines(card, scene.edition, card_w, card_h, FaceState(), palette)
             for row, strip in enumerate(lines):
