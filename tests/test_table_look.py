@@ -146,16 +146,18 @@ def test_table_snapshot(seats: int, size: tuple[int, int], snap_compare: Any,
     assert snap_compare(app, press=["right"] * 6, terminal_size=size)
 
 
-def test_table_snapshot_high_contrast(snap_compare: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The high-contrast theme (no colour): the kinds told by their shapes."""
+@pytest.mark.parametrize("theme", [MONO_THEME.name, "textual-light", "nord"])
+def test_table_snapshot_in_other_themes(theme: str, snap_compare: Any,
+                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The high-contrast theme (no colour: the kinds told by their shapes), a light and a dark one."""
     app = replay_app(8, tmp_path_factory)
 
-    async def mono(pilot: Any) -> None:
-        pilot.app.theme = MONO_THEME.name
+    async def themed(pilot: Any) -> None:
+        pilot.app.theme = theme
         for _ in range(6):
             await pilot.press("right")
 
-    assert snap_compare(app, run_before=mono, terminal_size=(80, 24))
+    assert snap_compare(app, run_before=themed, terminal_size=(80, 24))
 
 
 @pytest.mark.parametrize("language", list(LANGUAGES))
