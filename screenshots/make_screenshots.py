@@ -11,7 +11,14 @@ What it makes, in this folder (``screenshots/``), each as ``.svg`` (Textual's ow
                    playing legal cards with the number keys;
 * ``game-over``    the same game played on (keys only) until the game-over dialog shows;
 * ``lobby-de``     the lobby as ``lobby``, in German;
-* ``table-vi``     a local game's first turn, in Vietnamese.
+* ``table-vi``     a local game's first turn, in Vietnamese;
+* ``table-2``, ``table-4``, ``table-8``  the table of a seeded bot game of 2, 4 and 8 players a few moves in
+                   (a replay of a game ``ono99 simulate`` plays), at 100×32 (8 players: at 80×24);
+* ``table-1980``   the same for the 1980 edition (tokens);
+* ``table-mono``   the high-contrast theme (no colour: the cards' kinds told by their shapes);
+* ``table-de``, ``table-ne``  the 4-player table in German and in Nepali;
+* ``table-moves``  frames of a few moves one after another (``table-moves-N``), and one animated SVG
+                   showing them in turn (``table-moves.svg``).
 
 Install what it needs (Debian; as root):
 
@@ -52,6 +59,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 import ono99_server.table as server_table  # noqa: E402
@@ -69,7 +77,18 @@ from ono99_tui.tui.table import TableScreen  # noqa: E402
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL_HINT = "apt-get update && apt-get install -y chromium fonts-firacode"
-ALL_SHOTS = ("lobby", "servers", "help", "table-play2", "game-over", "lobby-de", "table-vi")
+ALL_SHOTS = ("lobby", "servers", "help", "table-play2", "game-over", "lobby-de", "table-vi", "table-2", "table-4",
+             "table-8", "table-1980", "table-mono", "table-de", "table-ne", "table-moves")
+# the tables of replayed bot games: (players, edition, language, theme, size)
+REPLAY_SHOTS: dict[str, tuple[int, str, str, str, tuple[int, int]]] = {
+    "table-2": (2, "2022", "en", "textual-dark", SIZE),
+    "table-4": (4, "2022", "en", "textual-dark", SIZE),
+    "table-8": (8, "2022", "en", "textual-dark", (80, 24)),
+    "table-1980": (4, "1980", "en", "textual-dark", SIZE),
+    "table-mono": (4, "2022", "en", "ono99-mono", SIZE),
+    "table-de": (4, "2022", "de", "textual-dark", SIZE),
+    "table-ne": (4, "2022", "ne", "textual-dark", SIZE),
+}
 
 
 class ScreenshotError(RuntimeError):
@@ -93,7 +112,7 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.1)
 
 
-def save_svg(app: Ono99App, out_dir: Path, name: str, title: str) -> Path:
+def save_svg(app: App[Any], out_dir: Path, name: str, title: str) -> Path:
     path = out_dir / f"{name}.svg"
     path.write_text(app.export_screenshot(title=title), encoding="utf-8")
     print(f"  wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
@@ -318,6 +337,80 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
     return saved
 
 
+# --- (3) the tables of replayed bot games --------------------------------------------------------------------
+def bot_game(players: int, edition: str, seed: int) -> Path:
+    """A record file of one seeded bot game (as ``ono99 simulate`` plays it)."""
+    from ono99_tui.core import TableOptions
+    from ono99_tui.simulate import SimulationPlan, simulate
+
+    options = TableOptions.from_mapping(edition, {"eight_players": True} if players > 6 and edition == "2022" else {})
+    lines: list[str] = []
+    simulate(SimulationPlan(1, ("greedy",) * players, options, seed=seed, record=True),
+             on_result=lambda result: lines.append(result.record_line or ""))
+    path = Path(tempfile.mkdtemp(prefix="ono99-shot-")) / f"{edition}-{players}.jsonl"
+    path.write_text(lines[0] + "\n", encoding="utf-8")
+    return path
+
+
+async def shoot_replay_table(out_dir: Path, name: str, seed: int) -> list[Path]:
+    from ono99_tui.tui.replay import load_replay, make_replay_app
+
+    players, edition, lang, theme, size = REPLAY_SHOTS[name]
+    with using(lang):
+        app = make_replay_app(load_replay(bot_game(players, edition, seed)))
+        app.animation_level = "none"  # the move, not a frame of its motion
+        async with app.run_test(size=size) as pilot:
+            app.theme = theme
+            for _ in range(7):
+                await pilot.press("right")
+            await settle(pilot)
+            return [save_svg(app, out_dir, name, f"ONO 99 — {players} players")]
+
+
+async def shoot_moves(out_dir: Path, seed: int, frames: int = 6) -> list[Path]:
+    """A few moves one after another, a frame each (the table as each move left it)."""
+    from ono99_tui.tui.replay import load_replay, make_replay_app
+
+    app = make_replay_app(load_replay(bot_game(4, "2022", seed)))
+    app.animation_level = "none"  # each move as it ends
+    saved = []
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(4):
+            await pilot.press("right")
+        for frame in range(1, frames + 1):
+            await pilot.press("right")
+            await settle(pilot)
+            saved.append(save_svg(app, out_dir, f"table-moves-{frame}", "ONO 99 — a few moves"))
+    return saved
+
+
+def animate_frames(frames: list[Path], out: Path, seconds: float = 1.5) -> Path:
+    """One animated SVG of the frames, each shown ``seconds`` in turn (CSS keyframes: it plays wherever
+    an SVG is shown, a README's picture included)."""
+    bodies = []
+    width = height = "0"
+    for svg in frames:
+        text = svg.read_text(encoding="utf-8")
+        text = re.sub(r"<\?xml[^>]*>", "", text)
+        match = re.search(r'viewBox="\s*[-\d.]+\s+[-\d.]+\s+([\d.]+)\s+([\d.]+)\s*"', text)
+        if match is not None:
+            width, height = match.groups()
+        bodies.append(text)
+    share = 100 / len(frames)
+    groups = "\n".join(f'<g class="frame" style="animation-delay: {i * seconds:g}s">{body}</g>'
+                       for i, body in enumerate(bodies))
+    out.write_text(f"""<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}"
+ height="{height}"><style>
+.frame {{ opacity: 0; animation: shown {seconds * len(frames):g}s step-end infinite; }}
+@keyframes shown {{ 0% {{ opacity: 1; }} {share:.3f}% {{ opacity: 0; }} 100% {{ opacity: 0; }} }}
+</style>
+{groups}
+</svg>
+""", encoding="utf-8")
+    print(f"  wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
+    return out
+
+
 # --- SVG -> PNG with headless Chromium ------------------------------------------------------------------
 def find_chromium() -> str:
     for name in CHROMIUM_NAMES:
@@ -418,6 +511,16 @@ def main(argv: list[str] | None = None) -> int:
         if "table-vi" in wanted:
             print("table-vi: a local table in Vietnamese")
             svgs += asyncio.run(shoot_table_in(args.out, "vi", args.seed))
+        for name in REPLAY_SHOTS:
+            if name in wanted:
+                print(f"{name}: a replayed bot game")
+                svgs += asyncio.run(shoot_replay_table(args.out, name, args.seed))
+        moves: list[Path] = []
+        if "table-moves" in wanted:
+            print("table-moves: a few moves, frame by frame")
+            moves = asyncio.run(shoot_moves(args.out, args.seed))
+            svgs += moves
+            animate_frames(moves, args.out / "table-moves.svg")
         local = wanted & {"help", "table-play2", "game-over"}
         if local:
             print(f"local game: {', '.join(sorted(local))}")

@@ -583,7 +583,8 @@ def screen_text(app: App[Any]) -> str:
 
 def test_every_cards_word_fits_on_the_card_in_every_language() -> None:
     from ono99_tui.core.cards import CODES
-    from ono99_tui.tui.widgets import CARD_TEXT_WIDTH, card_face
+    from ono99_tui.tui.cardface import card_face
+    from ono99_tui.tui.widgets import CARD_TEXT_WIDTH
 
     too_wide = []
     for language in LANGUAGES:

@@ -36,7 +36,8 @@ from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.tui.widgets import KeysFooter, SeatsView
+from ono99_tui.tui.tabletop import TableTop, seat_details
+from ono99_tui.tui.widgets import KeysFooter
 from ono99_tui.wire.requests import CreateTable, Join, Say, Start
 from tests import wire
 from tests.app_state import ScriptedLink, local_server, parent_of, table_of, view_of
@@ -179,10 +180,11 @@ async def test_the_status_shows_no_play_before_the_first_one() -> None:
     app = make_replay_app(load_replay(SAMPLE))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert "last plays" not in str(app.screen.query_one("#status", Static).render())
+        top = app.screen.query_one(TableTop)
+        assert top.scene is not None and top.scene.plays == () and "→ " not in top.text().splitlines()[2]
         await pilot.press("end", "escape", "home")
         await pilot.pause()
-        assert "last plays" not in str(app.screen.query_one("#status", Static).render())
+        assert top.scene.plays == () and "→ " not in top.text().splitlines()[2]
 
 
 # --- 5: a knock-out summary, and a fast-forward offer --------------------------------------------------------
@@ -276,7 +278,7 @@ async def test_replay_follows_one_seat_and_home_and_steps_rewrite_the_log_exactl
         for _ in range(8):
             await pilot.press("right")
             assert view_of(app).seat == seat_before
-            assert "(you)" not in str(app.screen.query_one(SeatsView).render())
+            assert "(you)" not in app.screen.query_one(TableTop).text()
             assert "Your turn" not in str(app.screen.query_one("#banner", Static).render())
         await pilot.press("tab")
         assert view_of(app).seat == (seat_before + 1) % 4
@@ -358,9 +360,8 @@ async def test_at_80_columns_chat_shows_in_the_log_and_c_opens_a_visible_chat() 
                                                 for s in app.screen.query_one("#log", RichLog).lines),
                              "the chat line in the log")
             assert app.screen.query_one("#log", RichLog).show_horizontal_scrollbar is False
-            seats = str(app.screen.query_one(SeatsView).render())
-            for line in seats.splitlines():
-                assert line.count("[") == line.count("]"), seats  # no entry broken across lines
+            top = app.screen.query_one(TableTop)
+            assert top.cut == [], top.text()  # every seat shown whole
             await pilot.press("c")
             await pilot.pause()
             chat_input = app.screen.query_one("#chat-input")
@@ -404,7 +405,7 @@ async def test_the_screen_says_1_token_and_1_free_seat() -> None:
         model = Model(my_name="Ada")
         model.apply(table_message(["Ada", "Bo"]))
         model.view = wire.view(2, edition="1980", options={"scoring": "tokens"}, tokens=[1, 2], hand_sizes=[1, 3])
-        assert SeatsView._status(model, model.view, 0, []) == "[1 card · 1 token]"
+        assert seat_details(model, model.view, 0, []) == ["1 card", "1 token"]
     finally:
         await server.close()
 
@@ -447,10 +448,12 @@ async def test_the_first_screen_names_the_game_labels_the_total_and_marks_card_k
         await wait_until(pilot, lambda: app.model.view is not None and app.model.my_turn, "my first turn")
         await pilot.pause()
         assert str(app.screen.query_one("#title", Static).render()).startswith("ONO 99")
-        label = str(app.screen.query_one("#total-label", Static).render())
+        top = app.screen.query_one(TableTop)
+        await wait_until(pilot, lambda: not top.moving, "the last move shown to its end")
+        label = top.text()
         total = view_of(app).total
         assert "TOTAL" in label and "limit 98" in label and f"{98 - total} to go" in label
-        assert str(app.screen.query("CardWidget").first().render()).startswith("[1]")
+        assert "[1]" in str(app.screen.query("CardWidget").first().render()).splitlines()[0]
         assert app._terminal_title == "ONO 99 — your turn"
 
 

@@ -16,7 +16,7 @@ from ono99_tui.reasons import render
 from ono99_tui.tui.lobby_list import group_label, grouped
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.tui.widgets import SeatsView
+from ono99_tui.tui.tabletop import seat_details
 from tests import wire
 from tests.server_helpers import (
     FAST_PLAY,
@@ -114,10 +114,10 @@ def test_a_player_who_sat_back_is_not_shown_as_played_by_a_bot() -> None:
     model.bot_control = [True, False]
     seats = model.table.seats if model.table is not None else ()
     with using("en"):
-        assert SeatsView._status(model, model.view, 0, seats) == "[4 cards]"
+        assert seat_details(model, model.view, 0, seats) == ["4 cards"]
         away = table_message(["alice", "bob"], status="playing").table.seats
         away = (replace(away[0], connected=False), away[1])
-        assert SeatsView._status(model, model.view, 0, away) == "[4 cards · away · bot playing]"
+        assert seat_details(model, model.view, 0, away) == ["4 cards", "away", "bot playing"]
 
 
 def test_play_and_draw_are_offered_only_to_a_player_in_the_game_and_draw_only_when_drawn_by_hand() -> None:

@@ -36,6 +36,7 @@ from ono99_tui.reasons import MESSAGES, render
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import KeysFooter
 from ono99_tui.wire.requests import Join
 from tests.test_tui import wait_until
@@ -330,6 +331,9 @@ def cut_texts(screen: Any) -> list[str]:
             left_out = [entry.description for entry in entries if entry.key not in shown]
             if left_out:  # the command palette's key may go: it is not the screen's
                 problems.append(f"footer leaves out {left_out}")
+            continue
+        if isinstance(widget, TableTop):  # the table top says what it could not fit where it drew it
+            problems += [f"table top cuts {text!r}" for text in widget.cut]
             continue
         if isinstance(widget, Button):
             label = str(widget.label)

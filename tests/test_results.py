@@ -8,13 +8,12 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from textual.widgets import Digits
-
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.wire.requests import Act, Join, Rematch, Spectate
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_game, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
@@ -112,8 +111,8 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
                                  f"game {game_no} on the board")
                 await pilot.pause()
                 assert results_open(app) == [] and isinstance(app.screen, TableScreen), app.screen_stack
-                await wait_until(pilot, lambda: app.screen.query_one("#total", Digits).value
-                                 == str(running_game(table).total), "the board to show the total")
+                await wait_until(pilot, lambda: app.screen.query_one(TableTop).shown_total
+                                 == running_game(table).total, "the board to show the total")
                 gate.set()
                 await alice_plays
                 await wait_until(pilot, lambda g=game_no: app.model.game_no == g and app.model.view is not None
@@ -126,4 +125,4 @@ async def test_a_spectator_who_presses_no_key_has_one_result_at_a_time_over_the_
             assert results[0].game == (table_id, 5)
             board = app.screen_stack[-2]
             assert isinstance(board, TableScreen)
-            assert board.query_one("#total", Digits).value == str(running_game(table).total)
+            assert board.query_one(TableTop).shown_total == running_game(table).total

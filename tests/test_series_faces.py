@@ -148,7 +148,7 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
             await pane.keys("y")
             await pane.wait_line("No table is open.")
             await pane.keys("literal:n 2 best3", "Enter")
-            await pane.wait_line("You sit at the table Kim's table, in seat 1 of 2.")
+            await pane.wait_line("You sit at Kim's table, in seat 1 of 2.")
             await pane.wait_line(lambda line: line.startswith("Its invite code is "), "the invite code")
             await pane.wait_line("Series: best of 3 games.")
             [table] = h.server.lobby.tables.values()

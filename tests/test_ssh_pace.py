@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Digits
 
 from ono99_tui.client import Client
 from ono99_tui.front import pacing
@@ -26,6 +25,7 @@ from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model import Model
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.wire.requests import CreateTable, Join, Start
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
@@ -131,7 +131,7 @@ async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_
         assert [r for r in refreshes if 0 < r < len(handled)] == [] and max(refreshes) == len(handled)
         assert screen._log_written == app.model.log_count > log_before
         assert app.model.view is not None
-        assert str(screen.query_one("#total", Digits).value) == str(app.model.view.total)
+        assert screen.query_one(TableTop).shown_total == app.model.view.total
         await spectator.close()
     finally:
         await host.close()

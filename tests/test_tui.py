@@ -11,9 +11,11 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Digits, Select, Static, Switch
+from textual.widget import Widget
+from textual.widgets import Button, DataTable, Select, Static, Switch
 
 from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
@@ -29,6 +31,7 @@ from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from ono99_tui.wire.requests import CreateTable, Join, Start
 from tests.app_state import table_of, view_of
@@ -375,8 +378,8 @@ async def test_lobby_lists_tables_live_spectates_and_shows_the_leaderboard(tmp_p
 # --- what a state update redraws ----------------------------------------------------------------------
 async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monkeypatch: Any) -> None:
     """Each widget of the table screen is updated only when what it shows changes: a new total
-    alone repaints the total and its label (the room left), not the hand, the seats or the status
-    lines, and lays nothing out."""
+    alone repaints the lines of the table top that show the total (its digits, its gauge and the room
+    left), not the hand, the seats or the pile, and lays nothing out."""
     app = make_replay_app(load_replay(DATA / "sample_2022.jsonl"))
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(5):
@@ -385,13 +388,27 @@ async def test_a_state_that_changes_only_the_total_repaints_only_the_total(monke
         screen = app.screen
         assert isinstance(screen, TableScreen) and app.model.view is not None
         refreshed = count_refreshes(monkeypatch, screen)
+        top = screen.query_one(TableTop)
+        regions: list[Region] = []
+        counted = Widget.refresh  # count_refreshes' own, which it calls on
+
+        def lines_of_the_top(self: Widget, *asked: Region, **options: Any) -> Widget:
+            if self is top:
+                regions.extend(asked)
+            return counted(self, *asked, **options)
+
+        monkeypatch.setattr(Widget, "refresh", lines_of_the_top)
         screen.refresh_model(app.model)  # the same model: nothing to draw
         assert refreshed == []
         app.model.view = dataclasses.replace(app.model.view, total=app.model.view.total + 1)
         screen.refresh_model(app.model)
-        assert [name for name, _ in refreshed] == ["SteadyDigits", "TotalLabel"]
+        assert {name for name, _ in refreshed} == {"TableTop"}
         assert not any(layout for _, layout in refreshed)
-        assert screen.query_one("#total", Digits).value == str(app.model.view.total)
+        seats = {y for y, line in enumerate(top.text().splitlines()) if "Bot" in line or "(you)" in line}
+        assert regions and all(region.height == 1 for region in regions)
+        assert not {region.y for region in regions} & seats, "the seats repainted"
+        assert len(regions) <= 5  # at most the total's three lines of digits, its gauge and the room left
+        assert top.shown_total == app.model.view.total
 
 
 async def test_the_footer_lists_the_keys_follows_the_screen_and_a_click_presses_a_key() -> None:

@@ -150,6 +150,8 @@ class Ono99App(App[int]):
         self.model = Model()
         self.link: Link | None = None
         self.bell_on_turn = self.settings.bell
+        if self.settings.reduced_motion:  # the table's motion (tabletop.py) follows Textual's animation level
+            self.animation_level = "none"
         self.first_table = first_table
         self.bot_delay = bot_delay
         self._open_link = open_link

@@ -19,7 +19,7 @@ from ..i18n import gettext as _
 from .host import host_of
 from .rules_text import help_markdown
 from .unbidden import OpensByItself, below
-from .widgets import ClockBar, KeysFooter, put_up_while_closing
+from .widgets import CardRow, ClockBar, KeysFooter, put_up_while_closing
 
 
 class HintScreen(OpensByItself[None]):
@@ -119,5 +119,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield ClockBar(markup=False)
         with VerticalScroll(id="help"):
+            if self.markdown is None:  # the cards as the table draws them, one of each kind
+                yield CardRow(("7", "-10", "REV", "PLAY2", "ONO99"))
             yield HelpMarkdown(help_markdown() if self.markdown is None else self.markdown)
         yield KeysFooter()

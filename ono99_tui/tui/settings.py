@@ -35,6 +35,7 @@ class Settings:
     hint_seen: bool = False  # the first-run hint was dismissed
     language: str = ""  # a language code (ono99_tui.i18n.LANGUAGES); "" until one is picked: the environment's
     plain_full: bool = False  # the plain mode says every play, draw and turn (v switches it)
+    reduced_motion: bool = False  # the table shows a move at once, without its card landing and total counting
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, Select, Static, Switch
+from textual.widgets import Checkbox, Label, Select, Static, Switch
 
 from ..i18n import LANGUAGES, N_, change_language, current_language
 from ..i18n import gettext as _
@@ -39,6 +39,9 @@ class SettingsScreen(ModalScreen[None]):
             with Horizontal(classes="row"):
                 yield Switch(host.bell_on_turn, id="bell")
                 yield Label(_("Ring the terminal bell on your turn"))
+            # one line (the dialog holds its rows at 80×24)
+            yield Checkbox(_("Reduce motion: show each move at once"), self.app.animation_level == "none",
+                           id="reduced-motion")
             if host.keep_settings:
                 with Horizontal(classes="row"):
                     yield Label(_("Your name"))
@@ -83,4 +86,11 @@ class SettingsScreen(ModalScreen[None]):
         host = host_of(self)
         host.bell_on_turn = event.value
         host.settings.bell = event.value
+        host.save_settings()
+
+    @on(Checkbox.Changed, "#reduced-motion")
+    def reduced_motion_changed(self, event: Checkbox.Changed) -> None:
+        host = host_of(self)
+        self.app.animation_level = "none" if event.value else "full"
+        host.settings.reduced_motion = event.value
         host.save_settings()

@@ -9,7 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Digits, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -24,12 +24,15 @@ from .model_screen import ModelScreen
 from .seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .series import SeriesLine, SeriesScreen
-from .steady import LineLog, SteadyDigits, append_lines
-from .widgets import Banner, CardWidget, HandView, KeysFooter, SeatsView, StatusLine, TotalLabel, put_up_while_closing
+from .steady import LineLog, append_lines
+from .tabletop import TableTop
+from .widgets import Banner, CardWidget, HandView, KeysFooter, put_up_while_closing
 
 # The local game's table is named in English and shown in the reader's language, which may change
 # during the game (F2)
 LOCAL_GAME = N_("Local game")
+ROOMY = (100, 36)  # columns and lines from which the cards and the pile are drawn big
+SLIM_BELOW = 60  # columns under which the hand's cards go in two rows
 
 
 class TableScreen(HidesFooterKeys, ModelScreen):
@@ -70,15 +73,9 @@ class TableScreen(HidesFooterKeys, ModelScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="title", markup=False)
-        yield SeatsView(id="seats", markup=False)
+        yield TableTop(id="tabletop")
         yield SeriesLine(id="series")
-        with Horizontal(id="middle"):
-            with Vertical(id="total-box"):
-                yield SteadyDigits("0", id="total")
-                yield TotalLabel(id="total-label", markup=False)
-            with Vertical(id="side"):
-                yield Banner(id="banner", markup=False)
-                yield StatusLine(id="status", markup=False)
+        yield Banner(id="banner", markup=False)
         yield HandView(id="hand")
         yield Static(id="why", markup=False)
         with Horizontal(id="bottom"):
@@ -100,6 +97,15 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         game_app = game_app_of(self)  # None in ono99 replay, which keeps no settings
         if game_app is not None and not game_app.settings.hint_seen:
             self.app.push_screen(HintScreen())
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Bigger cards on a big terminal; the cards in two rows on a narrow one (a phone upright)."""
+        width, height = event.size
+        roomy, slim = width >= ROOMY[0] and height >= ROOMY[1], width < SLIM_BELOW
+        if roomy != self.has_class("-roomy") or slim != self.has_class("-slim"):
+            self.set_class(roomy, "-roomy")
+            self.set_class(slim, "-slim")
+            self.query_one(TableTop).refresh(layout=True)
 
     def on_screen_suspend(self) -> None:
         self._hold_bots()  # a dialog (or another screen) covers the table: a local game waits
@@ -156,7 +162,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
     def _tick(self) -> None:
         """Count the turn clock down between server messages."""
         if self.ono.model.clock is not None:
-            self.query_one(StatusLine).show(self.ono.model)
+            self.query_one(TableTop).show(self.ono.model)
             self.query_one(Banner).show(model=self.ono.model)  # an open draw's countdown
 
     def refresh_model(self, model: Model) -> None:
@@ -179,15 +185,11 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         if not model.connected:
             title.append("  ·  " + model.connection_note(), style="bold reverse")
         self.show_text("#title", title)
-        self.query_one(SeatsView).show(model)
         self.query_one(SeriesLine).show(model)
         view = model.view
-        total = self.query_one("#total", Digits)
-        if total.value != (shown := str(view.total) if view else "0"):
-            total.update(shown)
-        self.query_one(TotalLabel).show(model)
+        self.set_class(view is None, "-waiting")  # no hand yet: the banner has its room for the invitation
+        self.query_one(TableTop).show(model)
         self.query_one(Banner).show(model)
-        self.query_one(StatusLine).show(model)
         self._drop_stale_note(model)
         # the keys the footer shows change with what footer_shows answers (a new 1980 hand deals a seat back in)
         keys = tuple(self.footer_shows(action) for action in ("start", "rematch", "play_selected", "draw"))

@@ -13,35 +13,21 @@ from textual.containers import Horizontal
 from textual.css.scalar import Unit
 from textual.message import Message
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from .. import text as words
-from ..i18n import N_, current_language
+from ..i18n import N_
 from ..i18n import gettext as _
-from ..messages import PlayEvent, Seat, View
+from .cardface import FaceState, card_face, face_lines, palette_for
 from .host import HidesFooterKeys, table_host_of
-from .labels import card_kind, card_label, card_short
+from .labels import card_kind, card_label
 from .model import Model
 
 if TYPE_CHECKING:
     from textual.screen import Screen
-
-
-NOUNS_CAPITALISED = {"de"}  # languages whose card names keep their capital on the card
-
-
-def card_face(code: str, edition: str) -> tuple[str, str]:
-    """The big text and the small word of a card."""
-    big = card_short(code)
-    label = card_label(code, edition)
-    action = label if current_language() in NOUNS_CAPITALISED else label.lower()
-    small = {"number": "", "minus": _("minus"), "action": action,
-             "ono99": _("stuck")}[card_kind(code)]
-    if code == "ONO99":
-        small = card_label(code, edition)
-    return big, small
 
 
 def same_text(a: Text, b: Text) -> bool:
@@ -71,11 +57,20 @@ def _height_changes(widget: Static, text: Text) -> bool:
     return bool(widget.visual.get_height(styles, width) != new.get_height(styles, width))  # type: ignore[arg-type]
 
 
-CARD_TEXT_WIDTH = 11  # the cells inside a card's border (ono99.tcss: .card width 13): "double play" fits
+CARD_TEXT_WIDTH = 11  # the cells inside a card's border (a hand's card is 13 wide): "double play" fits
 
 
-class CardWidget(Static):
-    """One card of the hand: its number key, face and kind, and whether it can be played."""
+class CardWidget(Widget):
+    """One card of the hand, drawn as a card (cardface.py): its number key, face and kind, and
+    whether it can be played; the selected card stands a line higher than the others."""
+
+    DEFAULT_CSS = """
+    CardWidget {
+        width: 13;
+        height: 6;
+        margin: 0 1 0 0;
+    }
+    """
 
     class Chosen(Message):
         def __init__(self, index: int) -> None:
@@ -83,10 +78,14 @@ class CardWidget(Static):
             self.index = index
 
     def __init__(self, index: int) -> None:
-        super().__init__("", classes="card", markup=False)
+        super().__init__(classes="card")
         self.index = index
         self.code = ""
-        self._shown: tuple[str, str, bool, bool, bool, bool, bool] | None = None
+        self.edition = "2022"
+        self.state = FaceState()
+        self._shown: tuple[Any, ...] | None = None
+        self._lines: tuple[Any, ...] = ()
+        self._lines_for: tuple[Any, ...] = ()
 
     def show(self, code: str, edition: str, playable: bool, selected: bool, new: bool = False,
              your_turn: bool = True, keys: bool = True) -> None:
@@ -95,28 +94,64 @@ class CardWidget(Static):
         if (code, edition, playable, selected, new, your_turn, keys) == self._shown:
             return
         self._shown = (code, edition, playable, selected, new, your_turn, keys)
-        self.code = code
-        big, small = card_face(code, edition)
-        text = Text()
-        if keys:  # a replay's cards take no key
-            text.append(f"[{self.index + 1}]", style="dim")  # the key to press, not the card's value
-        if new:
-            text.append(" " + _("NEW"), style="bold reverse")  # the card just drawn
-        text.append("\n")
-        text.append(f"{big}\n", style="bold")
-        # one line for the word, so that the line below (playable or not) always shows
-        word = Text(small or " ")
-        word.truncate(CARD_TEXT_WIDTH, overflow="ellipsis")
-        text.append(word)
-        text.append("\n")
-        text.append(_("playable") if playable else (_("blocked") if your_turn else ""), style="" if playable else "dim")
-        show_text(self, text, fixed_size=True)
+        self.code, self.edition = code, edition
+        self.state = FaceState(key=str(self.index + 1) if keys else "", new=new, playable=playable,
+                               your_turn=your_turn, selected=selected)
         kind = card_kind(code)
-        self.update_classes({"playable": playable, "blocked": not playable, "selected": selected,
-                             **{f"kind-{k}": k == kind for k in ("number", "minus", "action", "ono99")}})
+        self.set_classes(["card", "playable" if playable else "blocked", *(["selected"] if selected else []),
+                          f"kind-{kind}"])
+        self.refresh()
+
+    def face(self) -> tuple[Strip, ...]:
+        """The face's lines at the widget's size (one line less than its height: the raise)."""
+        width, height = self.size.width, max(3, self.size.height - 1)
+        palette = palette_for(self.app.current_theme)
+        key = (self.code, self.edition, self.state, width, height, palette)
+        if key != self._lines_for:
+            self._lines_for = key
+            self._lines = face_lines(self.code, self.edition, width, height, self.state, palette)
+        return self._lines
+
+    def render_line(self, y: int) -> Strip:
+        if not self.code:
+            return Strip.blank(self.size.width, self.rich_style)
+        row = y - (0 if self.state.selected else 1)  # the selected card is raised
+        lines = self.face()
+        if 0 <= row < len(lines):
+            return lines[row]
+        return Strip.blank(self.size.width, self.rich_style)
+
+    def render(self) -> Text:
+        """The face's characters (what the card says without colours)."""
+        return Text("\n".join(strip.text for strip in self.face())) if self.code else Text("")
 
     def on_click(self) -> None:
         self.post_message(self.Chosen(self.index))
+
+
+class CardRow(Widget):
+    """Cards side by side, drawn as the hand draws them: the help's picture of each kind of card."""
+
+    DEFAULT_CSS = """
+    CardRow {
+        height: 5;
+    }
+    """
+
+    def __init__(self, codes: Sequence[str], edition: str = "2022") -> None:
+        super().__init__()
+        self.codes, self.edition = tuple(codes), edition
+
+    def render_line(self, y: int) -> Strip:
+        palette = palette_for(self.app.current_theme)
+        pieces = []
+        # as wide as the longest name on them needs (a long language), as many as fit
+        width = max(11, *(Text(card_face(code, self.edition)[1]).cell_len + 2 for code in self.codes))
+        fitting = max(1, (self.size.width + 1) // (width + 1))
+        for code in self.codes[:fitting]:
+            pieces.append(face_lines(code, self.edition, width, 5, FaceState(), palette)[y])
+            pieces.append(Strip.blank(1, self.rich_style))
+        return Strip.join(pieces).adjust_cell_length(self.size.width, self.rich_style)
 
 
 class HandView(Horizontal):
@@ -140,147 +175,6 @@ class HandView(Horizontal):
                             keys=not model.replay)
             elif widget.display:
                 widget.display = False
-
-
-class SeatsView(Static):
-    """Everyone at the table: name, cards, tokens or score, and state. An entry is never broken
-    across lines: entries are packed into lines of the widget's width."""
-
-    def show(self, model: Model) -> None:
-        view = model.view
-        seats = model.table.seats if model.table is not None else ()
-        entries: list[Text] = []
-        count = view.seats if view else len(seats)
-        for seat in range(count):
-            on_turn = view is not None and view.turn == seat and view.winner is None
-            entry = Text(no_wrap=True)
-            entry.append("▶ " if on_turn else "  ", style="bold reverse" if on_turn else "")
-            entry.append(Text(model.seat_name(seat), style="bold" if on_turn else ""))
-            entry.append(" ")
-            entry.append(self._status(model, view, seat, seats))
-            entries.append(entry)
-        self._entries = entries
-        self._pack()
-
-    def _pack(self) -> None:
-        entries: list[Text] = getattr(self, "_entries", [])
-        width = self.content_region.width or self.app.size.width - 2
-        lines: list[Text] = []
-        for entry in entries:
-            if lines and lines[-1].cell_len + 2 + entry.cell_len <= width:
-                lines[-1].append("  ")
-                lines[-1].append_text(entry)
-            else:
-                lines.append(entry.copy())
-        text = Text("\n").join(lines)
-        text.no_wrap = True
-        text.overflow = "ellipsis"
-        show_text(self, text, fixed_size=False)  # its height follows its text
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._pack()
-
-    @staticmethod
-    def _status(model: Model, view: View | None, seat: int, seats: Sequence[Seat]) -> str:
-        info = seats[seat] if seat < len(seats) else None
-        if view is None:
-            kind = {"empty": _("empty"), "human": _("player"), "bot": _("bot")}.get(info.kind, "") if info else ""
-            return f"({kind})"
-        parts = []
-        if not view.active[seat]:
-            parts.append(_("OUT"))
-        elif not view.in_hand[seat]:
-            parts.append(_("dropped"))
-        else:
-            parts.append(words.cards(view.hand_sizes[seat]))
-        if view.tokens is not None:
-            parts.append(words.tokens(view.tokens[seat]))
-        if view.scores is not None:
-            parts.append(words.points(view.scores[seat]))
-        human = info is not None and info.kind == "human"
-        if human and info is not None and info.connected is False:
-            parts.append(_("away"))
-        # a player who is here plays for themselves: a bot's control of the last state is stale once they sat
-        if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] and human \
-                and (info is None or info.connected is not True):
-            parts.append(_("bot playing"))
-        if view.open_draws[seat]:
-            parts.append(_("draw open"))
-        return "[" + " · ".join(parts) + "]"
-
-
-class TotalLabel(Static):
-    """Under the big total: what it is, the highest legal total and the room left."""
-
-    def show(self, model: Model) -> None:
-        view = model.view
-        if view is None:
-            show_text(self, Text(_("TOTAL")), fixed_size=True)
-            return
-        limit = view.options.limit  # the highest legal total
-        room = limit - int(view.total)
-        text = Text()
-        text.append(_("TOTAL"), style="bold")
-        text.append(" · " + _("limit {limit}").format(limit=limit) + "\n")
-        text.append(_("{room} to go").format(room=room) if room > 0
-                    else (_("at the limit") if room == 0 else _("over the limit")))
-        show_text(self, text, fixed_size=True)
-
-
-class StatusLine(Static):
-    """Direction, top card, piles, clock, then the last few plays."""
-
-    def show(self, model: Model) -> None:
-        view = model.view
-        if view is None:
-            show_text(self, Text(_("Waiting for the game to start…")), fixed_size=True)
-            return
-        arrow = "→ " + _("clockwise") if view.direction == 1 else "← " + _("counter-clockwise")
-        top = card_label(view.top_card, model.edition) if view.top_card else "—"
-        parts = [Text(arrow), *(Text(part) for part in _("top card {card} · draw pile {size}").format(
-            card=top, size=view.draw_pile_size).split(" · "))]
-        left = model.clock_left()
-        if left is not None and view.winner is None:
-            parts.append(Text(_("clock {seconds}s").format(seconds=int(left)),
-                              style="bold reverse" if left < 10 else "bold"))
-        if view.edition == "1980":
-            parts.append(Text(_("hand {n}").format(n=view.hand_number + 1)))
-        # a narrow column breaks the line between its parts, never inside one (a long language, 80 columns)
-        width = self.content_size.width
-        text = Text()
-        line = 0
-        for i, part in enumerate(parts):
-            if i and width and line + 3 + part.cell_len > width:
-                text.append("\n")
-                line = 0
-            elif i:
-                text.append(" · ")
-                line += 3
-            text.append_text(part)
-            line += part.cell_len
-        plays = list(model.recent_plays)
-        while len(plays) > 1 and width and Text(_("last plays:") + " " + " · ".join(
-                self._play(model, play).plain for play in plays)).cell_len > width:
-            plays.pop(0)  # the oldest go first: the line is never cut
-        if plays:
-            text.append("\n" + _("last plays:") + " ")
-            for i, play in enumerate(plays):
-                if i:
-                    text.append(" · ")
-                newest = i == len(plays) - 1
-                shown = self._play(model, play)
-                if newest:
-                    shown.stylize("bold reverse")
-                text.append_text(shown)
-        show_text(self, text, fixed_size=True)
-
-    @staticmethod
-    def _play(model: Model, play: PlayEvent) -> Text:
-        seat = play.seat
-        who = _("You") if model.is_me(seat) else model.plain_name(seat)
-        cards = play.cards
-        what = "4× ONO 99" if len(cards) == 4 else card_label(cards[0], model.edition)
-        return Text(f"{who} {what} → {play.total}")
 
 
 class Banner(Static):

@@ -11,16 +11,22 @@
   var passwordForm = document.getElementById("password-form");
   var passwordInput = document.getElementById("password");
   var reconnect = document.getElementById("reconnect");
+  var touch = window.matchMedia("(pointer: coarse)").matches;  // a phone or a tablet
   var term = new Terminal({ scrollback: 0, cursorBlink: false, fontSize: 15,
                             fontFamily: "'DejaVu Sans Mono', 'Noto Sans Mono', Menlo, Consolas, monospace" });
   var fit = new FitAddon.FitAddon();
   term.loadAddon(fit);
   term.open(document.getElementById("terminal"));
-  try {  // WebGL draws box and block characters as whole cells (the dialogs' borders); else the DOM does
-    var webgl = new WebglAddon.WebglAddon();
-    webgl.onContextLoss(function () { webgl.dispose(); });
-    term.loadAddon(webgl);
-  } catch (e) { /* no WebGL here: xterm.js draws with the DOM */ }
+  // WebGL draws box and block characters as whole cells (the dialogs' borders); else the DOM does.
+  // Not on a touch screen: there its drawing ignores the screen's pixel ratio (text three times too big
+  // on a phone, and the table cut off).
+  if (!touch) {
+    try {
+      var webgl = new WebglAddon.WebglAddon();
+      webgl.onContextLoss(function () { webgl.dispose(); });
+      term.loadAddon(webgl);
+    } catch (e) { /* no WebGL here: xterm.js draws with the DOM */ }
+  }
   window.ono99Terminal = term;  // for a look from the browser's console (and the tests)
   fit.fit();
   var socket = null;

@@ -1,0 +1,483 @@
+"""The table seen from above: the other seats around it, the pile in the middle with the last cards
+played, the draw pile, the total with the room left as a gauge, the turn clock as a bar.
+
+Drawn with Textual's line API: a state is drawn once into strips (one per line), and a new state
+repaints only the lines that changed. The seats go round clockwise from the reader's left: up the
+left side, along the top, down the right side; the reader's own seat is the bottom line (a
+spectator's bottom seat is the first). Narrow terminals (a phone held upright) put every seat in
+rows above the pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
+
+from .. import text as words
+from ..i18n import gettext as _
+from ..messages import PlayEvent, Seat, View
+from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
+from .labels import card_label
+from .model import Model
+
+SIDE_WIDTH = 16  # a seat at the side of the table
+WIDE_ENOUGH = 64  # narrower: every other seat in rows above the pile
+DANGER_ROOM = 9  # room left at which the gauge turns to danger (a 10 would go over)
+WARN_ROOM = 25
+MAX_CHIPS = 5  # tokens drawn one chip each up to this many, else a chip and the number
+TOTAL_WIDTH = 28  # the total, its gauge and the clock, when there is room
+MOTION_SECONDS = 0.25  # a move's motion: the card played lands, the total counts
+LANDING = 2  # columns short of the pile the card played is first drawn
+
+
+@dataclass(frozen=True)
+class SeatShown:
+    name: str
+    on_turn: bool
+    cards: int | None  # None before a game
+    marks: tuple[str, ...]  # words: OUT, dropped, away, bot playing, draw open, or the seat's kind
+    chips: str  # tokens or points, in words
+    out: bool
+    host: bool
+    tokens: int | None = None  # drawn as chips, one a token
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything the table top shows, compared with the last to repaint only what changed."""
+
+    seats: tuple[SeatShown, ...]
+    bottom: int
+    total: int | None
+    limit: int
+    plays: tuple[tuple[str, tuple[str, ...], int], ...]  # (who, cards, total) oldest first
+    top_card: str | None
+    edition: str
+    draw_pile: int
+    direction: int
+    clock: int | None
+    clock_full: int | None
+    hand_number: int | None
+    waiting: str
+
+
+class Canvas:
+    """Lines of cells where pieces are put, later ones over earlier ones."""
+
+    def __init__(self, width: int, height: int, style: Style) -> None:
+        self.width, self.height = width, height
+        self.base = style  # under every piece: the widget's own background where a piece sets none
+        self.cut: list[str] = []  # texts that did not fit where they were put
+        self.rows = [Strip([Segment(" " * width, style)], width) for _ in range(height)]
+
+    def put(self, x: int, y: int, piece: Strip) -> None:
+        if not 0 <= y < self.height or x >= self.width:
+            return
+        length = min(piece.cell_length, self.width - x)
+        if length <= 0:
+            return
+        row = self.rows[y]
+        piece = piece.crop(0, length).apply_style(self.base)
+        self.rows[y] = Strip.join([row.crop(0, x), piece, row.crop(x + length, self.width)])
+
+    def text(self, x: int, y: int, text: Text, width: int) -> None:
+        text = text.copy()
+        text.rstrip()
+        if text.cell_len > max(0, width) or x + min(text.cell_len, width) > self.width or not 0 <= y < self.height:
+            self.cut.append(text.plain)
+        text.truncate(max(0, width))
+        self.put(x, y, _strip(text, text.cell_len))
+
+
+def scene_of(model: Model, clock_full: int | None) -> Scene:
+    view = model.view
+    table = model.table
+    seats_info: tuple[Seat, ...] = tuple(table.seats) if table is not None else ()
+    count = view.seats if view is not None else len(seats_info)
+    seats = tuple(_seat(model, view, seat, seats_info) for seat in range(count))
+    bottom = view.seat if view is not None and view.seat is not None else (table.you if table and table.you is not None
+                                                                            else 0)
+    if view is None:
+        waiting = _("Waiting for the game to start…")
+        return Scene(seats, bottom, None, 0, (), None, model.edition, 0, 1, None, None, None, waiting)
+    plays = tuple((_("You") if model.is_me(p.seat) else model.plain_name(p.seat), p.cards, p.total)
+                  for p in _recent(model.recent_plays))
+    left = model.clock_left()
+    clock = int(left) if left is not None and view.winner is None else None
+    return Scene(seats, bottom, int(view.total), view.options.limit, plays, view.top_card, model.edition,
+                 view.draw_pile_size, view.direction, clock, clock_full if clock is not None else None,
+                 view.hand_number + 1 if view.edition == "1980" else None, "")
+
+
+def _recent(plays: Iterable[PlayEvent]) -> list[PlayEvent]:
+    return list(plays)[-3:]
+
+
+def seat_details(model: Model, view: View, seat: int, seats: tuple[Seat, ...] | list[Seat]) -> list[str]:
+    """What the table says of a seat in words: its cards (or out, or dropped), tokens or points, and
+    whether the player is away, played by a bot, or has a draw open."""
+    shown = _seat(model, view, seat, tuple(seats))
+    details = [words.cards(shown.cards)] if shown.cards is not None and not shown.out and \
+        view.in_hand[seat] else []
+    details += [shown.chips] if shown.chips else []
+    return details + list(shown.marks)
+
+
+def _seat(model: Model, view: View | None, seat: int, seats: tuple[Seat, ...]) -> SeatShown:
+    info = seats[seat] if seat < len(seats) else None
+    name = model.seat_name(seat)
+    host = info is not None and model.table is not None and model.table.host == info.name
+    if view is None:
+        kind = {"empty": _("empty"), "human": _("player"), "bot": _("bot")}.get(info.kind, "") if info else ""
+        return SeatShown(name if info is not None and info.kind != "empty" else "", False, None, (kind,), "", False,
+                         host)
+    marks: list[str] = []
+    out = not view.active[seat]
+    if out:
+        marks.append(_("OUT"))
+    elif not view.in_hand[seat]:
+        marks.append(_("dropped"))
+    human = info is not None and info.kind == "human"
+    if human and info is not None and info.connected is False:
+        marks.append(_("away"))
+    if model.bot_control and seat < len(model.bot_control) and model.bot_control[seat] and human \
+            and (info is None or info.connected is not True):
+        marks.append(_("bot playing"))
+    if view.open_draws[seat]:
+        marks.append(_("draw open"))
+    chips = ""
+    if view.tokens is not None:
+        chips = words.tokens(view.tokens[seat])
+    elif view.scores is not None:
+        chips = words.points(view.scores[seat])
+    on_turn = view.turn == seat and view.winner is None
+    tokens = view.tokens[seat] if view.tokens is not None else None
+    return SeatShown(name, on_turn, view.hand_sizes[seat], tuple(marks), chips, out, host, tokens)
+
+
+class TableTop(Widget):
+    """The seats around the table, the pile, the total and its gauge, the clock (see the module)."""
+
+    DEFAULT_CSS = """
+    TableTop {
+        height: auto;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.scene: Scene | None = None
+        self._strips: list[Strip] = []
+        self._drawn_for: tuple[object, ...] = ()
+        self._clock_full: int | None = None
+        self._clock_turn: tuple[object, ...] = ()
+        self.shown_total: int | None = None  # the total the big digits show
+        self.cut: list[str] = []  # texts of the last drawing that did not fit
+        self._frame: int | None = None  # the frame of a move's motion being shown (None: none)
+        self._motion_timer: Timer | None = None
+        self._landing = False  # the motion's card played, short of the pile
+        self.knocked: frozenset[int] = frozenset()  # the seats just knocked out, during a motion
+        self._motion_from = 0
+        self.drawn_total: int | None = None  # the total the big digits show now (half-way in a motion)
+
+    # --- what is shown ------------------------------------------------------------------------------
+    def show(self, model: Model) -> None:
+        view = model.view
+        left = model.clock_left()
+        turn = (view.version, view.turn) if view is not None else ()
+        if left is not None and turn != self._clock_turn:  # the clock's full length: the first second seen
+            self._clock_turn, self._clock_full = turn, max(1, int(left + 0.999))
+        scene = scene_of(model, self._clock_full)
+        if scene != self.scene:
+            rows_before = self._rows_for(self.scene)
+            before, self.scene = self.scene, scene
+            self.shown_total = scene.total
+            self._start_motion(before, scene)
+            if self._rows_for(scene) != rows_before:
+                self.refresh(layout=True)
+            self._draw()
+
+    # --- motion: a move's card lands on the pile and the total counts to its new value -------------------
+    def _start_motion(self, before: Scene | None, scene: Scene) -> None:
+        """A new play: one frame half-way (the card short of the pile, the total half-way), then, after
+        MOTION_SECONDS, the move as it is: a single timer and one repaint of the lines that change.
+        Reduced motion (the app's animation level "none", from the settings) shows the end at once."""
+        if self._motion_timer is not None:
+            self._motion_timer.stop()
+            self._motion_timer = None
+        self._frame = None
+        self.knocked = frozenset()
+        if before is None or before.total is None or scene.total is None or self.app.animation_level == "none":
+            return
+        played = scene.plays != before.plays and bool(scene.plays)
+        knocked = frozenset(seat for seat, (was, now) in enumerate(zip(before.seats, scene.seats, strict=False))
+                            if now.out and not was.out)
+        if not (played or knocked):
+            return
+        self._motion_from = before.total
+        self._landing = played
+        self.knocked = knocked  # marked loudly for the motion's frame
+        self._frame = 0
+        self._motion_timer = self.set_timer(MOTION_SECONDS, self._motion_done)
+
+    def _motion_done(self) -> None:
+        self._motion_timer = None
+        if self._frame is not None:
+            self._frame = None
+            self.knocked = frozenset()
+            self._draw()
+
+    @property
+    def moving(self) -> bool:
+        """Whether a move's motion is still being shown."""
+        return self._frame is not None
+
+    @property
+    def big(self) -> bool:
+        return self.screen.has_class("-roomy") if self.is_attached else False
+
+    def _rows_for(self, scene: Scene | None) -> int:
+        return self.rows_needed(self.size.width or (self.app.size.width if self.is_attached else 80), scene)
+
+    def rows_needed(self, width: int, scene: Scene | None = None) -> int:
+        scene = scene or self.scene
+        if scene is None:
+            return 1
+        layout = self._layout(width, scene)
+        return layout.height
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self.rows_needed(width)
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def text(self) -> str:
+        """The table top's characters, line by line (what a screen reader's user of this screen sees)."""
+        return "\n".join(strip.text for strip in self._strips)
+
+    # --- drawing ------------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        if 0 <= y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(self.size.width, self.rich_style)
+
+    def _draw(self) -> None:
+        width, height = self.size.width, self.size.height
+        scene = self.scene
+        if scene is None or width <= 0 or height <= 0:
+            return
+        palette = palette_for(self.app.current_theme)
+        key = (scene, width, height, palette, self.big, self._frame, self.knocked)
+        if key == self._drawn_for:
+            return
+        self._drawn_for = key
+        strips, self.cut = self._paint(scene, width, height, palette)
+        old = self._strips
+        self._strips = strips
+        changed = [y for y in range(height) if y >= len(old) or old[y].text != strips[y].text
+                   or list(old[y]) != list(strips[y])]
+        for y in changed:
+            self.refresh(Region(0, y, width, 1))
+
+    def _layout(self, width: int, scene: Scene) -> _Layout:
+        return _Layout(width, len(scene.seats), self.big)
+
+    def _paint(self, scene: Scene, width: int, height: int, palette: TablePalette) -> tuple[list[Strip], list[str]]:
+        base = self.rich_style
+        canvas = Canvas(width, height, base)
+        layout = self._layout(width, scene)
+        order = [(scene.bottom + k) % len(scene.seats) for k in range(1, len(scene.seats))] if scene.seats else []
+        for (x, y, w), seat in zip(layout.places, order, strict=False):
+            self._tile(canvas, x, y, w, scene.seats[seat], palette, seat in self.knocked)
+        if scene.seats:
+            self._bottom_line(canvas, layout.bottom_y, width, scene, palette)
+        self._centre(canvas, layout, scene, palette)
+        return canvas.rows, canvas.cut
+
+    def _tile(self, canvas: Canvas, x: int, y: int, width: int, seat: SeatShown, palette: TablePalette,
+              knocked: bool = False) -> None:
+        name = Text(no_wrap=True)
+        if knocked:  # out this very move: a cross and the name loud, for the motion's frame
+            name.append("✗ ", style="bold reverse")
+            name.append(Text(seat.name, style=Style(bold=True, reverse=True)))
+        else:
+            name.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
+            name.append(Text(seat.name, style=Style(bold=seat.on_turn, strike=seat.out, dim=seat.out)))
+        if seat.host:
+            name.append(" ⌂")
+        canvas.text(x, y, name, width)
+        second = Text(no_wrap=True)
+        second.append("  ")
+        if seat.cards is not None and not seat.out:
+            shown = min(seat.cards, max(1, width - 12))
+            second.append("▮" * shown, style=Style(color=palette.mark) if palette.mark else Style(bold=True))
+            second.append(f" {seat.cards}")
+        if seat.chips:
+            few = seat.tokens is not None and 0 < seat.tokens <= MAX_CHIPS
+            chips = "●" * (seat.tokens or 0) if few else "●" + seat.chips.split(" ")[0]
+            second.append(("  " if second.cell_len > 2 else "") + chips,
+                          style=Style(bold=True))
+        if seat.marks:
+            second.append(("  " if second.cell_len > 2 else "") + " · ".join(seat.marks),
+                          style=Style(bold=True, reverse=seat.out))
+        canvas.text(x, y + 1, second, width)
+
+    def _bottom_line(self, canvas: Canvas, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
+        """The reader's own seat (a spectator's: the first), and the direction of play: in words when
+        they fit, else the arrow alone."""
+        seat = scene.seats[scene.bottom] if scene.bottom < len(scene.seats) else None
+        details: list[str] = []
+        if seat is not None and seat.cards is not None and not seat.out and _("dropped") not in seat.marks:
+            details.append(words.cards(seat.cards))
+        if seat is not None:
+            details += [seat.chips] if seat.chips else []
+            details += list(seat.marks)
+        arrow = "→" if scene.direction == 1 else "←"
+        direction = arrow + " " + (_("clockwise") if scene.direction == 1 else _("counter-clockwise"))
+        hand = " · " + _("hand {n}").format(n=scene.hand_number) if scene.hand_number is not None else ""
+        for right_words, kept in ((direction + hand, details), (arrow + hand, details), (arrow, details),
+                                  (arrow, details[1:])):
+            right = Text(right_words if scene.total is not None else "", style="bold", no_wrap=True)
+            line = Text(no_wrap=True)
+            if seat is not None:
+                line.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
+                line.append(Text(seat.name, style=Style(bold=True, strike=seat.out)))
+                if seat.host:
+                    line.append(" ⌂")
+                if kept:
+                    line.append("  " + " · ".join(kept))
+            if line.cell_len + right.cell_len + 2 <= width:
+                break
+        canvas.text(0, y, line, width - right.cell_len - 2)
+        canvas.text(width - right.cell_len - 1, y, right, right.cell_len)
+
+    def _centre(self, canvas: Canvas, layout: _Layout, scene: Scene, palette: TablePalette) -> None:
+        x0, y0, width = layout.centre_x, layout.centre_y, layout.centre_width
+        if scene.total is None:
+            canvas.text(x0 + 2, y0 + 2, Text(scene.waiting, style="bold"), width - 2)
+            return
+        card_w, card_h = layout.card
+        # the draw pile, a card's back with its count
+        back_w = 6 if width >= 40 else 5
+        block = back_w + 1 + 4 + card_w + 2 + TOTAL_WIDTH
+        if width > block:  # a wide table: the pile and the total in its middle
+            x0, width = x0 + (width - block) // 2, block
+        for i, strip in enumerate(back_lines(back_w, card_h, palette, scene.draw_pile)):
+            canvas.put(x0, y0 + 1 + i, strip)
+        pile_x = x0 + back_w + 1
+        # the pile: the cards before the last fanned to the left, the last face up
+        cards = [card for _who, played, _total in scene.plays for card in played[:1]]
+        if not cards and scene.top_card:
+            cards = [scene.top_card]
+        fan = cards[-3:]
+        for i, card in enumerate(fan):
+            offset = (3 - len(fan) + i) * 2
+            if i == len(fan) - 1 and self._frame is not None and self._landing and len(fan) > 1:  # landing
+                offset += LANDING
+            lines = face_lines(card, scene.edition, card_w, card_h, FaceState(), palette)
+            for row, strip in enumerate(lines):
+                if i < len(fan) - 1 and 0 < row < card_h - 1:  # a card under another: its edge, no letters
+                    edge = strip.crop(0, 1)
+                    inside = next((seg.style for seg in strip.crop(1, 2)), None)
+                    strip = Strip.join([edge, Strip([Segment(" ", inside)], 1)])
+                canvas.put(pile_x + offset, y0 + 1 + row, strip)
+        # the newest play, named, over the pile
+        caption = Text(no_wrap=True)
+        if scene.plays:
+            who, played, total = scene.plays[-1]
+            what = "4× ONO 99" if len(played) == 4 else card_label(played[0], scene.edition)
+            caption.append(f"{who} {what} → {total}", style="bold")
+        total_x = pile_x + 4 + card_w + 2
+        canvas.text(x0, y0, caption, total_x - x0 - 1)
+        self._total(canvas, total_x, y0, x0 + width - total_x, scene, palette)
+
+    def _total(self, canvas: Canvas, x: int, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
+        total = scene.total or 0
+        if self._frame is not None:  # counting to the new total
+            total = self._motion_from + (total - self._motion_from) // 2
+        self.drawn_total = total
+        room = scene.limit - total
+        colour = palette.calm if room > WARN_ROOM else palette.warn if room > DANGER_ROOM else palette.danger
+        label = Text(_("TOTAL"), style="bold")
+        limit = " · " + _("limit {limit}").format(limit=scene.limit)
+        if label.cell_len + len(limit) <= width:  # a narrow table: the gauge says the limit
+            label.append(limit)
+        canvas.text(x, y, label, width)
+        digits = big_rows(str(total))
+        style = Style(color=colour, bold=True) if colour else Style(bold=True)
+        if digits is not None:
+            for i, row in enumerate(digits):
+                canvas.text(x, y + 1 + i, Text(row, style=style), width)
+        gauge_w = max(4, min(width - 1, 20))
+        used = max(0, min(gauge_w, round(gauge_w * min(total, scene.limit) / max(1, scene.limit))))
+        # the gauge's fill tells its state without colour too: calm solid, near the limit shaded
+        fill = "█" if room > WARN_ROOM else "▓" if room > DANGER_ROOM else "▒"
+        gauge = Text(no_wrap=True)
+        gauge.append(fill * used, style=Style(color=colour) if colour else Style(bold=True))
+        gauge.append("·" * (gauge_w - used), style="dim")
+        canvas.text(x, y + 4, gauge, width)
+        said = (_("{room} to go").format(room=room) if room > 0
+                else (_("at the limit") if room == 0 else _("over the limit")))
+        line = Text(said, style=Style(bold=room <= DANGER_ROOM))
+        if scene.clock is not None and scene.clock_full:
+            seconds = Text(" " + _("clock {seconds}s").format(seconds=scene.clock),
+                           style=Style(bold=True, reverse=scene.clock < 10))
+            bar_w = min(10, width - line.cell_len - seconds.cell_len - 2)
+            if bar_w < 3:  # too narrow for the words: the bar and the seconds
+                seconds = Text(f" {scene.clock}", style=Style(bold=True, reverse=scene.clock < 10))
+                bar_w = max(3, min(10, width - line.cell_len - seconds.cell_len - 2))
+            left = max(0, min(bar_w, round(bar_w * scene.clock / scene.clock_full)))
+            line.append("  ")
+            line.append("▰" * left + "▱" * (bar_w - left), style=Style(bold=scene.clock < 10))
+            line.append_text(seconds)
+        canvas.text(x, y + 5, line, width)
+
+
+class _Layout:
+    """Where the seats and the middle go for a width and a number of seats."""
+
+    def __init__(self, width: int, seats: int, big: bool) -> None:
+        others = max(0, seats - 1)
+        self.card = (15, 8) if big else (13, 5)  # a hand's card, as big as the hand's
+        tile_h = 2
+        self.places: list[tuple[int, int, int]] = []
+        middle_h = self.card[1] + 1  # the caption and the pile
+        if width >= WIDE_ENOUGH:
+            left = right = 0
+            if others >= 4:
+                left = right = 1 if others < 6 else 2
+            top = others - left - right
+            side_w = SIDE_WIDTH if left else 0
+            tile_w = max(10, width // max(1, top))
+            y = 0
+            for i in range(top):
+                self.places.append((i * tile_w, y, tile_w - 1))
+            top_h = tile_h if top else 0
+            self.centre_y = top_h
+            self.centre_x = side_w + 1
+            self.centre_width = width - 2 * side_w - 2
+            side_ys = [top_h + middle_h - tile_h - k * (tile_h + 1) for k in range(left)]  # bottom first
+            lefts = [(0, y, side_w - 1) for y in side_ys]
+            rights = [(width - side_w, y, side_w) for y in reversed(side_ys)]
+            self.places = lefts + self.places + rights
+            self.bottom_y = top_h + middle_h
+        else:
+            per_row = max(1, width // 19)
+            tile_w = width // per_row
+            rows = (others + per_row - 1) // per_row
+            for i in range(others):
+                self.places.append(((i % per_row) * tile_w, (i // per_row) * tile_h, tile_w - 1))
+            self.centre_y = rows * tile_h
+            self.centre_x = 0
+            self.centre_width = width
+            self.bottom_y = self.centre_y + middle_h
+        self.height = self.bottom_y + 1
