@@ -9,10 +9,13 @@ the real ``ono99 connect`` on a pseudo-terminal, zeroconf on loopback, the app u
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
+import shlex
 import ssl
 import stat
+import sys
 from pathlib import Path
 
 import msgpack
@@ -40,6 +43,7 @@ from ono99_tui.wire.requests import Join
 from .relay import Relay, TlsTerminatingRelay
 from .server_helpers import (
     FAST_PLAY,
+    ROOT,
     TIMEOUT,
     ServerProcess,
     TestClient,
@@ -270,7 +274,8 @@ async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the
     """As a player meets it: the first ``ono99 connect`` shows the fingerprint and asks (y trusts);
     the host then replaces the certificate (deletes the files; the restart makes new ones); the same
     command refuses loudly and names the command that accepts a new one, with a placeholder where the
-    fingerprint the host prints goes (never the one it was just shown); that command gets in."""
+    fingerprint the host prints goes (never the one it was just shown), and the data directory the
+    player gave; that command gets in."""
     data = tmp_path / "player"
     server = ServerProcess(tmp_path / "s.db", tmp_path / "s.log")
     try:
@@ -298,7 +303,7 @@ async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the
         await refused.start()
         try:
             await wait_until(lambda: b"HAS CHANGED" in refused.output, "the loud refusal", timeout=60)
-            command = f"ono99connect127.0.0.1:{port}--server-fingerprintFINGERPRINT"
+            command = f"ono99connect127.0.0.1:{port}--data-dir{data}--server-fingerprintFINGERPRINT"
             await wait_until(lambda: command in screen_text(refused.output), "the command that accepts the new one",
                              timeout=60)
             # the command holds a placeholder: the fingerprint comes from the host, not from whoever is in between
@@ -415,3 +420,58 @@ async def test_tls_client_context_refuses_anything_older_than_tls13(tmp_path: Pa
         old.maximum_version = ssl.TLSVersion.TLSv1_2
         with pytest.raises((ssl.SSLError, ConnectionError)):
             await asyncio.wait_for(asyncio.open_connection("127.0.0.1", h.port, ssl=old), TIMEOUT)
+
+
+async def said_by_plain_connect(args: list[str], env: dict[str, str], until: bytes) -> bytes:
+    """What the real ``ono99 connect --plain …`` prints (its input at an end) up to ``until`` or its
+    exit; the process is stopped then."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ono99_tui.cli", *args, cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    assert process.stdout is not None
+    output = b""
+    try:
+        while until not in output:
+            line = await asyncio.wait_for(process.stdout.readline(), TIMEOUT)
+            if not line:
+                break
+            output += line
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    return output
+
+
+async def test_the_command_a_changed_certificate_names_works_as_said_with_the_data_directory_given(
+        tmp_path: Path) -> None:
+    """Found in play: a player who keeps their key in another data directory (``--data-dir``) met a
+    changed certificate; the command it named left ``--data-dir`` out, so running it as said pinned
+    the new fingerprint in the default directory, under a key of its own, and the player's own command
+    was refused again. Now the command names the directory the old fingerprint was known in, and run
+    as said (the host's fingerprint in place of FINGERPRINT) it gets in and pins it there; with
+    ``$ONO99_DATA_DIR`` (the default of a bare command) it names none."""
+    data = tmp_path / "my key"
+    data.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ONO99_")}
+    env["ONO99_CONFIG_DIR"] = str(tmp_path / "config")
+    async with running_server(tmp_path) as h:
+        address = f"127.0.0.1:{h.port}"
+        KnownServers.in_directory(data).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        refused = (await said_by_plain_connect(["connect", "--plain", address, "--data-dir", str(data)], env,
+                                               b"Bye.")).decode()
+        command = re.search(r"accept it with: (ono99 connect .*FINGERPRINT) \(with", refused)
+        assert command is not None, refused
+        said = shlex.split(command.group(1))
+        assert said == ["ono99", "connect", "--plain", address, "--data-dir", str(data), "--server-fingerprint",
+                        "FINGERPRINT"], said
+        accepted = await said_by_plain_connect(
+            [h.server.fingerprint if word == "FINGERPRINT" else word for word in said[1:]], env, b"Welcome")
+        assert b"Welcome to ONO 99" in accepted, accepted
+        assert KnownServers.in_directory(data).get("127.0.0.1", h.port) == h.server.fingerprint
+
+        KnownServers.in_directory(data).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        refused = (await said_by_plain_connect(["connect", "--plain", address], {**env, "ONO99_DATA_DIR": str(data)},
+                                               b"Bye.")).decode()
+        assert f"accept it with: ono99 connect --plain {address} --server-fingerprint FINGERPRINT" in refused, \
+            refused
