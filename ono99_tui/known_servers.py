@@ -40,18 +40,31 @@ def data_dir_option(directory: Path | None) -> str:
     return f" --data-dir {shlex.quote(str(directory))}"
 
 
-def how_to_accept(host: str, port: int, *, plain: bool = False, directory: Path | None = None) -> str:
+def how_to_accept(host: str, port: int, *, plain: bool = False, directory: Path | None = None,
+                  command: str | None = None) -> str:
     """What to do about a changed certificate, as OpenSSH says it: the fingerprint comes from the host,
     never from the warning (whoever may be in between chose the certificate the warning saw), so the
     command to accept it holds a placeholder, not the fingerprint just shown. ``directory``: the data
     directory that knew the old fingerprint, named in the command unless it is the default one (else
-    the command would pin the new one, and prove a key, elsewhere)."""
-    command = (f"ono99 connect {'--plain ' if plain else ''}{server_key(host, port)}{data_dir_option(directory)} "
-               f"--server-fingerprint {FINGERPRINT_PLACEHOLDER}")
+    the command would pin the new one, and prove a key, elsewhere). ``command``: another command that
+    accepts it (``ono99 admin``'s), placeholder and all."""
+    if command is None:
+        command = (f"ono99 connect {'--plain ' if plain else ''}{server_key(host, port)}"
+                   f"{data_dir_option(directory)} --server-fingerprint {FINGERPRINT_PLACEHOLDER}")
     return _("Do not copy the fingerprint shown here. Ask the host which fingerprint their server prints "
              "(tls: certificate …), by a way you trust; if it is not the one you trusted before, accept it "
              "with: {command} (with {placeholder} replaced by the host's).").format(
         command=command, placeholder=FINGERPRINT_PLACEHOLDER)
+
+
+def not_a_fingerprint(exc: FingerprintError) -> str:
+    """Why a given fingerprint is none, in the player's language; the placeholder of the command a
+    changed certificate names, left in, says what goes in its place."""
+    words = _(exc.words).format(text=repr(exc.text), prefix="SHA256:")
+    if exc.text.strip() == FINGERPRINT_PLACEHOLDER:
+        words += "; " + _("put the fingerprint the host's server prints (tls: certificate …) in place of "
+                          "{placeholder}").format(placeholder=FINGERPRINT_PLACEHOLDER)
+    return words
 
 
 class UntrustedServer(Exception):

@@ -50,6 +50,7 @@ from .server_helpers import (
     create_table,
     frame,
     new_identity,
+    ono99,
     play,
     running_server,
     server_config,
@@ -475,3 +476,52 @@ async def test_the_command_a_changed_certificate_names_works_as_said_with_the_da
                                                b"Bye.")).decode()
         assert f"accept it with: ono99 connect --plain {address} --server-fingerprint FINGERPRINT" in refused, \
             refused
+
+
+async def test_a_fingerprint_given_wrong_is_said_in_the_players_language_and_the_placeholder_says_what_goes_in(
+        tmp_path: Path) -> None:
+    """Found in play: ``--server-fingerprint FINGERPRINT`` (the command a changed certificate names,
+    run with its placeholder left in) and a fingerprint cut short were refused in English whatever
+    the language, and without saying what goes in the placeholder's place. Tried with ``ono99
+    connect`` in German and ``ono99 admin`` in Vietnamese: each says it in that language, and the
+    placeholder is told to be replaced by the fingerprint the host's server prints."""
+    Identity.load_or_create(tmp_path)
+    placeholder = await ono99("--lang", "de", "connect", "127.0.0.1:9", "--data-dir", str(tmp_path),
+                              "--server-fingerprint", "FINGERPRINT")
+    assert placeholder.returncode == 2
+    assert placeholder.stderr.strip() == (
+        "ono99 connect: --server-fingerprint: 'FINGERPRINT' ist kein Fingerabdruck: er muss mit SHA256: beginnen; "
+        "setze statt FINGERPRINT den Fingerabdruck ein, den der Server des Gastgebers ausgibt (tls: certificate …)")
+    short = await ono99("--lang", "vi", "admin", "--server", "127.0.0.1:9", "--data-dir", str(tmp_path),
+                        "--server-fingerprint", "SHA256:abc", "who")
+    assert short.returncode == 2
+    assert short.stderr.strip() == ("ono99 admin: --server-fingerprint: 'SHA256:abc' không phải là dấu vân tay: "
+                                    "sau SHA256: phải có 43 ký tự base64")
+
+
+async def test_an_operator_meeting_a_changed_certificate_is_told_the_admin_command_that_accepts_it_and_it_does(
+        tmp_path: Path) -> None:
+    """Found in play: ``ono99 admin`` against a server whose certificate changed said only that it
+    was not the one its data directory knew, and not what to do next. Now it says the warning's
+    words with an ``ono99 admin`` command (its data directory, a placeholder for the fingerprint);
+    run as said with the host's fingerprint in the placeholder's place, it runs and pins the new one."""
+    operator_dir = tmp_path / "operator"
+    op = Identity.load_or_create(operator_dir)
+    admins = tmp_path / "admins"
+    admins.write_text(f"{op.public_key} op\n", encoding="utf-8")
+    async with running_server(tmp_path, admins=admins) as h:
+        address = f"127.0.0.1:{h.port}"
+        KnownServers.in_directory(operator_dir).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        refused = await ono99("--lang", "en", "admin", "--server", address, "--data-dir", str(operator_dir), "who")
+        assert refused.returncode == 1 and "not sending anything" in refused.stderr
+        assert f"--server-fingerprint {h.server.fingerprint}" not in refused.stderr
+        command = re.search(r"accept it with: (ono99 admin .*) \(with FINGERPRINT replaced", refused.stderr)
+        assert command is not None, refused.stderr
+        said = shlex.split(command.group(1))
+        assert said == ["ono99", "admin", "--server", address, "--data-dir", str(operator_dir),
+                        "--server-fingerprint", "FINGERPRINT", "who"], said
+        accepted = await ono99("--lang", "en", *[h.server.fingerprint if word == "FINGERPRINT" else word
+                                                 for word in said[1:]])
+        assert accepted.returncode == 0, accepted.stderr
+        assert "0 players" in accepted.stdout, accepted.stdout
+        assert KnownServers.in_directory(operator_dir).get("127.0.0.1", h.port) == h.server.fingerprint
