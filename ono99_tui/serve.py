@@ -55,26 +55,29 @@ def _join_hint(host: str, port: int) -> str:
 
 
 def _tcp_policy(access: AccessPolicy) -> str:
-    """What the access policy means for TCP clients, for the banner."""
+    """What the access policy means for TCP clients, for the banner (in the host's language)."""
     if access.mode == "authorized-keys":
-        return access.describe() + " (ono99 connect proves its own key)"
+        return _("only the keys listed in {path} (ono99 connect proves its own key)").format(
+            path=access.authorized_keys)
     if access.mode == "password":
-        return "password required (ono99 connect HOST --password)"
-    return access.describe()
+        return _("password required (ono99 connect HOST --password)")
+    return _("open to anyone")
 
 
 def _web_policy(access: AccessPolicy) -> str:
     if access.mode == "any-key":
-        return "open to anyone: browsers play as guests"
+        return _("open to anyone: browsers play as guests")
     if access.mode == "password":
-        return "password asked on the page"
-    return "browsers are refused: they prove no key"
+        return _("password asked on the page")
+    return _("browsers are refused: they prove no key")
 
 
 def _ssh_policy(access: AccessPolicy) -> str:
     if access.mode == "any-key":
-        return "open to anyone: a key is the player's identity, players without one are guests"
-    return access.describe()
+        return _("open to anyone: a key is the player's identity, players without one are guests")
+    if access.mode == "password":
+        return _("password required")
+    return _("only the keys listed in {path}").format(path=access.authorized_keys)
 
 
 def dialable(host: str) -> str:
@@ -296,8 +299,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
     if ssh_port:
-        print(f"  ssh: port {ssh_port} ({config.ssh.auth}: {_ssh_policy(access)}), host key "
-              f"{load_or_create_host_key(config.ssh.host_key).get_fingerprint()}", flush=True)
+        print("  ssh: " + _("port {port} ({mode}: {policy}), host key {fingerprint}").format(
+            port=ssh_port, mode=config.ssh.auth, policy=_ssh_policy(access),
+            fingerprint=load_or_create_host_key(config.ssh.host_key).get_fingerprint()), flush=True)
         print("  " + _("play with: {command}").format(command=f"ssh -p {ssh_port} {_shown_host(ssh_host)}"),
               flush=True)
         if pool is not None:
@@ -309,7 +313,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     else:
         print("  ssh: " + _("off"), flush=True)
     if bound_web_port:
-        print(f"  web: port {bound_web_port} ({_web_policy(access)}), certificate {web_fingerprint}", flush=True)
+        print("  web: " + _("port {port} ({policy}), certificate {fingerprint}").format(
+            port=bound_web_port, policy=_web_policy(access), fingerprint=web_fingerprint), flush=True)
         print("  " + _("play in a browser: {url}").format(url=f"https://{_shown_host(web_host)}:{bound_web_port}/"),
               flush=True)
     else:
