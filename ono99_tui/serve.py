@@ -315,8 +315,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     if bound_web_port:
         print("  web: " + _("port {port} ({policy}), certificate {fingerprint}").format(
             port=bound_web_port, policy=_web_policy(access), fingerprint=web_fingerprint), flush=True)
-        print("  " + _("play in a browser: {url}").format(url=f"https://{_shown_host(web_host)}:{bound_web_port}/"),
-              flush=True)
+        if access.mode != "authorized-keys":  # else the page only says how to come in with a key
+            print("  " + _("play in a browser: {url}").format(
+                url=f"https://{_shown_host(web_host)}:{bound_web_port}/"), flush=True)
     else:
         print("  web: " + _("off"), flush=True)
     with contextlib.suppress(OSError, ValueError):

@@ -44,7 +44,9 @@ async def test_the_banner_says_who_may_come_in_over_tcp_ssh_and_the_web_in_the_h
         tmp_path: Path, auth: str) -> None:
     """Found in play: a host starting the server in German read its ssh, web and tcp lines in English
     ("open to anyone: a key is the player's identity…", "port", "host key", "certificate"). Tried
-    with anyone let in and with an authorized_keys file: each of those lines is in German."""
+    with anyone let in and with an authorized_keys file: each of those lines is in German. With an
+    authorized_keys file the banner said "play in a browser: URL" under "browsers are refused": now
+    it names no page to play in."""
     args: tuple[str, ...] = ()
     if auth == "authorized-keys":
         keys = tmp_path / "authorized_keys"
@@ -63,3 +65,5 @@ async def test_the_banner_says_who_may_come_in_over_tcp_ssh_and_the_web_in_the_h
         assert lines["tcp"] == (f"tcp: nur die in {tmp_path / 'authorized_keys'} eingetragenen Schlüssel "
                                 "(ono99 connect weist seinen eigenen Schlüssel nach)")
         assert "Browser werden abgewiesen" in lines["web"]
+        # and no line invites to play in a browser that is refused
+        assert "im Browser spielen" not in said and "https://" not in said, said
