@@ -57,55 +57,64 @@ def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
     admin: argparse.ArgumentParser = sub.add_parser("admin", help=_("an operator's commands against a running server"),
                            description=_("Run an operator's command on a running ONO 99 server: your key (as "
                                          "for 'ono99 connect') must be in the file of its 'ono99 serve --admins'."))
-    admin.add_argument("--server", default=f"127.0.0.1:{DEFAULT_PORT}", metavar="HOST[:PORT]",
-                       help=_("the server (default: 127.0.0.1:{port})").format(port=DEFAULT_PORT))
-    admin.add_argument("--data-dir", type=Path, default=None,
-                       help=_("where your key is (as for 'ono99 connect')"))
-    admin.add_argument("--server-fingerprint", default=None, metavar="SHA256:…",
-                       help=_("the fingerprint the server must show (as 'ono99 serve' prints it)"))
+    # where to go and with which key: before the command, or after it (then they win; unset, they are left alone)
+    where = argparse.ArgumentParser(add_help=False)
+    for parser, default in ((admin, None), (where, argparse.SUPPRESS)):
+        parser.add_argument("--server", default=f"127.0.0.1:{DEFAULT_PORT}" if default is None else default,
+                            metavar="HOST[:PORT]",
+                            help=_("the server (default: 127.0.0.1:{port})").format(port=DEFAULT_PORT))
+        parser.add_argument("--data-dir", type=Path, default=default,
+                            help=_("where your key is (as for 'ono99 connect')"))
+        parser.add_argument("--server-fingerprint", default=default, metavar="SHA256:…",
+                            help=_("the fingerprint the server must show (as 'ono99 serve' prints it)"))
     commands = admin.add_subparsers(dest="admin_command", metavar="COMMAND")
-    commands.add_parser("who", help=_("who is online: name, key, address, how they came in, table"))
+
+    def command(name: str, **options: Any) -> argparse.ArgumentParser:
+        made: argparse.ArgumentParser = commands.add_parser(name, parents=[where], **options)
+        return made
+
+    command("who", help=_("who is online: name, key, address, how they came in, table"))
     target = _("a player's name, or their key's fingerprint (SHA256:…)")
     reason = _("why (the player is told)")
-    kick = commands.add_parser("kick", help=_("end a player's session (they may come back after a minute)"))
+    kick = command("kick", help=_("end a player's session (they may come back after a minute)"))
     kick.add_argument("target", help=target)
     kick.add_argument("--reason", required=True, help=reason)
-    ban = commands.add_parser("ban", help=_("keep a key or an address out, at every listener"))
+    ban = command("ban", help=_("keep a key or an address out, at every listener"))
     ban.add_argument("target", nargs="?", default=None, help=target)
     ban.add_argument("--address", default=None, help=_("an address or network (CIDR) instead of a player"))
     ban.add_argument("--reason", required=True, help=reason)
     ban.add_argument("--for", dest="seconds", type=duration, default=0, metavar="DURATION",
                      help=_("how long: 30m, 12h, 7d, 2w (default: for good)"))
-    unban = commands.add_parser("unban", help=_("lift a ban"))
+    unban = command("unban", help=_("lift a ban"))
     unban.add_argument("target", nargs="?", default=None, help=target)
     unban.add_argument("--address", default=None, help=_("the banned address or network"))
-    commands.add_parser("bans", help=_("the bans in force"))
-    mute = commands.add_parser("mute", help=_("stop a player chatting in the lobby"))
+    command("bans", help=_("the bans in force"))
+    mute = command("mute", help=_("stop a player chatting in the lobby"))
     mute.add_argument("target", help=target)
     mute.add_argument("--reason", required=True, help=reason)
     mute.add_argument("--for", dest="seconds", type=duration, default=0, metavar="DURATION",
                       help=_("how long: 30m, 12h, 7d, 2w (default: for good)"))
-    unmute = commands.add_parser("unmute", help=_("let a muted player chat in the lobby again"))
+    unmute = command("unmute", help=_("let a muted player chat in the lobby again"))
     unmute.add_argument("target", help=target)
-    rename = commands.add_parser("rename", help=_("give a player with a key another name, and lock it"))
+    rename = command("rename", help=_("give a player with a key another name, and lock it"))
     rename.add_argument("target", help=target)
     rename.add_argument("name", help=_("the new name"))
-    release = commands.add_parser("release", help=_("free the name a key owns: anyone may take it"))
+    release = command("release", help=_("free the name a key owns: anyone may take it"))
     release.add_argument("target", help=target)
-    close = commands.add_parser("close", help=_("close a table (its game is not recorded)"))
+    close = command("close", help=_("close a table (its game is not recorded)"))
     close.add_argument("table", type=int, help=_("the table's number"))
     close.add_argument("--reason", required=True, help=_("why (the players are told)"))
-    motd = commands.add_parser("motd", help=_("show or set the message of the day"))
+    motd = command("motd", help=_("show or set the message of the day"))
     motd.add_argument("text", nargs="?", default=None, help=_("the new message (\"\" clears it)"))
-    notice = commands.add_parser("notice", help=_("tell every player now"))
+    notice = command("notice", help=_("tell every player now"))
     notice.add_argument("text", help=_("what to say"))
-    reports = commands.add_parser("reports", help=_("the report queue, or one report whole"))
+    reports = command("reports", help=_("the report queue, or one report whole"))
     reports.add_argument("id", nargs="?", type=int, default=None, help=_("a report's number: show it whole"))
     reports.add_argument("--all", action="store_true", help=_("closed reports too"))
     reports.add_argument("--resolve", action="store_true", help=_("close the report (with its number)"))
     reports.add_argument("--game", type=Path, default=None, metavar="FILE.jsonl",
                          help=_("write the report's game to this file, for 'ono99 replay'"))
-    commands.add_parser("log", help=_("the operators' actions, newest last"))
+    command("log", help=_("the operators' actions, newest last"))
     return admin
 
 

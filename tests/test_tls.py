@@ -525,3 +525,23 @@ async def test_an_operator_meeting_a_changed_certificate_is_told_the_admin_comma
         assert accepted.returncode == 0, accepted.stderr
         assert "0 players" in accepted.stdout, accepted.stdout
         assert KnownServers.in_directory(operator_dir).get("127.0.0.1", h.port) == h.server.fingerprint
+
+
+async def test_ono99_admin_takes_where_to_go_after_the_command_too(tmp_path: Path) -> None:
+    """Found in play: ``ono99 admin who --server HOST:PORT --data-dir DIR`` (the way most commands'
+    options are written) was refused as "unrecognized arguments". Tried with the three options after
+    the command, and with --server both before (a wrong one) and after (the right one): the command
+    runs against the server named last."""
+    operator_dir = tmp_path / "operator"
+    op = Identity.load_or_create(operator_dir)
+    admins = tmp_path / "admins"
+    admins.write_text(f"{op.public_key} op\n", encoding="utf-8")
+    async with running_server(tmp_path, admins=admins) as h:
+        address = f"127.0.0.1:{h.port}"
+        after = await ono99("--lang", "en", "admin", "who", "--server", address, "--data-dir", str(operator_dir),
+                            "--server-fingerprint", h.server.fingerprint)
+        assert after.returncode == 0, after.stderr
+        assert "0 players" in after.stdout
+        both = await ono99("--lang", "en", "admin", "--server", "127.0.0.1:9", "--data-dir", str(operator_dir),
+                           "kick", "nobody", "--reason", "x", "--server", address)
+        assert both.returncode == 1 and "nobody called 'nobody' is on this server" in both.stderr, both.stderr
