@@ -81,7 +81,13 @@ class Server:
         if self.certificate is None:
             config = self.config
             if config.tls_cert is not None and config.tls_key is not None:
+                new = not config.tls_cert.exists() and not config.tls_key.exists()
                 self.certificate = load_or_create_certificate(config.tls_cert, config.tls_key)
+                if new:  # a host who moved the database or lost the files learns it here, not from players
+                    log.warning("made a new TLS certificate %s (%s): players who knew this server by another one "
+                                "are warned that its certificate changed until they accept the new fingerprint; "
+                                "keep %s and %s to keep it", config.tls_cert, self.certificate.fingerprint,
+                                config.tls_cert.name, config.tls_key.name)
             else:
                 self.certificate = ephemeral_certificate()
         return self.certificate

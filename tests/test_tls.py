@@ -545,3 +545,33 @@ async def test_ono99_admin_takes_where_to_go_after_the_command_too(tmp_path: Pat
         both = await ono99("--lang", "en", "admin", "--server", "127.0.0.1:9", "--data-dir", str(operator_dir),
                            "kick", "nobody", "--reason", "x", "--server", address)
         assert both.returncode == 1 and "nobody called 'nobody' is on this server" in both.stderr, both.stderr
+
+
+@pytest.mark.system
+async def test_a_server_that_makes_a_new_certificate_tells_its_host_that_players_will_be_warned(
+        tmp_path: Path) -> None:
+    """Found in play: a host whose certificate files were gone (deleted, or a database moved with
+    --db, beside which they are kept) got a new certificate without a word, and learnt it from
+    players' changed-certificate warnings. Tried: the first start says it made one (path and
+    fingerprint) and that players who knew another are warned; a restart with the files says nothing;
+    a start after the files were deleted says it again, with the new fingerprint."""
+    log = tmp_path / "s.log"
+    server = ServerProcess(tmp_path / "s.db", log)
+    try:
+        await server.start()
+        first = server.fingerprint
+        said = log.read_text()
+        assert f"made a new TLS certificate {tmp_path / CERT_FILE} ({first}): players who knew this server by " \
+               "another one are warned that its certificate changed" in said, said
+        await server.stop()
+        await server.start()
+        assert log.read_text().count("made a new TLS certificate") == 1
+        await server.stop()
+        (tmp_path / CERT_FILE).unlink()
+        (tmp_path / KEY_FILE).unlink()
+        await server.start()
+        assert server.fingerprint != first
+        assert log.read_text().count("made a new TLS certificate") == 2
+        assert f"({server.fingerprint}): players who knew" in log.read_text()
+    finally:
+        await server.stop()
