@@ -22,6 +22,8 @@ from .front.config import FrontConfig
 from .fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
+from .known_servers import server_key
+from .protocol import DEFAULT_PORT
 from .ssh_settings import SshSettings
 from .tls import CERT_FILE as TLS_CERT_FILE
 from .tls import KEY_FILE as TLS_KEY_FILE
@@ -52,6 +54,14 @@ def _shown_host(host: str) -> str:
 
 def _join_hint(host: str, port: int) -> str:
     return f"ono99 connect {_shown_host(host)}:{port}"
+
+
+def _admin_hint(host: str, port: int | None) -> str:
+    """How an operator on this machine reaches the server: ``ono99 admin`` goes to 127.0.0.1:9999 unless told."""
+    where = dialable(host)
+    if port is None or (where, port) == ("127.0.0.1", DEFAULT_PORT):
+        return "ono99 admin"
+    return f"ono99 admin --server {server_key(where, port)}"
 
 
 def _tcp_policy(access: AccessPolicy) -> str:
@@ -346,8 +356,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             or _("none yet")), flush=True)
     operators = len(server.lobby.moderation.admins)
     if operators:
-        print("  " + ngettext("operators: {n} key in {path} ('ono99 admin')", "operators: {n} keys in {path} "
-                              "('ono99 admin')", operators).format(n=operators, path=config.admins), flush=True)
+        command = _admin_hint(config.host, server.port if tcp_for_players else None)
+        print("  " + ngettext("operators: {n} key in {path} ({command})", "operators: {n} keys in {path} ({command})",
+                              operators).format(n=operators, path=config.admins, command=repr(command)), flush=True)
     if server.metrics_endpoint is not None:
         where = f"http://{_shown_host(config.metrics_host)}:{server.metrics_endpoint.port}"
         print("  " + _("metrics: {url}/metrics, health: {url}/health").format(url=where), flush=True)

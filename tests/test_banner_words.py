@@ -1,4 +1,5 @@
-"""The host's banner in the host's language: ``ono99 --lang de serve`` with SSH and the web on.
+"""The host's banner: in the host's language (``ono99 --lang de serve`` with SSH and the web on), and
+the operators' command that reaches this server.
 
 Real parts: ``ono99 serve`` processes on loopback (the SSH front in the server's process), their
 standard output read as the host reads it."""
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server_helpers import ROOT, TIMEOUT, free_port, new_identity
+from ono99_tui.identity import Identity
+from tests.server_helpers import ROOT, TIMEOUT, ServerProcess, free_port, new_identity, ono99
 
 ENGLISH = ["open to anyone", "only the keys", "browsers", "host key", "certificate SHA256", "proves its own key",
            " port "]
@@ -67,3 +69,24 @@ async def test_the_banner_says_who_may_come_in_over_tcp_ssh_and_the_web_in_the_h
         assert "Browser werden abgewiesen" in lines["web"]
         # and no line invites to play in a browser that is refused
         assert "im Browser spielen" not in said and "https://" not in said, said
+
+
+@pytest.mark.system
+async def test_the_operators_line_names_the_admin_command_that_reaches_this_server(tmp_path: Path) -> None:
+    """Found in play: a host on another address or port than 127.0.0.1:9999 read "operators: 1 key in
+    FILE ('ono99 admin')", and 'ono99 admin who' went to 127.0.0.1:9999, where nothing answered. Now
+    the line names 'ono99 admin --server HOST:PORT', and that command, run as said (with the
+    operator's data directory), reaches this server."""
+    operator = tmp_path / "operator"
+    admins = tmp_path / "admins"
+    admins.write_text(f"{Identity.load_or_create(operator).public_key} op\n", encoding="utf-8")
+    server = ServerProcess(tmp_path / "s.db", tmp_path / "s.log", "--admins", str(admins))
+    try:
+        port = await server.start()
+        [line] = [line.strip() for line in server.banner if line.strip().startswith("operators:")]
+        assert line == f"operators: 1 key in {admins} ('ono99 admin --server 127.0.0.1:{port}')", line
+        said = line.split("('", 1)[1].removesuffix("')").split()
+        ran = await ono99(*said[1:], "--data-dir", str(operator), "--server-fingerprint", server.fingerprint, "who")
+        assert ran.returncode == 0 and "0 players" in ran.stdout, ran.stderr
+    finally:
+        await server.stop()
