@@ -143,14 +143,6 @@ class AccessPolicy:
                            why="key_not_from", fingerprint=fingerprint, address=address)
         return None
 
-    def describe(self) -> str:
-        """The policy in a few words, for the startup banner."""
-        if self.mode == "any-key":
-            return "open to anyone"
-        if self.mode == "password":
-            return "password required"
-        return f"only the keys listed in {self.authorized_keys}"
-
 
 def refusal_pause(params: Mapping[str, str | int]) -> float:
     """Seconds to wait before answering a refusal with ``params``: none when the throttle refused unchecked."""

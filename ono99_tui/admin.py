@@ -184,7 +184,17 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
     from .client import Client, ServerError
     from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, data_dir
-    from .known_servers import KnownServers, ServerKeyChanged, ServerTrust, UnknownServer
+    from .known_servers import (
+        FINGERPRINT_PLACEHOLDER,
+        KnownServers,
+        ServerKeyChanged,
+        ServerTrust,
+        UnknownServer,
+        data_dir_option,
+        how_to_accept,
+        not_a_fingerprint,
+        server_key,
+    )
     from .messages import AdminResult, ErrorMessage, decode_server_message
     from .reasons import said
 
@@ -192,7 +202,7 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
     try:
         given = normal_fingerprint(args.server_fingerprint) if args.server_fingerprint else None
     except FingerprintError as exc:
-        print(f"ono99 admin: --server-fingerprint: {exc}", file=sys.stderr)
+        print("ono99 admin: --server-fingerprint: " + not_a_fingerprint(exc), file=sys.stderr)
         return EXIT_USAGE
     if not (directory / "id_ed25519").exists():
         print("ono99 admin: " + _("no key in {path}: run 'ono99 connect' once, or give --data-dir").format(
@@ -217,7 +227,10 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
     except ServerKeyChanged as exc:
         print("ono99 admin: " + _("{host}:{port} shows the certificate {fingerprint}, not the one this data "
                                   "directory knows: not sending anything").format(
-            host=host, port=port, fingerprint=exc.fingerprint), file=sys.stderr)
+            host=host, port=port, fingerprint=exc.fingerprint) + ". " + how_to_accept(
+            host, port, command=f"ono99 admin --server {server_key(host, port)}{data_dir_option(exc.directory)} "
+                                f"--server-fingerprint {FINGERPRINT_PLACEHOLDER} who"),
+            file=sys.stderr)
         return EXIT_REFUSED
     except ServerError as exc:
         print("ono99 admin: " + said(exc.error), file=sys.stderr)

@@ -482,7 +482,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, remember_name, remembered_name
     from .identity import data_dir as identity_dir
-    from .known_servers import KnownServers, ServerTrust
+    from .known_servers import KnownServers, ServerTrust, not_a_fingerprint
 
     host, port = "", DEFAULT_PORT
     if plain and address is None:
@@ -501,7 +501,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
         try:
             given = normal_fingerprint(server_fingerprint)
         except FingerprintError as exc:
-            print("ono99 connect: --server-fingerprint: " + str(exc), file=sys.stderr)
+            print("ono99 connect: --server-fingerprint: " + not_a_fingerprint(exc), file=sys.stderr)
             return EXIT_USAGE
     directory = identity_dir(data_dir)
     try:

@@ -10,11 +10,19 @@ import base64
 import binascii
 import hashlib
 
+from .core.words import N_
+
 FINGERPRINT_PREFIX = "SHA256:"
 
 
 class FingerprintError(ValueError):
-    """Text that is not a fingerprint as ``SHA256:`` and 43 base64 characters."""
+    """Text that is not a fingerprint as ``SHA256:`` and 43 base64 characters: ``words`` says why in
+    English, marked for the catalogs, with ``{text}`` and ``{prefix}`` (translated where it is shown)."""
+
+    def __init__(self, text: str, words: str) -> None:
+        super().__init__(words.format(text=repr(text), prefix=FINGERPRINT_PREFIX))
+        self.text = text
+        self.words = words
 
 
 def fingerprint_of_public_key(spki_der: bytes) -> str:
@@ -27,15 +35,15 @@ def fingerprint_digest(fingerprint: str) -> bytes:
     """The 32 bytes a fingerprint writes out (what the identity proof signs)."""
     text = fingerprint.strip()
     if not text.startswith(FINGERPRINT_PREFIX):
-        raise FingerprintError(f"{fingerprint!r} is not a fingerprint: it must start with {FINGERPRINT_PREFIX}")
+        raise FingerprintError(fingerprint, N_("{text} is not a fingerprint: it must start with {prefix}"))
     body = text[len(FINGERPRINT_PREFIX):]
     try:
         digest = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
         digest = b""
     if len(digest) != 32:
-        raise FingerprintError(f"{fingerprint!r} is not a fingerprint: {FINGERPRINT_PREFIX} must be followed by "
-                               "43 base64 characters")
+        raise FingerprintError(fingerprint, N_("{text} is not a fingerprint: {prefix} must be followed by 43 base64 "
+                                               "characters"))
     return digest
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,16 +30,41 @@ def server_key(host: str, port: int) -> str:
 FINGERPRINT_PLACEHOLDER = "FINGERPRINT"  # where the host's fingerprint goes in the command that accepts it
 
 
-def how_to_accept(host: str, port: int, *, plain: bool = False) -> str:
+def data_dir_option(directory: Path | None) -> str:
+    """`` --data-dir DIR`` for a command said to the player, when their key and known servers are not
+    where a bare command looks (the command line named another directory); else nothing."""
+    from .identity import data_dir
+
+    if directory is None or directory.resolve() == data_dir().resolve():
+        return ""
+    return f" --data-dir {shlex.quote(str(directory))}"
+
+
+def how_to_accept(host: str, port: int, *, plain: bool = False, directory: Path | None = None,
+                  command: str | None = None) -> str:
     """What to do about a changed certificate, as OpenSSH says it: the fingerprint comes from the host,
     never from the warning (whoever may be in between chose the certificate the warning saw), so the
-    command to accept it holds a placeholder, not the fingerprint just shown."""
-    command = (f"ono99 connect {'--plain ' if plain else ''}{server_key(host, port)} --server-fingerprint "
-               f"{FINGERPRINT_PLACEHOLDER}")
+    command to accept it holds a placeholder, not the fingerprint just shown. ``directory``: the data
+    directory that knew the old fingerprint, named in the command unless it is the default one (else
+    the command would pin the new one, and prove a key, elsewhere). ``command``: another command that
+    accepts it (``ono99 admin``'s), placeholder and all."""
+    if command is None:
+        command = (f"ono99 connect {'--plain ' if plain else ''}{server_key(host, port)}"
+                   f"{data_dir_option(directory)} --server-fingerprint {FINGERPRINT_PLACEHOLDER}")
     return _("Do not copy the fingerprint shown here. Ask the host which fingerprint their server prints "
              "(tls: certificate …), by a way you trust; if it is not the one you trusted before, accept it "
              "with: {command} (with {placeholder} replaced by the host's).").format(
         command=command, placeholder=FINGERPRINT_PLACEHOLDER)
+
+
+def not_a_fingerprint(exc: FingerprintError) -> str:
+    """Why a given fingerprint is none, in the player's language; the placeholder of the command a
+    changed certificate names, left in, says what goes in its place."""
+    words = _(exc.words).format(text=repr(exc.text), prefix="SHA256:")
+    if exc.text.strip() == FINGERPRINT_PLACEHOLDER:
+        words += "; " + _("put the fingerprint the host's server prints (tls: certificate …) in place of "
+                          "{placeholder}").format(placeholder=FINGERPRINT_PLACEHOLDER)
+    return words
 
 
 class UntrustedServer(Exception):
@@ -62,12 +88,14 @@ class UnknownServer(UntrustedServer):
 
 class ServerKeyChanged(UntrustedServer):
     """The certificate is not the one pinned: ``expected`` is what was known (``given``: from a
-    ``--server-fingerprint`` rather than the file)."""
+    ``--server-fingerprint`` rather than the file; ``directory``: the data directory whose file knew it)."""
 
-    def __init__(self, host: str, port: int, fingerprint: str, expected: str, given: bool = False) -> None:
+    def __init__(self, host: str, port: int, fingerprint: str, expected: str, given: bool = False,
+                 directory: Path | None = None) -> None:
         super().__init__(host, port, fingerprint)
         self.expected = expected
         self.given = given
+        self.directory = directory
 
 
 class AnnouncementMismatch(UntrustedServer):
@@ -154,7 +182,7 @@ class ServerTrust:
         if expected is None:
             raise UnknownServer(host, port, fingerprint, announced=self.announced is not None)
         if expected != fingerprint:
-            raise ServerKeyChanged(host, port, fingerprint, expected)
+            raise ServerKeyChanged(host, port, fingerprint, expected, directory=self.known.path.parent)
 
     def accept(self, host: str, port: int, fingerprint: str) -> ServerTrust:
         """The player accepted a first visit's fingerprint: remembered (a later change is then the

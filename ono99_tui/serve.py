@@ -22,6 +22,8 @@ from .front.config import FrontConfig
 from .fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
+from .known_servers import server_key
+from .protocol import DEFAULT_PORT
 from .ssh_settings import SshSettings
 from .tls import CERT_FILE as TLS_CERT_FILE
 from .tls import KEY_FILE as TLS_KEY_FILE
@@ -54,27 +56,38 @@ def _join_hint(host: str, port: int) -> str:
     return f"ono99 connect {_shown_host(host)}:{port}"
 
 
+def _admin_hint(host: str, port: int | None) -> str:
+    """How an operator on this machine reaches the server: ``ono99 admin`` goes to 127.0.0.1:9999 unless told."""
+    where = dialable(host)
+    if port is None or (where, port) == ("127.0.0.1", DEFAULT_PORT):
+        return "ono99 admin"
+    return f"ono99 admin --server {server_key(where, port)}"
+
+
 def _tcp_policy(access: AccessPolicy) -> str:
-    """What the access policy means for TCP clients, for the banner."""
+    """What the access policy means for TCP clients, for the banner (in the host's language)."""
     if access.mode == "authorized-keys":
-        return access.describe() + " (ono99 connect proves its own key)"
+        return _("only the keys listed in {path} (ono99 connect proves its own key)").format(
+            path=access.authorized_keys)
     if access.mode == "password":
-        return "password required (ono99 connect HOST --password)"
-    return access.describe()
+        return _("password required (ono99 connect HOST --password)")
+    return _("open to anyone")
 
 
 def _web_policy(access: AccessPolicy) -> str:
     if access.mode == "any-key":
-        return "open to anyone: browsers play as guests"
+        return _("open to anyone: browsers play as guests")
     if access.mode == "password":
-        return "password asked on the page"
-    return "browsers are refused: they prove no key"
+        return _("password asked on the page")
+    return _("browsers are refused: they prove no key")
 
 
 def _ssh_policy(access: AccessPolicy) -> str:
     if access.mode == "any-key":
-        return "open to anyone: a key is the player's identity, players without one are guests"
-    return access.describe()
+        return _("open to anyone: a key is the player's identity, players without one are guests")
+    if access.mode == "password":
+        return _("password required")
+    return _("only the keys listed in {path}").format(path=access.authorized_keys)
 
 
 def dialable(host: str) -> str:
@@ -299,8 +312,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
     if ssh_port:
-        print(f"  ssh: port {ssh_port} ({config.ssh.auth}: {_ssh_policy(access)}), host key "
-              f"{load_or_create_host_key(config.ssh.host_key).get_fingerprint()}", flush=True)
+        print("  ssh: " + _("port {port} ({mode}: {policy}), host key {fingerprint}").format(
+            port=ssh_port, mode=config.ssh.auth, policy=_ssh_policy(access),
+            fingerprint=load_or_create_host_key(config.ssh.host_key).get_fingerprint()), flush=True)
         print("  " + _("play with: {command}").format(command=f"ssh -p {ssh_port} {_shown_host(ssh_host)}"),
               flush=True)
         if pool is not None:
@@ -312,9 +326,11 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     else:
         print("  ssh: " + _("off"), flush=True)
     if bound_web_port:
-        print(f"  web: port {bound_web_port} ({_web_policy(access)}), certificate {web_fingerprint}", flush=True)
-        print("  " + _("play in a browser: {url}").format(url=f"https://{_shown_host(web_host)}:{bound_web_port}/"),
-              flush=True)
+        print("  web: " + _("port {port} ({policy}), certificate {fingerprint}").format(
+            port=bound_web_port, policy=_web_policy(access), fingerprint=web_fingerprint), flush=True)
+        if access.mode != "authorized-keys":  # else the page only says how to come in with a key
+            print("  " + _("play in a browser: {url}").format(
+                url=f"https://{_shown_host(web_host)}:{bound_web_port}/"), flush=True)
     else:
         print("  web: " + _("off"), flush=True)
     with contextlib.suppress(OSError, ValueError):
@@ -343,8 +359,9 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             or _("none yet")), flush=True)
     operators = len(server.lobby.moderation.admins)
     if operators:
-        print("  " + ngettext("operators: {n} key in {path} ('ono99 admin')", "operators: {n} keys in {path} "
-                              "('ono99 admin')", operators).format(n=operators, path=config.admins), flush=True)
+        command = _admin_hint(config.host, server.port if tcp_for_players else None)
+        print("  " + ngettext("operators: {n} key in {path} ({command})", "operators: {n} keys in {path} ({command})",
+                              operators).format(n=operators, path=config.admins, command=repr(command)), flush=True)
     if server.metrics_endpoint is not None:
         where = f"http://{_shown_host(config.metrics_host)}:{server.metrics_endpoint.port}"
         print("  " + _("metrics: {url}/metrics, health: {url}/health").format(url=where), flush=True)

@@ -81,7 +81,13 @@ class Server:
         if self.certificate is None:
             config = self.config
             if config.tls_cert is not None and config.tls_key is not None:
+                new = not config.tls_cert.exists() and not config.tls_key.exists()
                 self.certificate = load_or_create_certificate(config.tls_cert, config.tls_key)
+                if new:  # a host who moved the database or lost the files learns it here, not from players
+                    log.warning("made a new TLS certificate %s (%s): players who knew this server by another one "
+                                "are warned that its certificate changed until they accept the new fingerprint; "
+                                "keep %s and %s to keep it", config.tls_cert, self.certificate.fingerprint,
+                                config.tls_cert.name, config.tls_key.name)
             else:
                 self.certificate = ephemeral_certificate()
         return self.certificate
@@ -281,10 +287,18 @@ def check_bus_url(url: str) -> None:
     """A ``rediss://`` bus must check the Redis server's certificate: ValueError says what to give."""
     parts = urlsplit(url)
     if parts.scheme == "rediss":
-        wanted = dict(parse_qsl(parts.query)).get("ssl_cert_reqs", "required").lower()
+        query = dict(parse_qsl(parts.query))
+        wanted = query.get("ssl_cert_reqs", "required").lower()
         if wanted.removeprefix("cert_") in ("none", "optional"):
             raise ValueError(f"--cluster {parts.scheme}://…: ssl_cert_reqs={wanted} would take any certificate, "
                              "so whoever is in between could read the bus: drop it, and give ssl_ca_certs=FILE "
                              "(the authority that signed the Redis server's certificate, or that certificate itself)")
+        # redis-py's words for false; with the machine's authorities, any name they signed would pass
+        unnamed = query.get("ssl_check_hostname", "").upper() in ("0", "F", "FALSE", "N", "NO", "OFF")
+        if unnamed and not query.get("ssl_ca_certs"):
+            raise ValueError(f"--cluster {parts.scheme}://…: ssl_check_hostname={query['ssl_check_hostname']} "
+                             "with this machine's authorities would take a certificate they signed for any name, so "
+                             "whoever is in between could read the bus: drop it, or give ssl_ca_certs=FILE (the "
+                             "authority that signed the Redis server's certificate, or that certificate itself)")
     elif parts.scheme not in ("redis", "unix"):
         raise ValueError(f"--cluster takes redis://HOST:PORT or rediss://HOST:PORT (TLS), not {parts.scheme}://")

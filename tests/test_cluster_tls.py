@@ -124,6 +124,22 @@ async def test_a_bus_that_checks_no_certificate_is_refused_and_a_plain_one_is_sa
         assert "database link: a Unix socket of this machine" in banner
 
 
+async def test_a_bus_that_checks_no_name_against_this_machines_authorities_is_refused(
+        tmp_path: Path, postgres_cluster: Cluster) -> None:
+    """Found in review: `rediss://HOST:PORT?ssl_check_hostname=false` without `ssl_ca_certs` takes any
+    certificate this machine's authorities signed, for any name (one an attacker got for a domain of
+    their own), yet the banner would say the certificate is checked. `ono99 serve` refuses it at start,
+    saying what to give instead (with `ssl_ca_certs`, the authority or the pinned certificate is the
+    operator's own, and it is let through as before)."""
+    refused = await ono99("serve", "--host", "127.0.0.1", "--port", str(free_port()), "--ssh-port", "0",
+                          "--web-port", "0", "--no-advertise", "--db", postgres_cluster.new_database(),
+                          "--cluster", f"rediss://127.0.0.1:{free_port()}?ssl_check_hostname=false",
+                          "--tls-cert", str(tmp_path / "c.pem"), "--tls-key", str(tmp_path / "k.pem"))
+    assert refused.returncode == 2, refused.stderr
+    assert "ssl_check_hostname=false with this machine's authorities would take a certificate they signed for any " \
+        "name" in refused.stderr and "ssl_ca_certs=FILE" in refused.stderr, refused.stderr
+
+
 async def test_a_pinned_self_signed_redis_certificate_is_trusted_and_no_other(tmp_path: Path,
                                                                               postgres_cluster: Cluster) -> None:
     """A redis-server with a self-signed certificate (no authority): the node given that very

@@ -293,7 +293,7 @@ async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprin
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
         said = " ".join(out.decode().split())
         assert "Nothing was sent." in said, said
-        assert f"ono99 connect --plain 127.0.0.1:{h.port} --server-fingerprint FINGERPRINT" in said
+        assert f"ono99 connect --plain 127.0.0.1:{h.port} --data-dir {data} --server-fingerprint FINGERPRINT" in said
         assert "Ask the host which fingerprint their server prints" in said
         assert f"--server-fingerprint {h.server.fingerprint}" not in said
         assert h.server.lobby.members == {}

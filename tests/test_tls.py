@@ -9,10 +9,13 @@ the real ``ono99 connect`` on a pseudo-terminal, zeroconf on loopback, the app u
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
+import shlex
 import ssl
 import stat
+import sys
 from pathlib import Path
 
 import msgpack
@@ -40,12 +43,14 @@ from ono99_tui.wire.requests import Join
 from .relay import Relay, TlsTerminatingRelay
 from .server_helpers import (
     FAST_PLAY,
+    ROOT,
     TIMEOUT,
     ServerProcess,
     TestClient,
     create_table,
     frame,
     new_identity,
+    ono99,
     play,
     running_server,
     server_config,
@@ -270,7 +275,8 @@ async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the
     """As a player meets it: the first ``ono99 connect`` shows the fingerprint and asks (y trusts);
     the host then replaces the certificate (deletes the files; the restart makes new ones); the same
     command refuses loudly and names the command that accepts a new one, with a placeholder where the
-    fingerprint the host prints goes (never the one it was just shown); that command gets in."""
+    fingerprint the host prints goes (never the one it was just shown), and the data directory the
+    player gave; that command gets in."""
     data = tmp_path / "player"
     server = ServerProcess(tmp_path / "s.db", tmp_path / "s.log")
     try:
@@ -298,7 +304,7 @@ async def test_the_real_ono99_connect_asks_refuses_a_changed_certificate_and_the
         await refused.start()
         try:
             await wait_until(lambda: b"HAS CHANGED" in refused.output, "the loud refusal", timeout=60)
-            command = f"ono99connect127.0.0.1:{port}--server-fingerprintFINGERPRINT"
+            command = f"ono99connect127.0.0.1:{port}--data-dir{data}--server-fingerprintFINGERPRINT"
             await wait_until(lambda: command in screen_text(refused.output), "the command that accepts the new one",
                              timeout=60)
             # the command holds a placeholder: the fingerprint comes from the host, not from whoever is in between
@@ -415,3 +421,157 @@ async def test_tls_client_context_refuses_anything_older_than_tls13(tmp_path: Pa
         old.maximum_version = ssl.TLSVersion.TLSv1_2
         with pytest.raises((ssl.SSLError, ConnectionError)):
             await asyncio.wait_for(asyncio.open_connection("127.0.0.1", h.port, ssl=old), TIMEOUT)
+
+
+async def said_by_plain_connect(args: list[str], env: dict[str, str], until: bytes) -> bytes:
+    """What the real ``ono99 connect --plain …`` prints (its input at an end) up to ``until`` or its
+    exit; the process is stopped then."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ono99_tui.cli", *args, cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    assert process.stdout is not None
+    output = b""
+    try:
+        while until not in output:
+            line = await asyncio.wait_for(process.stdout.readline(), TIMEOUT)
+            if not line:
+                break
+            output += line
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+    return output
+
+
+async def test_the_command_a_changed_certificate_names_works_as_said_with_the_data_directory_given(
+        tmp_path: Path) -> None:
+    """Found in play: a player who keeps their key in another data directory (``--data-dir``) met a
+    changed certificate; the command it named left ``--data-dir`` out, so running it as said pinned
+    the new fingerprint in the default directory, under a key of its own, and the player's own command
+    was refused again. Now the command names the directory the old fingerprint was known in, and run
+    as said (the host's fingerprint in place of FINGERPRINT) it gets in and pins it there; with
+    ``$ONO99_DATA_DIR`` (the default of a bare command) it names none."""
+    data = tmp_path / "my key"
+    data.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ONO99_")}
+    env["ONO99_CONFIG_DIR"] = str(tmp_path / "config")
+    async with running_server(tmp_path) as h:
+        address = f"127.0.0.1:{h.port}"
+        KnownServers.in_directory(data).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        refused = (await said_by_plain_connect(["connect", "--plain", address, "--data-dir", str(data)], env,
+                                               b"Bye.")).decode()
+        command = re.search(r"accept it with: (ono99 connect .*FINGERPRINT) \(with", refused)
+        assert command is not None, refused
+        said = shlex.split(command.group(1))
+        assert said == ["ono99", "connect", "--plain", address, "--data-dir", str(data), "--server-fingerprint",
+                        "FINGERPRINT"], said
+        accepted = await said_by_plain_connect(
+            [h.server.fingerprint if word == "FINGERPRINT" else word for word in said[1:]], env, b"Welcome")
+        assert b"Welcome to ONO 99" in accepted, accepted
+        assert KnownServers.in_directory(data).get("127.0.0.1", h.port) == h.server.fingerprint
+
+        KnownServers.in_directory(data).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        refused = (await said_by_plain_connect(["connect", "--plain", address], {**env, "ONO99_DATA_DIR": str(data)},
+                                               b"Bye.")).decode()
+        assert f"accept it with: ono99 connect --plain {address} --server-fingerprint FINGERPRINT" in refused, \
+            refused
+
+
+async def test_a_fingerprint_given_wrong_is_said_in_the_players_language_and_the_placeholder_says_what_goes_in(
+        tmp_path: Path) -> None:
+    """Found in play: ``--server-fingerprint FINGERPRINT`` (the command a changed certificate names,
+    run with its placeholder left in) and a fingerprint cut short were refused in English whatever
+    the language, and without saying what goes in the placeholder's place. Tried with ``ono99
+    connect`` in German and ``ono99 admin`` in Vietnamese: each says it in that language, and the
+    placeholder is told to be replaced by the fingerprint the host's server prints."""
+    Identity.load_or_create(tmp_path)
+    placeholder = await ono99("--lang", "de", "connect", "127.0.0.1:9", "--data-dir", str(tmp_path),
+                              "--server-fingerprint", "FINGERPRINT")
+    assert placeholder.returncode == 2
+    assert placeholder.stderr.strip() == (
+        "ono99 connect: --server-fingerprint: 'FINGERPRINT' ist kein Fingerabdruck: er muss mit SHA256: beginnen; "
+        "setze statt FINGERPRINT den Fingerabdruck ein, den der Server des Gastgebers ausgibt (tls: certificate …)")
+    short = await ono99("--lang", "vi", "admin", "--server", "127.0.0.1:9", "--data-dir", str(tmp_path),
+                        "--server-fingerprint", "SHA256:abc", "who")
+    assert short.returncode == 2
+    assert short.stderr.strip() == ("ono99 admin: --server-fingerprint: 'SHA256:abc' không phải là dấu vân tay: "
+                                    "sau SHA256: phải có 43 ký tự base64")
+
+
+async def test_an_operator_meeting_a_changed_certificate_is_told_the_admin_command_that_accepts_it_and_it_does(
+        tmp_path: Path) -> None:
+    """Found in play: ``ono99 admin`` against a server whose certificate changed said only that it
+    was not the one its data directory knew, and not what to do next. Now it says the warning's
+    words with an ``ono99 admin`` command (its data directory, a placeholder for the fingerprint);
+    run as said with the host's fingerprint in the placeholder's place, it runs and pins the new one."""
+    operator_dir = tmp_path / "operator"
+    op = Identity.load_or_create(operator_dir)
+    admins = tmp_path / "admins"
+    admins.write_text(f"{op.public_key} op\n", encoding="utf-8")
+    async with running_server(tmp_path, admins=admins) as h:
+        address = f"127.0.0.1:{h.port}"
+        KnownServers.in_directory(operator_dir).remember("127.0.0.1", h.port, "SHA256:" + "A" * 43)
+        refused = await ono99("--lang", "en", "admin", "--server", address, "--data-dir", str(operator_dir), "who")
+        assert refused.returncode == 1 and "not sending anything" in refused.stderr
+        assert f"--server-fingerprint {h.server.fingerprint}" not in refused.stderr
+        command = re.search(r"accept it with: (ono99 admin .*) \(with FINGERPRINT replaced", refused.stderr)
+        assert command is not None, refused.stderr
+        said = shlex.split(command.group(1))
+        assert said == ["ono99", "admin", "--server", address, "--data-dir", str(operator_dir),
+                        "--server-fingerprint", "FINGERPRINT", "who"], said
+        accepted = await ono99("--lang", "en", *[h.server.fingerprint if word == "FINGERPRINT" else word
+                                                 for word in said[1:]])
+        assert accepted.returncode == 0, accepted.stderr
+        assert "0 players" in accepted.stdout, accepted.stdout
+        assert KnownServers.in_directory(operator_dir).get("127.0.0.1", h.port) == h.server.fingerprint
+
+
+async def test_ono99_admin_takes_where_to_go_after_the_command_too(tmp_path: Path) -> None:
+    """Found in play: ``ono99 admin who --server HOST:PORT --data-dir DIR`` (the way most commands'
+    options are written) was refused as "unrecognized arguments". Tried with the three options after
+    the command, and with --server both before (a wrong one) and after (the right one): the command
+    runs against the server named last."""
+    operator_dir = tmp_path / "operator"
+    op = Identity.load_or_create(operator_dir)
+    admins = tmp_path / "admins"
+    admins.write_text(f"{op.public_key} op\n", encoding="utf-8")
+    async with running_server(tmp_path, admins=admins) as h:
+        address = f"127.0.0.1:{h.port}"
+        after = await ono99("--lang", "en", "admin", "who", "--server", address, "--data-dir", str(operator_dir),
+                            "--server-fingerprint", h.server.fingerprint)
+        assert after.returncode == 0, after.stderr
+        assert "0 players" in after.stdout
+        both = await ono99("--lang", "en", "admin", "--server", "127.0.0.1:9", "--data-dir", str(operator_dir),
+                           "kick", "nobody", "--reason", "x", "--server", address)
+        assert both.returncode == 1 and "nobody called 'nobody' is on this server" in both.stderr, both.stderr
+
+
+@pytest.mark.system
+async def test_a_server_that_makes_a_new_certificate_tells_its_host_that_players_will_be_warned(
+        tmp_path: Path) -> None:
+    """Found in play: a host whose certificate files were gone (deleted, or a database moved with
+    --db, beside which they are kept) got a new certificate without a word, and learnt it from
+    players' changed-certificate warnings. Tried: the first start says it made one (path and
+    fingerprint) and that players who knew another are warned; a restart with the files says nothing;
+    a start after the files were deleted says it again, with the new fingerprint."""
+    log = tmp_path / "s.log"
+    server = ServerProcess(tmp_path / "s.db", log)
+    try:
+        await server.start()
+        first = server.fingerprint
+        said = log.read_text()
+        assert f"made a new TLS certificate {tmp_path / CERT_FILE} ({first}): players who knew this server by " \
+               "another one are warned that its certificate changed" in said, said
+        await server.stop()
+        await server.start()
+        assert log.read_text().count("made a new TLS certificate") == 1
+        await server.stop()
+        (tmp_path / CERT_FILE).unlink()
+        (tmp_path / KEY_FILE).unlink()
+        await server.start()
+        assert server.fingerprint != first
+        assert log.read_text().count("made a new TLS certificate") == 2
+        assert f"({server.fingerprint}): players who knew" in log.read_text()
+    finally:
+        await server.stop()

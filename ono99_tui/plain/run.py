@@ -427,7 +427,7 @@ def untrusted_lines(exc: ServerKeyChanged | AnnouncementMismatch) -> list[str]:
     lines = [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} you trusted.").format(
         server=server, fingerprint=exc.fingerprint, expected=exc.expected), _("Nothing was sent.")]
     if not exc.given:
-        lines.append(how_to_accept(exc.host, exc.port, plain=True))
+        lines.append(how_to_accept(exc.host, exc.port, plain=True, directory=exc.directory))
     return lines
 
 

@@ -657,7 +657,7 @@ def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch) -> str:
     return _("WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. {server} used to show {expected} and now shows "
              "{fingerprint}. Someone may be between you and the server, or its host replaced the certificate. "
              "Nothing was sent.").format(server=server, expected=exc.expected, fingerprint=exc.fingerprint) + \
-        "\n\n" + how_to_accept(exc.host, exc.port)
+        "\n\n" + how_to_accept(exc.host, exc.port, directory=exc.directory)
 
 
 def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
