@@ -175,6 +175,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("seat_wanted", None): N_("Waiting for a seat: {names}. Between games, give one with the seat menu (m), or let "
                               "late joiners replace bots."),
     ("clock_ran_out", None): N_("{name}'s clock ran out: the {bot} bot played {card} for them"),
+    ("clock_ran_out", "you"): N_("Your clock ran out: the {bot} bot played {card} for you"),  # said to {name}
     # refused table options, as the rules engine says them
     **{("bad_options", why): template for why, template in OPTION_PROBLEMS.items()},
 }
@@ -305,10 +306,14 @@ def _rating(params: Mapping[str, Any], fallback: str) -> str:
     return text
 
 
-def said(message: ErrorMessage | Notice | Away) -> str:
+def said(message: ErrorMessage | Notice | Away, me: str | None = None) -> str:
     """An ``error``'s reason, a ``notice`` or ``away``'s text, as the player reads it: by its code and
-    params in the current language; the server's English words for a code this version does not know."""
-    return render(message.code, message.params, message.reason if isinstance(message, ErrorMessage) else message.text)
+    params in the current language; the server's English words for a code this version does not know.
+    ``me``: the reader's name, to say a notice about the reader to them ("Your clock ran out")."""
+    params = message.params
+    if message.code == "clock_ran_out" and me is not None and params.get("name") == me:
+        params = {**params, "why": "you"}
+    return render(message.code, params, message.reason if isinstance(message, ErrorMessage) else message.text)
 
 
 def admin_said(result: AdminResult) -> str:

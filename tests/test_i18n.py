@@ -256,6 +256,7 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("name_taken", "taken_keyed"): {"name"}, ("name_taken", "same_keyed"): {"name", "existing"},
         ("name_taken", "looks_like_keyed"): {"name", "existing"},
         ("clock_ran_out", None): {"name", "bot", "card", "edition"}, ("seat_wanted", None): {"names"},
+        ("clock_ran_out", "you"): {"name", "bot", "card", "edition"},  # the same notice, said to {name}
         ("bad_name", "length"): {"limit"}, ("bad_name", "table_length"): {"limit"},
         ("no_player", None): {"name"}, ("no_record", None): {"game"},
         ("bad_options", "one_of"): {"option", "allowed", "value"},

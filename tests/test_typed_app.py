@@ -142,6 +142,26 @@ async def test_a_bots_move_in_your_seat_is_not_logged_as_yours() -> None:
         assert list(app.model.log)[-2:] == ["A bot played 7 for you — total 10", "You played 4 — total 14"]
 
 
+async def test_a_move_made_because_your_clock_ran_out_is_said_to_you_as_the_bots() -> None:
+    """Tried: Ada's turn clock runs out; the server's notice names her and the state then brings the 7
+    the stand-in played (her seat is not bot-controlled after that one move). Before, her log said
+    "Ada's clock ran out: ... for them" and then "You played 7"; now it speaks to her and says a bot
+    played it. Her own play afterwards is hers, and Bo's clock running out is Bo's."""
+    params = {"name": "Ada", "bot": "greedy", "card": "7", "edition": "2022"}
+    notice = {"t": "notice", "table": 1, "text": "Ada's clock ran out: the greedy bot played 7 for them",
+              "code": "clock_ran_out", "params": params}
+    stand_in = state(1, 1, [{"e": "play", "seat": 0, "cards": ["7"], "total": 10}], total=10, turn=1)
+    own = state(2, 2, [{"e": "play", "seat": 0, "cards": ["4"], "total": 14}], total=14, turn=1)
+    bos = {**notice, "text": "Bo's clock ran out: the greedy bot played 2 for them",
+           "params": {**params, "name": "Bo", "card": "2"}}
+    app, _link = scripted(state(0, 0, total=3), notice, stand_in, own, bos)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: len(app.model.log) >= 4 and "Bo" in app.model.log[-1], "the moves")
+        assert list(app.model.log)[-4:] == [
+            "Your clock ran out: the greedy bot played 7 for you", "A bot played 7 for you — total 10",
+            "You played 4 — total 14", "Bo's clock ran out: the greedy bot played 2 for them"]
+
+
 async def test_a_table_handed_to_another_host_is_no_longer_your_table() -> None:
     """Tried: Ada's table ("Ada's table", hosted by her) passes to Bo. Before, her title still said
     "Your table"; now it names the table as everyone else reads it."""

@@ -115,6 +115,7 @@ class Model:
     _total_seen: int = 0  # the total after the last play event read
     _hand_seen: int = 0  # the 1980 hand the last events belong to
     _hand_now: list[str] | None = None  # the reader's cards as of the last event read (None: not known)
+    _clock_move_due: bool = False  # the reader's clock ran out: their seat's next move is a stand-in's
     _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
@@ -206,8 +207,11 @@ class Model:
             for line in message.messages:
                 self._take_chat(line, message.scope)
         elif isinstance(message, Notice | Away):
-            self.notice = said(message)
+            self.notice = said(message, self.my_name)
             self.add_log(self.notice)
+            if isinstance(message, Notice) and message.code == "clock_ran_out" and \
+                    message.params.get("name") == self.my_name:
+                self._clock_move_due = True  # the move the notice announces is the stand-in's, not yours
         elif isinstance(message, Online):
             self.online = list(message.players)
             self.online_total = message.total
@@ -245,6 +249,7 @@ class Model:
         self.new_card = None
         self.knockout = None
         self._total_seen = 0
+        self._clock_move_due = False
 
     def _take_chat(self, line: ChatLine, scope: str) -> None:
         """A chat line, unless it was taken in already (lines carry ids, counting up). A session
@@ -313,6 +318,8 @@ class Model:
             line = self.describe(event, before)
             if line:
                 self.add_log(line)
+            if isinstance(event, PlayEvent | DrawEvent) and self.is_me(event.seat):
+                self._clock_move_due = False  # the stand-in's one move (a play or a draw) was this
             if isinstance(event, PlayEvent):
                 self.last_play = event
                 self.recent_plays.append(event)
@@ -342,7 +349,7 @@ class Model:
 
     def _stood_in_for(self, seat: int) -> bool:
         """Whether a bot plays ``seat``'s cards now (its player away, or out of time)."""
-        return seat < len(self.bot_control) and self.bot_control[seat]
+        return (seat < len(self.bot_control) and self.bot_control[seat]) or (self._clock_move_due and self.is_me(seat))
 
     def _played_from_hand(self, cards: Sequence[str]) -> None:
         if self._hand_now is None:
