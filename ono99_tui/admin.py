@@ -27,7 +27,7 @@ from .reasons import admin_said
 from .wire.requests import Admin
 
 if TYPE_CHECKING:
-    from .messages import AdminResult
+    from .wire.server import AdminResult
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -195,8 +195,8 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
         not_a_fingerprint,
         server_key,
     )
-    from .messages import AdminResult, ErrorMessage, decode_server_message
     from .reasons import said
+    from .wire.server import AdminResult, ErrorMessage, decode_server_message
 
     directory = data_dir(args.data_dir)
     try:

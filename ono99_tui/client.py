@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Self
 
 from .fingerprints import fingerprint_digest
 from .i18n import gettext as _
-from .messages import ErrorMessage, decode_server_message
 from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from .tls import client_context, lean_read_buffers, peer_fingerprint
 from .wire.requests import Hello, Prove, Request
+from .wire.server import ErrorMessage, decode_server_message
 
 if TYPE_CHECKING:
     from .fronts import FrontAssertion

@@ -15,9 +15,9 @@ from .bots.levels import BOT_LEVELS
 from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
-from .messages import AdminResult, Away, ErrorMessage, Notice, Unplayable
 from .numbers import decimal, signed
 from .protocol import TABLE_NAMES
+from .wire.server import AdminResult, Away, ErrorMessage, Notice, Unplayable
 
 # (code, params' "why" or None) → message; {names} are params.
 MESSAGES: dict[tuple[str, str | None], str] = {

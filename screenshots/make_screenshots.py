@@ -67,12 +67,12 @@ from ono99_server import Server, ServerConfig  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
-from ono99_tui.messages import View  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen  # noqa: E402
 from ono99_tui.tui.help import HelpScreen  # noqa: E402
 from ono99_tui.tui.lobby import LobbyScreen  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
+from ono99_tui.wire.server import View  # noqa: E402
 
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

@@ -1,4 +1,4 @@
-"""The client's decoder of server messages (ono99_tui/messages.py): every message a real server sends
+"""The client's decoder of server messages (ono99_tui/wire/server.py): every message a real server sends
 decodes into typed values, and anything else is refused with a ``ProtocolError`` naming the message
 type and the field, never another exception."""
 
@@ -17,7 +17,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ono99_tui.core.options import Scoring
-from ono99_tui.messages import (
+from ono99_tui.protocol import ProtocolError
+from ono99_tui.tui.model import Model
+from ono99_tui.wire.requests import (
+    AskGameRecord,
+    AskLeaderboard,
+    AskProfile,
+    Leave,
+    LeaveQueue,
+    ListTables,
+    Ping,
+    PlayNow,
+    Say,
+    Spectate,
+    Start,
+)
+from ono99_tui.wire.server import (
     Chat,
     ChatHistory,
     ErrorMessage,
@@ -41,21 +56,6 @@ from ono99_tui.messages import (
     Unplayable,
     Welcome,
     decode_server_message,
-)
-from ono99_tui.protocol import ProtocolError
-from ono99_tui.tui.model import Model
-from ono99_tui.wire.requests import (
-    AskGameRecord,
-    AskLeaderboard,
-    AskProfile,
-    Leave,
-    LeaveQueue,
-    ListTables,
-    Ping,
-    PlayNow,
-    Say,
-    Spectate,
-    Start,
 )
 from tests.declared import SERVER_TYPES, as_declared, conforms
 from tests.server_helpers import (

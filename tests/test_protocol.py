@@ -22,7 +22,6 @@ from ono99_tui.core import (
     Reshuffled,
     TableOptions,
 )
-from ono99_tui.messages import History, State, UnknownEvent, View, Welcome, decode_server_message
 from ono99_tui.protocol import (
     HEADER,
     MAX_CHAT,
@@ -65,7 +64,16 @@ from ono99_tui.wire.requests import (
     field_rules,
     kind_of,
 )
-from ono99_tui.wire.server import event_to_wire, view_to_wire
+from ono99_tui.wire.server import (
+    History,
+    State,
+    UnknownEvent,
+    View,
+    Welcome,
+    decode_server_message,
+    event_to_wire,
+    view_to_wire,
+)
 
 SAMPLE_MESSAGES: list[dict[str, Any]] = [
     {"t": "hello", "version": 2, "name": "Ada", "client": "test/1"},

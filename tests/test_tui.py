@@ -21,7 +21,6 @@ from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
-from ono99_tui.messages import View
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen
@@ -34,6 +33,7 @@ from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
 from ono99_tui.wire.requests import CreateTable, Join, Start
+from ono99_tui.wire.server import View
 from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, play_client
 from tests.textual_compat import count_refreshes

@@ -38,7 +38,6 @@ from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code
 from ono99_tui.front.web_page import language_from_accept
 from ono99_tui.fronts import new_credential
 from ono99_tui.known_servers import ServerTrust
-from ono99_tui.messages import PlayEvent, State
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tls import client_context, load_certificate, peer_fingerprint
@@ -46,6 +45,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
 from ono99_tui.wire.requests import CreateTable, Spectate, Start
+from ono99_tui.wire.server import PlayEvent, State
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
 

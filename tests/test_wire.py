@@ -11,7 +11,6 @@ from typing import Any
 
 from ono99_server import ServerConfig
 from ono99_server.local import EmbeddedServer, LocalLink
-from ono99_tui.messages import decode_server_message
 from ono99_tui.protocol import PROTOCOL_VERSION, encode
 from ono99_tui.wire.requests import (
     REQUEST_TYPES,
@@ -33,6 +32,7 @@ from ono99_tui.wire.requests import (
     field_rules,
     kind_of,
 )
+from ono99_tui.wire.server import decode_server_message
 from tests.server_helpers import may_act
 from tests.test_protocol_doc import section, table_rows
 

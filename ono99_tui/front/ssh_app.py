@@ -18,7 +18,15 @@ from textual.widgets import Static
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
 from ..links import Link
-from ..messages import (
+from ..protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
+from ..tui.app import Ono99App, StartScreen
+from ..tui.model_screen import ModelScreen
+from ..tui.names import KEY_HELP, NameScreen
+from ..tui.seats import ConfirmScreen
+from ..tui.themes import CSS_FILE, MONO_THEME
+from ..wire.common import as_edition
+from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
+from ..wire.server import (
     Bye,
     ErrorMessage,
     Left,
@@ -29,14 +37,6 @@ from ..messages import (
     Welcome,
     decode_server_message,
 )
-from ..protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
-from ..tui.app import Ono99App, StartScreen
-from ..tui.model_screen import ModelScreen
-from ..tui.names import KEY_HELP, NameScreen
-from ..tui.seats import ConfirmScreen
-from ..tui.themes import CSS_FILE, MONO_THEME
-from ..wire.common import as_edition
-from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, cast
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
-from ..messages import Bye, State, Welcome
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from ..tui.model import SHUTTING_DOWN
 from ..wire.common import as_edition
 from ..wire.requests import PlayNow, Spectate
+from ..wire.server import Bye, State, Welcome
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:

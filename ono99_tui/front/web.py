@@ -31,11 +31,11 @@ from ..access import AccessPolicy, refusal_pause
 from ..client import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
-from ..messages import ServerMessage, Welcome
 from ..protocol import MAX_NAME
 from ..reasons import render
 from ..tls import ServerCertificate
 from ..wire.page import Closing, KeepGuest, PageMessage, Refusal
+from ..wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
 from .idle import IdleWatch

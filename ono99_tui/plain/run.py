@@ -29,10 +29,10 @@ from ..known_servers import (
     server_key,
 )
 from ..links import Link, LocalServer
-from ..messages import State, Welcome, decode_server_message
 from ..protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from ..wire.requests import CreateTable, Hello, Request
+from ..wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession

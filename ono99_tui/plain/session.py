@@ -1,7 +1,7 @@
 """The plain mode's game: what the server sends, said as sentences; what the player types, sent as
 protocol messages.
 
-``PlainSession`` reads decoded server messages (``ono99_tui.messages``) into the same ``Model`` the
+``PlainSession`` reads decoded server messages (``ono99_tui.wire.server``) into the same ``Model`` the
 app keeps (names, seats, the view, which events and chat lines were taken in already, how the
 reader was knocked out), and says what changed, once: a play, your turn and your cards, a warning
 as your clock runs down, the end of a game with its ranking and the next step. It decides nothing
@@ -20,36 +20,6 @@ from ..core.errors import OptionError
 from ..core.options import Scoring, parse_option_text
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
-from ..messages import (
-    Away,
-    Bye,
-    Chat,
-    ChatHistory,
-    ChatLine,
-    DrawEvent,
-    ErrorMessage,
-    GameEvent,
-    GameOverEvent,
-    HandEndedEvent,
-    HandStartedEvent,
-    History,
-    Left,
-    MissedDrawEvent,
-    Notice,
-    OutEvent,
-    PlayEvent,
-    Queue,
-    Queued,
-    ReshuffleEvent,
-    ServerMessage,
-    State,
-    TableDetail,
-    TableInfo,
-    TableMessage,
-    Tables,
-    View,
-    Welcome,
-)
 from ..protocol import BOT_LEVEL_NAMES
 from ..reasons import said
 from ..series_text import (
@@ -80,6 +50,36 @@ from ..wire.requests import (
     Stand,
     Start,
     StartSeries,
+)
+from ..wire.server import (
+    Away,
+    Bye,
+    Chat,
+    ChatHistory,
+    ChatLine,
+    DrawEvent,
+    ErrorMessage,
+    GameEvent,
+    GameOverEvent,
+    HandEndedEvent,
+    HandStartedEvent,
+    History,
+    Left,
+    MissedDrawEvent,
+    Notice,
+    OutEvent,
+    PlayEvent,
+    Queue,
+    Queued,
+    ReshuffleEvent,
+    ServerMessage,
+    State,
+    TableDetail,
+    TableInfo,
+    TableMessage,
+    Tables,
+    View,
+    Welcome,
 )
 from . import words
 from .console import Console, plain_text

@@ -31,10 +31,10 @@ from ..known_servers import (
     server_key,
 )
 from ..links import Link, LocalServer, continues
-from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
+from ..wire.server import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen
@@ -349,7 +349,7 @@ class Ono99App(App[int]):
         return False
 
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
-        """A message as it arrived: decoded once, here, into typed values (ono99_tui.messages) and
+        """A message as it arrived: decoded once, here, into typed values (ono99_tui.wire.server) and
         handled. One this version cannot read is skipped, with a notice; the session goes on."""
         try:
             decoded = decode_server_message(message)

@@ -22,9 +22,9 @@ from ..core.options import (
 )
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..messages import Seat, TableInfo
 from ..protocol import TABLE_NAMES
 from ..reasons import table_name_words
+from ..wire.server import Seat, TableInfo
 
 
 def _card(code: str) -> Card | None:

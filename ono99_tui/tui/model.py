@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from .. import text as words
 from ..core.options import Scoring
 from ..i18n import gettext as _
-from ..messages import (
+from ..reasons import said, unplayable_reason
+from ..wire.server import (
     Away,
     Bye,
     Chat,
@@ -49,7 +50,6 @@ from ..messages import (
     View,
     Welcome,
 )
-from ..reasons import said, unplayable_reason
 from .labels import card_label, seat_name
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
@@ -177,7 +177,7 @@ class Model:
 
     # --- applying server messages -------------------------------------------------------------------
     def apply(self, message: ServerMessage) -> str:
-        """Take in one server message (decoded: ono99_tui.messages); return its type."""
+        """Take in one server message (decoded: ono99_tui.wire.server); return its type."""
         if isinstance(message, Welcome):
             self.server_name = message.server
             self.my_name = message.name

@@ -19,9 +19,9 @@ from textual.widgets import DataTable, Label, Sparkline, Static
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..messages import GameRecord, ServerMessage
 from ..numbers import decimal, percent
 from ..wire.requests import AskGameRecord, AskProfile
+from ..wire.server import GameRecord, ServerMessage
 from .host import ShowsModel, host_of
 from .labels import listed_name
 from .model import Model
