@@ -72,6 +72,7 @@ from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen  # noqa: E402
 from ono99_tui.tui.help import HelpScreen  # noqa: E402
 from ono99_tui.tui.lobby import LobbyScreen  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
+from ono99_tui.wire.requests import CreateTable, Join, Spectate  # noqa: E402
 from ono99_tui.wire.server import View  # noqa: E402
 
 SIZE = (100, 32)
@@ -132,12 +133,14 @@ async def shoot_servers(out_dir: Path) -> list[Path]:
             await server.start()
             advertisers.append(Advertiser(server, ssh_port=2222 if server is servers[0] else None, debounce=0.1))
             await advertisers[-1].start()
-        for name, table in (("Ada", {"edition": "2022", "seats": 4, "bots": 1, "name": "Ada's table"}),
-                            ("Grace", {"edition": "1980", "options": {"scoring": "tokens"}, "seats": 3, "bots": 0,
-                                       "name": "Classic 1980"})):
+        tables: tuple[tuple[str, dict[str, Any]], ...] = (
+            ("Ada", {"edition": "2022", "seats": 4, "bots": 1, "name": "Ada's table"}),
+            ("Grace", {"edition": "1980", "options": {"scoring": "tokens"}, "seats": 3, "bots": 0,
+                       "name": "Classic 1980"}))
+        for name, table in tables:
             client = await Client.connect("127.0.0.1", servers[0].port, name)
             clients.append(client)
-            await client.send({"t": "create_table", "turn_seconds": 30, **table})
+            await client.send(CreateTable(turn_seconds=30, **table))
             await client.expect("table")
         app = make_app(local=False, name="Joan", discover=True, browse_interfaces=["127.0.0.1"])
         async with app.run_test(size=SIZE) as pilot:
@@ -170,30 +173,29 @@ async def shoot_lobby(out_dir: Path, lang: str = "en", name: str = "lobby") -> l
 
     try:
         ada = await client("Ada")
-        await ada.send({"t": "create_table", "edition": "2022", "seats": 4, "bots": 1, "bot_level": "greedy",
-                        "turn_seconds": 30, "name": "Friday night"})
+        await ada.send(CreateTable(edition="2022", seats=4, bots=1, bot_level="greedy", turn_seconds=30,
+                                   name="Friday night"))
         friday = (await ada.expect("table"))["table"]["id"]
         ken = await client("Ken")
-        await ken.send({"t": "join", "table": friday})
+        await ken.send(Join(table=friday))
         await ken.expect("table")
 
         grace = await client("Grace")
-        await grace.send({"t": "create_table", "edition": "1980", "options": {"scoring": "tokens"}, "seats": 3,
-                          "bots": 2, "bot_level": "greedy", "turn_seconds": 0, "start": True,
-                          "name": "Classic 1980"})
+        await grace.send(CreateTable(edition="1980", options={"scoring": "tokens"}, seats=3, bots=2,
+                                     bot_level="greedy", turn_seconds=0, start=True, name="Classic 1980"))
         classic = (await grace.expect("table"))["table"]["id"]
         margaret = await client("Margaret")
-        await margaret.send({"t": "spectate", "table": classic})
+        await margaret.send(Spectate(table=classic))
         await margaret.expect("table")
 
         linus = await client("Linus")
-        await linus.send({"t": "create_table", "edition": "2022", "options": {"eight_players": True}, "seats": 6,
-                          "bots": 0, "turn_seconds": 45, "name": "Six of us"})
+        await linus.send(CreateTable(edition="2022", options={"eight_players": True}, seats=6, bots=0,
+                                     turn_seconds=45, name="Six of us"))
         await linus.expect("table")
 
         barbara = await client("Barbara")
-        await barbara.send({"t": "create_table", "edition": "2022", "seats": 2, "bots": 1, "bot_level": "random",
-                            "turn_seconds": 0, "start": True, "name": "Bot practice"})
+        await barbara.send(CreateTable(edition="2022", seats=2, bots=1, bot_level="random", turn_seconds=0,
+                                       start=True, name="Bot practice"))
         await barbara.expect("table")
         expected = 4
 

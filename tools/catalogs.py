@@ -27,7 +27,7 @@ def extract_args(output: Path) -> list[str]:
 
 
 def run(*args: str) -> None:
-    CommandLineInterface().run(list(args))
+    CommandLineInterface().run(list(args))  # type: ignore[no-untyped-call]  # Babel's frontend is untyped
 
 
 def main(argv: list[str]) -> int:
