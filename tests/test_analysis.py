@@ -188,3 +188,99 @@ def test_a_record_made_by_hand_follows_the_script() -> None:
     analysis = analyse(record, seats=[0])
     last = analysis.seats[0].decisions[-1]
     assert (last.total, sorted(last.cards)) == (95, sorted(ADA_HOLDS))
+
+
+# --- the replay screen's analysis panel ------------------------------------------------------------
+def replay_of(tmp_path: Path, record: dict[str, Any]) -> Any:
+    from ono99_tui.tui.replay import load_replay, make_replay_app
+
+    path = tmp_path / "game.jsonl"
+    path.write_text(dumps(record) + "\n")
+    return make_replay_app(load_replay(path), path)
+
+
+def panel_lines(app: Any) -> list[str]:
+    """The analysis panel as the screen shows it, line by line."""
+    from ono99_tui.tui.replay import AnalysisPanel
+    from tests.test_every_screen import screen_lines, visible_region
+
+    region = visible_region(app.screen.query_one(AnalysisPanel))
+    assert region is not None, "the panel is not on the screen"
+    lines = screen_lines(app)
+    return [lines[y][region.x:region.right] for y in range(region.y, region.bottom)]
+
+
+async def test_the_replay_plots_the_chances_and_says_the_marked_move_at_80_by_24_in_every_language(
+        tmp_path: Path) -> None:
+    """In each of the six languages, at 80×24: a analyses the followed seat (Ada), m goes to her marked
+    moves, and at the blunder the panel shows the plot with its X and says, whole and unclipped, that 3
+    was better, 100% against what Hold kept."""
+    from ono99_tui.i18n import LANGUAGES, using
+    from ono99_tui.tui.replay import AnalysisPanel
+    from tests.test_every_screen import visible_region
+    from tests.test_tui import wait_until
+
+    record = known_position(["8", "7", "6", "3"], ada_plays="HOLD")
+    for language in LANGUAGES:
+        with using(language):
+            app = replay_of(tmp_path, record)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await pilot.press("a")
+                await wait_until(pilot, lambda app=app: 0 in app.analyses, "the analysis")
+                blunder = app.analyses[0].decisions[-1]
+                assert blunder.mark == "blunder"
+                while app.position != blunder.step:
+                    before = app.position
+                    await pilot.press("m")
+                    assert app.position != before or app.position == blunder.step
+                await pilot.pause()
+                text = app.screen.query_one("#analysis-text")
+                assert visible_region(text) == text.region  # nothing of it cut off
+                shown = "\n".join(panel_lines(app))
+                assert "X" in shown and any(bar in shown for bar in "▁▂▃▄▅▆▇█"), shown
+                flat = " ".join(" ".join(line.strip("│ ") for line in panel_lines(app)).split())
+                assert "100" in flat and "Ada" in flat and f"{round(blunder.chance_played * 100)}" in flat, flat
+                assert app.screen.query_one(AnalysisPanel).display
+
+
+async def test_the_analysis_runs_off_the_event_loop_with_a_progress_bar(tmp_path: Path, monkeypatch: Any) -> None:
+    """The analysis runs in a worker thread: held after its first decision, the progress bar shows 1 of
+    all, and the replay still steps on a key; let go, the plot replaces the bar."""
+    import threading
+
+    from textual.widgets import ProgressBar
+
+    from ono99_tui.tui import replay as replay_module
+    from tests.test_tui import wait_until
+
+    go_on, halfway = threading.Event(), threading.Event()
+    threads: list[threading.Thread] = []
+    real = analyse
+
+    def held(record: Any, seats: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread())
+        report = kwargs.pop("on_progress")
+
+        def progress(done: int, total: int) -> None:
+            report(done, total)
+            if done == 1:
+                halfway.set()
+                assert go_on.wait(60)
+
+        return real(record, seats, on_progress=progress, **kwargs)
+
+    monkeypatch.setattr(replay_module, "analyse", held)
+    app = replay_of(tmp_path, known_position(["8", "7", "6", "3"], ada_plays="HOLD"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a")
+        await wait_until(pilot, halfway.is_set, "the first decision")
+        bar = app.screen.query_one("#analysis-progress", ProgressBar)
+        await wait_until(pilot, lambda: bar.progress == 1, "the bar's first step")
+        assert bar.display and bar.total is not None and bar.total > 1
+        await pilot.press("right")
+        assert app.position == 1  # the event loop is free while the search runs
+        go_on.set()
+        await wait_until(pilot, lambda: 0 in app.analyses, "the analysis")
+        await pilot.pause()
+        assert not bar.display
+        assert threads and threads[0] is not threading.main_thread()
