@@ -213,7 +213,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         Binding("home", "jump(0)", N_("Start"), show=False),
         Binding("end", "jump(-1)", N_("End"), show=False),
         Binding("tab", "follow", N_("Next seat")),
-        Binding("a", "analyse", N_("Analyse")),
+        Binding("a", "analyse", N_("Analyse"), show=False),  # said in the help: the footer is full at 80 columns
         Binding("m", "next_mark", N_("Next mark"), show=False),
         Binding("right_square_bracket", "record(1)", N_("Next record")),
         Binding("left_square_bracket", "record(-1)", N_("Previous record"), show=False),
