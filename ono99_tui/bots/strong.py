@@ -37,7 +37,7 @@ decision takes about the same time on every call and a seeded game replays ident
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.actions import PLAYS, Action, ActionKind
 from ..core.cards import DECK_COUNTS, Card, Edition
@@ -459,12 +459,10 @@ class SearchResult:
         return mean, (var / deals) ** 0.5
 
 
-def search(view: SeatView, rng: random.Random, candidates: Sequence[Action], reference: int,
-           turn_budget: int = TURN_BUDGET, max_deals: int = MAX_DEALS, min_deals: int = MIN_DEALS) -> SearchResult:
-    """Try every action of ``candidates`` (legal for the seat on turn, whose view this is) on the
-    same deals of the unseen cards, at least ``min_deals`` and at most ``max_deals`` of them, until
-    ``turn_budget`` simulated turns are spent; the differences are taken from candidate
-    ``reference``."""
+def determinizer(view: SeatView) -> Callable[[random.Random], State]:
+    """A maker of determinizations of ``view`` (the seat on turn's): each call deals the cards it
+    cannot see into possible hands and a draw pile (``_deal``, with the inference about opponents'
+    hands) and returns the table they make, on the engine's rules state, to be cloned and played."""
     options = view.options
     is_2022 = options.edition is Edition.E2022
     me = view.seat
@@ -489,16 +487,10 @@ def search(view: SeatView, rng: random.Random, candidates: Sequence[Action], ref
     hypotheses = (_inferred_holds(view, pool_counts) if INFER and (is_2022 or INFER_1980)
                   else [([1.0], [[]])] * view.seats)
 
-    result = SearchResult(candidates)
-    totals, differences, squares = result.totals, result.differences, result.squares
-    values = [0.0] * len(candidates)
-    spent = 0
-    deals = 0
-    while deals < max_deals and (spent < turn_budget or deals < min_deals):
-        deals += 1
+    def determinize(rng: random.Random) -> State:
         hands, draw_pile = _deal(view, pool, _pick(hypotheses, rng), rng)
         hands[me] = list(view.hand)
-        base = State.position(
+        return State.position(
             options, view.seats, hands=hands, draw_pile=draw_pile, discard=discard, total=view.total,
             direction=view.direction, turn=me, plays_left=plays_left,
             second_due=obligation is not None and plays_left == 1,
@@ -506,6 +498,27 @@ def search(view: SeatView, rng: random.Random, candidates: Sequence[Action], ref
             missed=view.missed_draws, draw_open=view.open_draws, tokens=view.tokens, scores=view.scores,
             chance=_NO_CHANCE, auto_draw=True,
         )
+
+    return determinize
+
+
+def search(view: SeatView, rng: random.Random, candidates: Sequence[Action], reference: int,
+           turn_budget: int = TURN_BUDGET, max_deals: int = MAX_DEALS, min_deals: int = MIN_DEALS) -> SearchResult:
+    """Try every action of ``candidates`` (legal for the seat on turn, whose view this is) on the
+    same deals of the unseen cards, at least ``min_deals`` and at most ``max_deals`` of them, until
+    ``turn_budget`` simulated turns are spent; the differences are taken from candidate
+    ``reference``."""
+    me = view.seat
+    assert me is not None
+    determinize = determinizer(view)
+    result = SearchResult(candidates)
+    totals, differences, squares = result.totals, result.differences, result.squares
+    values = [0.0] * len(candidates)
+    spent = 0
+    deals = 0
+    while deals < max_deals and (spent < turn_budget or deals < min_deals):
+        deals += 1
+        base = determinize(rng)
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             state = base.clone(_RolloutChance(random.Random(seed)))
