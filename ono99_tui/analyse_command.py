@@ -1,5 +1,5 @@
 """``ono99 analyse FILE.jsonl``: every decision of a recorded game, valued by the strong bot's search from
-the deciding seat's view (``bots/analysis.py``), with the moves that lost chances marked."""
+the deciding seat's view (``analysis.py``), with the moves that lost chances marked."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from . import text as words
+from .analysis import DEFAULT_SEED, THRESHOLDS, analyse
 from .analysis_words import VALUE_WORDS, decision_sentence, seat_summary
-from .bots.analysis import DEFAULT_SEED, THRESHOLDS, analyse
 from .core.errors import RecordError
 from .i18n import N_
 from .i18n import gettext as _

@@ -1,10 +1,10 @@
-"""A game's analysis (``bots/analysis.py``) in the reader's words: the marks, and each marked move as a
+"""A game's analysis (``analysis.py``) in the reader's words: the marks, and each marked move as a
 sentence ("Move 12: Ada played 9; 10 was better: 41% against 27%"). ``ono99 analyse`` and the replay
 screen say them the same way."""
 
 from __future__ import annotations
 
-from .bots.analysis import Decision, SeatAnalysis
+from .analysis import Decision, SeatAnalysis
 from .i18n import N_, gettext
 from .numbers import percent
 from .reasons import card_words

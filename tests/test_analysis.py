@@ -1,4 +1,4 @@
-"""``ono99 analyse`` and its kernel (ono99_tui/bots/analysis.py): positions built by hand whose best move is
+"""``ono99 analyse`` and its kernel (ono99_tui/analysis.py): positions built by hand whose best move is
 known, the analysis reading only what the deciding seat saw, seeded results, the JSON and text forms."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.bots.analysis import THRESHOLDS, analyse
+from ono99_tui.analysis import THRESHOLDS, analyse
 from ono99_tui.core.actions import play
 from ono99_tui.core.cards import DECK_COUNTS, Card, Edition
 from ono99_tui.core.game import Game

@@ -15,8 +15,8 @@ from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
 from .. import text as words
+from ..analysis import Decision, SeatAnalysis, analyse
 from ..analysis_words import decision_sentence, seat_summary
-from ..bots.analysis import Decision, SeatAnalysis, analyse
 from ..core.errors import RecordError
 from ..core.game import Game
 from ..core.record import replay
