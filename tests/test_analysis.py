@@ -284,3 +284,23 @@ async def test_the_analysis_runs_off_the_event_loop_with_a_progress_bar(tmp_path
         await pilot.pause()
         assert not bar.display
         assert threads and threads[0] is not threading.main_thread()
+
+
+async def test_a_server_game_replayed_in_the_app_is_analysed_the_same_way(tmp_path: Path) -> None:
+    """The replay of a server's finished game (the profile's, a screen over the app) holds its record too:
+    a analyses the followed seat and m goes to its first marked move, said in words."""
+    from ono99_tui.tui.replay import ServerReplayScreen, load_replay
+    from tests.test_tui import wait_until
+
+    app = replay_of(tmp_path, known_position(["8", "7", "6", "3"], ada_plays="HOLD"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = ServerReplayScreen(load_replay(tmp_path / "game.jsonl"))
+        await app.push_screen(screen)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: 0 in screen.cursor.analyses, "the analysis")
+        first = next(d for d in screen.cursor.analyses[0].decisions if d.mark is not None)
+        await pilot.press("m")
+        await pilot.pause()
+        assert screen.position == first.step
+        flat = " ".join(" ".join(line.strip("│ ") for line in panel_lines(app)).split())
+        assert f"Move {first.move}: Ada played" in flat and "was better" in flat, flat
