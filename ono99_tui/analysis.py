@@ -127,7 +127,7 @@ def positions(record: Mapping[str, Any], seats: Sequence[int] | None = None
     (the deal, then one per action: as ``on_step`` of ``core.record.replay`` counts them) and each
     decision of the ``seats`` (default: every seat): the view its seat had just before it played,
     and the action it made. A decision is a play with a choice of at least two legal actions."""
-    wanted = set(range(64)) if seats is None else set(seats)
+    wanted = None if seats is None else set(seats)
     pending: dict[int, _Position] = {}
     found: list[tuple[_Position, Action]] = []
     seen = 0
@@ -149,7 +149,7 @@ def positions(record: Mapping[str, Any], seats: Sequence[int] | None = None
         seen = len(game.log)
         pending.clear()  # a view stands only until the table changes
         turn = game.turn
-        if turn is not None and turn in wanted:
+        if turn is not None and (wanted is None or turn in wanted):
             view = game.seat_view(turn)
             if sum(1 for a in view.legal_actions if a.kind is not ActionKind.DRAW) >= 2 and not view.open_draws[turn]:
                 pending[turn] = _Position(view, steps, plays + 1)
