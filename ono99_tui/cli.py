@@ -18,6 +18,7 @@ from rich.table import Table
 
 from . import text as words
 from .admin import add_admin_parser, run_admin
+from .analyse_command import add_analyse_parser, run_analyse
 from .argparse_words import speaking
 from .bots import BOT_LEVELS
 from .core.errors import OptionError
@@ -162,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
     replay_cmd.add_argument("--line", type=record_number, default=1,
                             help=_("which record of the file, counting from 1 (default 1)"))
+    add_analyse_parser(sub)
 
     sim = sub.add_parser("simulate", help=_("play many headless bot games and report win rates"),
                          description=_("Play many headless bot games (seats rotate between games) and "
@@ -387,6 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                            plain=args.plain)
     if args.command == "replay":
         return run_replay(args.file, args.line)
+    if args.command in ("analyse", "analyze"):
+        return run_analyse(args)
     if args.command == "simulate":
         return run_simulate(args)
     if args.command == "records":

@@ -12,9 +12,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # the protocol and its typed messages both ways (ono99_tui/wire/), the LAN advertisement's TXT record, a front's
-# hello and the limits are sans-I/O too
+# hello, the limits and a recorded game's analysis are sans-I/O too
 PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots", "ono99_tui.protocol", "ono99_tui.lan", "ono99_tui.fronts",
-                 "ono99_tui.limits", "ono99_tui.wire.server", "ono99_tui.wire.requests"]
+                 "ono99_tui.limits", "ono99_tui.wire.server", "ono99_tui.wire.requests", "ono99_tui.analysis"]
 # the pure layers speak English, marked for the catalogs (ono99_tui/core/words.py): a language is the UI's business
 FORBIDDEN = ["textual", "asyncssh", "zeroconf", "asyncio", "rich", "sqlite3", "socket", "gettext", "ono99_tui.i18n"]
 

@@ -37,5 +37,5 @@ async def test_a_changed_certificates_warning_and_command_stay_on_the_terminal_a
         finally:
             await connect.stop()
         after = bytes(connect.output).rpartition(LEAVE_FULL_SCREEN)[2].decode()
-        words = untrusted_words(ServerKeyChanged("127.0.0.1", h.port, h.server.fingerprint, OLD))
+        words = untrusted_words(ServerKeyChanged("127.0.0.1", h.port, h.server.fingerprint, OLD, directory=data))
         assert "ono99 connect: " + words.replace("\n", "\r\n") in after

@@ -37,7 +37,7 @@ decision takes about the same time on every call and a seeded game replays ident
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.actions import PLAYS, Action, ActionKind
 from ..core.cards import DECK_COUNTS, Card, Edition
@@ -419,9 +419,54 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     if (first.card is not None and first.card <= Card.N10 and room > SEARCH_ROOM
             and sum(view.in_hand) >= 3):
         return first  # far from the limit the search's departures from a number lost more than they won
+    candidates: list[Action] = list(legal)
+    default = candidates.index(first)
+    found = search(view, rng, candidates, default)
+    # Leave the default choice only for an action that is better by a clear margin over
+    # the same deals: chasing noise costs more than the search gains.
+    best = default
+    best_mean = 0.0
+    for i in range(len(candidates)):
+        mean, error = found.against_reference(i)
+        if mean > best_mean and mean > CONFIDENCE * error:
+            best, best_mean = i, mean
+    return candidates[best]
+
+
+class SearchResult:
+    """What ``search`` found: per candidate action, the sum of its rollouts' values and of their
+    differences from the reference action's on the same deals (and of their squares)."""
+
+    __slots__ = ("candidates", "deals", "differences", "squares", "totals")
+
+    def __init__(self, candidates: Sequence[Action]) -> None:
+        self.candidates = tuple(candidates)
+        self.deals = 0
+        self.totals = [0.0] * len(candidates)
+        self.differences = [0.0] * len(candidates)
+        self.squares = [0.0] * len(candidates)
+
+    def value(self, i: int) -> float:
+        """Candidate ``i``'s mean value: its estimated chance of winning (``_value``)."""
+        return self.totals[i] / max(self.deals, 1)
+
+    def against_reference(self, i: int) -> tuple[float, float]:
+        """How much better candidate ``i`` did than the reference on the same deals: the mean
+        difference and its standard error."""
+        deals = max(self.deals, 1)
+        mean = self.differences[i] / deals
+        var = max(self.squares[i] / deals - mean * mean, 1e-9)
+        return mean, (var / deals) ** 0.5
+
+
+def determinizer(view: SeatView) -> Callable[[random.Random], State]:
+    """A maker of determinizations of ``view`` (the seat on turn's): each call deals the cards it
+    cannot see into possible hands and a draw pile (``_deal``, with the inference about opponents'
+    hands) and returns the table they make, on the engine's rules state, to be cloned and played."""
+    options = view.options
+    is_2022 = options.edition is Edition.E2022
     me = view.seat
     assert me is not None
-    candidates: list[Action] = list(legal)
     deck = DECK_COUNTS[options.edition]
     seen = view.discard_counts
     mine = [0] * KINDS
@@ -442,17 +487,10 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
     hypotheses = (_inferred_holds(view, pool_counts) if INFER and (is_2022 or INFER_1980)
                   else [([1.0], [[]])] * view.seats)
 
-    default = candidates.index(first)
-    scores = [0.0] * len(candidates)
-    squares = [0.0] * len(candidates)  # of each action's value minus the default action's
-    values = [0.0] * len(candidates)
-    spent = 0
-    deals = 0
-    while deals < MAX_DEALS and (spent < TURN_BUDGET or deals < MIN_DEALS):
-        deals += 1
+    def determinize(rng: random.Random) -> State:
         hands, draw_pile = _deal(view, pool, _pick(hypotheses, rng), rng)
         hands[me] = list(view.hand)
-        base = State.position(
+        return State.position(
             options, view.seats, hands=hands, draw_pile=draw_pile, discard=discard, total=view.total,
             direction=view.direction, turn=me, plays_left=plays_left,
             second_due=obligation is not None and plays_left == 1,
@@ -460,6 +498,27 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
             missed=view.missed_draws, draw_open=view.open_draws, tokens=view.tokens, scores=view.scores,
             chance=_NO_CHANCE, auto_draw=True,
         )
+
+    return determinize
+
+
+def search(view: SeatView, rng: random.Random, candidates: Sequence[Action], reference: int,
+           turn_budget: int = TURN_BUDGET, max_deals: int = MAX_DEALS, min_deals: int = MIN_DEALS) -> SearchResult:
+    """Try every action of ``candidates`` (legal for the seat on turn, whose view this is) on the
+    same deals of the unseen cards, at least ``min_deals`` and at most ``max_deals`` of them, until
+    ``turn_budget`` simulated turns are spent; the differences are taken from candidate
+    ``reference``."""
+    me = view.seat
+    assert me is not None
+    determinize = determinizer(view)
+    result = SearchResult(candidates)
+    totals, differences, squares = result.totals, result.differences, result.squares
+    values = [0.0] * len(candidates)
+    spent = 0
+    deals = 0
+    while deals < max_deals and (spent < turn_budget or deals < min_deals):
+        deals += 1
+        base = determinize(rng)
         seed = rng.getrandbits(32)
         for i, action in enumerate(candidates):
             state = base.clone(_RolloutChance(random.Random(seed)))
@@ -472,17 +531,10 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
             value, steps = _rollout(state, me, ROLLOUT_TURNS, view.scores)
             values[i] = value
             spent += steps + 1
-        base_value = values[default]
+        base_value = values[reference]
         for i, value in enumerate(values):
-            scores[i] += value - base_value
+            totals[i] += value
+            differences[i] += value - base_value
             squares[i] += (value - base_value) ** 2
-    # Leave the default choice only for an action that is better by a clear margin over
-    # the same deals: chasing noise costs more than the search gains.
-    best = default
-    best_mean = 0.0
-    for i in range(len(candidates)):
-        mean = scores[i] / deals
-        var = max(squares[i] / deals - mean * mean, 1e-9)
-        if mean > best_mean and mean > CONFIDENCE * (var / deals) ** 0.5:
-            best, best_mean = i, mean
-    return candidates[best]
+    result.deals = deals
+    return result

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from rich.cells import cell_len
 from rich.text import Text
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import ProgressBar, Static
+from textual.worker import get_current_worker
 
 from .. import text as words
+from ..analysis import Decision, SeatAnalysis, analyse
+from ..analysis_words import decision_sentence, seat_summary
 from ..core.errors import RecordError
 from ..core.game import Game
 from ..core.record import replay
@@ -89,7 +96,7 @@ def replay_steps(record: Any, title: str) -> dict[str, Any]:
                         turn_seconds=0, bot_level="greedy", game_no=1,
                         winner=outcome.winner if outcome is not None else None, name_code=None, name_params={},
                         code=None, you=None, watchers=(), waiting=())
-    return {"table": table.to_wire(), "states": seat_states[0], "seat_states": seat_states}
+    return {"table": table.to_wire(), "states": seat_states[0], "seat_states": seat_states, "record": record}
 
 
 class ReplayCursor:
@@ -111,6 +118,8 @@ class ReplayCursor:
         self.states = self.seat_states[0]
         self.position = 0
         self.model = self._model_at(0)
+        self.record: Mapping[str, Any] | None = replay_data.get("record")  # what an analysis reads
+        self.analyses: dict[int, SeatAnalysis] = {}  # by seat, once analysed
 
     def _model_at(self, position: int) -> Model:
         """The model after the steps up to ``position``; the steps are messages as a server would send
@@ -185,6 +194,11 @@ REPLAY_KEYS = N_(
     "| Tab | follow the next seat's cards |\n"
     "| ? | this help (Esc closes it) |"
 )
+ANALYSIS_KEYS = N_(
+    "| a | analyse the followed seat's moves: a plot of its chances, move by move, and its marked moves "
+    "(? inaccuracy, x mistake, X blunder; ^ where the replay is) |\n"
+    "| m | the next marked move |"
+)
 RECORD_KEYS = N_("| ] / [ | the next / the previous record of the file |")
 QUIT_KEY = N_("| q | quit |")
 CLOSE_KEY = N_("| Esc or q | close the replay |")
@@ -200,6 +214,8 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         Binding("home", "jump(0)", N_("Start"), show=False),
         Binding("end", "jump(-1)", N_("End"), show=False),
         Binding("tab", "follow", N_("Next seat")),
+        Binding("a", "analyse", N_("Analyse"), show=False),  # said in the help: the footer is full at 80 columns
+        Binding("m", "next_mark", N_("Next mark"), show=False),
         Binding("right_square_bracket", "record(1)", N_("Next record")),
         Binding("left_square_bracket", "record(-1)", N_("Previous record"), show=False),
         Binding("question_mark", "help", N_("Help")),
@@ -209,6 +225,79 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
 
     def on_mount(self) -> None:
         self.query_one("#chat-box").display = False  # nobody chats in a replay
+        self.query_one("#bottom").mount(AnalysisPanel())  # shown once the a key asks for it
+
+    # --- the analysis of the followed seat ---------------------------------------------------------
+    def action_analyse(self) -> None:
+        """Show the analysis panel and analyse the followed seat (once: it is kept per seat)."""
+        panel = self.query_one(AnalysisPanel)
+        panel.display = True
+        self.query_one("#log").display = False  # the panel takes the bottom: the plot beside its words
+        self._analyse_followed()
+
+    def _analyse_followed(self) -> None:
+        cursor = self.replay
+        panel = self.query_one(AnalysisPanel)
+        if not panel.display:
+            return
+        seat, record = cursor.seat, cursor.record
+        if record is None or seat in cursor.analyses:
+            self.show_analysis()
+            return
+        panel.running(self.replay.model.plain_name(seat))
+        self.run_worker(lambda: self._analyse_in_thread(cursor, record, seat), thread=True, exclusive=True,
+                        group="analysis")
+
+    def _analyse_in_thread(self, cursor: ReplayCursor, record: Mapping[str, Any], seat: int) -> None:
+        """The search, off the event loop: seconds of CPU work. Progress and the result go back to it."""
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Stopped
+            try:
+                self.app.call_from_thread(self.query_one(AnalysisPanel).progress, done, total)
+            except RuntimeError:  # the app is closing
+                raise _Stopped from None
+
+        try:
+            found = analyse(record, [seat], on_progress=progress)
+            self.app.call_from_thread(self._analysed, cursor, record, seat, found.seats[0])
+        except (_Stopped, RuntimeError):
+            return
+
+    def _analysed(self, cursor: ReplayCursor, record: Mapping[str, Any], seat: int, found: SeatAnalysis) -> None:
+        if cursor.record is record:  # not another record of the file meanwhile
+            cursor.analyses[seat] = found
+            self.show_analysis()
+
+    def show_analysis(self) -> None:
+        """The panel for the followed seat at the step on screen (nothing while it is hidden)."""
+        panel = self.query_one(AnalysisPanel)
+        if not panel.display:
+            return
+        cursor = self.replay
+        found = cursor.analyses.get(cursor.seat)
+        if found is None:
+            if cursor.record is None:
+                panel.say(_("This replay has no record to analyse."))
+            return
+        edition = str(cursor.record.get("edition", "")) if cursor.record is not None else ""
+        panel.show(found, cursor.position, edition)
+
+    def action_next_mark(self) -> None:
+        """Go to the next marked move of the followed seat (from the first after the last)."""
+        cursor = self.replay
+        found = cursor.analyses.get(cursor.seat)
+        if found is None:
+            self.notify(_("Press a to analyse the moves first."), timeout=4, markup=False)
+            return
+        marked = [d.step for d in found.decisions if d.mark is not None]
+        if not marked:
+            self.notify(_("No move of {name} is marked.").format(name=found.name), timeout=4, markup=False)
+            return
+        later = [step for step in marked if step > cursor.position]
+        cursor.go_to(later[0] if later else marked[0])
 
     def footer_shows(self, action: str) -> bool:
         if action.partition("(")[0] == "record":  # only with a file of more than one record
@@ -221,6 +310,7 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         if self.replay.line != line:
             self._shown_game_over = None  # this record's end has a result of its own
             self.refresh_model(self.replay.model)
+            self._analyse_followed()
         if said:
             self.notify(said, timeout=4, markup=False)
 
@@ -237,10 +327,11 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
 
     def action_follow(self) -> None:
         self.replay.follow((self.replay.seat + 1) % len(self.replay.seat_states))
+        self._analyse_followed()
 
     def action_help(self) -> None:
         """The replay's own keys, then the rules."""
-        keys = [_(REPLAY_KEYS)]
+        keys = [_(REPLAY_KEYS), _(ANALYSIS_KEYS)]
         if self.footer_shows("record"):
             keys.append(_(RECORD_KEYS))
         keys.append(_(self.LAST_KEY))
@@ -254,10 +345,93 @@ class ReplayScreen(TableScreen, inherit_bindings=False):
         super().refresh_model(model)
         replay = self.replay
         where = _("step {n} of {total} · following {name}'s cards (tab: next seat) · {keys}")
-        self.show_text("#why", Text(where.format(n=replay.position + 1, total=len(replay.states),
-                                                 name=model.plain_name(replay.seat), keys=_(self.STEP_KEYS))))
+        fields = {"n": replay.position + 1, "total": len(replay.states), "name": model.plain_name(replay.seat),
+                  "keys": _(self.STEP_KEYS)}
+        said = where.format(**fields)
+        if cell_len(said) > self.size.width - 2:  # one line, so the bottom keeps its rows: the keys are in ?
+            said = where.replace(" · {keys}", "").format(**fields)
+        self.show_text("#why", Text(said))
+        if self.query(AnalysisPanel):
+            self.show_analysis()
 
     STEP_KEYS = N_("←/→ step, Home/End")
+
+
+class _Stopped(Exception):
+    """An analysis no longer wanted (its screen closed, another one started)."""
+
+
+# Under each move of the plot: its mark (the help says them), or ^ at the move on screen.
+PLOT_MARKS = {"inaccuracy": "?", "mistake": "x", "blunder": "X"}
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+class AnalysisPanel(Vertical):
+    """The followed seat's analysis: a plot of its chances move by move (the chance of the move it made,
+    one column per decision), its marks under it, and the decision on screen in words."""
+
+    DEFAULT_CSS = """
+    AnalysisPanel {
+        width: 1fr;
+        height: 1fr;
+        border: round $foreground 30%;
+        padding: 0 1;
+        display: none;
+    }
+    AnalysisPanel ProgressBar { height: 1; }
+    AnalysisPanel #analysis-row { height: 1fr; }
+    AnalysisPanel #analysis-plot { height: 2; width: 24; margin: 0 1 0 0; }
+    AnalysisPanel #analysis-text { height: auto; width: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield ProgressBar(id="analysis-progress", show_eta=False)
+        with Horizontal(id="analysis-row"):  # at 80×24 the bottom has two lines: the plot and its words side by side
+            yield Static(id="analysis-plot", markup=False)
+            yield Static(id="analysis-text", markup=False)
+
+    def running(self, name: str) -> None:
+        self.border_title = _("Analysing {name}'s moves…").format(name=name)
+        bar = self.query_one(ProgressBar)
+        bar.display = True
+        bar.update(total=None, progress=0)
+        self.query_one("#analysis-plot", Static).update("")
+        self.query_one("#analysis-text", Static).update("")
+
+    def progress(self, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+
+    def say(self, text: str) -> None:
+        self.query_one(ProgressBar).display = False
+        self.query_one("#analysis-text", Static).update(text)
+
+    def show(self, found: SeatAnalysis, position: int, edition: str) -> None:
+        self.border_title = _("Analysis of {name}'s moves").format(name=found.name)
+        self.query_one(ProgressBar).display = False
+        decisions = found.decisions
+        now = -1  # the last decision at or before the step on screen
+        for i, decision in enumerate(decisions):
+            if decision.step <= position:
+                now = i
+        plot_widget = self.query_one("#analysis-plot", Static)
+        plot_widget.styles.width = width = min(24, max(len(decisions), 4))  # the words get the rest of the line
+        start = max(0, min(now - width // 2, len(decisions) - width))
+        shown = decisions[start:start + width]
+        bars = "".join(_BARS[min(int(d.chance_played * len(_BARS)), len(_BARS) - 1)] for d in shown)
+        marks = "".join("^" if start + i == now and d.mark is None else PLOT_MARKS.get(d.mark or "", " ")
+                        for i, d in enumerate(shown))
+        plot = Text(bars + "\n" + marks)
+        if 0 <= now - start < len(shown):
+            plot.stylize("reverse", now - start, now - start + 1)
+        plot_widget.update(plot)
+        current: Decision | None = decisions[now] if now >= 0 and decisions[now].step == position else None
+        if current is not None:
+            said = decision_sentence(current, found.name, edition)
+        elif not decisions:
+            said = _("{name} had no choice to make in this game.").format(name=found.name)
+        else:
+            said = seat_summary(found) + " · " + _("m: the next marked move")
+        self.query_one("#analysis-text", Static).update(said)
 
 
 class ReplayApp(ReplayCursor, App[None]):

@@ -1,0 +1,53 @@
+"""A game's analysis (``analysis.py``) in the reader's words: the marks, and each marked move as a
+sentence ("Move 12: Ada played 9; 10 was better: 41% against 27%"). ``ono99 analyse`` and the replay
+screen say them the same way."""
+
+from __future__ import annotations
+
+from .analysis import Decision, SeatAnalysis
+from .i18n import N_, gettext
+from .numbers import percent
+from .reasons import card_words
+from .text import count
+
+MARK_WORDS = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"), "blunder": N_("blunder")}
+# What a chance estimates (analysis.VALUES), for a heading
+VALUE_WORDS = {
+    "game": N_("chances of winning the game"),
+    "hand": N_("chances of not losing the hand"),
+    "match_share": N_("share of the match: what is left under the target, against the others"),
+}
+
+
+def mark_word(mark: str) -> str:
+    return gettext(MARK_WORDS.get(mark, mark))
+
+
+def chance(value: float) -> str:
+    return percent(value, 0)
+
+
+def decision_sentence(decision: Decision, name: str, edition: str) -> str:
+    """One decision in a sentence: the move, and the better one with both chances when it was not
+    the best."""
+    played = card_words(decision.played, edition)
+    if decision.best == decision.played:
+        return gettext("Move {move}: {name} played {card}, the best move ({chance}).").format(
+            move=decision.move, name=name, card=played, chance=chance(decision.chance_played))
+    said = {"move": decision.move, "name": name, "card": played, "better": card_words(decision.best, edition),
+            "best": chance(decision.chance_best), "made": chance(decision.chance_played)}
+    if decision.mark is None:
+        return gettext("Move {move}: {name} played {card}; {better} was better: {best} against {made}.").format(**said)
+    return gettext("Move {move}: {name} played {card}; {better} was better: {best} against {made} ({mark}).").format(
+        mark=mark_word(decision.mark), **said)
+
+
+def seat_summary(seat: SeatAnalysis) -> str:
+    """``Ada (seat 0): 13 decisions; 2 mistakes, 1 blunder``."""
+    marks = seat.marks()
+    said = [count(marks["blunder"], "{n} blunder", "{n} blunders"),
+            count(marks["mistake"], "{n} mistake", "{n} mistakes"),
+            count(marks["inaccuracy"], "{n} inaccuracy", "{n} inaccuracies")]
+    return gettext("{name} (seat {seat}): {decisions}; {marks}").format(
+        name=seat.name, seat=seat.seat,
+        decisions=count(len(seat.decisions), "{n} decision", "{n} decisions"), marks=", ".join(said))
