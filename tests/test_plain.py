@@ -326,9 +326,11 @@ DROP_GAME_SEED = 1  # the deal of the dropped-connection game (a random one once
 async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_comes_back_after_a_drop(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: the fingerprint question, a table with a bot, the clock's warnings at 10
-    and 5 seconds of a 12-second turn, and after the server cuts the connection, the same seat again
-    and the game played to its end. The deal is fixed (``DROP_GAME_SEED``), as the scripted games'
-    are: the server draws a table's seed with ``secrets.randbits``."""
+    and 5 seconds of a 12-second turn, the clock running out said to Kim as Kim's ("Your clock ran out",
+    "A bot played … for you", never "Kim's clock" nor "You played"), and after the server cuts the
+    connection, the same seat again and the game played to its end. The deal is fixed
+    (``DROP_GAME_SEED``), as the scripted games' are: the server draws a table's seed with
+    ``secrets.randbits``."""
     monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: DROP_GAME_SEED)
     async with running_server(tmp_path, default_turn_seconds=12, grace_seconds=120) as h:
         pane = Pane(tmp_path)
@@ -348,7 +350,10 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
             await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's first turn")
             await pane.wait_line("10 seconds left.")
             await pane.wait_line("5 seconds left.")
-            await pane.wait_line(lambda line: line.startswith("Kim's clock ran out: the greedy bot played "))
+            # Kim's own clock ran out: it is said to Kim, and the bot's move as the bot's, not "You played"
+            await pane.wait_line(lambda line: line.startswith("Your clock ran out: the greedy bot played "))
+            await pane.wait_line(lambda line: line.startswith("A bot played ") and line.count(" for you. ") == 1)
+            assert not any(line.startswith("You played ") for line in pane.lines()), pane.lines()[-8:]
 
             member = h.server.lobby.members["Kim"]
             connection, table = member.connection, member.table
