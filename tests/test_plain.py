@@ -379,6 +379,33 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
             await pane.close()
 
 
+@pytest.mark.parametrize("stdin", ["devnull", "pipe"])
+async def test_connect_plain_with_its_input_at_an_end_says_so_and_ends(tmp_path: Path, stdin: str) -> None:
+    """Tried: the real ``ono99 connect --plain`` to a real server over TLS, its fingerprint given,
+    with /dev/null as its input (which cannot be watched: read at once), and with a pipe that sends
+    "l" (the table list) then closes. Before, it waited after the welcome for keys that could never
+    come and never exited; now what was typed is read, then it says the input ended, says goodbye,
+    leaves the server and exits with 0."""
+    async with running_server(tmp_path) as h:
+        command = shlex.split(connect_command(h.port, tmp_path / "kim", "--server-fingerprint",
+                                              h.server.fingerprint, "--lang", "en"))
+        proc = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.DEVNULL if stdin == "devnull" else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            env={**os.environ, "ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            out, _err = await asyncio.wait_for(proc.communicate(b"l\n" if stdin == "pipe" else None), 60)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        lines = out.decode().splitlines()
+        assert proc.returncode == 0, lines
+        assert lines[-1] == "Bye.", lines
+        assert lines.index("Welcome to ONO 99, Kim.") < lines.index("Your input has ended, so this session ends.")
+        await wait_until(lambda: "Kim" not in h.server.lobby.members, "Kim gone from the server")
+
+
 async def test_a_second_window_takes_the_seat_and_the_first_takes_it_back_only_when_asked(tmp_path: Path) -> None:
     async with running_server(tmp_path) as h:
         first, second = Pane(tmp_path, "first"), Pane(tmp_path, "second")

@@ -99,6 +99,13 @@ class PlainClient:
     def quit(self) -> None:
         self._quitting.set()
 
+    def input_ended(self) -> None:
+        """Nothing more can be typed (the input was a script, a file or /dev/null): the session ends,
+        as quitting does, rather than wait for keys that never come."""
+        if not self.quitting:
+            self.say(_("Your input has ended, so this session ends."))
+            self.quit()
+
     @property
     def quitting(self) -> bool:
         return self._quitting.is_set()
@@ -294,6 +301,7 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
     with keys_as_typed(fd) as is_terminal:
         console = Console(stdout_writer(), newline="\n", keys=is_terminal)
         client = make(console)
+        console.on_input_end = client.input_ended
 
         def readable() -> None:
             try:
@@ -303,7 +311,8 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
             if not data:  # the input ended: nothing more will be typed
                 loop.remove_reader(fd)
                 if not is_terminal:
-                    return  # a script's input ended; the game goes on until it quits
+                    console.end_input()  # a script's input: once what it typed is read
+                    return
                 client.quit()
                 return
             console.feed(decode(data))
@@ -313,6 +322,7 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
         except OSError:  # a regular file (ono99 --plain < commands): read at once, each line a command
             with os.fdopen(os.dup(fd), "rb") as commands:
                 console.feed(decode(commands.read(), final=True))
+            console.end_input()
         try:
             code = await client.run()
         finally:
