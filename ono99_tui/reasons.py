@@ -336,7 +336,9 @@ def admin_said(result: AdminResult) -> str:
         elif command == "rename":
             text = gettext("renamed {old} to {new}; the name is locked to their key")
         elif command == "release":
-            text = gettext("released the name {name}; anyone may take it now")
+            text = gettext("released the name {name}; {name} is online and keeps it until they leave, then "
+                           "anyone may take it") if params.get("online") else \
+                gettext("released the name {name}; anyone may take it now")
         elif command == "close":
             text = gettext("closed table {table}")
         elif command == "motd":

@@ -17,11 +17,15 @@ import pytest
 from ono99_server.rates import CodeGuesses
 from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
+from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.known_servers import KnownServers
+from ono99_tui.messages import decode_server_message
 from ono99_tui.protocol import encode
+from ono99_tui.reasons import admin_said
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
+from ono99_tui.wire.server import AdminResult
 from tests.server_helpers import (
     TIMEOUT,
     ServerProcess,
@@ -273,6 +277,33 @@ async def test_an_operator_releases_a_squatted_name(tmp_path: Path) -> None:
         h.clients.append(await front_player(h.port, "queen", "198.51.100.42", new_key()))
         error = await admin_refused(operator_session, "release", target="visitor")
         assert error["code"] == "bad_target" and error["params"]["why"] == "guest_release"
+
+
+async def test_releasing_an_online_players_name_says_they_keep_it_until_they_leave(tmp_path: Path) -> None:
+    """Tried: `admin release queen` while the key's player is connected. Before, the reply said
+    "anyone may take it now", yet another key asking for "queen" was refused while she stayed; now the
+    reply (the server's English and the client's words, in every language) says she keeps it until she
+    leaves, and once she has left, another key takes it."""
+    op = new_identity()
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,), admins=admins_file(tmp_path, op)) as h:
+        queen = await front_player(h.port, "queen", "198.51.100.40", new_key())
+        operator_session = await operator(h, op)
+        result = await admin(operator_session, "release", target="queen")
+        assert result["params"] == {"name": "queen", "online": 1}, result
+        assert "keeps it until they leave" in result["text"] and "anyone may take it now" not in result["text"]
+        said = decode_server_message({"t": "admin_result", "command": "release", **result})
+        assert isinstance(said, AdminResult)
+        for language in LANGUAGES:
+            with using(language):
+                words = admin_said(said)
+                assert words == gettext("released the name {name}; {name} is online and keeps it until they "
+                                        "leave, then anyone may take it").format(name="queen"), words
+        with pytest.raises(ServerError) as info:
+            await front_player(h.port, "queen", "198.51.100.42", new_key())
+        assert info.value.code == "name_taken"
+        await queen.close()
+        await wait_until(lambda: "queen" not in h.server.lobby.members, "queen gone")
+        h.clients.append(await front_player(h.port, "queen", "198.51.100.42", new_key()))
 
 
 # --- a changed certificate ---------------------------------------------------------------------------
