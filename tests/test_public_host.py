@@ -21,7 +21,7 @@ from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.known_servers import KnownServers
 from ono99_tui.messages import decode_server_message
 from ono99_tui.protocol import encode
-from ono99_tui.reasons import admin_said
+from ono99_tui.reasons import admin_said, said
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
@@ -216,7 +216,8 @@ def new_key() -> str:
 async def test_new_keys_take_a_limited_number_of_names_from_one_address(tmp_path: Path) -> None:
     """Fresh keys once claimed 160 names in 0.6 s from one address. Tried: 12 new keys from 198.51.100.20
     (an SSH front's players) say hello with names of their own: 10 are welcomed, the 11th and 12th are
-    refused `rate_limited` `new_names` with the seconds to wait, their names left free; a guest from
+    refused `rate_limited` `new_names` with the seconds to wait (in words that suggest no guest, which
+    an SSH or `ono99 connect` player cannot be), their names left free; a guest from
     that address, a key that already owns a name there and a new key from another address all get in."""
     async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
         keys = [new_key() for _ in range(12)]
@@ -228,6 +229,13 @@ async def test_new_keys_take_a_limited_number_of_names_from_one_address(tmp_path
             assert info.value.code == "rate_limited" and info.value.error.params["why"] == "new_names"
             assert 0 < int(info.value.error.params["seconds"]) <= 360
             assert h.server.lobby.names.owner(f"name{i}") is None
+            # said alike to every way in (an SSH or `ono99 connect` player cannot come in as a guest)
+            assert "guest" not in info.value.error.reason
+            for language in LANGUAGES:
+                with using(language):
+                    assert said(info.value.error) == gettext(
+                        "too many new players' names from your address just now: wait {seconds} s before trying "
+                        "again").format(seconds=info.value.error.params["seconds"])
         h.clients.append(await front_player(h.port, "a guest", "198.51.100.20", None))
         await h.clients[0].close()
         h.clients.append(await front_player(h.port, "name0", "198.51.100.20", keys[0]))
