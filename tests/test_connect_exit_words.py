@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ono99_tui.known_servers import KnownServers, ServerKeyChanged
-from ono99_tui.tui.app import untrusted_words
+from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words
 from tests.server_helpers import running_server, wait_until
 from tests.test_identity import ConnectProcess
 
@@ -37,5 +36,5 @@ async def test_a_changed_certificates_warning_and_command_stay_on_the_terminal_a
         finally:
             await connect.stop()
         after = bytes(connect.output).rpartition(LEAVE_FULL_SCREEN)[2].decode()
-        words = untrusted_words(ServerKeyChanged("127.0.0.1", h.port, h.server.fingerprint, OLD))
+        words = untrusted_words(ServerKeyChanged("127.0.0.1", h.port, h.server.fingerprint, OLD, directory=data))
         assert "ono99 connect: " + words.replace("\n", "\r\n") in after

@@ -18,7 +18,7 @@ from ono99_server.rates import CodeGuesses
 from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.i18n import LANGUAGES, gettext, using
-from ono99_tui.known_servers import KnownServers
+from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words
 from ono99_tui.messages import decode_server_message
 from ono99_tui.protocol import encode
 from ono99_tui.reasons import admin_said, said
@@ -320,7 +320,8 @@ async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprin
     once printed a ready command holding the fingerprint it was just shown: pasting it trusted whoever
     is in between. Tried, over a real TLS handshake: the refusal says nothing was sent and gives the
     command with the placeholder FINGERPRINT, tells the player to ask the host, and the fingerprint it
-    saw is in no command."""
+    saw is in no command. Its words are the app's warning: before, they said neither that the
+    certificate had changed nor that someone may be between the player and the server."""
     async with running_server(tmp_path) as h:
         data = tmp_path / "player"
         data.mkdir()
@@ -332,6 +333,11 @@ async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprin
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
         said = " ".join(out.decode().split())
         assert "Nothing was sent." in said, said
+        # the app's warning, word for word: the certificate changed, and someone may be in between
+        assert "WARNING: THE SERVER'S CERTIFICATE HAS CHANGED." in said, said
+        assert "Someone may be between you and the server, or its host replaced the certificate." in said, said
+        changed = ServerKeyChanged("127.0.0.1", h.port, h.server.fingerprint, "SHA256:" + "A" * 43, directory=data)
+        assert " ".join(untrusted_words(changed, plain=True).split()) in said, said
         assert f"ono99 connect --plain 127.0.0.1:{h.port} --data-dir {data} --server-fingerprint FINGERPRINT" in said
         assert "Ask the host which fingerprint their server prints" in said
         assert f"--server-fingerprint {h.server.fingerprint}" not in said

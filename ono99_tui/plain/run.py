@@ -25,8 +25,8 @@ from ..known_servers import (
     ServerKeyChanged,
     ServerTrust,
     UnknownServer,
-    how_to_accept,
     server_key,
+    untrusted_words,
 )
 from ..links import Link, LocalServer
 from ..messages import State, Welcome, decode_server_message
@@ -429,16 +429,8 @@ def first_visit_lines(unknown: UnknownServer) -> list[str]:
 
 
 def untrusted_lines(exc: ServerKeyChanged | AnnouncementMismatch) -> list[str]:
-    server = server_key(exc.host, exc.port)
-    if isinstance(exc, AnnouncementMismatch):
-        return [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} announced on "
-                  "your network.").format(server=server, fingerprint=exc.fingerprint, expected=exc.announced),
-                _("Nothing was sent.")]
-    lines = [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} you trusted.").format(
-        server=server, fingerprint=exc.fingerprint, expected=exc.expected), _("Nothing was sent.")]
-    if not exc.given:
-        lines.append(how_to_accept(exc.host, exc.port, plain=True, directory=exc.directory))
-    return lines
+    """The app's warning (one text), a paragraph a line."""
+    return untrusted_words(exc, plain=True).split("\n\n")
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:

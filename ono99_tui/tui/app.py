@@ -27,8 +27,8 @@ from ..known_servers import (
     ServerKeyChanged,
     ServerTrust,
     UnknownServer,
-    how_to_accept,
     server_key,
+    untrusted_words,
 )
 from ..links import Link, LocalServer, continues
 from ..messages import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
@@ -642,22 +642,6 @@ def first_visit_words(unknown: UnknownServer) -> str:
         words += "\n\n" + _("It is the fingerprint the server announced on your network (anyone there could "
                              "announce a server, so compare it all the same).")
     return words
-
-
-def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch) -> str:
-    """A loud refusal: what was expected, what was shown, and the one command that accepts the new one."""
-    server = server_key(exc.host, exc.port)
-    if isinstance(exc, AnnouncementMismatch):
-        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, but the server on your network "
-                 "announced {announced}. Someone may be between you and the server. Nothing was sent.").format(
-            server=server, fingerprint=exc.fingerprint, announced=exc.announced)
-    if exc.given:
-        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, not the {expected} you gave. "
-                 "Nothing was sent.").format(server=server, fingerprint=exc.fingerprint, expected=exc.expected)
-    return _("WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. {server} used to show {expected} and now shows "
-             "{fingerprint}. Someone may be between you and the server, or its host replaced the certificate. "
-             "Nothing was sent.").format(server=server, expected=exc.expected, fingerprint=exc.fingerprint) + \
-        "\n\n" + how_to_accept(exc.host, exc.port, directory=exc.directory)
 
 
 def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",
