@@ -135,7 +135,7 @@ class LobbyScreen(ModelScreen):
     @staticmethod
     def _title(model: Model) -> Text:
         title = Text()
-        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
+        title.append(_("ONO 99"), style="bold")  # the game's name: ONO 99 in every language
         if model.server_name and model.server_name != "ONO 99":
             title.append("  ·  ")
             title.append(model.server_name)
