@@ -34,9 +34,10 @@ def test_the_installed_redis_checks_the_host_name_of_a_rediss_url() -> None:
     """Tried: the installed redis's asyncio client from a rediss:// URL, nothing else said: its
     connections check the certificate's host name."""
     from redis.asyncio import Redis
+    from redis.asyncio.connection import SSLConnection
 
-    client = Redis.from_url("rediss://redis.example:6380/0")
-    kwargs = client.connection_pool.connection_kwargs
-    assert kwargs.get("ssl_check_hostname", True) is True, kwargs
-    connection = client.connection_pool.make_connection()  # type: ignore[no-untyped-call]
+    pool = Redis.from_url("rediss://redis.example:6380/0").connection_pool
+    assert pool.connection_kwargs.get("ssl_check_hostname", True) is True, pool.connection_kwargs
+    connection = pool.connection_class(**pool.connection_kwargs)
+    assert isinstance(connection, SSLConnection)
     assert connection.ssl_context.check_hostname is True

@@ -13,11 +13,12 @@ import asyncio
 import codecs
 import contextlib
 import os
+import random
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError
+from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from ..identity import Identity
     from ..tui.model import Model
 
-RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0
@@ -75,8 +75,9 @@ class PlainClient:
 
     def __init__(self, console: Console, opener: Opener, *, local: bool = False, full: bool = False,
                  controls: LocalControls | None = None, first_table: CreateTable | None = None,
-                 on_verbosity: Callable[[bool], None] | None = None) -> None:
+                 on_verbosity: Callable[[bool], None] | None = None, retry_random: random.Random | None = None) -> None:
         self.console = console
+        self.retry_random = retry_random or random.Random()  # the reconnect waits' jitter (tests seed it)
         self.opener = opener
         self.local = local
         self.session = PlainSession(console, self.send, self.quit, local=local, full=full, controls=controls,
@@ -246,7 +247,7 @@ class PlainClient:
             self.console.hold(False)
 
     async def _wait_to_retry(self, attempt: int) -> None:
-        delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+        delay = reconnect_delay(attempt, self.retry_random)
         seconds, count = f"{delay:g}", int(delay) if delay == int(delay) else 0  # 0.5: as many as 0, "seconds"
         if self.model.farewell:
             self.say(ngettext("Trying again in {seconds} second.", "Trying again in {seconds} seconds.",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import random
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -18,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError
+from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
@@ -54,7 +55,6 @@ from .unbidden import OpensByItself
 from .widgets import KeysFooter
 
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
-RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
@@ -127,8 +127,10 @@ class Ono99App(App[int]):
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
                  password: str | None = None, draw_window: float | None = None,
                  settings: Settings | None = None, local_game: LocalGame | None = None,
-                 language: str | None = None, trust: ServerTrust | None = None) -> None:
+                 language: str | None = None, trust: ServerTrust | None = None,
+                 retry_random: random.Random | None = None) -> None:
         super().__init__()
+        self.retry_random = retry_random or random.Random()  # the reconnect waits' jitter (tests seed it)
         # Which servers' certificates this app trusts (ono99_tui/known_servers.py); None pins nothing
         # (tests against a server they just started).
         self.trust = trust
@@ -291,7 +293,7 @@ class Ono99App(App[int]):
         return bool(trusted)
 
     async def _wait_to_retry(self, attempt: int) -> None:
-        delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+        delay = reconnect_delay(attempt, self.retry_random)
         seconds = f"{delay:g}"
         text = (_("{reason}; trying again in {seconds} s").format(reason=self.model.farewell_said(), seconds=seconds)
                 if self.model.farewell else _("Connection lost; trying again in {seconds} s").format(seconds=seconds))
