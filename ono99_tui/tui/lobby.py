@@ -53,6 +53,8 @@ class TableList(DataTable[Any]):
 
     def _render_line_in_row(self, row_key: RowKey, line_no: int, base_style: Style, cursor_location: Coordinate,
                             hover_location: Coordinate) -> tuple[Any, Any]:
+        # DataTable's own (private) drawing of one line of a row, taken over for the labels' rows only;
+        # tests/test_lobby_list.py reads the labels off the screen, so a Textual that draws otherwise shows
         label = self.labels.get(row_key)
         if label is None:
             return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
