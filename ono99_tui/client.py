@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,6 +22,19 @@ if TYPE_CHECKING:
     from .fronts import FrontAssertion
     from .identity import Identity
     from .known_servers import ServerTrust
+
+# Seconds before each try to come back after a lost connection (then the last, again), each made
+# longer by a random fraction up to RECONNECT_JITTER: the clients a restart dropped together (many
+# behind one address) come back spread out, not in step, within the address's budget of new connections.
+RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
+RECONNECT_JITTER = 0.5
+
+
+def reconnect_delay(attempt: int, rng: random.Random) -> float:
+    """The wait before try ``attempt`` (0: the first) to come back, to a tenth of a second."""
+    base = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+    return round(base * (1 + RECONNECT_JITTER * rng.random()), 1)
+
 
 CONNECT_TIMEOUT = 10.0
 MAX_HOPS = 3  # times a hello follows "elsewhere" to another node of the same server

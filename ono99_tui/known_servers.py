@@ -107,6 +107,24 @@ class AnnouncementMismatch(UntrustedServer):
         self.announced = announced
 
 
+def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch, *, plain: bool = False) -> str:
+    """A loud refusal: what was expected, what was shown, and the one command that accepts the new one
+    (``plain``: ``ono99 connect --plain``'s). The app's and the plain mode's, the same words; its
+    paragraphs are apart by a blank line."""
+    server = server_key(exc.host, exc.port)
+    if isinstance(exc, AnnouncementMismatch):
+        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, but the server on your network "
+                 "announced {announced}. Someone may be between you and the server. Nothing was sent.").format(
+            server=server, fingerprint=exc.fingerprint, announced=exc.announced)
+    if exc.given:
+        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, not the {expected} you gave. "
+                 "Nothing was sent.").format(server=server, fingerprint=exc.fingerprint, expected=exc.expected)
+    return _("WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. {server} used to show {expected} and now shows "
+             "{fingerprint}. Someone may be between you and the server, or its host replaced the certificate. "
+             "Nothing was sent.").format(server=server, expected=exc.expected, fingerprint=exc.fingerprint) + \
+        "\n\n" + how_to_accept(exc.host, exc.port, plain=plain, directory=exc.directory)
+
+
 class KnownServers:
     """The ``known_servers`` file: read at each check (another client may have added to it), written
     whole through a temporary file so that a crash never leaves half a file."""

@@ -154,8 +154,9 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("no_report", None): N_("there is no report {id}"),
     ("blocked", None): N_("the host of this table does not let you join it"),
     ("rate_limited", "report"): N_("you sent too many reports; you can send another in {seconds} s"),
-    ("rate_limited", "new_names"): N_("too many new players' names from your address just now: wait {seconds} s, "
-                                      "or come in as a guest"),
+    # not "or come in as a guest": an `ono99 connect` or SSH player cannot
+    ("rate_limited", "new_names"): N_("too many new players' names from your address just now: wait {seconds} s "
+                                      "before trying again"),
     ("rate_limited", "code_locked"): N_("too many wrong invite codes: wait {seconds} s before trying again"),
     ("rate_limited", "code_busy"): N_("too many wrong invite codes on this server just now: wait {seconds} s before "
                                       "trying again"),
@@ -336,7 +337,9 @@ def admin_said(result: AdminResult) -> str:
         elif command == "rename":
             text = gettext("renamed {old} to {new}; the name is locked to their key")
         elif command == "release":
-            text = gettext("released the name {name}; anyone may take it now")
+            text = gettext("released the name {name}; {name} is online and keeps it until they leave, then "
+                           "anyone may take it") if params.get("online") else \
+                gettext("released the name {name}; anyone may take it now")
         elif command == "close":
             text = gettext("closed table {table}")
         elif command == "motd":

@@ -953,7 +953,7 @@ class Moderation:
     def _admin_release(self, operator: OperatorSession, request: Admin) -> dict[str, Any]:
         """Free the name a key owns (a squatted one, say): anyone may take it; its player, if online,
         keeps it until they leave."""
-        key, name, _ = self._target(request)
+        key, name, member = self._target(request)
         if key.startswith("name:"):
             raise refuse("bad_target", f"{name} is a guest, whose name is free once they leave", why="guest_release",
                          name=name)
@@ -961,6 +961,9 @@ class Moderation:
         if self.locks.pop(key, None) is not None:
             self._write("DELETE FROM moderation_name_locks WHERE identity = ?", (key,))
         self._audit(operator, "release", f"{name} ({key})", "")
+        if member is not None:  # the name is theirs for as long as they stay
+            return self._result(f"released the name {name}; {name} is online and keeps it until they leave, "
+                                "then anyone may take it", name=name, online=1)
         return self._result(f"released the name {name}; anyone may take it now", name=name)
 
     def _rename_member(self, member: Member, new: str) -> None:

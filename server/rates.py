@@ -143,8 +143,9 @@ class NewNames:
         level = min(self.burst, level + (now - stamp) * self.rate)
         if level < 1:
             seconds = max(1, math.ceil((1 - level) / self.rate))
+            # said the same way to every way in: an `ono99 connect` or SSH player cannot come in as a guest
             raise ProtocolError("rate_limited", f"too many new players' names from your address just now: wait "
-                                f"{seconds} s, or come in as a guest", params={"why": "new_names", "seconds": seconds})
+                                f"{seconds} s before trying again", params={"why": "new_names", "seconds": seconds})
         if len(self._levels) >= 4096:  # forget the addresses whose allowance is whole again
             self._levels = {g: (lv, at) for g, (lv, at) in self._levels.items()
                             if lv + (now - at) * self.rate < self.burst}

@@ -173,7 +173,7 @@ async def test_a_refused_move_from_a_real_server_is_said_in_german_by_its_key(tm
     with using("de"):
         # said from the key: whatever English the server wrote
         assert said_of({**out_of_turn, "reason": "some other words"}) == "du bist nicht am Zug"
-        assert said_of(four) == "zum Ablegen von vier Karten brauchst du vier Ono-99-Karten auf der Hand"
+        assert said_of(four) == "zum Ablegen von vier Karten brauchst du vier ONO-99-Karten auf der Hand"
         assert said_of(unknown) == "der Server kennt diesen Zug nicht; er wurde nicht ausgeführt"
         assert said_of(not_held) == f"{missing} ist nicht auf deiner Hand"  # a card named in German
         if no_reverse is not None:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ono99_tui.known_servers import KnownServers, ServerKeyChanged
-from ono99_tui.tui.app import untrusted_words
+from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words
 from tests.server_helpers import running_server, wait_until
 from tests.test_identity import ConnectProcess
 

@@ -240,7 +240,7 @@ def test_an_away_line_counts_in_the_readers_language() -> None:
     params = {"name": "Ada", "plays": 2, "cards": "7,ONO99x4", "out": 0}
     with using("de"):
         assert render("stood_in", params, "") == \
-            "Während du weg warst, hat ein Bot für Ada gespielt: 2 Karten (7, vier Ono 99)."
+            "Während du weg warst, hat ein Bot für Ada gespielt: 2 Karten (7, vier ONO 99)."
 
 
 def test_every_reason_template_names_only_params_the_server_sends() -> None:

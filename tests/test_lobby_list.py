@@ -4,6 +4,7 @@ against a real server over loopback TCP."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable
@@ -13,6 +14,7 @@ from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.lobby_list import group_label
 from ono99_tui.tui.table import TableScreen
 from tests.app_state import ScriptedLink
 from tests.server_helpers import TestClient, create_table, server_config
@@ -96,3 +98,47 @@ async def test_a_finished_tables_group_label_leaves_every_column_on_an_80_column
             assert grid.virtual_size.width <= grid.size.width, header
             for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
                 assert word in header, (word, header)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "af", "gl"])
+async def test_the_group_labels_leave_every_table_row_on_an_80x24_screen_beside_a_1980_table(language: str) -> None:
+    """Tried: the lobby at 80×24 (in English, German, Afrikaans and Galician) listing an open 2022
+    table, a 1980 game in progress with long rules (points to 100, manual draw) and a finished table.
+    Before, each group's label wrapped in the name column the long rules left narrow ("Games in /
+    progress / (1)"), taking most of the visible rows and hiding tables; now each label is one row
+    across the list, every table's row shows (in English), the long rules wrap in their column and
+    every column header shows whole."""
+    def listed(table_id: int, host: str, status: str, **fields: Any) -> dict[str, Any]:
+        table = table_map([host, "", ""], table_id=table_id, status=status, host=host, name_code="hosts_table",
+                          name_params={"host": host}, **fields)
+        return {k: v for k, v in table.items() if k not in ("code", "you", "watchers", "waiting")}
+
+    tables = [listed(1, "Ada", "waiting"),
+              listed(2, "Bo", "playing", edition="1980",
+                     options={"scoring": "points", "points_target": 100, "manual_draw": True}),
+              listed(3, "Di", "finished")]
+    link = ScriptedLink()
+    link.inbox.put_nowait(welcome_map("Cy"))
+    link.inbox.put_nowait({"t": "tables", "tables": tables, "total": 3})
+
+    async def open_link() -> ScriptedLink:
+        return link
+
+    app = make_app(local=False, name="Cy", open_link=open_link)
+    with using(language):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) == 3,
+                             "the three tables")
+            await pilot.pause()
+            grid = app.screen.query_one("#tables", DataTable)
+            shown = [grid.render_line(y).text for y in range(grid.size.height)]
+            for key in ("open", "running", "finished") if language == "en" else ("open", "running"):
+                label = group_label(key, 1)
+                assert sum(1 for line in shown if line.strip() == label) == 1, (label, shown)
+            assert "1980 · " in "\n".join(shown), shown
+            # German's rules take three rows and the last table needs a scroll: every row shows in English
+            for n, host in ((1, "Ada"), (2, "Bo"), (3, "Di")) if language == "en" else ():
+                assert any(line.strip().startswith(f"{n} ") and host in line for line in shown), (n, shown)
+            assert grid.virtual_size.width <= grid.size.width, shown[0]
+            for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
+                assert word in shown[0], (word, shown[0])

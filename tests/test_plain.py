@@ -326,9 +326,11 @@ DROP_GAME_SEED = 1  # the deal of the dropped-connection game (a random one once
 async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_comes_back_after_a_drop(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: the fingerprint question, a table with a bot, the clock's warnings at 10
-    and 5 seconds of a 12-second turn, and after the server cuts the connection, the same seat again
-    and the game played to its end. The deal is fixed (``DROP_GAME_SEED``), as the scripted games'
-    are: the server draws a table's seed with ``secrets.randbits``."""
+    and 5 seconds of a 12-second turn, the clock running out said to Kim as Kim's ("Your clock ran out",
+    "A bot played … for you", never "Kim's clock" nor "You played"), and after the server cuts the
+    connection, the same seat again and the game played to its end. The deal is fixed
+    (``DROP_GAME_SEED``), as the scripted games' are: the server draws a table's seed with
+    ``secrets.randbits``."""
     monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: DROP_GAME_SEED)
     async with running_server(tmp_path, default_turn_seconds=12, grace_seconds=120) as h:
         pane = Pane(tmp_path)
@@ -348,14 +350,17 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
             await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's first turn")
             await pane.wait_line("10 seconds left.")
             await pane.wait_line("5 seconds left.")
-            await pane.wait_line(lambda line: line.startswith("Kim's clock ran out: the greedy bot played "))
+            # Kim's own clock ran out: it is said to Kim, and the bot's move as the bot's, not "You played"
+            await pane.wait_line(lambda line: line.startswith("Your clock ran out: the greedy bot played "))
+            await pane.wait_line(lambda line: line.startswith("A bot played ") and line.count(" for you. ") == 1)
+            assert not any(line.startswith("You played ") for line in pane.lines()), pane.lines()[-8:]
 
             member = h.server.lobby.members["Kim"]
             connection, table = member.connection, member.table
             assert isinstance(connection, Connection) and isinstance(table, Table)
             table.set_paused(True)  # the stand-in bot waits too: the game is still on when Kim is back
             connection.writer.transport.abort()  # the network drops; the seat waits for its player
-            await pane.wait_line("The connection was lost; trying again in 0.5 seconds.")
+            await pane.wait_line(lambda line: line.startswith("The connection was lost; trying again in 0."))
             await pane.wait_line("Connected again.")
             await wait_until(lambda: member.connection is not None and member.connection is not connection,
                              "Kim back at the server")
@@ -372,6 +377,33 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
             assert rewrites(pane.stream) == []
         finally:
             await pane.close()
+
+
+@pytest.mark.parametrize("stdin", ["devnull", "pipe"])
+async def test_connect_plain_with_its_input_at_an_end_says_so_and_ends(tmp_path: Path, stdin: str) -> None:
+    """Tried: the real ``ono99 connect --plain`` to a real server over TLS, its fingerprint given,
+    with /dev/null as its input (which cannot be watched: read at once), and with a pipe that sends
+    "l" (the table list) then closes. Before, it waited after the welcome for keys that could never
+    come and never exited; now what was typed is read, then it says the input ended, says goodbye,
+    leaves the server and exits with 0."""
+    async with running_server(tmp_path) as h:
+        command = shlex.split(connect_command(h.port, tmp_path / "kim", "--server-fingerprint",
+                                              h.server.fingerprint, "--lang", "en"))
+        proc = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.DEVNULL if stdin == "devnull" else asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            env={**os.environ, "ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            out, _err = await asyncio.wait_for(proc.communicate(b"l\n" if stdin == "pipe" else None), 60)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        lines = out.decode().splitlines()
+        assert proc.returncode == 0, lines
+        assert lines[-1] == "Bye.", lines
+        assert lines.index("Welcome to ONO 99, Kim.") < lines.index("Your input has ended, so this session ends.")
+        await wait_until(lambda: "Kim" not in h.server.lobby.members, "Kim gone from the server")
 
 
 async def test_a_second_window_takes_the_seat_and_the_first_takes_it_back_only_when_asked(tmp_path: Path) -> None:

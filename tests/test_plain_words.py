@@ -18,6 +18,7 @@ from ono99_tui.plain.run import PlainClient
 from ono99_tui.plain.session import PlainSession
 from tests.plain_rig import Pane, playable_card, seeded_ono99
 from tests.server_helpers import running_server
+from tests.test_reconnect_jitter import Fixed
 
 POINTS_SEED = 1  # the deals of a 1980 points match in which Kim drops out in the hand that decides it
 
@@ -115,7 +116,7 @@ async def test_the_wait_before_connecting_again_is_said_in_good_grammar() -> Non
     async def never(client: PlainClient) -> Any:
         raise AssertionError("not opened here")
 
-    client = PlainClient(Console(said.append), never)
+    client = PlainClient(Console(said.append), never, retry_random=Fixed(0.0))  # the steps themselves
     client.quit()
     for attempt in (0, 2, 1):
         await client._wait_to_retry(attempt)

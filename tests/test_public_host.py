@@ -13,15 +13,19 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from ono99_tui.messages import decode_server_message
 
 from ono99_server.rates import CodeGuesses
 from ono99_tui.client import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
-from ono99_tui.known_servers import KnownServers
+from ono99_tui.i18n import LANGUAGES, gettext, using
+from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words
 from ono99_tui.protocol import encode
+from ono99_tui.reasons import admin_said, said
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
+from ono99_tui.wire.server import AdminResult
 from tests.server_helpers import (
     TIMEOUT,
     ServerProcess,
@@ -212,7 +216,8 @@ def new_key() -> str:
 async def test_new_keys_take_a_limited_number_of_names_from_one_address(tmp_path: Path) -> None:
     """Fresh keys once claimed 160 names in 0.6 s from one address. Tried: 12 new keys from 198.51.100.20
     (an SSH front's players) say hello with names of their own: 10 are welcomed, the 11th and 12th are
-    refused `rate_limited` `new_names` with the seconds to wait, their names left free; a guest from
+    refused `rate_limited` `new_names` with the seconds to wait (in words that suggest no guest, which
+    an SSH or `ono99 connect` player cannot be), their names left free; a guest from
     that address, a key that already owns a name there and a new key from another address all get in."""
     async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
         keys = [new_key() for _ in range(12)]
@@ -224,6 +229,13 @@ async def test_new_keys_take_a_limited_number_of_names_from_one_address(tmp_path
             assert info.value.code == "rate_limited" and info.value.error.params["why"] == "new_names"
             assert 0 < int(info.value.error.params["seconds"]) <= 360
             assert h.server.lobby.names.owner(f"name{i}") is None
+            # said alike to every way in (an SSH or `ono99 connect` player cannot come in as a guest)
+            assert "guest" not in info.value.error.reason
+            for language in LANGUAGES:
+                with using(language):
+                    assert said(info.value.error) == gettext(
+                        "too many new players' names from your address just now: wait {seconds} s before trying "
+                        "again").format(seconds=info.value.error.params["seconds"])
         h.clients.append(await front_player(h.port, "a guest", "198.51.100.20", None))
         await h.clients[0].close()
         h.clients.append(await front_player(h.port, "name0", "198.51.100.20", keys[0]))
@@ -275,13 +287,41 @@ async def test_an_operator_releases_a_squatted_name(tmp_path: Path) -> None:
         assert error["code"] == "bad_target" and error["params"]["why"] == "guest_release"
 
 
+async def test_releasing_an_online_players_name_says_they_keep_it_until_they_leave(tmp_path: Path) -> None:
+    """Tried: `admin release queen` while the key's player is connected. Before, the reply said
+    "anyone may take it now", yet another key asking for "queen" was refused while she stayed; now the
+    reply (the server's English and the client's words, in every language) says she keeps it until she
+    leaves, and once she has left, another key takes it."""
+    op = new_identity()
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,), admins=admins_file(tmp_path, op)) as h:
+        queen = await front_player(h.port, "queen", "198.51.100.40", new_key())
+        operator_session = await operator(h, op)
+        result = await admin(operator_session, "release", target="queen")
+        assert result["params"] == {"name": "queen", "online": 1}, result
+        assert "keeps it until they leave" in result["text"] and "anyone may take it now" not in result["text"]
+        said = decode_server_message({"t": "admin_result", "command": "release", **result})
+        assert isinstance(said, AdminResult)
+        for language in LANGUAGES:
+            with using(language):
+                words = admin_said(said)
+                assert words == gettext("released the name {name}; {name} is online and keeps it until they "
+                                        "leave, then anyone may take it").format(name="queen"), words
+        with pytest.raises(ServerError) as info:
+            await front_player(h.port, "queen", "198.51.100.42", new_key())
+        assert info.value.code == "name_taken"
+        await queen.close()
+        await wait_until(lambda: "queen" not in h.server.lobby.members, "queen gone")
+        h.clients.append(await front_player(h.port, "queen", "198.51.100.42", new_key()))
+
+
 # --- a changed certificate ---------------------------------------------------------------------------
 async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprint_to_paste(tmp_path: Path) -> None:
     """`ono99 connect --plain` to a server whose certificate is not the one its data directory trusted
     once printed a ready command holding the fingerprint it was just shown: pasting it trusted whoever
     is in between. Tried, over a real TLS handshake: the refusal says nothing was sent and gives the
     command with the placeholder FINGERPRINT, tells the player to ask the host, and the fingerprint it
-    saw is in no command."""
+    saw is in no command. Its words are the app's warning: before, they said neither that the
+    certificate had changed nor that someone may be between the player and the server."""
     async with running_server(tmp_path) as h:
         data = tmp_path / "player"
         data.mkdir()
@@ -293,6 +333,11 @@ async def test_the_plain_clients_changed_certificate_warning_names_no_fingerprin
         out, _ = await asyncio.wait_for(proc.communicate(), 60)
         said = " ".join(out.decode().split())
         assert "Nothing was sent." in said, said
+        # the app's warning, word for word: the certificate changed, and someone may be in between
+        assert "WARNING: THE SERVER'S CERTIFICATE HAS CHANGED." in said, said
+        assert "Someone may be between you and the server, or its host replaced the certificate." in said, said
+        changed = ServerKeyChanged("127.0.0.1", h.port, h.server.fingerprint, "SHA256:" + "A" * 43, directory=data)
+        assert " ".join(untrusted_words(changed, plain=True).split()) in said, said
         assert f"ono99 connect --plain 127.0.0.1:{h.port} --data-dir {data} --server-fingerprint FINGERPRINT" in said
         assert "Ask the host which fingerprint their server prints" in said
         assert f"--server-fingerprint {h.server.fingerprint}" not in said

@@ -81,8 +81,8 @@ CODES: tuple[str, ...] = (
     "-10", "REV", "PLAY2", "DOUBLE", "HOLD", "ONO99",
 )
 _BY_CODE = {code: Card(i) for i, code in enumerate(CODES)}
-# The names of the cards (the minus is U+2212, as cards print it); the action cards' and ONO 99's (German
-# writes Ono 99) are translated where shown.
+# The names of the cards (the minus is U+2212, as cards print it); the action cards' are translated
+# where shown (ONO 99 is the same in every language).
 _LABELS: tuple[str, ...] = (
     *CODES[:11], "−10", N_("Reverse"), N_("Play 2"), N_("Double Play"), N_("Hold"), N_("ONO 99"),
 )

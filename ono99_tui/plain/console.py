@@ -43,7 +43,8 @@ class Typing:
 class Console:
     """Lines out through ``write`` (which takes text as the terminal should receive it), keys in
     through ``feed``. ``on_key(key)`` is asked about a key pressed at an empty line (True: it was a
-    command); ``on_line(text)`` gets a typed command line; ``on_end()`` is Ctrl+C or Ctrl+D.
+    command); ``on_line(text)`` gets a typed command line; ``on_end()`` is Ctrl+C or Ctrl+D;
+    ``on_input_end()`` the input's end (``end_input``), after what was typed ahead.
     ``newline`` is what ends a line on this terminal: "\\n" where the terminal adds the carriage
     return (a local tty), "\\r\\n" over SSH. ``keys``: keys come as they are pressed, so what is typed
     is echoed here and a key may act alone; False for input that comes a line at a time (not a
@@ -58,6 +59,9 @@ class Console:
         self.on_key: Callable[[str], bool] = lambda key: False
         self.on_line: Callable[[str], None] = lambda text: None
         self.on_end: Callable[[], None] = lambda: None
+        # the input ended (a script's, a file's, /dev/null): told once what was typed ahead has been read
+        self.on_input_end: Callable[[], None] = lambda: None
+        self._input_ended = False
         self.typing: Typing | None = None
         self._shown = False  # a half-typed line is on the screen, not ended
         self._escape = ""  # an escape sequence (an arrow key…) being skipped
@@ -101,6 +105,14 @@ class Console:
         if not holding and self._held:
             held, self._held = self._held, ""
             self.feed(held)
+        if not self.holding and self._input_ended:
+            self._input_ended = False
+            self.on_input_end()
+
+    def end_input(self) -> None:
+        """Nothing more will be typed: ``on_input_end`` is told now, or once the keys held are read."""
+        self._input_ended = True
+        self.hold(self.holding)
 
     def feed(self, text: str) -> None:
         for char in text:

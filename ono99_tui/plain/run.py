@@ -13,11 +13,12 @@ import asyncio
 import codecs
 import contextlib
 import os
+import random
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError
+from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -25,8 +26,8 @@ from ..known_servers import (
     ServerKeyChanged,
     ServerTrust,
     UnknownServer,
-    how_to_accept,
     server_key,
+    untrusted_words,
 )
 from ..links import Link, LocalServer
 from ..protocol import PROTOCOL_VERSION, ProtocolError
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from ..identity import Identity
     from ..tui.model import Model
 
-RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0
@@ -75,8 +75,9 @@ class PlainClient:
 
     def __init__(self, console: Console, opener: Opener, *, local: bool = False, full: bool = False,
                  controls: LocalControls | None = None, first_table: CreateTable | None = None,
-                 on_verbosity: Callable[[bool], None] | None = None) -> None:
+                 on_verbosity: Callable[[bool], None] | None = None, retry_random: random.Random | None = None) -> None:
         self.console = console
+        self.retry_random = retry_random or random.Random()  # the reconnect waits' jitter (tests seed it)
         self.opener = opener
         self.local = local
         self.session = PlainSession(console, self.send, self.quit, local=local, full=full, controls=controls,
@@ -98,6 +99,13 @@ class PlainClient:
 
     def quit(self) -> None:
         self._quitting.set()
+
+    def input_ended(self) -> None:
+        """Nothing more can be typed (the input was a script, a file or /dev/null): the session ends,
+        as quitting does, rather than wait for keys that never come."""
+        if not self.quitting:
+            self.say(_("Your input has ended, so this session ends."))
+            self.quit()
 
     @property
     def quitting(self) -> bool:
@@ -239,7 +247,7 @@ class PlainClient:
             self.console.hold(False)
 
     async def _wait_to_retry(self, attempt: int) -> None:
-        delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+        delay = reconnect_delay(attempt, self.retry_random)
         seconds, count = f"{delay:g}", int(delay) if delay == int(delay) else 0  # 0.5: as many as 0, "seconds"
         if self.model.farewell:
             self.say(ngettext("Trying again in {seconds} second.", "Trying again in {seconds} seconds.",
@@ -294,6 +302,7 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
     with keys_as_typed(fd) as is_terminal:
         console = Console(stdout_writer(), newline="\n", keys=is_terminal)
         client = make(console)
+        console.on_input_end = client.input_ended
 
         def readable() -> None:
             try:
@@ -303,7 +312,8 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
             if not data:  # the input ended: nothing more will be typed
                 loop.remove_reader(fd)
                 if not is_terminal:
-                    return  # a script's input ended; the game goes on until it quits
+                    console.end_input()  # a script's input: once what it typed is read
+                    return
                 client.quit()
                 return
             console.feed(decode(data))
@@ -313,6 +323,7 @@ async def run_in_terminal(make: Callable[[Console], PlainClient]) -> int:
         except OSError:  # a regular file (ono99 --plain < commands): read at once, each line a command
             with os.fdopen(os.dup(fd), "rb") as commands:
                 console.feed(decode(commands.read(), final=True))
+            console.end_input()
         try:
             code = await client.run()
         finally:
@@ -419,16 +430,8 @@ def first_visit_lines(unknown: UnknownServer) -> list[str]:
 
 
 def untrusted_lines(exc: ServerKeyChanged | AnnouncementMismatch) -> list[str]:
-    server = server_key(exc.host, exc.port)
-    if isinstance(exc, AnnouncementMismatch):
-        return [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} announced on "
-                  "your network.").format(server=server, fingerprint=exc.fingerprint, expected=exc.announced),
-                _("Nothing was sent.")]
-    lines = [_("Not connected: {server} shows the certificate {fingerprint}, not the {expected} you trusted.").format(
-        server=server, fingerprint=exc.fingerprint, expected=exc.expected), _("Nothing was sent.")]
-    if not exc.given:
-        lines.append(how_to_accept(exc.host, exc.port, plain=True, directory=exc.directory))
-    return lines
+    """The app's warning (one text), a paragraph a line."""
+    return untrusted_words(exc, plain=True).split("\n\n")
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:

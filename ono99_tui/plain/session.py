@@ -186,7 +186,7 @@ class PlainSession:
             for line in list(message.messages)[-EARLIER_CHAT:]:
                 self._chat(line, message.scope, earlier=True)
         elif isinstance(message, Notice | Away):
-            self.say(words.sentence(plain_text(said(message))))
+            self.say(words.sentence(plain_text(said(message, model.my_name))))  # "Your clock ran out", to you
         elif isinstance(message, Queue):
             self._queue(before_queue)
         elif isinstance(message, ErrorMessage):
@@ -396,6 +396,10 @@ class PlainSession:
         if isinstance(event, PlayEvent):
             four = len(event.cards) == 4
             total = words.total(event.total, view.options.limit)
+            if me and model.made_by_stand_in(event):  # a bot played in your place: not "You played"
+                played = _("A bot discarded four ONO 99 cards for you.") if four else \
+                    _("A bot played {card} for you.").format(card=words.card(event.cards[0], edition))
+                return [f"{played} {total}"]
             if me:
                 played = _("You discarded four ONO 99 cards.") if four else _("You played {card}.").format(
                     card=words.card(event.cards[0], edition))

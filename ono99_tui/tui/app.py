@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import random
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -18,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError
+from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
@@ -27,8 +28,8 @@ from ..known_servers import (
     ServerKeyChanged,
     ServerTrust,
     UnknownServer,
-    how_to_accept,
     server_key,
+    untrusted_words,
 )
 from ..links import Link, LocalServer, continues
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
@@ -54,7 +55,6 @@ from .unbidden import OpensByItself
 from .widgets import KeysFooter
 
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
-RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
@@ -127,8 +127,10 @@ class Ono99App(App[int]):
                  browse_interfaces: Sequence[str] | None = None, identity: Identity | None = None,
                  password: str | None = None, draw_window: float | None = None,
                  settings: Settings | None = None, local_game: LocalGame | None = None,
-                 language: str | None = None, trust: ServerTrust | None = None) -> None:
+                 language: str | None = None, trust: ServerTrust | None = None,
+                 retry_random: random.Random | None = None) -> None:
         super().__init__()
+        self.retry_random = retry_random or random.Random()  # the reconnect waits' jitter (tests seed it)
         # Which servers' certificates this app trusts (ono99_tui/known_servers.py); None pins nothing
         # (tests against a server they just started).
         self.trust = trust
@@ -291,7 +293,7 @@ class Ono99App(App[int]):
         return bool(trusted)
 
     async def _wait_to_retry(self, attempt: int) -> None:
-        delay = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
+        delay = reconnect_delay(attempt, self.retry_random)
         seconds = f"{delay:g}"
         text = (_("{reason}; trying again in {seconds} s").format(reason=self.model.farewell_said(), seconds=seconds)
                 if self.model.farewell else _("Connection lost; trying again in {seconds} s").format(seconds=seconds))
@@ -642,22 +644,6 @@ def first_visit_words(unknown: UnknownServer) -> str:
         words += "\n\n" + _("It is the fingerprint the server announced on your network (anyone there could "
                              "announce a server, so compare it all the same).")
     return words
-
-
-def untrusted_words(exc: ServerKeyChanged | AnnouncementMismatch) -> str:
-    """A loud refusal: what was expected, what was shown, and the one command that accepts the new one."""
-    server = server_key(exc.host, exc.port)
-    if isinstance(exc, AnnouncementMismatch):
-        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, but the server on your network "
-                 "announced {announced}. Someone may be between you and the server. Nothing was sent.").format(
-            server=server, fingerprint=exc.fingerprint, announced=exc.announced)
-    if exc.given:
-        return _("NOT CONNECTED: {server} shows the certificate {fingerprint}, not the {expected} you gave. "
-                 "Nothing was sent.").format(server=server, fingerprint=exc.fingerprint, expected=exc.expected)
-    return _("WARNING: THE SERVER'S CERTIFICATE HAS CHANGED. {server} used to show {expected} and now shows "
-             "{fingerprint}. Someone may be between you and the server, or its host replaced the certificate. "
-             "Nothing was sent.").format(server=server, expected=exc.expected, fingerprint=exc.fingerprint) + \
-        "\n\n" + how_to_accept(exc.host, exc.port, directory=exc.directory)
 
 
 def make_app(*, local: bool = True, host: str = "", port: int = DEFAULT_PORT, name: str = "Player",

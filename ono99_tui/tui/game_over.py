@@ -31,6 +31,13 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
     "lobby") or None."""
 
     BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
+    # a screen this short or shorter has one-line buttons: at 60×20 the bordered ones' second row was cut
+    SHORT_SCREEN = 23
+    DEFAULT_CSS = """
+    GameOverScreen #dialog.gameover {
+        overflow-y: auto;  /* a long ranking on a short screen scrolls rather than hide the buttons */
+    }
+    """
 
     def __init__(self, game: tuple[Any, int] | None = None) -> None:
         super().__init__()
@@ -93,6 +100,15 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
         buttons = self.query("#buttons Button")
         if buttons:  # none while the app is closing
             buttons.first(Button).focus()  # Enter takes the first step
+        self._fit_buttons()
+
+    def on_resize(self) -> None:
+        self._fit_buttons()
+
+    def _fit_buttons(self) -> None:
+        compact = self.app.size.height <= self.SHORT_SCREEN
+        for button in self.query("#buttons Button").results(Button):
+            button.compact = compact
 
     def action_choose(self, choice: str) -> None:
         if choice == "play_now":  # leave this table for the play-now queue

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.coordinate import Coordinate
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, RichLog, Static
+from textual.widgets.data_table import RowKey
 
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -27,6 +30,39 @@ from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines
 from .widgets import KeysFooter, put_up_while_closing
+
+
+class TableList(DataTable[Any]):
+    """The lobby's table list, where a group's label is a row drawn across the whole list rather than
+    in a column (DataTable has no cell spanning columns; a label in the name column wrapped beside a
+    1980 table's long rules, or pushed the last columns off an 80-column screen)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.labels: dict[RowKey, Text] = {}
+
+    def clear(self, columns: bool = False) -> TableList:
+        self.labels.clear()
+        super().clear(columns)
+        return self
+
+    def add_label(self, key: str, label: Text) -> None:
+        lines = label.split("\n")
+        row = self.add_row(key=key, height=len(lines))
+        self.labels[row] = label
+
+    def _render_line_in_row(self, row_key: RowKey, line_no: int, base_style: Style, cursor_location: Coordinate,
+                            hover_location: Coordinate) -> tuple[Any, Any]:
+        # DataTable's own (private) drawing of one line of a row, taken over for the labels' rows only;
+        # tests/test_lobby_list.py reads the labels off the screen, so a Textual that draws otherwise shows
+        label = self.labels.get(row_key)
+        if label is None:
+            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
+        line = Text(" ") + label.split("\n")[line_no]
+        line.stylize(base_style)
+        width = max(self.size.width, self.virtual_size.width)
+        line.truncate(width, pad=True)
+        return [], [list(line.render(self.app.console))]
 
 
 class LobbyScreen(ModelScreen):
@@ -56,7 +92,7 @@ class LobbyScreen(ModelScreen):
         model = self.ono.model
         title, notice = self._title(model), self._notice(model)
         yield Static(title, id="title", markup=False)
-        grid: DataTable[Any] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        grid = TableList(id="tables", cursor_type="row", zebra_stripes=True)
         grid.add_columns(*self._headers())
         yield grid
         yield Static(notice, id="lobby-notice", markup=False)
@@ -101,7 +137,7 @@ class LobbyScreen(ModelScreen):
     @staticmethod
     def _title(model: Model) -> Text:
         title = Text()
-        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
+        title.append(_("ONO 99"), style="bold")  # the game's name: ONO 99 in every language
         if model.server_name and model.server_name != "ONO 99":
             title.append("  ·  ")
             title.append(model.server_name)
@@ -125,20 +161,23 @@ class LobbyScreen(ModelScreen):
         return "#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")
 
     def on_resize(self) -> None:
-        self.refresh_model(self.ono.model)  # a group's label wraps to the new width
+        self.refresh_model(self.ono.model)  # a group's label and a table's rules wrap to the new width
 
     def refresh_model(self, model: Model) -> None:
         self.show_text("#title", self._title(model))
         width = self.size.width or self.app.size.width
         rows = lobby_list.table_rows(model.tables, self._headers(), width)
         if rows != self._rows:
-            grid = self.query_one(DataTable)
+            grid = self.query_one("#tables", TableList)
             chosen = self._selected_table()
             keep = grid.cursor_row
             self._rows = rows
             grid.clear()
-            for key, cells, _table in rows:
-                grid.add_row(*cells, key=key, height=len(cells[1].plain.split("\n")) if _table is None else 1)
+            for key, cells, table in rows:
+                if table is None:
+                    grid.add_label(key, cells[0])
+                else:
+                    grid.add_row(*cells, key=key, height=len(cells[lobby_list.RULES].plain.split("\n")))
             same = next((i for i, row in enumerate(rows) if chosen is not None and row[2] == chosen), None)
             target = same if same is not None else lobby_list.nearest_table_row(rows, min(keep, len(rows) - 1))
             if target is not None:

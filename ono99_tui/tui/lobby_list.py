@@ -19,6 +19,7 @@ from .labels import rules_summary, status_word, table_name
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"
+RULES = 2  # the rules' column: the one that wraps
 
 
 def grouped(tables: Sequence[TableInfo]) -> list[tuple[str, list[TableInfo]]]:
@@ -44,38 +45,34 @@ Row = tuple[str, tuple[Any, ...], int | None]  # (row key, cells, table id; None
 
 def table_rows(tables: Sequence[TableInfo], headers: Sequence[str] = (), width: int | None = None) -> list[Row]:
     """The rows of the lobby's table list: each group's label, then its tables. Names come from
-    other players: they are plain text. A group's label sits in the name column; given the columns'
-    ``headers`` and the list's ``width``, it wraps to the room the other columns leave (a long label
-    widening the column pushed the last ones off an 80-column screen)."""
+    other players: they are plain text. A group's label is a row of its own whose one cell, the label
+    in bold, is drawn across the list's whole ``width`` (in the name column it wrapped to three rows
+    beside a 1980 table's long rules, or pushed the last columns off). Given the columns' ``headers``,
+    a table's rules wrap to the room the other columns leave, so that every column shows."""
     rows: list[Row] = []
-    labels: list[tuple[str, str]] = []
     for key, group in grouped(tables):
-        labels.append((key, group_label(key, len(group))))
-        rows.append((key, (), None))
+        room = None if width is None else max(10, width - 2)
+        rows.append((key, (Text(_wrapped(group_label(key, len(group)), room), style="bold"),), None))
         for info in group:
             seated = sum(1 for s in info.seats if s.kind != "empty")
-            rows.append((str(info.id), (str(info.id), Text(table_name(info)), Text(rules_summary(info.options)),
+            rows.append((str(info.id), (str(info.id), Text(table_name(info)), rules_summary(info.options),
                                         f"{seated}/{len(info.seats)}", str(info.bots),
                                         status_word(info.status), str(info.spectators)),
                          info.id))
-    room = _name_room([row[1] for row in rows if row[2] is not None], headers, width)
-    said = dict(labels)
-    return [(key, ("", Text(_wrapped(said[key], room), style="bold"), "", "", "", "", ""), None) if table is None
-            else (key, cells, table) for key, cells, table in rows]
+    room = _rules_room([cells for _key, cells, table in rows if table is not None], headers, width)
+    return [row if row[2] is None else (row[0], (*row[1][:2], Text(_wrapped(row[1][2], room)), *row[1][3:]), row[2])
+            for row in rows]
 
 
-def _cell_width(cell: Any) -> int:
-    return max(cell_len(line) for line in (cell.plain if isinstance(cell, Text) else str(cell)).split("\n"))
-
-
-def _name_room(cells: Sequence[tuple[Any, ...]], headers: Sequence[str], width: int | None) -> int | None:
-    """The widest the name column may be for every column to fit in ``width`` (None: no limit)."""
+def _rules_room(cells: Sequence[tuple[Any, ...]], headers: Sequence[str], width: int | None) -> int | None:
+    """The widest the rules column may be for every column to fit in ``width`` (None: no limit)."""
     if width is None or not headers:
         return None
-    widths = [max([cell_len(header)] + [_cell_width(row[i]) for row in cells]) for i, header in enumerate(headers)]
-    others = sum(w for i, w in enumerate(widths) if i != 1)
+    widths = [max([cell_len(header)] + [cell_len(str(row[i]) if not isinstance(row[i], Text) else row[i].plain)
+                                        for row in cells]) for i, header in enumerate(headers)]
+    others = sum(w for i, w in enumerate(widths) if i != RULES)
     padding = 2 * len(headers) + 2  # a space each side of every cell, and a scrollbar
-    return max(widths[1], width - others - padding)
+    return max(cell_len(headers[RULES]), 12, width - others - padding)
 
 
 def _wrapped(label: str, room: int | None) -> str:

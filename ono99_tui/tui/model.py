@@ -116,6 +116,8 @@ class Model:
     _hand_seen: int = 0  # the 1980 hand the last events belong to
     _hand_now: list[str] | None = None  # the reader's cards as of the last event read (None: not known)
     _clock_move_due: bool = False  # the reader's clock ran out: their seat's next move is a stand-in's
+    # the reader's moves a bot made for them among the events taken in last (a face saying them later)
+    stand_in_moves: list[GameEvent] = field(default_factory=list)
     _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
@@ -310,6 +312,7 @@ class Model:
         first = last_seq - len(events) + 1 if last_seq is not None else None
         # the cards held as each event happens: the state before, less what was played since
         self._hand_now = list(before.hand) if before is not None and before.hand else None
+        self.stand_in_moves = []
         for i, event in enumerate(events):
             if first is not None:
                 if first + i <= self.seq:
@@ -319,6 +322,8 @@ class Model:
             if line:
                 self.add_log(line)
             if isinstance(event, PlayEvent | DrawEvent) and self.is_me(event.seat):
+                if self._stood_in_for(event.seat):
+                    self.stand_in_moves.append(event)
                 self._clock_move_due = False  # the stand-in's one move (a play or a draw) was this
             if isinstance(event, PlayEvent):
                 self.last_play = event
@@ -350,6 +355,10 @@ class Model:
     def _stood_in_for(self, seat: int) -> bool:
         """Whether a bot plays ``seat``'s cards now (its player away, or out of time)."""
         return (seat < len(self.bot_control) and self.bot_control[seat]) or (self._clock_move_due and self.is_me(seat))
+
+    def made_by_stand_in(self, event: GameEvent) -> bool:
+        """Whether ``event``, among those taken in last, is a move a bot made in the reader's place."""
+        return any(move is event for move in self.stand_in_moves)
 
     def _played_from_hand(self, cards: Sequence[str]) -> None:
         if self._hand_now is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -106,6 +107,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             self.set_class(roomy, "-roomy")
             self.set_class(slim, "-slim")
             self.query_one(TableTop).refresh(layout=True)
+        self.show_text("#title", self._title(self.ono.model), fixed_size=False)  # the keys' line fits the width
 
     def on_screen_suspend(self) -> None:
         self._hold_bots()  # a dialog (or another screen) covers the table: a local game waits
@@ -165,10 +167,13 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             self.query_one(TableTop).show(self.ono.model)
             self.query_one(Banner).show(model=self.ono.model)  # an open draw's countdown
 
-    def refresh_model(self, model: Model) -> None:
+    def _title(self, model: Model) -> Text:
+        """The table's name, rules and what the reader is; a spectator's keys to sit down follow on
+        the same line, or on a line of their own when the line would be wider than the screen (at 80
+        columns they were cut: "spectating (u: sit")."""
         table = model.table
         title = Text()
-        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it (German: Ono 99)
+        title.append(_("ONO 99"), style="bold")  # the game's name as the language writes it
         title.append("  ·  ")
         if self.ono.local and not model.replay:  # one name for the local table, however it was opened
             name = _(LOCAL_GAME)
@@ -181,10 +186,16 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         if model.view is not None and model.view.seat is None:
             title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
-                title.append(" " + _("(u: sit down, m: seats)"))
+                hint = _("(u: sit down, m: seats)")
+                room = (self.size.width or self.app.size.width) - 2  # the title's padding
+                title.append(("\n" if title.cell_len + 1 + cell_len(hint) > room else " ") + hint)
         if not model.connected:
             title.append("  ·  " + model.connection_note(), style="bold reverse")
-        self.show_text("#title", title)
+        return title
+
+    def refresh_model(self, model: Model) -> None:
+        table = model.table
+        self.show_text("#title", self._title(model), fixed_size=False)
         self.query_one(SeriesLine).show(model)
         view = model.view
         self.set_class(view is None, "-waiting")  # no hand yet: the banner has its room for the invitation
