@@ -13,7 +13,6 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from ono99_tui.messages import decode_server_message
 
 from ono99_server.rates import CodeGuesses
 from ono99_tui.client import ServerError
@@ -25,7 +24,7 @@ from ono99_tui.reasons import admin_said, said
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.wire.requests import CreateTable, Join, Ping, Spectate
-from ono99_tui.wire.server import AdminResult
+from ono99_tui.wire.server import AdminResult, decode_server_message
 from tests.server_helpers import (
     TIMEOUT,
     ServerProcess,
