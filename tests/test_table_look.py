@@ -270,3 +270,41 @@ async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -
     assert Settings.load().reduced_motion
     again = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
     assert again.animation_level == "none"
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+async def test_the_knockout_dialog_draws_the_cards_it_lists_with_the_tables_faces(language: str) -> None:
+    """The knocked-out dialog at 80×24 lists the cards held ("You held: …") and draws each with the
+    face the table draws (its border by kind, its value), every card whole inside the dialog and no
+    text cut, in each language; a hand too long for the dialog's width keeps the list and draws none
+    rather than some."""
+    from ono99_tui.tui.game_over import KnockOutScreen
+    from ono99_tui.tui.model import KnockOut
+    from ono99_tui.tui.widgets import CardRow
+
+    held = ["9", "-10", "REV", "ONO99"]
+    with using(language):
+        app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            app.push_screen(KnockOutScreen(KnockOut(final=True, total=97, cards=held, hand=None)))
+            await wait_until(pilot, lambda: bool(app.screen.query("#held")), "the knock-out dialog")
+            await pilot.pause()
+            screen = app.screen
+            row = screen.query_one("#held", CardRow)
+            assert row.display and screen.query_one("#dialog").region.contains_region(row.region), row.region
+            lines = [row.render_line(y).text for y in range(row.size.height)]
+            assert [line[0] for line in lines] == ["╭", "│", "│", "│", "╰"], lines  # the first card, a number
+            for code, corner in zip(held, "╭┌╔┏", strict=True):  # each kind's own border, in order
+                assert corner in lines[0], (code, lines[0])
+            for code in held:  # the very face the table draws, line by line
+                face = face_text(code, "2022", row._card_width(), 5, FaceState()).splitlines()
+                assert all(part in line for part, line in zip(face, lines, strict=True)), (code, face, lines)
+            assert cut_texts(screen) == []
+            # five cards of a long hand do not fit: none drawn, the list stays
+            screen.dismiss(None)
+            await pilot.pause()
+            app.push_screen(KnockOutScreen(KnockOut(final=True, total=97, cards=[*held, "7"], hand=None)))
+            await wait_until(pilot, lambda: bool(app.screen.query("#held")), "the second dialog")
+            await pilot.pause()
+            assert not app.screen.query_one("#held", CardRow).display

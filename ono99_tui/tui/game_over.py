@@ -22,7 +22,7 @@ from .model import KnockOut, Model
 from .seats import ConfirmScreen
 from .series import SeriesLine
 from .unbidden import OpensByItself
-from .widgets import ButtonRow, KeysFooter, key_name, put_up_while_closing
+from .widgets import ButtonRow, CardRow, KeysFooter, key_name, put_up_while_closing
 
 
 class GameOverScreen(ShowsModel, OpensByItself[str | None]):
@@ -165,6 +165,8 @@ class KnockOutScreen(OpensByItself[str | None]):
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
             yield Static(text, id="ranking", markup=False)
+            if k.cards:  # the cards listed above, drawn as the table draws them where the dialog has room
+                yield CardRow(k.cards, edition, all_or_none=True, id="held")
             with ButtonRow(id="buttons"):
                 if self.offer_fast:
                     yield Button(_("Fast-forward (f)"), id="fast", variant="primary")

@@ -10,7 +10,7 @@ rows above the pile.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -35,6 +35,19 @@ WARN_ROOM = 25
 MAX_CHIPS = 5  # tokens drawn one chip each up to this many, else a chip and the number
 TOTAL_WIDTH = 28  # the total, its gauge and the clock, when there is room
 MOTION_SECONDS = 0.25  # a move's motion: the card played lands, the total counts
+
+
+_motion_dropped: list[Callable[[], bool]] = []  # what says the process is too busy for motion frames
+
+
+def drop_motion_when(busy: Callable[[], bool]) -> None:
+    """A process serving many screens (an SSH or web front) shows moves at once while ``busy()``
+    says it is under load: the motion's second frame is the first work a loaded front can spare."""
+    _motion_dropped[:] = [busy]
+
+
+def motion_dropped() -> bool:
+    return any(busy() for busy in _motion_dropped)
 LANDING = 2  # columns short of the pile the card played is first drawn
 
 
@@ -67,6 +80,30 @@ class Scene:
     clock_full: int | None
     hand_number: int | None
     waiting: str
+
+
+def _cells(strip: Strip) -> list[tuple[str, Style | None]] | None:
+    """A line's cells, one (character, style) a column; None with a character wider than one column."""
+    cells: list[tuple[str, Style | None]] = []
+    for segment in strip:
+        if segment.cell_length != len(segment.text):
+            return None
+        cells.extend((char, segment.style) for char in segment.text)
+    return cells
+
+
+def _changed_span(old: Strip, new: Strip) -> tuple[int, int] | None:
+    """The columns [start, end) where two lines differ, or None when they are the same."""
+    if old.text == new.text and list(old) == list(new):
+        return None
+    before, after = _cells(old), _cells(new)
+    if before is None or after is None or len(before) != len(after):
+        return 0, max(old.cell_length, new.cell_length)
+    if before == after:
+        return None
+    start = next(i for i in range(len(after)) if before[i] != after[i])
+    end = next(i for i in range(len(after), 0, -1) if before[i - 1] != after[i - 1])
+    return start, end
 
 
 class Canvas:
@@ -215,7 +252,8 @@ class TableTop(Widget):
             self._motion_timer = None
         self._frame = None
         self.knocked = frozenset()
-        if before is None or before.total is None or scene.total is None or self.app.animation_level == "none":
+        if before is None or before.total is None or scene.total is None or self.app.animation_level == "none" \
+                or motion_dropped():
             return
         played = scene.plays != before.plays and bool(scene.plays)
         knocked = frozenset(seat for seat, (was, now) in enumerate(zip(before.seats, scene.seats, strict=False))
@@ -283,10 +321,13 @@ class TableTop(Widget):
         strips, self.cut = self._paint(scene, width, height, palette)
         old = self._strips
         self._strips = strips
-        changed = [y for y in range(height) if y >= len(old) or old[y].text != strips[y].text
-                   or list(old[y]) != list(strips[y])]
-        for y in changed:
-            self.refresh(Region(0, y, width, 1))
+        for y in range(height):
+            if y >= len(old):
+                self.refresh(Region(0, y, width, 1))
+                continue
+            span = _changed_span(old[y], strips[y])
+            if span is not None:  # only the cells that differ: a move's motion changes a card's width and a number
+                self.refresh(Region(span[0], y, span[1] - span[0], 1))
 
     def _layout(self, width: int, scene: Scene) -> _Layout:
         return _Layout(width, len(scene.seats), self.big)
