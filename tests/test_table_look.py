@@ -308,3 +308,47 @@ async def test_the_knockout_dialog_draws_the_cards_it_lists_with_the_tables_face
             await wait_until(pilot, lambda: bool(app.screen.query("#held")), "the second dialog")
             await pilot.pause()
             assert not app.screen.query_one("#held", CardRow).display
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+async def test_a_won_game_has_its_moment_unless_motion_is_reduced(reduced: bool, monkeypatch: Any) -> None:
+    """A replay jumped to its end opens the game-over dialog: with motion, the winner's line is lit up
+    (reversed, which tells it without colour) as the dialog opens and goes back to plain bold after a
+    moment, with reduced motion it is never lit up. The classes the winner's line takes are recorded
+    as they change; waits are for them, never for a time."""
+    from textual.dom import DOMNode
+
+    from ono99_tui.tui import game_over
+    from ono99_tui.tui.game_over import GameOverScreen
+
+    monkeypatch.setattr(game_over, "WIN_MOMENT_SECONDS", 0.05)
+    changes: list[tuple[str, bool]] = []
+    add, remove = DOMNode.add_class, DOMNode.remove_class
+
+    def added(self: DOMNode, *names: str, update: bool = True) -> DOMNode:
+        if self.id == "winner":
+            changes.extend((name, True) for name in names)
+        return add(self, *names, update=update)
+
+    def removed(self: DOMNode, *names: str, update: bool = True) -> DOMNode:
+        if self.id == "winner":
+            changes.extend((name, False) for name in names)
+        return remove(self, *names, update=update)
+
+    monkeypatch.setattr(DOMNode, "add_class", added)
+    monkeypatch.setattr(DOMNode, "remove_class", removed)
+    app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        if reduced:
+            app.animation_level = "none"
+        await pilot.press("end")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        await pilot.pause()
+        winner = app.screen.query_one("#winner")
+        if reduced:
+            assert changes == [] and not winner.has_class("-moment")
+        else:
+            await wait_until(pilot, lambda: ("-moment", False) in changes, "the moment's end")
+            assert changes == [("-moment", True), ("-moment", False)]
+            assert not winner.has_class("-moment")
