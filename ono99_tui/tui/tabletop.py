@@ -82,30 +82,6 @@ class Scene:
     waiting: str
 
 
-def _cells(strip: Strip) -> list[tuple[str, Style | None]] | None:
-    """A line's cells, one (character, style) a column; None with a character wider than one column."""
-    cells: list[tuple[str, Style | None]] = []
-    for segment in strip:
-        if segment.cell_length != len(segment.text):
-            return None
-        cells.extend((char, segment.style) for char in segment.text)
-    return cells
-
-
-def _changed_span(old: Strip, new: Strip) -> tuple[int, int] | None:
-    """The columns [start, end) where two lines differ, or None when they are the same."""
-    if old.text == new.text and list(old) == list(new):
-        return None
-    before, after = _cells(old), _cells(new)
-    if before is None or after is None or len(before) != len(after):
-        return 0, max(old.cell_length, new.cell_length)
-    if before == after:
-        return None
-    start = next(i for i in range(len(after)) if before[i] != after[i])
-    end = next(i for i in range(len(after), 0, -1) if before[i - 1] != after[i - 1])
-    return start, end
-
-
 class Canvas:
     """Lines of cells where pieces are put, later ones over earlier ones."""
 
@@ -321,13 +297,10 @@ class TableTop(Widget):
         strips, self.cut = self._paint(scene, width, height, palette)
         old = self._strips
         self._strips = strips
-        for y in range(height):
-            if y >= len(old):
-                self.refresh(Region(0, y, width, 1))
-                continue
-            span = _changed_span(old[y], strips[y])
-            if span is not None:  # only the cells that differ: a move's motion changes a card's width and a number
-                self.refresh(Region(span[0], y, span[1] - span[0], 1))
+        changed = [y for y in range(height) if y >= len(old) or old[y].text != strips[y].text
+                   or list(old[y]) != list(strips[y])]
+        for y in changed:
+            self.refresh(Region(0, y, width, 1))
 
     def _layout(self, width: int, scene: Scene) -> _Layout:
         return _Layout(width, len(scene.seats), self.big)
