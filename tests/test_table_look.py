@@ -146,10 +146,11 @@ def test_table_snapshot(seats: int, size: tuple[int, int], snap_compare: Any,
     assert snap_compare(app, press=["right"] * 6, terminal_size=size)
 
 
-@pytest.mark.parametrize("theme", [MONO_THEME.name, "textual-light", "nord"])
+@pytest.mark.parametrize("theme", sorted(THEMES))
 def test_table_snapshot_in_other_themes(theme: str, snap_compare: Any,
                                         tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The high-contrast theme (no colour: the kinds told by their shapes), a light and a dark one."""
+    """The 8-player table at 80×24 in every theme a player can pick: the high-contrast one (no colour:
+    the kinds told by their shapes), the light and the dark ones, the terminal's own colours."""
     app = replay_app(8, tmp_path_factory)
 
     async def themed(pilot: Any) -> None:
