@@ -191,16 +191,23 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                 assert cut_texts(screen) == [], text
 
 
-@pytest.mark.parametrize("reduced", [False, True])
-async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduced: bool, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("mode", ["motion", "reduced", "busy"])
+async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total, the card played short of the
     pile and a player knocked out that move marked with a cross, then the move as it is; with reduced
-    motion (the setting sets the app's animation level to "none") the move at once. Waits are for the
-    motion to end, never for a time."""
+    motion (the setting sets the app's animation level to "none"), or in a process that says it is
+    too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once.
+    Waits are for the motion to end, never for a time."""
+    from ono99_tui.tui import tabletop
+
+    reduced = mode != "motion"
     app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
-    if reduced:
+    if mode == "reduced":
         app.animation_level = "none"
+    if mode == "busy":
+        monkeypatch.setattr(tabletop, "_motion_dropped", [])
+        tabletop.drop_motion_when(lambda: True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen

@@ -34,7 +34,6 @@ from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.seats import ConfirmScreen
-from ..tui.tabletop import drop_motion_when
 from ..tui.themes import CSS_FILE, MONO_THEME
 from ..wire.common import as_edition
 from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
@@ -52,7 +51,6 @@ PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 # ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
 RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
-drop_motion_when(lambda: PACER.busy)  # a front under load (logins, its loop late) shows moves at once
 NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/table.py)
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
