@@ -146,10 +146,11 @@ def test_table_snapshot(seats: int, size: tuple[int, int], snap_compare: Any,
     assert snap_compare(app, press=["right"] * 6, terminal_size=size)
 
 
-@pytest.mark.parametrize("theme", [MONO_THEME.name, "textual-light", "nord"])
+@pytest.mark.parametrize("theme", sorted(THEMES))
 def test_table_snapshot_in_other_themes(theme: str, snap_compare: Any,
                                         tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The high-contrast theme (no colour: the kinds told by their shapes), a light and a dark one."""
+    """The 8-player table at 80×24 in every theme a player can pick: the high-contrast one (no colour:
+    the kinds told by their shapes), the light and the dark ones, the terminal's own colours."""
     app = replay_app(8, tmp_path_factory)
 
     async def themed(pilot: Any) -> None:
@@ -190,16 +191,23 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                 assert cut_texts(screen) == [], text
 
 
-@pytest.mark.parametrize("reduced", [False, True])
-async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(reduced: bool, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("mode", ["motion", "reduced", "busy"])
+async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total, the card played short of the
     pile and a player knocked out that move marked with a cross, then the move as it is; with reduced
-    motion (the setting sets the app's animation level to "none") the move at once. Waits are for the
-    motion to end, never for a time."""
+    motion (the setting sets the app's animation level to "none"), or in a process that says it is
+    too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once.
+    Waits are for the motion to end, never for a time."""
+    from ono99_tui.tui import tabletop
+
+    reduced = mode != "motion"
     app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
-    if reduced:
+    if mode == "reduced":
         app.animation_level = "none"
+    if mode == "busy":
+        monkeypatch.setattr(tabletop, "_motion_dropped", [])
+        tabletop.drop_motion_when(lambda: True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -270,3 +278,85 @@ async def test_the_reduced_motion_setting_is_kept_and_applies_from_the_start() -
     assert Settings.load().reduced_motion
     again = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
     assert again.animation_level == "none"
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+async def test_the_knockout_dialog_draws_the_cards_it_lists_with_the_tables_faces(language: str) -> None:
+    """The knocked-out dialog at 80×24 lists the cards held ("You held: …") and draws each with the
+    face the table draws (its border by kind, its value), every card whole inside the dialog and no
+    text cut, in each language; a hand too long for the dialog's width keeps the list and draws none
+    rather than some."""
+    from ono99_tui.tui.game_over import KnockOutScreen
+    from ono99_tui.tui.model import KnockOut
+    from ono99_tui.tui.widgets import CardRow
+
+    held = ["9", "-10", "REV", "ONO99"]
+    with using(language):
+        app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+            app.push_screen(KnockOutScreen(KnockOut(final=True, total=97, cards=held, hand=None)))
+            await wait_until(pilot, lambda: bool(app.screen.query("#held")), "the knock-out dialog")
+            await pilot.pause()
+            screen = app.screen
+            row = screen.query_one("#held", CardRow)
+            assert row.display and screen.query_one("#dialog").region.contains_region(row.region), row.region
+            lines = [row.render_line(y).text for y in range(row.size.height)]
+            assert [line[0] for line in lines] == ["╭", "│", "│", "│", "╰"], lines  # the first card, a number
+            for code, corner in zip(held, "╭┌╔┏", strict=True):  # each kind's own border, in order
+                assert corner in lines[0], (code, lines[0])
+            for code in held:  # the very face the table draws, line by line
+                face = face_text(code, "2022", row._card_width(), 5, FaceState()).splitlines()
+                assert all(part in line for part, line in zip(face, lines, strict=True)), (code, face, lines)
+            assert cut_texts(screen) == []
+            # five cards of a long hand do not fit: none drawn, the list stays
+            screen.dismiss(None)
+            await pilot.pause()
+            app.push_screen(KnockOutScreen(KnockOut(final=True, total=97, cards=[*held, "7"], hand=None)))
+            await wait_until(pilot, lambda: bool(app.screen.query("#held")), "the second dialog")
+            await pilot.pause()
+            assert not app.screen.query_one("#held", CardRow).display
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+async def test_a_won_game_has_its_moment_unless_motion_is_reduced(reduced: bool, monkeypatch: Any) -> None:
+    """A replay jumped to its end opens the game-over dialog: with motion, the winner's line is lit up
+    (reversed, which tells it without colour) as the dialog opens and goes back to plain bold after a
+    moment, with reduced motion it is never lit up. The classes the winner's line takes are recorded
+    as they change; waits are for them, never for a time."""
+    from textual.dom import DOMNode
+
+    from ono99_tui.tui import game_over
+    from ono99_tui.tui.game_over import GameOverScreen
+
+    monkeypatch.setattr(game_over, "WIN_MOMENT_SECONDS", 0.05)
+    changes: list[tuple[str, bool]] = []
+    add, remove = DOMNode.add_class, DOMNode.remove_class
+
+    def added(self: DOMNode, *names: str, update: bool = True) -> DOMNode:
+        if self.id == "winner":
+            changes.extend((name, True) for name in names)
+        return add(self, *names, update=update)
+
+    def removed(self: DOMNode, *names: str, update: bool = True) -> DOMNode:
+        if self.id == "winner":
+            changes.extend((name, False) for name in names)
+        return remove(self, *names, update=update)
+
+    monkeypatch.setattr(DOMNode, "add_class", added)
+    monkeypatch.setattr(DOMNode, "remove_class", removed)
+    app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        if reduced:
+            app.animation_level = "none"
+        await pilot.press("end")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        await pilot.pause()
+        winner = app.screen.query_one("#winner")
+        if reduced:
+            assert changes == [] and not winner.has_class("-moment")
+        else:
+            await wait_until(pilot, lambda: ("-moment", False) in changes, "the moment's end")
+            assert changes == [("-moment", True), ("-moment", False)]
+            assert not winner.has_class("-moment")

@@ -12,6 +12,7 @@ import random
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,99 @@ async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_
             start, end = spans["question_mark"]
             await tap_cell(page, (start + end) / 2, footer.region.y + 0.5)
             await until(lambda: isinstance(app.screen, HelpScreen), "the help after a tap on ?")
+        finally:
+            hosting.cancel()
+            with contextlib.suppress(BaseException):
+                await hosting
+    await host.close()
+
+
+def _plays(host: Any, seat: int) -> int:
+    """How many plays (or four-card discards) of ``seat`` the host has seen."""
+    return sum(1 for message in host.received if message.get("t") == "state"
+               for event in message.get("events", []) if event.get("seat") == seat and event.get("e") == "play")
+
+
+def _played_since(host: Any, seat: int, plays: int) -> bool:
+    return _plays(host, seat) > plays
+
+
+def _laid_out(cards: list[CardWidget]) -> bool:
+    return all(card.region.width > 0 for card in cards)
+
+
+async def keyboard_mode(page: Any) -> list[Any]:
+    """The terminal's hidden text area: its inputmode (``none``: no soft keyboard) and whether it has the focus."""
+    result: list[Any] = await page.evaluate("""() => {
+        const area = window.ono99Terminal.textarea;
+        return [area.getAttribute("inputmode"), document.activeElement === area];
+    }""")
+    return result
+
+
+async def until_keyboard(page: Any, mode: str, what: str) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 30
+    while (await keyboard_mode(page))[0] != mode:
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what} (inputmode {mode!r}, "
+                                 f"now {(await keyboard_mode(page))[0]!r})")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_phone_opens_its_soft_keyboard_only_for_names_and_chat(rig: WebRig) -> None:
+    """A phone opens the invite link: on the name screen (a text box) the terminal's text area takes
+    text (inputmode text); at the table it does not (inputmode none), and a tap on a card that plays
+    it leaves the text area focused but still without a keyboard; a tap on the footer's c (chat)
+    makes it take text again, a tap on the footer's Esc (back to the cards) takes it away. Before,
+    the text area was always a text box: every tap on a card or key brought up the keyboard."""
+    host = await rig.host()
+    _table, code = await private_table(host)
+    async with phone() as browser:
+        page = browser.pages[0] if browser.pages else await browser.new_page()
+        await page.goto(f"{rig.url}/t/{code}")
+        await until_on_page(page, "name", "the name screen")
+        await until_keyboard(page, "text", "a keyboard for the name")
+        await paste(page, "Wren")
+        await page.keyboard.press("Enter")
+        session = rig.session_of("Wren")
+        await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
+        app = session.app
+        assert app is not None and app.model.table is not None
+        await until_keyboard(page, "none", "no keyboard at the table")
+        seat = app.model.table.you
+        assert seat is not None
+        await host.send(Start())
+        hosting = asyncio.create_task(play(host, random.Random(7)))
+        try:
+            tapped = False
+            while not tapped:  # a turn with a card to tap (a draw or the four-card discard has none)
+                await until(lambda: key_for_turn(app) is not None, "Wren's turn")
+                key = key_for_turn(app)
+                assert key is not None
+                plays = _plays(host, seat)
+                if key.isdigit():
+                    cards = [card for card in app.screen.query(CardWidget) if card.display]
+                    await until(partial(_laid_out, cards), "the cards laid out")
+                    place = cards[int(key) - 1].region
+                    await tap_cell(page, place.x + place.width / 2, place.y + place.height / 2)
+                    tapped = True
+                else:
+                    await page.keyboard.press(key)
+                await until(partial(_played_since, host, seat, plays), "the host seeing Wren's move")
+            assert await keyboard_mode(page) == ["none", True], "a tap on a card brought up the keyboard"
+            footer = app.screen.query_one(KeysFooter)
+            spans = {entry.key: (start, end) for start, end, entry in footer._spans}
+            start, end = spans["c"]
+            await tap_cell(page, (start + end) / 2, footer.region.y + 0.5)
+            await until_keyboard(page, "text", "a keyboard for the chat")
+            assert app.focused is not None and app.focused.id == "chat-input"
+            footer = app.screen.query_one(KeysFooter)
+            await until(lambda: any(entry.key == "escape" for _s, _e, entry in footer._spans), "Esc in the footer")
+            spans = {entry.key: (start, end) for start, end, entry in footer._spans}
+            start, end = spans["escape"]
+            await tap_cell(page, (start + end) / 2, footer.region.y + 0.5)
+            await until_keyboard(page, "none", "no keyboard back at the cards")
         finally:
             hosting.cancel()
             with contextlib.suppress(BaseException):

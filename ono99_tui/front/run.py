@@ -60,9 +60,12 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     standard input, a pipe from the server, closes), even one killed with SIGKILL: no worker outlives
     its server."""
     from ..tls import load_certificate
+    from ..tui.tabletop import drop_motion_when
+    from .pacing import PACER
     from .ssh import SshFront
     from .web import WebFront
 
+    drop_motion_when(lambda: PACER.busy)  # a front under load (logins, its loop late) shows moves at once
     front: SshFront | None = None
     web: WebFront | None = None
     try:

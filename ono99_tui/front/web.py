@@ -23,9 +23,12 @@ import json
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from textual import events
+from textual.widgets import Input
 
 from ..access import AccessPolicy, refusal_pause
 from ..client import Client, OtherNodes
@@ -34,7 +37,7 @@ from ..i18n import gettext as _
 from ..protocol import MAX_NAME
 from ..reasons import render
 from ..tls import ServerCertificate
-from ..wire.page import Closing, KeepGuest, PageMessage, Refusal
+from ..wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
 from ..wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
@@ -122,16 +125,35 @@ class WebDoor:
 
 
 class WebSessionApp(SessionApp):
-    """A browser's app: an SSH session's, which tells the page the guest's name and token to keep."""
+    """A browser's app: an SSH session's, which tells the page the guest's name and token to keep,
+    and whether a text box has the focus (a phone opens its soft keyboard only then)."""
 
-    def __init__(self, terminal: ChannelTerminal, door: WebDoor, keep: Any) -> None:
+    def __init__(self, terminal: ChannelTerminal, door: WebDoor, keep: Any,
+                 typing: Callable[[bool], None] | None = None) -> None:
         self._keep = keep
+        self._typing = typing
+        self._typing_said = False  # what the page was last told (it starts without a keyboard)
         super().__init__(terminal, door)
+
+    def on_mount(self, event: events.Mount) -> None:  # type: ignore[override]  # SessionApp's runs after it
+        self.screen_change_signal.subscribe(self, lambda _screen: self._say_typing())
 
     def handle(self, message: ServerMessage) -> None:
         super().handle(message)
         if isinstance(message, Welcome):
             self._keep(message.name, message.resume)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._say_typing()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._say_typing()
+
+    def _say_typing(self) -> None:
+        typing = isinstance(self.focused, Input)
+        if typing != self._typing_said and self._typing is not None:
+            self._typing_said = typing
+            self._typing(typing)
 
 
 class WebSession:
@@ -185,7 +207,13 @@ class WebSession:
                 return
 
     def _keep_guest(self, name: str, resume: str) -> None:
-        task = asyncio.get_running_loop().create_task(self._control(KeepGuest(name=name, resume=resume)))
+        self._tell(KeepGuest(name=name, resume=resume))
+
+    def _say_typing(self, text: bool) -> None:
+        self._tell(Typing(text=text))
+
+    def _tell(self, message: PageMessage) -> None:
+        task = asyncio.get_running_loop().create_task(self._control(message))
         self._controls.add(task)  # held until sent: the loop keeps only a weak reference
         task.add_done_callback(self._controls.discard)
 
@@ -201,7 +229,7 @@ class WebSession:
                                         bytes_per_second=config.ssh.input_bytes_per_second,
                                         burst=config.ssh.input_burst, pause_reading=self._reading.clear,
                                         resume_reading=self._reading.set)
-        self.app = WebSessionApp(self.terminal, door, self._keep_guest)
+        self.app = WebSessionApp(self.terminal, door, self._keep_guest, self._say_typing)
         self.app.model.invite_links = invite_links(self.request.host, self.front.ssh_port)
         self.front.sessions.add(self)
         self._idle.start(config.ssh.idle_timeout)

@@ -21,8 +21,11 @@ from .labels import card_label
 from .model import KnockOut, Model
 from .seats import ConfirmScreen
 from .series import SeriesLine
+from .tabletop import motion_dropped
 from .unbidden import OpensByItself
-from .widgets import ButtonRow, KeysFooter, key_name, put_up_while_closing
+from .widgets import ButtonRow, CardRow, KeysFooter, key_name, put_up_while_closing
+
+WIN_MOMENT_SECONDS = 1.2  # how long the winner's line is lit up when the dialog opens
 
 
 class GameOverScreen(ShowsModel, OpensByItself[str | None]):
@@ -94,6 +97,11 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
         if put_up_while_closing(self):
             return
         self.refresh_model(table_host_of(self).model)
+        if self.app.animation_level != "none" and not motion_dropped():
+            # the win's moment: the winner's line lit up, then as it stays (one timer, two frames)
+            winner = self.query_one("#winner", Label)
+            winner.add_class("-moment")
+            self.set_timer(WIN_MOMENT_SECONDS, lambda: winner.remove_class("-moment"))
         for key, label, choice in self.steps:
             self._bindings.bind(key, f"choose('{choice}')", label)
         self.refresh_bindings()
@@ -181,6 +189,8 @@ class KnockOutScreen(OpensByItself[str | None]):
         with Vertical(id="dialog", classes="gameover"):
             yield Label(Text(title), id="winner")
             yield Static(text, id="ranking", markup=False)
+            if k.cards:  # the cards listed above, drawn as the table draws them where the dialog has room
+                yield CardRow(k.cards, edition, all_or_none=True, id="held")
             with ButtonRow(id="buttons"):
                 if self.offer_fast:
                     yield Button(_("Fast-forward (f)"), id="fast", variant="primary")

@@ -10,7 +10,7 @@ rows above the pile.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -35,6 +35,19 @@ WARN_ROOM = 25
 MAX_CHIPS = 5  # tokens drawn one chip each up to this many, else a chip and the number
 TOTAL_WIDTH = 28  # the total, its gauge and the clock, when there is room
 MOTION_SECONDS = 0.25  # a move's motion: the card played lands, the total counts
+
+
+_motion_dropped: list[Callable[[], bool]] = []  # what says the process is too busy for motion frames
+
+
+def drop_motion_when(busy: Callable[[], bool]) -> None:
+    """A process serving many screens (an SSH or web front) shows moves at once while ``busy()``
+    says it is under load: the motion's second frame is the first work a loaded front can spare."""
+    _motion_dropped[:] = [busy]
+
+
+def motion_dropped() -> bool:
+    return any(busy() for busy in _motion_dropped)
 LANDING = 2  # columns short of the pile the card played is first drawn
 
 
@@ -215,7 +228,8 @@ class TableTop(Widget):
             self._motion_timer = None
         self._frame = None
         self.knocked = frozenset()
-        if before is None or before.total is None or scene.total is None or self.app.animation_level == "none":
+        if before is None or before.total is None or scene.total is None or self.app.animation_level == "none" \
+                or motion_dropped():
             return
         played = scene.plays != before.plays and bool(scene.plays)
         knocked = frozenset(seat for seat, (was, now) in enumerate(zip(before.seats, scene.seats, strict=False))

@@ -138,15 +138,26 @@ class CardRow(Widget):
     }
     """
 
-    def __init__(self, codes: Sequence[str], edition: str = "2022") -> None:
-        super().__init__()
+    def __init__(self, codes: Sequence[str], edition: str = "2022", *, all_or_none: bool = False,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
         self.codes, self.edition = tuple(codes), edition
+        self.all_or_none = all_or_none  # shown only when every card fits (a list that must not be cut short)
+
+    def _card_width(self) -> int:
+        # as wide as the longest name on them needs (a long language)
+        return max(11, *(Text(card_face(code, self.edition)[1]).cell_len + 2 for code in self.codes))
+
+    def on_resize(self) -> None:
+        if self.all_or_none and self.codes:
+            self.display = len(self.codes) * (self._card_width() + 1) - 1 <= self.size.width
 
     def render_line(self, y: int) -> Strip:
+        if not self.codes:
+            return Strip.blank(self.size.width, self.rich_style)
         palette = palette_for(self.app.current_theme)
         pieces = []
-        # as wide as the longest name on them needs (a long language), as many as fit
-        width = max(11, *(Text(card_face(code, self.edition)[1]).cell_len + 2 for code in self.codes))
+        width = self._card_width()  # as many as fit
         fitting = max(1, (self.size.width + 1) // (width + 1))
         for code in self.codes[:fitting]:
             pieces.append(face_lines(code, self.edition, width, 5, FaceState(), palette)[y])

@@ -32,4 +32,15 @@ class Closing:
         return {"t": self.kind, "text": self.text}
 
 
-PageMessage = KeepGuest | Closing
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Typing:
+    """Whether the app's focus is on a text box (chat, a name): only then may a touch screen's page
+    open its soft keyboard."""
+
+    text: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": "typing", "text": self.text}
+
+
+PageMessage = KeepGuest | Closing | Typing

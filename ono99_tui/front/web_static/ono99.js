@@ -28,6 +28,18 @@
     } catch (e) { /* no WebGL here: xterm.js draws with the DOM */ }
   }
   window.ono99Terminal = term;  // for a look from the browser's console (and the tests)
+  // A touch screen's soft keyboard opens only while the app's focus is on a text box (chat, a name):
+  // a tap on a card or a footer key focuses the terminal's hidden text area too, and would cover the
+  // table with a keyboard. The front says when typing starts and ends ({"t": "typing"}).
+  function typing(text) {
+    if (!touch || !term.textarea) { return; }
+    term.textarea.setAttribute("inputmode", text ? "text" : "none");
+    if (text && document.activeElement === term.textarea) {
+      term.textarea.blur();  // focused again under the new mode: the keyboard comes up
+      term.textarea.focus();
+    }
+  }
+  typing(false);
   fit.fit();
   var socket = null;
   var encoder = new TextEncoder();
@@ -66,6 +78,7 @@
   function connect() {
     overlay.hidden = true;
     term.reset();
+    typing(false);
     fit.fit();
     var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws";
     var ws = new WebSocket(url);
@@ -85,7 +98,9 @@
         return;
       }
       var control = JSON.parse(event.data);
-      if (control.t === "guest") {
+      if (control.t === "typing") {
+        typing(control.text === true);
+      } else if (control.t === "guest") {
         keep(GUEST, JSON.stringify({ name: control.name, resume: control.resume }), window.localStorage);
       } else if (control.t === "password") {
         over = true;
