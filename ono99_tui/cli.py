@@ -233,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssh-private-screens", action="store_true",
                        help=_("draw every SSH spectator's screen in its own app (by default spectators of a table "
                               "with the same terminal size, language and theme share one)"))
+    serve.add_argument("--ssh-motion", action="store_true",
+                       help=_("show each move's brief motion on SSH and browser screens too (by default they show "
+                              "moves at once, which costs the fronts less CPU)"))
     serve.add_argument("--ssh-max-per-address", type=int, default=8,
                        help=_("SSH sessions at once from one address (default 8)"))
     serve.add_argument("--db", default=None, metavar="PATH|URL",

@@ -482,7 +482,7 @@ def run_serve(args: argparse.Namespace) -> int:
                                           idle_timeout=args.ssh_idle_timeout, keepalive=args.ssh_keepalive,
                                           max_sessions=args.ssh_max_sessions,
                                           max_sessions_per_address=args.ssh_max_per_address,
-                                          shared_screens=not args.ssh_private_screens))
+                                          shared_screens=not args.ssh_private_screens, motion=args.ssh_motion))
     if args.front_credential_file is not None:
         try:
             config.front_credentials = (read_or_create_credential(args.front_credential_file),)

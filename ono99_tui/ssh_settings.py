@@ -34,3 +34,6 @@ class SshSettings:
     # Spectators of a table whose terminals match (size, language, theme, colours) share one app's
     # drawing (ono99_tui/front/sharing.py); False: every session draws its own screen.
     shared_screens: bool = True
+    # A move's brief motion (the card landing, the total counting) on SSH and browser screens: off, as it
+    # costs a front a quarter more CPU per player (docs/performance.md); the local app keeps it.
+    motion: bool = False

@@ -392,7 +392,7 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
     ssh = SshSettings(auth="authorized-keys", authorized_keys=Path("/keys"), password="pw", host_key=Path("/hk"),
                       login_timeout=1.5, idle_timeout=2.5, keepalive=3.5, max_sessions=4,
                       max_sessions_per_address=5, max_waiting_logins=6, max_waiting_logins_per_address=7,
-                      input_bytes_per_second=8.5, input_burst=9, shared_screens=False,
+                      input_bytes_per_second=8.5, input_burst=9, shared_screens=False, motion=True,
                       max_starting_logins=10)
     assert all(getattr(ssh, name) != getattr(SshSettings(), name) for name in names)
     front = front_config_for(ServerConfig(ssh=ssh, ssh_port=0), 1234,

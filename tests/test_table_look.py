@@ -191,23 +191,29 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                 assert cut_texts(screen) == [], text
 
 
-@pytest.mark.parametrize("mode", ["motion", "reduced", "busy"])
+@pytest.mark.parametrize("mode", ["motion", "reduced", "busy", "front", "front-motion"])
 async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total, the card played short of the
     pile and a player knocked out that move marked with a cross, then the move as it is; with reduced
     motion (the setting sets the app's animation level to "none"), or in a process that says it is
-    too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once.
-    Waits are for the motion to end, never for a time."""
+    too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once. An SSH
+    or web front shows moves at once unless its host turned motion on (``--ssh-motion``), as the front's
+    process sets it up (``front.run.motion_dropped_by``). Waits are for the motion to end, never for a time."""
+    from ono99_tui.front.run import motion_dropped_by
+    from ono99_tui.ssh_settings import SshSettings
     from ono99_tui.tui import tabletop
 
-    reduced = mode != "motion"
+    reduced = mode not in ("motion", "front-motion")
     app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
     if mode == "reduced":
         app.animation_level = "none"
-    if mode == "busy":
+    if mode in ("busy", "front", "front-motion"):
         monkeypatch.setattr(tabletop, "_motion_dropped", [])
+    if mode == "busy":
         tabletop.drop_motion_when(lambda: True)
+    if mode.startswith("front"):
+        tabletop.drop_motion_when(motion_dropped_by(SshSettings(motion=mode == "front-motion"), lambda: False))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen

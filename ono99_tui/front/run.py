@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,12 @@ def config_from_env(text: str) -> FrontConfig:
     return FrontConfig(**values, ssh=SshSettings(**ssh))
 
 
+def motion_dropped_by(settings: SshSettings, busy: Callable[[], bool]) -> Callable[[], bool]:
+    """When a front shows moves at once: always, unless its host turned motion on (``--ssh-motion``),
+    and then while it is under load (logins, its loop late)."""
+    return lambda: not settings.motion or busy()
+
+
 async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: bool = False) -> int:
     """Listen for SSH (and HTTPS, with a web port) until SIGINT or SIGTERM, then end every session and
     close. ``parent_pipe``: a worker of ``ono99 serve``, which also ends when its server is gone (its
@@ -65,7 +72,7 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     from .ssh import SshFront
     from .web import WebFront
 
-    drop_motion_when(lambda: PACER.busy)  # a front under load (logins, its loop late) shows moves at once
+    drop_motion_when(motion_dropped_by(config.ssh, lambda: PACER.busy))
     front: SshFront | None = None
     web: WebFront | None = None
     try:
