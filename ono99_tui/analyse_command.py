@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from . import text as words
+from . import record_file
 from .analysis import DEFAULT_SEED, THRESHOLDS, analyse
 from .analysis_words import VALUE_WORDS, decision_sentence, seat_summary
 from .core.errors import RecordError
@@ -54,13 +54,7 @@ def _say(problem: str) -> None:
 
 def read_record(path: Path, line: int) -> Mapping[str, Any]:
     """Record number ``line`` of a JSON Lines file (raises OSError, UnicodeDecodeError, RecordError)."""
-    lines = [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
-    if not 1 <= line <= len(lines):
-        raise RecordError("no_record", records=words.records(len(lines)), number=line, count=len(lines))
-    try:
-        record = json.loads(lines[line - 1])
-    except json.JSONDecodeError as exc:
-        raise RecordError("json", line=line, problem=str(exc)) from None
+    record, _count = record_file.read_record(path, line)
     if not isinstance(record, Mapping):
         raise RecordError("not_object", line=line)
     return record

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -15,7 +14,6 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
-from .. import text as words
 from ..analysis import Decision, SeatAnalysis, analyse
 from ..analysis_words import decision_sentence, seat_summary
 from ..core.errors import RecordError
@@ -23,6 +21,7 @@ from ..core.game import Game
 from ..core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
+from ..record_file import read_record, record_lines
 from ..wire.requests import Request
 from ..wire.server import (
     Seat,
@@ -44,24 +43,13 @@ from .table import TableScreen
 from .themes import MONO_THEME
 
 
-def record_lines(path: Path) -> list[str]:
-    """The records of a JSON Lines file, one text each (blank lines are not records)."""
-    return [text for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
-
-
 def load_replay(path: Path, line: int = 1) -> dict[str, Any]:
     """The steps of record number ``line`` of a JSON Lines file: the table, then one state per action
     as each seat saw it (a record is public once the game is over: the viewer may follow any seat)."""
-    lines = record_lines(path)
-    if not 1 <= line <= len(lines):
-        raise RecordError("no_record", records=words.records(len(lines)), number=line, count=len(lines))
-    try:
-        record = json.loads(lines[line - 1])
-    except json.JSONDecodeError as exc:
-        raise RecordError("json", line=line, problem=str(exc)) from None
+    record, count = read_record(path, line)
     try:
         return replay_steps(record, _("Replay of {file}, record {n} of {total}").format(
-            file=path.name, n=line, total=len(lines)))
+            file=path.name, n=line, total=count))
     except RecordError as exc:
         raise exc.at_line(line) from None
 
