@@ -34,6 +34,20 @@ def _write_key(path: Path, key: ec.EllipticCurvePrivateKey) -> None:
     os.chmod(path, 0o600)
 
 
+def _server_certificate(key: ec.EllipticCurvePrivateKey, issuer: x509.Name,
+                        signer: ec.EllipticCurvePrivateKey) -> x509.Certificate:
+    """A server certificate for ``localhost`` and 127.0.0.1, valid for a day, signed by ``signer``."""
+    now = datetime.datetime.now(datetime.UTC)
+    return (x509.CertificateBuilder().subject_name(_name("localhost")).issuer_name(issuer)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .sign(signer, hashes.SHA256()))
+
+
 def make_server_files(folder: Path, authority: str = "ono99 test authority") -> ServerFiles:
     """A new authority and a server certificate it signed (valid for a day), in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -48,14 +62,7 @@ def make_server_files(folder: Path, authority: str = "ono99 test authority") -> 
                                        crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
           .sign(ca_key, hashes.SHA256()))
     key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder().subject_name(_name("localhost")).issuer_name(ca.subject)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .sign(ca_key, hashes.SHA256()))
+    cert = _server_certificate(key, ca.subject, ca_key)
     files = ServerFiles(folder / "ca.pem", folder / "server.pem", folder / "server.key")
     files.ca.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     files.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
@@ -67,16 +74,8 @@ def make_self_signed(folder: Path) -> ServerFiles:
     """A server certificate that signs itself (no authority, not a CA), for ``localhost`` and 127.0.0.1:
     a client pins it by trusting that very certificate (``ca`` is the certificate)."""
     folder.mkdir(parents=True, exist_ok=True)
-    now = datetime.datetime.now(datetime.UTC)
     key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder().subject_name(_name("localhost")).issuer_name(_name("localhost"))
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = _server_certificate(key, _name("localhost"), key)
     files = ServerFiles(folder / "server.pem", folder / "server.pem", folder / "server.key")
     files.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     _write_key(files.key, key)

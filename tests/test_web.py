@@ -490,14 +490,19 @@ async def paste(page: Any, text: str) -> None:
     }""", text)
 
 
-async def click_cell(page: Any, column: float, row: float) -> None:
-    """A click at a cell of the terminal (fractions reach into the cell), as the browser's pixels go."""
+async def cell_point(page: Any, column: float, row: float) -> tuple[float, float]:
+    """The page's pixel at a cell of the terminal (fractions reach into the cell)."""
     box = await page.evaluate("""() => {
         const r = document.querySelector(".xterm-screen").getBoundingClientRect();
         return [r.left, r.top, r.width, r.height];
     }""")
     cols, rows = await page.evaluate("[window.ono99Terminal.cols, window.ono99Terminal.rows]")
-    await page.mouse.click(box[0] + column * box[2] / cols, box[1] + row * box[3] / rows)
+    return box[0] + column * box[2] / cols, box[1] + row * box[3] / rows
+
+
+async def click_cell(page: Any, column: float, row: float) -> None:
+    """A click at a cell of the terminal, as the browser's pixels go."""
+    await page.mouse.click(*await cell_point(page, column, row))
 
 
 async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_seat(rig: WebRig,

@@ -30,6 +30,7 @@ from tests.test_web import (
     CHROMIUM_ARGS,
     WebRig,
     _played,
+    cell_point,
     paste,
     private_table,
     start_web_rig,
@@ -70,12 +71,7 @@ async def phone() -> AsyncIterator[Any]:
 
 async def tap_cell(page: Any, column: float, row: float) -> None:
     """A tap of a finger at a cell of the terminal."""
-    box = await page.evaluate("""() => {
-        const r = document.querySelector(".xterm-screen").getBoundingClientRect();
-        return [r.left, r.top, r.width, r.height];
-    }""")
-    cols, rows = await page.evaluate("[window.ono99Terminal.cols, window.ono99Terminal.rows]")
-    await page.touchscreen.tap(box[0] + column * box[2] / cols, box[1] + row * box[3] / rows)
+    await page.touchscreen.tap(*await cell_point(page, column, row))
 
 
 async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_key_by_touch(rig: WebRig) -> None:
