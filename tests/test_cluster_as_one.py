@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +333,26 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             await n1.stop()
 
 
+async def back_after_its_node_is_killed(n0: ServerProcess, n1: ServerProcess, alice: TestClient,
+                                        clients: list[TestClient], database: str, table_id: int,
+                                        seated: Callable[[dict[str, Any]], bool], who: str) -> None:
+    """Kill n0 (its table's owner), wait for another node to take the table, bring Alice back at n1 by
+    her resume token, and wait there until ``seated`` says the other player is back in their seat:
+    within the take-over time and a few seconds."""
+    loop = asyncio.get_running_loop()
+    killed_at = loop.time()
+    await n0.kill9()
+    await until_closed(alice)
+    await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+    back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
+    clients.append(back)
+    assert back.welcome["table"] == table_id
+    await back.expect("table", where=seated, timeout=60)
+    took = loop.time() - killed_at
+    print(f"{who} back in the seat {took:.1f} s after the kill")
+    assert took < 4 * LEASE + 5, f"{who} was back only {took:.1f} s after the kill"
+
+
 @pytest.mark.system
 @pytest.mark.parametrize("mode", ["app", "plain"])
 async def test_the_real_app_whose_node_is_killed_comes_back_through_another_node(
@@ -366,19 +387,9 @@ async def test_the_real_app_whose_node_is_killed_comes_back_through_another_node
             await start(alice)
             await alice.expect("state")
             await storage_barrier(alice)
-            loop = asyncio.get_running_loop()
-            killed_at, shown = loop.time(), len(bob.output)
-            await n0.kill9()
-            await until_closed(alice)
-
-            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
-            back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
-            clients.append(back)
-            assert back.welcome["table"] == table_id
-            await back.expect("table", where=bob_seated, timeout=60)
-            took = loop.time() - killed_at
-            print(f"{mode}: bob back in his seat {took:.1f} s after the kill")
-            assert took < 4 * LEASE + 5, f"bob was back only {took:.1f} s after the kill"
+            shown = len(bob.output)
+            await back_after_its_node_is_killed(n0, n1, alice, clients, database, table_id, bob_seated,
+                                                f"{mode}: bob")
             if not plain:
                 await wait_until(lambda: b"(you)" in bob.output[shown:], "bob's table screen with his seat",
                                  timeout=60)
@@ -457,19 +468,8 @@ async def test_a_front_of_its_own_comes_back_through_another_node_when_its_node_
             # whose seat no record lists yet would find none at another node (docs/server.md)
             await wait_until(lambda: len(json.loads(bus.get("ono99:node:n0") or b"{}").get("seated", [])) == 2,
                              "n0's record lists Alice's and Ada's seats")
-            loop = asyncio.get_running_loop()
-            killed_at = loop.time()
-            await n0.kill9()
-            await until_closed(alice)
-
-            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
-            back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
-            clients.append(back)
-            assert back.welcome["table"] == table_id
-            await back.expect("table", where=ada_seated, timeout=60)
-            took = loop.time() - killed_at
-            print(f"{way}: ada back in her seat {took:.1f} s after the kill")
-            assert took < 4 * LEASE + 5, f"ada was back only {took:.1f} s after the kill"
+            await back_after_its_node_is_killed(n0, n1, alice, clients, database, table_id, ada_seated,
+                                                f"{way}: ada")
             assert (conn is not None and not conn.is_closed()) or (page is not None and not page.closed.is_set())
         finally:
             if conn is not None:
