@@ -579,10 +579,15 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
     await host.close()
 
 
+def plays_seen(host: TestClient, seat: int) -> int:
+    """How many plays (or four-card discards) of ``seat`` the host has seen."""
+    return sum(1 for message in host.received if message.get("t") == "state"
+               for event in message.get("events", []) if event.get("seat") == seat and event.get("e") == "play")
+
+
 def _played(host: TestClient, seat: int) -> bool:
     """The host has seen a card played by ``seat`` (or its four-card discard)."""
-    return any(event.get("seat") == seat and event.get("e") == "play"
-               for message in host.received if message.get("t") == "state" for event in message.get("events", []))
+    return plays_seen(host, seat) > 0
 
 
 # --- a mixed table ----------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from tests.test_web import (
     _played,
     cell_point,
     paste,
+    plays_seen,
     private_table,
     start_web_rig,
     until,
@@ -151,14 +152,8 @@ async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_
     await host.close()
 
 
-def _plays(host: Any, seat: int) -> int:
-    """How many plays (or four-card discards) of ``seat`` the host has seen."""
-    return sum(1 for message in host.received if message.get("t") == "state"
-               for event in message.get("events", []) if event.get("seat") == seat and event.get("e") == "play")
-
-
 def _played_since(host: Any, seat: int, plays: int) -> bool:
-    return _plays(host, seat) > plays
+    return plays_seen(host, seat) > plays
 
 
 def _laid_out(cards: list[CardWidget]) -> bool:
@@ -214,7 +209,7 @@ async def test_a_phone_opens_its_soft_keyboard_only_for_names_and_chat(rig: WebR
                 await until(lambda: key_for_turn(app) is not None, "Wren's turn")
                 key = key_for_turn(app)
                 assert key is not None
-                plays = _plays(host, seat)
+                plays = plays_seen(host, seat)
                 if key.isdigit():
                     cards = [card for card in app.screen.query(CardWidget) if card.display]
                     await until(partial(_laid_out, cards), "the cards laid out")
