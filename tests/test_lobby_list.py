@@ -3,6 +3,8 @@ against a real server over loopback TCP."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,25 @@ async def test_the_lobby_lists_open_tables_then_games_in_progress_each_by_number
         await server.close()
 
 
+@contextlib.asynccontextmanager
+async def lobby_listing(language: str, tables: list[dict[str, Any]]) -> AsyncIterator[DataTable[Any]]:
+    """The app's lobby at 80×24 in ``language``, told of ``tables`` by a scripted server: its list."""
+    link = ScriptedLink()
+    link.inbox.put_nowait(welcome_map("Cy"))
+    link.inbox.put_nowait({"t": "tables", "tables": tables, "total": len(tables)})
+
+    async def open_link() -> ScriptedLink:
+        return link
+
+    app = make_app(local=False, name="Cy", open_link=open_link)
+    with using(language):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                             and len(app.model.tables) == len(tables), "the tables")
+            await pilot.pause()
+            yield app.screen.query_one("#tables", DataTable)
+
+
 @pytest.mark.parametrize("language", ["de", "af", "gl", "en"])
 async def test_a_finished_tables_group_label_leaves_every_column_on_an_80_column_screen(language: str) -> None:
     """Tried: the lobby at 80×24 listing an open table and a finished one, in German, Afrikaans,
@@ -80,24 +101,11 @@ async def test_a_finished_tables_group_label_leaves_every_column_on_an_80_column
                                          name_params={"host": "Ada"}).items()
               if k not in ("code", "you", "watchers", "waiting")}
     finished = {**fields, "id": 2, "status": "finished", "name_params": {"host": "Bo"}, "host": "Bo"}
-    link = ScriptedLink()
-    link.inbox.put_nowait(welcome_map("Cy"))
-    link.inbox.put_nowait({"t": "tables", "tables": [fields, finished], "total": 2})
-
-    async def open_link() -> ScriptedLink:
-        return link
-
-    app = make_app(local=False, name="Cy", open_link=open_link)
-    with using(language):
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) == 2,
-                             "the two tables")
-            await pilot.pause()
-            grid = app.screen.query_one("#tables", DataTable)
-            header = grid.render_line(0).text
-            assert grid.virtual_size.width <= grid.size.width, header
-            for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
-                assert word in header, (word, header)
+    async with lobby_listing(language, [fields, finished]) as grid:
+        header = grid.render_line(0).text
+        assert grid.virtual_size.width <= grid.size.width, header
+        for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
+            assert word in header, (word, header)
 
 
 @pytest.mark.parametrize("language", ["en", "de", "af", "gl"])
@@ -117,28 +125,15 @@ async def test_the_group_labels_leave_every_table_row_on_an_80x24_screen_beside_
               listed(2, "Bo", "playing", edition="1980",
                      options={"scoring": "points", "points_target": 100, "manual_draw": True}),
               listed(3, "Di", "finished")]
-    link = ScriptedLink()
-    link.inbox.put_nowait(welcome_map("Cy"))
-    link.inbox.put_nowait({"t": "tables", "tables": tables, "total": 3})
-
-    async def open_link() -> ScriptedLink:
-        return link
-
-    app = make_app(local=False, name="Cy", open_link=open_link)
-    with using(language):
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and len(app.model.tables) == 3,
-                             "the three tables")
-            await pilot.pause()
-            grid = app.screen.query_one("#tables", DataTable)
-            shown = [grid.render_line(y).text for y in range(grid.size.height)]
-            for key in ("open", "running", "finished") if language == "en" else ("open", "running"):
-                label = group_label(key, 1)
-                assert sum(1 for line in shown if line.strip() == label) == 1, (label, shown)
-            assert "1980 · " in "\n".join(shown), shown
-            # German's rules take three rows and the last table needs a scroll: every row shows in English
-            for n, host in ((1, "Ada"), (2, "Bo"), (3, "Di")) if language == "en" else ():
-                assert any(line.strip().startswith(f"{n} ") and host in line for line in shown), (n, shown)
-            assert grid.virtual_size.width <= grid.size.width, shown[0]
-            for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
-                assert word in shown[0], (word, shown[0])
+    async with lobby_listing(language, tables) as grid:
+        shown = [grid.render_line(y).text for y in range(grid.size.height)]
+        for key in ("open", "running", "finished") if language == "en" else ("open", "running"):
+            label = group_label(key, 1)
+            assert sum(1 for line in shown if line.strip() == label) == 1, (label, shown)
+        assert "1980 · " in "\n".join(shown), shown
+        # German's rules take three rows and the last table needs a scroll: every row shows in English
+        for n, host in ((1, "Ada"), (2, "Bo"), (3, "Di")) if language == "en" else ():
+            assert any(line.strip().startswith(f"{n} ") and host in line for line in shown), (n, shown)
+        assert grid.virtual_size.width <= grid.size.width, shown[0]
+        for word in ("#", _("name"), _("rules"), _("seats"), _("bots"), _("status"), _("watching")):
+            assert word in shown[0], (word, shown[0])
