@@ -13,10 +13,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator
 from functools import partial
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.table import TableScreen
@@ -34,7 +31,7 @@ from tests.test_web import (
     paste,
     plays_seen,
     private_table,
-    start_web_rig,
+    rig,  # noqa: F401  (the fixture: a game server and its web front)
     until,
     until_on_page,
 )
@@ -42,15 +39,6 @@ from tests.test_web import (
 PHONE: Any = {"width": 390, "height": 844}  # Playwright's ViewportSize
 READABLE = 14  # CSS pixels: the smallest font the page may use
 PHONE_SCREENSHOT_ENV = "ONO99_PHONE_SCREENSHOT"  # where to save a picture of the phone's table
-
-
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[WebRig]:
-    rig = await start_web_rig(tmp_path)
-    try:
-        yield rig
-    finally:
-        await rig.close()
 
 
 @contextlib.asynccontextmanager
@@ -75,7 +63,7 @@ async def tap_cell(page: Any, column: float, row: float) -> None:
     await page.touchscreen.tap(*await cell_point(page, column, row))
 
 
-async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_key_by_touch(rig: WebRig) -> None:
+async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_key_by_touch(rig: WebRig) -> None:  # noqa: F811
     """A phone opens the invite link: the terminal fills the screen's width at a font of at least
     14 CSS pixels (36 to 50 columns, the rows of the screen's height), the app is laid out at that size,
     the table shows every seat, the pile, the total and the whole hand; the player's turn comes and a
@@ -179,7 +167,7 @@ async def until_keyboard(page: Any, mode: str, what: str) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_a_phone_opens_its_soft_keyboard_only_for_names_and_chat(rig: WebRig) -> None:
+async def test_a_phone_opens_its_soft_keyboard_only_for_names_and_chat(rig: WebRig) -> None:  # noqa: F811
     """A phone opens the invite link: on the name screen (a text box) the terminal's text area takes
     text (inputmode text); at the table it does not (inputmode none), and a tap on a card that plays
     it leaves the text area focused but still without a keyboard; a tap on the footer's c (chat)
