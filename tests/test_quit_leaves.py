@@ -5,26 +5,20 @@ server (tests/test_ssh.py's rig); waits are for conditions."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
-from tests.test_ssh import PATIENCE, Player, Rig, create_table_through_keys, start_rig, until
+from tests.test_ssh import (
+    PATIENCE,
+    Player,
+    Rig,
+    create_table_through_keys,
+    rig,  # noqa: F401  (the fixture: a game server and its SSH front)
+    until,
+)
 
 
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    rig = await start_rig(tmp_path)
-    try:
-        yield rig
-    finally:
-        await rig.close()
-
-
-async def test_a_guest_who_quits_a_running_game_over_ssh_is_gone_not_away(rig: Rig) -> None:
+async def test_a_guest_who_quits_a_running_game_over_ssh_is_gone_not_away(rig: Rig) -> None:  # noqa: F811
     """Tried: a guest (no key) starts a game with a bot, then q and y to "a bot takes your seat for
     good". Found: the server held the seat for the 120 s grace, the guest "away" in ``ono99 admin who``
     and in ``ono99_players_away``, though a guest's session ends with it and never comes back. Now the
