@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ono99_kernel.core.errors import RecordError
+
 from . import text as words
-from .core.errors import RecordError
 
 
 def record_lines(path: Path) -> list[str]:

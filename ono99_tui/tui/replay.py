@@ -14,16 +14,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
-from ..analysis import Decision, SeatAnalysis, analyse
-from ..analysis_words import decision_sentence, seat_summary
-from ..core.errors import RecordError
-from ..core.game import Game
-from ..core.record import replay
-from ..i18n import N_
-from ..i18n import gettext as _
-from ..record_file import read_record, record_lines
-from ..wire.requests import Request
-from ..wire.server import (
+from ono99_kernel.core.errors import RecordError
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.record import replay
+from ono99_kernel.wire.requests import Request
+from ono99_kernel.wire.server import (
     Seat,
     ServerMessage,
     State,
@@ -35,6 +30,12 @@ from ..wire.server import (
     event_of,
     view_of,
 )
+
+from ..analysis import Decision, SeatAnalysis, analyse
+from ..analysis_words import decision_sentence, seat_summary
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..record_file import read_record, record_lines
 from .help import HelpScreen
 from .host import Rewinds, TableHost
 from .model import Model
