@@ -389,7 +389,7 @@ class Table:
             def tell() -> None:
                 removed.send(wire.Left(table=self.id))
                 removed.send(wire.Notice(table=None, code="removed", params={"table": self.name},
-                                         text=f"You were removed from table {self.name!s}."))
+                                         text=f"You were removed from the table: {self.name!s}."))
 
             self.once_shown(tell)
             self.lobby.forget_if_idle(target)
