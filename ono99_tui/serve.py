@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ono99_server import Server, ServerConfig
-from ono99_server.storage import StorageError, shown_url
-
 from ono99_kernel.fronts import new_credential
 from ono99_kernel.protocol import DEFAULT_PORT
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.tls import CERT_FILE as TLS_CERT_FILE
 from ono99_kernel.tls import KEY_FILE as TLS_KEY_FILE
+from ono99_server import Server, ServerConfig
+from ono99_server.storage import StorageError, shown_url
 
 from .front.config import FrontConfig
 from .i18n import gettext as _
@@ -35,10 +34,9 @@ WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for i
 WEB_KEY_FILE = "web_tls_key.pem"
 
 if TYPE_CHECKING:
+    from ono99_kernel.access import AccessPolicy
     from ono99_server.advertiser import Advertiser
     from ono99_server.storage_pg import PostgresStorage
-
-    from ono99_kernel.access import AccessPolicy
 
     from .front.ssh import SshFront
     from .front.web import WebFront
@@ -147,9 +145,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     web front; ``web_tls``: its certificate and key files, else the game port's). ``ssh_workers``
     front processes share the SSH and web ports (0: the fronts run inside this process, still over
     loopback TCP)."""
-    from ono99_server.advertiser import Advertiser, interface_plan
-
     from ono99_kernel.tls import load_certificate
+    from ono99_server.advertiser import Advertiser, interface_plan
 
     from .front.ssh import load_or_create_host_key
     from .front.workers import WorkerPool, reserve_port

@@ -59,13 +59,13 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import ono99_server.table as server_table  # noqa: E402
-from ono99_server import Server, ServerConfig  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
+import ono99_server.table as server_table  # noqa: E402
 from ono99_kernel.wire.requests import CreateTable, Join, Spectate  # noqa: E402
 from ono99_kernel.wire.server import View  # noqa: E402
+from ono99_server import Server, ServerConfig  # noqa: E402
 from ono99_tui.client import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402

@@ -20,13 +20,13 @@ from typing import Any, cast
 
 import psycopg
 import pytest
-from ono99_server.lease import Fence
-from ono99_server.storage import Database
-from ono99_server.storage_pg import PostgresStorage
 
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Spectate
+from ono99_server.lease import Fence
+from ono99_server.storage import Database
+from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client import Client, ServerError
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer
@@ -649,6 +649,7 @@ async def test_a_node_closing_as_its_tables_change_says_nothing_more_to_the_othe
     push, which tells the other nodes, is still to come. It used to publish the node's record after
     closing (from a listener gone, an error logged; its record written again after close deleted it)."""
     import redis
+
     from ono99_server.app import Server
 
     config = server_config(tmp_path, db_path=None, db_url=database, cluster_url=redis_server.url, node_id="n0",
@@ -1049,6 +1050,7 @@ def test_putting_back_an_entry_already_queued_keeps_and_returns_its_first_place(
     score it came with, and the script says that score, not the later one (a node that learned the
     later one put its player back behind others after Redis restarted empty)."""
     import redis
+
     from ono99_server.cluster_queue import CLAIMED, ENQUEUE, ENTRIES, QUEUE
 
     bus = redis.Redis.from_url(redis_server.url)

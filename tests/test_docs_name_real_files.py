@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BASES = [ROOT, ROOT / "ono99_kernel", ROOT / "ono99_tui", ROOT / "server" / "ono99_server", ROOT / "ono99_tui" / "front"]
+BASES = [ROOT, ROOT / "ono99_kernel", ROOT / "ono99_tui", ROOT / "server" / "ono99_server",
+         ROOT / "ono99_tui" / "front"]
 PATH = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)+[\w.-]+\.(?:py|md|tcss|jsonl|js|html|css|toml|po|pot))\b")
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ono99_server import Server
 from textual.widgets import Static
 
 from ono99_kernel.wire.requests import CreateTable
+from ono99_server import Server
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model_screen import ModelScreen

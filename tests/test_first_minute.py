@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ono99_server import Server, ServerConfig
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Button, RichLog, Select, Static, Switch
@@ -25,6 +24,7 @@ from ono99_kernel.wire.server import (
     PlayEvent,
     decode_server_message,
 )
+from ono99_server import Server, ServerConfig
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app

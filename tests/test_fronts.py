@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ono99_server import Server, table
-from ono99_server.connection import Connection
 
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Start
+from ono99_server import Server, table
+from ono99_server.connection import Connection
 from ono99_tui.client import Client, ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
 from tests.app_state import table_of, view_of
@@ -379,9 +379,8 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
     value itself, through the settings it is started with (every field set apart from its default)."""
     from dataclasses import fields
 
-    from ono99_server import ServerConfig
-
     from ono99_kernel.ssh_settings import SshSettings
+    from ono99_server import ServerConfig
     from ono99_tui.front.config import FrontConfig
     from ono99_tui.front.run import config_from_env, config_to_env
     from ono99_tui.serve import front_config_for

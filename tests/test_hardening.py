@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ono99_server import ServerConfig
-from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
-from ono99_server.rates import TokenBucket
 
 from ono99_kernel.protocol import MAX_FRAME, encode
 from ono99_kernel.ssh_library import asyncssh
@@ -40,6 +37,9 @@ from ono99_kernel.wire.requests import (
     Stand,
     Start,
 )
+from ono99_server import ServerConfig
+from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
+from ono99_server.rates import TokenBucket
 from ono99_tui.client import Client, ServerError
 from tests.server_helpers import (
     FAST_PLAY,

@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ono99_server import Server, ServerConfig
-from ono99_server.advertiser import Advertiser, instance_name, interface_plan
 from rich.text import Text
 from textual.widgets import DataTable, Input, Static
 from zeroconf import InterfaceChoice
@@ -41,6 +39,8 @@ from ono99_kernel.lan import (
 from ono99_kernel.protocol import PROTOCOL_VERSION
 from ono99_kernel.wire.requests import CreateTable
 from ono99_kernel.wire.server import Seat, TableInfo, TableStatus
+from ono99_server import Server, ServerConfig
+from ono99_server.advertiser import Advertiser, instance_name, interface_plan
 from ono99_tui.client import Client
 from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
 from ono99_tui.tui.app import make_app

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ono99_server.storage import default_db_path
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from ono99_kernel.wire.server import DrawEvent
+from ono99_server.storage import default_db_path
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.model import Model

@@ -11,11 +11,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from ono99_server.metrics import JsonLines
 from prometheus_client.parser import text_string_to_metric_families
 
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.wire.requests import Hello, Sit, Start
+from ono99_server.metrics import JsonLines
 from tests.server_helpers import (
     TIMEOUT,
     Harness,

@@ -21,12 +21,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from ono99_server.connection import Connection
-from ono99_server.table import Table
 
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, Start
 from ono99_kernel.wire.server import decode_server_message
+from ono99_server.connection import Connection
+from ono99_server.table import Table
 from ono99_tui.client import Client
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _

@@ -8,11 +8,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from ono99_server import Server
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from ono99_kernel.wire.requests import Say
+from ono99_server import Server
 from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen

@@ -10,8 +10,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ono99_server.ratings import PROVISIONAL_GAMES, conservative
-from ono99_server.storage import SqliteStorage
 from openskill.models import PlackettLuce
 
 from ono99_kernel.core.record import replay
@@ -27,6 +25,8 @@ from ono99_kernel.wire.requests import (
     Rematch,
     Start,
 )
+from ono99_server.ratings import PROVISIONAL_GAMES, conservative
+from ono99_server.storage import SqliteStorage
 from ono99_tui.i18n import using
 from tests.server_helpers import (
     FAST_PLAY,

@@ -8,13 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from ono99_server import Server, ServerConfig
-from ono99_server.connection import Connection
-from ono99_server.history import history_messages
 from textual.widgets import Button, Input, RichLog, Static
 
 from ono99_kernel.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
 from ono99_kernel.wire.server import decode_server_message
+from ono99_server import Server, ServerConfig
+from ono99_server.connection import Connection
+from ono99_server.history import history_messages
 from ono99_tui.client import Client
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen

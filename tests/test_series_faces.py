@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from ono99_server import Server
 from textual.widgets import Select, Static, Switch
 
 from ono99_kernel.wire.requests import CreateTable
 from ono99_kernel.wire.server import SeriesInfo
+from ono99_server import Server
 from ono99_tui.series_text import series_line, series_winner
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.game_over import GameOverScreen

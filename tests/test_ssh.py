@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 import pytest
 import textual
-from ono99_server import Server, ServerConfig
 from textual.driver import Driver
 from textual.screen import Screen
 
@@ -36,6 +35,7 @@ from ono99_kernel.fronts import new_credential
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import CreateTable, Join, Start
+from ono99_server import Server, ServerConfig
 from ono99_tui.client import Client
 from ono99_tui.front import ssh_driver
 from ono99_tui.front.ssh import SshFront, SshSession
@@ -862,8 +862,7 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert screen_resume_handler_is_screens_own()
     assert richlog_waits_for_its_size(), "logs write at once only when their size is known"
     assert "layout" in inspect.signature(Static.update).parameters
-    from ono99_server.config import DEFAULT_SSH_PORT
-
     import ono99_tui.cli as cli
+    from ono99_server.config import DEFAULT_SSH_PORT
 
     assert cli.DEFAULT_SSH_PORT == DEFAULT_SSH_PORT

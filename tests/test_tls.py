@@ -20,7 +20,6 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from ono99_server import Server
 
 from ono99_kernel.fingerprints import normal_fingerprint
 from ono99_kernel.identity import Identity
@@ -28,6 +27,7 @@ from ono99_kernel.protocol import PROTOCOL_VERSION
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_kernel.wire.requests import Join
+from ono99_server import Server
 from ono99_tui.client import Client, ServerError
 from ono99_tui.known_servers import (
     AnnouncementMismatch,

@@ -9,8 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ono99_server import Server, ServerConfig
-from ono99_server.connection import Connection
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.geometry import Region
@@ -21,6 +19,8 @@ from textual.widgets import Button, DataTable, Select, Static, Switch
 
 from ono99_kernel.wire.requests import CreateTable, Join, Start
 from ono99_kernel.wire.server import View
+from ono99_server import Server, ServerConfig
+from ono99_server.connection import Connection
 from ono99_tui.client import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
