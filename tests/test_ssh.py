@@ -184,8 +184,10 @@ class Player:
         self.stdin.write(text.encode())
 
     async def until(self, condition: Callable[..., object], what: str) -> None:
-        """Wait until ``condition(app)`` holds for this session's app."""
-        await until(lambda: self.session.app is not None and condition(self.session.app), what)
+        """Wait until ``condition(app)`` holds for this session's app (one with a screen: between its
+        start and its first screen, or once it has ended, an app has none to ask about)."""
+        await until(lambda: self.session.app is not None and bool(self.session.app.screen_stack)
+                    and condition(self.session.app), what)
 
     async def until_screen(self, screen: builtins.type[Screen[Any]], what: str) -> None:
         await self.until(lambda app: isinstance(app.screen, screen), what)
