@@ -186,8 +186,12 @@ class Player:
     async def until(self, condition: Callable[..., object], what: str) -> None:
         """Wait until ``condition(app)`` holds for this session's app (one with a screen: between its
         start and its first screen, or once it has ended, an app has none to ask about)."""
-        await until(lambda: self.session.app is not None and bool(self.session.app.screen_stack)
-                    and condition(self.session.app), what)
+        def ready() -> bool:
+            app = self.session.app
+            has_screen = app is not None and (not isinstance(app, SessionApp) or bool(app.screen_stack))
+            return has_screen and bool(condition(app))
+
+        await until(ready, what)
 
     async def until_screen(self, screen: builtins.type[Screen[Any]], what: str) -> None:
         await self.until(lambda app: isinstance(app.screen, screen), what)
