@@ -438,7 +438,7 @@ def _say_state(run: Serving) -> None:
                                          seconds=f"{cluster.lease_seconds:g}"), flush=True)
         print("  " + _("bus link: {how}").format(how=bus_link(cluster.url)), flush=True)
         print("  " + _("peers: {peers}").format(
-            peers=", ".join(f"{n} ({p.get('host')}:{p.get('port')})" for n, p in sorted(cluster.peers.items()))
+            peers=", ".join(f"{n} ({p.host}:{p.port})" for n, p in sorted(cluster.peers.items()))
             or _("none yet")), flush=True)
     operators = len(server.lobby.moderation.admins)
     if operators:
