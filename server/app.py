@@ -19,7 +19,7 @@ from ono99_tui.tls import ServerCertificate, ephemeral_certificate, lean_read_bu
 
 from .config import ServerConfig
 from .connection import Connection
-from .lobby import Lobby
+from .lobby_state import Lobby
 from .metrics import MetricsEndpoint
 from .stores import open_storage
 
@@ -31,14 +31,14 @@ if TYPE_CHECKING:
     from .cluster import Cluster
     from .members import Link, Member
     from .moderation import Door
-    from .session import Session
+    from .player_session import Session
 
 log = logging.getLogger("ono99.server")
 REFUSALS_AT_ONCE = 16  # refused connections told why (inside TLS) at once; those beyond are closed unanswered
 
 
 class LobbyDoor:
-    """The lobby as its sessions see it (server/session.py's ``SessionLobby``): each call goes to the part
+    """The lobby as its sessions see it (server/player_session.py's ``SessionLobby``): each call goes to the part
     of the lobby that answers it (its names, moderation, metrics, or the lobby itself)."""
 
     def __init__(self, lobby: Lobby) -> None:

@@ -50,7 +50,7 @@ from .storage import Database, Row, StorageError
 
 if TYPE_CHECKING:
     from .config import ServerConfig
-    from .lobby import Lobby
+    from .lobby_state import Lobby
     from .members import Member
     from .storage import Storage
 

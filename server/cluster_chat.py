@@ -29,7 +29,7 @@ from .lobby_chat import LOBBY_CHAT
 
 if TYPE_CHECKING:
 
-    from .lobby import Lobby
+    from .lobby_state import Lobby
     from .members import Member
     from .storage import Storage
 

@@ -24,7 +24,7 @@ from ono99_tui.protocol import ProtocolError
 
 from .cluster_messages import NameClaimed, NameHeld, read
 from .cluster_part import NodePart
-from .names import let_go_for_name, name_keys, name_taken_params, same_name_refusal
+from .name_claims import let_go_for_name, name_keys, name_taken_params, same_name_refusal
 
 if TYPE_CHECKING:
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from ono99_tui.wire import server as wire
 
-    from .lobby import Lobby
+    from .lobby_state import Lobby
     from .matchmaking import Waiting
 
 log = logging.getLogger("ono99.cluster")

@@ -48,12 +48,12 @@ from .moderation_ports import (
 )
 from .moderation_reports import Reports
 from .moderation_safety import Ignores, Safety
-from .names import name_keys
+from .name_claims import name_keys
 
 if TYPE_CHECKING:
     from .routes import Router
     from .storage import Database
-    from .table import Table
+    from .table_room import Table
 
 __all__ = ["Door", "Moderation", "ModerationHost", "NamesDenyList", "OperatorRelay", "OperatorSession", "address_of",
            "listener_of", "read_admins", "session_of"]
@@ -63,7 +63,7 @@ log = logging.getLogger("ono99.moderation")
 
 # --- the names deny list ------------------------------------------------------------------------------
 def _folded(text: str) -> frozenset[str]:
-    """The keys of ``text`` as names are compared (server/names.py), white space left out."""
+    """The keys of ``text`` as names are compared (server/name_claims.py), white space left out."""
     return frozenset("".join(key.split()) for key in name_keys(text))
 
 

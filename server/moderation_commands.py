@@ -34,8 +34,8 @@ from .moderation_ports import (
     write,
 )
 from .moderation_reports import LIST_LIMIT, report_row
-from .names import name_taken_params, same_name_refusal
-from .table import table_of
+from .name_claims import name_taken_params, same_name_refusal
+from .table_room import table_of
 
 if TYPE_CHECKING:
     from .moderation_reports import Reports

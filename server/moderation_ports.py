@@ -13,17 +13,17 @@ from ono99_tui.protocol import ProtocolError
 from ono99_tui.wire import server as wire
 
 from .members import Member
-from .names import name_key
+from .name_claims import name_key
 
 if TYPE_CHECKING:
     from .config import ServerConfig
     from .directory import TableDirectory
     from .history import ChatRoom
     from .members import Link
-    from .names import NameRegistry
+    from .name_claims import NameRegistry
     from .presence import Presence
     from .storage import Storage
-    from .table import Table
+    from .table_room import Table
 
 log = logging.getLogger("ono99.moderation")
 
@@ -50,7 +50,7 @@ class OperatorRelay(Protocol):
 
 
 class Door(Protocol):
-    """A client's session as moderation sees it (server/session.py's ``Session``): who and where it is,
+    """A client's session as moderation sees it (server/player_session.py's ``Session``): who and where it is,
     and an operator's session let in."""
 
     client_name: str  # its hello's ``client``

@@ -20,14 +20,14 @@ from ono99_tui.wire.requests import Report
 
 from .members import Member
 from .moderation_ports import ModerationHost, owner_key, refuse, target_key, write
-from .names import name_key
-from .table import table_of
+from .name_claims import name_key
+from .table_room import table_of
 
 if TYPE_CHECKING:
     from .history import ChatLine, ChatRoom
     from .moderation_safety import Safety
     from .storage import Database
-    from .table import Table
+    from .table_room import Table
 
 log = logging.getLogger("ono99.moderation")
 

@@ -17,10 +17,10 @@ from ono99_tui.wire.requests import Block, Mute
 
 from .members import Member
 from .moderation_ports import ModerationHost, owner_key, refuse, target_key, write
-from .names import name_key
+from .name_claims import name_key
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .table_room import Table
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ono99_server import Server, ServerConfig
-from ono99_server.table import Table
+from ono99_server.table_room import Table
 from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES

@@ -26,7 +26,7 @@ import pytest
 from textual.widgets import DataTable
 
 from ono99_server import Server, standin
-from ono99_server.names import name_key, name_keys
+from ono99_server.name_claims import name_key, name_keys
 from ono99_tui.access import AccessPolicy
 from ono99_tui.client import Client, ServerError
 from ono99_tui.fingerprints import fingerprint_digest

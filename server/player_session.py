@@ -23,7 +23,7 @@ from ono99_tui.refusal import params_of
 from ono99_tui.wire.requests import Hello, Prove, decode_request
 from ono99_tui.wire.server import Challenge, ErrorMessage, ServerMessage
 
-from .identity import fingerprint, parse_public_key, verify_proof
+from .key_proof import fingerprint, parse_public_key, verify_proof
 from .members import Link, Member
 from .rates import TokenBucket
 
@@ -40,7 +40,7 @@ MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dro
 
 class SessionLobby(Protocol):
     """The narrow port a session talks to the lobby through (server/app.py's ``LobbyDoor`` over
-    server/lobby.py's ``Lobby``): the names keys own, moderation at the door, the welcome, a welcome
+    server/lobby_state.py's ``Lobby``): the names keys own, moderation at the door, the welcome, a welcome
     member's requests, an operator's, the end, and the errors counted."""
 
     @property
