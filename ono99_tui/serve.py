@@ -20,14 +20,14 @@ from ono99_server import Server, ServerConfig
 from ono99_server.storage import StorageError, shown_url
 
 from .front.config import FrontConfig
-from .fronts import new_credential
+from ono99_kernel.fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
 from .known_servers import server_key
-from .protocol import DEFAULT_PORT
-from .ssh_settings import SshSettings
-from .tls import CERT_FILE as TLS_CERT_FILE
-from .tls import KEY_FILE as TLS_KEY_FILE
+from ono99_kernel.protocol import DEFAULT_PORT
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.tls import CERT_FILE as TLS_CERT_FILE
+from ono99_kernel.tls import KEY_FILE as TLS_KEY_FILE
 
 SHUTDOWN_SECONDS = 10.0  # at most, from SIGINT or SIGTERM to the exit
 log = logging.getLogger("ono99.serve")
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ono99_server.advertiser import Advertiser
     from ono99_server.storage_pg import PostgresStorage
 
-    from .access import AccessPolicy
+    from ono99_kernel.access import AccessPolicy
     from .front.ssh import SshFront
     from .front.web import WebFront
     from .front.workers import WorkerPool
@@ -288,7 +288,7 @@ async def _start_fronts(run: Serving, ssh_workers: int, log_level: str, web_port
                         web_tls: tuple[Path, Path] | None) -> bool:
     """Start the SSH and web fronts: ``ssh_workers`` processes, or inside this process (0). False (all
     closed) when they cannot start."""
-    from .tls import load_certificate
+    from ono99_kernel.tls import load_certificate
 
     config, server = run.config, run.server
     front_config = front_config_for(config, server.port, server.fingerprint, run.credential)
@@ -605,10 +605,10 @@ def read_or_create_credential(path: Path) -> str:
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
     from .client import parse_address
-    from .fingerprints import FingerprintError, normal_fingerprint
+    from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
     from .front.run import run_front
-    from .identity import data_dir
-    from .tls import load_or_create_certificate
+    from ono99_kernel.identity import data_dir
+    from ono99_kernel.tls import load_or_create_certificate
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":

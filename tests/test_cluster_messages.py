@@ -1,4 +1,4 @@
-"""What the nodes of one server say to each other through Redis (server/cluster_messages.py): each message
+"""What the nodes of one server say to each other through Redis (server/ono99_server/cluster_messages.py): each message
 written and read back is the same message, under the JSON keys the Lua scripts read; a payload a node
 cannot read is refused naming what is wrong, and a real node logs it, drops it and carries on."""
 
@@ -30,7 +30,7 @@ from ono99_server.cluster_messages import (
     operator_json,
     read,
 )
-from ono99_tui.wire import server as wire
+from ono99_kernel.wire import server as wire
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import TestClient, wait_until

@@ -1,4 +1,4 @@
-"""What the browser page says on the web front's websocket, read as typed values (ono99_tui/wire/page.py,
+"""What the browser page says on the web front's websocket, read as typed values (ono99_kernel/wire/page.py,
 docs/web.md "The websocket"): ``open`` and ``resize``, a field of another type counting as absent, texts
 cut to their limits, and anything else (too long, no JSON map, another ``t``) not read at all."""
 
@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from ono99_tui.protocol import MAX_NAME
-from ono99_tui.wire.page import MAX_PAGE_TEXT, MAX_PASSWORD, MAX_RESUME, Open, Resize, decode_page_request
+from ono99_kernel.protocol import MAX_NAME
+from ono99_kernel.wire.page import MAX_PAGE_TEXT, MAX_PASSWORD, MAX_RESUME, Open, Resize, decode_page_request
 
 
 def test_an_open_is_read_with_every_field() -> None:

@@ -39,7 +39,7 @@ from textual.screen import Screen
 
 from ..links import Link, continues
 from ..tui.table import TableScreen
-from ..wire.requests import Request
+from ono99_kernel.wire.requests import Request
 from .ssh_app import NOTICES_TO_ALL, SessionApp
 from .ssh_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 

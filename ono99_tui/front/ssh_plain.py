@@ -21,9 +21,9 @@ from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from ..tui.model import SHUTTING_DOWN
-from ..wire.common import as_edition
-from ..wire.requests import PlayNow, Spectate
-from ..wire.server import Bye, State, Welcome
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import PlayNow, Spectate
+from ono99_kernel.wire.server import Bye, State, Welcome
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:

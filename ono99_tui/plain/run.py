@@ -30,16 +30,16 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ..protocol import PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ..wire.requests import CreateTable, Hello, Request
-from ..wire.server import State, Welcome, decode_server_message
+from ono99_kernel.wire.requests import CreateTable, Hello, Request
+from ono99_kernel.wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
-    from ..identity import Identity
+    from ono99_kernel.identity import Identity
     from ..tui.model import Model
 
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do

@@ -23,7 +23,7 @@ from textual.widget import Widget
 
 from .. import text as words
 from ..i18n import gettext as _
-from ..wire.server import PlayEvent, Seat, View
+from ono99_kernel.wire.server import PlayEvent, Seat, View
 from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
 from .labels import card_label
 from .model import Model
