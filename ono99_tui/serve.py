@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ono99_server import Server, ServerConfig
-from ono99_server.storage import StorageError, shown_url
-
-from .front.config import FrontConfig
 from ono99_kernel.fronts import new_credential
-from .i18n import gettext as _
-from .i18n import ngettext
-from .known_servers import server_key
 from ono99_kernel.protocol import DEFAULT_PORT
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.tls import CERT_FILE as TLS_CERT_FILE
 from ono99_kernel.tls import KEY_FILE as TLS_KEY_FILE
+from ono99_server import Server, ServerConfig
+from ono99_server.storage import StorageError, shown_url
+
+from .front.config import FrontConfig
+from .i18n import gettext as _
+from .i18n import ngettext
+from .known_servers import server_key
 
 SHUTDOWN_SECONDS = 10.0  # at most, from SIGINT or SIGTERM to the exit
 log = logging.getLogger("ono99.serve")
@@ -35,10 +35,10 @@ WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for i
 WEB_KEY_FILE = "web_tls_key.pem"
 
 if TYPE_CHECKING:
+    from ono99_kernel.access import AccessPolicy
     from ono99_server.advertiser import Advertiser
     from ono99_server.storage_pg import PostgresStorage
 
-    from ono99_kernel.access import AccessPolicy
     from .front.ssh import SshFront
     from .front.web import WebFront
     from .front.workers import WorkerPool
@@ -604,11 +604,12 @@ def read_or_create_credential(path: Path) -> str:
 
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
-    from .client import parse_address
     from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
-    from .front.run import run_front
     from ono99_kernel.identity import data_dir
     from ono99_kernel.tls import load_or_create_certificate
+
+    from .client import parse_address
+    from .front.run import run_front
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from ono99_kernel.wire import server as wire
 from ono99_server.cluster_messages import (
     BadPayload,
     ChatSaid,
@@ -30,7 +31,6 @@ from ono99_server.cluster_messages import (
     operator_json,
     read,
 )
-from ono99_kernel.wire import server as wire
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import TestClient, wait_until

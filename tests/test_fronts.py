@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from ono99_server import Server, table_room
-from ono99_server.connection import Connection
-from ono99_tui.client import Client, ServerError
-from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Start
+from ono99_server import Server, table_room
+from ono99_server.connection import Connection
+from ono99_tui.client import Client, ServerError
+from ono99_tui.front.ssh import CODE_ALPHABET
 from tests.app_state import table_of, view_of
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
 from tests.test_ssh import Player, create_table_through_keys, start_rig
@@ -379,11 +379,11 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
     value itself, through the settings it is started with (every field set apart from its default)."""
     from dataclasses import fields
 
+    from ono99_kernel.ssh_settings import SshSettings
     from ono99_server import ServerConfig
     from ono99_tui.front.config import FrontConfig
     from ono99_tui.front.run import config_from_env, config_to_env
     from ono99_tui.serve import front_config_for
-    from ono99_kernel.ssh_settings import SshSettings
 
     names = {f.name for f in fields(SshSettings)}
     for config_type in (ServerConfig, FrontConfig):

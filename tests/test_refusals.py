@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client import Client, ServerError
-from ono99_tui.i18n import using
 from ono99_kernel.protocol import FrameDecoder, encode
-from ono99_tui.reasons import said
 from ono99_kernel.tls import ephemeral_certificate
 from ono99_kernel.wire.server import ErrorMessage
+from ono99_tui.client import Client, ServerError
+from ono99_tui.i18n import using
+from ono99_tui.reasons import said
 from tests.server_helpers import TIMEOUT, running_server
 
 

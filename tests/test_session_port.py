@@ -1,4 +1,5 @@
-"""A client's session (server/ono99_server/player_session.py) driven alone: no socket, no ``Server``, no lobby. It is given a
+"""A client's session (server/ono99_server/player_session.py) driven alone: no socket, no ``Server``, no lobby. It is
+given a
 host with the server's settings and access policy, the narrow port it talks to the lobby through
 (``SessionLobby``, here one that records each call and answers as the test scripts it), the time, and
 the random bytes of a key's challenge; what it says is read off a recording link."""
@@ -8,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ono99_server import ServerConfig
-from ono99_server.members import Link, Member, token_hash
-from ono99_server.moderation import Door, OperatorSession
-from ono99_server.player_session import Session
 from ono99_kernel.access import AccessPolicy
 from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, encode, identity_proof_message
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Hello, Join, Ping, Prove, Request
 from ono99_kernel.wire.server import Challenge
+from ono99_server import ServerConfig
+from ono99_server.members import Link, Member, token_hash
+from ono99_server.moderation import Door, OperatorSession
+from ono99_server.player_session import Session
 from tests.test_session import START, RecordingLink, said
 
 DIGEST = bytes(range(32))  # the certificate digest a key's proof is bound to (no certificate is made)

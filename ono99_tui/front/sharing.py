@@ -37,9 +37,10 @@ from textual.app import ScreenStackError
 from textual.driver import Driver
 from textual.screen import Screen
 
+from ono99_kernel.wire.requests import Request
+
 from ..links import Link, continues
 from ..tui.table import TableScreen
-from ono99_kernel.wire.requests import Request
 from .ssh_app import NOTICES_TO_ALL, SessionApp
 from .ssh_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 

@@ -15,15 +15,7 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
-from ..i18n import N_, language_from_ssh_env, using
-from ..i18n import gettext as _
-from ..links import Link
 from ono99_kernel.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
-from ..tui.app import Ono99App, StartScreen
-from ..tui.model_screen import ModelScreen
-from ..tui.names import KEY_HELP, NameScreen
-from ..tui.seats import ConfirmScreen
-from ..tui.themes import CSS_FILE, MONO_THEME
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import Join, Leave, PlayNow, Request, Spectate
 from ono99_kernel.wire.server import (
@@ -37,6 +29,15 @@ from ono99_kernel.wire.server import (
     Welcome,
     decode_server_message,
 )
+
+from ..i18n import N_, language_from_ssh_env, using
+from ..i18n import gettext as _
+from ..links import Link
+from ..tui.app import Ono99App, StartScreen
+from ..tui.model_screen import ModelScreen
+from ..tui.names import KEY_HELP, NameScreen
+from ..tui.seats import ConfirmScreen
+from ..tui.themes import CSS_FILE, MONO_THEME
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
@@ -51,7 +52,8 @@ PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 # ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
 RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
-NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/ono99_server/table.py)
+# the notices a table sends all its members (server/ono99_server/table_room.py)
+NOTICES_TO_ALL = frozenset({"clock_ran_out"})
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 

@@ -14,6 +14,10 @@ import asyncio
 import codecs
 from typing import TYPE_CHECKING, Any, cast
 
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import PlayNow, Spectate
+from ono99_kernel.wire.server import Bye, State, Welcome
+
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
@@ -21,9 +25,6 @@ from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from ..tui.model import SHUTTING_DOWN
-from ono99_kernel.wire.common import as_edition
-from ono99_kernel.wire.requests import PlayNow, Spectate
-from ono99_kernel.wire.server import Bye, State, Welcome
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:

@@ -31,13 +31,24 @@ from textual import events
 from textual.widgets import Input
 
 from ono99_kernel.access import AccessPolicy, refusal_pause
+from ono99_kernel.tls import ServerCertificate
+from ono99_kernel.wire.page import (
+    Closing,
+    KeepGuest,
+    Open,
+    PageMessage,
+    PageRequest,
+    Refusal,
+    Resize,
+    Typing,
+    decode_page_request,
+)
+from ono99_kernel.wire.server import ServerMessage, Welcome
+
 from ..client import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
 from ..reasons import render
-from ono99_kernel.tls import ServerCertificate
-from ono99_kernel.wire.page import Closing, KeepGuest, Open, PageMessage, PageRequest, Refusal, Resize, Typing, decode_page_request
-from ono99_kernel.wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
 from .idle import IdleWatch

@@ -18,6 +18,10 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.wire.requests import CreateTable, Hello, Request
+from ono99_kernel.wire.server import State, Welcome, decode_server_message
+
 from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import gettext as _
 from ..i18n import ngettext
@@ -30,16 +34,14 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ono99_kernel.wire.requests import CreateTable, Hello, Request
-from ono99_kernel.wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
     from ono99_kernel.identity import Identity
+
     from ..tui.model import Model
 
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do

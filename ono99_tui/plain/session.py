@@ -15,24 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import text as count_words
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import Scoring, parse_option_text
-from ..i18n import N_, ngettext
-from ..i18n import gettext as _
 from ono99_kernel.protocol import BOT_LEVEL_NAMES
-from ..reasons import said
-from ..series_text import (
-    SeriesChoice,
-    choice_of_word,
-    series_fields,
-    series_progress,
-    series_winner,
-    standings_sentence,
-)
-from ..tui.labels import table_name
-from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
-from ..tui.seat_choices import seat_choices, seated_in_running_game
 from ono99_kernel.wire.common import Scope, as_edition
 from ono99_kernel.wire.requests import (
     Act,
@@ -81,6 +66,22 @@ from ono99_kernel.wire.server import (
     View,
     Welcome,
 )
+
+from .. import text as count_words
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
+from ..reasons import said
+from ..series_text import (
+    SeriesChoice,
+    choice_of_word,
+    series_fields,
+    series_progress,
+    series_winner,
+    standings_sentence,
+)
+from ..tui.labels import table_name
+from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
+from ..tui.seat_choices import seat_choices, seated_in_running_game
 from . import words
 from .console import Console, plain_text
 

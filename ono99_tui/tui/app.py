@@ -19,10 +19,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
+from ono99_kernel.identity import Identity, remember_name
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
+from ono99_kernel.wire.server import (
+    Bye,
+    ErrorMessage,
+    ServerMessage,
+    State,
+    TableMessage,
+    Welcome,
+    decode_server_message,
+)
+
 from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
-from ono99_kernel.identity import Identity, remember_name
 from ..known_servers import (
     AnnouncementMismatch,
     ServerKeyChanged,
@@ -32,10 +44,7 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer, continues
-from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
-from ono99_kernel.wire.server import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen

@@ -18,12 +18,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Select
 from textual.widgets.option_list import Option
 
-from ..i18n import N_
-from ..i18n import gettext as _
 from ono99_kernel.protocol import MAX_CHAT, MAX_NAME
-from ..reasons import admin_said
 from ono99_kernel.wire.requests import Admin, Block, Mute, Report, Request
 from ono99_kernel.wire.server import AdminResult, ServerMessage
+
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..reasons import admin_said
 from .host import ScreenHost, host_of
 from .inputs import Input
 from .model import Model

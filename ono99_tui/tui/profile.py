@@ -16,12 +16,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
+from ono99_kernel.wire.requests import AskGameRecord, AskProfile
+from ono99_kernel.wire.server import GameRecord, ServerMessage
+
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal, percent
-from ono99_kernel.wire.requests import AskGameRecord, AskProfile
-from ono99_kernel.wire.server import GameRecord, ServerMessage
 from .host import ShowsModel, host_of
 from .labels import listed_name
 from .model import Model

@@ -12,9 +12,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import RichLog, Static
 
+from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
+
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of

@@ -21,9 +21,10 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from ono99_kernel.wire.server import PlayEvent, Seat, View
+
 from .. import text as words
 from ..i18n import gettext as _
-from ono99_kernel.wire.server import PlayEvent, Seat, View
 from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
 from .labels import card_label
 from .model import Model

@@ -38,7 +38,8 @@ REFUSALS_AT_ONCE = 16  # refused connections told why (inside TLS) at once; thos
 
 
 class LobbyDoor:
-    """The lobby as its sessions see it (server/ono99_server/player_session.py's ``SessionLobby``): each call goes to the part
+    """The lobby as its sessions see it (server/ono99_server/player_session.py's ``SessionLobby``): each call goes to
+    the part
     of the lobby that answers it (its names, moderation, metrics, or the lobby itself)."""
 
     def __init__(self, lobby: Lobby) -> None:

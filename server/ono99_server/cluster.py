@@ -7,7 +7,8 @@ unless its node writes it again, and a ``ono99:lobby`` channel that says a node'
 every node lists every node's tables, and a player whose seat is at another node's table is sent
 on there (error ``elsewhere``, docs/protocol.md): all nodes show one TLS certificate, so the
 fingerprint the client pinned holds at every node. The play-now queues (server/ono99_server/cluster_queue.py),
-the names in use (server/ono99_server/cluster_names.py) and the lobby's chat (server/ono99_server/cluster_chat.py) are every
+the names in use (server/ono99_server/cluster_names.py) and the lobby's chat (server/ono99_server/cluster_chat.py)
+are every
 node's too.
 
 A node that stops renewing (killed, paused, cut off) loses its leases after ``lease_seconds``;

@@ -2,8 +2,10 @@
 and the audit log (docs/server.md, "Running a public host"; docs/protocol.md, section 5b).
 
 ``Moderation`` puts its parts together, each with one job: who is kept out or quiet
-(server/ono99_server/moderation_bans.py), players' own mutes and blocks (server/ono99_server/moderation_safety.py), their
-reports (server/ono99_server/moderation_reports.py) and the operators' commands (server/ono99_server/moderation_commands.py);
+(server/ono99_server/moderation_bans.py), players' own mutes and blocks (server/ono99_server/moderation_safety.py),
+their
+reports (server/ono99_server/moderation_reports.py) and the operators' commands
+(server/ono99_server/moderation_commands.py);
 what they share is in server/ono99_server/moderation_ports.py. Here: the door and the names deny list, what is
 kept in the database read at the start and again when another node changed it, and what the lobby
 asks of moderation.

@@ -67,7 +67,8 @@ class OperatorCommands:
         self.log_rows: list[dict[str, Any]] = []  # without a database
         self.sessions: set[Door] = set()  # operators' own sessions (ono99 admin)
         self.on_action: Callable[[str], None] | None = None  # told each operator action (metrics)
-        self.relay: OperatorRelay | None = None  # one node of several: the others (server/ono99_server/cluster_operators.py)
+        # one node of several: the others (server/ono99_server/cluster_operators.py)
+        self.relay: OperatorRelay | None = None
         self._for_a_node = False  # carrying out a command another node was given
         self._tasks: set[asyncio.Task[None]] = set()
 

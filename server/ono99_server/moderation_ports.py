@@ -50,7 +50,8 @@ class OperatorRelay(Protocol):
 
 
 class Door(Protocol):
-    """A client's session as moderation sees it (server/ono99_server/player_session.py's ``Session``): who and where it is,
+    """A client's session as moderation sees it (server/ono99_server/player_session.py's ``Session``): who and where
+    it is,
     and an operator's session let in."""
 
     client_name: str  # its hello's ``client``
@@ -172,7 +173,8 @@ def listener_of(link: Link | None) -> str:
 
 
 def session_of(link: Link | None) -> Door | None:
-    """The session a member's link drives: both adapters (server/ono99_server/connection.py, server/ono99_server/local.py) keep
+    """The session a member's link drives: both adapters (server/ono99_server/connection.py,
+    server/ono99_server/local.py) keep
     theirs as ``session``; None when away (or for a link without one)."""
     return cast("Door | None", getattr(link, "session", None))
 

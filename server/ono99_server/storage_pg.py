@@ -142,7 +142,8 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             detail TEXT NOT NULL)""",
         "CREATE TABLE moderation_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     )),
-    (3, "several nodes: which node owns each table in progress, and its fencing number (server/ono99_server/lease.py)", (
+    (3, "several nodes: which node owns each table in progress, and its fencing number "
+        "(server/ono99_server/lease.py)", (
         """CREATE TABLE table_owners (
             table_id BIGINT PRIMARY KEY,
             node TEXT NOT NULL,
