@@ -62,7 +62,7 @@ if str(ROOT) not in sys.path:
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-import ono99_server.table as server_table  # noqa: E402
+import ono99_server.table_room as server_table  # noqa: E402
 from ono99_kernel.wire.requests import CreateTable, Join, Spectate  # noqa: E402
 from ono99_kernel.wire.server import View  # noqa: E402
 from ono99_server import Server, ServerConfig  # noqa: E402

@@ -33,7 +33,7 @@ from ono99_kernel.tls import client_context
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
 from ono99_server import Server, ServerConfig
-from ono99_server.table import Table
+from ono99_server.table_room import Table
 from ono99_tui.client import Client, ConnectionLost
 from ono99_tui.known_servers import ServerTrust
 

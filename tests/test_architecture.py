@@ -73,7 +73,7 @@ def modules_under(package: str) -> list[str]:
 
 def test_the_game_server_never_imports_textual() -> None:
     loaded = loaded_after_importing(modules_under("ono99_server"))
-    assert "ono99_server.lobby" in loaded  # the import worked
+    assert "ono99_server.lobby_state" in loaded  # the import worked
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
 
 
@@ -178,7 +178,7 @@ def test_the_server_imports_only_the_kernel() -> None:
     graph = package_imports()
     upward = sorted(f"{module} -> {other}" for module, imported in graph.items() if module.startswith("ono99_server")
                     for other in imported if other.startswith("ono99_tui"))
-    assert "ono99_kernel.protocol" in graph["ono99_server.session"]  # the walk found the server's imports
+    assert "ono99_kernel.protocol" in graph["ono99_server.player_session"]  # the walk found the server's imports
     assert upward == []
 
 
@@ -186,8 +186,8 @@ def test_the_server_has_no_import_cycle() -> None:
     """Nor does the server: each part names what it asks of those above it (a table of its host, the
     lobby's parts of the lobby, a connection of its server) in a protocol of lower-level types."""
     graph = package_imports("ono99_server")
-    assert "ono99_server.members" in graph["ono99_server.table"]  # the walk found them
-    assert "ono99_server.lobby" in graph["ono99_server.app"]
+    assert "ono99_server.members" in graph["ono99_server.table_room"]  # the walk found them
+    assert "ono99_server.lobby_state" in graph["ono99_server.app"]
     assert "ono99_server.storage_pg" in graph["ono99_server.stores"]  # imported inside a function: counted too
     assert import_cycles(graph) == []
 

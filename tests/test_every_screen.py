@@ -255,7 +255,7 @@ def seeded(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
     """Deals the next games of an edition from ``SEEDS`` (the server's ``secrets.randbits`` for a seed)."""
     import secrets
 
-    from ono99_server import table as server_table
+    from ono99_server import table_room as server_table
 
     def deal(edition: str) -> None:
         seeds: Iterator[int] = iter(SEEDS[edition])

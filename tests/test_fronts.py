@@ -18,7 +18,7 @@ from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Start
-from ono99_server import Server, table
+from ono99_server import Server, table_room
 from ono99_server.connection import Connection
 from ono99_tui.client import Client, ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
@@ -109,7 +109,7 @@ async def test_a_fronts_only_listener_turns_away_players(tmp_path: Path) -> None
 
 
 def test_the_fronts_invite_code_alphabet_is_the_servers() -> None:
-    assert set(table.CODE_ALPHABET) == CODE_ALPHABET
+    assert set(table_room.CODE_ALPHABET) == CODE_ALPHABET
 
 
 async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_seat(tmp_path: Path) -> None:

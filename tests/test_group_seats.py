@@ -10,7 +10,7 @@ from textual.widgets import Button, Input
 
 from ono99_kernel.wire.requests import CreateTable, Join, Leave, Rematch, Sit, Spectate, Start
 from ono99_server import Server
-from ono99_server.table import Table
+from ono99_server.table_room import Table
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import make_app

@@ -300,7 +300,7 @@ def test_the_default_message_limit_leaves_the_fastest_honest_play_alone(monkeypa
     that pace for ten minutes, the default limit refuses nothing (the former 20 a second with bursts
     of 60 refused from the 31st second on)."""
     now = [0.0]
-    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # the clock of server/ono99_server/lobby.py's buckets
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # the clock of server/ono99_server/lobby_state.py's buckets
 
     def refused_at(rate: float, burst: int, pace: float = 22.0) -> float | None:
         bucket = TokenBucket(rate, burst)

@@ -216,7 +216,7 @@ def test_an_error_is_said_in_the_readers_language_from_its_code_and_params() -> 
 
 
 def test_a_guest_refused_a_keyed_players_name_is_told_whose_it_is() -> None:
-    from ono99_server.names import name_taken_params, same_name_refusal
+    from ono99_server.name_claims import name_taken_params, same_name_refusal
 
     for wanted, existing in (("carol", "carol"), ("Carol", "carol"), ("car0l", "carol")):
         english = same_name_refusal(wanted, existing, "belongs to a player with a key")

@@ -32,7 +32,7 @@ from ono99_kernel.protocol import PROTOCOL_VERSION, identity_proof_message
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
 from ono99_server import Server, standin
-from ono99_server.names import name_key, name_keys
+from ono99_server.name_claims import name_key, name_keys
 from ono99_tui.client import Client, ServerError
 from ono99_tui.front.ssh_app import SessionApp
 from tests.app_state import table_of, view_of

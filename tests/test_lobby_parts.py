@@ -31,14 +31,14 @@ from ono99_server.config import ServerConfig
 from ono99_server.directory import MAX_LISTED_TABLES, TableDirectory
 from ono99_server.history import ChatLine
 from ono99_server.leaderboards import Leaderboards
-from ono99_server.lobby import Lobby
 from ono99_server.lobby_chat import LOBBY_CHAT, LobbyChat, chat_text
+from ono99_server.lobby_state import Lobby
 from ono99_server.members import Member, token_hash
 from ono99_server.presence import ONLINE_EVERY, Presence
 from ono99_server.rates import Throttle
 from ono99_server.storage import Database, Storage
 from ono99_server.stores import open_storage
-from ono99_server.table import Table
+from ono99_server.table_room import Table
 from tests.test_table_parts import Recorder, person, received, refused
 
 

@@ -66,7 +66,7 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path, monk
     idle = 4.0
     bot_delay = 0.15
     rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=idle), bot_delay=bot_delay)  # noqa: F811
-    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: LONG_GAME_SEED)
+    monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: LONG_GAME_SEED)
     host = await Client.connect("127.0.0.1", rig.server.port, "Host")
     watcher = await Player.connect(rig, "watcher")
     try:

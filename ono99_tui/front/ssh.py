@@ -6,7 +6,7 @@ One asyncssh listener, in a process of its own (``ono99 serve`` starts several, 
 game server, one connection per player, speaking the protocol as any client does: SSH players are
 ordinary lobby members, at the same tables as TCP clients. The front is trusted by the game server
 (a credential, ono99_kernel/fronts.py) to assert what the SSH login established: the player's key and
-address. The SSH key is the player's identity, as a key proven over TCP is (server/ono99_server/identity.py):
+address. The SSH key is the player's identity, as a key proven over TCP is (server/ono99_server/key_proof.py):
 its fingerprint owns the player's name and stats and finds their seat again after a dropped
 connection and after a server restart. Without a key (where the auth mode allows) a player is a
 guest who picks a name first.
@@ -55,7 +55,7 @@ INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading 
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
-# of an invite code (server/ono99_server/table.py makes them)
+# of an invite code (server/ono99_server/table_room.py makes them)
 CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 CODE_LENGTH = 6
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the session asks for another

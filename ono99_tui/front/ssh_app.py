@@ -52,7 +52,7 @@ PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here
 SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
 # ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
 RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
-# the notices a table sends all its members (server/ono99_server/table.py)
+# the notices a table sends all its members (server/ono99_server/table_room.py)
 NOTICES_TO_ALL = frozenset({"clock_ran_out"})
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 

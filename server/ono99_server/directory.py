@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .members import Member
     from .nodes import Nodes
     from .storage import Storage
-    from .table import Table
+    from .table_room import Table
 
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 LIST_ORDER = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}  # open tables first

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ono99_kernel.wire import server as wire
 
 from .members import Member, token_hash
-from .names import name_keys
+from .name_claims import name_keys
 from .rates import Throttle, Timers
 
 if TYPE_CHECKING:

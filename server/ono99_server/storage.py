@@ -559,7 +559,8 @@ class Storage(ABC):
                                             "ON CONFLICT(key) DO NOTHING", keys))
 
 
-    # --- names' owners last seen (server/ono99_server/names.py releases a name whose owner never came back) ---------
+    # --- names' owners last seen (server/ono99_server/name_claims.py releases a name whose owner never came back)
+    #
     def load_names_seen(self) -> dict[str, float]:
         """When each name's identity was last seen (Unix time): its last hello, else its claim."""
         async def read(db: Database) -> dict[str, float]:

@@ -156,7 +156,7 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
     )),
     (5, "several nodes: a name is one key's at every node (the keys of claimed names)", NAME_KEYS),
     (6, "when each name's owner was last seen: a name whose owner never comes back is released "
-        "(server/ono99_server/names.py)", (
+        "(server/ono99_server/name_claims.py)", (
         """CREATE TABLE names_seen (
             identity TEXT PRIMARY KEY,
             seen_at DOUBLE PRECISION NOT NULL)""",

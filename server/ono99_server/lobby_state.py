@@ -37,7 +37,7 @@ from .matchmaking import Matchmaker
 from .members import Link, Member, token_hash
 from .metrics import Metrics
 from .moderation import Moderation, address_of
-from .names import NameRegistry, let_go_for_name, name_taken_params, same_name_refusal
+from .name_claims import NameRegistry, let_go_for_name, name_taken_params, same_name_refusal
 from .nodes import Nodes
 from .presence import Presence
 from .rates import CodeGuesses, NewNames
@@ -46,7 +46,7 @@ from .routes import Dispatch, Handler
 from .runner import Status
 from .seating import Seat
 from .storage import SavedTable, Storage
-from .table import Table
+from .table_room import Table
 
 log = logging.getLogger("ono99.lobby")
 
