@@ -364,9 +364,17 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         self.ono.send_message(Start())
 
     def action_series(self) -> None:
-        """The host of a private table chooses a series from the next game on (the server says why not)."""
+        """The host of a private table chooses a series from the next game on."""
         if self.ono.local:
             self.note(_("A series is played at a private table on a server."))
+            return
+        model = self.ono.model
+        table = model.table
+        if table is not None and table.host != model.my_name:  # not a dialog whose every choice is refused
+            self.note(_("Only the host, {host}, can choose a series.").format(host=table.host))
+            return
+        if table is not None and not table.private:
+            self.note(_("A series is played at a private table: press n for a new one and switch on Private."))
             return
         self.app.push_screen(SeriesScreen(), lambda chosen: self.ono.send_message(chosen) if chosen else None)
 
