@@ -281,6 +281,7 @@ def show(args: argparse.Namespace, result: AdminResult) -> int:
     elif command == "bans":
         print(columns([_("banned"), _("name"), _("until"), _("reason")],
                       [[str(r["value"]), str(r["name"] or "-"), str(r["until"]), str(r["reason"])] for r in rows]))
+        print(ngettext("{n} ban in force", "{n} bans in force", len(rows)).format(n=len(rows)))
     elif command == "reports":
         return _show_reports(args, rows)
     elif command == "log":
