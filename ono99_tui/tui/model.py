@@ -245,6 +245,7 @@ class Model:
         self.clear_log()
         self.seq = 0
         self.chat_seen.pop("table", None)
+        self.chat = deque((entry for entry in self.chat if entry.scope != "table"), maxlen=self.chat.maxlen)
 
     def _reset_game(self) -> None:
         self.last_play = None
