@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from textual.widgets import RichLog
 
 from ono99_kernel.wire.requests import CreateTable, Join, Say
