@@ -200,6 +200,7 @@ class Model:
         elif isinstance(message, Left):
             self._new_table()
             self.table = None
+            self.notice = ""  # a refusal at the table is not news in the lobby (the server's reason follows Left)
         elif isinstance(message, State):
             self._apply_state(message)
         elif isinstance(message, History):
