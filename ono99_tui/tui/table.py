@@ -184,7 +184,8 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             name = _("Your table") if is_own_table(table, model.my_name) else table_name(table)
         title.append(name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
-        if model.view is not None and model.view.seat is None:
+        watching = model.view.seat is None if model.view is not None else table is not None and table.you is None
+        if watching:  # before a game too: its banner reads the same as a seated player's
             title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
                 hint = _("(u: sit down, m: seats)")
