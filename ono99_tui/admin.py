@@ -163,7 +163,7 @@ def request_of(args: argparse.Namespace) -> Admin | str:
 
 
 def run_admin(args: argparse.Namespace) -> int:
-    from .client import parse_address
+    from .client.connection import parse_address
 
     if args.admin_command is None:
         print("ono99 admin: " + _("say which command: 'ono99 admin --help' lists them"), file=sys.stderr)
@@ -186,7 +186,9 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
     from ono99_kernel.identity import Identity, data_dir
     from ono99_kernel.wire.server import AdminResult, ErrorMessage, decode_server_message
 
-    from .client import Client, ServerError
+    from .client.connection import Client
+
+    from .client.errors import ServerError
     from .known_servers import (
         FINGERPRINT_PLACEHOLDER,
         KnownServers,

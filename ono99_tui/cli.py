@@ -542,7 +542,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     from ono99_kernel.identity import Identity, remember_name, remembered_name
     from ono99_kernel.identity import data_dir as identity_dir
 
-    from .client import parse_address, probe
+    from .client.connection import parse_address, probe
     from .known_servers import KnownServers, ServerTrust, not_a_fingerprint
 
     host, port = "", DEFAULT_PORT

@@ -608,8 +608,8 @@ def run_front_command(args: argparse.Namespace) -> int:
     from ono99_kernel.identity import data_dir
     from ono99_kernel.tls import load_or_create_certificate
 
-    from .client import parse_address
-    from .front.run import run_front
+    from .client.connection import parse_address
+    from .front.process import run_front
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":

@@ -34,7 +34,8 @@ from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
 from ono99_server import Server, ServerConfig
 from ono99_server.table_room import Table
-from ono99_tui.client import Client, ConnectionLost
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ConnectionLost
 from ono99_tui.known_servers import ServerTrust
 
 ROOT = Path(__file__).resolve().parent.parent

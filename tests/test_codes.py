@@ -18,7 +18,8 @@ from ono99_kernel.core.options import TableOptions
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Act, Hello
 from ono99_kernel.wire.server import Notice
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.reasons import ILLEGAL, render, said
 from tests.server_helpers import TIMEOUT, create_table, join, running_server, start

@@ -20,7 +20,8 @@ from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Start
 from ono99_server import Server, table_room
 from ono99_server.connection import Connection
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
 from tests.app_state import table_of, view_of
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
@@ -382,7 +383,7 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
     from ono99_kernel.ssh_settings import SshSettings
     from ono99_server import ServerConfig
     from ono99_tui.front.config import FrontConfig
-    from ono99_tui.front.run import config_from_env, config_to_env
+    from ono99_tui.front.process import config_from_env, config_to_env
     from ono99_tui.serve import front_config_for
 
     names = {f.name for f in fields(SshSettings)}

@@ -14,7 +14,7 @@ from ono99_server.history import away_params, away_summary
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
 from ono99_tui.tui.lobby_list import group_label, grouped
-from ono99_tui.tui.model import Model
+from ono99_tui.client.model import Model
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import seat_details
 from tests import wire

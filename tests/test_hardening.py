@@ -40,7 +40,8 @@ from ono99_kernel.wire.requests import (
 from ono99_server import ServerConfig
 from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
 from ono99_server.rates import TokenBucket
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from tests.server_helpers import (
     FAST_PLAY,
     TIMEOUT,

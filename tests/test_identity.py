@@ -33,8 +33,9 @@ from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
 from ono99_server import Server, standin
 from ono99_server.name_claims import name_key, name_keys
-from ono99_tui.client import Client, ServerError
-from ono99_tui.front.ssh_app import SessionApp
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_tui.front.session_app import SessionApp
 from tests.app_state import table_of, view_of
 from tests.server_helpers import (
     FAST_PLAY,
@@ -240,7 +241,7 @@ async def test_the_same_key_file_is_the_same_player_over_ssh_and_tcp(tmp_path: P
         await tcp_carol.close()
 
         guest = await Player.connect(rig, "carol", key=None)  # the SSH guest is refused the name too
-        from ono99_tui.front.ssh_app import NameScreen
+        from ono99_tui.front.session_app import NameScreen
 
         await guest.until(lambda a: isinstance(a.screen, NameScreen), "the name screen")
         await guest.press("enter")

@@ -41,7 +41,7 @@ from ono99_kernel.wire.requests import CreateTable
 from ono99_kernel.wire.server import Seat, TableInfo, TableStatus
 from ono99_server import Server, ServerConfig
 from ono99_server.advertiser import Advertiser, instance_name, interface_plan
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen

@@ -56,7 +56,7 @@ from ono99_kernel.wire.server import (
     Welcome,
     decode_server_message,
 )
-from ono99_tui.tui.model import Model
+from ono99_tui.client.model import Model
 from tests.declared import SERVER_TYPES, as_declared, conforms
 from tests.server_helpers import (
     FAST_PLAY,

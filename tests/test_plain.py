@@ -27,7 +27,7 @@ from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, S
 from ono99_kernel.wire.server import decode_server_message
 from ono99_server.connection import Connection
 from ono99_server.table_room import Table
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text

@@ -11,7 +11,7 @@ import pytest
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import CreateTable, Start
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import play_client

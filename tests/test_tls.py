@@ -28,7 +28,8 @@ from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_kernel.wire.requests import Join
 from ono99_server import Server
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.known_servers import (
     AnnouncementMismatch,
     KnownServers,

@@ -35,7 +35,9 @@ from ono99_kernel.limits import HelloQueue
 from ono99_kernel.protocol import MAX_NAME
 from ono99_kernel.ssh_library import asyncssh
 
-from ..client import Client, OtherNodes, ServerError
+from ..client.connection import Client, OtherNodes
+
+from ..client.errors import ServerError
 from ..known_servers import ServerTrust, UntrustedServer
 from ..reasons import said
 from ..tui.model_screen import ModelScreen
@@ -44,8 +46,8 @@ from .config import FrontConfig
 from .idle import IdleWatch
 from .pacing import PACER
 from .sharing import ScreenSharing, TapInbox, tap_link
-from .ssh_app import SessionApp
-from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .session_app import SessionApp
+from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .ssh_plain import PlainSessionApp, plain_user
 
 log = logging.getLogger("ono99.ssh")

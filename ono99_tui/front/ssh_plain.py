@@ -24,12 +24,12 @@ from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ..tui.model import SHUTTING_DOWN
-from .ssh_driver import ChannelDriver, ChannelTerminal
+from ..client.model import SHUTTING_DOWN
+from .textual_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
-    from ..tui.model import Model
-    from .ssh_app import Door
+    from ..client.model import Model
+    from .session_app import Door
 
 PLAIN = "plain"
 

@@ -45,7 +45,7 @@ from ono99_kernel.wire.page import (
 )
 from ono99_kernel.wire.server import ServerMessage, Welcome
 
-from ..client import Client, OtherNodes
+from ..client.connection import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
 from ..reasons import render
@@ -53,8 +53,8 @@ from . import ssh_words, web_words
 from .config import FrontConfig
 from .idle import IdleWatch
 from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
-from .ssh_app import SessionApp
-from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .session_app import SessionApp
+from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
 
 log = logging.getLogger("ono99.web")

@@ -22,7 +22,9 @@ from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ono99_kernel.wire.requests import CreateTable, Hello, Request
 from ono99_kernel.wire.server import State, Welcome, decode_server_message
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.connection import Client, OtherNodes, reconnect_delay
+
+from ..client.errors import ConnectionLost, ServerError
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -42,7 +44,7 @@ from .session import LocalControls, PlainSession
 if TYPE_CHECKING:
     from ono99_kernel.identity import Identity
 
-    from ..tui.model import Model
+    from ..client.model import Model
 
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes

@@ -79,9 +79,9 @@ from ..series_text import (
     series_winner,
     standings_sentence,
 )
-from ..tui.labels import table_name
-from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
-from ..tui.seat_choices import seat_choices, seated_in_running_game
+from ..client.labels import table_name
+from ..client.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
+from ..client.seat_choices import seat_choices, seated_in_running_game
 from . import words
 from .console import Console, plain_text
 

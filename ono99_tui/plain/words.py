@@ -13,7 +13,7 @@ from ono99_kernel.wire.server import TableInfo
 from .. import text as count_words
 from ..i18n import N_, ngettext, pgettext
 from ..i18n import gettext as _
-from ..tui.labels import card_label, rules_summary, status_word, table_name
+from ..client.labels import card_label, rules_summary, status_word, table_name
 from .console import plain_text
 
 # Number cards in words: "1, ten; 2, zero" cannot be heard as "1, 10, 2, 0".

@@ -32,7 +32,9 @@ from ono99_kernel.wire.server import (
     decode_server_message,
 )
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.connection import Client, OtherNodes, reconnect_delay
+
+from ..client.errors import ConnectionLost, ServerError
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..known_servers import (
@@ -50,7 +52,7 @@ from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
 from .lobby import LobbyScreen
-from .model import REPLACED, Model
+from ..client.model import REPLACED, Model
 from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen

@@ -18,8 +18,8 @@ from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
 from .host import Rewinds, ShowsModel, host_of, table_host_of
-from .labels import card_label
-from .model import KnockOut, Model
+from ..client.labels import card_label
+from ..client.model import KnockOut, Model
 from .seats import ConfirmScreen
 from .series import SeriesLine
 from .tabletop import motion_dropped

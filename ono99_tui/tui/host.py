@@ -16,7 +16,7 @@ from textual.message_pump import MessagePump
 
 from ono99_kernel.wire.requests import Request
 
-from .model import Model
+from ..client.model import Model
 from .settings import Settings
 
 

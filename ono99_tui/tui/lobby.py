@@ -25,8 +25,8 @@ from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of
 from .inputs import Input
-from .labels import bot_row_name
-from .model import Model
+from ..client.labels import bot_row_name
+from ..client.model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines

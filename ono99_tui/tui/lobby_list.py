@@ -16,7 +16,7 @@ from rich.text import Text
 from ono99_kernel.wire.server import TableInfo
 
 from ..i18n import gettext as _
-from .labels import rules_summary, status_word, table_name
+from ..client.labels import rules_summary, status_word, table_name
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"

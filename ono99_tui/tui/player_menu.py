@@ -27,7 +27,7 @@ from ..i18n import gettext as _
 from ..reasons import admin_said
 from .host import ScreenHost, host_of
 from .inputs import Input
-from .model import Model
+from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing
 
 # How long an operator's ban or lobby mute lasts: (seconds, label); 0 is for good.

@@ -17,7 +17,7 @@ from .. import text as words
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
 from .host import ShowsModel, host_of
-from .model import Model
+from ..client.model import Model
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 

@@ -38,7 +38,7 @@ from ..i18n import gettext as _
 from ..record_file import read_record, record_lines
 from .help import HelpScreen
 from .host import Rewinds, TableHost
-from .model import Model
+from ..client.model import Model
 from .rules_text import help_markdown
 from .table import TableScreen
 from .themes import MONO_THEME

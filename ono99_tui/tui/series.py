@@ -26,7 +26,7 @@ from ..series_text import (
     series_line,
     series_winner,
 )
-from .model import Model
+from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing, show_text
 
 

@@ -39,10 +39,10 @@ from ..tui.names import KEY_HELP, NameScreen
 from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
-from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
+from .textual_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..client.connection import Client
 
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
