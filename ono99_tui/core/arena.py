@@ -22,7 +22,7 @@ with ``count``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -127,17 +127,18 @@ class Arena:
             player.present = False
             player.free_since = None
 
-    def free(self) -> list[ArenaPlayer]:
-        """Those who may be paired now: present and not playing, by standing then rating."""
-        free = [p for p in self.players.values() if p.present and p.playing is None]
+    def free(self, away: Collection[str] = ()) -> list[ArenaPlayer]:
+        """Those who may be paired now: present and not playing (nor ``away``), by standing then rating."""
+        free = [p for p in self.players.values() if p.present and p.playing is None and p.name not in away]
         return sorted(free, key=lambda p: (-p.points, -p.rating, p.name))
 
     # --- pairing ----------------------------------------------------------------------------------------
-    def pair(self, now: float) -> list[Pairing]:
-        """The tables to seat now (marking their players as playing); none outside the running time."""
+    def pair(self, now: float, away: Collection[str] = ()) -> list[Pairing]:
+        """The tables to seat now (marking their players as playing); none outside the running time.
+        ``away``: players not to seat yet (still being shown their last game's end)."""
         if not self.start <= now < self.end:
             return []
-        free = self.free()
+        free = self.free(away)
         full = len(free) - len(free) % self.seats
         groups = [free[i:i + self.seats] for i in range(0, full, self.seats)]
         rest = free[full:]
