@@ -25,6 +25,7 @@ from ono99_tui.wire.requests import (
     Leave,
     ListTables,
     Ping,
+    PlayNow,
     Prove,
     Rematch,
     RemoveBot,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from .routes import Router
 
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
+LEAVE_ARENA_ON = (Join, Spectate, CreateTable, PlayNow)  # a player who plays elsewhere leaves their arena
 
 
 class RequestsHost(TableHost, Protocol):

@@ -130,6 +130,7 @@ class Table:
         self.stand_in: list[list[dict[str, Any]]] = []
         # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
         self._after_state: dict[Member, Callable[[], None]] = {}
+        self._after_finish: list[Callable[[], None]] = []  # once a finished game's end is shown (arenas)
         self._finish_unannounced = False  # the game is over; the table says so after its last state
         self._restoring = False  # finishing a game restored over (``finish_restored``)
         # For each save of a change to the seats or the status not committed yet: what shows it, in order.
@@ -458,6 +459,9 @@ class Table:
         if self._finish_unannounced:  # the game's last state is out: now the table is "finished"
             self._finish_unannounced = False
             self.changed()
+            finished, self._after_finish = self._after_finish, []
+            for then in finished:
+                self.once_shown(then)
 
     def game_over(self) -> None:
         game = self.game
@@ -644,6 +648,11 @@ class Table:
 
     def welcomed(self, member: Member) -> None:
         self.broadcast.arriving.discard(member)
+
+    def once_finish_shown(self, then: Callable[[], None]) -> None:
+        """``then`` once the game that just ended has been shown over: its last state, then the table
+        "finished" (call it from ``game_over``)."""
+        self._after_finish.append(then)
 
     def once_shown(self, then: Callable[[], None]) -> None:
         """``then`` (what tells someone of a change to the table) once the table's changes made so far
