@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .directory import TableDirectory
     from .matchmaking import Matchmaker
     from .members import Member
+    from .nodes import Nodes
     from .ratings import RatingBook
     from .routes import Router
     from .storage import Database, Storage
@@ -63,6 +64,9 @@ class ArenaHost(TableHost, Protocol):
 
     @property
     def storage(self) -> Storage | None: ...
+
+    @property
+    def nodes(self) -> Nodes | None: ...
 
     def is_operator(self, member: Member) -> bool: ...
 
@@ -128,7 +132,13 @@ class Arenas:
             self._leave(member)
 
     # --- requests -------------------------------------------------------------------------------------------
+    def _one_node(self) -> None:
+        if self.lobby.nodes is not None:
+            raise ProtocolError("no_arena", "arenas run on a server of one node; this one has several",
+                                params={"why": "cluster"})
+
     def on_create(self, member: Member, request: CreateArena) -> None:
+        self._one_node()
         private = bool(request.private)
         if not private and not self.lobby.is_operator(member):
             raise ProtocolError("not_operator", "only the server's operators can open a public arena; open a "
@@ -160,6 +170,7 @@ class Arenas:
             self._lobby_changed()
 
     def on_join(self, member: Member, request: JoinArena) -> None:
+        self._one_node()
         now = self.clock()
         arena = self._find(member, request, now)
         if arena.status(now) == "finished" or now >= arena.end:

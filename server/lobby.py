@@ -24,7 +24,7 @@ from ono99_tui.core.options import TableOptions
 from ono99_tui.core.series import Series
 from ono99_tui.protocol import PROTOCOL_VERSION, ProtocolError, check_name, clean_text
 from ono99_tui.wire import server as wire
-from ono99_tui.wire.requests import Hello, Request
+from ono99_tui.wire.requests import CreateArena, Hello, Request
 
 from .arena import Arenas, GameWriter
 from .config import ServerConfig
@@ -78,6 +78,7 @@ class Lobby:
         self.arenas = Arenas(self)  # arenas (server/arena.py)
         self.moderation: Moderation = Moderation(self)  # operators, bans, mutes, reports (server/moderation.py)
         self.metrics = Metrics(self)  # metrics: server/metrics.py
+        self.moderation.for_operators[CreateArena] = self.arenas.on_create  # `ono99 admin tournament create`
         self.dispatch = Dispatch()  # each request after the welcome: who takes it
         for routes in (LobbyRequests(self).routes, self.leaderboards.routes, self.matchmaker.routes,
                        self.ratings.routes, self.moderation.routes, self.arenas.routes):

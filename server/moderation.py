@@ -283,6 +283,8 @@ class Moderation:
         config = lobby.config
         self.operator_names = read_admins(config.admins) if config.admins is not None else {}  # the keys' comments
         self.admins: set[str] = set(self.operator_names)
+        # Requests an operator's session takes beside admin and ping, and who takes them (an arena's creation).
+        self.for_operators: dict[type, Callable[[Member, Any], None]] = {}
         self.deny = NamesDenyList()
         if config.names_deny is not None:
             try:
@@ -674,6 +676,8 @@ class Moderation:
             connection.send(wire.Pong(n=request.n))
         elif isinstance(request, Admin):
             self.on_admin(connection.member, request)
+        elif type(request) in self.for_operators:
+            self.for_operators[type(request)](connection.member, request)
         else:
             raise refuse("unknown_type", f"an operator's session takes admin and ping, not {request.t!r}")
 
