@@ -19,7 +19,15 @@ from ono99_tui.core.arena import recount
 from ono99_tui.core.record import check_lines, replay
 from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena
 from tests.arena_players import arena_player
-from tests.server_helpers import FAST_PLAY, TestClient, play_all, running_server, storage_barrier, wait_until
+from tests.server_helpers import (
+    FAST_PLAY,
+    TestClient,
+    new_identity,
+    play_all,
+    running_server,
+    storage_barrier,
+    wait_until,
+)
 
 QUICK = {"arena_starts_in": 0.0, **FAST_PLAY}
 
@@ -66,12 +74,14 @@ async def test_an_arena_of_simulated_players_and_bots_run_to_its_end_counts_ever
     game each player finished was counted once, the standings equal a recount from the saved records
     (their rankings read by replaying each record), the podium is the first three, and `ono99 records
     export` gives records `records check` accepts, the arena's among them."""
-    async with running_server(tmp_path, arena_bot_wait=0.3, admins=None, **QUICK) as h:
+    operator = new_identity()
+    admins = tmp_path / "admins"
+    admins.write_text(" ".join(operator.public_key.split()[:2]) + " op\n")
+    async with running_server(tmp_path, arena_bot_wait=0.3, admins=admins, **QUICK) as h:
         arenas = h.server.lobby.arenas
         offset = 0.0
         arenas.clock = lambda: time.time() + offset
-        h.server.lobby.is_operator = lambda member: member.name == "Op"  # type: ignore[method-assign]
-        op = await h.connect("Op")
+        op = await h.connect("Op", identity=operator)
         opened = await op.request(CreateArena(minutes=60, seats=4), "arena")
         arena_id = opened["arena"]["id"]
         names = [f"p{i}" for i in range(22)]

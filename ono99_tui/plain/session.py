@@ -52,6 +52,9 @@ from ..wire.requests import (
     StartSeries,
 )
 from ..wire.server import (
+    ArenaGame,
+    ArenaMessage,
+    Arenas,
     Away,
     Bye,
     Chat,
@@ -82,6 +85,7 @@ from ..wire.server import (
     Welcome,
 )
 from . import words
+from .arena import ArenaLines
 from .console import Console, plain_text
 
 LOCAL_GAME = N_("Local game")  # the local table's name, as the app names it
@@ -142,6 +146,7 @@ class PlainSession:
         self._table_asked = False  # a table was asked for (create_table sent)
         self._clock_timers: list[asyncio.TimerHandle] = []
         self._clock_said: set[int] = set()
+        self.arena_lines = ArenaLines(self.say, send)  # arenas said as lines (plain/arena.py)
         console.on_key = self.key
         console.on_line = self.command
         console.on_end = self.quit
@@ -194,6 +199,8 @@ class PlainSession:
                 self.say(_("Not done: {reason}").format(reason=words.clause(plain_text(said(message)))))
         elif isinstance(message, Bye):
             self._bye(message)
+        elif isinstance(message, Arenas | ArenaMessage | ArenaGame):
+            self.arena_lines.receive(message)
 
     def _new_events(self, message: ServerMessage) -> list[GameEvent]:
         """The events of a state the model has not taken in yet, and those of a history of the game
@@ -1071,6 +1078,8 @@ class PlainSession:
             self._series(rest.lower())
         elif head.lower() == "c" and rest:
             self._send_chat(rest, "table" if table is not None else "lobby")
+        elif head.lower() == "arena":
+            self.arena_lines.command(rest)
         else:
             self.say(_("There is no command {command}; type ? for the commands.").format(command=plain_text(text[:40])))
 

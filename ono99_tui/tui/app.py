@@ -36,6 +36,7 @@ from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
 from ..wire.server import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from . import arena as arena_screen
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen
@@ -402,6 +403,7 @@ class Ono99App(App[int]):
         self.show_terminal_title()
         after_message(self, kind, message)  # play now and ratings (profile.py)
         player_menu.after_message(self, message)  # an operator's command done from the app
+        arena_screen.after_message(self, message)  # the standings when you join an arena, your next game's start
 
     def _ring_on_turn(self) -> bool:
         """Ring when the reader's turn comes; whether it just came."""

@@ -21,6 +21,7 @@ from ..numbers import decimal
 from ..wire.common import as_edition
 from ..wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
 from . import lobby_list
+from .arena import join_or_show, lobby_arena_line
 from .help import HelpScreen
 from .host import ShowsModel, host_of
 from .inputs import Input
@@ -73,6 +74,7 @@ class LobbyScreen(ModelScreen):
         Binding("s", "spectate", N_("Watch"), show=False),  # s and i: the hint line under the tables tells them
         Binding("i", "invite", N_("Invite"), show=False),
         Binding("b", "leaderboard", N_("Leaderboard")),
+        Binding("a", "arena", N_("Arena"), show=False),  # the arena's line under the tables tells it
         Binding("c", "focus_chat", N_("Chat"), show=False),
         Binding("escape", "focus_tables", N_("Tables"), show=False),
         Binding("v", "profile", N_("Profile")),
@@ -109,6 +111,13 @@ class LobbyScreen(ModelScreen):
         self.query_one("#lobby-chat", RichLog).can_focus = False
         self.refresh_model(self.ono.model)
         self.query_one(DataTable).focus()
+        self.set_interval(5.0, self._arena_countdown)
+
+    def _arena_countdown(self) -> None:
+        """An arena's line counts down between the server's messages."""
+        model = self.ono.model
+        if model.arenas or model.arena is not None:
+            self.show_text("#lobby-notice", self._notice(model), fixed_size=False)
 
     @staticmethod
     def _online(model: Model) -> Text:
@@ -154,7 +163,8 @@ class LobbyScreen(ModelScreen):
             hint = _("No tables yet: press p to play now, n to create one, i to enter an invite code.")
         text = f"{model.notice}\n{hint}" if model.notice else hint  # i is not in the footer: the hint stays
         queues = queue_line(model)
-        return Text(f"{text}\n{queues}" if queues else text)
+        arena = lobby_arena_line(model)
+        return Text("\n".join(line for line in (text, queues, arena) if line))
 
     @staticmethod
     def _headers() -> tuple[str, ...]:
@@ -264,6 +274,9 @@ class LobbyScreen(ModelScreen):
 
     def action_profile(self) -> None:
         host_of(self).show_profile()
+
+    def action_arena(self) -> None:
+        join_or_show(self.app)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

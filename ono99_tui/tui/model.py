@@ -13,6 +13,9 @@ from ..core.options import Scoring
 from ..i18n import gettext as _
 from ..reasons import said, unplayable_reason
 from ..wire.server import (
+    ArenaInfo,
+    ArenaMessage,
+    Arenas,
     Away,
     Bye,
     Chat,
@@ -123,6 +126,11 @@ class Model:
     queue: Queued | None = None
     queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
     queues: list[QueueSize] = field(default_factory=list)
+    # arenas (docs/protocol.md section 6b): those the lobby lists, the one I am in, and when each came
+    arenas: list[ArenaInfo] = field(default_factory=list)
+    arenas_at: float = 0.0  # time.monotonic() when the list arrived (its times count down from then)
+    arena: ArenaMessage | None = None
+    arena_at: float = 0.0
     leaderboard_bots: list[RatingRow] = field(default_factory=list)  # ``name`` is the bot level
     profile: Profile | None = None
     safety: Safety | None = None  # my mutes and blocks, and whether I am an operator (player_menu.py)
@@ -227,6 +235,10 @@ class Model:
             self.queues = list(message.queues)
         elif isinstance(message, Profile):
             self.profile = message
+        elif isinstance(message, Arenas):
+            self.arenas, self.arenas_at = list(message.arenas), time.monotonic()
+        elif isinstance(message, ArenaMessage):
+            self.arena, self.arena_at = message, time.monotonic()
         elif isinstance(message, Safety):
             self.safety = message
         elif isinstance(message, ErrorMessage):
