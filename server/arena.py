@@ -122,7 +122,8 @@ class Arenas:
         listing = self.listing()
         if listing.arenas:
             member.send(listing)
-        arena = self.arena_of(member)
+        arena = self.arena_of(member) or next(  # else the last one they played in, for its standings
+            (a for a in reversed(self.arenas.values()) if member.name in a.players), None)
         if arena is not None:
             member.send(self.message(arena, member.name))
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ono99_server import Server
 from ono99_server.arena import arena_results
 from ono99_server.storage import Database
 from ono99_server.stores import export_records
@@ -21,10 +22,12 @@ from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena
 from tests.arena_players import arena_player
 from tests.server_helpers import (
     FAST_PLAY,
+    Store,
     TestClient,
     new_identity,
     play_all,
     running_server,
+    server_config,
     storage_barrier,
     wait_until,
 )
@@ -127,3 +130,55 @@ async def test_an_arena_of_simulated_players_and_bots_run_to_its_end_counts_ever
 
         lines = export_records(tmp_path / "x.db")
         assert len(lines) == len(saved) and all(c.error is None for c in check_lines(lines))
+
+
+async def test_an_arena_is_kept_over_a_restart_and_a_game_running_then_is_counted_once(tmp_path: Path,
+                                                                                      store: Store) -> None:
+    """Tried (SQLite, and PostgreSQL): Ada and Bo in a two-seat private arena play a game, are seated
+    at the next at once, and the server shuts down during it; a new server starts on the database.
+    Found: the arena, its standings and who is in it are back; the game that was running ends
+    (stand-ins play for the players away) and is counted once; Ada, coming back with her resume token,
+    is sent the standings; the saved results recount to them."""
+    config = {**store.config, "arena_bot_wait": 600.0, "arena_starts_in": 0.0, "grace_seconds": 600.0, **FAST_PLAY}
+    server = Server(server_config(tmp_path, **config))
+    await server.start()
+    clients: list[TestClient] = []
+    try:
+        ada = await TestClient.connect("127.0.0.1", server.port, "Ada")
+        bo = await TestClient.connect("127.0.0.1", server.port, "Bo")
+        clients += [ada, bo]
+        opened = await ada.request(CreateArena(minutes=30, seats=2, private=True), "arena")
+        arena_id = opened["arena"]["id"]
+        await ada.request(JoinArena(arena=arena_id), "arena")
+        await bo.request(JoinArena(code=opened["code"]), "arena")
+        for client in (ada, bo):
+            await client.expect("arena_game")
+        await play_all([ada, bo], seed=8)
+        for client in (ada, bo):
+            await client.expect("arena_game")  # the next game, at once
+        before = server.lobby.arenas.arenas[arena_id]
+        assert len(before.counted) == 1 and len(before.running) == 1
+        points = {name: p.points for name, p in before.players.items()}
+        await storage_barrier(ada)
+        await server.close()
+
+        server = Server(server_config(tmp_path, **config))
+        await server.start()
+        back = server.lobby.arenas.arenas[arena_id]
+        assert {name: p.points for name, p in back.players.items()} == points and back.running == before.running
+        await wait_until(lambda: len(back.counted) == 2, "the game running at the restart counted")
+        ada2 = await TestClient.connect("127.0.0.1", server.port, "Ada", resume=ada.resume_token)
+        clients.append(ada2)
+        told = await ada2.expect("arena")  # away when it ended: out of the arena, keeping her points
+        assert {line["name"]: line["points"] for line in told["standings"]} == {
+            n: p.points for n, p in back.players.items()}
+        await storage_barrier(ada2)
+        storage = server.lobby.storage
+        assert storage is not None
+        rows = await storage.call(lambda db: arena_results(db, arena_id))
+        assert sorted(g for g, _, _, _ in rows) == [1, 2]
+        assert recount(back, [(g, p, r) for g, _, p, r in rows]) == {n: p.points for n, p in back.players.items()}
+    finally:
+        for client in clients:
+            await client.close()
+        await server.close()
