@@ -12,6 +12,7 @@ ranking (``arena_games``), which is what a recount reads.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import secrets
@@ -19,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ono99_tui.core.arena import Arena, ArenaPlayer, Pairing
+from ono99_tui.core.arena import Arena, Pairing
 from ono99_tui.protocol import ProtocolError, option_refusal, options_from_wire, table_name
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena
@@ -332,14 +333,18 @@ class Arenas:
                        key=lambda a: (a.start, a.id))
         return wire.Arenas(arenas=tuple(self.info(a, now) for a in shown[:wire.MAX_ARENAS]))
 
-    def message(self, arena: Arena, name: str, standings: list[ArenaPlayer] | None = None) -> wire.ArenaMessage:
+    def message(self, arena: Arena, name: str, lines: dict[str, wire.ArenaStanding] | None = None
+                ) -> wire.ArenaMessage:
+        """The ``arena`` message for ``name``; ``lines``: the standings' lines by name, best first (built
+        once for a push to everyone)."""
         now = self.clock()
-        table = arena.standings() if standings is None else standings
-        lines = [_standing(place, p) for place, p in enumerate(table, start=1)]
-        mine = next((line for line in lines if line.name == name), None)
+        if lines is None:
+            lines = standing_lines(arena)
+        mine = lines.get(name)
         next_in = arena.next_game_in(name, now)
         return wire.ArenaMessage(arena=self.info(arena, now), code=arena.code or None,
-                                 joined=self.joined.get(name) == arena.id, standings=tuple(lines[:SHOWN]), you=mine,
+                                 joined=self.joined.get(name) == arena.id,
+                                 standings=tuple(itertools.islice(lines.values(), SHOWN)), you=mine,
                                  next_in=None if next_in is None else round(next_in, 1),
                                  podium=tuple(p.name for p in arena.podium(now)))
 
@@ -379,7 +384,7 @@ class Arenas:
             arena = self.arenas.get(arena_id)
             if arena is None:
                 continue
-            standings = arena.standings()
+            standings = standing_lines(arena)
             finished = arena.status(self.clock()) == "finished"
             for name in arena.players:
                 member = self.lobby.members.get(name)
@@ -407,10 +412,11 @@ class Arenas:
             self.lobby.storage.submit(_arena_saved(arena.id, arena.to_mapping()), what=(None, "arena"))
 
 
-def _standing(place: int, player: ArenaPlayer) -> wire.ArenaStanding:
-    return wire.ArenaStanding(place=place, name=player.name, points=player.points, games=player.games,
-                              wins=player.wins, fire=player.on_fire, playing=player.playing is not None,
-                              present=player.present)
+def standing_lines(arena: Arena) -> dict[str, wire.ArenaStanding]:
+    """Every player's line of the standings, by name, best first."""
+    return {p.name: wire.ArenaStanding(place=place, name=p.name, points=p.points, games=p.games, wins=p.wins,
+                                       fire=p.on_fire, playing=p.playing is not None, present=p.present)
+            for place, p in enumerate(arena.standings(), start=1)}
 
 
 # --- the store (portable SQL: SQLite and PostgreSQL) ----------------------------------------------------------
