@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ono99_tui.core.arena import Arena, Pairing
+from ono99_tui.core.arena import Arena, ArenaPlayer, Pairing
 from ono99_tui.protocol import ProtocolError, option_refusal, options_from_wire, table_name
 from ono99_tui.wire import server as wire
 from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena
@@ -325,7 +325,14 @@ class Arenas:
         return wire.ArenaInfo(id=arena.id, name=arena.name, edition="1980" if arena.edition == "1980" else "2022",
                               seats=arena.seats, minutes=arena.minutes, status=arena.status(now),
                               starts_in=round(max(0.0, arena.start - now), 1),
-                              ends_in=round(max(0.0, arena.end - now), 1), players=players, private=arena.private)
+                              ends_in=round(max(0.0, arena.end - now), 1), players=players, private=arena.private,
+                              top_table=self.top_table(arena))
+
+    def top_table(self, arena: Arena) -> int | None:
+        """The table of the best-placed player playing now (the game spectators are offered)."""
+        games = {game: table for table, (arena_id, game) in self.tables.items() if arena_id == arena.id}
+        best = min((p for p in arena.players.values() if p.playing in games), key=ArenaPlayer.order, default=None)
+        return None if best is None or best.playing is None else games[best.playing]
 
     def listing(self) -> wire.Arenas:
         now = self.clock()

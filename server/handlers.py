@@ -52,7 +52,8 @@ if TYPE_CHECKING:
     from .routes import Router
 
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
-LEAVE_ARENA_ON = (Join, Spectate, CreateTable, PlayNow)  # a player who plays elsewhere leaves their arena
+# A player who plays elsewhere leaves their arena; one who watches a game stays in it (seated from there).
+LEAVE_ARENA_ON = (Join, CreateTable, PlayNow)
 
 
 class RequestsHost(TableHost, Protocol):

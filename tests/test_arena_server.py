@@ -18,7 +18,7 @@ from ono99_server.storage import Database
 from ono99_server.stores import export_records
 from ono99_tui.core.arena import recount
 from ono99_tui.core.record import check_lines, replay
-from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena
+from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena, Spectate
 from tests.arena_players import arena_player
 from tests.server_helpers import (
     FAST_PLAY,
@@ -73,7 +73,8 @@ async def test_a_guest_opens_a_private_arena_others_join_by_its_code_and_a_game_
 async def test_an_arena_of_simulated_players_and_bots_run_to_its_end_counts_every_game_once(tmp_path: Path) -> None:
     """Tried: 22 protocol clients in a public arena of four-seat tables (22 leaves two over: bots fill
     their table after the wait), playing until 40 games are counted, then the clock passed the end.
-    Checked: nobody was seated again before their game ended (no player in two games at once), every
+    A spectator in the lobby is offered the top game and watches it. Checked: nobody was seated again
+    before their game ended (no player in two games at once), every
     game each player finished was counted once, the standings equal a recount from the saved records
     (their rankings read by replaying each record), the podium is the first three, and `ono99 records
     export` gives records `records check` accepts, the arena's among them."""
@@ -92,6 +93,10 @@ async def test_an_arena_of_simulated_players_and_bots_run_to_its_end_counts_ever
         players = [asyncio.create_task(arena_player(c, n, random.Random(i), arena=arena_id, timeout=60))
                    for i, (c, n) in enumerate(zip(clients, names, strict=True))]
         arena = arenas.arenas[arena_id]
+        eve = await h.connect("Eve")  # a spectator in the lobby: offered the top game
+        listed = await eve.expect("arenas", where=lambda m: m["arenas"][0]["top_table"] is not None)
+        watched = await eve.request(Spectate(table=listed["arenas"][0]["top_table"]), "table")
+        assert watched["table"]["watchers"] == ["Eve"] and watched["table"]["you"] is None
         await wait_until(lambda: len(arena.counted) >= 40 or any(p.done() for p in players), "40 games counted",
                          timeout=240)
         offset = arena.end - time.time() + 1  # past the end: nobody is seated any more

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ..arena_text import arena_line, next_game_line, place_sentence, podium_line, standings_lines
 from ..i18n import gettext as _
-from ..wire.requests import JoinArena, LeaveArena, Request
+from ..wire.requests import JoinArena, LeaveArena, Request, Spectate
 from ..wire.server import ArenaGame, ArenaMessage, Arenas, ServerMessage
 from .console import plain_text
 
@@ -62,18 +62,29 @@ class ArenaLines:
 
     def command(self, rest: str) -> None:
         """``arena``: join the first arena listed; ``arena CODE``: a private one; ``arena leave``;
-        ``arena standings``."""
+        ``arena standings``; ``arena watch`` (the top game)."""
         word = rest.strip()
         if word.lower() == "leave":
             self.send(LeaveArena())
         elif word.lower() == "standings":
             self.standings()
+        elif word.lower() == "watch":
+            self.watch_top()
         elif word:
             self.send(JoinArena(code=word))
         elif self.arenas is not None and self.arenas.arenas:
             self.send(JoinArena(arena=self.arenas.arenas[0].id))
         else:
             self.say(_("No arena is running or coming on this server."))
+
+    def watch_top(self) -> None:
+        """Watch the game of the best-placed player playing now (you stay in the arena)."""
+        arena = self.mine.arena if self.mine is not None else (
+            self.arenas.arenas[0] if self.arenas is not None and self.arenas.arenas else None)
+        if arena is None or arena.top_table is None:
+            self.say(_("Nobody in this arena is playing just now."))
+            return
+        self.send(Spectate(table=arena.top_table))
 
     def standings(self) -> None:
         message = self.mine

@@ -116,7 +116,7 @@ def lobby_help() -> list[str]:
         _("For a series among friends, add best and a number of games, or first and a number of points: "
           "n best5 or n first10 opens a private table that plays one."),
         _("arena and Enter joins the arena the lobby lists, arena and a code a private one; arena standings "
-          "says the standings and your next game, arena leave leaves it."),
+          "says the standings and your next game, arena watch watches its top game, arena leave leaves it."),
         _("c, then your text and Enter, chats; v switches between brief and full; q quits, after asking."),
     ]
 

@@ -17,7 +17,7 @@ from textual.widgets import Label, Static
 from ..arena_text import arena_line, next_game_line, podium_line, standings_lines
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..wire.requests import JoinArena, LeaveArena
+from ..wire.requests import JoinArena, LeaveArena, Spectate
 from ..wire.server import ArenaGame, ArenaMessage, ServerMessage
 from .host import ShowsModel, host_of
 from .model import Model
@@ -66,6 +66,7 @@ class ArenaScreen(ShowsModel, OpensByItself[None]):
     BINDINGS = [
         Binding("escape", "dismiss", N_("Close")),
         Binding("l", "leave", N_("Leave the arena")),
+        Binding("t", "watch_top", N_("Watch the top game")),
     ]
 
     def __init__(self) -> None:
@@ -103,6 +104,16 @@ class ArenaScreen(ShowsModel, OpensByItself[None]):
                                               if not message.joined else "")))
         lines = standings_lines(message) or [_("Nobody has played yet.")]
         self._standings.update(Text("\n".join(lines)))
+
+    def action_watch_top(self) -> None:
+        """Watch the game of the best-placed player playing now; you stay in the arena."""
+        model = host_of(self).model
+        top = model.arena.arena.top_table if model.arena is not None else None
+        if top is None:
+            self.notify(_("Nobody in this arena is playing just now."), timeout=4)
+            return
+        host_of(self).send_message(Spectate(table=top))
+        self.dismiss()
 
     def action_leave(self) -> None:
         model = host_of(self).model

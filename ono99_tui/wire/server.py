@@ -243,11 +243,13 @@ class ArenaInfo:
     ends_in: float  # seconds until no table is seated any more (0 once over)
     players: int  # in the arena now
     private: bool
+    top_table: int | None  # the table of the best-placed player playing now: featured for spectators
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "edition": self.edition, "seats": self.seats,
                 "minutes": self.minutes, "status": self.status, "starts_in": self.starts_in,
-                "ends_in": self.ends_in, "players": self.players, "private": self.private}
+                "ends_in": self.ends_in, "players": self.players, "private": self.private,
+                "top_table": self.top_table}
 
 
 @dataclass(frozen=True, slots=True)
@@ -1166,7 +1168,8 @@ def _arena_info(v: Any, where: str) -> ArenaInfo:
     return ArenaInfo(id=r.num("id"), name=r.text("name", MAX_TABLE_NAME * 4), edition=r.choice("edition", EDITIONS),
                      seats=r.num("seats", 2, MAX_SEATS), minutes=r.num("minutes", 1),
                      status=r.choice("status", ARENA_STATUSES), starts_in=r.real("starts_in", low=0.0),
-                     ends_in=r.real("ends_in", low=0.0), players=r.num("players"), private=r.flag("private"))
+                     ends_in=r.real("ends_in", low=0.0), players=r.num("players"), private=r.flag("private"),
+                     top_table=r.num("top_table", nil=True, default=None))
 
 
 def _arena_standing(v: Any, where: str) -> ArenaStanding:
