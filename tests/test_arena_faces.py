@@ -70,6 +70,31 @@ async def test_the_app_shows_the_arena_in_the_lobby_joins_it_with_a_and_shows_th
             assert arena is not None and [line.name for line in arena.standings] in (["Ada", "Bob"], ["Bob", "Ada"])
 
 
+async def test_from_the_standings_t_watches_the_top_game_and_keeps_you_in_the_arena(tmp_path: Path) -> None:
+    """Tried: Bob and Cy seated at a two-seat arena's table, then Ada joining from the app (nobody to
+    play with: she waits) and pressing t. Found: she watches their table and is still in the arena."""
+    operator, admins = operators(tmp_path)
+    async with running_server(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.0) as h:
+        op = await h.connect("Op", identity=operator)
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        bob, cy = await h.connect("Bob"), await h.connect("Cy")
+        for client in (bob, cy):
+            await client.send(JoinArena())
+        seated = await bob.expect("arena_game")
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and bool(app.model.arenas),
+                             "the lobby and its arena")
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ArenaScreen) and app.model.arena is not None
+                             and app.model.arena.arena.top_table is not None, "the standings with a top game")
+            await pilot.press("t")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
+                             and app.model.table.id == seated["table"], "watching the top game")
+            assert app.model.table is not None and app.model.table.you is None
+            assert h.server.lobby.arenas.joined.get("Ada") == 1
+
+
 def connect_command(port: int, data_dir: Path) -> str:
     return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
                        "--data-dir", str(data_dir), "--name", "Kim", "--lang", "en"])
