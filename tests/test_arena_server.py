@@ -18,7 +18,10 @@ from ono99_server.storage import Database
 from ono99_server.stores import export_records
 from ono99_tui.core.arena import recount
 from ono99_tui.core.record import check_lines, replay
+from ono99_tui.i18n import using
+from ono99_tui.reasons import said
 from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena, Spectate
+from ono99_tui.wire.server import ErrorMessage, decode_server_message
 from tests.arena_players import arena_player
 from tests.server_helpers import (
     FAST_PLAY,
@@ -187,3 +190,19 @@ async def test_an_arena_is_kept_over_a_restart_and_a_game_running_then_is_counte
         for client in clients:
             await client.close()
         await server.close()
+
+
+async def test_an_arena_refusal_is_said_in_the_players_language_by_its_key(tmp_path: Path) -> None:
+    """Tried: a code nobody has, a public arena from a player, leaving no arena. Found: each refusal from
+    the real server carries a key every language says (here German), not only its English reason."""
+    async with running_server(tmp_path) as h:
+        ada = await h.connect("Ada")
+        refusals = []
+        for request in (JoinArena(code="NOPE42"), CreateArena(minutes=30), LeaveArena()):
+            await ada.send(request)
+            refusals.append(decode_server_message(await ada.error()))
+        with using("de"):
+            assert [said(r) for r in refusals if isinstance(r, ErrorMessage)] == [
+                "keine Arena hat diesen Einladungscode",
+                "nur die Betreiber des Servers können eine öffentliche Arena eröffnen; eröffne eine private",
+                "du bist in keiner Arena"]
