@@ -375,8 +375,10 @@ class Arenas:
             status = arena.status(now)
             if status == "running":
                 self._pair(arena, now)
-            if status != before or (status != "finished" and arena.start <= now < arena.end and self._waiting(arena)):
-                self._changed(arena)  # started, ended, or someone's countdown runs
+            if status != before:
+                self._changed(arena)  # started or ended: its players and the lobby are told
+            elif status != "finished" and arena.start <= now < arena.end and self._waiting(arena):
+                self._dirty.add(arena.id)  # someone's countdown runs (the lobby counts down by itself)
             if status == "finished" and now > arena.end + KEEP_FINISHED and not arena.running:
                 self._forget(arena)
         self._push()
