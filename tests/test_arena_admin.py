@@ -7,7 +7,11 @@ from pathlib import Path
 
 from ono99_tui.admin import start_time
 from ono99_tui.identity import Identity
-from tests.server_helpers import ono99, running_server
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
+from tests.server_helpers import new_identity, ono99, running_server
+from tests.test_player_menu import choose, wait_until
 
 
 async def test_an_operator_schedules_a_public_arena_and_the_lobby_is_told(tmp_path: Path) -> None:
@@ -41,3 +45,28 @@ def test_a_start_time_of_day_already_past_is_tomorrows() -> None:
     assert start_time("11:00", now=noon) == noon + 23 * 3600
     assert start_time("13:30", now=noon) == noon + 5400
     assert start_time("now", now=noon) == noon
+
+
+async def test_an_operator_opens_a_public_arena_from_the_apps_player_menu(tmp_path: Path) -> None:
+    """Tried: an operator's app, w, a player, "Operator: open a public arena now, for an hour…", a name.
+    Found: the server opens a public arena of that name for 60 minutes, and the lobby lists it."""
+    ada = new_identity()
+    admins = tmp_path / "admins"
+    admins.write_text(" ".join(ada.public_key.split()[:2]) + " ada\n")
+    async with running_server(tmp_path, admins=admins) as h:
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada", identity=ada)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.model.safety is not None
+                             and app.model.safety.operator, "the lobby, as an operator")
+            await h.connect("Bob")
+            await wait_until(pilot, lambda: any(p.name == "Bob" for p in app.model.online), "Bob online")
+            await pilot.press("w")
+            await choose(pilot, app, PlayersScreen, "Bob")
+            await choose(pilot, app, PlayerMenu, "arena")
+            await wait_until(pilot, lambda: isinstance(app.screen, ReasonScreen), "the arena's name")
+            await pilot.press(*"Evening", "enter")
+            await wait_until(pilot, lambda: bool(app.model.arenas), "the lobby's list of arenas")
+            (arena,) = h.server.lobby.arenas.arenas.values()
+            assert (arena.name, arena.minutes, arena.seats, arena.private) == ("Evening", 60, 4, False)
+            assert "Evening · 1 h 0 min left · 0 players · a: join" in str(
+                app.screen.query_one("#lobby-notice").render())

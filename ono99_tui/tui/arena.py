@@ -52,6 +52,9 @@ def join_or_show(app: Any) -> None:
 def after_message(app: App[Any], message: ServerMessage) -> None:
     """The app's part for arenas, after the model took ``message`` in: the standings open when you join
     (in the lobby), and you are told when your next game starts."""
+    if isinstance(message, ArenaMessage) and not message.joined and message.arena.status != "finished" \
+            and message.you is None:  # the answer to opening one (from the player menu): say so
+        app.notify(_("{arena} is open; a in the lobby joins it").format(arena=arena_line(message.arena)), timeout=6)
     if isinstance(message, ArenaGame):
         app.notify(_("Your next game starts in {seconds} s").format(seconds=f"{message.starts_in:.0f}"), timeout=4)
     elif isinstance(message, ArenaMessage) and message.joined and host_of(app).model.table is None \
