@@ -12,14 +12,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ono99_tui.known_servers import ServerTrust
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.arena import ArenaScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.wire.requests import CreateArena, JoinArena
 from tests.plain_rig import Pane, rewrites
-from tests.server_helpers import new_identity, play_client, running_server
+from tests.server_helpers import TestClient, new_identity, play_client, running_server
 from tests.test_plain import play_to_the_end
+from tests.test_playnow_ui import named
+from tests.test_ssh import Player, start_rig
 from tests.test_tui import play_until, wait_until
 
 
@@ -135,3 +138,28 @@ async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and
             assert rewrites(pane.stream) == []
         finally:
             await pane.close()
+
+
+async def test_ssh_arena_at_host_joins_the_running_arena_and_shows_its_standings(tmp_path: Path) -> None:
+    """Tried: an SSH session as the user arena (a new key: it is asked its name) while a public arena
+    runs. Found: once named, the session joins the arena at once and shows its standings; a second
+    player joining seats them both at one table."""
+    operator, admins = operators(tmp_path)
+    rig = await start_rig(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.0)
+    try:
+        op = await TestClient.connect("127.0.0.1", rig.server.port, "Op", identity=operator,
+                                      trust=ServerTrust.pinned(rig.server.fingerprint))
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        ada = await Player.connect(rig, "arena")
+        await named(ada, "ada")
+        await ada.until(lambda a: isinstance(a.screen, ArenaScreen), "the arena's standings")
+        assert rig.server.lobby.arenas.joined.get("ada") == 1
+        bob = await TestClient.connect("127.0.0.1", rig.server.port, "Bob",
+                                       trust=ServerTrust.pinned(rig.server.fingerprint))
+        await bob.send(JoinArena())
+        await ada.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the table")
+        await op.close()
+        await bob.close()
+        await ada.close()
+    finally:
+        await rig.close()

@@ -168,6 +168,7 @@ class GroupDoor:
     name_hint: str | None = None
     code: str | None = None
     play_now: tuple[str, int] | None = None
+    arena = False
     watch = False
     maybe_name = False
     keys_kept = False

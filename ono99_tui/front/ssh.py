@@ -83,6 +83,7 @@ def load_or_create_host_key(path: Path | None) -> asyncssh.SSHKey:
     return key
 
 
+ARENA_USER = "arena"  # ssh arena@host joins the public arena running (or the next to start)
 PLAY_USER = re.compile(r"play(?:-(2022|1980))?(?:-([2-8]))?", re.IGNORECASE)
 
 
@@ -139,13 +140,14 @@ class Door:
         self.fingerprint = fingerprint
         self.code, self.watch, self.maybe_name = front.read_shortcut(username)
         self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
+        self.arena = self.code is None and username.strip().lower() == ARENA_USER  # ssh arena@host
         # a user name that is (or looks like) an invite code is never offered as a name: Enter would make it one
-        self.default_name = "" if self.code or self.play_now else username[:MAX_NAME]
+        self.default_name = "" if self.code or self.play_now or self.arena else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, ""
         # asks for the name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
-            self.name_hint = "" if self.code or self.play_now else username
+            self.name_hint = "" if self.code or self.play_now or self.arena else username
         self.keys_kept = front.auth != "password"
         self.name_help = ""
         self.link: Client | None = None

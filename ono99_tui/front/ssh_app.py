@@ -25,7 +25,7 @@ from ..tui.names import KEY_HELP, NameScreen
 from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
 from ..wire.common import as_edition
-from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
+from ..wire.requests import Join, JoinArena, Leave, PlayNow, Request, Spectate
 from ..wire.server import (
     Bye,
     ErrorMessage,
@@ -64,6 +64,7 @@ class Door(Protocol):
     name_hint: str | None  # a name to try without asking (an SSH key's user name; "": the key's own name)
     code: str | None  # an invite code from the user name
     play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
+    arena: bool  # the user name asks to join the arena running (ssh arena@host)
     watch: bool  # spectate the code's table instead of sitting down
     maybe_name: bool  # the user name only looks like an invite code: no such table is no error
     keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
@@ -328,6 +329,11 @@ class SessionApp(Ono99App):
     def _play_now(self, welcome: Welcome) -> None:
         """``ssh play@host``: into the play-now queue at once, unless back in a seat of a running game (a
         finished or unstarted table is left for the queue)."""
+        if self.door.arena:  # ssh arena@host: into the arena, unless back at a table
+            self.door.arena = False
+            if welcome.table is None:
+                self.send_message(JoinArena())
+            return
         wish = self.door.play_now
         if wish is None:
             return

@@ -22,7 +22,7 @@ from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from ..tui.model import SHUTTING_DOWN
 from ..wire.common import as_edition
-from ..wire.requests import PlayNow, Spectate
+from ..wire.requests import JoinArena, PlayNow, Spectate
 from ..wire.server import Bye, State, Welcome
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
@@ -174,6 +174,10 @@ class _SshPlainClient(PlainClient):
             else:
                 session.join_by_code(door.code)
             door.code = None  # used: a reconnection goes back to where the player is
+        elif door.arena:  # ssh arena@host
+            if welcome.table is None:
+                self.send(JoinArena())
+            door.arena = False
         elif door.play_now is not None:
             if welcome.table is None:
                 session.play_now_wish = door.play_now

@@ -91,6 +91,7 @@ class WebDoor:
 
     fingerprint: str | None = None  # a browser proves no key
     play_now: tuple[str, int] | None = None
+    arena = False
     maybe_name = False
     keys_kept = False
     name_help = WEB_NAME_HELP
