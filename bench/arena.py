@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from measuring import machine, percentile
 
-from ono99_tui.wire.requests import CreateArena
+from ono99_kernel.wire.requests import CreateArena
 from tests.arena_players import ArenaLog, arena_player
 from tests.server_helpers import FAST_PLAY, TestClient, new_identity, running_server
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from . import text as words
 from .i18n import gettext as _
-from .wire.server import ArenaInfo, ArenaMessage, ArenaStanding
+from ono99_kernel.wire.server import ArenaInfo, ArenaMessage, ArenaStanding
 
 
 def duration(seconds: float) -> str:

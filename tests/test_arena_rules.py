@@ -1,4 +1,4 @@
-"""An arena's rules (ono99_tui/core/arena.py, docs/rules.md "Arenas"): joining and leaving, pairing by
+"""An arena's rules (ono99_kernel/core/arena.py, docs/rules.md "Arenas"): joining and leaving, pairing by
 standing then rating, bots only after the documented wait, points per place, the streak bonus, the
 standings, the end and the podium; and, over random arenas (hypothesis), that nobody plays two games
 at once and every finished game is counted once."""
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ono99_tui.core.arena import BOT_WAIT, Arena, recount
-from ono99_tui.core.series import place_points
+from ono99_kernel.core.arena import BOT_WAIT, Arena, recount
+from ono99_kernel.core.series import place_points
 
 
 def arena(seats: int = 4, minutes: int = 60) -> Arena:

@@ -1,4 +1,4 @@
-"""Arenas on a real server (docs/protocol.md section 6b, server/arena.py): real protocol clients over
+"""Arenas on a real server (docs/protocol.md section 6b, server/ono99_server/arena.py): real protocol clients over
 loopback TLS, a real SQLite file. Who may open one, joining by invite code, a table seated as soon as
 enough players are free and counted into the standings; and a whole arena of simulated players and
 bots run to its end, checked against its saved records."""
@@ -16,12 +16,12 @@ from ono99_server import Server
 from ono99_server.arena import arena_results
 from ono99_server.storage import Database
 from ono99_server.stores import export_records
-from ono99_tui.core.arena import recount
-from ono99_tui.core.record import check_lines, replay
+from ono99_kernel.core.arena import recount
+from ono99_kernel.core.record import check_lines, replay
 from ono99_tui.i18n import using
 from ono99_tui.reasons import said
-from ono99_tui.wire.requests import CreateArena, JoinArena, LeaveArena, Spectate
-from ono99_tui.wire.server import ErrorMessage, decode_server_message
+from ono99_kernel.wire.requests import CreateArena, JoinArena, LeaveArena, Spectate
+from ono99_kernel.wire.server import ErrorMessage, decode_server_message
 from tests.arena_players import arena_player
 from tests.server_helpers import (
     FAST_PLAY,

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from ..arena_text import arena_line, next_game_line, place_sentence, podium_line, standings_lines
 from ..i18n import gettext as _
-from ..wire.requests import JoinArena, LeaveArena, Request, Spectate
-from ..wire.server import ArenaGame, ArenaMessage, Arenas, ServerMessage
+from ono99_kernel.wire.requests import JoinArena, LeaveArena, Request, Spectate
+from ono99_kernel.wire.server import ArenaGame, ArenaMessage, Arenas, ServerMessage
 from .console import plain_text
 
 SHOWN = 10  # the standings' lines said
