@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import text as words
+from ..analysis_hints import remember
 from ..core.options import Scoring
 from ..i18n import gettext as _
 from ..reasons import said, unplayable_reason
@@ -118,6 +119,8 @@ class Model:
     _clock_move_due: bool = False  # the reader's clock ran out: their seat's next move is a stand-in's
     # the reader's moves a bot made for them among the events taken in last (a face saying them later)
     stand_in_moves: list[GameEvent] = field(default_factory=list)
+    # this game's events since the deal or the last reshuffle, and a few before: what a hint reads (analysis_hints.py)
+    game_events: list[GameEvent] = field(default_factory=list)
     _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
@@ -252,6 +255,7 @@ class Model:
         self.knockout = None
         self._total_seen = 0
         self._clock_move_due = False
+        self.game_events.clear()
 
     def _take_chat(self, line: ChatLine, scope: str) -> None:
         """A chat line, unless it was taken in already (lines carry ids, counting up). A session
@@ -318,6 +322,7 @@ class Model:
                 if first + i <= self.seq:
                     continue
                 self.seq = first + i
+            remember(self.game_events, event)
             line = self.describe(event, before)
             if line:
                 self.add_log(line)
