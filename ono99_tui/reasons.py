@@ -31,6 +31,8 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("game_running", "play_now"): N_("you are playing a game; leave the table first"),
     ("not_finished", "rematch"): N_("a rematch can start once the game is over"),
     ("game_running", "series"): N_("a series can start between games"),
+    ("game_running", "hints"): N_("hints can be turned on or off between games"),
+    ("rated_table", "play_now"): N_("a play-now table is rated: hints are for tables of your own"),
     ("bad_series", "private"): N_("a series is played at a private table"),
     ("bad_series", "both"): N_("a series is a number of games or a number of points, not both"),
     ("table_full", "spectate"): N_("every seat is taken; you can spectate"),

@@ -319,6 +319,7 @@ class Lobby:
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
             table.series = Series.from_mapping(meta["series"]) if meta.get("series") else None
+            table.hints = bool(meta.get("hints", False))
             table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None

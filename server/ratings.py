@@ -329,7 +329,8 @@ class RatingBook:
         tell its players (on this event loop)."""
         game = table.game
         assert game is not None and game.outcome is not None
-        rated = entries(table.players, game.outcome.ranking, game.outcome.winner)
+        # a game played with hints is stored, never rated
+        rated = [] if table.hints else entries(table.players, game.outcome.ranking, game.outcome.winner)
         edition = str(record["edition"])
         loop = asyncio.get_running_loop()
 

@@ -136,6 +136,7 @@ class Table:
         self._unshown: deque[list[Callable[[], None]]] = deque()
         self.closed = False  # dropped from the lobby: its people were told, and hear nothing more of it
         self.series: Series | None = None  # the series played here, its standings kept with the table
+        self.hints = False  # the host allows hints (each player's client estimates its cards); not rated
 
     # --- its parts' state, as the lobby and the tests read it --------------------------------------------
     @property
@@ -248,6 +249,7 @@ class Table:
             "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
             "name_code": self.name_code,
             "name_params": self.name_params,
+            "hints": self.hints,
         }
 
     def info(self) -> wire.TableInfo:
@@ -320,13 +322,26 @@ class Table:
         self.sit(target, seat)
         self.state_when_shown(target)
 
-    def set_options(self, member: Member, replace_bots: bool | None) -> None:
+    def set_options(self, member: Member, replace_bots: bool | None, hints: bool | None = None) -> None:
         self.seating.require_host(member)
+        if hints is not None and hints != self.hints:
+            self.allow_hints(hints)
         if replace_bots is not None:
             self.seating.replace_bots = replace_bots
             if not self.runner.playing:
                 self._seat_waiting()
         self.changed()
+
+    def allow_hints(self, hints: bool) -> None:
+        """Hints on or off, between games: a game started with them is not rated, one started without them
+        may be; a play-now table is for rated games only."""
+        if hints and self.name_code == "play_now":
+            raise ProtocolError("rated_table", "a play-now table is rated: hints are for tables of your own",
+                                params={"why": "play_now"})
+        if self.runner.playing:
+            raise ProtocolError("game_running", "hints can be turned on or off between games",
+                                params={"why": "hints"})
+        self.hints = hints
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         seat = self.seat_for(member, seat)
@@ -687,7 +702,7 @@ class Table:
             "host_token": self.host_member.token_hash if self.host_member is not None else None,
             "private": self.private, "code": self.code,
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
-            "replace_bots": self.replace_bots,
+            "replace_bots": self.replace_bots, "hints": self.hints,
             "game_no": self.game_no, "seed": self.seed, "seq_base": self.seq_base,
             "seats": [{"kind": s.kind, "name": s.name, "level": s.level, "away_seq": s.away_seq,
                        "token": s.member.token_hash if s.member is not None else None,

@@ -128,3 +128,25 @@ def test_the_hint_reports_progress_and_rates_every_playable_card() -> None:
     assert set(found.chances) == playable and found.best == next(iter(found.chances))
     assert all(0.0 <= c <= 1.0 for c in found.chances.values())
     assert hint(rebuilt, seed=5) == found
+
+
+def test_the_table_list_says_hints_are_on_in_the_app_and_the_plain_mode() -> None:
+    """A listed table whose host allows hints says "hints on" in the app's list (with its rules) and in
+    the plain mode's line; one without hints says nothing of them."""
+    from ono99_tui.plain.words import table_line
+    from ono99_tui.tui.lobby_list import table_rows
+    from ono99_tui.wire.server import Seat, TableInfo
+
+    def listed(hints: bool) -> TableInfo:
+        return TableInfo(id=3, name="Ada's table", edition="2022", options=TableOptions(), summary="2022",
+                         host="Ada", status="waiting", private=False,
+                         seats=(Seat("human", "Ada", None, True), Seat("empty", "", None, None)), free=1, bots=0,
+                         spectators=0, replace_bots=False, turn_seconds=0, bot_level="greedy", game_no=0,
+                         winner=None, name_code=None, name_params={}, hints=hints)
+
+    def app_row(hints: bool) -> str:
+        [_label, (_key, cells, _id)] = table_rows([listed(hints)])
+        return " ".join(str(cell) for cell in cells)
+
+    assert "hints on" in app_row(True) and "hints" not in app_row(False)
+    assert "hints on" in table_line(1, listed(True)) and "hints" not in table_line(1, listed(False))

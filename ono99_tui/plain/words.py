@@ -95,6 +95,8 @@ def table_line(number: int, table: TableInfo) -> str:
                  free=table.free, seats=len(table.seats))]
     if table.host:
         parts.append(_("host {name}").format(name=plain_text(table.host)))
+    if table.hints:
+        parts.append(_("hints on"))
     if table.spectators:
         parts.append(ngettext("{n} watching", "{n} watching", table.spectators).format(n=table.spectators))
     return _("Table {n}: {what}.").format(n=number, what=", ".join(parts))

@@ -55,7 +55,8 @@ def table_rows(tables: Sequence[TableInfo], headers: Sequence[str] = (), width: 
         rows.append((key, (Text(_wrapped(group_label(key, len(group)), room), style="bold"),), None))
         for info in group:
             seated = sum(1 for s in info.seats if s.kind != "empty")
-            rows.append((str(info.id), (str(info.id), Text(table_name(info)), rules_summary(info.options),
+            rules = rules_summary(info.options) + (" · " + _("hints on") if info.hints else "")
+            rows.append((str(info.id), (str(info.id), Text(table_name(info)), rules,
                                         f"{seated}/{len(info.seats)}", str(info.bots),
                                         status_word(info.status), str(info.spectators)),
                          info.id))
