@@ -5,6 +5,7 @@ screen say them the same way."""
 from __future__ import annotations
 
 from .analysis import Decision, SeatAnalysis
+from .analysis_hints import Hint, NoHint
 from .i18n import N_, gettext
 from .numbers import percent
 from .reasons import card_words
@@ -51,3 +52,26 @@ def seat_summary(seat: SeatAnalysis) -> str:
     return gettext("{name} (seat {seat}): {decisions}; {marks}").format(
         name=seat.name, seat=seat.seat,
         decisions=count(len(seat.decisions), "{n} decision", "{n} decisions"), marks=", ".join(said))
+
+
+def hint_sentence(found: Hint, edition: str) -> str:
+    """``Hint: 7 (41%); also 9 27%, Reverse 12%``: the best card, then the others' chances."""
+    best = gettext("Hint: {card} ({chance})").format(card=card_words(found.best, edition),
+                                                     chance=chance(found.chances[found.best]))
+    others = [gettext("{card} {chance}").format(card=card_words(code, edition), chance=chance(value))
+              for code, value in found.chances.items() if code != found.best]
+    return best + ("; " + gettext("also {cards}").format(cards=", ".join(others)) if others else "")
+
+
+NO_HINT_WORDS = {
+    "not_your_turn": N_("A hint is for your turn."),
+    "draw_first": N_("Draw first (d); then ask for a hint."),
+    "no_card": N_("No card can be played now: there is nothing to hint."),
+    "one_card": N_("Only {card} can be played now."),
+    "unknown_pile": N_("No hint: this client did not see every card played since the deal; "
+                       "the next hand or game will have hints."),
+}
+
+
+def no_hint_sentence(no: NoHint, edition: str) -> str:
+    return gettext(NO_HINT_WORDS[no.code]).format(card=card_words(no.card, edition) if no.card else "")

@@ -69,10 +69,10 @@ class SeatMenuScreen(ModalScreen[SeatRequest | None]):
 
     BINDINGS = [Binding("escape", "close", N_("Close"))]
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, local: bool = False) -> None:
         super().__init__()
         self.model = model
-        self.choices = seat_choices(model)
+        self.choices = seat_choices(model, local)
 
     def compose(self) -> ComposeResult:
         table = self.model.table

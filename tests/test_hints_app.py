@@ -1,0 +1,106 @@
+"""Hints in the app: h on the player's turn in a local game shows the best card and each playable card's
+chance, searched in a worker thread while the screen goes on; at a server's table the host's option
+decides, and without it h says why not."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from ono99_tui.analysis_hints import NoHint, seat_view
+from ono99_tui.local_game import open_local_game
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.lobby_list import table_rows
+from ono99_tui.tui.table import TableScreen
+from ono99_tui.wire.requests import CreateTable, Join, Stand, Start
+from tests.server_helpers import new_identity, running_server
+from tests.test_tui import play_my_turn, wait_until
+
+
+def why(app: Any) -> str:
+    return str(app.screen.query_one("#why", Static).render())
+
+
+async def my_turn_with_a_choice(pilot: Any, app: Any) -> None:
+    """Play on until it is the player's turn with at least two cards to choose from."""
+    while True:
+        await wait_until(pilot, lambda: app.model.my_turn and isinstance(app.screen, TableScreen), "my turn")
+        try:
+            seat_view(app.model.view, app.model.game_events)
+            return
+        except NoHint:
+            before = app.model.view.version
+            await play_my_turn(pilot, app)
+            await wait_until(pilot, lambda before=before: app.model.view.version != before, "the move taken")
+
+
+async def test_h_in_a_local_game_shows_the_chances_from_a_worker_thread(monkeypatch: Any) -> None:
+    """In a local game at 80×24, h on the player's turn: held after its first part, the search shows its
+    progress under the cards, from a thread that is not the event loop; let go, the line names the best card
+    with its chance and the other playable cards' chances."""
+    from ono99_tui.tui import table as table_module
+
+    go_on, started = threading.Event(), threading.Event()
+    threads: list[threading.Thread] = []
+    from ono99_tui.analysis_hints import hint as real
+
+    def held(position: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread())
+        report = kwargs.pop("on_progress")
+
+        def progress(done: int, total: int) -> None:
+            report(done, total)
+            if done == 1:
+                started.set()
+                assert go_on.wait(60)
+
+        return real(position, on_progress=progress, **kwargs)
+
+    monkeypatch.setattr(table_module, "hint", held)
+    app = make_app(bot_delay=0.05, local_game=open_local_game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await my_turn_with_a_choice(pilot, app)
+        await pilot.press("h")
+        await wait_until(pilot, started.is_set, "the search's first part")
+        await wait_until(pilot, lambda: "▰▱" in why(app), "the progress under the cards")
+        go_on.set()
+        await wait_until(pilot, lambda: "%" in why(app), "the hint")
+        said = " ".join(why(app).split())
+        assert said.startswith("Hint: ") and "thinking" not in said, said
+        assert threads and threads[0] is not threading.main_thread()
+
+
+@pytest.mark.parametrize("allowed", [False, True], ids=["without", "with"])
+async def test_h_at_a_server_table_follows_the_hosts_option(tmp_path: Path, allowed: bool) -> None:
+    """Ada at Bob's table, Bob standing up once the game runs (a bot plays his cards): without hints, h says
+    the host did not allow them; with them, the lobby's list said "hints on"
+    and h gives a hint on Ada's turn."""
+    async with running_server(tmp_path) as harness:
+        bob = await harness.connect("Bob", identity=new_identity())
+        await bob.send(CreateTable(edition="2022", seats=2, turn_seconds=0, hints=allowed))
+        await bob.expect("table")
+        app = make_app(local=False, host="127.0.0.1", port=harness.port, name="Ada", identity=new_identity(),
+                       trust=harness.trust)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: bool(app.model.tables), "the table list")
+            assert app.model.tables[0].hints is allowed
+            assert ("hints on" in " ".join(str(c) for c in table_rows(app.model.tables)[1][1])) is allowed
+            app.send_message(Join(table=app.model.tables[0].id))
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
+                             and app.model.table.you is not None, "Ada seated")
+            await bob.send(Start())
+            await bob.expect("state")
+            await bob.send(Stand())
+            await wait_until(pilot, lambda: app.model.view is not None, "the game")
+            if not allowed:
+                await pilot.press("h")
+                await wait_until(pilot, lambda: "Hints are off" in why(app), "the refusal")
+                return
+            await my_turn_with_a_choice(pilot, app)
+            await pilot.press("h")
+            await wait_until(pilot, lambda: "%" in why(app), "the hint")
+            assert " ".join(why(app).split()).startswith("Hint: ")
