@@ -474,13 +474,17 @@ class Table:
             self._finish_unannounced = False
             self.changed()
 
+    def record(self) -> dict[str, Any]:
+        """The record of the table's game (the one played, or the last one finished)."""
+        assert self.game is not None
+        return game_to_record(self.game, [RecordPlayer(p["name"], p["kind"]) for p in self.players], self.seed)
+
     def game_over(self) -> None:
         game = self.game
         assert game is not None and game.outcome is not None
         if len(self.players) != self.seat_count:  # a game saved before players were noted
             self.players = [self._player_of(s) for s in self.seats]
-        players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
-        record = game_to_record(game, players, self.seed)
+        record = self.record()
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
         if self.series is not None and not self.series.over:  # saved with the table, in the game's transaction
             names = self._series_names()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from ono99_tui.analysis_hints import NoHint, seat_view
 from ono99_tui.local_game import open_local_game
@@ -104,3 +104,37 @@ async def test_h_at_a_server_table_follows_the_hosts_option(tmp_path: Path, allo
             await pilot.press("h")
             await wait_until(pilot, lambda: "%" in why(app), "the hint")
             assert " ".join(why(app).split()).startswith("Hint: ")
+
+
+async def test_analyse_on_the_game_over_dialog_opens_the_replay_with_the_players_analysis() -> None:
+    """A local game played to its end at 80×24: the game-over dialog offers Analyse (a); a opens the replay
+    of that game over the table, following the player's seat, with the analysis panel searching and then
+    plotting the player's chances; the analysed decisions are the player's own moves of that game; Esc
+    goes back to the table."""
+    from ono99_tui.analysis import positions
+    from ono99_tui.tui.game_over import GameOverScreen
+    from ono99_tui.tui.replay import AnalysisPanel, ServerReplayScreen
+    from tests.test_tui import play_to_the_end
+
+    app = make_app(bot_delay=0, local_game=open_local_game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                         "the game")
+        await play_to_the_end(pilot, app)
+        await wait_until(pilot, lambda: isinstance(app.screen, GameOverScreen), "the game-over dialog")
+        assert "Analyse (a)" in [str(b.label) for b in app.screen.query("#buttons Button").results(Button)]
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ServerReplayScreen), "the replay")
+        screen = app.screen
+        assert isinstance(screen, ServerReplayScreen)
+        await wait_until(pilot, lambda: 0 in screen.cursor.analyses, "the analysis", )
+        await pilot.pause()
+        assert screen.cursor.seat == 0 and screen.query_one(AnalysisPanel).display
+        record = screen.cursor.record
+        assert record is not None and record["players"][0]["kind"] == "human"
+        _game, _steps, found = positions(record, [0])
+        assert [d.step for d in screen.cursor.analyses[0].decisions] == [p.step for p, _action in found]
+        if found:
+            assert any(bar in str(screen.query_one("#analysis-plot", Static).render()) for bar in "▁▂▃▄▅▆▇█")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen | GameOverScreen), "the table again")

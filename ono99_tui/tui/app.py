@@ -46,6 +46,7 @@ from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen
 from .profile import ProfileScreen, after_message
+from .replay import analysis_screen
 from .seats import ConfirmScreen, UnaskedQuestion, seated_in_running_game
 from .settings import Settings
 from .settings_screen import SettingsScreen
@@ -443,6 +444,14 @@ class Ono99App(App[int]):
         if self._embedded is not None:
             self._embedded.set_bot_delay(0.0 if on else (LOCAL_BOT_DELAY if self.bot_delay is None
                                                            else self.bot_delay))
+
+    def analyse_finished_game(self) -> bool:
+        table, seat = self.model.table, self.model.my_seat
+        record = self._embedded.finished_record(table.id) if self._embedded is not None and table is not None else None
+        if record is None:
+            return False
+        self.push_screen(analysis_screen(record, _("Analysis of the game just played"), seat or 0))
+        return True
 
     def bell_if_wanted(self, end: bool = False) -> None:
         if self.bell_on_turn and not end:

@@ -62,7 +62,9 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
             if host:
                 self.steps.append(("r", _("Play again"), "rematch"))
             self.steps.append(("n", _("New game"), "new"))
-            if not local:
+            if local:  # the local game's record is at hand (a server's game: the profile's replay)
+                self.steps.append(("a", _("Analyse"), "analyse"))
+            else:
                 self.steps.append(("l", _("Lobby"), "lobby"))
                 self.steps.append(("p", _("Play now"), "play_now"))  # a new table with whoever is waiting
         title = _("You win!") if model.is_me(winner) else _("{name} wins!").format(name=model.plain_name(winner))

@@ -453,10 +453,19 @@ class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
     STEP_KEYS = N_("←/→ step, Home/End jump, Esc close")
     LAST_KEY = CLOSE_KEY
 
-    def __init__(self, steps: dict[str, Any]) -> None:
+    def __init__(self, steps: dict[str, Any], analyse_seat: int | None = None) -> None:
         self.cursor = _ScreenCursor(self, steps)
         super().__init__()
         self._shown_game_over = (0, 1)  # the game is over; the replay shows its end without the dialog
+        self.analyse_seat = analyse_seat  # whose analysis opens with the screen (the game just played)
+
+    def on_mount(self) -> None:
+        if self.analyse_seat is not None:  # once ReplayScreen's on_mount (called after this one) put the panel in
+            self.call_after_refresh(self._open_analysis, self.analyse_seat)
+
+    def _open_analysis(self, seat: int) -> None:
+        self.cursor.follow(seat)
+        self.action_analyse()
 
     @property
     def replay(self) -> ReplayCursor:
@@ -487,6 +496,11 @@ class _ScreenCursor(ReplayCursor):
 
     def show_step(self) -> None:
         self.screen.refresh_model(self.model)
+
+
+def analysis_screen(record: Mapping[str, Any], title: str, seat: int) -> ServerReplayScreen:
+    """The replay of ``record`` over the app, from the deal, with the analysis of ``seat``'s moves open."""
+    return ServerReplayScreen(replay_steps(record, title), analyse_seat=seat)
 
 
 def make_replay_app(replay_data: dict[str, Any], file: Path | None = None, line: int = 1) -> ReplayApp:

@@ -254,6 +254,10 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             self.action_new_game()
         elif choice == "lobby":
             self.action_lobby()
+        elif choice == "analyse":
+            game_app = game_app_of(self)
+            if game_app is None or not game_app.analyse_finished_game():
+                self.note(_("This game's record is not available to analyse."), lasts="game")
         elif choice == "fast":
             game_app = game_app_of(self)
             if game_app is not None:
