@@ -28,19 +28,29 @@ def chance(value: float) -> str:
     return percent(value, 0)
 
 
-def decision_sentence(decision: Decision, name: str, edition: str) -> str:
+def decision_sentence(decision: Decision, name: str, edition: str, you: bool = False) -> str:
     """One decision in a sentence: the move, and the better one with both chances when it was not
-    the best."""
+    the best; ``you``: said to the player who made it ("Move 12: you played 9; …")."""
     played = card_words(decision.played, edition)
     if decision.best == decision.played:
-        return gettext("Move {move}: {name} played {card}, the best move ({chance}).").format(
+        return (gettext("Move {move}: you played {card}, the best move ({chance}).") if you else
+                gettext("Move {move}: {name} played {card}, the best move ({chance}).")).format(
             move=decision.move, name=name, card=played, chance=chance(decision.chance_played))
     said = {"move": decision.move, "name": name, "card": played, "better": card_words(decision.best, edition),
             "best": chance(decision.chance_best), "made": chance(decision.chance_played)}
     if decision.mark is None:
-        return gettext("Move {move}: {name} played {card}; {better} was better: {best} against {made}.").format(**said)
-    return gettext("Move {move}: {name} played {card}; {better} was better: {best} against {made} ({mark}).").format(
-        mark=mark_word(decision.mark), **said)
+        return (gettext("Move {move}: you played {card}; {better} was better: {best} against {made}.") if you else
+                gettext("Move {move}: {name} played {card}; {better} was better: {best} against {made}.")
+                ).format(**said)
+    return (gettext("Move {move}: you played {card}; {better} was better: {best} against {made} ({mark}).") if you
+            else gettext("Move {move}: {name} played {card}; {better} was better: {best} against {made} ({mark}).")
+            ).format(mark=mark_word(decision.mark), **said)
+
+
+def marks_in_words(found: SeatAnalysis, edition: str, you: bool = False) -> list[str]:
+    """The seat's summary, then each of its marked moves in a sentence (the plain mode says them so)."""
+    marked = [decision_sentence(d, found.name, edition, you) for d in found.decisions if d.mark is not None]
+    return [seat_summary(found), *(marked or [gettext("No move is marked: each was the best or near it.")])]
 
 
 def seat_summary(seat: SeatAnalysis) -> str:

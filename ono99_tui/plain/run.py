@@ -351,7 +351,8 @@ def run_local(open_local_game: Callable[[float, float], LocalServer], name: str,
         def make(console: Console) -> PlainClient:
             console.say(_("Starting a local game…"))
             return PlainClient(console, opener, local=True, full=full,
-                               controls=LocalControls(server.pause, fast_forward), on_verbosity=on_verbosity)
+                               controls=LocalControls(server.pause, fast_forward, server.finished_record),
+                               on_verbosity=on_verbosity)
 
         try:
             return await run_in_terminal(make)

@@ -11,11 +11,14 @@ about the rules: which cards can be played and why not is the view's ``legal`` a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextvars
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import text as count_words
+from ..analysis import Analysis, analyse
+from ..analysis_words import marks_in_words
 from ..core.errors import OptionError
 from ..core.options import Scoring, parse_option_text
 from ..i18n import N_, ngettext
@@ -99,10 +102,12 @@ def default_local_table() -> CreateTable:
 @dataclass(slots=True)
 class LocalControls:
     """What a local game's player may do to its bots: hold them while a question waits for an
-    answer, and let them play without waiting once no person is left in the game."""
+    answer, and let them play without waiting once no person is left in the game; and the record of
+    the game finished at a table (its analysis reads it)."""
 
     pause: Callable[[bool], None]
     fast_forward: Callable[[bool], None]
+    finished_record: Callable[[int], Mapping[str, Any] | None] = lambda table: None
 
 
 class PlainSession:
@@ -801,9 +806,45 @@ class PlainSession:
             self.confirm_leaving(lambda: self.send(Leave()), _("Leave the table"))
         elif key == "p" and not self.local:
             self.confirm_leaving(self._leave_to_play_now, _("Leave the table"))
+        elif key == "a" and self.local:
+            self._analyse()
         else:
             return False
         return True
+
+    def _analyse(self) -> None:
+        """a, once a local game is over: the player's moves searched in a thread (seconds of CPU), then
+        the marked ones said in words."""
+        table, view = self.model.table, self.model.view
+        if table is None or view is None or view.winner is None or view.seat is None:
+            self.say(_("a analyses your moves once the game is over."))
+            return
+        record = self.controls.finished_record(table.id) if self.controls is not None else None
+        if record is None:
+            self.say(_("This game's record is not available to analyse."))
+            return
+        seat, edition = view.seat, view.edition
+        loop = asyncio.get_running_loop()
+
+        def analysing(total: int) -> None:
+            self.say(ngettext("Analysing your {n} decision…", "Analysing your {n} decisions…", total).format(n=total))
+
+        def progress(done: int, total: int) -> None:  # in the search's thread
+            if done == 0:
+                loop.call_soon_threadsafe(analysing, total)
+
+        def tell(future: asyncio.Future[Analysis]) -> None:
+            if future.cancelled():
+                return
+            error = future.exception()
+            if error is not None:
+                self.say(_("The analysis failed: {error}").format(error=error))
+                return
+            self.say(*marks_in_words(future.result().seats[0], edition, you=True))
+
+        context = contextvars.copy_context()  # the thread, and what it hands back, speak the session's language
+        loop.run_in_executor(None, context.run, lambda: analyse(record, [seat], on_progress=progress)
+                             ).add_done_callback(tell)
 
     def _leave_to_play_now(self) -> None:
         edition, seats = self.play_now_wish

@@ -132,6 +132,7 @@ def table_help(local: bool) -> list[str]:
     if local:
         lines.append(_("n and Enter starts a new game; you may add 1980, a number of seats, a bot level and "
                        "options, for example n 1980 3 strong manual_draw."))
+        lines.append(_("a, once the game is over, analyses your moves and says the marked ones in words."))
     else:
         lines.append(_("p, once the game is over, leaves the table to play now; n and Enter opens a table of "
                        "your own."))
