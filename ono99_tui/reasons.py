@@ -156,6 +156,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("no_report", None): N_("there is no report {id}"),
     ("blocked", None): N_("the host of this table does not let you join it"),
     ("rate_limited", "report"): N_("you sent too many reports; you can send another in {seconds} s"),
+    ("rate_limited", "records"): N_("you fetched too many game records; you can fetch another in {seconds} s"),
     # not "or come in as a guest": an `ono99 connect` or SSH player cannot
     ("rate_limited", "new_names"): N_("too many new players' names from your address just now: wait {seconds} s "
                                       "before trying again"),

@@ -60,3 +60,26 @@ async def test_hints_change_between_games_only_and_never_at_a_play_now_table(tmp
         error = await bob.request(SetTableOptions(hints=True), "error")
         assert error["code"] == "rated_table" and error["params"] == {"why": "play_now"}
         assert "play-now" in said_of(error)
+
+
+async def test_game_records_are_fetched_within_a_per_player_allowance(tmp_path: Path, store: Store) -> None:
+    """A player asks for records one after another: the first RECORD_BURST are answered (a game's record,
+    or no_record for an id with no game), the next is refused with rate_limited and the seconds to wait,
+    in words; another player still gets records meanwhile."""
+    from ono99_server.ratings import RECORD_BURST
+    from ono99_tui.wire.requests import AskGameRecord
+
+    async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
+        ada = await h.connect("Ada", identity=new_identity())
+        await create_table(ada, seats=2, bots=1, bot_level="random", start=True)
+        await play(ada, random.Random(4))
+        await storage_barrier(ada)
+        for game in range(1, RECORD_BURST + 1):
+            answer = await ada.request(AskGameRecord(game=game), "game_record" if game == 1 else "error")
+            assert answer["t"] == "game_record" if game == 1 else answer["code"] == "no_record"
+        refused = await ada.request(AskGameRecord(game=1), "error")
+        assert refused["code"] == "rate_limited" and refused["params"]["why"] == "records"
+        assert 1 <= refused["params"]["seconds"] <= 6
+        assert said_of(refused).startswith("you fetched too many game records")
+        bob = await h.connect("Bob", identity=new_identity())
+        assert (await bob.request(AskGameRecord(game=1), "game_record"))["game"] == 1
