@@ -77,8 +77,8 @@ async def test_h_in_a_local_game_shows_the_chances_from_a_worker_thread(monkeypa
 @pytest.mark.parametrize("allowed", [False, True], ids=["without", "with"])
 async def test_h_at_a_server_table_follows_the_hosts_option(tmp_path: Path, allowed: bool) -> None:
     """Ada at Bob's table, Bob standing up once the game runs (a bot plays his cards): without hints, h says
-    the host did not allow them; with them, the lobby's list said "hints on"
-    and h gives a hint on Ada's turn."""
+    the host did not allow them; with them, the lobby's list and the table's
+    title say "hints on" and h gives a hint on Ada's turn."""
     async with running_server(tmp_path) as harness:
         bob = await harness.connect("Bob", identity=new_identity())
         await bob.send(CreateTable(edition="2022", seats=2, turn_seconds=0, hints=allowed))
@@ -100,6 +100,7 @@ async def test_h_at_a_server_table_follows_the_hosts_option(tmp_path: Path, allo
                 await pilot.press("h")
                 await wait_until(pilot, lambda: "Hints are off" in why(app), "the refusal")
                 return
+            assert "hints on" in str(app.screen.query_one("#title", Static).render())
             await my_turn_with_a_choice(pilot, app)
             await pilot.press("h")
             await wait_until(pilot, lambda: "%" in why(app), "the hint")

@@ -189,6 +189,8 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             name = _("Your table") if is_own_table(table, model.my_name) else table_name(table)
         title.append(name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
+        if table is not None and table.hints and not self.ono.local:  # a server's table: its games are not rated
+            title.append("  ·  " + _("hints on"))
         if model.view is not None and model.view.seat is None:
             title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
