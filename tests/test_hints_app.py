@@ -139,3 +139,38 @@ async def test_analyse_on_the_game_over_dialog_opens_the_replay_with_the_players
             assert any(bar in str(screen.query_one("#analysis-plot", Static).render()) for bar in "▁▂▃▄▅▆▇█")
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen | GameOverScreen), "the table again")
+
+
+async def test_a_game_replayed_from_a_profile_follows_that_players_seat(tmp_path: Path) -> None:
+    """Bob hosts and Cy sits in seat 1; they play a game. Ada opens Cy's profile and replays the game: the
+    replay follows Cy's cards (seat 1), and a analyses Cy's moves."""
+    import asyncio
+    import random
+
+    from ono99_tui.tui.profile import ProfileScreen
+    from ono99_tui.tui.replay import ServerReplayScreen
+    from tests.server_helpers import FAST_PLAY, create_table, play, storage_barrier
+
+    async with running_server(tmp_path, **FAST_PLAY) as h:
+        bob = await h.connect("Bob", identity=new_identity())
+        cy = await h.connect("Cy", identity=new_identity())
+        table_id = await create_table(bob, seats=2)
+        await cy.send(Join(table=table_id))
+        await cy.expect("table", where=lambda m: m["table"]["you"] == 1)
+        await bob.send(Start())
+        await asyncio.gather(play(bob, random.Random(1)), play(cy, random.Random(2)))
+        await storage_barrier(bob)
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada", identity=new_identity(),
+                       trust=h.trust)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.model.connected, "the lobby")
+            app.show_profile("Cy")
+            await wait_until(pilot, lambda: isinstance(app.screen, ProfileScreen) and app.model.profile is not None
+                             and bool(app.model.profile.recent), "Cy's profile")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ServerReplayScreen), "the replay")
+            replay = app.screen
+            assert isinstance(replay, ServerReplayScreen) and replay.cursor.seat == 1
+            await pilot.press("a")
+            await wait_until(pilot, lambda: 1 in replay.cursor.analyses, "Cy's analysis")
+            assert replay.cursor.analyses[1].name == "Cy"
