@@ -10,12 +10,12 @@ from dataclasses import replace
 import pytest
 
 from ono99_tui.analysis_hints import NoHint, hint, remember, seat_view
-from ono99_tui.bots.basic import choose_greedy
-from ono99_tui.core.cards import Card, Edition
-from ono99_tui.core.events import Drew, Played
-from ono99_tui.core.game import Game
-from ono99_tui.core.options import Scoring, TableOptions
-from ono99_tui.wire.server import (
+from ono99_kernel.bots.basic import choose_greedy
+from ono99_kernel.core.cards import Card, Edition
+from ono99_kernel.core.events import Drew, Played
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.options import Scoring, TableOptions
+from ono99_kernel.wire.server import (
     DrawEvent,
     GameEvent,
     HandStartedEvent,
@@ -135,7 +135,7 @@ def test_the_table_list_says_hints_are_on_in_the_app_and_the_plain_mode() -> Non
     the plain mode's line; one without hints says nothing of them."""
     from ono99_tui.plain.words import table_line
     from ono99_tui.tui.lobby_list import table_rows
-    from ono99_tui.wire.server import Seat, TableInfo
+    from ono99_kernel.wire.server import Seat, TableInfo
 
     def listed(hints: bool) -> TableInfo:
         return TableInfo(id=3, name="Ada's table", edition="2022", options=TableOptions(), summary="2022",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from ono99_tui.wire.requests import AskProfile, ListTables, PlayNow, SetTableOptions, Start
+from ono99_kernel.wire.requests import AskProfile, ListTables, PlayNow, SetTableOptions, Start
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -67,7 +67,7 @@ async def test_game_records_are_fetched_within_a_per_player_allowance(tmp_path: 
     or no_record for an id with no game), the next is refused with rate_limited and the seconds to wait,
     in words; another player still gets records meanwhile."""
     from ono99_server.ratings import RECORD_BURST
-    from ono99_tui.wire.requests import AskGameRecord
+    from ono99_kernel.wire.requests import AskGameRecord
 
     async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         ada = await h.connect("Ada", identity=new_identity())
