@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from ono99_server import Server, ServerConfig
 from ono99_server.advertiser import Advertiser
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.discovery import FoundServer, ServerBrowser
 from ono99_tui.wire.requests import CreateTable
 

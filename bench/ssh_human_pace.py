@@ -42,7 +42,7 @@ from typing import Any
 
 from measuring import HOST, children, free_port, log_in_all, measured, percentile, rss, start_serve, stop_serve
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import CreateTable, Join, Spectate

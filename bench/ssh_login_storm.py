@@ -38,7 +38,7 @@ from pathlib import Path
 
 from measuring import HOST, free_port, log_in_all, measured, percentile, start_serve, stop_serve
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Act, CreateTable, Join, Rematch, Start

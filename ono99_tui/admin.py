@@ -162,7 +162,7 @@ def request_of(args: argparse.Namespace) -> Admin | str:
 
 
 def run_admin(args: argparse.Namespace) -> int:
-    from .client import parse_address
+    from .client.connection import parse_address
 
     if args.admin_command is None:
         print("ono99 admin: " + _("say which command: 'ono99 admin --help' lists them"), file=sys.stderr)
@@ -181,7 +181,7 @@ def run_admin(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -> int:
-    from .client import Client, ServerError
+    from .client.connection import Client, ServerError
     from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, data_dir
     from .known_servers import (

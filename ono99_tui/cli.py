@@ -485,7 +485,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     import getpass
     import os
 
-    from .client import parse_address, probe
+    from .client.connection import parse_address, probe
     from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, remember_name, remembered_name
     from .identity import data_dir as identity_dir

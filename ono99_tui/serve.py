@@ -519,7 +519,7 @@ def read_or_create_credential(path: Path) -> str:
 
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
-    from .client import parse_address
+    from .client.connection import parse_address
     from .fingerprints import FingerprintError, normal_fingerprint
     from .front.run import run_front
     from .identity import data_dir

@@ -26,7 +26,7 @@ from typing import Any
 
 from ono99_server import Server, ServerConfig
 from ono99_server.table import Table
-from ono99_tui.client import Client, ConnectionLost
+from ono99_tui.client.connection import Client, ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game

@@ -59,7 +59,8 @@ def test_the_game_server_never_imports_textual() -> None:
 def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
     """They are clients: the app takes its link from outside (a TCP client, or the local game's
     embedded server, opened by ono99_tui/local_game.py); the front links over TCP."""
-    client_side = ["ono99_tui.client", *modules_under("ono99_tui/tui"), *modules_under("ono99_tui/front")]
+    client_side = [*modules_under("ono99_tui/client"), *modules_under("ono99_tui/tui"),
+                   *modules_under("ono99_tui/front")]
     loaded = loaded_after_importing(client_side)
     assert "ono99_tui.front.ssh" in loaded and "ono99_tui.tui.app" in loaded
     assert not {m for m in loaded if m == "ono99_server" or m.startswith("ono99_server.")}
@@ -150,6 +151,41 @@ def test_the_server_has_no_import_cycle() -> None:
 def test_the_cycle_finder_finds_a_circle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+# the faces: what draws and reads keys, each on the client layer (ono99_tui/client/)
+FACES = ("ono99_tui.tui", "ono99_tui.plain", "ono99_tui.front", "ono99_tui.admin", "ono99_tui.cli")
+
+
+def is_in(module: str, packages: tuple[str, ...]) -> bool:
+    """Whether ``module`` is one of ``packages`` or inside one (``ono99_tui.fronts`` is not in ``ono99_tui.front``)."""
+    return any(module == package or module.startswith(package + ".") for package in packages)
+
+
+def test_the_client_layer_sits_between_the_kernel_and_the_faces() -> None:
+    """ono99_tui/client/ (the connection, the model, the client session) imports no face, no server
+    and no Textual, not even inside a function or for type checking: every face may use it, and a
+    new face (a chat-bot front, say) needs nothing of the others."""
+    graph = package_imports()
+    client_layer = {module for module in graph if module.startswith("ono99_tui.client.")}
+    assert {"ono99_tui.client.connection", "ono99_tui.client.model"} <= client_layer  # the walk found them
+    upward = sorted(f"{module} -> {imported}" for module in client_layer for imported in graph[module]
+                    if is_in(imported, (*FACES, "ono99_tui.serve", "ono99_tui.local_game")))
+    assert upward == []
+    loaded = loaded_after_importing(sorted(client_layer))
+    assert not {m for m in loaded if m.split(".")[0] in ("textual", "ono99_server", "asyncssh")}
+
+
+def test_the_plain_mode_does_not_import_the_apps_package() -> None:
+    """The plain mode is a face of its own on the client layer: it takes the model and the labels
+    from there, and loading it loads none of the Textual app."""
+    graph = package_imports()
+    plain = {module for module in graph if module.startswith("ono99_tui.plain")}
+    assert "ono99_tui.plain.session" in plain  # the walk found it
+    assert sorted(f"{m} -> {i}" for m in plain for i in graph[m] if is_in(i, ("ono99_tui.tui",))) == []
+    loaded = loaded_after_importing(sorted(plain))
+    assert "ono99_tui.client.model" in loaded  # the import worked
+    assert not {m for m in loaded if is_in(m, ("ono99_tui.tui", "textual"))}
 
 
 def test_only_the_entry_points_import_the_app_module() -> None:

@@ -623,7 +623,7 @@ def test_the_names_the_server_gives_that_come_only_in_english_are_said_in_the_pl
     """A LAN advertisement and the notice of a player removed from a table carry a table's name as the
     server wrote it, in English: the names the server gives (the host's table, a play-now table) are said
     in the player's language, a name the host chose as it is."""
-    from ono99_tui.tui.labels import advertised_table_name
+    from ono99_tui.client.labels import advertised_table_name
 
     with using("de"):
         assert advertised_table_name("Bob's table") == "Tisch von Bob"

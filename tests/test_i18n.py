@@ -454,8 +454,8 @@ async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
 def test_a_tables_rules_read_in_english_as_the_engine_sums_them_up_and_in_each_language() -> None:
     from itertools import product
 
+    from ono99_tui.client.labels import rules_summary
     from ono99_tui.core.options import TableOptions
-    from ono99_tui.tui.labels import rules_summary
 
     cases: list[tuple[str, dict[str, Any]]] = [("2022", {}), ("2022", {"eight_players": True, "manual_draw": True})]
     for scoring, win, zero, bust, sets in product(("tokens", "points"), ("last_standing", "lowest_score"),

@@ -27,7 +27,7 @@ from zeroconf import InterfaceChoice
 import ono99_tui.discovery
 from ono99_server import Server, ServerConfig
 from ono99_server.advertiser import Advertiser, instance_name, interface_plan
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.core.options import TableOptions
 from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
 from ono99_tui.lan import (

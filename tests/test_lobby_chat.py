@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ono99_server import Server
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.wire.requests import Say

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ono99_tui.client.model import Model
 from ono99_tui.core.options import Scoring
 from ono99_tui.protocol import ProtocolError
-from ono99_tui.tui.model import Model
 from ono99_tui.wire.requests import (
     AskGameRecord,
     AskLeaderboard,

@@ -24,7 +24,7 @@ import pytest
 
 from ono99_server.connection import Connection
 from ono99_server.table import Table
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text

@@ -1,5 +1,5 @@
 """A refused hello, as the client library hands it over: ``ServerError`` carries the server's ``error``
-decoded once, where it arrives (ono99_tui/client.py), and everything that says why reads that value."""
+decoded once, where it arrives (ono99_tui/client/connection.py), and everything that says why reads that value."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client, ServerError
 from ono99_tui.i18n import using
 from ono99_tui.protocol import FrameDecoder, encode
 from ono99_tui.reasons import said

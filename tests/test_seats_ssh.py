@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen

@@ -32,7 +32,7 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from ono99_server import Server, ServerConfig
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.front import ssh_driver
 from ono99_tui.front.ssh import SshFront, SshSession
 from ono99_tui.front.ssh_app import NameScreen, SessionApp

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
+from ono99_tui.client.model import Model
 from ono99_tui.front import pacing
 from ono99_tui.front.pacing import Pacer
 from ono99_tui.i18n import gettext, using
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.tui.model import Model
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.wire.requests import CreateTable, Join, Start

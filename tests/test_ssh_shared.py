@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.front.sharing import Group, TapInbox
 from ono99_tui.front.ssh import SshSession
 from ono99_tui.front.ssh_app import SessionApp

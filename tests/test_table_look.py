@@ -79,7 +79,7 @@ def test_every_text_on_every_card_passes_wcag_aa_in_every_theme(theme: str) -> N
 
 
 def _kind(code: str) -> str:
-    from ono99_tui.tui.labels import card_kind
+    from ono99_tui.client.labels import card_kind
     return card_kind(code)
 
 
@@ -292,8 +292,8 @@ async def test_the_knockout_dialog_draws_the_cards_it_lists_with_the_tables_face
     face the table draws (its border by kind, its value), every card whole inside the dialog and no
     text cut, in each language; a hand too long for the dialog's width keeps the list and draws none
     rather than some."""
+    from ono99_tui.client.model import KnockOut
     from ono99_tui.tui.game_over import KnockOutScreen
-    from ono99_tui.tui.model import KnockOut
     from ono99_tui.tui.widgets import CardRow
 
     held = ["9", "-10", "REV", "ONO99"]

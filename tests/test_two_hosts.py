@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.identity import Identity
 from ono99_tui.known_servers import ServerTrust
 from ono99_tui.ssh_library import asyncssh

@@ -31,7 +31,7 @@ import aiohttp
 import pytest
 
 from ono99_server import Server, ServerConfig
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.front.ssh import SshFront
 from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links

@@ -32,7 +32,7 @@ from typing import Any
 from ono99_tui.ssh_library import asyncssh
 
 from ..access import AccessPolicy, refusal_pause
-from ..client import Client, OtherNodes, ServerError
+from ..client.connection import Client, OtherNodes, ServerError
 from ..fronts import FrontAssertion
 from ..known_servers import ServerTrust, UntrustedServer
 from ..limits import HelloQueue

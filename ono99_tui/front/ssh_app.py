@@ -41,7 +41,7 @@ from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 if TYPE_CHECKING:
-    from ..client import Client
+    from ..client.connection import Client
 
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")

@@ -14,20 +14,20 @@ import asyncio
 import codecs
 from typing import TYPE_CHECKING, Any, cast
 
+from ..client.model import SHUTTING_DOWN
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ..tui.model import SHUTTING_DOWN
 from ..wire.common import as_edition
 from ..wire.requests import PlayNow, Spectate
 from ..wire.server import Bye, State, Welcome
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
-    from ..tui.model import Model
+    from ..client.model import Model
     from .ssh_app import Door
 
 PLAIN = "plain"

@@ -31,7 +31,7 @@ from textual import events
 from textual.widgets import Input
 
 from ..access import AccessPolicy, refusal_pause
-from ..client import Client, OtherNodes
+from ..client.connection import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
 from ..protocol import MAX_NAME

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.connection import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -39,8 +39,8 @@ from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
+    from ..client.model import Model
     from ..identity import Identity
-    from ..tui.model import Model
 
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import text as count_words
+from ..client.labels import table_name
+from ..client.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
+from ..client.seat_choices import seat_choices, seated_in_running_game
 from ..core.errors import OptionError
 from ..core.options import Scoring, parse_option_text
 from ..i18n import N_, ngettext
@@ -30,9 +33,6 @@ from ..series_text import (
     series_winner,
     standings_sentence,
 )
-from ..tui.labels import table_name
-from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
-from ..tui.seat_choices import seat_choices, seated_in_running_game
 from ..wire.common import Scope, as_edition
 from ..wire.requests import (
     Act,

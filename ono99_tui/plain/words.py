@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import text as count_words
+from ..client.labels import card_label, rules_summary, status_word, table_name
 from ..core.options import SUMMARY_SEPARATOR, TableOptions
 from ..i18n import N_, ngettext, pgettext
 from ..i18n import gettext as _
-from ..tui.labels import card_label, rules_summary, status_word, table_name
 from ..wire.server import TableInfo
 from .console import plain_text
 

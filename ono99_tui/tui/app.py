@@ -19,7 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.connection import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.model import REPLACED, Model
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
 from ..identity import Identity, remember_name
@@ -41,7 +42,6 @@ from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
 from .lobby import LobbyScreen
-from .model import REPLACED, Model
 from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen

@@ -15,6 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, RichLog, Static
 from textual.widgets.data_table import RowKey
 
+from ..client.labels import bot_row_name
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
@@ -24,8 +26,6 @@ from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of
 from .inputs import Input
-from .labels import bot_row_name
-from .model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines

@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Select, Static, Switch
 
 from .. import text as words
 from ..bots import BOT_LEVELS
+from ..client.labels import bot_level_name, option_problem, rules_summary
 from ..core.errors import OptionError
 from ..core.options import OPTION_WORDS, PointsWin, TableOptions
 from ..i18n import N_
@@ -24,7 +25,6 @@ from ..wire.common import as_edition
 from ..wire.requests import CreateTable
 from .host import host_of
 from .inputs import Input
-from .labels import bot_level_name, option_problem, rules_summary
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 
 BOOL_OPTIONS = [  # (option, its switch's label (core/options.py's OPTION_WORDS), the edition it belongs to or "")

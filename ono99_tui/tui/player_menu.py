@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Select
 from textual.widgets.option_list import Option
 
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..protocol import MAX_CHAT, MAX_NAME
@@ -26,7 +27,6 @@ from ..wire.requests import Admin, Block, Mute, Report, Request
 from ..wire.server import AdminResult, ServerMessage
 from .host import ScreenHost, host_of
 from .inputs import Input
-from .model import Model
 from .widgets import KeysFooter, put_up_while_closing
 
 # How long an operator's ban or lobby mute lasts: (seconds, label); 0 is for good.

@@ -11,12 +11,12 @@ from textual.containers import Vertical
 from textual.widgets import Label, Static
 
 from .. import text as words
+from ..client.model import Model
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
 from ..wire.common import as_edition
 from ..wire.requests import LeaveQueue, PlayNow
 from .host import ShowsModel, host_of
-from .model import Model
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 

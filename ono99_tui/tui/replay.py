@@ -16,6 +16,7 @@ from textual.worker import get_current_worker
 
 from ..analysis import Decision, SeatAnalysis, analyse
 from ..analysis_words import decision_sentence, seat_summary
+from ..client.model import Model
 from ..core.errors import RecordError
 from ..core.game import Game
 from ..core.record import replay
@@ -37,7 +38,6 @@ from ..wire.server import (
 )
 from .help import HelpScreen
 from .host import Rewinds, TableHost
-from .model import Model
 from .rules_text import help_markdown
 from .table import TableScreen
 from .themes import MONO_THEME

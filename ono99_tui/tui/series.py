@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..series_text import (
@@ -25,7 +26,6 @@ from ..series_text import (
     series_winner,
 )
 from ..wire.requests import StartSeries
-from .model import Model
 from .widgets import KeysFooter, put_up_while_closing, show_text
 
 

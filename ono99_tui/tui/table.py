@@ -12,6 +12,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import RichLog, Static
 
+from ..client.labels import card_label, is_own_table, rules_summary, table_name
+from ..client.model import Model
+from ..client.seat_choices import SeatRequest
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
@@ -19,10 +22,7 @@ from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
 from .inputs import ChatInput, Input
-from .labels import card_label, is_own_table, rules_summary, table_name
-from .model import Model
 from .model_screen import ModelScreen
-from .seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .series import SeriesLine, SeriesScreen
 from .steady import LineLog, append_lines

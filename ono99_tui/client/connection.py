@@ -11,17 +11,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
-from .fingerprints import fingerprint_digest
-from .i18n import gettext as _
-from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
-from .tls import client_context, lean_read_buffers, peer_fingerprint
-from .wire.requests import Hello, Prove, Request
-from .wire.server import ErrorMessage, decode_server_message
+from ..fingerprints import fingerprint_digest
+from ..i18n import gettext as _
+from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from ..tls import client_context, lean_read_buffers, peer_fingerprint
+from ..wire.requests import Hello, Prove, Request
+from ..wire.server import ErrorMessage, decode_server_message
 
 if TYPE_CHECKING:
-    from .fronts import FrontAssertion
-    from .identity import Identity
-    from .known_servers import ServerTrust
+    from ..fronts import FrontAssertion
+    from ..identity import Identity
+    from ..known_servers import ServerTrust
 
 # Seconds before each try to come back after a lost connection (then the last, again), each made
 # longer by a random fraction up to RECONNECT_JITTER: the clients a restart dropped together (many
@@ -193,7 +193,7 @@ class Client:
                 client = await cls.open(host, port, trust=None, timeout=max(0.1, end - loop.time()))
             if client.server_fingerprint != pinned:
                 await client.close()
-                from .known_servers import UntrustedServer
+                from ..known_servers import UntrustedServer
 
                 raise UntrustedServer(host, port, client.server_fingerprint)
 
@@ -209,7 +209,7 @@ class Client:
                 continue
             if client.server_fingerprint != others.fingerprint:
                 await client.close()
-                from .known_servers import UntrustedServer
+                from ..known_servers import UntrustedServer
 
                 raise UntrustedServer(host, port, client.server_fingerprint)
             return client, (host, port)
