@@ -181,7 +181,8 @@ def run_admin(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -> int:
-    from .client.connection import Client, ServerError
+    from .client.connection import Client
+    from .client.errors import ServerError
     from .fingerprints import FingerprintError, normal_fingerprint
     from .identity import Identity, data_dir
     from .known_servers import (

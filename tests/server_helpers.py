@@ -26,7 +26,8 @@ from typing import Any
 
 from ono99_server import Server, ServerConfig
 from ono99_server.table import Table
-from ono99_tui.client.connection import Client, ConnectionLost
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ConnectionLost
 from ono99_tui.core.actions import Action
 from ono99_tui.core.cards import CODES
 from ono99_tui.core.game import Game

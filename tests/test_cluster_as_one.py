@@ -16,7 +16,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
 from tests.postgres import Cluster

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client.connection import ConnectionLost
+from ono99_tui.client.errors import ConnectionLost
 from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.core.actions import DISCARD_FOUR, DRAW, PLAYS
 from ono99_tui.core.cards import CODES, Card, Edition
 from ono99_tui.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActionError, RecordError

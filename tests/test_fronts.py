@@ -16,7 +16,8 @@ import pytest
 
 from ono99_server import Server, table
 from ono99_server.connection import Connection
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.front.ssh_app import NameScreen, SessionApp
 from ono99_tui.i18n import using
 from ono99_tui.identity import Identity

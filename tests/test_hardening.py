@@ -22,7 +22,8 @@ import pytest
 from ono99_server import ServerConfig
 from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
 from ono99_server.rates import TokenBucket
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.protocol import MAX_FRAME, encode
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.ssh_settings import SshSettings

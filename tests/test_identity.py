@@ -28,7 +28,8 @@ from textual.widgets import DataTable
 from ono99_server import Server, standin
 from ono99_server.names import name_key, name_keys
 from ono99_tui.access import AccessPolicy
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.fingerprints import fingerprint_digest
 from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name

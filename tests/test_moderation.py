@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from ono99_server import Server
-from ono99_tui.client.connection import ServerError
+from ono99_tui.client.errors import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh

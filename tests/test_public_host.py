@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from ono99_server.rates import CodeGuesses
-from ono99_tui.client.connection import ServerError
+from ono99_tui.client.errors import ServerError
 from ono99_tui.fronts import FrontAssertion, new_credential
 from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words

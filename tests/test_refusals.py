@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.i18n import using
 from ono99_tui.protocol import FrameDecoder, encode
 from ono99_tui.reasons import said

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ono99_tui.client.connection import RECONNECT_DELAYS
+from ono99_tui.client.session import RECONNECT_DELAYS
 from ono99_tui.tui.app import ReplacedScreen, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen

@@ -22,7 +22,8 @@ import msgpack
 import pytest
 
 from ono99_server import Server
-from ono99_tui.client.connection import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.fingerprints import normal_fingerprint
 from ono99_tui.identity import Identity
 from ono99_tui.known_servers import (

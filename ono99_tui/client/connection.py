@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -16,25 +15,13 @@ from ..i18n import gettext as _
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from ..tls import client_context, lean_read_buffers, peer_fingerprint
 from ..wire.requests import Hello, Prove, Request
-from ..wire.server import ErrorMessage, decode_server_message
+from .errors import ConnectionLost, ServerError
 
 if TYPE_CHECKING:
     from ..fronts import FrontAssertion
     from ..identity import Identity
     from ..known_servers import ServerTrust
-
-# Seconds before each try to come back after a lost connection (then the last, again), each made
-# longer by a random fraction up to RECONNECT_JITTER: the clients a restart dropped together (many
-# behind one address) come back spread out, not in step, within the address's budget of new connections.
-RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
-RECONNECT_JITTER = 0.5
-
-
-def reconnect_delay(attempt: int, rng: random.Random) -> float:
-    """The wait before try ``attempt`` (0: the first) to come back, to a tenth of a second."""
-    base = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-    return round(base * (1 + RECONNECT_JITTER * rng.random()), 1)
-
+    from .model import Model
 
 CONNECT_TIMEOUT = 10.0
 MAX_HOPS = 3  # times a hello follows "elsewhere" to another node of the same server
@@ -63,40 +50,6 @@ class OtherNodes:
             return None
         here = [client.address] if client.address is not None else []
         return cls(client.server_fingerprint, tuple(dict.fromkeys([*here, *told])))
-
-
-class ServerError(Exception):
-    """The server answered with an ``error`` message: ``error``, decoded (code, English reason, params)."""
-
-    def __init__(self, error: ErrorMessage) -> None:
-        super().__init__(f"{error.code}: {error.reason}")
-        self.error = error
-
-    @property
-    def code(self) -> str:
-        return self.error.code
-
-    @property
-    def reason(self) -> str:
-        return self.error.reason
-
-    @classmethod
-    def from_wire(cls, message: Mapping[str, Any]) -> ServerError:
-        """The refusal an ``error`` message says, decoded once, here. One this version cannot read is
-        still a refusal: its code is then the decoder's (``bad_field``/``bad_message``) and its reason
-        says what could not be read."""
-        try:
-            decoded = decode_server_message(message)
-        except ProtocolError as exc:
-            decoded = ErrorMessage(code=exc.code, reason=f"an error this version cannot read ({exc.reason})",
-                                   ref=None, params={})
-        if not isinstance(decoded, ErrorMessage):
-            raise TypeError(f"not an error message: {message.get('t')!r}")
-        return cls(decoded)
-
-
-class ConnectionLost(Exception):
-    """The connection to the server closed."""
 
 
 class Client:
@@ -289,6 +242,26 @@ class Client:
         self._reader_task.cancel()
         with contextlib.suppress(BaseException):
             await self._reader_task
+
+
+class Dialer:
+    """How one player's client connects to a server, and again after each loss: as the same player
+    (the model's resume token and what it saw), through the server's other nodes when its node is lost."""
+
+    def __init__(self, *, client_name: str, identity: Identity | None = None, password: str | None = None) -> None:
+        self.client_name = client_name
+        self.identity = identity
+        self.password = password
+        self.others: OtherNodes | None = None  # the server's other nodes, told at the last welcome
+
+    async def connect(self, host: str, port: int, name: str, model: Model, trust: ServerTrust | None) -> Client:
+        resuming = bool(model.resume)
+        client = await Client.connect(host, port, name, resume=model.resume or None, client_name=self.client_name,
+                                      identity=self.identity, password=self.password,
+                                      seen=model.seen() if resuming else None, trust=trust,
+                                      others=self.others if resuming else None)
+        self.others = OtherNodes.of(client)  # where to come back through if this node is lost
+        return client
 
 
 def probe(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> None:

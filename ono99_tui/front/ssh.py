@@ -32,7 +32,9 @@ from typing import Any
 from ono99_tui.ssh_library import asyncssh
 
 from ..access import AccessPolicy, refusal_pause
-from ..client.connection import Client, OtherNodes, ServerError
+from ..client.connection import Client, OtherNodes
+from ..client.errors import ServerError
+from ..client.session import NAME_ERRORS
 from ..fronts import FrontAssertion
 from ..known_servers import ServerTrust, UntrustedServer
 from ..limits import HelloQueue
@@ -57,7 +59,6 @@ CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after 
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
 CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite code (server/table.py makes them)
 CODE_LENGTH = 6
-NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the session asks for another
 OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello
 RETRY_AT_LEAST = 5  # seconds a login told the front is busy is asked to wait, at least
 LOGIN_WORDS_EARLY = 1.0  # a login still under way this long before its timeout is told why it ends

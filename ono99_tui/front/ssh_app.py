@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -15,61 +15,34 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
+from ..client.session import CodeNotUsed, Effect, End, EnteredByCode
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
 from ..links import Link
-from ..protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
+from ..protocol import ProtocolError
 from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
-from ..tui.seats import ConfirmScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
-from ..wire.common import as_edition
-from ..wire.requests import Join, Leave, PlayNow, Request, Spectate
+from ..wire.requests import Request
 from ..wire.server import (
-    Bye,
-    ErrorMessage,
-    Left,
     Notice,
     ServerMessage,
     State,
-    TableMessage,
     Welcome,
     decode_server_message,
 )
+from .door import Door, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
-
-if TYPE_CHECKING:
-    from ..client.connection import Client
 
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
 # --auth password: no key is taken, so none can keep a name
 PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
                         "seat last as long as this session.")
-SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
-# ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
-RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
 NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/table.py)
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
-
-
-class Door(Protocol):
-    """How a session's player enters the lobby (``ono99_tui.front.ssh.Door``)."""
-
-    server_name: str
-    fingerprint: str | None  # the SSH key's; None for a guest
-    default_name: str  # offered on the name screen
-    name_hint: str | None  # a name to try without asking (an SSH key's user name; "": the key's own name)
-    code: str | None  # an invite code from the user name
-    play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
-    watch: bool  # spectate the code's table instead of sitting down
-    maybe_name: bool  # the user name only looks like an invite code: no such table is no error
-    keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
-    name_help: str  # the name screen's help (a msgid); "": the SSH front's, by the key and the auth mode
-
-    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
 
 
 class OpeningScreen(StartScreen):
@@ -91,11 +64,7 @@ class SessionApp(Ono99App):
         with using(language):
             self.farewell = _("Bye.") if door.fingerprint is None else \
                 _("Bye. Come back with the same key to keep your seat.")
-        self._code_hint = ""
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
-        self._probing_code = False  # a user name shaped like an invite code was tried as one
-        self._play_now_from: tuple[str, int] | None = None  # ssh play@host back at a table: queue unless it plays
-        self._play_now_after_leaving: tuple[str, int] | None = None
         self._last_frame = 0.0  # loop time of the last batch of the server's messages drawn
         self._answer_until = 0.0  # until then, the answer to a request just sent is not held back for a frame
         # called once, when the first screen that needs the player (the name screen or the lobby) is up
@@ -109,7 +78,7 @@ class SessionApp(Ono99App):
         self.on_own_notice: Callable[[], None] | None = None  # called when one comes while the screen is held
         self._notice_to_all = False  # handling a notice every member of the table gets
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
-                         language=language)
+                         language=language, client=front_session(door))
         adapt_app_to_terminal(self, terminal)
 
     def get_driver_class(self) -> type[Driver]:
@@ -260,86 +229,28 @@ class SessionApp(Ono99App):
     def handle(self, message: ServerMessage) -> None:
         self._notice_to_all = isinstance(message, Notice) and message.code in NOTICES_TO_ALL
         try:
-            self._handle(message)
+            super().handle(message)
         finally:
             self._notice_to_all = False
-
-    def _handle(self, message: ServerMessage) -> None:
-        if (isinstance(message, ErrorMessage) and message.ref == "join" and message.code == "game_running"
-                and self.door.code is not None and self._code_hint):
-            self._probing_code = False  # the code is a table's: its game has started
-            self._code_hint = ""
-            self._offer_to_watch(self.door.code)
-            return
-        if self._probing_code and isinstance(message, ErrorMessage | TableMessage):
-            self._probing_code = False
-            if isinstance(message, ErrorMessage) and message.ref in ("join", "spectate"):
-                self._code_hint = ""  # the user name was a name, not an invite code
-                return
-        super().handle(message)
-        if isinstance(message, Welcome):
-            self._use_invite_code(message)
-            self._play_now(message)
-        elif isinstance(message, State) and message.view.winner is None:
+        if isinstance(message, State) and message.view.winner is None:
             self.last_game_update = asyncio.get_running_loop().time()
-        elif isinstance(message, TableMessage) and self._play_now_from is not None:
-            wish, self._play_now_from = self._play_now_from, None
-            if message.table.status != "playing" or message.table.you is None:  # nothing to go back to
-                self._play_now_after_leaving = wish
-                self.send_message(Leave())
-        elif isinstance(message, Left) and self._play_now_after_leaving is not None:
-            self._queue(self._play_now_after_leaving)
-            self._play_now_after_leaving = None
-        elif isinstance(message, TableMessage) and self._code_hint:
-            self.notify(self._code_hint, timeout=20)
-            self._code_hint = ""
-        elif isinstance(message, Bye) and message.reason not in RECONNECT_AFTER:
+
+    def show_effect(self, effect: Effect) -> None:
+        if isinstance(effect, EnteredByCode):
+            self.notify((_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
+                         if effect.watching else
+                         _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
+                           "leave.")).format(code=effect.code), timeout=20)
+        elif isinstance(effect, CodeNotUsed):
+            self.notify(_("You are back at your own table; the invite code {code} was not used.").format(
+                code=effect.code), timeout=10)
+        elif isinstance(effect, End):
             # The link is closed for good (the same key connected elsewhere, flooding): end the
             # session rather than reconnect. A game server shutting down is reconnected to.
-            self.farewell = _("The server closed the session: {reason}").format(reason=message.reason)
+            self.farewell = _("The server closed the session: {reason}").format(reason=effect.reason)
             self.exit()
-
-    def _use_invite_code(self, welcome: Welcome) -> None:
-        code = self.door.code
-        if code is None:
-            return
-        if welcome.table is not None:
-            self.notify(_("You are back at your own table; the invite code {code} was not used.").format(code=code),
-                        timeout=10)
-            return
-        self.send_message(Spectate(code=code) if self.door.watch else Join(code=code))
-        self._probing_code = self.door.maybe_name
-        self._code_hint = (_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
-                           if self.door.watch else
-                           _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
-                             "leave.")).format(code=code)
-
-    def _offer_to_watch(self, code: str) -> None:
-        """The table of the invite code plays a game already: a seat there waits for the next one."""
-        def answered(watch: bool | None) -> None:
-            if watch:
-                self._code_hint = _("Watching the table of invite code {code}. Press l for the lobby, ? for help, "
-                                    "q to leave.").format(code=code)
-                self.send_message(Spectate(code=code))
-
-        self.push_screen(ConfirmScreen(_("The game at the table of invite code {code} has already started. "
-                                         "Watch it?").format(code=code), yes=_("Watch")), answered)
-
-    def _play_now(self, welcome: Welcome) -> None:
-        """``ssh play@host``: into the play-now queue at once, unless back in a seat of a running game (a
-        finished or unstarted table is left for the queue)."""
-        wish = self.door.play_now
-        if wish is None:
-            return
-        self.door.play_now = None  # once a session: sent on to another node, or back after a take-over, stay put
-        if welcome.table is not None:
-            self._play_now_from = wish  # its table message tells
-            return
-        self._queue(wish)
-
-    def _queue(self, wish: tuple[str, int]) -> None:
-        self.play_now_wish = wish
-        self.send_message(PlayNow(edition=as_edition(wish[0]), seats=wish[1]))
+        else:
+            super().show_effect(effect)
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def save_screenshot(self, filename: str | None = None, path: str | None = None,

@@ -14,21 +14,19 @@ import asyncio
 import codecs
 from typing import TYPE_CHECKING, Any, cast
 
-from ..client.model import SHUTTING_DOWN
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ..wire.common import as_edition
-from ..wire.requests import PlayNow, Spectate
-from ..wire.server import Bye, State, Welcome
+from ..wire.server import State
+from .door import front_session
 from .ssh_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
     from ..client.model import Model
-    from .ssh_app import Door
+    from .door import Door
 
 PLAIN = "plain"
 
@@ -139,46 +137,24 @@ class PlainSessionApp:
 
 
 class _SshPlainClient(PlainClient):
-    """A plain client whose session is an SSH session's: the user name's shortcuts after the welcome,
-    a link closed for good ends the session."""
+    """A plain client whose session is an SSH session's: the user name's shortcuts after the welcome
+    (the door's entry), a link closed for good ends the session."""
 
     def __init__(self, app: PlainSessionApp, console: Console, opener: Any) -> None:
-        super().__init__(console, opener)
+        super().__init__(console, opener, client=front_session(app.door))
         self.app = app
         self.farewell = app.farewell
 
     def handle(self, message: Any) -> None:
+        super().handle(message)
         app = self.app
-        if isinstance(message, Bye) and message.reason != SHUTTING_DOWN:
+        if self.session.ended is not None:
             # closed for good (the same player connected elsewhere, flooding): the session ends; a game
             # server shutting down is connected to again
             app.farewell = _("The server closed the session: {reason}").format(
-                reason=words.clause(plain_text(message.reason)))
-            self.quit()
-            return
-        super().handle(message)
-        if isinstance(message, Welcome):
-            self._shortcut(message)
+                reason=words.clause(plain_text(self.session.ended)))
         elif isinstance(message, State) and message.view.winner is None:
             app.last_game_update = asyncio.get_running_loop().time()
-
-    def _shortcut(self, welcome: Welcome) -> None:
-        door = self.app.door
-        session = self.session
-        if door.code is not None:
-            if welcome.table is not None:
-                self.say(_("You are back at your own table; the invite code {code} was not used.").format(
-                    code=door.code))
-            elif door.watch:
-                self.send(Spectate(code=door.code))
-            else:
-                session.join_by_code(door.code)
-            door.code = None  # used: a reconnection goes back to where the player is
-        elif door.play_now is not None:
-            if welcome.table is None:
-                session.play_now_wish = door.play_now
-                self.send(PlayNow(edition=as_edition(door.play_now[0]), seats=door.play_now[1]))
-            door.play_now = None
 
     async def run(self) -> int:
         code = await super().run()
