@@ -197,7 +197,7 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
         server_key,
     )
     from .reasons import said
-    from .wire.server import AdminResult, ErrorMessage, decode_server_message
+    from .wire.server import AdminResult
 
     directory = data_dir(args.data_dir)
     try:
@@ -242,14 +242,10 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
             type(exc).__name__), file=sys.stderr)
         return EXIT_REFUSED
     try:
-        await client.send(request)
-        while True:
-            message = decode_server_message(await client.recv(TIMEOUT))
-            if isinstance(message, ErrorMessage):
-                print(f"ono99 admin {args.admin_command}: " + said(message), file=sys.stderr)
-                return EXIT_REFUSED
-            if isinstance(message, AdminResult):
-                return show(args, message)
+        return show(args, await client.ask(request, AdminResult, TIMEOUT))
+    except ServerError as exc:
+        print(f"ono99 admin {args.admin_command}: " + said(exc.error), file=sys.stderr)
+        return EXIT_REFUSED
     except (OSError, TimeoutError, ConnectionError) as exc:
         print("ono99 admin: " + _("the server closed the connection ({error})").format(error=type(exc).__name__),
               file=sys.stderr)

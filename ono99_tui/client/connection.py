@@ -8,13 +8,14 @@ import contextlib
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ..fingerprints import fingerprint_digest
 from ..i18n import gettext as _
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from ..tls import client_context, lean_read_buffers, peer_fingerprint
 from ..wire.requests import Hello, Prove, Request
+from ..wire.server import ErrorMessage, ServerMessage, Welcome, decode_server_message
 from .errors import ConnectionLost, ServerError
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ..known_servers import ServerTrust
     from .model import Model
 
+Answer = TypeVar("Answer", bound=ServerMessage)
 CONNECT_TIMEOUT = 10.0
 MAX_HOPS = 3  # times a hello follows "elsewhere" to another node of the same server
 MOVING_PAUSE = 0.5  # seconds between hellos while the server says the player's table is changing nodes
@@ -182,6 +184,29 @@ class Client:
             if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
                 server_key = fingerprint_digest(self.server_fingerprint)
                 await self.send(Prove(signature=identity.prove(server_key, message["nonce"])))
+
+    @property
+    def welcomed_name(self) -> str | None:
+        """The name the server's welcome gives the player (None: no welcome yet, or one this version
+        cannot read)."""
+        try:
+            welcome = decode_server_message(self.welcome) if self.welcome else None
+        except ProtocolError:
+            return None
+        return welcome.name if isinstance(welcome, Welcome) else None
+
+    async def ask(self, request: Request, answer: type[Answer], timeout: float = 30.0) -> Answer:
+        """Send ``request`` and wait for its answer, the next message of type ``answer`` (others are
+        skipped); a refusal raises ``ServerError``."""
+        await self.send(request)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = decode_server_message(await self.recv(max(0.0, end - loop.time())))
+            if isinstance(message, ErrorMessage):
+                raise ServerError(message)
+            if isinstance(message, answer):
+                return message
 
     @property
     def resume_token(self) -> str:

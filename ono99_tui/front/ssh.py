@@ -163,7 +163,7 @@ class Door:
             return result
         self.link = result
         self.tap = tap_link(result)
-        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcome.get("name"),
+        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcomed_name,
                  self.fingerprint or "guest")
         return result
 

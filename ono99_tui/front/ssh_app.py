@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -19,7 +18,6 @@ from ..client.session import CodeNotUsed, Effect, End, EnteredByCode
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
 from ..links import Link
-from ..protocol import ProtocolError
 from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
@@ -29,8 +27,6 @@ from ..wire.server import (
     Notice,
     ServerMessage,
     State,
-    Welcome,
-    decode_server_message,
 )
 from .door import Door, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
@@ -202,7 +198,7 @@ class SessionApp(Ono99App):
                 self.farewell = _("The game server cannot be reached just now; try again in a moment.")
                 return await self._leave()
             if not isinstance(result, tuple):
-                self.player_name = _welcome_name(result.welcome, name)
+                self.player_name = result.welcomed_name or name
                 return result
             reason, final = result
             if final:  # no other name would change the answer
@@ -265,12 +261,3 @@ class SessionApp(Ono99App):
 
     def _refuse_file(self) -> None:
         self.notify(_("Screenshots are not saved from an SSH session; use your terminal's own."), severity="warning")
-
-
-def _welcome_name(welcome: dict[str, Any], asked: str) -> str:
-    """The name the server's welcome gives the player (the one asked for if it cannot be read)."""
-    try:
-        decoded = decode_server_message(welcome)
-    except ProtocolError:
-        return asked
-    return decoded.name if isinstance(decoded, Welcome) else asked

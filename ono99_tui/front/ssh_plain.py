@@ -107,7 +107,7 @@ class PlainSessionApp:
             except (OSError, TimeoutError):
                 raise Refused(_("The game server cannot be reached just now; try again in a moment."), 0) from None
             if not isinstance(result, tuple):
-                self.player_name = str(result.welcome.get("name", name))
+                self.player_name = result.welcomed_name or name
                 return result
             reason, final = result
             if final:  # no other name would change the answer

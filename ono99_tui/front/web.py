@@ -116,7 +116,7 @@ class WebDoor:
         if isinstance(result, tuple):
             return result
         self.link = result
-        log.info("web %s entered as %r", self.address, result.welcome.get("name"))
+        log.info("web %s entered as %r", self.address, result.welcomed_name)
         return result
 
     async def leave(self) -> None:

@@ -27,6 +27,7 @@ from ..client.session import (
     CodeNotUsed,
     Effect,
     End,
+    Reaction,
     Refusal,
     Replaced,
     ShowLobby,
@@ -197,6 +198,10 @@ class PlainSession:
             self.say(words.sentence(plain_text(said(message, model.my_name))))  # "Your clock ran out", to you
         elif isinstance(message, Queue):
             self._queue(before_queue)
+        self._carry_out(reaction)
+
+    def _carry_out(self, reaction: Reaction) -> None:
+        """Send what the client session's reaction asks for, and say what it says."""
         for request in reaction.requests:
             self.send(request)
         for effect in reaction.effects:

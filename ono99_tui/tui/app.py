@@ -21,6 +21,7 @@ from textual.widgets import Button, Static
 
 from ..client.connection import Dialer
 from ..client.errors import ConnectionLost, ServerError
+from ..client.raw import merged_states
 from ..client.session import (
     AskName,
     AskTakeBack,
@@ -31,6 +32,7 @@ from ..client.session import (
     ConnectStep,
     Effect,
     GiveUp,
+    Reaction,
     Refusal,
     RetryIn,
     ShowLobby,
@@ -48,7 +50,7 @@ from ..known_servers import (
     server_key,
     untrusted_words,
 )
-from ..links import Link, LocalServer, continues
+from ..links import Link, LocalServer
 from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
 from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request
@@ -386,9 +388,7 @@ class Ono99App(App[int]):
 
     def handle(self, message: ServerMessage) -> None:
         reaction = self.client.receive(message)
-        self.send_all(reaction.requests)
-        for effect in reaction.effects:
-            self.show_effect(effect)
+        self.carry_out(reaction)
         kind = reaction.changed
         if kind in ("notice", "away"):
             self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
@@ -400,6 +400,12 @@ class Ono99App(App[int]):
         self.show_terminal_title()
         after_message(self, kind, message)  # play now and ratings (profile.py)
         player_menu.after_message(self, message)  # an operator's command done from the app
+
+    def carry_out(self, reaction: Reaction) -> None:
+        """Send what the client session's reaction asks for, and show what it says."""
+        self.send_all(reaction.requests)
+        for effect in reaction.effects:
+            self.show_effect(effect)
 
     def send_all(self, requests: Sequence[Request]) -> None:
         """The requests the client session's reaction asks for."""
@@ -610,22 +616,6 @@ class Ono99App(App[int]):
             await asyncio.create_task(self.link.close(), context=contextvars.Context())
         if self._embedded is not None:
             await self._embedded.close()
-
-
-def merged_states(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``messages`` with each run of states of one table and game, whose events follow each other
-    (by their numbers), made one: the last state with every event of the run. Taking in a state
-    (decoding its view above all) costs as much as drawing it; a spectator of a fast table gets
-    dozens a second and draws a few."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        last = out[-1] if out else None
-        if last is not None and continues(last, message):
-            out[-1] = {**message, "events": [*last["events"], *message["events"]]}
-        else:
-            out.append(message)
-    return out
-
 
 
 def unreachable_words(host: str, port: int, exc: BaseException) -> str:
