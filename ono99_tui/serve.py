@@ -521,7 +521,7 @@ def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
     from .client.connection import parse_address
     from .fingerprints import FingerprintError, normal_fingerprint
-    from .front.run import run_front
+    from .front.process import run_front
     from .identity import data_dir
     from .tls import load_or_create_certificate
 

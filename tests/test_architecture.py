@@ -303,7 +303,7 @@ def test_only_the_entry_points_import_the_app_module() -> None:
     host protocol in host.py, the links in links.py): only the entry points import tui/app.py: the SSH
     front's app and the CLI (where it runs the app)."""
     importers = {module for module, imported in package_imports().items() if "ono99_tui.tui.app" in imported}
-    assert importers == {"ono99_tui.front.ssh_app", "ono99_tui.cli"}
+    assert importers == {"ono99_tui.front.session_app", "ono99_tui.cli"}
 
 
 def test_core_never_imports_the_global_random_functions() -> None:

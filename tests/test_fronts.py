@@ -382,7 +382,7 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
 
     from ono99_server import ServerConfig
     from ono99_tui.front.config import FrontConfig
-    from ono99_tui.front.run import config_from_env, config_to_env
+    from ono99_tui.front.process import config_from_env, config_to_env
     from ono99_tui.serve import front_config_for
     from ono99_tui.ssh_settings import SshSettings
 

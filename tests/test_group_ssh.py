@@ -12,7 +12,7 @@ from textual.widgets import Input
 
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
-from ono99_tui.front.ssh_app import NameScreen, SessionApp
+from ono99_tui.front.session_app import NameScreen, SessionApp
 from ono99_tui.i18n import using
 from ono99_tui.identity import Identity
 from ono99_tui.reasons import said as said_of_error

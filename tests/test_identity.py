@@ -31,7 +31,7 @@ from ono99_tui.access import AccessPolicy
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
 from ono99_tui.fingerprints import fingerprint_digest
-from ono99_tui.front.ssh_app import SessionApp
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.identity import KEY_FILE, Identity, remembered_name
 from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
 from ono99_tui.ssh_library import asyncssh
@@ -241,7 +241,7 @@ async def test_the_same_key_file_is_the_same_player_over_ssh_and_tcp(tmp_path: P
         await tcp_carol.close()
 
         guest = await Player.connect(rig, "carol", key=None)  # the SSH guest is refused the name too
-        from ono99_tui.front.ssh_app import NameScreen
+        from ono99_tui.front.session_app import NameScreen
 
         await guest.until(lambda a: isinstance(a.screen, NameScreen), "the name screen")
         await guest.press("enter")

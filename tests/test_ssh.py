@@ -33,10 +33,10 @@ from textual.screen import Screen
 
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
-from ono99_tui.front import ssh_driver
+from ono99_tui.front import textual_driver
+from ono99_tui.front.session_app import NameScreen, SessionApp
 from ono99_tui.front.ssh import SshFront, SshSession
-from ono99_tui.front.ssh_app import NameScreen, SessionApp
-from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
+from ono99_tui.front.textual_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_tui.fronts import new_credential
 from ono99_tui.serve import front_config_for
 from ono99_tui.ssh_library import asyncssh
@@ -841,7 +841,7 @@ async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_p
 
 # --- Textual internals this relies on -------------------------------------------------------------
 def test_the_textual_internals_the_ssh_front_relies_on() -> None:
-    """Fails loudly when a Textual release moves what ono99_tui/front/ssh_driver.py adapts; pyproject pins
+    """Fails loudly when a Textual release moves what ono99_tui/front/textual_driver.py adapts; pyproject pins
     the minor version, and this names what to re-check before raising the pin."""
     assert textual.__version__.startswith("8.2."), textual.__version__
     assert all(getattr(redirect, "ono99_guard", False) for redirect in app_redirects()), (
@@ -850,8 +850,8 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert SessionParser._parse_extended_key is not shared_key_parse()
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
-    assert stylesheet_parse() is ssh_driver._parse_rules_once, "CSS is parsed once per process"
-    assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
+    assert stylesheet_parse() is textual_driver._parse_rules_once, "CSS is parsed once per process"
+    assert list(inspect.signature(textual_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert stylesheet_keeps_its_variables(), "the theme's variables key the shared parse"
     # The screens' cheaper start and redraws (ono99_tui/tui/model_screen.py, steady.py and widgets.py)

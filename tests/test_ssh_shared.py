@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from ono99_tui.client.connection import Client
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.front.sharing import Group, TapInbox
 from ono99_tui.front.ssh import SshSession
-from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.i18n import gettext, using
 from ono99_tui.ssh_settings import SshSettings
 from ono99_tui.tui.help import HelpScreen

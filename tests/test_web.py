@@ -32,8 +32,8 @@ import pytest
 
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.front.ssh import SshFront
-from ono99_tui.front.ssh_app import SessionApp
 from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
 from ono99_tui.front.web_page import language_from_accept
 from ono99_tui.fronts import new_credential

@@ -1,14 +1,22 @@
-"""How a front's player enters the lobby (the SSH and web fronts): the door a session goes through, and
-the client session it opens."""
+"""How a front's player enters the lobby (the SSH and web fronts): the door a session goes through, the
+link it opens to the game server for its player, and the client session that link is read by."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+import asyncio
+import logging
+import os
+from typing import Protocol
 
-from ..client.session import ClientSession, Entry
+from ..client.connection import Client, OtherNodes
+from ..client.errors import ServerError
+from ..client.session import NAME_ERRORS, ClientSession, Entry
+from ..fronts import FrontAssertion
+from ..known_servers import ServerTrust, UntrustedServer
+from ..reasons import said
+from .config import FrontConfig
 
-if TYPE_CHECKING:
-    from ..client.connection import Client
+log = logging.getLogger("ono99.ssh")
 
 
 class Door(Protocol):
@@ -33,3 +41,30 @@ def front_session(door: Door) -> ClientSession:
     asked by the door, and the session ended by a bye other than a restart or a move."""
     entry = Entry(code=door.code, watch=door.watch, maybe_name=door.maybe_name, play_now=door.play_now)
     return ClientSession(asks_names=False, ends_when_closed=True, entry=entry)
+
+
+async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
+                      name: str, resume: str | None, client_name: str,
+                      others: OtherNodes | None = None) -> Client | tuple[str, bool]:
+    """A new link to the game server saying hello for one player of a front (SSH or web), with the
+    front's word for their address and key: the link, welcomed, or why the lobby refused (in the
+    current language) and whether another name could change that. Raises ``OSError`` when the game
+    server cannot be reached, or is not the one the front pins. ``others``: the game server's other
+    nodes, told at the player's last welcome, tried when its node does not answer."""
+    assertion = FrontAssertion(config.credential, address, fingerprint)
+    async with opening:
+        try:
+            # the client name says which worker: the server's metrics count sessions per worker
+            return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
+                                        timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
+                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
+                                        others=others)
+        except ServerError as exc:
+            # said in the session's language: this runs in its app's context
+            return said(exc.error), exc.code not in NAME_ERRORS
+        except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
+            log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
+                      "connecting (give this front the server's fingerprint with --server-fingerprint)",
+                      config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
+            raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
+                from exc

@@ -41,8 +41,8 @@ from ..client import raw
 from ..links import Link
 from ..tui.table import TableScreen
 from ..wire.requests import Request
-from .ssh_app import NOTICES_TO_ALL, SessionApp
-from .ssh_driver import ChannelDriver, ChannelTerminal, keep_task_factory
+from .session_app import NOTICES_TO_ALL, SessionApp
+from .textual_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 

@@ -33,22 +33,18 @@ from ono99_tui.ssh_library import asyncssh
 
 from ..access import AccessPolicy, refusal_pause
 from ..client.connection import Client, OtherNodes
-from ..client.errors import ServerError
-from ..client.session import NAME_ERRORS
-from ..fronts import FrontAssertion
-from ..known_servers import ServerTrust, UntrustedServer
 from ..limits import HelloQueue
 from ..protocol import MAX_NAME
-from ..reasons import said
 from ..tui.model_screen import ModelScreen
 from . import ssh_words
 from .config import FrontConfig
+from .door import link_player
 from .idle import IdleWatch
 from .pacing import PACER
+from .session_app import SessionApp
 from .sharing import ScreenSharing, TapInbox, tap_link
-from .ssh_app import SessionApp
-from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .ssh_plain import PlainSessionApp, plain_user
+from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 
@@ -94,33 +90,6 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
     if match is None:
         return None
     return match.group(1) or "2022", int(match.group(2) or 4)
-
-
-async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
-                      name: str, resume: str | None, client_name: str,
-                      others: OtherNodes | None = None) -> Client | tuple[str, bool]:
-    """A new link to the game server saying hello for one player of a front (SSH or web), with the
-    front's word for their address and key: the link, welcomed, or why the lobby refused (in the
-    current language) and whether another name could change that. Raises ``OSError`` when the game
-    server cannot be reached, or is not the one the front pins. ``others``: the game server's other
-    nodes, told at the player's last welcome, tried when its node does not answer."""
-    assertion = FrontAssertion(config.credential, address, fingerprint)
-    async with opening:
-        try:
-            # the client name says which worker: the server's metrics count sessions per worker
-            return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                        timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
-                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
-                                        others=others)
-        except ServerError as exc:
-            # said in the session's language: this runs in its app's context
-            return said(exc.error), exc.code not in NAME_ERRORS
-        except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
-            log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
-                      "connecting (give this front the server's fingerprint with --server-fingerprint)",
-                      config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
-            raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
-                from exc
 
 
 NO_KEY_BANNER = ("ONO 99: this server lets in only the SSH keys its host listed, and your ssh offered none. "

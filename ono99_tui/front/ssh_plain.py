@@ -22,7 +22,7 @@ from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from ..wire.server import State
 from .door import front_session
-from .ssh_driver import ChannelDriver, ChannelTerminal
+from .textual_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
     from ..client.model import Model

@@ -41,10 +41,11 @@ from ..wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
 from ..wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
+from .door import link_player
 from .idle import IdleWatch
-from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
-from .ssh_app import SessionApp
-from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .session_app import SessionApp
+from .ssh import CODE_ALPHABET, CODE_LENGTH
+from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
 
 log = logging.getLogger("ono99.web")

@@ -1,5 +1,6 @@
-"""The terminal app of one SSH session: the ordinary ONO 99 app with the lobby first, run in a
-front process on a TCP link to the game server, drawing on the session's channel."""
+"""The terminal app of one front session (an SSH session or a browser tab): the ordinary ONO 99 app with
+the lobby first, run in a front process on a TCP link to the game server, drawing on the session's
+channel (the SSH channel or the page's socket)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from ..wire.server import (
 )
 from .door import Door, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
-from .ssh_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
+from .textual_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
@@ -49,7 +50,7 @@ class OpeningScreen(StartScreen):
 
 
 class SessionApp(Ono99App):
-    """One SSH session's app. ``farewell`` is the line printed after it gives the terminal back."""
+    """One front session's app. ``farewell`` is the line printed after it gives the terminal back."""
 
     CSS_PATH = CSS_FILE  # a relative path would be looked up next to this module
 
