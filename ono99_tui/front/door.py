@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..client.connection import Client, OtherNodes
@@ -34,6 +36,51 @@ class Door(Protocol):
     name_help: str  # the name screen's help (a msgid); "": the SSH front's, by the key and the auth mode
 
     async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Entered:
+    """In the lobby: the link, welcomed, and the player's name there."""
+
+    link: Client
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnedAway:
+    """The session cannot enter: the game server refused for good (``reason``, in the session's
+    language), or cannot be reached just now (``reason`` None)."""
+
+    reason: str | None
+
+
+async def enter_lobby(door: Door, name: str, resume: str,
+                      ask_name: Callable[[str], Awaitable[str | None]]) -> Entered | TurnedAway | None:
+    """Say hello to the lobby through ``door``: after a lost link as the same player again (``resume``, by
+    the key or a guest's token: a game server not reached raises ``OSError``, to be tried again), else as
+    a returning key, under the user name, or under a name asked for (``ask_name`` with the last refusal,
+    "" for none; None: the player left). None when the player left."""
+    if resume:
+        result = await door.enter(name, resume)
+        return TurnedAway(result[0]) if isinstance(result, tuple) else Entered(result, name)
+    typed = door.name_hint
+    problem = ""
+    while True:
+        if typed is None:
+            typed = await ask_name(problem)
+            if typed is None:
+                return None
+        try:
+            result = await door.enter(typed)
+        except (OSError, TimeoutError):
+            return TurnedAway(None)
+        if not isinstance(result, tuple):
+            return Entered(result, result.welcomed_name or typed)
+        reason, final = result
+        if final:  # no other name would change the answer
+            return TurnedAway(reason)
+        problem = "" if typed == "" else reason  # "": this key has no name here yet
+        typed = None
 
 
 def front_session(door: Door) -> ClientSession:

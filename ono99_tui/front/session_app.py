@@ -29,7 +29,7 @@ from ..wire.server import (
     ServerMessage,
     State,
 )
-from .door import Door, front_session
+from .door import Door, Entered, TurnedAway, enter_lobby, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .textual_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
 
@@ -171,42 +171,27 @@ class SessionApp(Ono99App):
         super().send_message(message)
 
     async def _enter(self) -> Link:
-        """Say hello to the lobby: as a returning key, under the user name, or under a name asked for;
-        after a lost link, as the same player again (by the key, or a guest's resume token)."""
+        """Say hello to the lobby (``front/door.py``), asking for a name on the name screen."""
+        entered = await enter_lobby(self.door, self.player_name, self.model.resume, self._ask_name)
+        if isinstance(entered, Entered):
+            self.player_name = entered.name
+            return entered.link
+        if isinstance(entered, TurnedAway):
+            self.farewell = (_("The server closed the session: {reason}").format(reason=entered.reason)
+                             if entered.reason is not None else
+                             _("The game server cannot be reached just now; try again in a moment."))
+        return await self._leave()
+
+    async def _ask_name(self, problem: str) -> str | None:
         door = self.door
-        if self.model.resume:  # reconnecting: OSError goes to the app's network worker, which tries again
-            result = await door.enter(self.player_name, self.model.resume)
-            if isinstance(result, tuple):
-                self.farewell = _("The server closed the session: {reason}").format(reason=result[0])
-                return await self._leave()
-            return result
-        name = door.name_hint
-        problem = ""
-        while True:
-            if name is None:
-                if not isinstance(self.screen, OpeningScreen):
-                    await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
-                help_text = door.name_help or (KEY_HELP if door.fingerprint is not None else
-                                               SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP)
-                shown = self.push_screen(NameScreen(door.default_name, problem, help_text), wait_for_dismiss=True)
-                self._first_screen()
-                name = await shown
-                if name is None:
-                    return await self._leave()
-            try:
-                result = await door.enter(name or "")
-            except (OSError, TimeoutError):
-                self.farewell = _("The game server cannot be reached just now; try again in a moment.")
-                return await self._leave()
-            if not isinstance(result, tuple):
-                self.player_name = result.welcomed_name or name
-                return result
-            reason, final = result
-            if final:  # no other name would change the answer
-                self.farewell = _("The server closed the session: {reason}").format(reason=reason)
-                return await self._leave()
-            problem = "" if name == "" else reason  # "": this key has no name here yet
-            name = None
+        if not isinstance(self.screen, OpeningScreen):
+            await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
+        help_text = door.name_help or (KEY_HELP if door.fingerprint is not None else
+                                       SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP)
+        shown = self.push_screen(NameScreen(door.default_name, problem, help_text), wait_for_dismiss=True)
+        self._first_screen()
+        name = await shown
+        return None if name is None else name or ""
 
     async def _leave(self) -> Link:
         """End the session from the network worker, which ends with the app."""

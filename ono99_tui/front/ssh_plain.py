@@ -21,7 +21,7 @@ from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from ..wire.server import State
-from .door import front_session
+from .door import Entered, enter_lobby, front_session
 from .textual_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
@@ -86,34 +86,16 @@ class PlainSessionApp:
         self.client.quit()
 
     async def _enter(self, client: PlainClient) -> Link:
-        """Say hello to the lobby, as the app's session does: as a returning key, under the user
-        name, or under a name asked for; after a lost link, as the same player again."""
-        door = self.door
-        if client.model.resume:  # reconnecting: OSError goes to the client, which tries again
-            result = await door.enter(self.player_name, client.model.resume)
-            if isinstance(result, tuple):
-                raise Refused(_("The server closed the session: {reason}").format(reason=words.clause(result[0])), 0)
-            return result
-        name = door.name_hint
-        problem = ""
-        while True:
-            if name is None:
-                typed = await self._ask_name(problem)
-                if typed is None:
-                    raise Refused("", 0)
-                name = typed
-            try:
-                result = await door.enter(name)
-            except (OSError, TimeoutError):
-                raise Refused(_("The game server cannot be reached just now; try again in a moment."), 0) from None
-            if not isinstance(result, tuple):
-                self.player_name = result.welcomed_name or name
-                return result
-            reason, final = result
-            if final:  # no other name would change the answer
-                raise Refused(_("The server closed the session: {reason}").format(reason=words.clause(reason)), 0)
-            problem = "" if name == "" else reason  # "": this key has no name here yet
-            name = None
+        """Say hello to the lobby (``front/door.py``), as the app's session does, asking for a name in lines."""
+        entered = await enter_lobby(self.door, self.player_name, client.model.resume, self._ask_name)
+        if isinstance(entered, Entered):
+            self.player_name = entered.name
+            return entered.link
+        if entered is None:
+            raise Refused("", 0)
+        raise Refused(_("The server closed the session: {reason}").format(reason=words.clause(entered.reason))
+                      if entered.reason is not None else
+                      _("The game server cannot be reached just now; try again in a moment."), 0)
 
     async def _ask_name(self, problem: str) -> str | None:
         client = self.client
