@@ -157,6 +157,9 @@ def test_the_cycle_finder_finds_a_circle() -> None:
     assert import_cycles(graph) == [["a", "b", "c"]]
 
 
+# the shared kernel, under the server and every client
+KERNEL = ("ono99_tui.core", "ono99_tui.bots", "ono99_tui.wire", "ono99_tui.protocol", "ono99_tui.tls",
+          "ono99_tui.access")
 # the faces: what draws and reads keys, each on the client layer (ono99_tui/client/)
 FACES = ("ono99_tui.tui", "ono99_tui.plain", "ono99_tui.front", "ono99_tui.admin", "ono99_tui.cli")
 
@@ -169,7 +172,7 @@ def is_in(module: str, packages: tuple[str, ...]) -> bool:
 def test_the_client_layer_sits_between_the_kernel_and_the_faces() -> None:
     """ono99_tui/client/ (the connection, the model, the client session) imports no face, no server
     and no Textual, not even inside a function or for type checking: every face may use it, and a
-    new face (a chat-bot front, say) needs nothing of the others."""
+    new face (a chat-bot front, say) needs nothing of the others. The kernel does not import it."""
     graph = package_imports()
     client_layer = {module for module in graph if module.startswith("ono99_tui.client.")}
     assert {"ono99_tui.client.connection", "ono99_tui.client.model"} <= client_layer  # the walk found them
@@ -178,6 +181,9 @@ def test_the_client_layer_sits_between_the_kernel_and_the_faces() -> None:
     assert upward == []
     loaded = loaded_after_importing(sorted(client_layer))
     assert not {m for m in loaded if m.split(".")[0] in ("textual", "ono99_server", "asyncssh")}
+    kernel = {module for module in graph if is_in(module, KERNEL)}
+    assert "ono99_tui.wire.server" in kernel  # the walk found it
+    assert sorted(f"{m} -> {i}" for m in kernel for i in graph[m] if is_in(i, ("ono99_tui.client",))) == []
 
 
 def test_the_plain_mode_does_not_import_the_apps_package() -> None:
