@@ -138,15 +138,15 @@ def test_connecting_asks_another_name_or_trust_or_gives_up() -> None:
     certificate, another refusal, and a server that never answered (each the end, with its cause)."""
     taken = ServerError(refused("name_taken", ref="hello"))
     assert ClientSession().connect_failed(taken) == AskName(taken.error)
-    assert ClientSession(asks_names=False).connect_failed(taken) == GiveUp(taken, reached=False)
+    assert ClientSession(asks_names=False).connect_failed(taken) == GiveUp(taken)
     unknown = UnknownServer("h", 1, "SHA256:x")
     assert ClientSession().connect_failed(unknown) == AskTrust(unknown)
     changed = ServerKeyChanged("h", 1, "SHA256:x", "SHA256:y")
-    assert ClientSession().connect_failed(changed) == GiveUp(changed, reached=False)
+    assert ClientSession().connect_failed(changed) == GiveUp(changed)
     full = ServerError(refused("server_full", ref="hello"))
-    assert ClientSession().connect_failed(full) == GiveUp(full, reached=False)
+    assert ClientSession().connect_failed(full) == GiveUp(full)
     refused_tcp = ConnectionRefusedError()
-    assert ClientSession().connect_failed(refused_tcp) == GiveUp(refused_tcp, reached=False)
+    assert ClientSession().connect_failed(refused_tcp) == GiveUp(refused_tcp)
 
 
 def test_a_lost_connection_is_tried_again_after_growing_waits_with_jitter() -> None:
@@ -202,13 +202,20 @@ def test_an_entry_code_is_joined_once_and_said_at_its_table() -> None:
 
 
 def test_an_entry_code_too_late_offers_to_watch_and_a_code_that_was_a_name_is_not_an_error() -> None:
-    """Tried: the entry's table plays already (asked to watch; yes: said as watched), and a user name
-    that only looked like a code (no such table: nothing said)."""
+    """Tried: the entry's table plays already (asked to watch; yes: said as watched; no: the table joined
+    later is not said to be the code's), and a user name that only looked like a code (no such table:
+    nothing said)."""
     late = ClientSession(entry=Entry(code="K7QX2M"))
     late.receive(welcome())
     assert late.receive(GAME_STARTED).effects == (AskToWatch("K7QX2M", started=True),)
     late.watch_answer(AskToWatch("K7QX2M", started=True), True)
     assert late.receive(table_message(["Bo", "Cy"])).effects == (ShowTable(), EnteredByCode("K7QX2M", True))
+    declined = ClientSession(entry=Entry(code="K7QX2M"))
+    declined.receive(welcome())
+    declined.receive(GAME_STARTED)
+    assert declined.watch_answer(AskToWatch("K7QX2M", started=True), False) == ()
+    declined.asked(Join(table=9))
+    assert declined.receive(table_message(["Bo", "Ada"], you=1)).effects == (ShowTable(),)  # not the code's table
     name = ClientSession(entry=Entry(code="ADABOB", maybe_name=True))
     name.receive(welcome())
     assert name.receive(refused("no_such_table")).effects == ()

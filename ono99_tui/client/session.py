@@ -176,12 +176,11 @@ class GiveUp:
     trusted, a server never reached)."""
 
     cause: ServerError | ServerKeyChanged | AnnouncementMismatch | OSError | TimeoutError | ConnectionLost
-    reached: bool  # the server was reached before (a refusal now is not "check the address")
 
 
 @dataclass(frozen=True, slots=True)
 class Stop:
-    """The session ends quietly: a local game's link ended, or the face is ending already."""
+    """The session ends quietly: a local game's link ended (its server lives and ends in this process)."""
 
 
 ConnectStep = AskName | AskTrust | RetryIn | AskTakeBack | GiveUp | Stop
@@ -321,11 +320,13 @@ class ClientSession:
         if code is not None and refused.ref == "join" and (started or (refused.code == "table_full"
                                                                        and why == "spectate")):
             self._probing_code = False
+            self._entry_hint = None  # said again if the answer is to watch
             return AskToWatch(code, started)
-        if self._probing_code and refused.ref in ("join", "spectate"):
-            self._probing_code = False
-            self._entry_hint = None  # the user name was a name, not an invite code
-            return None
+        if refused.ref in ("join", "spectate"):
+            self._entry_hint = None  # the entry's table was not reached
+            if self._probing_code:
+                self._probing_code = False  # the user name was a name, not an invite code
+                return None
         return Refusal(refused)
 
     def _bye(self, bye: Bye) -> Effect:
@@ -342,14 +343,14 @@ class ClientSession:
         if isinstance(exc, ServerError):
             if exc.code in NAME_ERRORS and self.asks_names and not self.local:
                 return AskName(exc.error)
-            return GiveUp(exc, self._reached)
+            return GiveUp(exc)
         if isinstance(exc, UnknownServer):
             return AskTrust(exc)
         if isinstance(exc, ServerKeyChanged | AnnouncementMismatch):
-            return GiveUp(exc, self._reached)
+            return GiveUp(exc)
         if isinstance(exc, OSError | TimeoutError | ConnectionLost):
             if not self._reached:  # never reached: nothing to come back to
-                return GiveUp(exc, False)
+                return GiveUp(exc)
             return self._retry()
         raise exc
 
