@@ -216,8 +216,8 @@ FACE_FOLDERS = ("ono99_tui/tui", "ono99_tui/plain", "ono99_tui/front", "ono99_tu
 
 def reactions(tree: ast.AST) -> list[tuple[int, str]]:
     """The functions of ``tree`` that look at a server message (an ``isinstance`` test against a message
-    class, or a parameter typed as one) and send a request themselves (build one, or call a face's way
-    of sending): a reaction decided in a face. Each by line and name."""
+    class, a parameter typed as one, its kind read by name) and send a request themselves (build one, or
+    call a face's way of sending): a reaction decided in a face. Each by line and name."""
     def names(node: ast.AST) -> set[str]:
         return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | \
             {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
@@ -234,6 +234,8 @@ def reactions(tree: ast.AST) -> list[tuple[int, str]]:
         for argument in [*function.args.args, *function.args.kwonlyargs]:
             if argument.annotation is not None:
                 looked_at |= names(argument.annotation) & SERVER_MESSAGES
+        # a message's kind read by name (``message.t``), or what the model took in (``reaction.changed``)
+        looked_at |= {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and n.attr in ("t", "changed")}
         called = {node.func.id if isinstance(node.func, ast.Name) else node.func.attr
                   for node in ast.walk(function)
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)}
@@ -247,8 +249,9 @@ def test_the_finder_of_reactions_finds_them() -> None:
             "def _welcome(self, welcome: Welcome) -> None:\n    self.send_message(Leave())\n"
             "def draw(self, message: State) -> None:\n    self.say(message.view)\n"
             "def carry_out(self, reaction):\n    for request in reaction.requests:\n        self.send(request)\n"
-            "def key(self, key):\n    self.send(Sit())\n")
-    assert reactions(ast.parse(code)) == [(1, "handle"), (4, "_welcome")]
+            "def key(self, key):\n    self.send(Sit())\n"
+            "def after(self, reaction):\n    if reaction.changed == 'left':\n        self.send_message(PlayNow())\n")
+    assert reactions(ast.parse(code)) == [(1, "handle"), (4, "_welcome"), (13, "after")]
 
 
 def test_no_face_reacts_to_a_server_message_on_its_own() -> None:
