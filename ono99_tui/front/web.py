@@ -126,7 +126,7 @@ class WebDoor:
 
 
 class WebSessionApp(SessionApp):
-    """A browser's app: an SSH session's, which tells the page the guest's name and token to keep,
+    """A browser's app: a front session's, which tells the page the guest's name and token to keep,
     and whether a text box has the focus (a phone opens its soft keyboard only then)."""
 
     def __init__(self, terminal: ChannelTerminal, door: WebDoor, keep: Any,
