@@ -41,8 +41,8 @@ from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection, buffered
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ConnectionLost
-from ono99_tui.protocol import PROTOCOL_VERSION, encode
-from ono99_tui.wire.requests import Act, CreateTable, Rematch, Start
+from ono99_kernel.protocol import PROTOCOL_VERSION, encode
+from ono99_kernel.wire.requests import Act, CreateTable, Rematch, Start
 from tests.server_helpers import tls_socket_that_never_reads
 
 

@@ -11,15 +11,15 @@ import tokenize
 from pathlib import Path
 from typing import get_args
 
-from ono99_tui.wire.requests import Request
-from ono99_tui.wire.server import SERVER_MESSAGE_TYPES
+from ono99_kernel.wire.requests import Request
+from ono99_kernel.wire.server import SERVER_MESSAGE_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
-# the protocol and its typed messages both ways (ono99_tui/wire/), the LAN advertisement's TXT record, a front's
+# the protocol and its typed messages both ways (ono99_kernel/wire/), the LAN advertisement's TXT record, a front's
 # hello, the limits and a recorded game's analysis are sans-I/O too
-PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots", "ono99_tui.protocol", "ono99_tui.lan", "ono99_tui.fronts",
-                 "ono99_tui.limits", "ono99_tui.wire.server", "ono99_tui.wire.requests", "ono99_tui.analysis"]
-# the pure layers speak English, marked for the catalogs (ono99_tui/core/words.py): a language is the UI's business
+PURE_PACKAGES = ["ono99_kernel.core", "ono99_kernel.bots", "ono99_kernel.protocol", "ono99_kernel.lan", "ono99_kernel.fronts",
+                 "ono99_kernel.limits", "ono99_kernel.wire.server", "ono99_kernel.wire.requests", "ono99_tui.analysis"]
+# the pure layers speak English, marked for the catalogs (ono99_kernel/core/words.py): a language is the UI's business
 FORBIDDEN = ["textual", "asyncssh", "zeroconf", "asyncio", "rich", "sqlite3", "socket", "gettext", "ono99_tui.i18n"]
 
 
@@ -35,11 +35,11 @@ def test_core_bots_and_protocol_import_no_ui_ssh_or_io_modules() -> None:
 
 
 def test_the_protocol_names_the_bot_levels_without_loading_the_bots() -> None:
-    """The levels a client may ask for come from their declarations (ono99_tui/bots/levels.py), not
+    """The levels a client may ask for come from their declarations (ono99_kernel/bots/levels.py), not
     from the bots: importing the protocol leaves the strong bot's search unloaded."""
-    loaded = loaded_after_importing(["ono99_tui.protocol"])
-    assert "ono99_tui.bots.levels" in loaded  # the import worked
-    assert "ono99_tui.bots.strong" not in loaded and "ono99_tui.bots.players" not in loaded
+    loaded = loaded_after_importing(["ono99_kernel.protocol"])
+    assert "ono99_kernel.bots.levels" in loaded  # the import worked
+    assert "ono99_kernel.bots.strong" not in loaded and "ono99_kernel.bots.players" not in loaded
 
 
 def loaded_after_importing(modules: list[str]) -> set[str]:
@@ -138,7 +138,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_package_has_no_import_cycle() -> None:
     """No module of ono99_tui imports, through others, a module that imports it: every arrow points down."""
     graph = package_imports()
-    assert "ono99_tui.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_tui.core"]  # the walk found them
+    assert "ono99_kernel.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_kernel.core"]  # the walk found them
     assert import_cycles(graph) == []
 
 
@@ -158,14 +158,14 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 
 
 # the shared kernel, under the server and every client
-KERNEL = ("ono99_tui.core", "ono99_tui.bots", "ono99_tui.wire", "ono99_tui.protocol", "ono99_tui.tls",
-          "ono99_tui.access")
+KERNEL = ("ono99_kernel.core", "ono99_kernel.bots", "ono99_kernel.wire", "ono99_kernel.protocol", "ono99_kernel.tls",
+          "ono99_kernel.access")
 # the faces: what draws and reads keys, each on the client layer (ono99_tui/client/)
 FACES = ("ono99_tui.tui", "ono99_tui.plain", "ono99_tui.front", "ono99_tui.admin", "ono99_tui.cli")
 
 
 def is_in(module: str, packages: tuple[str, ...]) -> bool:
-    """Whether ``module`` is one of ``packages`` or inside one (``ono99_tui.fronts`` is not in ``ono99_tui.front``)."""
+    """Whether ``module`` is one of ``packages`` or inside one (``ono99_kernel.fronts`` is not in ``ono99_tui.front``)."""
     return any(module == package or module.startswith(package + ".") for package in packages)
 
 
@@ -182,7 +182,7 @@ def test_the_client_layer_sits_between_the_kernel_and_the_faces() -> None:
     loaded = loaded_after_importing(sorted(client_layer))
     assert not {m for m in loaded if m.split(".")[0] in ("textual", "ono99_server", "asyncssh")}
     kernel = {module for module in graph if is_in(module, KERNEL)}
-    assert "ono99_tui.wire.server" in kernel  # the walk found it
+    assert "ono99_kernel.wire.server" in kernel  # the walk found it
     assert sorted(f"{m} -> {i}" for m in kernel for i in graph[m] if is_in(i, ("ono99_tui.client",))) == []
 
 
@@ -296,11 +296,11 @@ def test_the_finder_of_raw_reads_finds_them() -> None:
 
 
 def test_no_protocol_map_is_read_outside_the_wire_model_and_the_client_layer() -> None:
-    """A server message is decoded once, into the typed values of ono99_tui/wire/server.py; what a client
+    """A server message is decoded once, into the typed values of ono99_kernel/wire/server.py; what a client
     reads of one before decoding it (its kind, whether states follow each other) is read by
     ono99_tui/client/raw.py. The faces, the fronts' shared screens and the links read neither maps nor
-    a raw welcome. (A game record's events are maps by their format: ono99_tui/core/record.py.)"""
-    allowed = ("ono99_tui/wire/", "ono99_tui/client/", str(RECORDS.relative_to(ROOT)), PAGE_READER)
+    a raw welcome. (A game record's events are maps by their format: ono99_kernel/core/record.py.)"""
+    allowed = ("ono99_kernel/wire/", "ono99_tui/client/", str(RECORDS.relative_to(ROOT)), PAGE_READER)
     offenders = [f"{path.relative_to(ROOT)}:{line}: {key!r}" for path in sorted((ROOT / "ono99_tui").rglob("*.py"))
                  if not path.relative_to(ROOT).as_posix().startswith(allowed)
                  for line, key in raw_reads(ast.parse(path.read_text()))]
@@ -351,7 +351,7 @@ def test_the_finder_of_message_maps_finds_them() -> None:
 
 
 def test_no_message_is_written_as_a_map_outside_the_wire_model() -> None:
-    """Messages both ways are the typed values of ono99_tui/wire/ (which alone write their maps): the
+    """Messages both ways are the typed values of ono99_kernel/wire/ (which alone write their maps): the
     server, the client, the app and its screens, the plain mode, the fronts, replays and the local game
     build values."""
     offenders = []

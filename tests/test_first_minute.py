@@ -29,8 +29,8 @@ from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop, seat_details
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_tui.wire.requests import CreateTable, Join, Say, Start
-from ono99_tui.wire.server import (
+from ono99_kernel.wire.requests import CreateTable, Join, Say, Start
+from ono99_kernel.wire.server import (
     GameOverEvent,
     HandEndedEvent,
     HandStartedEvent,

@@ -20,7 +20,7 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
-from ono99_tui.wire.server import DrawEvent
+from ono99_kernel.wire.server import DrawEvent
 from tests import wire
 from tests.app_state import table_of
 from tests.test_tui import DATA, wait_until

@@ -29,9 +29,9 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.wire.requests import CreateTable, Join, Leave, Request, Say, Start
-from ono99_tui.wire.server import decode_server_message
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, Start
+from ono99_kernel.wire.server import decode_server_message
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under

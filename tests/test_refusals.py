@@ -11,10 +11,10 @@ import pytest
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
 from ono99_tui.i18n import using
-from ono99_tui.protocol import FrameDecoder, encode
+from ono99_kernel.protocol import FrameDecoder, encode
 from ono99_tui.reasons import said
-from ono99_tui.tls import ephemeral_certificate
-from ono99_tui.wire.server import ErrorMessage
+from ono99_kernel.tls import ephemeral_certificate
+from ono99_kernel.wire.server import ErrorMessage
 from tests.server_helpers import TIMEOUT, running_server
 
 

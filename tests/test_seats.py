@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.wire.requests import (
+from ono99_kernel.wire.requests import (
     GiveSeat,
     Join,
     Kick,

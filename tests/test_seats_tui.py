@@ -21,8 +21,8 @@ from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_tui.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
-from ono99_tui.wire.server import decode_server_message
+from ono99_kernel.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
+from ono99_kernel.wire.server import decode_server_message
 from tests.app_state import table_of, view_of
 from tests.relay import Relay
 from tests.server_helpers import play_client, running_game, server_config

@@ -37,17 +37,17 @@ from ono99_tui.front import textual_driver
 from ono99_tui.front.session_app import NameScreen, SessionApp
 from ono99_tui.front.ssh import SshFront, SshSession
 from ono99_tui.front.textual_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
-from ono99_tui.fronts import new_credential
+from ono99_kernel.fronts import new_credential
 from ono99_tui.serve import front_config_for
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.ssh_settings import SshSettings
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.wire.requests import CreateTable, Join, Start
+from ono99_kernel.wire.requests import CreateTable, Join, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import play_client
 from tests.textual_compat import (

@@ -13,7 +13,7 @@ import pytest
 from rich.style import Style
 from textual.theme import BUILTIN_THEMES
 
-from ono99_tui.core import TableOptions
+from ono99_kernel.core import TableOptions
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.simulate import SimulationPlan, simulate
 from ono99_tui.tui.cardface import (
@@ -201,7 +201,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: 
     or web front shows moves at once unless its host turned motion on (``--ssh-motion``), as the front's
     process sets it up (``front.process.motion_dropped_by``). Waits are for the motion to end, never for a time."""
     from ono99_tui.front.process import motion_dropped_by
-    from ono99_tui.ssh_settings import SshSettings
+    from ono99_kernel.ssh_settings import SshSettings
     from ono99_tui.tui import tabletop
 
     reduced = mode not in ("motion", "front-motion")

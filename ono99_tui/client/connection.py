@@ -10,17 +10,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from ..fingerprints import fingerprint_digest
+from ono99_kernel.fingerprints import fingerprint_digest
 from ..i18n import gettext as _
-from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
-from ..tls import client_context, lean_read_buffers, peer_fingerprint
-from ..wire.requests import Hello, Prove, Request
-from ..wire.server import ErrorMessage, ServerMessage, Welcome, decode_server_message
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from ono99_kernel.tls import client_context, lean_read_buffers, peer_fingerprint
+from ono99_kernel.wire.requests import Hello, Prove, Request
+from ono99_kernel.wire.server import ErrorMessage, ServerMessage, Welcome, decode_server_message
 from .errors import ConnectionLost, ServerError
 
 if TYPE_CHECKING:
-    from ..fronts import FrontAssertion
-    from ..identity import Identity
+    from ono99_kernel.fronts import FrontAssertion
+    from ono99_kernel.identity import Identity
     from ..known_servers import ServerTrust
     from .model import Model
 
@@ -64,7 +64,7 @@ class Client:
         self.welcome: dict[str, Any] = {}
         self.address: tuple[str, int] | None = None  # the host and port it was welcomed at (``connect``)
         self.closed = False
-        # The fingerprint of the certificate the server showed (ono99_tui/tls.py): what an identity
+        # The fingerprint of the certificate the server showed (ono99_kernel/tls.py): what an identity
         # proof on this connection is bound to.
         self.server_fingerprint = peer_fingerprint(writer.get_extra_info("ssl_object"))
         self._reader_task = asyncio.create_task(self._read_loop())

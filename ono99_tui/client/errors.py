@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..protocol import ProtocolError
-from ..wire.server import ErrorMessage, decode_server_message
+from ono99_kernel.protocol import ProtocolError
+from ono99_kernel.wire.server import ErrorMessage, decode_server_message
 
 
 class ServerError(Exception):

@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..bots.levels import BOT_LEVELS
-from ..core.cards import Card, Edition
-from ..core.errors import MalformedActionError, OptionError
-from ..core.options import (
+from ono99_kernel.bots.levels import BOT_LEVELS
+from ono99_kernel.core.cards import Card, Edition
+from ono99_kernel.core.errors import MalformedActionError, OptionError
+from ono99_kernel.core.options import (
     OPTION_WORDS,
     POINTS_SUMMARY,
     POINTS_WIN_WORDS,
@@ -22,9 +22,9 @@ from ..core.options import (
 )
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..protocol import TABLE_NAMES
+from ono99_kernel.protocol import TABLE_NAMES
 from ..reasons import table_name_words
-from ..wire.server import Seat, TableInfo
+from ono99_kernel.wire.server import Seat, TableInfo
 
 
 def _card(code: str) -> Card | None:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import text as words
-from ..core.options import Scoring
+from ono99_kernel.core.options import Scoring
 from ..i18n import gettext as _
 from ..reasons import said, unplayable_reason
-from ..wire.server import (
+from ono99_kernel.wire.server import (
     Away,
     Bye,
     Chat,
@@ -179,7 +179,7 @@ class Model:
 
     # --- applying server messages -------------------------------------------------------------------
     def apply(self, message: ServerMessage) -> str:
-        """Take in one server message (decoded: ono99_tui.wire.server); return its type."""
+        """Take in one server message (decoded: ono99_kernel.wire.server); return its type."""
         if isinstance(message, Welcome):
             self.server_name = message.server
             self.my_name = message.name

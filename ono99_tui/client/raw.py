@@ -2,7 +2,7 @@
 one game follow each other (a burst of them is taken in as its last, with every event). Decoding a state
 (its view above all) costs as much as drawing it, so a spectator of a fast table, who gets dozens a
 second, merges them first; the fronts' shared screens keep a table's last messages as they came. Every
-other reading is of the decoded values of ono99_tui/wire/server.py."""
+other reading is of the decoded values of ono99_kernel/wire/server.py."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..i18n import gettext as _
-from ..wire.requests import AddBot, GiveSeat, Kick, RemoveBot, SetTableOptions, Sit, Stand
+from ono99_kernel.wire.requests import AddBot, GiveSeat, Kick, RemoveBot, SetTableOptions, Sit, Stand
 from .labels import seat_name
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The client session: every reaction of a client to what the server sends, decided once, without I/O.
 
-``ClientSession.receive`` takes a decoded server message (``ono99_tui.wire.server``), takes it into the
-``Model`` and returns a ``Reaction``: the requests to send (``ono99_tui.wire.requests``) and the effects
+``ClientSession.receive`` takes a decoded server message (``ono99_kernel.wire.server``), takes it into the
+``Model`` and returns a ``Reaction``: the requests to send (``ono99_kernel.wire.requests``) and the effects
 for the face to show (a screen, a question, a refusal, the end of the session). ``connect_failed`` and
 ``link_lost`` say what to do when a connection cannot be made or ends: ask for another name, ask whether
 to trust a server met for the first time, try again after a wait, or give up. The faces (the app, the
@@ -14,12 +14,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..core.words import N_
+from ono99_kernel.core.words import N_
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, UnknownServer
-from ..protocol import BYE_SENT_ON, BYE_TABLE_MOVED
-from ..wire.common import as_edition
-from ..wire.requests import CreateTable, Join, Leave, PlayNow, Request, Sit, Spectate
-from ..wire.server import Bye, ErrorMessage, Left, ServerMessage, TableDetail, TableMessage, Welcome
+from ono99_kernel.protocol import BYE_SENT_ON, BYE_TABLE_MOVED
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, PlayNow, Request, Sit, Spectate
+from ono99_kernel.wire.server import Bye, ErrorMessage, Left, ServerMessage, TableDetail, TableMessage, Welcome
 from .errors import ConnectionLost, ServerError
 from .model import REPLACED, SHUTTING_DOWN, Model
 

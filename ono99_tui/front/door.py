@@ -13,7 +13,7 @@ from typing import Protocol
 from ..client.connection import Client, OtherNodes
 from ..client.errors import ServerError
 from ..client.session import NAME_ERRORS, ClientSession, Entry
-from ..fronts import FrontAssertion
+from ono99_kernel.fronts import FrontAssertion
 from ..known_servers import ServerTrust, UntrustedServer
 from ..reasons import said
 from .config import FrontConfig

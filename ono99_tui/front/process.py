@@ -17,7 +17,7 @@ from typing import Any
 
 from ..i18n import gettext as _
 from ..i18n import set_default_language
-from ..ssh_settings import SshSettings
+from ono99_kernel.ssh_settings import SshSettings
 from .config import FrontConfig
 
 LANGUAGE_ENV = "ONO99_FRONT_LANGUAGE"  # the language of a worker's printed lines: its server's
@@ -66,7 +66,7 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     close. ``parent_pipe``: a worker of ``ono99 serve``, which also ends when its server is gone (its
     standard input, a pipe from the server, closes), even one killed with SIGKILL: no worker outlives
     its server."""
-    from ..tls import load_certificate
+    from ono99_kernel.tls import load_certificate
     from ..tui.tabletop import drop_motion_when
     from .pacing import PACER
     from .ssh import SshFront

@@ -23,8 +23,8 @@ from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
-from ..wire.requests import Request
-from ..wire.server import (
+from ono99_kernel.wire.requests import Request
+from ono99_kernel.wire.server import (
     Notice,
     ServerMessage,
     State,
@@ -38,7 +38,7 @@ SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SS
 # --auth password: no key is taken, so none can keep a name
 PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
                         "seat last as long as this session.")
-NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/table.py)
+NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/ono99_server/table.py)
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 

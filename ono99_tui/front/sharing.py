@@ -40,7 +40,7 @@ from textual.screen import Screen
 from ..client import raw
 from ..links import Link
 from ..tui.table import TableScreen
-from ..wire.requests import Request
+from ono99_kernel.wire.requests import Request
 from .session_app import NOTICES_TO_ALL, SessionApp
 from .textual_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 

@@ -20,7 +20,7 @@ from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ..wire.server import State
+from ono99_kernel.wire.server import State
 from .door import Entered, enter_lobby, front_session
 from .textual_driver import ChannelDriver, ChannelTerminal
 

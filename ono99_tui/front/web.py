@@ -30,15 +30,15 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual import events
 from textual.widgets import Input
 
-from ..access import AccessPolicy, refusal_pause
+from ono99_kernel.access import AccessPolicy, refusal_pause
 from ..client.connection import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
-from ..protocol import MAX_NAME
+from ono99_kernel.protocol import MAX_NAME
 from ..reasons import render
-from ..tls import ServerCertificate
-from ..wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
-from ..wire.server import ServerMessage, Welcome
+from ono99_kernel.tls import ServerCertificate
+from ono99_kernel.wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
+from ono99_kernel.wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
 from .door import link_player

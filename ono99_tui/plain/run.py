@@ -32,17 +32,17 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ..protocol import PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ..wire.requests import CreateTable, Hello, Request
-from ..wire.server import State, Welcome, decode_server_message
+from ono99_kernel.wire.requests import CreateTable, Hello, Request
+from ono99_kernel.wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
     from ..client.model import Model
-    from ..identity import Identity
+    from ono99_kernel.identity import Identity
 
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0

@@ -41,7 +41,7 @@ from ..client.session import (
 )
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
-from ..identity import Identity, remember_name
+from ono99_kernel.identity import Identity, remember_name
 from ..known_servers import (
     AnnouncementMismatch,
     ServerKeyChanged,
@@ -51,10 +51,10 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request
-from ..wire.server import ServerMessage, State, Welcome, decode_server_message
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request
+from ono99_kernel.wire.server import ServerMessage, State, Welcome, decode_server_message
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen
@@ -375,7 +375,7 @@ class Ono99App(App[int]):
         return False
 
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
-        """A message as it arrived: decoded once, here, into typed values (ono99_tui.wire.server) and
+        """A message as it arrived: decoded once, here, into typed values (ono99_kernel.wire.server) and
         handled. One this version cannot read is skipped, with a notice; the session goes on."""
         try:
             decoded = decode_server_message(message)

@@ -15,7 +15,7 @@ from textual.app import App
 from textual.message_pump import MessagePump
 
 from ..client.model import Model
-from ..wire.requests import Request
+from ono99_kernel.wire.requests import Request
 from .settings import Settings
 
 

@@ -20,8 +20,8 @@ from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
-from ..wire.common import as_edition
-from ..wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
 from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of

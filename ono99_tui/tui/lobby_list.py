@@ -15,7 +15,7 @@ from rich.text import Text
 
 from ..client.labels import rules_summary, status_word, table_name
 from ..i18n import gettext as _
-from ..wire.server import TableInfo
+from ono99_kernel.wire.server import TableInfo
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"

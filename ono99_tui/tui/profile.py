@@ -22,8 +22,8 @@ from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal, percent
-from ..wire.requests import AskGameRecord, AskProfile
-from ..wire.server import GameRecord, ServerMessage
+from ono99_kernel.wire.requests import AskGameRecord, AskProfile
+from ono99_kernel.wire.server import GameRecord, ServerMessage
 from .host import ShowsModel, host_of
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps

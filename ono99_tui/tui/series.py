@@ -25,7 +25,7 @@ from ..series_text import (
     series_line,
     series_winner,
 )
-from ..wire.requests import StartSeries
+from ono99_kernel.wire.requests import StartSeries
 from .widgets import KeysFooter, put_up_while_closing, show_text
 
 

@@ -19,8 +19,8 @@ from ..client.labels import advertised_table_name, status_word, summary_words
 from ..discovery import FoundServer, ServerBrowser
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..lan import Advert
-from ..protocol import PROTOCOL_VERSION
+from ono99_kernel.lan import Advert
+from ono99_kernel.protocol import PROTOCOL_VERSION
 from .inputs import Input
 from .widgets import KeysFooter, put_up_while_closing
 

@@ -17,7 +17,7 @@ from ..client.model import Model
 from ..client.seat_choices import SeatRequest
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
+from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
