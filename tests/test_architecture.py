@@ -17,9 +17,11 @@ from ono99_kernel.wire.server import SERVER_MESSAGE_TYPES
 ROOT = Path(__file__).resolve().parent.parent
 # the protocol and its typed messages both ways (ono99_kernel/wire/), the LAN advertisement's TXT record, a front's
 # hello, the limits and a recorded game's analysis are sans-I/O too
-PURE_PACKAGES = ["ono99_kernel.core", "ono99_kernel.bots", "ono99_kernel.protocol", "ono99_kernel.lan", "ono99_kernel.fronts",
-                 "ono99_kernel.limits", "ono99_kernel.wire.server", "ono99_kernel.wire.requests", "ono99_tui.analysis"]
-# the pure layers speak English, marked for the catalogs (ono99_kernel/core/words.py): a language is the UI's business
+PURE_PACKAGES = ["ono99_kernel.core", "ono99_kernel.bots", "ono99_kernel.protocol", "ono99_kernel.lan",
+                 "ono99_kernel.fronts", "ono99_kernel.limits", "ono99_kernel.wire.server", "ono99_kernel.wire.requests",
+                 "ono99_tui.analysis"]
+# the pure layers speak English, marked for the catalogs (ono99_kernel/core/words.py): a language is the
+# UI's business
 FORBIDDEN = ["textual", "asyncssh", "zeroconf", "asyncio", "rich", "sqlite3", "socket", "gettext", "ono99_tui.i18n"]
 
 
@@ -49,38 +51,57 @@ def loaded_after_importing(modules: list[str]) -> set[str]:
     return set(out.stdout.split())
 
 
-def modules_under(folder: str) -> list[str]:
-    return sorted(".".join(path.relative_to(ROOT).with_suffix("").parts) for path in (ROOT / folder).rglob("*.py")
+# each package's folder: the kernel and the app at the top, the game server in server/
+PACKAGE_FOLDERS = {"ono99_kernel": ROOT / "ono99_kernel", "ono99_tui": ROOT / "ono99_tui",
+                   "ono99_server": ROOT / "server" / "ono99_server"}
+
+
+def folder_of(package: str) -> Path:
+    """The folder of a package or subpackage named by its import name (``ono99_tui.tui``)."""
+    top, *rest = package.split(".")
+    return PACKAGE_FOLDERS[top].joinpath(*rest)
+
+
+def module_name(path: Path) -> list[str]:
+    """The import name's parts of a file of one of the packages."""
+    for top, folder in PACKAGE_FOLDERS.items():
+        if path.is_relative_to(folder):
+            return [top, *path.relative_to(folder).with_suffix("").parts]
+    raise ValueError(path)
+
+
+def modules_under(package: str) -> list[str]:
+    return sorted(".".join(module_name(path)) for path in folder_of(package).rglob("*.py")
                   if path.name not in ("__init__.py", "__main__.py"))
 
 
 def test_the_game_server_never_imports_textual() -> None:
     loaded = loaded_after_importing(modules_under("ono99_server"))
-    assert "ono99_server.lobby" in loaded  # the import worked
+    assert "ono99_server.lobby_state" in loaded  # the import worked
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
 
 
 def test_the_tui_and_the_ssh_front_never_import_the_game_server() -> None:
     """They are clients: the app takes its link from outside (a TCP client, or the local game's
     embedded server, opened by ono99_tui/local_game.py); the front links over TCP."""
-    client_side = [*modules_under("ono99_tui/client"), *modules_under("ono99_tui/tui"),
-                   *modules_under("ono99_tui/front")]
+    client_side = [*modules_under("ono99_tui.client"), *modules_under("ono99_tui.tui"),
+                   *modules_under("ono99_tui.front")]
     loaded = loaded_after_importing(client_side)
     assert "ono99_tui.front.ssh" in loaded and "ono99_tui.tui.app" in loaded
     assert not {m for m in loaded if m == "ono99_server" or m.startswith("ono99_server.")}
-    # nor later, from inside a function: no import of server/ in their text at all
+    # nor later, from inside a function: no import of the server in their text at all
     offenders = [str(path.relative_to(ROOT)) for folder in ("ono99_tui/tui", "ono99_tui/front")
                  for path in (ROOT / folder).rglob("*.py")
                  if re.search(r"^\s*(from|import)\s+ono99_server\b", path.read_text(), re.MULTILINE)]
     assert offenders == []
 
 
-def package_imports(package: str = "ono99_tui") -> dict[str, set[str]]:
-    """Each module of ``package`` (a folder at the top of the project) and the modules of that package it
+def package_imports(*packages: str) -> dict[str, set[str]]:
+    """Each module of ``packages`` (all three when none is named) and the modules of those packages it
     imports: when it is loaded, type-checked (``if TYPE_CHECKING:``) or when one of its functions runs."""
     modules: dict[str, tuple[Path, str]] = {}  # module: its file, the package its relative imports start from
-    for path in (ROOT / package).rglob("*.py"):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for path in (path for package in packages or tuple(PACKAGE_FOLDERS) for path in folder_of(package).rglob("*.py")):
+        parts = module_name(path)
         if parts[-1] == "__init__":
             parts.pop()
             modules[".".join(parts)] = (path, ".".join(parts))
@@ -136,18 +157,42 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_package_has_no_import_cycle() -> None:
-    """No module of ono99_tui imports, through others, a module that imports it: every arrow points down."""
+    """No module of the kernel, the server or the app imports, through others, a module that imports it:
+    every arrow points down."""
     graph = package_imports()
     assert "ono99_kernel.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_kernel.core"]  # the walk found them
     assert import_cycles(graph) == []
 
 
+def test_the_kernel_imports_neither_the_app_nor_the_server() -> None:
+    """The kernel (the game, bots, wire, TLS, access policy) is what the server and every client share:
+    none of its modules names the app's package or the server's, at the top, under TYPE_CHECKING or in
+    a function; and importing all of it loads neither."""
+    graph = package_imports()
+    upward = sorted(f"{module} -> {other}" for module, imported in graph.items() if module.startswith("ono99_kernel")
+                    for other in imported if not other.startswith("ono99_kernel"))
+    assert graph["ono99_kernel.wire.server"]  # the walk found the kernel's own imports
+    assert upward == []
+    loaded = loaded_after_importing(modules_under("ono99_kernel"))
+    assert "ono99_kernel.access" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("ono99_tui", "ono99_server")}
+
+
+def test_the_server_imports_only_the_kernel() -> None:
+    """The game tier rests on the kernel alone: no module of the server names the app's package."""
+    graph = package_imports()
+    upward = sorted(f"{module} -> {other}" for module, imported in graph.items() if module.startswith("ono99_server")
+                    for other in imported if other.startswith("ono99_tui"))
+    assert "ono99_kernel.protocol" in graph["ono99_server.player_session"]  # the walk found the server's imports
+    assert upward == []
+
+
 def test_the_server_has_no_import_cycle() -> None:
     """Nor does the server: each part names what it asks of those above it (a table of its host, the
     lobby's parts of the lobby, a connection of its server) in a protocol of lower-level types."""
-    graph = package_imports("ono99_server")  # the link to server/, so modules carry their import names
-    assert "ono99_server.members" in graph["ono99_server.table"]  # the walk found them
-    assert "ono99_server.lobby" in graph["ono99_server.app"]
+    graph = package_imports("ono99_server")
+    assert "ono99_server.members" in graph["ono99_server.table_room"]  # the walk found them
+    assert "ono99_server.lobby_state" in graph["ono99_server.app"]
     assert "ono99_server.storage_pg" in graph["ono99_server.stores"]  # imported inside a function: counted too
     assert import_cycles(graph) == []
 
@@ -165,7 +210,8 @@ FACES = ("ono99_tui.tui", "ono99_tui.plain", "ono99_tui.front", "ono99_tui.admin
 
 
 def is_in(module: str, packages: tuple[str, ...]) -> bool:
-    """Whether ``module`` is one of ``packages`` or inside one (``ono99_kernel.fronts`` is not in ``ono99_tui.front``)."""
+    """Whether ``module`` is one of ``packages`` or inside one (``ono99_kernel.fronts`` is not in
+    ``ono99_tui.front``)."""
     return any(module == package or module.startswith(package + ".") for package in packages)
 
 
@@ -311,14 +357,15 @@ def test_only_the_entry_points_import_the_app_module() -> None:
     """The modules of the app's package take what they share from below it (themes.py, the screens'
     host protocol in host.py, the links in links.py): only the entry points import tui/app.py: the SSH
     front's app and the CLI (where it runs the app)."""
-    importers = {module for module, imported in package_imports().items() if "ono99_tui.tui.app" in imported}
+    importers = {module for module, imported in package_imports("ono99_tui").items()
+                 if "ono99_tui.tui.app" in imported}
     assert importers == {"ono99_tui.front.session_app", "ono99_tui.cli"}
 
 
 def test_core_never_imports_the_global_random_functions() -> None:
     """Randomness comes from an injected random.Random: no module-level random.choice & co."""
     offenders = []
-    for path in (ROOT / "ono99_tui" / "core").glob("*.py"):
+    for path in (ROOT / "ono99_kernel" / "core").glob("*.py"):
         text = path.read_text()
         for call in ("random.choice(", "random.shuffle(", "random.randint(", "random.random(",
                      "random.randrange(", "random.sample(", "random.seed("):
@@ -328,8 +375,8 @@ def test_core_never_imports_the_global_random_functions() -> None:
 
 
 # --- messages are written by the wire model only ------------------------------------------------------------
-WIRE_MODEL = ROOT / "ono99_tui" / "wire"
-RECORDS = ROOT / "ono99_tui" / "core" / "record.py"  # a game record's events are maps too (docs/records.md)
+WIRE_MODEL = ROOT / "ono99_kernel" / "wire"
+RECORDS = ROOT / "ono99_kernel" / "core" / "record.py"  # a game record's events are maps too (docs/records.md)
 
 
 def message_maps(tree: ast.AST) -> list[tuple[int, str, str | None]]:
@@ -355,7 +402,7 @@ def test_no_message_is_written_as_a_map_outside_the_wire_model() -> None:
     server, the client, the app and its screens, the plain mode, the fronts, replays and the local game
     build values."""
     offenders = []
-    for folder in ("ono99_tui", "server"):
+    for folder in ("ono99_kernel", "ono99_tui", "server"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.is_relative_to(WIRE_MODEL):
                 continue
@@ -372,7 +419,8 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
-    """pyproject's [tool.mypy] files: ono99_tui (every layer), server/, tests/ and bench/, strict."""
+    """pyproject's [tool.mypy] files: the kernel, the app (every layer), server/, tests/, bench/, screenshots/
+    and tools/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
 
@@ -412,7 +460,7 @@ def test_every_type_ignore_says_why_and_they_are_few() -> None:
     and says why; mypy --strict (pyproject) checks the rest, and warns of any that is no longer needed. The
     package, the server and the tests have few (the benchmarks patch Textual to time it)."""
     found = [(folder, f"{path.relative_to(ROOT)}:{line}", comment, above)
-             for folder in ("ono99_tui", "server", "tests", "bench")
+             for folder in ("ono99_kernel", "ono99_tui", "server", "tests", "bench")
              for path in sorted((ROOT / folder).rglob("*.py"))
              for line, comment, above in type_ignores(path.read_text())]
     assert [f"{where}: {comment}" for _, where, comment, above in found if unexplained_ignore(comment, above)] == []
@@ -429,12 +477,16 @@ def test_the_screens_reach_the_app_through_its_typed_host() -> None:
     assert offenders == []
 
 
-def test_the_server_is_imported_by_its_package_name() -> None:
-    """The folder server/ is the package ``ono99_server`` (found by the link ono99_server -> server). Run from
-    the repository's root, ``import server`` would still work and only an installed copy would fail:
-    no code says it."""
-    folders = ("ono99_tui", "server", "tests", "tools", "bench", "screenshots")
+def test_the_packages_are_real_folders_found_by_their_import_names() -> None:
+    """Each package is the folder of its name (the server's in server/ono99_server/), no link standing in
+    for one, so what reads the code's structure sees every import; and no code imports a folder by the
+    name it has only from the repository's root (``import server``)."""
+    links = [str(path.relative_to(ROOT)) for folder in (ROOT, *PACKAGE_FOLDERS.values(), ROOT / "server")
+             for path in folder.iterdir() if path.is_symlink()]
+    assert links == []
+    for name, folder in PACKAGE_FOLDERS.items():
+        assert (folder / "__init__.py").is_file() and folder.name == name
+    folders = ("ono99_kernel", "ono99_tui", "server", "tests", "tools", "bench", "screenshots")
     offenders = [str(path.relative_to(ROOT)) for folder in folders for path in (ROOT / folder).rglob("*.py")
                  if re.search(r"^\s*(from|import)\s+server\b", path.read_text(encoding="utf-8"), re.MULTILINE)]
     assert offenders == []
-    assert (ROOT / "ono99_server").resolve() == (ROOT / "server").resolve()

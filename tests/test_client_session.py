@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import random
 
+from ono99_kernel.protocol import BYE_TABLE_MOVED, PROTOCOL_VERSION
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, PlayNow, Sit, Spectate
+from ono99_kernel.wire.server import Bye, ErrorMessage, Left
+from ono99_kernel.wire.server import Welcome as WelcomeMessage
 from ono99_tui.client.errors import ConnectionLost, ServerError
 from ono99_tui.client.model import REPLACED, SHUTTING_DOWN
 from ono99_tui.client.session import (
@@ -32,10 +36,6 @@ from ono99_tui.client.session import (
     reconnect_delay,
 )
 from ono99_tui.known_servers import ServerKeyChanged, UnknownServer
-from ono99_kernel.protocol import BYE_TABLE_MOVED, PROTOCOL_VERSION
-from ono99_kernel.wire.requests import CreateTable, Join, Leave, PlayNow, Sit, Spectate
-from ono99_kernel.wire.server import Bye, ErrorMessage, Left
-from ono99_kernel.wire.server import Welcome as WelcomeMessage
 from tests.wire import table_message
 
 

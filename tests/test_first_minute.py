@@ -14,6 +14,16 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Button, RichLog, Select, Static, Switch
 
+from ono99_kernel.wire.requests import CreateTable, Join, Say, Start
+from ono99_kernel.wire.server import (
+    GameOverEvent,
+    HandEndedEvent,
+    HandStartedEvent,
+    MissedDrawEvent,
+    OutEvent,
+    PlayEvent,
+    decode_server_message,
+)
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
 from ono99_tui.client.model import Model
@@ -29,16 +39,6 @@ from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop, seat_details
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_kernel.wire.requests import CreateTable, Join, Say, Start
-from ono99_kernel.wire.server import (
-    GameOverEvent,
-    HandEndedEvent,
-    HandStartedEvent,
-    MissedDrawEvent,
-    OutEvent,
-    PlayEvent,
-    decode_server_message,
-)
 from tests import wire
 from tests.app_state import ScriptedLink, local_server, parent_of, table_of, view_of
 from tests.server_helpers import running_game

@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
+from ono99_kernel.wire.requests import Join
 from ono99_tui import i18n
 from ono99_tui.i18n import (
     LANGUAGES,
@@ -38,7 +39,6 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_kernel.wire.requests import Join
 from tests.test_tui import wait_until
 from tests.wire import said_of
 
@@ -216,7 +216,7 @@ def test_an_error_is_said_in_the_readers_language_from_its_code_and_params() -> 
 
 
 def test_a_guest_refused_a_keyed_players_name_is_told_whose_it_is() -> None:
-    from ono99_server.names import name_taken_params, same_name_refusal
+    from ono99_server.name_claims import name_taken_params, same_name_refusal
 
     for wanted, existing in (("carol", "carol"), ("Carol", "carol"), ("car0l", "carol")):
         english = same_name_refusal(wanted, existing, "belongs to a player with a key")
@@ -454,8 +454,8 @@ async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
 def test_a_tables_rules_read_in_english_as_the_engine_sums_them_up_and_in_each_language() -> None:
     from itertools import product
 
-    from ono99_tui.client.labels import rules_summary
     from ono99_kernel.core.options import TableOptions
+    from ono99_tui.client.labels import rules_summary
 
     cases: list[tuple[str, dict[str, Any]]] = [("2022", {}), ("2022", {"eight_players": True, "manual_draw": True})]
     for scoring, win, zero, bust, sets in product(("tokens", "points"), ("last_standing", "lowest_score"),

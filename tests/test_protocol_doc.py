@@ -130,7 +130,7 @@ def test_the_examples_are_read_whole_from_the_document() -> None:
 @pytest.mark.parametrize("heading", list(EXAMPLES))
 async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, heading: str) -> None:
     script = entries(example_lines(heading))
-    with mock.patch("ono99_server.table.secrets.randbits", return_value=EXAMPLE_SEED):
+    with mock.patch("ono99_server.table_room.secrets.randbits", return_value=EXAMPLE_SEED):
         async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
             client = await h.raw()
             acted: set[tuple[int, int]] = set()  # (game, version): a series plays several games
@@ -187,7 +187,7 @@ def hex_block_after(marker: str) -> bytes:
 def test_the_identity_proof_test_vector_is_what_the_client_signs_and_the_server_accepts() -> None:
     """Section 3a's vector: the bytes signed for a server fingerprint and a nonce, and the signature
     blob the example key makes of them, which the server's check accepts for that server only."""
-    from ono99_server.identity import verify_proof
+    from ono99_server.key_proof import verify_proof
 
     server_key = fingerprint_digest("SHA256:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8")
     assert server_key == bytes(range(0x20, 0x40))

@@ -23,7 +23,7 @@ def python(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[
 
 def test_importing_every_module_that_uses_asyncssh_prints_nothing() -> None:
     """Tried: the client's, the SSH front's and the server's modules that import asyncssh, warnings on."""
-    out = python("-c", "import ono99_tui.cli, ono99_kernel.access, ono99_tui.front.ssh, ono99_server.identity,"
+    out = python("-c", "import ono99_tui.cli, ono99_kernel.access, ono99_tui.front.ssh, ono99_server.key_proof,"
                        " ono99_kernel.identity, ono99_tui.admin, ono99_tui.serve")
     assert out.returncode == 0 and out.stderr == "", out.stderr
 

@@ -200,8 +200,8 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: 
     too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once. An SSH
     or web front shows moves at once unless its host turned motion on (``--ssh-motion``), as the front's
     process sets it up (``front.process.motion_dropped_by``). Waits are for the motion to end, never for a time."""
-    from ono99_tui.front.process import motion_dropped_by
     from ono99_kernel.ssh_settings import SshSettings
+    from ono99_tui.front.process import motion_dropped_by
     from ono99_tui.tui import tabletop
 
     reduced = mode not in ("motion", "front-motion")

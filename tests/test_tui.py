@@ -17,6 +17,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Select, Static, Switch
 
+from ono99_kernel.wire.requests import CreateTable, Join, Start
+from ono99_kernel.wire.server import View
 from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
 from ono99_tui.client.connection import Client
@@ -32,8 +34,6 @@ from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
-from ono99_kernel.wire.requests import CreateTable, Join, Start
-from ono99_kernel.wire.server import View
 from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, play_client
 from tests.textual_compat import count_refreshes

@@ -11,16 +11,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from ono99_kernel.fingerprints import fingerprint_digest
-from ..i18n import gettext as _
 from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from ono99_kernel.tls import client_context, lean_read_buffers, peer_fingerprint
 from ono99_kernel.wire.requests import Hello, Prove, Request
 from ono99_kernel.wire.server import ErrorMessage, ServerMessage, Welcome, decode_server_message
+
+from ..i18n import gettext as _
 from .errors import ConnectionLost, ServerError
 
 if TYPE_CHECKING:
     from ono99_kernel.fronts import FrontAssertion
     from ono99_kernel.identity import Identity
+
     from ..known_servers import ServerTrust
     from .model import Model
 

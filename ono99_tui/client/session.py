@@ -15,11 +15,12 @@ import random
 from dataclasses import dataclass
 
 from ono99_kernel.core.words import N_
-from ..known_servers import AnnouncementMismatch, ServerKeyChanged, UnknownServer
 from ono99_kernel.protocol import BYE_SENT_ON, BYE_TABLE_MOVED
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import CreateTable, Join, Leave, PlayNow, Request, Sit, Spectate
 from ono99_kernel.wire.server import Bye, ErrorMessage, Left, ServerMessage, TableDetail, TableMessage, Welcome
+
+from ..known_servers import AnnouncementMismatch, ServerKeyChanged, UnknownServer
 from .errors import ConnectionLost, ServerError
 from .model import REPLACED, SHUTTING_DOWN, Model
 

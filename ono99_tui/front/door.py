@@ -10,10 +10,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ono99_kernel.fronts import FrontAssertion
+
 from ..client.connection import Client, OtherNodes
 from ..client.errors import ServerError
 from ..client.session import NAME_ERRORS, ClientSession, Entry
-from ono99_kernel.fronts import FrontAssertion
 from ..known_servers import ServerTrust, UntrustedServer
 from ..reasons import said
 from .config import FrontConfig

@@ -15,6 +15,13 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
+from ono99_kernel.wire.requests import Request
+from ono99_kernel.wire.server import (
+    Notice,
+    ServerMessage,
+    State,
+)
+
 from ..client.session import CodeNotUsed, Effect, End, EnteredByCode
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
@@ -23,12 +30,6 @@ from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
-from ono99_kernel.wire.requests import Request
-from ono99_kernel.wire.server import (
-    Notice,
-    ServerMessage,
-    State,
-)
 from .door import Door, Entered, TurnedAway, enter_lobby, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .textual_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
@@ -38,7 +39,8 @@ SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SS
 # --auth password: no key is taken, so none can keep a name
 PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
                         "seat last as long as this session.")
-NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/ono99_server/table.py)
+# the notices a table sends all its members (server/ono99_server/table_room.py)
+NOTICES_TO_ALL = frozenset({"clock_ran_out"})
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
 
 

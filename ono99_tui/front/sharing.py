@@ -37,10 +37,11 @@ from textual.app import ScreenStackError
 from textual.driver import Driver
 from textual.screen import Screen
 
+from ono99_kernel.wire.requests import Request
+
 from ..client import raw
 from ..links import Link
 from ..tui.table import TableScreen
-from ono99_kernel.wire.requests import Request
 from .session_app import NOTICES_TO_ALL, SessionApp
 from .textual_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 

@@ -6,7 +6,7 @@ One asyncssh listener, in a process of its own (``ono99 serve`` starts several, 
 game server, one connection per player, speaking the protocol as any client does: SSH players are
 ordinary lobby members, at the same tables as TCP clients. The front is trusted by the game server
 (a credential, ono99_kernel/fronts.py) to assert what the SSH login established: the player's key and
-address. The SSH key is the player's identity, as a key proven over TCP is (server/ono99_server/identity.py):
+address. The SSH key is the player's identity, as a key proven over TCP is (server/ono99_server/key_proof.py):
 its fingerprint owns the player's name and stats and finds their seat again after a dropped
 connection and after a server restart. Without a key (where the auth mode allows) a player is a
 guest who picks a name first.
@@ -29,12 +29,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ono99_kernel.ssh_library import asyncssh
-
 from ono99_kernel.access import AccessPolicy, refusal_pause
-from ..client.connection import Client, OtherNodes
 from ono99_kernel.limits import HelloQueue
 from ono99_kernel.protocol import MAX_NAME
+from ono99_kernel.ssh_library import asyncssh
+
+from ..client.connection import Client, OtherNodes
 from ..tui.model_screen import ModelScreen
 from . import ssh_words
 from .config import FrontConfig
@@ -53,7 +53,8 @@ INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading 
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
-CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite code (server/ono99_server/table.py makes them)
+# of an invite code (server/ono99_server/table_room.py makes them)
+CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 CODE_LENGTH = 6
 OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello
 RETRY_AT_LEAST = 5  # seconds a login told the front is busy is asked to wait, at least

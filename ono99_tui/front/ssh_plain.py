@@ -14,13 +14,14 @@ import asyncio
 import codecs
 from typing import TYPE_CHECKING, Any, cast
 
+from ono99_kernel.wire.server import State
+
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ono99_kernel.wire.server import State
 from .door import Entered, enter_lobby, front_session
 from .textual_driver import ChannelDriver, ChannelTerminal
 

@@ -18,6 +18,10 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.wire.requests import CreateTable, Hello, Request
+from ono99_kernel.wire.server import State, Welcome, decode_server_message
+
 from ..client.connection import Dialer
 from ..client.errors import ConnectionLost, ServerError
 from ..client.session import AskName, AskTakeBack, AskTrust, ClientSession, ConnectStep, GiveUp, RetryIn
@@ -32,17 +36,15 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ono99_kernel.wire.requests import CreateTable, Hello, Request
-from ono99_kernel.wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
-    from ..client.model import Model
     from ono99_kernel.identity import Identity
+
+    from ..client.model import Model
 
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0

@@ -15,38 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import text as count_words
-from ..client.labels import table_name
-from ..client.model import SHUTTING_DOWN, KnockOut
-from ..client.seat_choices import seat_choices, seated_in_running_game
-from ..client.session import (
-    LOCAL_GAME,
-    AskToWatch,
-    ClientSession,
-    Closed,
-    CodeNotUsed,
-    Effect,
-    End,
-    Reaction,
-    Refusal,
-    Replaced,
-    ShowLobby,
-    WaitingToPlay,
-)
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import Scoring, parse_option_text
-from ..i18n import gettext as _
-from ..i18n import ngettext
 from ono99_kernel.protocol import BOT_LEVEL_NAMES
-from ..reasons import said
-from ..series_text import (
-    SeriesChoice,
-    choice_of_word,
-    series_fields,
-    series_progress,
-    series_winner,
-    standings_sentence,
-)
 from ono99_kernel.wire.common import Scope, as_edition
 from ono99_kernel.wire.requests import (
     Act,
@@ -92,6 +63,36 @@ from ono99_kernel.wire.server import (
     Tables,
     View,
     Welcome,
+)
+
+from .. import text as count_words
+from ..client.labels import table_name
+from ..client.model import SHUTTING_DOWN, KnockOut
+from ..client.seat_choices import seat_choices, seated_in_running_game
+from ..client.session import (
+    LOCAL_GAME,
+    AskToWatch,
+    ClientSession,
+    Closed,
+    CodeNotUsed,
+    Effect,
+    End,
+    Reaction,
+    Refusal,
+    Replaced,
+    ShowLobby,
+    WaitingToPlay,
+)
+from ..i18n import gettext as _
+from ..i18n import ngettext
+from ..reasons import said
+from ..series_text import (
+    SeriesChoice,
+    choice_of_word,
+    series_fields,
+    series_progress,
+    series_winner,
+    standings_sentence,
 )
 from . import words
 from .console import Console, plain_text

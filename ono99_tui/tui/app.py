@@ -19,6 +19,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
+from ono99_kernel.identity import Identity, remember_name
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request
+from ono99_kernel.wire.server import ServerMessage, State, Welcome, decode_server_message
+
 from ..client.connection import Dialer
 from ..client.errors import ConnectionLost, ServerError
 from ..client.raw import merged_states
@@ -41,7 +46,6 @@ from ..client.session import (
 )
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
-from ono99_kernel.identity import Identity, remember_name
 from ..known_servers import (
     AnnouncementMismatch,
     ServerKeyChanged,
@@ -51,10 +55,7 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request
-from ono99_kernel.wire.server import ServerMessage, State, Welcome, decode_server_message
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen

@@ -18,13 +18,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Select
 from textual.widgets.option_list import Option
 
+from ono99_kernel.protocol import MAX_CHAT, MAX_NAME
+from ono99_kernel.wire.requests import Admin, Block, Mute, Report, Request
+from ono99_kernel.wire.server import AdminResult, ServerMessage
+
 from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.protocol import MAX_CHAT, MAX_NAME
 from ..reasons import admin_said
-from ono99_kernel.wire.requests import Admin, Block, Mute, Report, Request
-from ono99_kernel.wire.server import AdminResult, ServerMessage
 from .host import ScreenHost, host_of
 from .inputs import Input
 from .widgets import KeysFooter, put_up_while_closing

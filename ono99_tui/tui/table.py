@@ -12,12 +12,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import RichLog, Static
 
+from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
+
 from ..client.labels import card_label, is_own_table, rules_summary, table_name
 from ..client.model import Model
 from ..client.seat_choices import SeatRequest
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of

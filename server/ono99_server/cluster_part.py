@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import redis.asyncio as aioredis
 
-    from .lobby import Lobby
+    from .lobby_state import Lobby
 
 
 class NodePart(Protocol):

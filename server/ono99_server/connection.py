@@ -1,4 +1,5 @@
-"""One client connection over TCP/TLS: the adapter that drives a client's ``Session`` (server/ono99_server/session.py)
+"""One client connection over TCP/TLS: the adapter that drives a client's ``Session``
+(server/ono99_server/player_session.py)
 with the bytes it reads, and sends what the session and the lobby say through a send queue and a writer
 task of its own, so one slow client never delays a table."""
 
@@ -15,7 +16,7 @@ from ono99_kernel.protocol import ProtocolError
 from ono99_kernel.wire.server import Bye, ServerMessage, encode_message
 
 from .members import Member
-from .session import Session, SessionHost
+from .player_session import Session, SessionHost
 
 log = logging.getLogger("ono99.connection")
 READ_CHUNK = 64 * 1024

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .members import Member
     from .nodes import Nodes
     from .storage import Storage
-    from .table import Table
+    from .table_room import Table
 
 MAX_LISTED_TABLES = 60  # a table's entry is at most ~700 bytes: 60 of them stay far below a frame
 LIST_ORDER = {Status.WAITING: 0, Status.PLAYING: 1, Status.FINISHED: 2}  # open tables first
@@ -32,7 +32,8 @@ class TableDirectory:
         self.tables: dict[int, Table] = {}
         self.next_id = storage.next_table_id() if storage else 1
         self.listeners: list[Callable[[], None]] = []  # told once per push with changes (LAN advert)
-        self.nodes: Nodes | None = None  # one node of several (server/ono99_server/cluster.py): ids and the list are shared
+        # one node of several (server/ono99_server/cluster.py): ids and the list are shared
+        self.nodes: Nodes | None = None
         self._audience = audience  # who the list is pushed to: those in the lobby
         self._push = Throttle(push_interval, self._push_tables, leading=True, timers=timers)
 

@@ -40,7 +40,7 @@ from ono99_kernel.wire.requests import (
 from .lobby_chat import chat_text
 from .members import Member
 from .runner import Status
-from .table import Table, TableHost, check_series, new_series, table_of
+from .table_room import Table, TableHost, check_series, new_series, table_of
 
 if TYPE_CHECKING:
     from .directory import TableDirectory

@@ -16,7 +16,7 @@ from ono99_kernel.wire.server import Bye, ServerMessage, encode_message
 
 from .app import Server
 from .config import ServerConfig
-from .session import Session
+from .player_session import Session
 
 
 class LocalConnection:

@@ -29,7 +29,7 @@ from ono99_kernel.wire.requests import LeaveQueue, PlayNow
 
 from .ratings import bot_identity
 from .runner import Status
-from .table import Table, TableHost
+from .table_room import Table, TableHost
 
 if TYPE_CHECKING:
     from .directory import TableDirectory

@@ -29,10 +29,10 @@ from .moderation import listener_of, session_of
 if TYPE_CHECKING:
     from .members import Link, Member
     from .moderation import Moderation
+    from .player_session import Session
     from .runner import RunnerHost
-    from .session import Session
     from .storage import Storage
-    from .table import Table
+    from .table_room import Table
 
 log = logging.getLogger("ono99.metrics")
 

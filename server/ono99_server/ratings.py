@@ -41,10 +41,10 @@ from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
     from .members import Member
-    from .names import NameRegistry
+    from .name_claims import NameRegistry
     from .routes import Router
     from .storage import Storage
-    from .table import Table
+    from .table_room import Table
 
 MODEL = PlackettLuce()
 PROVISIONAL_GAMES = 10
