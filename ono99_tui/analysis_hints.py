@@ -17,7 +17,6 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .analysis import MAX_DEALS, MIN_DEALS, TURN_BUDGET
 from ono99_kernel.bots.strong import SearchResult, search
 from ono99_kernel.core.actions import Action, ActionKind
 from ono99_kernel.core.cards import Card
@@ -25,6 +24,8 @@ from ono99_kernel.core.events import Drew, Event, Played
 from ono99_kernel.core.game import RECENT_EVENTS
 from ono99_kernel.core.view import Obligation, SeatView, TableView
 from ono99_kernel.wire.server import DrawEvent, GameEvent, HandStartedEvent, PlayEvent, ReshuffleEvent, View
+
+from .analysis import MAX_DEALS, MIN_DEALS, TURN_BUDGET
 
 KINDS = len(Card)
 # The search is cut in parts, one step of the progress bar each; together they spend the analysis' budget.

@@ -14,10 +14,11 @@ from typing import Any
 from ono99_kernel.bots.levels import BOT_LEVELS
 from ono99_kernel.core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from ono99_kernel.core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
-from .i18n import N_, gettext, ngettext
-from .numbers import decimal, signed
 from ono99_kernel.protocol import TABLE_NAMES
 from ono99_kernel.wire.server import AdminResult, Away, ErrorMessage, Notice, Unplayable
+
+from .i18n import N_, gettext, ngettext
+from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
 MESSAGES: dict[tuple[str, str | None], str] = {
@@ -173,7 +174,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("renamed", None): N_("An operator renamed you to {name}."),
     ("table_closed", None): N_("An operator closed your table: {reason}"),
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
-    ("removed", None): N_("You were removed from table {table}."),
+    ("removed", None): N_("You were removed from the table: {table}."),
     ("no_seat_free", None): N_("No seat was free when the game started: you watch it, and sit down at the next "
                                "game if a seat is free then."),
     ("seat_wanted", None): N_("Waiting for a seat: {names}. Between games, give one with the seat menu (m), or let "

@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-from ono99_tui.analysis_hints import NoHint, hint, remember, seat_view
 from ono99_kernel.bots.basic import choose_greedy
 from ono99_kernel.core.cards import Card, Edition
 from ono99_kernel.core.events import Drew, Played
@@ -24,6 +23,7 @@ from ono99_kernel.wire.server import (
     event_of,
     view_of,
 )
+from ono99_tui.analysis_hints import NoHint, hint, remember, seat_view
 
 SEARCHED = ("options", "seats", "seat", "hand", "legal_actions", "hand_number", "version", "total", "direction",
             "turn", "obligation", "hand_sizes", "active", "in_hand", "open_draws", "missed_draws", "tokens",
@@ -133,9 +133,9 @@ def test_the_hint_reports_progress_and_rates_every_playable_card() -> None:
 def test_the_table_list_says_hints_are_on_in_the_app_and_the_plain_mode() -> None:
     """A listed table whose host allows hints says "hints on" in the app's list (with its rules) and in
     the plain mode's line; one without hints says nothing of them."""
+    from ono99_kernel.wire.server import Seat, TableInfo
     from ono99_tui.plain.words import table_line
     from ono99_tui.tui.lobby_list import table_rows
-    from ono99_kernel.wire.server import Seat, TableInfo
 
     def listed(hints: bool) -> TableInfo:
         return TableInfo(id=3, name="Ada's table", edition="2022", options=TableOptions(), summary="2022",

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Static
 
+from ono99_kernel.wire.requests import CreateTable, Join, Stand, Start
 from ono99_tui.analysis_hints import NoHint, seat_view
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby_list import table_rows
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable, Join, Stand, Start
 from tests.server_helpers import new_identity, running_server
 from tests.test_tui import play_my_turn, wait_until
 

@@ -66,8 +66,8 @@ async def test_game_records_are_fetched_within_a_per_player_allowance(tmp_path: 
     """A player asks for records one after another: the first RECORD_BURST are answered (a game's record,
     or no_record for an id with no game), the next is refused with rate_limited and the seconds to wait,
     in words; another player still gets records meanwhile."""
-    from ono99_server.ratings import RECORD_BURST
     from ono99_kernel.wire.requests import AskGameRecord
+    from ono99_server.ratings import RECORD_BURST
 
     async with running_server(tmp_path, **store.config, **FAST_PLAY) as h:
         ada = await h.connect("Ada", identity=new_identity())

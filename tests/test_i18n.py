@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
+from ono99_kernel.wire.requests import Join
 from ono99_tui import i18n
 from ono99_tui.i18n import (
     LANGUAGES,
@@ -38,7 +39,6 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_kernel.wire.requests import Join
 from tests.test_tui import wait_until
 from tests.wire import said_of
 

@@ -7,11 +7,11 @@ import asyncio
 import threading
 from typing import Any, cast
 
+from ono99_kernel.wire.requests import Request
+from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.plain.console import Console
 from ono99_tui.plain.session import LocalControls, PlainSession
-from ono99_kernel.wire.requests import Request
-from ono99_kernel.wire.server import decode_server_message
 from tests.test_analysis import ada_decision, known_position
 from tests.test_plain import finished_game_messages
 

@@ -8,11 +8,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .. import text as words
-from ..analysis_hints import remember
 from ono99_kernel.core.options import Scoring
-from ..i18n import gettext as _
-from ..reasons import said, unplayable_reason
 from ono99_kernel.wire.server import (
     Away,
     Bye,
@@ -51,6 +47,11 @@ from ono99_kernel.wire.server import (
     View,
     Welcome,
 )
+
+from .. import text as words
+from ..analysis_hints import remember
+from ..i18n import gettext as _
+from ..reasons import said, unplayable_reason
 from .labels import card_label, seat_name
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..i18n import gettext as _
 from ono99_kernel.wire.requests import AddBot, GiveSeat, Kick, RemoveBot, SetTableOptions, Sit, Stand
+
+from ..i18n import gettext as _
 from .labels import seat_name
 
 if TYPE_CHECKING:

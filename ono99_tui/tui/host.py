@@ -15,6 +15,7 @@ from textual.app import App
 from textual.message_pump import MessagePump
 
 from ono99_kernel.wire.requests import Request
+
 from ..client.model import Model
 from .settings import Settings
 

@@ -13,9 +13,10 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
-from ..i18n import gettext as _
 from ono99_kernel.wire.server import TableInfo
+
 from ..client.labels import rules_summary, status_word, table_name
+from ..i18n import gettext as _
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"

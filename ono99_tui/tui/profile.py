@@ -16,15 +16,16 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
+from ono99_kernel.wire.requests import AskGameRecord, AskProfile
+from ono99_kernel.wire.server import GameRecord, ServerMessage
+
 from .. import text as words
+from ..client.labels import listed_name
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal, percent
-from ono99_kernel.wire.requests import AskGameRecord, AskProfile
-from ono99_kernel.wire.server import GameRecord, ServerMessage
 from .host import ShowsModel, host_of
-from ..client.labels import listed_name
-from ..client.model import Model
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
 from .widgets import KeysFooter

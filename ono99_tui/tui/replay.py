@@ -14,14 +14,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
-from ..analysis import Decision, SeatAnalysis, analyse
-from ..analysis_words import decision_sentence, seat_summary
 from ono99_kernel.core.errors import RecordError
 from ono99_kernel.core.game import Game
 from ono99_kernel.core.record import replay
-from ..i18n import N_
-from ..i18n import gettext as _
-from ..record_file import read_record, record_lines
 from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import (
     Seat,
@@ -35,9 +30,15 @@ from ono99_kernel.wire.server import (
     event_of,
     view_of,
 )
+
+from ..analysis import Decision, SeatAnalysis, analyse
+from ..analysis_words import decision_sentence, seat_summary
+from ..client.model import Model
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..record_file import read_record, record_lines
 from .help import HelpScreen
 from .host import Rewinds, TableHost
-from ..client.model import Model
 from .rules_text import help_markdown
 from .table import TableScreen
 from .themes import MONO_THEME

@@ -13,20 +13,21 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import RichLog, Static
 from textual.worker import get_current_worker
 
+from ono99_kernel.core.view import SeatView
+from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
+
 from ..analysis_hints import Hint, NoHint, hint, seat_view
 from ..analysis_words import hint_sentence, no_hint_sentence
-from ono99_kernel.core.view import SeatView
+from ..client.labels import card_label, is_own_table, rules_summary, table_name
+from ..client.model import Model
+from ..client.seat_choices import SeatRequest
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
 from .inputs import ChatInput, Input
-from ..client.labels import card_label, is_own_table, rules_summary, table_name
-from ..client.model import Model
 from .model_screen import ModelScreen
-from ..client.seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .series import SeriesLine, SeriesScreen
 from .steady import LineLog, append_lines

@@ -65,7 +65,7 @@ class LocalConnection:
 
 
 class LocalLink:
-    """The client's end: the same interface as ``ono99_tui.client.Client``."""
+    """The client's end: the same interface as ``ono99_tui.client.connection.Client``."""
 
     def __init__(self, connection: LocalConnection) -> None:
         self.connection = connection

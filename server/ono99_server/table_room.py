@@ -71,7 +71,8 @@ class ChatFilter(Protocol):
 
 
 class TableHost(Protocol):
-    """What a table asks of the server it is on (server/ono99_server/lobby_state.py's ``Lobby``): saving, the lobby's lists,
+    """What a table asks of the server it is on (server/ono99_server/lobby_state.py's ``Lobby``): saving, the lobby's
+    lists,
     forgetting those who left, the chat's hearers and the metrics."""
 
     @property
@@ -404,7 +405,7 @@ class Table:
             def tell() -> None:
                 removed.send(wire.Left(table=self.id))
                 removed.send(wire.Notice(table=None, code="removed", params={"table": self.name},
-                                         text=f"You were removed from table {self.name!s}."))
+                                         text=f"You were removed from the table: {self.name!s}."))
 
             self.once_shown(tell)
             self.lobby.forget_if_idle(target)
