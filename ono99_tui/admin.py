@@ -21,11 +21,12 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ono99_kernel.protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
+from ono99_kernel.wire.requests import Admin, CreateArena
+
 from .i18n import gettext as _
 from .i18n import ngettext
-from ono99_kernel.protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
 from .reasons import admin_said
-from ono99_kernel.wire.requests import Admin, CreateArena
 
 if TYPE_CHECKING:
     from ono99_kernel.wire.server import AdminResult, ArenaMessage
@@ -217,10 +218,12 @@ def run_admin(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, host: str, port: int, request: Admin | CreateArena) -> int:
-    from .client.connection import Client
-    from .client.errors import ServerError
     from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
     from ono99_kernel.identity import Identity, data_dir
+    from ono99_kernel.wire.server import AdminResult, ArenaMessage
+
+    from .client.connection import Client
+    from .client.errors import ServerError
     from .known_servers import (
         FINGERPRINT_PLACEHOLDER,
         KnownServers,
@@ -233,7 +236,6 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin | 
         server_key,
     )
     from .reasons import said
-    from ono99_kernel.wire.server import AdminResult, ArenaMessage, ErrorMessage, decode_server_message
 
     directory = data_dir(args.data_dir)
     try:
@@ -278,16 +280,12 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin | 
             type(exc).__name__), file=sys.stderr)
         return EXIT_REFUSED
     try:
-        await client.send(request)
-        while True:
-            message = decode_server_message(await client.recv(TIMEOUT))
-            if isinstance(message, ErrorMessage):
-                print(f"ono99 admin {args.admin_command}: " + said(message), file=sys.stderr)
-                return EXIT_REFUSED
-            if isinstance(message, AdminResult):
-                return show(args, message)
-            if isinstance(message, ArenaMessage):
-                return show_arena(message)
+        if isinstance(request, CreateArena):
+            return show_arena(await client.ask(request, ArenaMessage, TIMEOUT))
+        return show(args, await client.ask(request, AdminResult, TIMEOUT))
+    except ServerError as exc:
+        print(f"ono99 admin {args.admin_command}: " + said(exc.error), file=sys.stderr)
+        return EXIT_REFUSED
     except (OSError, TimeoutError, ConnectionError) as exc:
         print("ono99 admin: " + _("the server closed the connection ({error})").format(error=type(exc).__name__),
               file=sys.stderr)

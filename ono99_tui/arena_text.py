@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ono99_kernel.wire.server import ArenaInfo, ArenaMessage, ArenaStanding
+
 from . import text as words
 from .i18n import gettext as _
-from ono99_kernel.wire.server import ArenaInfo, ArenaMessage, ArenaStanding
 
 
 def duration(seconds: float) -> str:

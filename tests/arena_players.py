@@ -9,8 +9,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from ono99_tui.client.connection import Client
 from ono99_kernel.wire.requests import Act, JoinArena
+from ono99_tui.client.connection import Client
 from tests.server_helpers import LATE_ACT_ERRORS, TIMEOUT, may_act
 
 

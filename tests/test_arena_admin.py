@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ono99_tui.admin import start_time
 from ono99_kernel.identity import Identity
+from ono99_tui.admin import start_time
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ono99_kernel.wire.requests import CreateArena, JoinArena
 from ono99_tui.known_servers import ServerTrust
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.arena import ArenaScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateArena, JoinArena
 from tests.plain_rig import Pane, rewrites
 from tests.server_helpers import TestClient, new_identity, play_client, running_server
 from tests.test_plain import play_to_the_end

@@ -12,16 +12,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ono99_kernel.core.arena import recount
+from ono99_kernel.core.record import check_lines, replay
+from ono99_kernel.wire.requests import CreateArena, JoinArena, LeaveArena, Spectate
+from ono99_kernel.wire.server import ErrorMessage, decode_server_message
 from ono99_server import Server
 from ono99_server.arena import arena_results
 from ono99_server.storage import Database
 from ono99_server.stores import export_records
-from ono99_kernel.core.arena import recount
-from ono99_kernel.core.record import check_lines, replay
 from ono99_tui.i18n import using
 from ono99_tui.reasons import said
-from ono99_kernel.wire.requests import CreateArena, JoinArena, LeaveArena, Spectate
-from ono99_kernel.wire.server import ErrorMessage, decode_server_message
 from tests.arena_players import arena_player
 from tests.server_helpers import (
     FAST_PLAY,

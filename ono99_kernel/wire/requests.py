@@ -148,6 +148,7 @@ class CreateTable(_Request):
     private: bool | None = field(default=None, metadata=rule(bool))
     start: bool | None = field(default=None, metadata=rule(bool))
     replace_bots: bool | None = field(default=None, metadata=rule(bool))
+    hints: bool | None = field(default=None, metadata=rule(bool))
     series_games: int | None = field(default=None, metadata=rule(int, SERIES_GAMES_RANGE))
     series_points: int | None = field(default=None, metadata=rule(int, SERIES_POINTS_RANGE))
     t: Literal["create_table"] = "create_table"
@@ -184,6 +185,7 @@ class GiveSeat(_Request):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetTableOptions(_Request):
     replace_bots: bool | None = field(default=None, metadata=rule(bool))
+    hints: bool | None = field(default=None, metadata=rule(bool))
     t: Literal["table_options"] = "table_options"
 
 

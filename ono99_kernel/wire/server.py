@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from ..core.arena import ARENA_STATUSES, ArenaStatus
@@ -168,6 +168,8 @@ class TableInfo:
     winner: int | None
     name_code: str | None  # the kind of name the server gave a table nobody named (protocol.TABLE_NAMES)
     name_params: Params  # its values: a client says such a name in its player's language
+    # the host allows hints (a player's client estimates its cards' chances); the table's games are not rated
+    hints: bool = field(default=False, kw_only=True)
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "edition": self.edition, "options": options_to_wire(self.options),
@@ -175,7 +177,7 @@ class TableInfo:
                 "seats": [s.to_wire() for s in self.seats], "free": self.free, "bots": self.bots,
                 "spectators": self.spectators, "replace_bots": self.replace_bots, "turn_seconds": self.turn_seconds,
                 "bot_level": self.bot_level, "game_no": self.game_no, "winner": self.winner,
-                "name_code": self.name_code, "name_params": dict(self.name_params)}
+                "name_code": self.name_code, "name_params": dict(self.name_params), "hints": self.hints}
 
 
 @dataclass(frozen=True, slots=True)
@@ -957,7 +959,8 @@ def _table_fields(r: reading.Reader) -> dict[str, Any]:
             "bot_level": r.text("bot_level", 32), "game_no": r.num("game_no"),
             "winner": r.num("winner", 0, len(seats) - 1, nil=True),
             "name_code": r.text("name_code", 32, nil=True, default=None),
-            "name_params": reading.params(r.raw("name_params", {}), r.at("name_params"))}
+            "name_params": reading.params(r.raw("name_params", {}), r.at("name_params")),
+            "hints": r.flag("hints", default=False)}
 
 
 def _table_info(v: Any, where: str) -> TableInfo:

@@ -8,10 +8,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .. import text as words
 from ono99_kernel.core.options import Scoring
-from ..i18n import gettext as _
-from ..reasons import said, unplayable_reason
 from ono99_kernel.wire.server import (
     ArenaInfo,
     ArenaMessage,
@@ -53,6 +50,11 @@ from ono99_kernel.wire.server import (
     View,
     Welcome,
 )
+
+from .. import text as words
+from ..analysis_hints import remember
+from ..i18n import gettext as _
+from ..reasons import said, unplayable_reason
 from .labels import card_label, seat_name
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
@@ -121,6 +123,8 @@ class Model:
     _clock_move_due: bool = False  # the reader's clock ran out: their seat's next move is a stand-in's
     # the reader's moves a bot made for them among the events taken in last (a face saying them later)
     stand_in_moves: list[GameEvent] = field(default_factory=list)
+    # this game's events since the deal or the last reshuffle, and a few before: what a hint reads (analysis_hints.py)
+    game_events: list[GameEvent] = field(default_factory=list)
     _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
@@ -264,6 +268,7 @@ class Model:
         self.knockout = None
         self._total_seen = 0
         self._clock_move_due = False
+        self.game_events.clear()
 
     def _take_chat(self, line: ChatLine, scope: str) -> None:
         """A chat line, unless it was taken in already (lines carry ids, counting up). A session
@@ -330,6 +335,7 @@ class Model:
                 if first + i <= self.seq:
                     continue
                 self.seq = first + i
+            remember(self.game_events, event)
             line = self.describe(event, before)
             if line:
                 self.add_log(line)

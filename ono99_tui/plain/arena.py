@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..arena_text import arena_line, next_game_line, place_sentence, podium_line, standings_lines
-from ..i18n import gettext as _
 from ono99_kernel.wire.requests import JoinArena, LeaveArena, Request, Spectate
 from ono99_kernel.wire.server import ArenaGame, ArenaMessage, Arenas, ServerMessage
+
+from ..arena_text import arena_line, next_game_line, place_sentence, podium_line, standings_lines
+from ..i18n import gettext as _
 from .console import plain_text
 
 SHOWN = 10  # the standings' lines said

@@ -14,13 +14,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from ..arena_text import arena_line, next_game_line, podium_line, standings_lines
-from ..i18n import N_
-from ..i18n import gettext as _
 from ono99_kernel.wire.requests import JoinArena, LeaveArena, Spectate
 from ono99_kernel.wire.server import ArenaGame, ArenaMessage, ServerMessage
-from .host import ShowsModel, host_of
+
+from ..arena_text import arena_line, next_game_line, podium_line, standings_lines
 from ..client.model import Model
+from ..i18n import N_
+from ..i18n import gettext as _
+from .host import ShowsModel, host_of
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 

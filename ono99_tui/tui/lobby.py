@@ -15,18 +15,19 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, RichLog, Static
 from textual.widgets.data_table import RowKey
 
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
+
+from ..client.labels import bot_row_name
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
-from ono99_kernel.wire.common import as_edition
-from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
 from . import lobby_list
 from .arena import join_or_show, lobby_arena_line
 from .help import HelpScreen
 from .host import ShowsModel, host_of
 from .inputs import Input
-from ..client.labels import bot_row_name
-from ..client.model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines

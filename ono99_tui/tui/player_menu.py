@@ -18,15 +18,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Select
 from textual.widgets.option_list import Option
 
-from ..i18n import N_
-from ..i18n import gettext as _
 from ono99_kernel.protocol import MAX_CHAT, MAX_NAME, MAX_TABLE_NAME
-from ..reasons import admin_said
 from ono99_kernel.wire.requests import Admin, Block, CreateArena, Mute, Report, Request
 from ono99_kernel.wire.server import AdminResult, ServerMessage
+
+from ..client.model import Model
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..reasons import admin_said
 from .host import ScreenHost, host_of
 from .inputs import Input
-from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing
 
 # How long an operator's ban or lobby mute lasts: (seconds, label); 0 is for good.

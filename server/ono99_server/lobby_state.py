@@ -2,7 +2,8 @@
 
 Its parts each do one thing and are tested alone: who is on the server and the "online" list
 (``Presence``, server/ono99_server/presence.py), the tables by id and code and their list (``TableDirectory``,
-server/ono99_server/directory.py), the lobby's chat (``LobbyChat``, server/ono99_server/lobby_chat.py), the leaderboard's
+server/ono99_server/directory.py), the lobby's chat (``LobbyChat``, server/ono99_server/lobby_chat.py), the
+leaderboard's
 followers (``Leaderboards``, server/ono99_server/leaderboards.py), and the requests each of them takes (``Dispatch``
 and ``LobbyRequests``, server/ono99_server/handlers.py). The lobby welcomes a hello, keeps a dropped player's seat
 for the grace time, and saves and restores the tables.
@@ -76,7 +77,8 @@ class Lobby:
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
         self.arenas = Arenas(self)  # arenas (server/ono99_server/arena.py)
-        self.moderation: Moderation = Moderation(self)  # operators, bans, mutes, reports (server/ono99_server/moderation.py)
+        # operators, bans, mutes, reports (server/ono99_server/moderation.py)
+        self.moderation: Moderation = Moderation(self)
         self.metrics = Metrics(self)  # metrics: server/ono99_server/metrics.py
         self.moderation.for_operators[CreateArena] = self.arenas.on_create  # `ono99 admin tournament create`
         self.dispatch = Dispatch()  # each request after the welcome: who takes it
@@ -87,7 +89,8 @@ class Lobby:
     # --- its parts' state, as the other parts and the tests read it ------------------------------------
     @property
     def nodes(self) -> Nodes | None:
-        """The other nodes, when this server is one of several (server/ono99_server/cluster.py); None for a server alone."""
+        """The other nodes, when this server is one of several (server/ono99_server/cluster.py); None for a server
+        alone."""
         return self.directory.nodes
 
     @nodes.setter
@@ -340,6 +343,7 @@ class Lobby:
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
             table.series = Series.from_mapping(meta["series"]) if meta.get("series") else None
+            table.hints = bool(meta.get("hints", False))
             table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None

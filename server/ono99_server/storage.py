@@ -99,7 +99,8 @@ class SavedTable:
 
 
 class Storage(ABC):
-    """The store, whatever keeps it: open with ``open_storage`` (server/ono99_server/stores.py). Writes are queued and keep their
+    """The store, whatever keeps it: open with ``open_storage`` (server/ono99_server/stores.py). Writes are queued
+    and keep their
     order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
 
     kind: ClassVar[str]  # "sqlite" or "postgresql"
@@ -558,7 +559,8 @@ class Storage(ABC):
                                             "ON CONFLICT(key) DO NOTHING", keys))
 
 
-    # --- names' owners last seen (server/ono99_server/name_claims.py releases a name whose owner never came back) ---------
+    # --- names' owners last seen (server/ono99_server/name_claims.py releases a name whose owner never came back)
+    #
     def load_names_seen(self) -> dict[str, float]:
         """When each name's identity was last seen (Unix time): its last hello, else its claim."""
         async def read(db: Database) -> dict[str, float]:
