@@ -66,7 +66,7 @@ import ono99_server.table_room as server_table  # noqa: E402
 from ono99_kernel.wire.requests import CreateTable, Join, Spectate  # noqa: E402
 from ono99_kernel.wire.server import View  # noqa: E402
 from ono99_server import Server, ServerConfig  # noqa: E402
-from ono99_tui.client.connection import Client
+from ono99_tui.client.connection import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402

@@ -26,12 +26,12 @@ from ono99_kernel.wire.server import (
 )
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
+from ono99_tui.client.model import Model
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen, HintScreen
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.client.model import Model
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir

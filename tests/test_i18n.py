@@ -291,7 +291,8 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("bad_target", "guest"): {"name"}, ("bad_target", "guest_rename"): {"name"},
         ("bad_target", "guest_release"): {"name"},
         ("not_banned", None): {"name"}, ("not_muted", None): {"name"}, ("no_report", None): {"id"},
-        ("rate_limited", "report"): {"seconds"}, ("motd", None): {"text"}, ("host_notice", None): {"text"},
+        ("rate_limited", "report"): {"seconds"}, ("rate_limited", "records"): {"seconds"},
+        ("motd", None): {"text"}, ("host_notice", None): {"text"},
         ("reported", None): {"name"}, ("operator_kick", None): {"reason"}, ("operator_ban", None): {"reason", "until"},
         ("chat_muted", None): {"reason"}, ("renamed", None): {"name"}, ("table_closed", None): {"reason"},
     }

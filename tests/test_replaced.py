@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 from ono99_kernel.wire.requests import CreateTable
-from ono99_tui.client.connection import RECONNECT_DELAYS
+from ono99_tui.client.session import RECONNECT_DELAYS
 from ono99_tui.tui.app import ReplacedScreen, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen

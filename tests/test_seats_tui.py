@@ -16,9 +16,9 @@ from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
 from ono99_server.history import history_messages
 from ono99_tui.client.connection import Client
+from ono99_tui.client.model import Model
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.client.model import Model
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen

@@ -37,9 +37,9 @@ from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import CreateTable, Join, Start
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
-from ono99_tui.front import ssh_driver
-from ono99_tui.front.ssh import SshFront, SshSession
+from ono99_tui.front import textual_driver
 from ono99_tui.front.session_app import NameScreen, SessionApp
+from ono99_tui.front.ssh import SshFront, SshSession
 from ono99_tui.front.textual_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_tui.serve import front_config_for
 from ono99_tui.tui.game_over import GameOverScreen
@@ -856,8 +856,8 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert SessionParser._parse_extended_key is not shared_key_parse()
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
-    assert stylesheet_parse() is ssh_driver._parse_rules_once, "CSS is parsed once per process"
-    assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
+    assert stylesheet_parse() is textual_driver._parse_rules_once, "CSS is parsed once per process"
+    assert list(inspect.signature(textual_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert stylesheet_keeps_its_variables(), "the theme's variables key the shared parse"
     # The screens' cheaper start and redraws (ono99_tui/tui/model_screen.py, steady.py and widgets.py)

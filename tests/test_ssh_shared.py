@@ -20,9 +20,9 @@ import pytest
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Say, Start
 from ono99_tui.client.connection import Client
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.front.sharing import Group, TapInbox
 from ono99_tui.front.ssh import SshSession
-from ono99_tui.front.session_app import SessionApp
 from ono99_tui.i18n import gettext, using
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen

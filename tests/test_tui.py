@@ -22,11 +22,11 @@ from ono99_kernel.wire.server import View
 from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
 from ono99_tui.client.connection import Client
+from ono99_tui.client.labels import card_label
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen
-from ono99_tui.client.labels import card_label
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app

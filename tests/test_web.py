@@ -37,8 +37,8 @@ from ono99_kernel.wire.requests import CreateTable, Spectate, Start
 from ono99_kernel.wire.server import PlayEvent, State
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
-from ono99_tui.front.ssh import SshFront
 from ono99_tui.front.session_app import SessionApp
+from ono99_tui.front.ssh import SshFront
 from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
 from ono99_tui.front.web_page import language_from_accept
 from ono99_tui.known_servers import ServerTrust

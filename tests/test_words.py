@@ -17,11 +17,11 @@ from ono99_kernel.core.options import OPTION_WORDS, PointsWin, TableOptions, par
 from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError
 from ono99_kernel.wire.requests import CreateTable, decode_request
 from ono99_tui import i18n
+from ono99_tui.client.labels import card_kind, card_label, card_short, option_problem, rules_summary
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.cardface import card_face
-from ono99_tui.client.labels import card_kind, card_label, card_short, option_problem, rules_summary
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from tests.test_tui import wait_until

@@ -51,9 +51,10 @@ from ..i18n import gettext as _
 from ..reasons import render
 from . import ssh_words, web_words
 from .config import FrontConfig
+from .door import link_player
 from .idle import IdleWatch
-from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
 from .session_app import SessionApp
+from .ssh import CODE_ALPHABET, CODE_LENGTH
 from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
 
@@ -98,6 +99,7 @@ class WebDoor:
 
     fingerprint: str | None = None  # a browser proves no key
     play_now: tuple[str, int] | None = None
+    arena = False
     maybe_name = False
     keys_kept = False
     name_help = WEB_NAME_HELP
@@ -123,7 +125,7 @@ class WebDoor:
         if isinstance(result, tuple):
             return result
         self.link = result
-        log.info("web %s entered as %r", self.address, result.welcome.get("name"))
+        log.info("web %s entered as %r", self.address, result.welcomed_name)
         return result
 
     async def leave(self) -> None:
@@ -132,7 +134,7 @@ class WebDoor:
 
 
 class WebSessionApp(SessionApp):
-    """A browser's app: an SSH session's, which tells the page the guest's name and token to keep,
+    """A browser's app: a front session's, which tells the page the guest's name and token to keep,
     and whether a text box has the focus (a phone opens its soft keyboard only then)."""
 
     def __init__(self, terminal: ChannelTerminal, door: WebDoor, keep: Any,

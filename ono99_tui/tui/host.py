@@ -53,6 +53,10 @@ class ScreenHost(TableHost, Protocol):
 
     def fast_forward(self, on: bool = True) -> None: ...
 
+    def analyse_finished_game(self) -> bool:
+        """Open the replay of the local game just finished with the analysis of the player's seat; False
+        when there is no such game."""
+
     def join_by_code(self, code: str) -> None: ...
 
     def confirm_leaving(self, then: Callable[[], Any], doing: str, *, local_too: bool = False,

@@ -20,12 +20,12 @@ from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import CreateTable
 
 from .. import text as words
+from ..client.labels import bot_level_name, option_problem, rules_summary
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..series_text import SERIES_CHOICES, choice_key, choice_of_key, series_fields, series_kind
 from .host import host_of
 from .inputs import Input
-from ..client.labels import bot_level_name, option_problem, rules_summary
 from .widgets import ClockBar, KeysFooter, put_up_while_closing
 
 BOOL_OPTIONS = [  # (option, its switch's label (core/options.py's OPTION_WORDS), the edition it belongs to or "")

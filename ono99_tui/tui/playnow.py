@@ -14,10 +14,10 @@ from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import LeaveQueue, PlayNow
 
 from .. import text as words
+from ..client.model import Model
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
 from .host import ShowsModel, host_of
-from ..client.model import Model
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 

@@ -146,6 +146,7 @@ class Server:
             self._tls = self.load_certificate().context()
             lean_read_buffers()
         if self.config.cluster_url is None:
+            self.lobby.arenas.start()  # before the tables: a restored arena game that finishes is counted
             self.restored_tables = self.lobby.restore()
         if self.config.port is not None:
             # TLS starts in _accept, once the connection is counted: a handshake that stalls holds a

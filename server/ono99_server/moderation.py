@@ -163,6 +163,11 @@ class Moderation:
         return self.sanctions.bans
 
     @property
+    def for_operators(self) -> dict[type, Callable[[Member, Any], None]]:
+        """Requests an operator's session takes beside admin and ping (an arena's creation), by their type."""
+        return self.commands.for_operators
+
+    @property
     def sessions(self) -> set[Door]:
         """Operators' own sessions (ono99 admin)."""
         return self.commands.sessions

@@ -63,6 +63,8 @@ class OperatorCommands:
         self.bans = bans
         self.safety = safety
         self.reports = reports
+        # Requests an operator's session takes beside admin and ping, and who takes them (an arena's creation).
+        self.for_operators: dict[type, Callable[[Member, Any], None]] = {}
         self.motd = ""
         self.log_rows: list[dict[str, Any]] = []  # without a database
         self.sessions: set[Door] = set()  # operators' own sessions (ono99 admin)
@@ -97,6 +99,8 @@ class OperatorCommands:
             connection.send(wire.Pong(n=request.n))
         elif isinstance(request, Admin):
             self.on_admin(connection.member, request)
+        elif type(request) in self.for_operators:
+            self.for_operators[type(request)](connection.member, request)
         else:
             raise refuse("unknown_type", f"an operator's session takes admin and ping, not {request.t!r}")
 

@@ -161,6 +161,19 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             identity TEXT PRIMARY KEY,
             seen_at DOUBLE PRECISION NOT NULL)""",
     )),
+    (7, "arenas (server/ono99_server/arena.py): each arena, and each of its games with its result", (
+        "CREATE TABLE arenas (id BIGINT PRIMARY KEY, meta TEXT NOT NULL)",
+        """CREATE TABLE arena_games (
+            arena BIGINT NOT NULL,
+            game BIGINT NOT NULL,
+            table_id BIGINT NOT NULL,
+            players TEXT NOT NULL,
+            ranking TEXT,
+            points TEXT,
+            counted BIGINT,
+            game_id BIGINT,
+            PRIMARY KEY (arena, game))""",
+    )),
 ]
 LATEST = MIGRATIONS[-1][0]
 
