@@ -146,7 +146,8 @@ async def test_a_player_who_quits_the_plain_mode_at_a_running_game_is_gone_not_a
             assert at is not None
             table = h.server.lobby.tables[at.id]
             await pane.keys("q")
-            await pane.wait_line("Quit? The game is running: a bot takes your seat for good.")
+            await pane.wait_line("Quit? The game is running: a bot plays your seat until it ends, "
+                                 "and you may take the seat back between games.")
             await pane.keys("y")
             await pane.wait_exit()
             await wait_until(lambda: "Kim" not in members or members["Kim"].connection is None, "Kim's link closed")

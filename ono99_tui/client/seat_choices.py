@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def seated_in_running_game(model: Model) -> bool:
     """True while the player sits at a table whose game is running: leaving then gives the seat to
-    a bot for good."""
+    a bot for the rest of that game."""
     table = model.table
     return table is not None and table.status == "playing" and table.you is not None
 

@@ -720,7 +720,8 @@ class PlainSession:
             then()
             return
         if question is None:
-            question = _("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing)
+            question = _("{doing}? The game is running: a bot plays your seat until it ends, "
+                         "and you may take the seat back between games.").format(doing=doing)
         self.ask(question, then)
 
     # --- what the player types --------------------------------------------------------------------------
@@ -769,7 +770,8 @@ class PlainSession:
         if self.local and self._seated_in_running_game():
             self.ask(_("Quit? This game is not over: it ends here."), self.quit)
         elif self._seated_in_running_game():
-            self.ask(_("{doing}? The game is running: a bot takes your seat for good.").format(doing=_("Quit")),
+            self.ask(_("{doing}? The game is running: a bot plays your seat until it ends, "
+                       "and you may take the seat back between games.").format(doing=_("Quit")),
                      self._leave_and_quit)
         else:
             self.ask(_("Quit ONO 99?"), self._leave_and_quit)

@@ -573,7 +573,8 @@ class Ono99App(App[int]):
                 then()
 
         if question is None:
-            question = _("{doing}? The game is running: a bot takes your seat for good.").format(doing=doing)
+            question = _("{doing}? The game is running: a bot plays your seat until it ends, "
+                         "and you may take the seat back between games.").format(doing=doing)
         self.push_screen(ConfirmScreen(question, yes=doing), answered)
 
     async def action_quit(self) -> None:

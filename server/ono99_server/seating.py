@@ -150,7 +150,8 @@ class Seating:
 
     # --- leaving --------------------------------------------------------------------------------------
     def vacate(self, seat: int, *, playing: bool) -> bool:
-        """A human leaves a seat: during a game a bot takes it for good (True), else it is free."""
+        """A human leaves a seat: during a game a bot plays it (True) until they take it back between
+        games, else it is free."""
         old = self.seats[seat]
         if playing:
             self.seats[seat] = Seat("bot", f"{old.name} (bot)", STAND_IN_LEVEL)

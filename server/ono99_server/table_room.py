@@ -381,7 +381,7 @@ class Table:
         self.lobby.table_emptied_check(self)
 
     def _vacate(self, seat: int) -> None:
-        """A human leaves a seat: a bot takes it for good during a game, else it is free."""
+        """A human leaves a seat: a bot plays it during a game, else it is free."""
         if self.seating.vacate(seat, playing=self.runner.playing):
             self._stand_in_begins(seat)
             self.runner.schedule()
