@@ -149,4 +149,4 @@ def test_the_table_list_says_hints_are_on_in_the_app_and_the_plain_mode() -> Non
         return " ".join(str(cell) for cell in cells)
 
     assert "hints on" in app_row(True) and "hints" not in app_row(False)
-    assert "hints on" in table_line(1, listed(True)) and "hints" not in table_line(1, listed(False))
+    assert "hints on" in table_line(listed(True)) and "hints" not in table_line(listed(False))

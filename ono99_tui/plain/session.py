@@ -62,7 +62,6 @@ from ono99_kernel.wire.server import (
     ServerMessage,
     State,
     TableDetail,
-    TableInfo,
     TableMessage,
     Tables,
     View,
@@ -153,7 +152,6 @@ class PlainSession:
         self._lobby_pending = False  # entered the lobby: the next list of tables is counted aloud
         self._lobby_said = False
         self._lobby_hint_said = False
-        self._listed: list[TableInfo] = []  # the tables as the player last heard them, by number
         self._fast = False
         self._clock_timers: list[asyncio.TimerHandle] = []
         self._clock_said: set[int] = set()
@@ -292,10 +290,9 @@ class PlainSession:
 
     def _list_tables(self) -> None:
         tables = self.model.tables
-        self._listed = list(tables)
         self.say(words.open_tables(len(tables)))
-        for number, table in enumerate(tables, start=1):
-            self.say(words.table_line(number, table))
+        for table in tables:
+            self.say(words.table_line(table))
         if tables:
             self.say(_("Type a table's number and Enter to join it, or s, its number and Enter to watch it."))
 
@@ -1157,12 +1154,11 @@ class PlainSession:
             self.join_by_code(what.upper())
 
     def _join_listed(self, number: int, watch: bool) -> None:
-        tables = self._listed or self.model.tables
-        if not 1 <= number <= len(tables):
+        """Join or watch the listed table whose number (its id, as the app's # column shows) is ``number``."""
+        if not any(table.id == number for table in self.model.tables):
             self.say(_("There is no table {n}; l lists the tables.").format(n=number))
             return
-        table = tables[number - 1].id
-        self.send(Spectate(table=table) if watch else Join(table=table))
+        self.send(Spectate(table=number) if watch else Join(table=number))
 
     def _new_table(self, args: Sequence[str]) -> None:
         """n [2022|1980] [SEATS] [LEVEL] [private] [NAME=VALUE or NAME …]: a new table (a new game, locally)."""

@@ -89,8 +89,8 @@ def names(values: Sequence[str]) -> str:
 
 
 # --- the lobby --------------------------------------------------------------------------------------
-def table_line(number: int, table: TableInfo) -> str:
-    """One table of the lobby's list, by its number in the list."""
+def table_line(table: TableInfo) -> str:
+    """One table of the lobby's list, by its number (its id: the app's # column shows the same)."""
     parts = [plain_text(table_name(table)), table_rules(table.options), status_word(table.status),
              ngettext("{free} of {seats} seats free", "{free} of {seats} seats free", table.free).format(
                  free=table.free, seats=len(table.seats))]
@@ -100,7 +100,7 @@ def table_line(number: int, table: TableInfo) -> str:
         parts.append(_("hints on"))
     if table.spectators:
         parts.append(ngettext("{n} watching", "{n} watching", table.spectators).format(n=table.spectators))
-    return _("Table {n}: {what}.").format(n=number, what=", ".join(parts))
+    return _("Table {n}: {what}.").format(n=table.id, what=", ".join(parts))
 
 
 def open_tables(n: int) -> str:
