@@ -156,7 +156,10 @@ class PlainSession:
         self._clock_timers: list[asyncio.TimerHandle] = []
         self._clock_said: set[int] = set()
         self.arena_lines = ArenaLines(self.say, send)  # arenas said as lines (plain/arena.py)
-        console.on_key = self.key
+        # the key that acted alone at an empty line, if what came since is the line typed after it:
+        # "help" typed at a table runs h (the hand) at once and leaves "elp" to be read as the word
+        self._key_before_line: str | None = None
+        console.on_key = self._key_pressed
         console.on_line = self.command
         console.on_end = self.quit
 
@@ -722,6 +725,12 @@ class PlainSession:
         self.ask(question, then)
 
     # --- what the player types --------------------------------------------------------------------------
+    def _key_pressed(self, key: str) -> bool:
+        acted = self.key(key)
+        if acted:
+            self._key_before_line = key
+        return acted
+
     def key(self, key: str) -> bool:
         """A key pressed at an empty line: whether it was a command on its own."""
         if self._answer is not None:
@@ -1099,6 +1108,7 @@ class PlainSession:
     def command(self, line: str) -> None:
         """A typed line, sent with Enter."""
         text = line.strip()
+        key_before, self._key_before_line = self._key_before_line, None
         if self._answer is not None:
             answer, self._answer = self._answer, None
             answer(text)
@@ -1113,6 +1123,9 @@ class PlainSession:
         head, _space, rest = text.partition(" ")
         rest = rest.strip()
         if len(text) == 1 and self.key(text):  # a single key typed with Enter (input that is not a terminal)
+            return
+        if text.lower() == "help" or (key_before == "h" and text.lower() == "elp"):
+            self.key("?")
             return
         table = self.model.table
         if head.isdigit() and table is None:
