@@ -31,6 +31,10 @@ class HintScreen(OpensByItself[None]):
                 Binding("3", "play(2)", N_("Play card 3"), show=False),
                 Binding("4", "play(3)", N_("Play card 4"), show=False)]
 
+    def __init__(self, *, watching: bool = False) -> None:
+        super().__init__()
+        self.watching = watching  # a spectator: the cards' keys play only once seated
+
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="hint"):
             yield Label(_("Welcome to ONO 99"), id="winner")
@@ -38,8 +42,10 @@ class HintScreen(OpensByItself[None]):
                 "1. Each card you play adds its value to one running total.\n"
                 "2. Keep the total at 98 or below: when none of your cards fit, you are out.\n"
                 "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes "
-                "the next player play two cards. ONO 99 cards cannot be played alone.\n\n"
-                "Press a card's key [1]–[4] to play it. ? shows the full rules at any time.")), markup=False)
+                "the next player play two cards. ONO 99 cards cannot be played alone.\n\n")
+                + (_("You are watching: once you sit down (u), press a card's key [1]–[4] to play it. "
+                     "? shows the full rules at any time.") if self.watching else
+                   _("Press a card's key [1]–[4] to play it. ? shows the full rules at any time."))), markup=False)
             with Horizontal(id="buttons"):
                 yield Button(_("Got it (enter)"), id="ok", variant="primary")
         yield KeysFooter()

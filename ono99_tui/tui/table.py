@@ -44,6 +44,13 @@ ROOMY = (100, 36)  # columns and lines from which the cards and the pile are dra
 SLIM_BELOW = 60  # columns under which the hand's cards go in two rows
 
 
+def watching(model: Model) -> bool:
+    """The reader watches the table (or a game) without a seat in it."""
+    if model.view is not None:
+        return model.view.seat is None
+    return model.table is not None and model.table.you is None
+
+
 class TableScreen(HidesFooterKeys, ModelScreen):
     AUTO_FOCUS = None  # keys go to the hand; the chat input takes focus only with c
     BINDINGS = [
@@ -107,7 +114,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         self.set_interval(1.0, self._tick)
         game_app = game_app_of(self)  # None in ono99 replay, which keeps no settings
         if game_app is not None and not game_app.settings.hint_seen:
-            self.app.push_screen(HintScreen())
+            self.app.push_screen(HintScreen(watching=watching(self.ono.model)))
 
     def on_resize(self, event: events.Resize) -> None:
         """Bigger cards on a big terminal; the cards in two rows on a narrow one (a phone upright)."""
@@ -195,8 +202,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
         if table is not None and table.hints and not self.ono.local:  # a server's table: its games are not rated
             title.append("  ·  " + _("hints on"))
-        watching = model.view.seat is None if model.view is not None else table is not None and table.you is None
-        if watching:  # before a game too: its banner reads the same as a seated player's
+        if watching(model):  # before a game too: its banner reads the same as a seated player's
             title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
                 hint = _("(u: sit down, m: seats)")
