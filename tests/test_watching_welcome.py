@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from textual.widgets import Static
 
 from ono99_kernel.wire.requests import Spectate

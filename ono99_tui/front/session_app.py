@@ -30,6 +30,7 @@ from ..tui.app import Ono99App, StartScreen
 from ..tui.model_screen import ModelScreen
 from ..tui.names import KEY_HELP, NameScreen
 from ..tui.themes import CSS_FILE, MONO_THEME
+from . import ssh_words
 from .door import Door, Entered, TurnedAway, enter_lobby, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .textual_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
@@ -73,6 +74,7 @@ class SessionApp(Ono99App):
         # what the server sends, seldom, and neither paints nor writes until it is given the screen back.
         self.screen_held = False
         self._given_back: asyncio.Event | None = None
+        self._renamed: Notice | None = None  # an operator's rename, which closes the session next
         self.own_notice_until = 0.0  # loop time until which a notification for this session alone is up
         self.on_own_notice: Callable[[], None] | None = None  # called when one comes while the screen is held
         self._notice_to_all = False  # handling a notice every member of the table gets
@@ -212,6 +214,8 @@ class SessionApp(Ono99App):
 
     def handle(self, message: ServerMessage) -> None:
         self._notice_to_all = isinstance(message, Notice) and message.code in NOTICES_TO_ALL
+        if isinstance(message, Notice) and message.code == "renamed":
+            self._renamed = message
         try:
             super().handle(message)
         finally:
@@ -231,7 +235,11 @@ class SessionApp(Ono99App):
         elif isinstance(effect, End):
             # The link is closed for good (the same key connected elsewhere, flooding): end the
             # session rather than reconnect. A game server shutting down is reconnected to.
-            self.farewell = _("The server closed the session: {reason}").format(reason=effect.reason)
+            renamed = self._renamed
+            if renamed is not None:  # with the way to play on under the new name
+                self.farewell = ssh_words.renamed_closed(renamed)
+            else:
+                self.farewell = _("The server closed the session: {reason}").format(reason=effect.reason)
             self.exit()
         else:
             super().show_effect(effect)

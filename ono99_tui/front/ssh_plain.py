@@ -14,7 +14,7 @@ import asyncio
 import codecs
 from typing import TYPE_CHECKING, Any, cast
 
-from ono99_kernel.wire.server import State
+from ono99_kernel.wire.server import Notice, State
 
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
@@ -22,6 +22,7 @@ from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
+from . import ssh_words
 from .door import Entered, enter_lobby, front_session
 from .textual_driver import ChannelDriver, ChannelTerminal
 
@@ -127,11 +128,16 @@ class _SshPlainClient(PlainClient):
         super().__init__(console, opener, client=front_session(app.door))
         self.app = app
         self.farewell = app.farewell
+        self._renamed: Notice | None = None  # an operator's rename, which closes the session next
 
     def handle(self, message: Any) -> None:
         super().handle(message)
         app = self.app
-        if self.session.ended is not None:
+        if isinstance(message, Notice) and message.code == "renamed":
+            self._renamed = message
+        if self.session.ended is not None and self._renamed is not None:
+            app.farewell = ssh_words.renamed_closed(self._renamed)  # with the way to play on
+        elif self.session.ended is not None:
             # closed for good (the same player connected elsewhere, flooding): the session ends; a game
             # server shutting down is connected to again
             app.farewell = _("The server closed the session: {reason}").format(

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ono99_kernel.wire.server import Notice
 from ono99_tui.i18n import N_, language_from_ssh_env, ngettext, using
 from ono99_tui.i18n import gettext as _
+from ono99_tui.plain.console import plain_text
+from ono99_tui.reasons import render
 
 
 def no_commands(env: Mapping[str, str], port: int) -> str:
@@ -36,6 +39,15 @@ def server_closed(env: Mapping[str, str], reason: str | None = None) -> str:
     """The farewell when the front closes; ``reason`` None: the server is shutting down."""
     with using(language_from_ssh_env(env)):
         return _("The server closed the session: {reason}").format(reason=reason or shutting_down())
+
+
+def renamed_closed(renamed: Notice) -> str:
+    """The farewell after an operator renamed a key's player (a guest is never renamed), in the current
+    language: why the session ended, and how to play on under the new name."""
+    reason = render(renamed.code, renamed.params, renamed.text)
+    name = plain_text(str(renamed.params.get("name", "")))
+    return " ".join((_("The server closed the session: {reason}").format(reason=reason),
+                     _("Connect again with ssh to play on as {name}.").format(name=name)))
 
 
 def server_lost(env: Mapping[str, str], keyed: bool, seated: bool = True) -> str:
