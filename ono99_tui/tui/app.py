@@ -431,6 +431,8 @@ class Ono99App(App[int]):
             self._ask_to_watch(effect)
         elif isinstance(effect, Refusal):
             self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
+            if effect.error.ref == "chat" and isinstance(self.screen, LobbyScreen):  # a Say refused
+                self.screen.chat_refused()  # the typed line is kept, not lost
         elif isinstance(effect, WaitingToPlay):
             self.play_now_wish = effect.wish
         elif isinstance(effect, Closed):

@@ -26,8 +26,8 @@ from ..numbers import decimal
 from . import lobby_list
 from .arena import join_or_show, lobby_arena_line
 from .help import HelpScreen
-from .host import ShowsModel, host_of
-from .inputs import Input
+from .host import HidesFooterKeys, ShowsModel, host_of
+from .inputs import ChatInput, Input
 from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines
@@ -67,7 +67,7 @@ class TableList(DataTable[Any]):
         return [], [list(line.render(self.app.console))]
 
 
-class LobbyScreen(ModelScreen):
+class LobbyScreen(HidesFooterKeys, ModelScreen):
     BINDINGS = [
         Binding("p", "play_now", N_("Play now")),
         Binding("n", "new_table", N_("New table")),
@@ -77,7 +77,7 @@ class LobbyScreen(ModelScreen):
         Binding("b", "leaderboard", N_("Leaderboard")),
         Binding("a", "arena", N_("Arena"), show=False),  # the arena's line under the tables tells it
         Binding("c", "focus_chat", N_("Chat"), show=False),
-        Binding("escape", "focus_tables", N_("Tables"), show=False),
+        Binding("escape", "focus_tables", N_("Tables")),  # shown while typing in the chat
         Binding("v", "profile", N_("Profile")),
         Binding("r", "refresh", N_("Refresh"), show=False),  # the list updates by itself; r is for doubters
         Binding("question_mark", "help", N_("Help")),
@@ -88,6 +88,7 @@ class LobbyScreen(ModelScreen):
         super().__init__()
         self._rows: list[lobby_list.Row] | None = None
         self._chat_written = 0
+        self._chat_sent = ""  # the last chat line sent: back in the box if the server refuses it
         self._last_row = 0  # the table list's row the cursor was on (to step over a group's label)
 
     def compose(self) -> ComposeResult:
@@ -102,7 +103,7 @@ class LobbyScreen(ModelScreen):
         with Horizontal(id="lobby-bottom"):
             with Vertical(id="lobby-chat-box"):
                 yield LineLog(id="lobby-chat", wrap=True, markup=False, highlight=False, max_lines=200)
-                yield Input(placeholder=_("lobby chat (c)"), id="lobby-chat-input", max_length=300)
+                yield ChatInput(placeholder=_("lobby chat (c)"), id="lobby-chat-input", max_length=300)
             yield Static(self._online(model), id="online", markup=False)
         yield KeysFooter()
 
@@ -132,6 +133,12 @@ class LobbyScreen(ModelScreen):
             text.append("\n")
         return text
 
+    def footer_shows(self, action: str) -> bool:
+        focused = self.focused
+        if focused is not None and focused.id == "lobby-chat-input":  # typing: the keys of the line
+            return action in ("submit", "focus_tables")
+        return action != "focus_tables"
+
     def action_focus_chat(self) -> None:
         self.query_one("#lobby-chat-input", Input).focus()
 
@@ -141,8 +148,17 @@ class LobbyScreen(ModelScreen):
     @on(Input.Submitted, "#lobby-chat-input")
     def lobby_chat_sent(self, event: Input.Submitted) -> None:
         if event.value.strip():
+            self._chat_sent = event.value
             self.ono.send_message(Say(text=event.value, scope="lobby"))
         event.input.value = ""
+
+    def chat_refused(self) -> None:
+        """The server refused the last line sent (muted, too many lines): it goes back in the box, to
+        be copied or sent later, unless something new was typed there meanwhile."""
+        box = self.query_one("#lobby-chat-input", Input)
+        if self._chat_sent and not box.value:
+            box.value = self._chat_sent
+            box.cursor_position = len(box.value)
 
     @staticmethod
     def _title(model: Model) -> Text:
