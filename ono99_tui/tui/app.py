@@ -235,9 +235,11 @@ class Ono99App(App[int]):
         self.push_screen(ServersScreen(self.browse_interfaces), chosen)
 
     def _start_network(self) -> None:
-        self.push_screen(StartScreen(_("Starting a local game…") if self.local
-                                     else _("Connecting to {host}…").format(host=self.host)))
+        self.push_screen(StartScreen(self._starting_text()))
         self.run_worker(self._network(), exclusive=True, group="network", name="network")
+
+    def _starting_text(self) -> str:
+        return _("Starting a local game…") if self.local else _("Connecting to {host}…").format(host=self.host)
 
     # --- the network worker -----------------------------------------------------------------------
     async def _connect(self) -> Link:
@@ -282,7 +284,13 @@ class Ono99App(App[int]):
         """Carry out the client session's next step after a connection failed or ended: whether to
         connect again."""
         if isinstance(step, AskName):
+            # nothing is being connected to while the player chooses a name: the screen behind says so
+            start = next((screen for screen in self.screen_stack if isinstance(screen, StartScreen)), None)
+            if start is not None:
+                start.say("")
             name = await self.push_screen(NameScreen(self.player_name, said(step.refusal)), wait_for_dismiss=True)
+            if start is not None:
+                start.say(self._starting_text())
             if name is None:
                 self.exit()
                 return False
