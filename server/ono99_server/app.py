@@ -35,6 +35,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.server")
 REFUSALS_AT_ONCE = 16  # refused connections told why (inside TLS) at once; those beyond are closed unanswered
+READ_LIMIT = 64 * 1024  # a connection's read buffer
+
+
+class TlsStreamProtocol(asyncio.StreamReaderProtocol):
+    """The stream protocol of a connection that is only ever spoken over TLS (``Server._secure``).
+    Python 3.11's ``StreamWriter.start_tls`` marks the stream as TLS only when its coroutine resumes
+    after the handshake, so a client whose close came with the handshake's end (``ono99 connect``
+    reading a certificate, then hanging up) had ``eof_received`` return True inside TLS, and asyncio
+    logged a warning for each. Here an end of input never keeps the connection half open: there is no
+    plain TCP to go on writing to."""
+
+    def eof_received(self) -> bool:
+        super().eof_received()
+        return False
 
 
 class LobbyDoor:
@@ -151,8 +165,10 @@ class Server:
         if self.config.port is not None:
             # TLS starts in _accept, once the connection is counted: a handshake that stalls holds a
             # place of the hello budget (per address too), not one outside every limit.
-            self._server = await asyncio.start_server(self._accept, self.config.host, self.config.port,
-                                                      limit=64 * 1024)
+            loop = asyncio.get_running_loop()
+            self._server = await loop.create_server(
+                lambda: TlsStreamProtocol(asyncio.StreamReader(limit=READ_LIMIT, loop=loop), self._accept, loop=loop),
+                self.config.host, self.config.port)
         if self.config.cluster_url is not None:  # the tables nobody holds are taken once players can reach this node
             from .cluster import Cluster  # redis is loaded only for a node of several
 
