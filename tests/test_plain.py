@@ -569,7 +569,7 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
         await host.send(CreateTable(name="night", seats=3, private=True))
         code = (await host.expect("table"))["table"]["code"]
         await other.send(CreateTable(name="open", seats=3))
-        await other.expect("table")
+        open_id = (await other.expect("table"))["table"]["id"]  # 2: the private table is 1, listed nowhere
         await seated.start(ssh_command(rig, new_key(tmp_path, "bo_key"), f"plain-{code}"))
         await seated.wait_line("Type your name for the tables and press Enter.")
         await seated.keys("literal:Bo", "Enter")
@@ -581,14 +581,14 @@ async def test_ssh_plain_code_sits_down_and_a_session_without_a_terminal_reads_l
         await lined.keys("literal:Cy", "Enter")
         await lined.wait_line("Welcome to ONO 99, Cy.")
         await lined.keys("l", "Enter")
-        await lined.wait_line("Table 1: open, 2022, waiting, 2 of 3 seats free, host uma.")
-        await lined.keys("literal:s 1", "Enter")
+        await lined.wait_line(f"Table {open_id}: open, 2022, waiting, 2 of 3 seats free, host uma.")
+        await lined.keys(f"literal:s {open_id}", "Enter")
         await lined.wait_line("You are watching the table open.")
         await lined.wait_line("The game has not started: uma starts it.")
         await lined.keys("x", "Enter")
         await lined.wait_line("You left the table and are in the lobby.")
         assert await lined.wait_line(lambda line: True) == "1 table is listed."
-        await lined.keys("1", "Enter")
+        await lined.keys(f"literal:{open_id}", "Enter")
         await lined.wait_line("You sit at the table open, in seat 2 of 3.")
         await lined.keys("q", "Enter")
         await lined.wait_line("Quit ONO 99?")
