@@ -27,10 +27,7 @@ from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
 from .inputs import ChatInput, Input
-from ..client.labels import card_label, is_own_table, rules_summary, table_name
-from ..client.model import Model
 from .model_screen import ModelScreen
-from ..client.seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .series import SeriesLine, SeriesScreen
 from .steady import LineLog, append_lines
