@@ -124,8 +124,8 @@ async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_eac
 
 
 async def test_a_player_who_quits_the_plain_mode_at_a_running_game_is_gone_not_away(tmp_path: Path) -> None:
-    """Kim plays with a bot in ``ono99 connect --plain`` and quits mid-game (q, then y to "a bot takes
-    your seat for good"). Tried: once the server has seen the connection close, Kim is not a member of
+    """Kim plays with a bot in ``ono99 connect --plain`` and quits mid-game (q, then y to "a bot plays
+    your seat until it ends"). Tried: once the server has seen the connection close, Kim is not a member of
     the server any more (``ono99 admin who`` lists its members), a bot has the seat, and
     ``ono99_players_away`` is 0. Found: the seat waited out the 120 s grace for a player who had quit
     for good (for a guest, whose session ends with the program, it never comes back), "away" the while."""
