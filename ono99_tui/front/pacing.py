@@ -73,7 +73,7 @@ class Pacer:
             return 0.0
         at_limit = self.strain >= MAX_STRAIN
         if watching:
-            frame = min(WATCHING_FRAME * 2 ** self.strain, SLOWEST_WATCHING_FRAME)
+            frame: float = min(WATCHING_FRAME * 2.0 ** self.strain, SLOWEST_WATCHING_FRAME)
             return max(frame, LOGIN_WATCHING_FRAME) if self.logins else frame
         if self.logins or at_limit:
             return BUSY_SEATED_FRAME if seated else BUSY_FRAME
