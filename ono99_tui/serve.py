@@ -139,12 +139,13 @@ def front_config_for(config: ServerConfig, server_port: int, server_fingerprint:
 
 async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
                 log_level: str = "info", web_port: int | None = None, web_required: bool = False,
-                web_host: str | None = None, web_tls: tuple[Path, Path] | None = None) -> int:
+                web_host: str | None = None, web_tls: tuple[Path, Path] | None = None,
+                workers_from_cores: bool = False) -> int:
     """Run until SIGINT or SIGTERM. Without ``ssh_required`` (the SSH port was not chosen), a busy
     SSH port only turns SSH off; likewise ``web_required`` for the web port (``web_port`` None: no
     web front; ``web_tls``: its certificate and key files, else the game port's). ``ssh_workers``
     front processes share the SSH and web ports (0: the fronts run inside this process, still over
-    loopback TCP)."""
+    loopback TCP; ``workers_from_cores``: one per core given, which the banner says)."""
     from ono99_server.advertiser import Advertiser, interface_plan
 
     from .front.ssh import load_or_create_host_key
@@ -321,6 +322,11 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
             print("  " + ngettext("ssh workers: {n} (pid {pids}), restarted if it dies",
                                   "ssh workers: {n} (pids {pids}), restarted if they die", pool.count).format(
                 n=pool.count, pids=", ".join(map(str, pool.pids))), flush=True)
+            if workers_from_cores:
+                print("  " + _("one per core this server may run on ({given} of the machine's {cores}); "
+                               "--ssh-workers sets another number").format(given=pool.count,
+                                                                           cores=os.cpu_count() or pool.count),
+                      flush=True)
         else:
             print("  " + _("ssh front: in this process (--ssh-workers 0)"), flush=True)
     else:
@@ -427,6 +433,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from .front.config import DEFAULT_WEB_PORT
     from .front.ssh import host_key_path_for
+    from .front.workers import cores_given
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_format == "json":
@@ -493,8 +500,9 @@ def run_serve(args: argparse.Namespace) -> int:
         print("ono99 serve: " + _("--web-cert and --web-key go together"), file=sys.stderr)
         return 2
     web_port = DEFAULT_WEB_PORT if args.web_port is None else args.web_port
-    workers = (os.cpu_count() or 1) if args.ssh_workers is None else args.ssh_workers
+    workers = cores_given() if args.ssh_workers is None else args.ssh_workers
     return asyncio.run(serve(config, ssh_required=args.ssh_port is not None, ssh_workers=workers,
+                             workers_from_cores=args.ssh_workers is None,
                              log_level=args.log_level, web_port=web_port or None,
                              web_required=args.web_port is not None, web_host=args.web_host,
                              web_tls=(args.web_cert, args.web_key) if args.web_cert is not None else None))
