@@ -191,6 +191,39 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                 assert cut_texts(screen) == [], text
 
 
+async def test_a_change_of_turn_repaints_the_hand_without_styling_its_cards_again(monkeypatch: Any) -> None:
+    """A replay of the sample game watched move after move at 100×30 (the seat shown changes turn,
+    its cards become playable or not): the cards' faces follow (each card's state says whether it
+    may be played on its seat's turn), and no card is given to the stylesheet again, which every
+    seated player's app of a front did at every change of turn."""
+    app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+    styled: list[object] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        update_styles = app.update_styles
+
+        def recording(node: Any = None, animate: bool = True) -> None:
+            styled.append(node)
+            update_styles(node, animate)
+
+        monkeypatch.setattr(app, "update_styles", recording)
+        turns = set()
+        for _step in range(30):
+            await pilot.press("right")
+            await pilot.pause()
+            view = app.model.view
+            assert view is not None
+            turns.add(app.model.viewer_on_turn)
+            for card in screen.query(CardWidget):
+                if card.display and card.index < len(view.hand):
+                    assert card.code == view.hand[card.index]
+                    assert card.state.playable == (app.model.viewer_on_turn and card.code in view.legal)
+        assert turns == {True, False}  # the seat shown had its turn and lost it
+        assert not [node for node in styled if isinstance(node, CardWidget)]
+
+
 @pytest.mark.parametrize("mode", ["motion", "reduced", "busy", "front", "front-motion"])
 async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
