@@ -1,8 +1,11 @@
 """Every test runs with its own settings folder: nothing is read from or written to the real
 user's config directory. The ``store`` fixture runs a test once on SQLite and once on PostgreSQL.
 The system tests (``@pytest.mark.system``: real processes, OpenSSH in tmux, kill -9, a hundred
-sessions) run first: they are the longest, and started first they run beside the rest on the other
-workers (``pytest -n``) instead of alone at the end."""
+sessions) run first, then the other long ones (``@pytest.mark.long``), and ``pytest -n`` hands the
+tests to its workers one at a time: the long tests spread over every worker from the start and the
+short ones fill in after, instead of the longest in one worker's first batch (xdist hands out its
+first batches in runs of a quarter of a worker's share: the 70 system tests once all went to one
+worker, which then ran alone for minutes at the end)."""
 
 from __future__ import annotations
 
@@ -65,8 +68,17 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     return Store("sqlite", tmp_path / "x.db")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "long: a test of many seconds that is not a system test (a whole game "
+                                       "played screen by screen, a browser); run like every other test, "
+                                       "after the system tests")
+    if getattr(config.option, "maxschedchunk", 0) is None:  # pytest-xdist's, unless given on the command line
+        config.option.maxschedchunk = 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.get_closest_marker("system") is None)  # stable: otherwise in file order
+    # stable: otherwise in file order
+    items.sort(key=lambda item: (item.get_closest_marker("system") is None, item.get_closest_marker("long") is None))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -425,6 +425,7 @@ async def walk_the_local_game(walk: Walk, app: Ono99App, seeded: Callable[[str],
     await walk.look("the end of a 1980 match")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("language", list(LANGUAGES))
 async def test_every_screen_of_a_local_game(language: str, seeded: Callable[[str], None]) -> None:
     seeded("2022")
@@ -518,6 +519,7 @@ async def walk_a_server(walk: Walk, app: Ono99App, harness: Any, bob: Any) -> No
     app.pop_screen()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("language", list(LANGUAGES))
 async def test_every_screen_of_a_server(language: str, tmp_path: Path) -> None:
     async with running_server(tmp_path) as harness:
