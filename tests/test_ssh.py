@@ -529,6 +529,7 @@ async def test_colour_depth_follows_each_clients_terminal(rig: Rig, monkeypatch:
         await player.close()
 
 
+@pytest.mark.long
 async def test_overlapping_sessions_leave_the_process_stdout_alone(rig: Rig) -> None:
     """Textual points sys.stdout at each running app; overlapping runs would restore each other's
     captures out of order. Session apps never touch it."""

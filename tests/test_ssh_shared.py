@@ -67,6 +67,7 @@ def group_of(rig: Rig, player: Player) -> Group | None:  # noqa: F811
     return rig.front.sharing.group_of.get(player.session)
 
 
+@pytest.mark.long
 async def test_spectators_with_the_same_terminal_share_one_app_and_a_key_or_a_resize_takes_one_back(
         rig: Rig) -> None:  # noqa: F811
     """Bea and Cy watch on 100×30 terminals in English, Dan on 80×24 in Vietnamese, while Tess and
