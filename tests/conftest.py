@@ -49,6 +49,12 @@ def postgres_cluster() -> Iterator[Cluster]:
 
 
 @pytest.fixture
+def database(postgres_cluster: Cluster) -> str:
+    """The URL of a new database of the test's own on the test run's PostgreSQL server."""
+    return postgres_cluster.new_database()
+
+
+@pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     """A real Redis server of the test's own (tests/redis_server.py), on a free loopback port."""
     server = start_redis()

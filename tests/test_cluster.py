@@ -28,7 +28,7 @@ from ono99_tui.client import Client, ServerError
 from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
 from ono99_tui.wire.requests import Act, CreateTable, Join, Spectate
-from tests.postgres import Cluster, start_cluster
+from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,
@@ -55,11 +55,6 @@ from tests.test_identity import ConnectProcess
 LEASE = 2.0  # seconds: short, so that take-overs come quickly in the tests
 NODE_ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000",
              "--lease-seconds", f"{LEASE:g}")
-
-
-@pytest.fixture
-def database(postgres_cluster: Cluster) -> str:
-    return postgres_cluster.new_database()
 
 
 @contextlib.asynccontextmanager

@@ -19,7 +19,6 @@ import pytest
 from ono99_tui.client import Client, ServerError
 from ono99_tui.identity import Identity
 from ono99_tui.ssh_library import asyncssh
-from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,
@@ -35,11 +34,6 @@ from tests.test_cluster import LEASE, NODE_ARGS, name_refusal, nodes, owner_of, 
 from tests.test_fronts import read_until, ssh_session
 from tests.test_identity import ConnectProcess
 from tests.test_web import WsPlayer
-
-
-@pytest.fixture
-def database(postgres_cluster: Cluster) -> str:
-    return postgres_cluster.new_database()
 
 
 def node_with_ssh(tmp_path: Path, db: str, bus: str, node_id: str, ssh_port: int, *extra: str) -> ServerProcess:
