@@ -37,9 +37,7 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
-from tests.test_cluster import NODE_ARGS, database, owner_of, read
-
-__all__ = ["database"]  # the fixture, shared with tests/test_cluster.py
+from tests.test_cluster import NODE_ARGS, owner_of, read
 
 SKEW = 600  # seconds a skewed node's clock is off: far longer than any wait of these tests
 FAKETIME_MISSING = "libfaketime was not found: install it (Debian and Ubuntu: apt-get install faketime; .ci/run does)"
