@@ -4,8 +4,8 @@ The system tests (``@pytest.mark.system``: real processes, OpenSSH in tmux, kill
 sessions) run first, then the other long ones (``@pytest.mark.long``), and ``pytest -n`` hands the
 tests to its workers one at a time: the long tests spread over every worker from the start and the
 short ones fill in after, instead of the longest in one worker's first batch (xdist hands out its
-first batches in runs of a quarter of a worker's share: the 70 system tests once all went to one
-worker, which then ran alone for minutes at the end)."""
+first batches in runs of a quarter of a worker's share: the 70 system tests once all went to the
+first worker, which ran them one after another while the others ran out of tests)."""
 
 from __future__ import annotations
 
@@ -75,15 +75,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "long: a test of many seconds that is not a system test (a whole game "
-                                       "played screen by screen, a browser); run like every other test, "
-                                       "after the system tests")
+    config.addinivalue_line("markers", "long: a test of many seconds (a whole game played screen by screen, a "
+                                       "browser, a hundred sessions); run like every other test, handed out "
+                                       "before the shorter ones (a long system test before the other system tests)")
     if getattr(config.option, "maxschedchunk", 0) is None:  # pytest-xdist's, unless given on the command line
         config.option.maxschedchunk = 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # stable: otherwise in file order
+    # the system tests, the long ones first, then the other long tests, then the rest; stable: otherwise in file order
     items.sort(key=lambda item: (item.get_closest_marker("system") is None, item.get_closest_marker("long") is None))
 
 
