@@ -191,8 +191,8 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                 assert cut_texts(screen) == [], text
 
 
-@pytest.mark.long
 @pytest.mark.parametrize("mode", ["motion", "reduced", "busy", "front", "front-motion"])
+@pytest.mark.long
 async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total, the card played short of the
