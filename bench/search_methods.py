@@ -1,5 +1,5 @@
 """Two searches for the ``strong`` bot's decisions side by side on the same seeded games: its flat
-Monte Carlo search (the shipped one, ``ono99_tui/bots/strong.py``) and an information-set Monte Carlo
+Monte Carlo search (the shipped one, ``ono99_kernel/bots/strong.py``) and an information-set Monte Carlo
 tree search (single observer), measured and not shipped (docs/bots.md, "Information-set MCTS").
 
     python bench/search_methods.py --method ismcts --edition 2022 --games 1000 --seed 11
@@ -27,9 +27,9 @@ import random
 import sys
 import time
 
-from ono99_tui.bots import players
-from ono99_tui.bots.basic import choose_greedy
-from ono99_tui.bots.strong import (
+from ono99_kernel.bots import players
+from ono99_kernel.bots.basic import choose_greedy
+from ono99_kernel.bots.strong import (
     _ONO99_CARD,
     _RolloutChance,
     _rule,
@@ -38,11 +38,11 @@ from ono99_tui.bots.strong import (
     determinizer,
     greedy_move,
 )
-from ono99_tui.core.actions import Action, ActionKind
-from ono99_tui.core.cards import Card, Edition
-from ono99_tui.core.options import TableOptions
-from ono99_tui.core.state import State
-from ono99_tui.core.view import SeatView
+from ono99_kernel.core.actions import Action, ActionKind
+from ono99_kernel.core.cards import Card, Edition
+from ono99_kernel.core.options import TableOptions
+from ono99_kernel.core.state import State
+from ono99_kernel.core.view import SeatView
 from ono99_tui.simulate import SimulationPlan, simulate
 
 TURN_BUDGET = 6000

@@ -77,8 +77,8 @@ from typing import Any
 import redis
 from measuring import cluster_parts, tree_cpu_seconds
 
-from ono99_tui.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
-from ono99_tui.tls import client_context, lean_read_buffers
+from ono99_kernel.protocol import PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from ono99_kernel.tls import client_context, lean_read_buffers
 from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 
@@ -617,7 +617,7 @@ def log_problems(path: Path) -> list[str]:
     examples: dict[str, str] = {}
     for line in path.read_text(errors="replace").splitlines():
         if " WARNING " in line or " ERROR " in line or " CRITICAL " in line or line.startswith(
-                ("Traceback", "Exception", "ono99_tui.protocol.ProtocolError")):
+                ("Traceback", "Exception", "ono99_kernel.protocol.ProtocolError")):
             body = line.split(" ", 2)[2] if re.match(r"\d{4}-\d\d-\d\d ", line) else line
             shape = re.sub(r"\d+", "N", body)[:160]
             shapes[shape] += 1

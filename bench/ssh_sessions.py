@@ -54,7 +54,7 @@ from measuring import (
     watched_game,
 )
 
-from ono99_tui.ssh_library import asyncssh
+from ono99_kernel.ssh_library import asyncssh
 
 
 class ServerProcess(Serving):

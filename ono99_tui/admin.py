@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from .i18n import gettext as _
 from .i18n import ngettext
-from .protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
+from ono99_kernel.protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
 from .reasons import admin_said
-from .wire.requests import Admin
+from ono99_kernel.wire.requests import Admin
 
 if TYPE_CHECKING:
-    from .wire.server import AdminResult
+    from ono99_kernel.wire.server import AdminResult
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -162,7 +162,7 @@ def request_of(args: argparse.Namespace) -> Admin | str:
 
 
 def run_admin(args: argparse.Namespace) -> int:
-    from .client import parse_address
+    from .client.connection import parse_address
 
     if args.admin_command is None:
         print("ono99 admin: " + _("say which command: 'ono99 admin --help' lists them"), file=sys.stderr)
@@ -181,9 +181,10 @@ def run_admin(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -> int:
-    from .client import Client, ServerError
-    from .fingerprints import FingerprintError, normal_fingerprint
-    from .identity import Identity, data_dir
+    from .client.connection import Client
+    from .client.errors import ServerError
+    from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
+    from ono99_kernel.identity import Identity, data_dir
     from .known_servers import (
         FINGERPRINT_PLACEHOLDER,
         KnownServers,
@@ -196,7 +197,7 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
         server_key,
     )
     from .reasons import said
-    from .wire.server import AdminResult, ErrorMessage, decode_server_message
+    from ono99_kernel.wire.server import AdminResult, ErrorMessage, decode_server_message
 
     directory = data_dir(args.data_dir)
     try:

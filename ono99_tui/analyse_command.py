@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from . import record_file
 from .analysis import DEFAULT_SEED, THRESHOLDS, analyse
 from .analysis_words import VALUE_WORDS, decision_sentence, seat_summary
-from .core.errors import RecordError
+from ono99_kernel.core.errors import RecordError
 from .i18n import N_
 from .i18n import gettext as _
 from .numbers import percent

@@ -18,13 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots.strong import search
-from .core.actions import Action, ActionKind
-from .core.events import Played
-from .core.game import Game
-from .core.options import Scoring
-from .core.record import replay
-from .core.view import SeatView
+from ono99_kernel.bots.strong import search
+from ono99_kernel.core.actions import Action, ActionKind
+from ono99_kernel.core.events import Played
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.options import Scoring
+from ono99_kernel.core.record import replay
+from ono99_kernel.core.view import SeatView
 
 FORMAT = "ono99-analysis/1"
 DEFAULT_SEED = 0

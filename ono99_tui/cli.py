@@ -20,13 +20,13 @@ from . import text as words
 from .admin import add_admin_parser, run_admin
 from .analyse_command import add_analyse_parser, run_analyse
 from .argparse_words import speaking
-from .bots import BOT_LEVELS
-from .core.errors import OptionError
-from .core.options import TableOptions, parse_option_text
-from .core.record import check_lines
+from ono99_kernel.bots import BOT_LEVELS
+from ono99_kernel.core.errors import OptionError
+from ono99_kernel.core.options import TableOptions, parse_option_text
+from ono99_kernel.core.record import check_lines
 from .i18n import LANGUAGES, choose_language, set_default_language
 from .i18n import gettext as _
-from .protocol import DEFAULT_PORT, ProtocolError, check_name
+from ono99_kernel.protocol import DEFAULT_PORT, ProtocolError, check_name
 from .reasons import render
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
@@ -485,10 +485,10 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     import getpass
     import os
 
-    from .client import parse_address, probe
-    from .fingerprints import FingerprintError, normal_fingerprint
-    from .identity import Identity, remember_name, remembered_name
-    from .identity import data_dir as identity_dir
+    from .client.connection import parse_address, probe
+    from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
+    from ono99_kernel.identity import Identity, remember_name, remembered_name
+    from ono99_kernel.identity import data_dir as identity_dir
     from .known_servers import KnownServers, ServerTrust, not_a_fingerprint
 
     host, port = "", DEFAULT_PORT
@@ -554,7 +554,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
 
 
 def run_replay(path: Path, line: int) -> int:
-    from .core.errors import RecordError
+    from ono99_kernel.core.errors import RecordError
     from .tui.replay import load_replay, make_replay_app
 
     try:

@@ -17,7 +17,7 @@ import ifaddr
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from .lan import SERVICE_TYPE, Advert, AdvertError, parse_txt
+from ono99_kernel.lan import SERVICE_TYPE, Advert, AdvertError, parse_txt
 
 log = logging.getLogger("ono99.discovery")
 

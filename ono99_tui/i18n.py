@@ -25,7 +25,7 @@ from pathlib import Path
 
 # N_ marks a message for extraction without translating it: for texts defined before the language is
 # known (key bindings, constants, the core's words), translated with ``gettext`` where they are shown.
-from .core.words import N_
+from ono99_kernel.core.words import N_
 
 DOMAIN = "ono99"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"

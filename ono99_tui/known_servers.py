@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fingerprints import FingerprintError, normal_fingerprint
+from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
 from .i18n import gettext as _
 
 KNOWN_SERVERS_FILE = "known_servers"
@@ -33,7 +33,7 @@ FINGERPRINT_PLACEHOLDER = "FINGERPRINT"  # where the host's fingerprint goes in 
 def data_dir_option(directory: Path | None) -> str:
     """`` --data-dir DIR`` for a command said to the player, when their key and known servers are not
     where a bare command looks (the command line named another directory); else nothing."""
-    from .identity import data_dir
+    from ono99_kernel.identity import data_dir
 
     if directory is None or directory.resolve() == data_dir().resolve():
         return ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol
 
-from .wire.requests import Request
+from ono99_kernel.wire.requests import Request
 
 
 class Link(Protocol):

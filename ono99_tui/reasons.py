@@ -11,13 +11,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .bots.levels import BOT_LEVELS
-from .core.actions import DISCARD_FOUR_CODE, DRAW_CODE
-from .core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
+from ono99_kernel.bots.levels import BOT_LEVELS
+from ono99_kernel.core.actions import DISCARD_FOUR_CODE, DRAW_CODE
+from ono99_kernel.core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
 from .i18n import N_, gettext, ngettext
 from .numbers import decimal, signed
-from .protocol import TABLE_NAMES
-from .wire.server import AdminResult, Away, ErrorMessage, Notice, Unplayable
+from ono99_kernel.protocol import TABLE_NAMES
+from ono99_kernel.wire.server import AdminResult, Away, ErrorMessage, Notice, Unplayable
 
 # (code, params' "why" or None) → message; {names} are params.
 MESSAGES: dict[tuple[str, str | None], str] = {

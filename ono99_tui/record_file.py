@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import text as words
-from .core.errors import RecordError
+from ono99_kernel.core.errors import RecordError
 
 
 def record_lines(path: Path) -> list[str]:

@@ -7,7 +7,7 @@ import re
 
 from . import text as words
 from .i18n import gettext as _
-from .wire.server import SeriesInfo
+from ono99_kernel.wire.server import SeriesInfo
 
 SeriesChoice = tuple[str, int] | None  # (kind, target), or no series
 # The series a host is offered, in that order.

@@ -19,14 +19,14 @@ from ono99_server import Server, ServerConfig
 from ono99_server.storage import StorageError, shown_url
 
 from .front.config import FrontConfig
-from .fronts import new_credential
+from ono99_kernel.fronts import new_credential
 from .i18n import gettext as _
 from .i18n import ngettext
 from .known_servers import server_key
-from .protocol import DEFAULT_PORT
-from .ssh_settings import SshSettings
-from .tls import CERT_FILE as TLS_CERT_FILE
-from .tls import KEY_FILE as TLS_KEY_FILE
+from ono99_kernel.protocol import DEFAULT_PORT
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.tls import CERT_FILE as TLS_CERT_FILE
+from ono99_kernel.tls import KEY_FILE as TLS_KEY_FILE
 
 SHUTDOWN_SECONDS = 10.0  # at most, from SIGINT or SIGTERM to the exit
 log = logging.getLogger("ono99.serve")
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ono99_server.advertiser import Advertiser
     from ono99_server.storage_pg import PostgresStorage
 
-    from .access import AccessPolicy
+    from ono99_kernel.access import AccessPolicy
     from .front.ssh import SshFront
     from .front.web import WebFront
     from .front.workers import WorkerPool
@@ -149,7 +149,7 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
 
     from .front.ssh import load_or_create_host_key
     from .front.workers import WorkerPool, reserve_port
-    from .tls import load_certificate
+    from ono99_kernel.tls import load_certificate
 
     if config.port is None and config.ssh_port is None and web_port is None:
         print("ono99 serve: " + _("TCP (--port 0), SSH (--ssh-port 0) and the web (--web-port 0) are all off: "
@@ -519,11 +519,11 @@ def read_or_create_credential(path: Path) -> str:
 
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
-    from .client import parse_address
-    from .fingerprints import FingerprintError, normal_fingerprint
-    from .front.run import run_front
-    from .identity import data_dir
-    from .tls import load_or_create_certificate
+    from .client.connection import parse_address
+    from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
+    from .front.process import run_front
+    from ono99_kernel.identity import data_dir
+    from ono99_kernel.tls import load_or_create_certificate
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":

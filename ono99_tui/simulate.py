@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import text as words
-from .bots import BOT_LEVELS
-from .bots.players import LegalActionsBot, get_bot
-from .core.actions import DRAW
-from .core.game import Game
-from .core.options import TableOptions
-from .core.record import Player, dumps, game_to_record
-from .core.state import RandomChance, State
+from ono99_kernel.bots import BOT_LEVELS
+from ono99_kernel.bots.players import LegalActionsBot, get_bot
+from ono99_kernel.core.actions import DRAW
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.options import TableOptions
+from ono99_kernel.core.record import Player, dumps, game_to_record
+from ono99_kernel.core.state import RandomChance, State
 from .i18n import gettext as _
 from .numbers import percent
 

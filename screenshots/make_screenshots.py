@@ -62,9 +62,9 @@ if str(ROOT) not in sys.path:
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-import ono99_server.table as server_table  # noqa: E402
+import ono99_server.table_room as server_table  # noqa: E402
 from ono99_server import Server, ServerConfig  # noqa: E402
-from ono99_tui.client import Client  # noqa: E402
+from ono99_tui.client.connection import Client
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
@@ -72,8 +72,8 @@ from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen  # noqa: E402
 from ono99_tui.tui.help import HelpScreen  # noqa: E402
 from ono99_tui.tui.lobby import LobbyScreen  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
-from ono99_tui.wire.requests import CreateTable, Join, Spectate  # noqa: E402
-from ono99_tui.wire.server import View  # noqa: E402
+from ono99_kernel.wire.requests import CreateTable, Join, Spectate  # noqa: E402
+from ono99_kernel.wire.server import View  # noqa: E402
 
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -342,7 +342,7 @@ async def shoot_local_game(out_dir: Path, wanted: set[str], seed: int, max_games
 # --- (3) the tables of replayed bot games --------------------------------------------------------------------
 def bot_game(players: int, edition: str, seed: int) -> Path:
     """A record file of one seeded bot game (as ``ono99 simulate`` plays it)."""
-    from ono99_tui.core import TableOptions
+    from ono99_kernel.core import TableOptions
     from ono99_tui.simulate import SimulationPlan, simulate
 
     options = TableOptions.from_mapping(edition, {"eight_players": True} if players > 6 and edition == "2022" else {})

@@ -1,4 +1,4 @@
-"""Whether a decoded server message holds values of the types ono99_tui/wire/server.py declares for it,
+"""Whether a decoded server message holds values of the types ono99_kernel/wire/server.py declares for it,
 all the way down: the dataclasses are the one description of server messages, and this reads them."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import types
 from collections.abc import Mapping
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from ono99_tui.core.options import TableOptions
-from ono99_tui.wire.server import ServerMessage, UnknownMessage
+from ono99_kernel.core.options import TableOptions
+from ono99_kernel.wire.server import ServerMessage, UnknownMessage
 
 
 def type_name(cls: type) -> str:

@@ -10,5 +10,5 @@ from unittest import mock
 from ono99_tui.cli import main
 
 if __name__ == "__main__":
-    with mock.patch("ono99_server.table.secrets.randbits", return_value=int(sys.argv[1])):
+    with mock.patch("ono99_server.table_room.secrets.randbits", return_value=int(sys.argv[1])):
         raise SystemExit(main(sys.argv[2:]))

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import ssl
 
-from ono99_tui.tls import client_context, ephemeral_certificate
+from ono99_kernel.tls import client_context, ephemeral_certificate
 
 
 class Relay:

@@ -25,17 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from ono99_server import Server, ServerConfig
-from ono99_server.table import Table
-from ono99_tui.client import Client, ConnectionLost
-from ono99_tui.core.actions import Action
-from ono99_tui.core.cards import CODES
-from ono99_tui.core.game import Game
-from ono99_tui.identity import Identity
+from ono99_server.table_room import Table
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ConnectionLost
+from ono99_kernel.core.actions import Action
+from ono99_kernel.core.cards import CODES
+from ono99_kernel.core.game import Game
+from ono99_kernel.identity import Identity
 from ono99_tui.known_servers import ServerTrust
-from ono99_tui.protocol import HEADER, PROTOCOL_VERSION, encode
-from ono99_tui.tls import client_context
-from ono99_tui.wire.common import as_edition
-from ono99_tui.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
+from ono99_kernel.protocol import HEADER, PROTOCOL_VERSION, encode
+from ono99_kernel.tls import client_context
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60.0  # generous (a busy machine starts a server with its workers slowly): never a measurement
@@ -189,7 +190,7 @@ async def wait_until(condition: Callable[..., bool], what: str, timeout: float =
 
 def new_identity() -> Identity:
     """A new ed25519 key, in memory: a player with an identity (stats, a name of their own)."""
-    from ono99_tui.ssh_library import asyncssh
+    from ono99_kernel.ssh_library import asyncssh
 
     return Identity(asyncssh.generate_private_key("ssh-ed25519"))
 

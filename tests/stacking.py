@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ono99_tui.core import DRAW, Action, Card, Edition, Event, Game, Obligation, Played, TableOptions, new_deck, play
-from ono99_tui.core.cards import HAND_SIZE
+from ono99_kernel.core import DRAW, Action, Card, Edition, Event, Game, Obligation, Played, TableOptions, new_deck, play
+from ono99_kernel.core.cards import HAND_SIZE
 
 
 def cards(*codes: str) -> list[Card]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
-from ono99_tui.identity import Identity
+from ono99_kernel.identity import Identity
 from tests.server_helpers import ono99, running_server
 
 

@@ -11,11 +11,11 @@ import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the protocol and its typed messages both ways (ono99_tui/wire/), the LAN advertisement's TXT record, a front's
+# the protocol and its typed messages both ways (ono99_kernel/wire/), the LAN advertisement's TXT record, a front's
 # hello, the limits and a recorded game's analysis are sans-I/O too
-PURE_PACKAGES = ["ono99_tui.core", "ono99_tui.bots", "ono99_tui.protocol", "ono99_tui.lan", "ono99_tui.fronts",
-                 "ono99_tui.limits", "ono99_tui.wire.server", "ono99_tui.wire.requests", "ono99_tui.analysis"]
-# the pure layers speak English, marked for the catalogs (ono99_tui/core/words.py): a language is the UI's business
+PURE_PACKAGES = ["ono99_kernel.core", "ono99_kernel.bots", "ono99_kernel.protocol", "ono99_kernel.lan", "ono99_kernel.fronts",
+                 "ono99_kernel.limits", "ono99_kernel.wire.server", "ono99_kernel.wire.requests", "ono99_tui.analysis"]
+# the pure layers speak English, marked for the catalogs (ono99_kernel/core/words.py): a language is the UI's business
 FORBIDDEN = ["textual", "asyncssh", "zeroconf", "asyncio", "rich", "sqlite3", "socket", "gettext", "ono99_tui.i18n"]
 
 
@@ -31,11 +31,11 @@ def test_core_bots_and_protocol_import_no_ui_ssh_or_io_modules() -> None:
 
 
 def test_the_protocol_names_the_bot_levels_without_loading_the_bots() -> None:
-    """The levels a client may ask for come from their declarations (ono99_tui/bots/levels.py), not
+    """The levels a client may ask for come from their declarations (ono99_kernel/bots/levels.py), not
     from the bots: importing the protocol leaves the strong bot's search unloaded."""
-    loaded = loaded_after_importing(["ono99_tui.protocol"])
-    assert "ono99_tui.bots.levels" in loaded  # the import worked
-    assert "ono99_tui.bots.strong" not in loaded and "ono99_tui.bots.players" not in loaded
+    loaded = loaded_after_importing(["ono99_kernel.protocol"])
+    assert "ono99_kernel.bots.levels" in loaded  # the import worked
+    assert "ono99_kernel.bots.strong" not in loaded and "ono99_kernel.bots.players" not in loaded
 
 
 def loaded_after_importing(modules: list[str]) -> set[str]:
@@ -52,7 +52,7 @@ def modules_under(folder: str) -> list[str]:
 
 def test_the_game_server_never_imports_textual() -> None:
     loaded = loaded_after_importing(modules_under("ono99_server"))
-    assert "ono99_server.lobby" in loaded  # the import worked
+    assert "ono99_server.lobby_state" in loaded  # the import worked
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
 
 
@@ -133,7 +133,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_package_has_no_import_cycle() -> None:
     """No module of ono99_tui imports, through others, a module that imports it: every arrow points down."""
     graph = package_imports()
-    assert "ono99_tui.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_tui.core"]  # the walk found them
+    assert "ono99_kernel.protocol" in graph["ono99_tui.tui.app"] and graph["ono99_kernel.core"]  # the walk found them
     assert import_cycles(graph) == []
 
 
@@ -141,8 +141,8 @@ def test_the_server_has_no_import_cycle() -> None:
     """Nor does the server: each part names what it asks of those above it (a table of its host, the
     lobby's parts of the lobby, a connection of its server) in a protocol of lower-level types."""
     graph = package_imports("ono99_server")  # the link to server/, so modules carry their import names
-    assert "ono99_server.members" in graph["ono99_server.table"]  # the walk found them
-    assert "ono99_server.lobby" in graph["ono99_server.app"]
+    assert "ono99_server.members" in graph["ono99_server.table_room"]  # the walk found them
+    assert "ono99_server.lobby_state" in graph["ono99_server.app"]
     assert "ono99_server.storage_pg" in graph["ono99_server.stores"]  # imported inside a function: counted too
     assert import_cycles(graph) == []
 
@@ -157,7 +157,7 @@ def test_only_the_entry_points_import_the_app_module() -> None:
     host protocol in host.py, the links in links.py): only the entry points import tui/app.py: the SSH
     front's app and the CLI (where it runs the app)."""
     importers = {module for module, imported in package_imports().items() if "ono99_tui.tui.app" in imported}
-    assert importers == {"ono99_tui.front.ssh_app", "ono99_tui.cli"}
+    assert importers == {"ono99_tui.front.session_app", "ono99_tui.cli"}
 
 
 def test_core_never_imports_the_global_random_functions() -> None:
@@ -196,7 +196,7 @@ def test_the_finder_of_message_maps_finds_them() -> None:
 
 
 def test_no_message_is_written_as_a_map_outside_the_wire_model() -> None:
-    """Messages both ways are the typed values of ono99_tui/wire/ (which alone write their maps): the
+    """Messages both ways are the typed values of ono99_kernel/wire/ (which alone write their maps): the
     server, the client, the app and its screens, the plain mode, the fronts, replays and the local game
     build values."""
     offenders = []

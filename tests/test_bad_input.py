@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import (
+from ono99_kernel.core import (
     DISCARD_FOUR,
     DRAW,
     Action,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.identity import Identity
+from ono99_kernel.identity import Identity
 from tests.server_helpers import ROOT, TIMEOUT, ServerProcess, free_port, new_identity, ono99
 
 ENGLISH = ["open to anyone", "only the keys", "browsers", "host key", "certificate SHA256", "proves its own key",

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.bots import BOT_LEVELS, SEARCHING_LEVELS, get_level
-from ono99_tui.bots import strong as strong_module
-from ono99_tui.bots.players import BOT_PLAYERS, get_bot
-from ono99_tui.core import Game, Obligation, TableOptions, TableView
-from ono99_tui.core.actions import DISCARD_FOUR, PLAYS
-from ono99_tui.core.cards import Card
-from ono99_tui.core.game import HandLog
-from ono99_tui.protocol import BOT_LEVEL_NAMES
+from ono99_kernel.bots import BOT_LEVELS, SEARCHING_LEVELS, get_level
+from ono99_kernel.bots import strong as strong_module
+from ono99_kernel.bots.players import BOT_PLAYERS, get_bot
+from ono99_kernel.core import Game, Obligation, TableOptions, TableView
+from ono99_kernel.core.actions import DISCARD_FOUR, PLAYS
+from ono99_kernel.core.cards import Card
+from ono99_kernel.core.game import HandLog
+from ono99_kernel.protocol import BOT_LEVEL_NAMES
 from ono99_tui.simulate import SimulationPlan, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def test_the_four_levels_are_registered_everywhere_with_one_line_descriptions() 
 
 
 def test_the_levels_say_which_of_them_search() -> None:
-    """The server runs these off its event loop (server/runner.py reads the declaration)."""
+    """The server runs these off its event loop (server/ono99_server/runner.py reads the declaration)."""
     assert frozenset({"strong"}) == SEARCHING_LEVELS
 
 

@@ -24,10 +24,11 @@ import pytest
 from ono99_server.lease import Fence
 from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
-from ono99_tui.client import Client, ServerError
-from ono99_tui.identity import Identity
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.wire.requests import Act, CreateTable, Join, Spectate
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_kernel.identity import Identity
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import Act, CreateTable, Join, Spectate
 from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (

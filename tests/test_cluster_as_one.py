@@ -16,9 +16,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from ono99_tui.client import Client, ServerError
-from ono99_tui.identity import Identity
-from ono99_tui.ssh_library import asyncssh
+from ono99_tui.client.connection import Client
+
+from ono99_tui.client.errors import ServerError
+from ono99_kernel.identity import Identity
+from ono99_kernel.ssh_library import asyncssh
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,

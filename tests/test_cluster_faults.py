@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client import ConnectionLost
+from ono99_tui.client.errors import ConnectionLost
 from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
@@ -247,7 +247,7 @@ async def test_a_node_told_to_stop_after_losing_its_database_and_redis_exits_in_
 async def test_a_name_claimed_on_postgresql_is_dated_by_the_databases_clock(
         database: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Of two claims of names that look alike (made on two nodes, each of which checks its own
-    list), the older keeps the name at the next start (server/names.py). Tried: a store whose
+    list), the older keeps the name at the next start (server/ono99_server/name_claims.py). Tried: a store whose
     process clock says 1970 (this process's ``time.time`` replaced for the store) saves a claim;
     its date is the database's clock, not the node's."""
     import time

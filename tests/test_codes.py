@@ -10,16 +10,18 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client import Client, ServerError
-from ono99_tui.core.actions import DISCARD_FOUR, DRAW, PLAYS
-from ono99_tui.core.cards import CODES, Card, Edition
-from ono99_tui.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActionError, RecordError
-from ono99_tui.core.game import Game
-from ono99_tui.core.options import TableOptions
+from ono99_tui.client.connection import Client
+
+from ono99_tui.client.errors import ServerError
+from ono99_kernel.core.actions import DISCARD_FOUR, DRAW, PLAYS
+from ono99_kernel.core.cards import CODES, Card, Edition
+from ono99_kernel.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActionError, RecordError
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.options import TableOptions
 from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.reasons import ILLEGAL, render, said
-from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.wire.requests import Act, Hello
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import Act, Hello
 from tests.server_helpers import TIMEOUT, create_table, join, running_server, start
 from tests.wire import said_of
 
@@ -225,7 +227,7 @@ def test_every_record_fault_is_said_in_every_language() -> None:
 
 
 def test_a_record_fault_is_said_in_german_with_its_nested_parts() -> None:
-    from ono99_tui.core.record import replay
+    from ono99_kernel.core.record import replay
     from tests.test_records import base_record, first_index
 
     record = base_record()
@@ -247,7 +249,7 @@ def test_a_record_fault_is_said_in_german_with_its_nested_parts() -> None:
 
 
 def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
-    from ono99_tui.core.record import dumps
+    from ono99_kernel.core.record import dumps
     from tests.test_records import base_record, first_index, run_cli
 
     record = base_record()
@@ -266,7 +268,7 @@ def test_records_check_says_its_faults_in_german(tmp_path: Path) -> None:
 
 
 async def test_too_many_connections_and_a_bad_key_are_said_in_german_by_their_keys(tmp_path: Path) -> None:
-    from ono99_tui.protocol import PROTOCOL_VERSION
+    from ono99_kernel.protocol import PROTOCOL_VERSION
     from tests.server_helpers import until_closed
 
     async with running_server(tmp_path, max_connections_per_address=2) as h:

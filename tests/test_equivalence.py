@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import Game, HandEnded, TableOptions
-from ono99_tui.core.record import Player, game_to_record, replay
-from ono99_tui.core.state import RandomChance, State
+from ono99_kernel.core import Game, HandEnded, TableOptions
+from ono99_kernel.core.record import Player, game_to_record, replay
+from ono99_kernel.core.state import RandomChance, State
 
 from .test_invariants import Policy, Referee, max_players
 

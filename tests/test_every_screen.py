@@ -53,7 +53,7 @@ from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.themes import THEME_FAMILIES, THEME_NAMES
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_tui.wire.requests import CreateTable, Spectate, Start
+from ono99_kernel.wire.requests import CreateTable, Spectate, Start
 from tests.server_helpers import free_port, new_identity, play, running_server
 from tests.test_i18n import cut_texts
 from tests.test_tui import PATIENCE, wait_until
@@ -592,7 +592,7 @@ def screen_text(app: App[Any]) -> str:
 
 
 def test_every_cards_word_fits_on_the_card_in_every_language() -> None:
-    from ono99_tui.core.cards import CODES
+    from ono99_kernel.core.cards import CODES
     from ono99_tui.tui.cardface import card_face
     from ono99_tui.tui.widgets import CARD_TEXT_WIDTH
 
@@ -633,7 +633,7 @@ def test_the_names_the_server_gives_that_come_only_in_english_are_said_in_the_pl
     """A LAN advertisement and the notice of a player removed from a table carry a table's name as the
     server wrote it, in English: the names the server gives (the host's table, a play-now table) are said
     in the player's language, a name the host chose as it is."""
-    from ono99_tui.tui.labels import advertised_table_name
+    from ono99_tui.client.labels import advertised_table_name
 
     with using("de"):
         assert advertised_table_name("Bob's table") == "Tisch von Bob"

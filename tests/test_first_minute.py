@@ -15,13 +15,13 @@ from textual.pilot import Pilot
 from textual.widgets import Button, RichLog, Select, Static, Switch
 
 from ono99_server import Server, ServerConfig
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen, HintScreen
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.tui.model import Model
+from ono99_tui.client.model import Model
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
@@ -29,8 +29,8 @@ from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop, seat_details
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_tui.wire.requests import CreateTable, Join, Say, Start
-from ono99_tui.wire.server import (
+from ono99_kernel.wire.requests import CreateTable, Join, Say, Start
+from ono99_kernel.wire.server import (
     GameOverEvent,
     HandEndedEvent,
     HandStartedEvent,
@@ -569,7 +569,7 @@ async def test_at_80_columns_the_invite_placeholder_and_the_leaderboard_title_ar
 
 async def test_a_knockout_summary_replaced_as_it_opens_draws_nothing() -> None:
     """The game ends the moment you are knocked out: the summary is put up and replaced at once."""
-    from ono99_tui.tui.model import KnockOut
+    from ono99_tui.client.model import KnockOut
 
     app = make_app(local=True, name="Ada", bot_delay=5, local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -16,12 +16,13 @@ import pytest
 
 from ono99_server import Server, table
 from ono99_server.connection import Connection
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.front.ssh import CODE_ALPHABET
-from ono99_tui.fronts import FrontAssertion, new_credential
-from ono99_tui.identity import Identity
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.wire.requests import Act, CreateTable, Hello, Start
+from ono99_kernel.fronts import FrontAssertion, new_credential
+from ono99_kernel.identity import Identity
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
 from tests.test_ssh import Player, create_table_through_keys, start_rig
@@ -381,9 +382,9 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
 
     from ono99_server import ServerConfig
     from ono99_tui.front.config import FrontConfig
-    from ono99_tui.front.run import config_from_env, config_to_env
+    from ono99_tui.front.process import config_from_env, config_to_env
     from ono99_tui.serve import front_config_for
-    from ono99_tui.ssh_settings import SshSettings
+    from ono99_kernel.ssh_settings import SshSettings
 
     names = {f.name for f in fields(SshSettings)}
     for config_type in (ServerConfig, FrontConfig):

@@ -7,7 +7,7 @@ Each property says what must hold for any input: the decoder yields maps or rais
 only if every field has its documented type and range, else refuses it with a documented code;
 and a server fed any sequence of messages answers each refused one with a documented error code,
 never ``server_error``, never logs a traceback, and sends only messages the client's decoder
-(ono99_tui/wire/server.py) reads into values of their declared types."""
+(ono99_kernel/wire/server.py) reads into values of their declared types."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from ono99_server import ServerConfig
 from ono99_server.local import EmbeddedServer
-from ono99_tui.protocol import HEADER, MAX_FRAME, FrameDecoder, ProtocolError, decode_payload, encode
-from ono99_tui.wire.requests import REQUEST_TYPES, FieldRule, Hello, decode_request, field_rules, kind_of
-from ono99_tui.wire.server import decode_server_message
+from ono99_kernel.protocol import HEADER, MAX_FRAME, FrameDecoder, ProtocolError, decode_payload, encode
+from ono99_kernel.wire.requests import REQUEST_TYPES, FieldRule, Hello, decode_request, field_rules, kind_of
+from ono99_kernel.wire.server import decode_server_message
 from tests.declared import as_declared
 
 FUZZ = settings(max_examples=300, derandomize=True, deadline=None, database=None,

@@ -22,12 +22,13 @@ import pytest
 from ono99_server import ServerConfig
 from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
 from ono99_server.rates import TokenBucket
-from ono99_tui.client import Client, ServerError
-from ono99_tui.protocol import MAX_FRAME, encode
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tls import client_context
-from ono99_tui.wire.requests import (
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_kernel.protocol import MAX_FRAME, encode
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.tls import client_context
+from ono99_kernel.wire.requests import (
     AskGameRecord,
     AskLeaderboard,
     AskProfile,
@@ -300,7 +301,7 @@ def test_the_default_message_limit_leaves_the_fastest_honest_play_alone(monkeypa
     that pace for ten minutes, the default limit refuses nothing (the former 20 a second with bursts
     of 60 refused from the 31st second on)."""
     now = [0.0]
-    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # the clock of server/lobby.py's buckets
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # the clock of server/ono99_server/lobby_state.py's buckets
 
     def refused_at(rate: float, burst: int, pace: float = 22.0) -> float | None:
         bucket = TokenBucket(rate, burst)

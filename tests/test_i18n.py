@@ -38,7 +38,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_tui.wire.requests import Join
+from ono99_kernel.wire.requests import Join
 from tests.test_tui import wait_until
 from tests.wire import said_of
 
@@ -127,7 +127,7 @@ def test_the_template_holds_exactly_the_messages_of_the_code(tmp_path: Path) -> 
 
 
 def test_bot_level_descriptions_are_in_the_catalog_as_the_bots_say_them() -> None:
-    from ono99_tui.bots import BOT_LEVELS
+    from ono99_kernel.bots import BOT_LEVELS
 
     ids = {message.id for message in template()}
     assert {level.description for level in BOT_LEVELS.values()} <= ids
@@ -216,7 +216,7 @@ def test_an_error_is_said_in_the_readers_language_from_its_code_and_params() -> 
 
 
 def test_a_guest_refused_a_keyed_players_name_is_told_whose_it_is() -> None:
-    from ono99_server.names import name_taken_params, same_name_refusal
+    from ono99_server.name_claims import name_taken_params, same_name_refusal
 
     for wanted, existing in (("carol", "carol"), ("Carol", "carol"), ("car0l", "carol")):
         english = same_name_refusal(wanted, existing, "belongs to a player with a key")
@@ -281,8 +281,8 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("too_many_connections", "address"): {"address"}, ("too_many_connections", "waiting_address"): {"address"},
         ("bad_field", "missing"): {"message", "field"}, ("bad_field", "type"): {"message", "field"},
         ("bad_field", "value"): {"message", "field"}, ("bad_key", "type"): {"types"},
-        ("elsewhere", None): {"host", "port"},  # several nodes (server/cluster.py)
-        # running a public host (server/moderation.py; docs/protocol.md section 5b)
+        ("elsewhere", None): {"host", "port"},  # several nodes (server/ono99_server/cluster.py)
+        # running a public host (server/ono99_server/moderation.py; docs/protocol.md section 5b)
         ("banned", "identity"): {"reason"}, ("banned", "address"): {"reason"},
         ("banned", "identity_until"): {"reason", "until"}, ("banned", "address_until"): {"reason", "until"},
         ("kicked", None): {"reason", "seconds"}, ("not_operator", "key"): {"fingerprint"},
@@ -454,8 +454,8 @@ async def test_the_language_chosen_in_the_settings_is_spoken_at_once_and_kept(
 def test_a_tables_rules_read_in_english_as_the_engine_sums_them_up_and_in_each_language() -> None:
     from itertools import product
 
-    from ono99_tui.core.options import TableOptions
-    from ono99_tui.tui.labels import rules_summary
+    from ono99_kernel.core.options import TableOptions
+    from ono99_tui.client.labels import rules_summary
 
     cases: list[tuple[str, dict[str, Any]]] = [("2022", {}), ("2022", {"eight_players": True, "manual_draw": True})]
     for scoring, win, zero, bust, sets in product(("tokens", "points"), ("last_standing", "lowest_score"),

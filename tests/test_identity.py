@@ -26,15 +26,16 @@ import pytest
 from textual.widgets import DataTable
 
 from ono99_server import Server, standin
-from ono99_server.names import name_key, name_keys
-from ono99_tui.access import AccessPolicy
-from ono99_tui.client import Client, ServerError
-from ono99_tui.fingerprints import fingerprint_digest
-from ono99_tui.front.ssh_app import SessionApp
-from ono99_tui.identity import KEY_FILE, Identity, remembered_name
-from ono99_tui.protocol import PROTOCOL_VERSION, identity_proof_message
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
+from ono99_server.name_claims import name_key, name_keys
+from ono99_kernel.access import AccessPolicy
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_kernel.fingerprints import fingerprint_digest
+from ono99_tui.front.session_app import SessionApp
+from ono99_kernel.identity import KEY_FILE, Identity, remembered_name
+from ono99_kernel.protocol import PROTOCOL_VERSION, identity_proof_message
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import (
     FAST_PLAY,
@@ -240,7 +241,7 @@ async def test_the_same_key_file_is_the_same_player_over_ssh_and_tcp(tmp_path: P
         await tcp_carol.close()
 
         guest = await Player.connect(rig, "carol", key=None)  # the SSH guest is refused the name too
-        from ono99_tui.front.ssh_app import NameScreen
+        from ono99_tui.front.session_app import NameScreen
 
         await guest.until(lambda a: isinstance(a.screen, NameScreen), "the name screen")
         await guest.press("enter")
@@ -647,7 +648,7 @@ def test_the_data_directory_is_the_flag_else_the_environment_else_the_user_data_
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from platformdirs import user_data_path
 
-    from ono99_tui.identity import data_dir
+    from ono99_kernel.identity import data_dir
 
     monkeypatch.delenv("ONO99_DATA_DIR", raising=False)
     assert data_dir() == user_data_path("ono99", appauthor=False)

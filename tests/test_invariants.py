@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ono99_tui.core import (
+from ono99_kernel.core import (
     DECK_COUNTS,
     DISCARD_FOUR,
     DRAW,

@@ -1,4 +1,4 @@
-"""The client's decoder of server messages (ono99_tui/wire/server.py): every message a real server sends
+"""The client's decoder of server messages (ono99_kernel/wire/server.py): every message a real server sends
 decodes into typed values, and anything else is refused with a ``ProtocolError`` naming the message
 type and the field, never another exception."""
 
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ono99_tui.core.options import Scoring
-from ono99_tui.protocol import ProtocolError
-from ono99_tui.tui.model import Model
-from ono99_tui.wire.requests import (
+from ono99_kernel.core.options import Scoring
+from ono99_kernel.protocol import ProtocolError
+from ono99_tui.client.model import Model
+from ono99_kernel.wire.requests import (
     AskGameRecord,
     AskLeaderboard,
     AskProfile,
@@ -32,7 +32,7 @@ from ono99_tui.wire.requests import (
     Spectate,
     Start,
 )
-from ono99_tui.wire.server import (
+from ono99_kernel.wire.server import (
     Chat,
     ChatHistory,
     ErrorMessage,

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from ono99_server import Server
-from ono99_tui.client import ServerError
-from ono99_tui.fronts import FrontAssertion, new_credential
-from ono99_tui.identity import Identity
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.wire.requests import Admin, CreateTable, Join, Report, Say, Spectate
+from ono99_tui.client.errors import ServerError
+from ono99_kernel.fronts import FrontAssertion, new_credential
+from ono99_kernel.identity import Identity
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import Admin, CreateTable, Join, Report, Say, Spectate
 from tests.server_helpers import (
     TIMEOUT,
     Harness,

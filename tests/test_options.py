@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import Edition, Game, OptionError, PointsWin, Scoring, TableOptions
+from ono99_kernel.core import Edition, Game, OptionError, PointsWin, Scoring, TableOptions
 
 # manual_draw, also a 1980 option, has its own test below
 OPTIONS_1980_ONLY = ["bust_over_99", "ono99_on_zero", "ono99_sets_99", "out_at_zero_tokens"]

@@ -23,15 +23,15 @@ from pathlib import Path
 import pytest
 
 from ono99_server.connection import Connection
-from ono99_server.table import Table
-from ono99_tui.client import Client
+from ono99_server.table_room import Table
+from ono99_tui.client.connection import Client
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.wire.requests import CreateTable, Join, Leave, Request, Say, Start
-from ono99_tui.wire.server import decode_server_message
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, Start
+from ono99_kernel.wire.server import decode_server_message
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
@@ -332,7 +332,7 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
     connection, the same seat again and the game played to its end. The deal is fixed
     (``DROP_GAME_SEED``), as the scripted games' are: the server draws a table's seed with
     ``secrets.randbits``."""
-    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: DROP_GAME_SEED)
+    monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: DROP_GAME_SEED)
     async with running_server(tmp_path, default_turn_seconds=12, grace_seconds=120) as h:
         pane = Pane(tmp_path)
         await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})

@@ -16,7 +16,7 @@ from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
-from ono99_tui.wire.requests import Say
+from ono99_kernel.wire.requests import Say
 from tests.server_helpers import TestClient, new_identity, server_config, until_closed
 from tests.test_moderation import admins_file
 

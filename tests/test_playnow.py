@@ -14,10 +14,10 @@ from openskill.models import PlackettLuce
 
 from ono99_server.ratings import PROVISIONAL_GAMES, conservative
 from ono99_server.storage import SqliteStorage
-from ono99_tui.core.record import replay
+from ono99_kernel.core.record import replay
 from ono99_tui.i18n import using
-from ono99_tui.wire.common import as_edition
-from ono99_tui.wire.requests import (
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import (
     AskGameRecord,
     AskLeaderboard,
     AskProfile,

@@ -10,7 +10,7 @@ import sqlite3
 import zlib
 from pathlib import Path
 
-from ono99_tui.wire.requests import AskGameRecord, AskProfile, Join, Leave, Stand, Start
+from ono99_kernel.wire.requests import AskGameRecord, AskProfile, Join, Leave, Stand, Start
 from tests.server_helpers import (
     FAST_PLAY,
     Store,

@@ -1,4 +1,4 @@
-"""The wire protocol without I/O (ono99_tui/protocol.py, ono99_tui/wire/): framing, decoding faults,
+"""The wire protocol without I/O (ono99_kernel/protocol.py, ono99_kernel/wire/): framing, decoding faults,
 the validation of client requests, text safety, and the plain forms of views and events, which must
 never carry a card that their recipient may not see."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from ono99_tui.core import (
+from ono99_kernel.core import (
     DISCARD_FOUR,
     DRAW,
     Card,
@@ -22,7 +22,7 @@ from ono99_tui.core import (
     Reshuffled,
     TableOptions,
 )
-from ono99_tui.protocol import (
+from ono99_kernel.protocol import (
     HEADER,
     MAX_CHAT,
     MAX_FRAME,
@@ -37,7 +37,7 @@ from ono99_tui.protocol import (
     encode,
     options_from_wire,
 )
-from ono99_tui.wire.requests import (
+from ono99_kernel.wire.requests import (
     REQUEST_TYPES,
     Act,
     AddBot,
@@ -64,7 +64,7 @@ from ono99_tui.wire.requests import (
     field_rules,
     kind_of,
 )
-from ono99_tui.wire.server import (
+from ono99_kernel.wire.server import (
     History,
     State,
     UnknownEvent,
@@ -484,8 +484,8 @@ def test_a_request_built_by_a_client_is_what_the_server_reads() -> None:
 
 
 def test_server_messages_are_no_requests() -> None:
-    """A server message type is unknown to the decoder of requests (ono99_tui/wire/requests.py), and the
-    decoder of server messages (ono99_tui/wire/server.py) reads it."""
+    """A server message type is unknown to the decoder of requests (ono99_kernel/wire/requests.py), and the
+    decoder of server messages (ono99_kernel/wire/server.py) reads it."""
     welcome = {"t": "welcome", "version": 2, "server": "ONO 99", "name": "Ada", "resume": "tok",
                "resumed": False, "table": None}
     refused(welcome, "unknown_type")

@@ -9,7 +9,7 @@ text says: the first card it may play. A line `… … connects again …` opens
 server deals from the seed the example was taken with.
 
 The document's field lists of server messages (section 5), tables (section 6) and views (section 7)
-name exactly the fields the reference client reads: those of ono99_tui/wire/server.py's dataclasses."""
+name exactly the fields the reference client reads: those of ono99_kernel/wire/server.py's dataclasses."""
 
 from __future__ import annotations
 
@@ -22,12 +22,12 @@ from unittest import mock
 
 import pytest
 
-from ono99_tui.fingerprints import fingerprint_digest
-from ono99_tui.protocol import identity_proof_message
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.wire.requests import Act, decode_request
-from ono99_tui.wire.server import Chat, TableDetail, TableInfo, Unplayable, View
+from ono99_kernel.fingerprints import fingerprint_digest
+from ono99_kernel.protocol import identity_proof_message
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import Act, decode_request
+from ono99_kernel.wire.server import Chat, TableDetail, TableInfo, Unplayable, View
 from tests.declared import SERVER_TYPES
 from tests.server_helpers import ROOT, TIMEOUT, may_act, running_server
 
@@ -130,7 +130,7 @@ def test_the_examples_are_read_whole_from_the_document() -> None:
 @pytest.mark.parametrize("heading", list(EXAMPLES))
 async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, heading: str) -> None:
     script = entries(example_lines(heading))
-    with mock.patch("ono99_server.table.secrets.randbits", return_value=EXAMPLE_SEED):
+    with mock.patch("ono99_server.table_room.secrets.randbits", return_value=EXAMPLE_SEED):
         async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
             client = await h.raw()
             acted: set[tuple[int, int]] = set()  # (game, version): a series plays several games
@@ -187,7 +187,7 @@ def hex_block_after(marker: str) -> bytes:
 def test_the_identity_proof_test_vector_is_what_the_client_signs_and_the_server_accepts() -> None:
     """Section 3a's vector: the bytes signed for a server fingerprint and a nonce, and the signature
     blob the example key makes of them, which the server's check accepts for that server only."""
-    from ono99_server.identity import verify_proof
+    from ono99_server.key_proof import verify_proof
 
     server_key = fingerprint_digest("SHA256:ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8")
     assert server_key == bytes(range(0x20, 0x40))
@@ -202,7 +202,7 @@ def test_the_identity_proof_test_vector_is_what_the_client_signs_and_the_server_
     assert not verify_proof(public, bytes(32), nonce, blob)  # the same proof, for another certificate
 
 
-# --- the document's field lists are those the reference client reads (ono99_tui/wire/server.py) -----------
+# --- the document's field lists are those the reference client reads (ono99_kernel/wire/server.py) -----------
 def section(heading: str) -> str:
     text = DOC.read_text(encoding="utf-8")
     start = text.index(heading)

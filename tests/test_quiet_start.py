@@ -3,7 +3,7 @@
 asyncssh's import made cryptography warn five times ("DSA is deprecated"), ten lines on stderr ahead of
 ``ono99 --plain``'s first sentence, ``ono99 connect``'s one-line error and ``ono99 serve``'s banner. The
 children run with every warning shown (``-W always``), so any warning an import prints fails here, and
-only the one asyncssh triggers is silenced (``ono99_tui/ssh_library.py``).
+only the one asyncssh triggers is silenced (``ono99_kernel/ssh_library.py``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def python(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[
 
 def test_importing_every_module_that_uses_asyncssh_prints_nothing() -> None:
     """Tried: the client's, the SSH front's and the server's modules that import asyncssh, warnings on."""
-    out = python("-c", "import ono99_tui.cli, ono99_tui.access, ono99_tui.front.ssh, ono99_server.identity,"
-                       " ono99_tui.identity, ono99_tui.admin, ono99_tui.serve")
+    out = python("-c", "import ono99_tui.cli, ono99_kernel.access, ono99_tui.front.ssh, ono99_server.key_proof,"
+                       " ono99_kernel.identity, ono99_tui.admin, ono99_tui.serve")
     assert out.returncode == 0 and out.stderr == "", out.stderr
 
 
@@ -44,7 +44,7 @@ def test_records_export_of_an_empty_store_says_nothing_else(tmp_path: Path) -> N
 
 def test_other_warnings_still_show() -> None:
     """Only asyncssh's DSA warning is silenced: the same words from elsewhere still print."""
-    from ono99_tui.ssh_library import asyncssh
+    from ono99_kernel.ssh_library import asyncssh
 
     assert asyncssh.__name__ == "asyncssh"
     with warnings.catch_warnings(record=True) as seen:

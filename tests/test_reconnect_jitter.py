@@ -8,7 +8,7 @@ import asyncio
 import random
 from typing import Any
 
-from ono99_tui.client import RECONNECT_DELAYS, RECONNECT_JITTER, reconnect_delay
+from ono99_tui.client.connection import RECONNECT_DELAYS, RECONNECT_JITTER, reconnect_delay
 from ono99_tui.plain.console import Console
 from ono99_tui.plain.run import PlainClient
 from ono99_tui.tui.app import make_app

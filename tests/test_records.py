@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import DRAW, Game, RecordError, TableOptions
-from ono99_tui.core.record import Player, check_lines, dumps, game_to_record, replay
+from ono99_kernel.core import DRAW, Game, RecordError, TableOptions
+from ono99_kernel.core.record import Player, check_lines, dumps, game_to_record, replay
 
 OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
     ("2022", {}),

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import RecordError
-from ono99_tui.core.cards import Edition, new_deck
-from ono99_tui.core.record import dumps, event_to_json, replay
+from ono99_kernel.core import RecordError
+from ono99_kernel.core.cards import Edition, new_deck
+from ono99_kernel.core.record import dumps, event_to_json, replay
 
 ZERO_EFFECT = {"HOLD", "REV", "DOUBLE", "PLAY2", "ONO99"}
 

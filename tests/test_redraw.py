@@ -166,8 +166,8 @@ async def test_a_lobby_chat_line_lays_nothing_out(monkeypatch: Any) -> None:
 
 
 def test_a_front_collects_cycles_rarely_and_never_looks_at_what_it_started_with() -> None:
-    """The collector settings of a front process (ono99_tui/front/run.py), in a process of its own."""
-    code = ("import gc; from ono99_tui.front.run import FRONT_GC_THRESHOLD, tune_gc; tune_gc(); "
+    """The collector settings of a front process (ono99_tui/front/process.py), in a process of its own."""
+    code = ("import gc; from ono99_tui.front.process import FRONT_GC_THRESHOLD, tune_gc; tune_gc(); "
             "print(gc.get_threshold()[0] == FRONT_GC_THRESHOLD > 700, gc.get_freeze_count() > 1000)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["True", "True"]

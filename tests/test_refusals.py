@@ -1,5 +1,5 @@
 """A refused hello, as the client library hands it over: ``ServerError`` carries the server's ``error``
-decoded once, where it arrives (ono99_tui/client.py), and everything that says why reads that value."""
+decoded once, where it arrives (ono99_tui/client/connection.py), and everything that says why reads that value."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client import Client, ServerError
+from ono99_tui.client.connection import Client
+
+from ono99_tui.client.errors import ServerError
 from ono99_tui.i18n import using
-from ono99_tui.protocol import FrameDecoder, encode
+from ono99_kernel.protocol import FrameDecoder, encode
 from ono99_tui.reasons import said
-from ono99_tui.tls import ephemeral_certificate
-from ono99_tui.wire.server import ErrorMessage
+from ono99_kernel.tls import ephemeral_certificate
+from ono99_kernel.wire.server import ErrorMessage
 from tests.server_helpers import TIMEOUT, running_server
 
 

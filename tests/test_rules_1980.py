@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import (
+from ono99_kernel.core import (
     DECK_COUNTS,
     DISCARD_FOUR,
     DRAW,
@@ -30,7 +30,7 @@ from ono99_tui.core import (
     TableOptions,
     new_deck,
 )
-from ono99_tui.wire.server import view_to_wire
+from ono99_kernel.wire.server import view_to_wire
 from tests.stacking import act, cards, obligation, played, stacked_game
 from tests.stacking import ramp as _ramp
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from ono99_tui.core import (
+from ono99_kernel.core import (
     DECK_COUNTS,
     DISCARD_FOUR,
     Action,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.core.cards import Edition, new_deck
+from ono99_kernel.core.cards import Edition, new_deck
 from ono99_tui.tui.rules_text import HELP_MARKDOWN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def test_the_help_states_the_player_counts_tokens_and_defaults_of_docs_rules_md(
 
 
 def test_the_help_names_every_option_of_docs_rules_md_as_the_new_game_dialog_does_in_every_language() -> None:
-    from ono99_tui.core.options import OPTION_WORDS
+    from ono99_kernel.core.options import OPTION_WORDS
     from ono99_tui.i18n import LANGUAGES, gettext, using
     from ono99_tui.tui.rules_text import help_markdown
 

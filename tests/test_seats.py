@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.wire.requests import (
+from ono99_kernel.wire.requests import (
     GiveSeat,
     Join,
     Kick,
@@ -183,7 +183,7 @@ async def test_a_tcp_spectator_is_not_idle_while_the_game_moves(
     that lasts longer than that and is still connected at its end; then, nothing moving, it is closed
     as idle. The deal is fixed so that the bots' delays alone outlast the timeout (checked below)."""
     bot_delay = 0.1
-    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: LONG_BOT_GAME_SEED)
+    monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: LONG_BOT_GAME_SEED)
     async with running_server(tmp_path, idle_timeout=1.0, bot_delay=bot_delay) as h:
         host = await h.connect("host")
         watcher = await h.connect("watcher")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client import Client
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.ssh_settings import SshSettings
+from ono99_tui.client.connection import Client
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.wire.requests import CreateTable, Start
+from ono99_kernel.wire.requests import CreateTable, Start
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
 
@@ -66,7 +66,7 @@ async def test_a_spectator_is_not_idle_while_the_game_moves(tmp_path: Path, monk
     idle = 4.0
     bot_delay = 0.15
     rig = await start_rig(tmp_path, ssh=SshSettings(idle_timeout=idle), bot_delay=bot_delay)  # noqa: F811
-    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: LONG_GAME_SEED)
+    monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: LONG_GAME_SEED)
     host = await Client.connect("127.0.0.1", rig.server.port, "Host")
     watcher = await Player.connect(rig, "watcher")
     try:

@@ -20,8 +20,8 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.series import SeriesLine, SeriesScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.wire.requests import CreateTable
-from ono99_tui.wire.server import SeriesInfo
+from ono99_kernel.wire.requests import CreateTable
+from ono99_kernel.wire.server import SeriesInfo
 from tests.plain_rig import Pane, rewrites
 from tests.server_helpers import running_server, server_config
 from tests.test_plain import play_to_the_end
@@ -41,7 +41,7 @@ async def test_the_app_shows_the_standings_under_the_seats_and_after_each_game(
     game-over dialog says "Series: game N of 3 · ..." with the standings the server counted, and the
     line under the seats says the same; after the second the same winner twice has won the series,
     and both say so."""
-    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: SERIES_SEED)
+    monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: SERIES_SEED)
     server = Server(server_config(tmp_path, db_path=None, grace_seconds=60))
     await server.start()
     app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada")
@@ -139,7 +139,7 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
     arrival; after each game the plain mode says where the series stands and the standings as
     lines, and after the second (the same deal twice) who won the series; r then begins the next one.
     Between games, e first10 gives the table another kind of series, and e none takes it away."""
-    monkeypatch.setattr("ono99_server.table.secrets.randbits", lambda bits: SERIES_SEED)
+    monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: SERIES_SEED)
     async with running_server(tmp_path, db_path=None, grace_seconds=60) as h:
         pane = Pane(tmp_path)
         await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})

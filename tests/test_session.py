@@ -1,4 +1,4 @@
-"""A client's session with the server (server/session.py) without sockets: fed the maps and bytes a
+"""A client's session with the server (server/ono99_server/player_session.py) without sockets: fed the maps and bytes a
 client sends, with the time given by the test, it says hello, challenges a key, applies the access
 policy, limits the rate and dispatches to the lobby; what it says is read off a recording link."""
 
@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from ono99_server import Server, ServerConfig
-from ono99_server.session import MAX_STRIKES, Session
-from ono99_tui.fingerprints import fingerprint_digest
-from ono99_tui.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, decode_payload, encode, identity_proof_message
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.wire.requests import Hello, Ping, Prove, Request
-from ono99_tui.wire.server import Challenge, ErrorMessage, ServerMessage, Welcome, decode_server_message
+from ono99_server.player_session import MAX_STRIKES, Session
+from ono99_kernel.fingerprints import fingerprint_digest
+from ono99_kernel.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, decode_payload, encode, identity_proof_message
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import Hello, Ping, Prove, Request
+from ono99_kernel.wire.server import Challenge, ErrorMessage, ServerMessage, Welcome, decode_server_message
 
 START = 1000.0  # the time the client connected, on the test's clock
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.core import TableOptions
-from ono99_tui.core.record import check_lines
+from ono99_kernel.core import TableOptions
+from ono99_kernel.core.record import check_lines
 from ono99_tui.simulate import ProgressPacer, SimulationPlan, play_game, simulate, wilson_interval
 
 from .test_records import OPTION_SETS

@@ -32,22 +32,22 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from ono99_server import Server, ServerConfig
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.front import ssh_driver
 from ono99_tui.front.ssh import SshFront, SshSession
-from ono99_tui.front.ssh_app import NameScreen, SessionApp
-from ono99_tui.front.ssh_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
-from ono99_tui.fronts import new_credential
+from ono99_tui.front.session_app import NameScreen, SessionApp
+from ono99_tui.front.textual_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
+from ono99_kernel.fronts import new_credential
 from ono99_tui.serve import front_config_for
-from ono99_tui.ssh_library import asyncssh
-from ono99_tui.ssh_settings import SshSettings
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.wire.requests import CreateTable, Join, Start
+from ono99_kernel.wire.requests import CreateTable, Join, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import play_client
 from tests.textual_compat import (
@@ -850,7 +850,7 @@ async def test_ono99_serve_prints_the_host_key_and_refuses_bad_ssh_options(tmp_p
 
 # --- Textual internals this relies on -------------------------------------------------------------
 def test_the_textual_internals_the_ssh_front_relies_on() -> None:
-    """Fails loudly when a Textual release moves what ono99_tui/front/ssh_driver.py adapts; pyproject pins
+    """Fails loudly when a Textual release moves what ono99_tui/front/textual_driver.py adapts; pyproject pins
     the minor version, and this names what to re-check before raising the pin."""
     assert textual.__version__.startswith("8.2."), textual.__version__
     assert all(getattr(redirect, "ono99_guard", False) for redirect in app_redirects()), (

@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.front.sharing import Group, TapInbox
 from ono99_tui.front.ssh import SshSession
-from ono99_tui.front.ssh_app import SessionApp
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.i18n import gettext, using
-from ono99_tui.ssh_settings import SshSettings
+from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.wire.requests import Act, CreateTable, Join, Say, Start
+from ono99_kernel.wire.requests import Act, CreateTable, Join, Say, Start
 from tests.test_ssh import PATIENCE, Player, Rig, rig, run, start_rig, until  # noqa: F401  (rig is a fixture)
 from tests.test_ssh_pace import cursor_cells, named_key
 

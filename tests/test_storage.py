@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from ono99_server.names import NameRegistry
+from ono99_server.name_claims import NameRegistry
 from ono99_server.ratings import leaderboard_of
 from ono99_server.storage import SQLITE_MIGRATIONS, Database, Storage, StorageError, shown_url
 from ono99_server.storage_pg import LATEST, PostgresStorage

@@ -13,7 +13,7 @@ import pytest
 from rich.style import Style
 from textual.theme import BUILTIN_THEMES
 
-from ono99_tui.core import TableOptions
+from ono99_kernel.core import TableOptions
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.simulate import SimulationPlan, simulate
 from ono99_tui.tui.cardface import (
@@ -79,7 +79,7 @@ def test_every_text_on_every_card_passes_wcag_aa_in_every_theme(theme: str) -> N
 
 
 def _kind(code: str) -> str:
-    from ono99_tui.tui.labels import card_kind
+    from ono99_tui.client.labels import card_kind
     return card_kind(code)
 
 
@@ -201,8 +201,8 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: 
     too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once. An SSH
     or web front shows moves at once unless its host turned motion on (``--ssh-motion``), as the front's
     process sets it up (``front.run.motion_dropped_by``). Waits are for the motion to end, never for a time."""
-    from ono99_tui.front.run import motion_dropped_by
-    from ono99_tui.ssh_settings import SshSettings
+    from ono99_tui.front.process import motion_dropped_by
+    from ono99_kernel.ssh_settings import SshSettings
     from ono99_tui.tui import tabletop
 
     reduced = mode not in ("motion", "front-motion")
@@ -294,7 +294,7 @@ async def test_the_knockout_dialog_draws_the_cards_it_lists_with_the_tables_face
     text cut, in each language; a hand too long for the dialog's width keeps the list and draws none
     rather than some."""
     from ono99_tui.tui.game_over import KnockOutScreen
-    from ono99_tui.tui.model import KnockOut
+    from ono99_tui.client.model import KnockOut
     from ono99_tui.tui.widgets import CardRow
 
     held = ["9", "-10", "REV", "ONO99"]

@@ -1,6 +1,6 @@
-"""The parts of a table, each alone: who sits where (server/seating.py) with no game or message; the game
-runner (server/runner.py) on a clock the test moves, with a table that only takes notes; and what the
-broadcaster (server/broadcast.py) sends each person, decoded as a client reads it."""
+"""The parts of a table, each alone: who sits where (server/ono99_server/seating.py) with no game or message; the game
+runner (server/ono99_server/runner.py) on a clock the test moves, with a table that only takes notes; and what the
+broadcaster (server/ono99_server/broadcast.py) sends each person, decoded as a client reads it."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from ono99_server.config import ServerConfig
 from ono99_server.members import Member
 from ono99_server.runner import GameRunner, Status
 from ono99_server.seating import Seating
-from ono99_tui.core.actions import Action
-from ono99_tui.core.events import Event
-from ono99_tui.core.options import TableOptions
-from ono99_tui.protocol import HEADER, ProtocolError, decode_payload, encode
-from ono99_tui.wire.server import HandStartedEvent, History, ServerMessage, State, decode_server_message
+from ono99_kernel.core.actions import Action
+from ono99_kernel.core.events import Event
+from ono99_kernel.core.options import TableOptions
+from ono99_kernel.protocol import HEADER, ProtocolError, decode_payload, encode
+from ono99_kernel.wire.server import HandStartedEvent, History, ServerMessage, State, decode_server_message
 
 
 class Recorder:

@@ -11,15 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.access import AccessPolicy
-from ono99_tui.client import Client, ServerError
+from ono99_kernel.access import AccessPolicy
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from ono99_tui.i18n import using
-from ono99_tui.protocol import PROTOCOL_VERSION
+from ono99_kernel.protocol import PROTOCOL_VERSION
 from ono99_tui.reasons import said
-from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.throttle import FailureThrottle, Wait, address_group
-from ono99_tui.tls import client_context
-from ono99_tui.wire.requests import Hello
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.throttle import FailureThrottle, Wait, address_group
+from ono99_kernel.tls import client_context
+from ono99_kernel.wire.requests import Hello
 from tests.server_helpers import TIMEOUT, running_server
 
 
@@ -168,7 +169,7 @@ async def test_a_locked_out_address_is_refused_unchecked_and_another_gets_in_at_
             compared.append(a)
             return compare(a, b)
 
-        monkeypatch.setattr(hmac, "compare_digest", counted)  # the module ono99_tui/access.py calls
+        monkeypatch.setattr(hmac, "compare_digest", counted)  # the module ono99_kernel/access.py calls
         started = time.monotonic()
         locked = await refused(h.port, "127.0.0.9", "open sesame")  # the right password, during the lockout
         assert time.monotonic() - started < 0.9  # at once: no pause of a checked wrong password

@@ -31,21 +31,21 @@ import aiohttp
 import pytest
 
 from ono99_server import Server, ServerConfig
-from ono99_tui.client import Client
+from ono99_tui.client.connection import Client
 from ono99_tui.front.ssh import SshFront
-from ono99_tui.front.ssh_app import SessionApp
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
 from ono99_tui.front.web_page import language_from_accept
-from ono99_tui.fronts import new_credential
+from ono99_kernel.fronts import new_credential
 from ono99_tui.known_servers import ServerTrust
 from ono99_tui.serve import front_config_for
-from ono99_tui.ssh_settings import SshSettings
-from ono99_tui.tls import client_context, load_certificate, peer_fingerprint
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.tls import client_context, load_certificate, peer_fingerprint
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
-from ono99_tui.wire.requests import CreateTable, Spectate, Start
-from ono99_tui.wire.server import PlayEvent, State
+from ono99_kernel.wire.requests import CreateTable, Spectate, Start
+from ono99_kernel.wire.server import PlayEvent, State
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
 
@@ -339,7 +339,7 @@ async def test_password_mode_asks_on_the_page_and_keys_mode_refuses_browsers(tmp
     finally:
         await rig.close()
     keys = tmp_path / "authorized_keys"
-    from ono99_tui.ssh_library import asyncssh
+    from ono99_kernel.ssh_library import asyncssh
 
     keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
     rig = await start_web_rig(tmp_path / "keys", SshSettings(auth="authorized-keys", authorized_keys=keys))

@@ -1,4 +1,4 @@
-"""The typed model of the protocol (ono99_tui/wire/) is the one description of every message, both ways:
+"""The typed model of the protocol (ono99_kernel/wire/) is the one description of every message, both ways:
 what the server sends decodes into values that encode back to the very same bytes; docs/protocol.md's
 list of requests is the request types' fields; every request type has a handler on the server."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from ono99_server import ServerConfig
 from ono99_server.local import EmbeddedServer, LocalLink
-from ono99_tui.protocol import PROTOCOL_VERSION, encode
-from ono99_tui.wire.requests import (
+from ono99_kernel.protocol import PROTOCOL_VERSION, encode
+from ono99_kernel.wire.requests import (
     REQUEST_TYPES,
     Act,
     Admin,
@@ -32,7 +32,7 @@ from ono99_tui.wire.requests import (
     field_rules,
     kind_of,
 )
-from ono99_tui.wire.server import decode_server_message
+from ono99_kernel.wire.server import decode_server_message
 from tests.server_helpers import may_act
 from tests.test_protocol_doc import section, table_rows
 

@@ -11,19 +11,19 @@ from babel.messages.pofile import read_po
 from textual.widgets import Button, Select, Static, Switch
 
 from ono99_tui import i18n
-from ono99_tui.bots import BOT_LEVELS
-from ono99_tui.core.cards import Card, Edition
-from ono99_tui.core.errors import OptionError
-from ono99_tui.core.options import OPTION_WORDS, PointsWin, TableOptions, parse_option_text
+from ono99_kernel.bots import BOT_LEVELS
+from ono99_kernel.core.cards import Card, Edition
+from ono99_kernel.core.errors import OptionError
+from ono99_kernel.core.options import OPTION_WORDS, PointsWin, TableOptions, parse_option_text
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
-from ono99_tui.protocol import BOT_LEVEL_NAMES, ProtocolError
+from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.cardface import card_face
-from ono99_tui.tui.labels import card_kind, card_label, card_short, option_problem, rules_summary
+from ono99_tui.client.labels import card_kind, card_label, card_short, option_problem, rules_summary
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_tui.wire.requests import CreateTable, decode_request
+from ono99_kernel.wire.requests import CreateTable, decode_request
 from tests.test_tui import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,7 +195,7 @@ def test_play_now_fills_with_every_level_and_only_those() -> None:
 
 # --- refused actions ------------------------------------------------------------------------------------------
 def test_every_reason_the_engine_gives_for_an_illegal_action_is_translated() -> None:
-    from ono99_tui.core.errors import ILLEGAL_PROBLEMS
+    from ono99_kernel.core.errors import ILLEGAL_PROBLEMS
     from ono99_tui.reasons import ILLEGAL, MESSAGES
 
     assert set(ILLEGAL) == set(ILLEGAL_PROBLEMS)
@@ -205,8 +205,8 @@ def test_every_reason_the_engine_gives_for_an_illegal_action_is_translated() -> 
 
 # --- the LAN list ------------------------------------------------------------------------------------------------
 def test_a_lan_adverts_english_summary_is_shown_in_the_players_language() -> None:
-    from ono99_tui.lan import Advert, AdvertisedTable, parse_txt, to_txt
-    from ono99_tui.tui.labels import summary_words
+    from ono99_kernel.lan import Advert, AdvertisedTable, parse_txt, to_txt
+    from ono99_tui.client.labels import summary_words
     from ono99_tui.tui.servers import describe_tables
 
     options = TableOptions.from_mapping("1980", {"scoring": "points", "points_target": 250,

@@ -91,7 +91,7 @@ def keep_running_on_exit(monkeypatch: pytest.MonkeyPatch, app: App[Any]) -> None
     monkeypatch.setattr(app, "exit", ignore)
 
 
-# --- what ono99_tui/front/ssh_driver.py and the screens adapt, read by the test that guards them -----------
+# --- what ono99_tui/front/textual_driver.py and the screens adapt, read by the test that guards them -----------
 def shared_key_parse() -> Any:
     """``XTermParser._parse_extended_key``: an lru_cache shared by every parser of the process, so the SSH
     front gives each session's parser (``SessionParser``) a cache of its own."""

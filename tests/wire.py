@@ -1,5 +1,5 @@
 """Server messages for tests of the app's model, as a server sends them and as the app reads them:
-each helper builds the typed value of ono99_tui/wire/server.py (only the fields a test cares about
+each helper builds the typed value of ono99_kernel/wire/server.py (only the fields a test cares about
 given, in the wire's terms: lists, maps of options) and, where a test feeds a link, its map."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.core.game import Game
-from ono99_tui.core.options import TableOptions
-from ono99_tui.core.record import replay
-from ono99_tui.protocol import PROTOCOL_VERSION
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.options import TableOptions
+from ono99_kernel.core.record import replay
+from ono99_kernel.protocol import PROTOCOL_VERSION
 from ono99_tui.reasons import said
-from ono99_tui.wire.server import (
+from ono99_kernel.wire.server import (
     Away,
     ErrorMessage,
     Notice,

@@ -1,5 +1,5 @@
 """``python -m ono99_tui.front``: one SSH front worker of ``ono99 serve``."""
 
-from .run import worker_main
+from .process import worker_main
 
 raise SystemExit(worker_main())

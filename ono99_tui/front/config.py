@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ssh_settings import SshSettings
+from ono99_kernel.ssh_settings import SshSettings
 
 DEFAULT_SSH_PORT = 2222
 # HTTPS on a port a user may open without privileges; 443 is for a reverse proxy in front (docs/web.md).
@@ -16,10 +16,10 @@ DEFAULT_WEB_PORT = 8443
 class FrontConfig:
     server_host: str = "127.0.0.1"  # the game server's TCP address
     server_port: int = 9999
-    # The fingerprint of the game server's TLS certificate (ono99_tui/tls.py): the front speaks to
+    # The fingerprint of the game server's TLS certificate (ono99_kernel/tls.py): the front speaks to
     # no other server, and its credential travels only inside that TLS session.
     server_fingerprint: str = ""
-    credential: str = ""  # what makes the game server trust this front (ono99_tui/fronts.py)
+    credential: str = ""  # what makes the game server trust this front (ono99_kernel/fronts.py)
     name: str = "ONO 99"  # the server's name, until its welcome tells
     ssh_host: str = "0.0.0.0"
     ssh_port: int = DEFAULT_SSH_PORT  # 0: any free port

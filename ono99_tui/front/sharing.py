@@ -39,9 +39,9 @@ from textual.screen import Screen
 
 from ..links import Link, continues
 from ..tui.table import TableScreen
-from ..wire.requests import Request
-from .ssh_app import NOTICES_TO_ALL, SessionApp
-from .ssh_driver import ChannelDriver, ChannelTerminal, keep_task_factory
+from ono99_kernel.wire.requests import Request
+from .session_app import NOTICES_TO_ALL, SessionApp
+from .textual_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 

@@ -5,8 +5,8 @@ One asyncssh listener, in a process of its own (``ono99 serve`` starts several, 
 ``SessionApp`` (the ordinary Textual app, drawing through ``ChannelDriver``) on a TCP link to the
 game server, one connection per player, speaking the protocol as any client does: SSH players are
 ordinary lobby members, at the same tables as TCP clients. The front is trusted by the game server
-(a credential, ono99_tui/fronts.py) to assert what the SSH login established: the player's key and
-address. The SSH key is the player's identity, as a key proven over TCP is (server/identity.py):
+(a credential, ono99_kernel/fronts.py) to assert what the SSH login established: the player's key and
+address. The SSH key is the player's identity, as a key proven over TCP is (server/ono99_server/key_proof.py):
 its fingerprint owns the player's name and stats and finds their seat again after a dropped
 connection and after a server restart. Without a key (where the auth mode allows) a player is a
 guest who picks a name first.
@@ -29,14 +29,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.ssh_library import asyncssh
+from ono99_kernel.ssh_library import asyncssh
 
-from ..access import AccessPolicy, refusal_pause
-from ..client import Client, OtherNodes, ServerError
-from ..fronts import FrontAssertion
+from ono99_kernel.access import AccessPolicy, refusal_pause
+from ..client.connection import Client, OtherNodes
+from ..client.errors import ServerError
+from ono99_kernel.fronts import FrontAssertion
 from ..known_servers import ServerTrust, UntrustedServer
-from ..limits import HelloQueue
-from ..protocol import MAX_NAME
+from ono99_kernel.limits import HelloQueue
+from ono99_kernel.protocol import MAX_NAME
 from ..reasons import said
 from ..tui.model_screen import ModelScreen
 from . import ssh_words
@@ -44,8 +45,8 @@ from .config import FrontConfig
 from .idle import IdleWatch
 from .pacing import PACER
 from .sharing import ScreenSharing, TapInbox, tap_link
-from .ssh_app import SessionApp
-from .ssh_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .session_app import SessionApp
+from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .ssh_plain import PlainSessionApp, plain_user
 
 log = logging.getLogger("ono99.ssh")
@@ -55,7 +56,7 @@ INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading 
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
-CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite code (server/table.py makes them)
+CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite code (server/ono99_server/table_room.py makes them)
 CODE_LENGTH = 6
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the session asks for another
 OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello

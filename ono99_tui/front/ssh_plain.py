@@ -20,15 +20,15 @@ from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ..tui.model import SHUTTING_DOWN
-from ..wire.common import as_edition
-from ..wire.requests import PlayNow, Spectate
-from ..wire.server import Bye, State, Welcome
-from .ssh_driver import ChannelDriver, ChannelTerminal
+from ..client.model import SHUTTING_DOWN
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import PlayNow, Spectate
+from ono99_kernel.wire.server import Bye, State, Welcome
+from .textual_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
-    from ..tui.model import Model
-    from .ssh_app import Door
+    from ..client.model import Model
+    from .session_app import Door
 
 PLAIN = "plain"
 

@@ -30,21 +30,21 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual import events
 from textual.widgets import Input
 
-from ..access import AccessPolicy, refusal_pause
-from ..client import Client, OtherNodes
+from ono99_kernel.access import AccessPolicy, refusal_pause
+from ..client.connection import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
-from ..protocol import MAX_NAME
+from ono99_kernel.protocol import MAX_NAME
 from ..reasons import render
-from ..tls import ServerCertificate
-from ..wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
-from ..wire.server import ServerMessage, Welcome
+from ono99_kernel.tls import ServerCertificate
+from ono99_kernel.wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
+from ono99_kernel.wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
 from .idle import IdleWatch
 from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
-from .ssh_app import SessionApp
-from .ssh_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .session_app import SessionApp
+from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
 
 log = logging.getLogger("ono99.web")

@@ -12,7 +12,7 @@ import sys
 
 from ..i18n import current_language
 from .config import FrontConfig
-from .run import CONFIG_ENV, LANGUAGE_ENV, READY, config_to_env
+from .process import CONFIG_ENV, LANGUAGE_ENV, READY, config_to_env
 
 log = logging.getLogger("ono99.workers")
 RESTART_DELAYS = (0.2, 0.5, 1.0, 2.0, 5.0)  # a worker that keeps dying is restarted ever more slowly

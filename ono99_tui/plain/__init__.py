@@ -1,7 +1,7 @@
 """The plain mode: ONO 99 as lines of text, for screen readers and braille displays.
 
 The same client of the game server as the app (it speaks the protocol through ``ono99_tui.client``
-or the local game's in-process link, and reads the decoded values of ``ono99_tui.wire.server``), but
+or the local game's in-process link, and reads the decoded values of ``ono99_kernel.wire.server``), but
 what it says is one complete sentence per line, appended and never redrawn: no box drawing, no
 colour, no cursor movement. What the player types is read as keys and lines (``console.py``),
 what the server sends is said in the player's language (``words.py``), and ``session.py`` holds

@@ -18,7 +18,9 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.connection import Client, OtherNodes, reconnect_delay
+
+from ..client.errors import ConnectionLost, ServerError
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -30,17 +32,17 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ..protocol import PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ..wire.requests import CreateTable, Hello, Request
-from ..wire.server import State, Welcome, decode_server_message
+from ono99_kernel.wire.requests import CreateTable, Hello, Request
+from ono99_kernel.wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
-    from ..identity import Identity
-    from ..tui.model import Model
+    from ono99_kernel.identity import Identity
+    from ..client.model import Model
 
 NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes

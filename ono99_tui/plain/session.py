@@ -1,7 +1,7 @@
 """The plain mode's game: what the server sends, said as sentences; what the player types, sent as
 protocol messages.
 
-``PlainSession`` reads decoded server messages (``ono99_tui.wire.server``) into the same ``Model`` the
+``PlainSession`` reads decoded server messages (``ono99_kernel.wire.server``) into the same ``Model`` the
 app keeps (names, seats, the view, which events and chat lines were taken in already, how the
 reader was knocked out), and says what changed, once: a play, your turn and your cards, a warning
 as your clock runs down, the end of a game with its ranking and the next step. It decides nothing
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import text as count_words
-from ..core.errors import OptionError
-from ..core.options import Scoring, parse_option_text
+from ono99_kernel.core.errors import OptionError
+from ono99_kernel.core.options import Scoring, parse_option_text
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
-from ..protocol import BOT_LEVEL_NAMES
+from ono99_kernel.protocol import BOT_LEVEL_NAMES
 from ..reasons import said
 from ..series_text import (
     SeriesChoice,
@@ -30,11 +30,11 @@ from ..series_text import (
     series_winner,
     standings_sentence,
 )
-from ..tui.labels import table_name
-from ..tui.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
-from ..tui.seat_choices import seat_choices, seated_in_running_game
-from ..wire.common import Scope, as_edition
-from ..wire.requests import (
+from ..client.labels import table_name
+from ..client.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
+from ..client.seat_choices import seat_choices, seated_in_running_game
+from ono99_kernel.wire.common import Scope, as_edition
+from ono99_kernel.wire.requests import (
     Act,
     CreateTable,
     Join,
@@ -51,7 +51,7 @@ from ..wire.requests import (
     Start,
     StartSeries,
 )
-from ..wire.server import (
+from ono99_kernel.wire.server import (
     Away,
     Bye,
     Chat,

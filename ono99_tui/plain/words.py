@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import text as count_words
-from ..core.options import SUMMARY_SEPARATOR, TableOptions
+from ono99_kernel.core.options import SUMMARY_SEPARATOR, TableOptions
 from ..i18n import N_, ngettext, pgettext
 from ..i18n import gettext as _
-from ..tui.labels import card_label, rules_summary, status_word, table_name
-from ..wire.server import TableInfo
+from ..client.labels import card_label, rules_summary, status_word, table_name
+from ono99_kernel.wire.server import TableInfo
 from .console import plain_text
 
 # Number cards in words: "1, ten; 2, zero" cannot be heard as "1, 10, 2, 0".

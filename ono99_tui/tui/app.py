@@ -19,10 +19,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..client import Client, ConnectionLost, OtherNodes, ServerError, reconnect_delay
+from ..client.connection import Client, OtherNodes, reconnect_delay
+
+from ..client.errors import ConnectionLost, ServerError
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
-from ..identity import Identity, remember_name
+from ono99_kernel.identity import Identity, remember_name
 from ..known_servers import (
     AnnouncementMismatch,
     ServerKeyChanged,
@@ -32,16 +34,16 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer, continues
-from ..protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ..wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
-from ..wire.server import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
+from ono99_kernel.wire.server import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
 from .lobby import LobbyScreen
-from .model import REPLACED, Model
+from ..client.model import REPLACED, Model
 from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen
@@ -351,7 +353,7 @@ class Ono99App(App[int]):
         return False
 
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
-        """A message as it arrived: decoded once, here, into typed values (ono99_tui.wire.server) and
+        """A message as it arrived: decoded once, here, into typed values (ono99_kernel.wire.server) and
         handled. One this version cannot read is skipped, with a notice; the session goes on."""
         try:
             decoded = decode_server_message(message)

@@ -22,7 +22,7 @@ from textual.theme import Theme
 
 from ..i18n import current_language
 from ..i18n import gettext as _
-from .labels import card_kind, card_label, card_short
+from ..client.labels import card_kind, card_label, card_short
 
 NOUNS_CAPITALISED = {"de"}  # languages whose card names keep their capital on the card
 

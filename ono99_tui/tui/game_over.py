@@ -14,11 +14,11 @@ from textual.widgets import Button, Label, Static
 from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..wire.common import as_edition
-from ..wire.requests import Leave, PlayNow
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import Leave, PlayNow
 from .host import Rewinds, ShowsModel, host_of, table_host_of
-from .labels import card_label
-from .model import KnockOut, Model
+from ..client.labels import card_label
+from ..client.model import KnockOut, Model
 from .seats import ConfirmScreen
 from .series import SeriesLine
 from .tabletop import motion_dropped

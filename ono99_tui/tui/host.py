@@ -14,8 +14,8 @@ from typing import Any, Protocol, cast, runtime_checkable
 from textual.app import App
 from textual.message_pump import MessagePump
 
-from ..wire.requests import Request
-from .model import Model
+from ono99_kernel.wire.requests import Request
+from ..client.model import Model
 from .settings import Settings
 
 

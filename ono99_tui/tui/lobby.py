@@ -18,14 +18,14 @@ from textual.widgets.data_table import RowKey
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
-from ..wire.common import as_edition
-from ..wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
 from . import lobby_list
 from .help import HelpScreen
 from .host import ShowsModel, host_of
 from .inputs import Input
-from .labels import bot_row_name
-from .model import Model
+from ..client.labels import bot_row_name
+from ..client.model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines

@@ -14,8 +14,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from ..i18n import gettext as _
-from ..wire.server import TableInfo
-from .labels import rules_summary, status_word, table_name
+from ono99_kernel.wire.server import TableInfo
+from ..client.labels import rules_summary, status_word, table_name
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"

@@ -12,7 +12,7 @@ from textual.widgets import Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..protocol import MAX_NAME
+from ono99_kernel.protocol import MAX_NAME
 from .inputs import Input
 
 KEY_HELP = N_("Enter to go to the lobby · Esc to leave. Your name belongs to your key on this server.")

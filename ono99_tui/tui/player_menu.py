@@ -20,13 +20,13 @@ from textual.widgets.option_list import Option
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..protocol import MAX_CHAT, MAX_NAME
+from ono99_kernel.protocol import MAX_CHAT, MAX_NAME
 from ..reasons import admin_said
-from ..wire.requests import Admin, Block, Mute, Report, Request
-from ..wire.server import AdminResult, ServerMessage
+from ono99_kernel.wire.requests import Admin, Block, Mute, Report, Request
+from ono99_kernel.wire.server import AdminResult, ServerMessage
 from .host import ScreenHost, host_of
 from .inputs import Input
-from .model import Model
+from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing
 
 # How long an operator's ban or lobby mute lasts: (seconds, label); 0 is for good.

@@ -13,10 +13,10 @@ from textual.widgets import Label, Static
 from .. import text as words
 from ..i18n import N_, ngettext
 from ..i18n import gettext as _
-from ..wire.common import as_edition
-from ..wire.requests import LeaveQueue, PlayNow
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import LeaveQueue, PlayNow
 from .host import ShowsModel, host_of
-from .model import Model
+from ..client.model import Model
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 

@@ -20,11 +20,11 @@ from .. import text as words
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal, percent
-from ..wire.requests import AskGameRecord, AskProfile
-from ..wire.server import GameRecord, ServerMessage
+from ono99_kernel.wire.requests import AskGameRecord, AskProfile
+from ono99_kernel.wire.server import GameRecord, ServerMessage
 from .host import ShowsModel, host_of
-from .labels import listed_name
-from .model import Model
+from ..client.labels import listed_name
+from ..client.model import Model
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
 from .widgets import KeysFooter

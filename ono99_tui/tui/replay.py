@@ -16,14 +16,14 @@ from textual.worker import get_current_worker
 
 from ..analysis import Decision, SeatAnalysis, analyse
 from ..analysis_words import decision_sentence, seat_summary
-from ..core.errors import RecordError
-from ..core.game import Game
-from ..core.record import replay
+from ono99_kernel.core.errors import RecordError
+from ono99_kernel.core.game import Game
+from ono99_kernel.core.record import replay
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..record_file import read_record, record_lines
-from ..wire.requests import Request
-from ..wire.server import (
+from ono99_kernel.wire.requests import Request
+from ono99_kernel.wire.server import (
     Seat,
     ServerMessage,
     State,
@@ -37,7 +37,7 @@ from ..wire.server import (
 )
 from .help import HelpScreen
 from .host import Rewinds, TableHost
-from .model import Model
+from ..client.model import Model
 from .rules_text import help_markdown
 from .table import TableScreen
 from .themes import MONO_THEME

@@ -15,14 +15,14 @@ from textual.widgets import Button, Label, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from .labels import seat_name
-from .seat_choices import SeatRequest, seat_choices
-from .seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
+from ..client.labels import seat_name
+from ..client.seat_choices import SeatRequest, seat_choices
+from ..client.seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
 from .unbidden import OpensByItself
 from .widgets import KeysFooter, put_up_while_closing
 
 if TYPE_CHECKING:
-    from .model import Model
+    from ..client.model import Model
 
 
 class ConfirmScreen(ModalScreen[bool]):

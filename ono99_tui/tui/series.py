@@ -24,8 +24,8 @@ from ..series_text import (
     series_line,
     series_winner,
 )
-from ..wire.requests import StartSeries
-from .model import Model
+from ono99_kernel.wire.requests import StartSeries
+from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing, show_text
 
 

@@ -14,14 +14,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from .. import text as words
-from ..client import parse_address
+from ..client.connection import parse_address
 from ..discovery import FoundServer, ServerBrowser
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..lan import Advert
-from ..protocol import PROTOCOL_VERSION
+from ono99_kernel.lan import Advert
+from ono99_kernel.protocol import PROTOCOL_VERSION
 from .inputs import Input
-from .labels import advertised_table_name, status_word, summary_words
+from ..client.labels import advertised_table_name, status_word, summary_words
 from .widgets import KeysFooter, put_up_while_closing
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address

@@ -14,15 +14,15 @@ from textual.widgets import RichLog, Static
 
 from ..i18n import N_
 from ..i18n import gettext as _
-from ..wire.requests import Kick, Rematch, Say, Sit, Stand, Start
+from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
 from .inputs import ChatInput, Input
-from .labels import card_label, is_own_table, rules_summary, table_name
-from .model import Model
+from ..client.labels import card_label, is_own_table, rules_summary, table_name
+from ..client.model import Model
 from .model_screen import ModelScreen
-from .seat_choices import SeatRequest
+from ..client.seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .series import SeriesLine, SeriesScreen
 from .steady import LineLog, append_lines

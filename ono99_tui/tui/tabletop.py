@@ -23,10 +23,10 @@ from textual.widget import Widget
 
 from .. import text as words
 from ..i18n import gettext as _
-from ..wire.server import PlayEvent, Seat, View
+from ono99_kernel.wire.server import PlayEvent, Seat, View
 from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
-from .labels import card_label
-from .model import Model
+from ..client.labels import card_label
+from ..client.model import Model
 
 SIDE_WIDTH = 16  # a seat at the side of the table
 WIDE_ENOUGH = 64  # narrower: every other seat in rows above the pile
