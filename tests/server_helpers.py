@@ -24,6 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ono99_kernel.core.actions import Action
+from ono99_kernel.core.cards import CODES
+from ono99_kernel.core.game import Game
+from ono99_kernel.identity import Identity
+from ono99_kernel.protocol import HEADER, PROTOCOL_VERSION, encode
+from ono99_kernel.tls import client_context
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
 from ono99_server import Server, ServerConfig
 from ono99_server.table_room import Table
 from ono99_tui.client.connection import Client

@@ -21,6 +21,9 @@ from typing import Any, cast
 import psycopg
 import pytest
 
+from ono99_kernel.identity import Identity
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import Act, CreateTable, Join, Spectate
 from ono99_server.lease import Fence
 from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
@@ -30,6 +33,7 @@ from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Spectate
 from tests.postgres import start_cluster
+from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,

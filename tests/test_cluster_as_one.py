@@ -21,6 +21,7 @@ from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
+from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,

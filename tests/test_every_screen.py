@@ -34,6 +34,7 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Label, Markdown, Select, Static
 from textual.widgets._select import SelectOverlay
 
+from ono99_kernel.wire.requests import CreateTable, Spectate, Start
 from ono99_tui import i18n
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
@@ -263,7 +264,7 @@ def seeded(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
     """Deals the next games of an edition from ``SEEDS`` (the server's ``secrets.randbits`` for a seed)."""
     import secrets
 
-    from ono99_server import table as server_table
+    from ono99_server import table_room as server_table
 
     def deal(edition: str) -> None:
         seeds: Iterator[int] = iter(SEEDS[edition])

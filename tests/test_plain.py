@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, Start
+from ono99_kernel.wire.server import decode_server_message
 from ono99_server.connection import Connection
 from ono99_server.table_room import Table
 from ono99_tui.client.connection import Client
@@ -306,7 +309,7 @@ def test_another_players_name_and_chat_are_said_as_plain_text() -> None:
 # --- the layers -----------------------------------------------------------------------------------------
 def test_the_plain_mode_loads_neither_textual_nor_the_game_server() -> None:
     """A client like the app, and lighter: no Textual, and the game server only through a link."""
-    loaded = loaded_after_importing([*modules_under("ono99_tui/plain"), "ono99_tui.local_game"])
+    loaded = loaded_after_importing([*modules_under("ono99_tui.plain"), "ono99_tui.local_game"])
     assert "ono99_tui.plain.session" in loaded
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
     assert not {m for m in loaded if m == "server" or m.startswith("server.")}

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from ono99_kernel.core.series import Series, place_points, points_table
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, Rematch, RemoveBot, Start, StartSeries
 from ono99_server import Server
 from ono99_kernel.core.series import Series, place_points, points_table
 from ono99_kernel.wire.requests import CreateTable, Join, Leave, Rematch, RemoveBot, Start, StartSeries

@@ -31,6 +31,10 @@ import textual
 from textual.driver import Driver
 from textual.screen import Screen
 
+from ono99_kernel.fronts import new_credential
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import CreateTable, Join, Start
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
 from ono99_tui.front import ssh_driver
@@ -41,6 +45,7 @@ from ono99_kernel.fronts import new_credential
 from ono99_tui.serve import front_config_for
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
+from ono99_tui.front import textual_driver
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
@@ -197,8 +202,14 @@ class Player:
         self.stdin.write(text.encode())
 
     async def until(self, condition: Callable[..., object], what: str) -> None:
-        """Wait until ``condition(app)`` holds for this session's app."""
-        await until(lambda: self.session.app is not None and condition(self.session.app), what)
+        """Wait until ``condition(app)`` holds for this session's app (one with a screen: between its
+        start and its first screen, or once it has ended, an app has none to ask about)."""
+        def ready() -> bool:
+            app = self.session.app
+            has_screen = app is not None and (not isinstance(app, SessionApp) or bool(app.screen_stack))
+            return has_screen and bool(condition(app))
+
+        await until(ready, what)
 
     async def until_screen(self, screen: builtins.type[Screen[Any]], what: str) -> None:
         await self.until(lambda app: isinstance(app.screen, screen), what)
@@ -859,8 +870,8 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert SessionParser._parse_extended_key is not shared_key_parse()
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
-    assert stylesheet_parse() is ssh_driver._parse_rules_once, "CSS is parsed once per process"
-    assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
+    assert stylesheet_parse() is textual_driver._parse_rules_once, "CSS is parsed once per process"
+    assert list(inspect.signature(textual_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert stylesheet_keeps_its_variables(), "the theme's variables key the shared parse"
     # The screens' cheaper start and redraws (ono99_tui/tui/model_screen.py, steady.py and widgets.py)

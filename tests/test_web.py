@@ -30,6 +30,11 @@ from typing import Any
 import aiohttp
 import pytest
 
+from ono99_kernel.fronts import new_credential
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.tls import client_context, load_certificate, peer_fingerprint
+from ono99_kernel.wire.requests import CreateTable, Spectate, Start
+from ono99_kernel.wire.server import PlayEvent, State
 from ono99_server import Server, ServerConfig
 from ono99_tui.client.connection import Client
 from ono99_tui.front.ssh import SshFront
