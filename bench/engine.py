@@ -49,10 +49,10 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 from ono99_kernel.bots.strong import _rollout
-from ono99_tui.cli import main as ono99  # imported here: a row times the games, not the import
 from ono99_kernel.core import TableOptions
 from ono99_kernel.core.cards import DECK_COUNTS, Edition
 from ono99_kernel.core.state import RandomChance, State
+from ono99_tui.cli import main as ono99  # imported here: a row times the games, not the import
 from ono99_tui.simulate import SimulationPlan, play_game
 
 ONO99 = 16

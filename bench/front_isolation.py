@@ -34,10 +34,10 @@ from typing import Any
 
 from measuring import HOST, children, free_port, log_in_all, measured, percentile, rss, start_serve, stop_serve
 
-from ono99_tui.client.connection import Client
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Rematch, Start
+from ono99_tui.client.connection import Client
 
 TIMEOUT = 120.0
 

@@ -17,11 +17,11 @@ import sys
 import time
 from collections.abc import Callable
 
+from ono99_kernel.wire.requests import CreateTable
 from ono99_server import Server, ServerConfig
 from ono99_server.advertiser import Advertiser
 from ono99_tui.client.connection import Client
 from ono99_tui.discovery import FoundServer, ServerBrowser
-from ono99_kernel.wire.requests import CreateTable
 
 
 async def one_round(index: int, debounce: float) -> tuple[float, float, float]:

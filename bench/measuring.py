@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ono99_tui.client.connection import Client
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Start
+from ono99_tui.client.connection import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the test suite's helpers, below
 

@@ -38,10 +38,10 @@ from pathlib import Path
 
 from measuring import HOST, free_port, log_in_all, measured, percentile, start_serve, stop_serve
 
-from ono99_tui.client.connection import Client
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Rematch, Start
+from ono99_tui.client.connection import Client
 
 LOBBY_MARK = b"you are"
 ANSI = re.compile(rb"\x1b\[[0-9;?$]*[A-Za-z]|\x1b\][^\x07]*\x07")

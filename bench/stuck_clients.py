@@ -37,12 +37,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from ono99_kernel.protocol import PROTOCOL_VERSION, encode
+from ono99_kernel.wire.requests import Act, CreateTable, Rematch, Start
 from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection, buffered
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ConnectionLost
-from ono99_kernel.protocol import PROTOCOL_VERSION, encode
-from ono99_kernel.wire.requests import Act, CreateTable, Rematch, Start
 from tests.server_helpers import tls_socket_that_never_reads
 
 

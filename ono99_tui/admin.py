@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import datetime
 import re
 import sys
 import time
@@ -20,14 +21,15 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ono99_kernel.protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
+from ono99_kernel.wire.requests import Admin, CreateArena
+
 from .i18n import gettext as _
 from .i18n import ngettext
-from ono99_kernel.protocol import DEFAULT_PORT, MAX_BAN_SECONDS, clean_text
 from .reasons import admin_said
-from ono99_kernel.wire.requests import Admin
 
 if TYPE_CHECKING:
-    from ono99_kernel.wire.server import AdminResult
+    from ono99_kernel.wire.server import AdminResult, ArenaMessage
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -125,12 +127,47 @@ def add_admin_parser(sub: Any) -> argparse.ArgumentParser:
     reports.add_argument("--game", type=Path, default=None, metavar="FILE.jsonl",
                          help=_("write the report's game to this file, for 'ono99 replay'"))
     commands.add_parser("log", help=_("the operators' actions, newest last"))
+    tournament = commands.add_parser("tournament", help=_("schedule a public arena (docs/server.md, \"Arenas\")"))
+    tournament.add_argument("action", choices=["create"], help=_("what to do: create"))
+    tournament.add_argument("--edition", choices=["2022", "1980"], default="2022", help=_("the edition played"))
+    tournament.add_argument("--seats", type=int, default=4, help=_("players at each of its tables (2 to 8)"))
+    tournament.add_argument("--start", default="now", type=start_time,
+                            help=_("when it starts: now, HH:MM (today, or tomorrow once past) or YYYY-MM-DD HH:MM"))
+    tournament.add_argument("--minutes", type=int, required=True, help=_("how long it seats players (5 to 1440)"))
+    tournament.add_argument("--name", default=None, help=_("its name in the lobby (default: Arena and its edition)"))
     return admin
 
 
-def request_of(args: argparse.Namespace) -> Admin | str:
-    """The ``admin`` request of the command line, or what is wrong with it."""
+def start_time(text: str, now: float | None = None) -> int:
+    """``--start``: "now", "HH:MM" (the next such time of day, local) or "YYYY-MM-DD HH:MM" (local), as
+    Unix time."""
+    moment = time.time() if now is None else now
+    text = text.strip()
+    if text.lower() == "now":
+        return int(moment)
+    try:
+        if re.fullmatch(r"\d{1,2}:\d{2}", text):
+            hours, minutes = (int(part) for part in text.split(":"))
+            day = datetime.datetime.fromtimestamp(moment)
+            at = day.replace(hour=hours, minute=minutes, second=0, microsecond=0)
+            if at.timestamp() < moment:
+                at += datetime.timedelta(days=1)
+            return int(at.timestamp())
+        return int(datetime.datetime.fromisoformat(text).timestamp())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is no time: say now, HH:MM or YYYY-MM-DD HH:MM").format(text=text)) from None
+
+
+def request_of(args: argparse.Namespace) -> Admin | CreateArena | str:
+    """The ``admin`` request of the command line (an arena's creation for ``tournament``), or what is
+    wrong with it."""
     command = args.admin_command
+    if command == "tournament":
+        if not 2 <= args.seats <= 8 or not 5 <= args.minutes <= 1440:
+            return _("--seats is from 2 to 8 and --minutes from 5 to 1440")
+        return CreateArena(minutes=args.minutes, edition=args.edition, seats=args.seats, start=args.start,
+                           name=args.name)
     fields: dict[str, Any] = {}
     if command in ("ban", "unban"):
         if (args.target is None) == (args.address is None):
@@ -180,11 +217,13 @@ def run_admin(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args, host, port, request))
 
 
-async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -> int:
-    from .client.connection import Client
-    from .client.errors import ServerError
+async def _run(args: argparse.Namespace, host: str, port: int, request: Admin | CreateArena) -> int:
     from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
     from ono99_kernel.identity import Identity, data_dir
+    from ono99_kernel.wire.server import AdminResult, ArenaMessage
+
+    from .client.connection import Client
+    from .client.errors import ServerError
     from .known_servers import (
         FINGERPRINT_PLACEHOLDER,
         KnownServers,
@@ -197,7 +236,6 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
         server_key,
     )
     from .reasons import said
-    from ono99_kernel.wire.server import AdminResult, ErrorMessage, decode_server_message
 
     directory = data_dir(args.data_dir)
     try:
@@ -242,14 +280,12 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin) -
             type(exc).__name__), file=sys.stderr)
         return EXIT_REFUSED
     try:
-        await client.send(request)
-        while True:
-            message = decode_server_message(await client.recv(TIMEOUT))
-            if isinstance(message, ErrorMessage):
-                print(f"ono99 admin {args.admin_command}: " + said(message), file=sys.stderr)
-                return EXIT_REFUSED
-            if isinstance(message, AdminResult):
-                return show(args, message)
+        if isinstance(request, CreateArena):
+            return show_arena(await client.ask(request, ArenaMessage, TIMEOUT))
+        return show(args, await client.ask(request, AdminResult, TIMEOUT))
+    except ServerError as exc:
+        print(f"ono99 admin {args.admin_command}: " + said(exc.error), file=sys.stderr)
+        return EXIT_REFUSED
     except (OSError, TimeoutError, ConnectionError) as exc:
         print("ono99 admin: " + _("the server closed the connection ({error})").format(error=type(exc).__name__),
               file=sys.stderr)
@@ -280,6 +316,7 @@ def show(args: argparse.Namespace, result: AdminResult) -> int:
     elif command == "bans":
         print(columns([_("banned"), _("name"), _("until"), _("reason")],
                       [[str(r["value"]), str(r["name"] or "-"), str(r["until"]), str(r["reason"])] for r in rows]))
+        print(ngettext("{n} ban in force", "{n} bans in force", len(rows)).format(n=len(rows)))
     elif command == "reports":
         return _show_reports(args, rows)
     elif command == "log":
@@ -288,6 +325,16 @@ def show(args: argparse.Namespace, result: AdminResult) -> int:
                         str(r["detail"])] for r in rows]))
     else:
         print(clean_text(admin_said(result)))
+    return EXIT_OK
+
+
+def show_arena(message: ArenaMessage) -> int:
+    """The arena just opened."""
+    arena = message.arena
+    starts = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() + arena.starts_in))
+    print(_("arena {id} opened: {name}, {edition}, {seats} seats, from {start} for {minutes} minutes").format(
+        id=arena.id, name=clean_text(arena.name), edition=arena.edition, seats=arena.seats, start=starts,
+        minutes=arena.minutes))
     return EXIT_OK
 
 

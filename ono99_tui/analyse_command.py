@@ -14,10 +14,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from ono99_kernel.core.errors import RecordError
+
 from . import record_file
 from .analysis import DEFAULT_SEED, THRESHOLDS, analyse
 from .analysis_words import VALUE_WORDS, decision_sentence, seat_summary
-from ono99_kernel.core.errors import RecordError
 from .i18n import N_
 from .i18n import gettext as _
 from .numbers import percent

@@ -16,17 +16,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from . import text as words
-from .admin import add_admin_parser, run_admin
-from .analyse_command import add_analyse_parser, run_analyse
-from .argparse_words import speaking
 from ono99_kernel.bots import BOT_LEVELS
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import TableOptions, parse_option_text
 from ono99_kernel.core.record import check_lines
+from ono99_kernel.protocol import DEFAULT_PORT, ProtocolError, check_name
+
+from . import text as words
+from .admin import add_admin_parser, run_admin
+from .analyse_command import add_analyse_parser, run_analyse
+from .argparse_words import speaking
 from .i18n import LANGUAGES, choose_language, set_default_language
 from .i18n import gettext as _
-from ono99_kernel.protocol import DEFAULT_PORT, ProtocolError, check_name
 from .reasons import render
 
 DEFAULT_SSH_PORT = 2222  # as server.config.DEFAULT_SSH_PORT; the CLI imports the server only to serve
@@ -106,6 +107,7 @@ def player_name(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ono99`` command's parser: its own options, then each subcommand's (in the order ``--help`` lists them)."""
     parser = Parser(
         prog="ono99",
         description=_("ONO 99, the card game: keep the running total at 98 or below."),
@@ -121,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
                                "line, nothing redrawn (with play or connect)"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    for add in (_add_play_parser, _add_connect_parser, _add_replay_parser, add_analyse_parser, _add_simulate_parser,
+                _add_records_parser, _add_serve_parser, add_admin_parser, _add_front_parser):
+        add(sub)
+    return parser
+
+
+def _add_play_parser(sub: Any) -> None:
+    """``ono99 play``: a local game against bots."""
     play = sub.add_parser("play", help=_("play a local game against bots (the default with no command)"),
                           description=_("Play against bots in this terminal; an embedded server runs in "
                                       "this process, no port is opened."))
@@ -137,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--plain", action="store_true", default=argparse.SUPPRESS,
                       help=_("play in plain lines of text, for screen readers and braille displays"))
 
+
+def _add_connect_parser(sub: Any) -> None:
+    """``ono99 connect``: join a server's lobby."""
     connect = sub.add_parser("connect", help=_("join a server's lobby: ono99 connect [HOST[:PORT]]"),
                              description=_("Join an ONO 99 server started with 'ono99 serve'. Without an "
                                          "address, lists the servers found on the local network."))
@@ -158,13 +171,18 @@ def build_parser() -> argparse.ArgumentParser:
                          help=_("play in plain lines of text, for screen readers and braille displays (give the "
                                 "server's address)"))
 
+
+def _add_replay_parser(sub: Any) -> None:
+    """``ono99 replay``: step through a recorded game."""
     replay_cmd = sub.add_parser("replay", help=_("step through a recorded game: ono99 replay FILE.jsonl"),
                                 description=_("Step through a game record with the table screen."))
     replay_cmd.add_argument("file", type=Path, metavar="FILE.jsonl")
     replay_cmd.add_argument("--line", type=record_number, default=1,
                             help=_("which record of the file, counting from 1 (default 1)"))
-    add_analyse_parser(sub)
 
+
+def _add_simulate_parser(sub: Any) -> None:
+    """``ono99 simulate``: many headless bot games."""
     sim = sub.add_parser("simulate", help=_("play many headless bot games and report win rates"),
                          description=_("Play many headless bot games (seats rotate between games) and "
                                      "report wins per bot and per seat with confidence intervals (95%)."))
@@ -183,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--workers", type=int, default=1, help=_("worker processes (default 1)"))
     sim.add_argument("--json", action="store_true", help=_("print the summary as one JSON object"))
 
+
+def _add_records_parser(sub: Any) -> None:
+    """``ono99 records``: check record files, export a server's records."""
     rec = sub.add_parser("records", help=_("check game record files, export a server's records"),
                          description=_("Work with ono99-record/1 game record files (JSON Lines)."))
     rec.set_defaults(records_parser=rec)
@@ -195,9 +216,19 @@ def build_parser() -> argparse.ArgumentParser:
                                "postgresql:// URL"))
     export.add_argument("--out", type=Path, default=None, metavar="FILE.jsonl", help=_("output file (default: stdout)"))
 
+
+def _add_serve_parser(sub: Any) -> None:
+    """``ono99 serve``: host a server; its options in groups, each by what it sets."""
     serve = sub.add_parser("serve", help=_("host a server for LAN or internet play"),
                            description=_("Host an ONO 99 server: a lobby with tables that clients join "
                                        "with 'ono99 connect HOST', or with plain 'ssh -p 2222 HOST'."))
+    for add in (_serve_listeners, _serve_access_and_ssh, _serve_storage_and_cluster, _serve_game, _serve_limits,
+                _serve_operations):
+        add(serve)
+
+
+def _serve_listeners(serve: argparse.ArgumentParser) -> None:
+    """Where ``ono99 serve`` listens: the game's TCP port, SSH and the web, and the web's certificate."""
     serve.add_argument("--host", default="0.0.0.0", help=_("address to listen on (default: all interfaces)"))
     serve.add_argument("--port", type=port_number(0), default=DEFAULT_PORT,
                        help=_("TCP port for 'ono99 connect' (default {port}; 0 turns TCP off)").format(
@@ -213,6 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_("the TLS certificate of the web port, e.g. one from a certificate authority "
                               "(default: the game port's); with --web-key"))
     serve.add_argument("--web-key", type=Path, default=None, metavar="PEM", help=_("the private key of --web-cert"))
+
+
+def _serve_access_and_ssh(serve: argparse.ArgumentParser) -> None:
+    """Who may come in (over every listener), and the SSH front's sessions."""
     serve.add_argument("--auth", "--ssh-auth", dest="ssh_auth", nargs="+", default=["any-key"],
                        metavar=("MODE", "PATH"),
                        help=_("who may come in, over TCP and SSH alike: 'any-key' (default: anyone; over SSH a key's "
@@ -238,6 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "moves at once, which costs the fronts less CPU)"))
     serve.add_argument("--ssh-max-per-address", type=int, default=8,
                        help=_("SSH sessions at once from one address (default 8)"))
+
+
+def _serve_storage_and_cluster(serve: argparse.ArgumentParser) -> None:
+    """Where games are kept, and one node of several (``--cluster``)."""
     serve.add_argument("--db", default=None, metavar="PATH|URL",
                        help=_("where games, stats and tables in progress are kept: an SQLite file (default: "
                             "ono99.db in the user's data directory) or a PostgreSQL database "
@@ -253,6 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--node-address", default=None, metavar="HOST:PORT",
                        help=_("with --cluster: where players reach this node's TCP port (default: --host and "
                               "--port)"))
+
+
+def _serve_game(serve: argparse.ArgumentParser) -> None:
+    """The server's name and the game's clocks and waits."""
     serve.add_argument("--name", default="ONO 99", help=_("the server's name shown to players"))
     serve.add_argument("--no-advertise", dest="advertise", action="store_false",
                        help=_("do not announce the server on the local network (mDNS/DNS-SD, '_ono99._tcp'); "
@@ -266,6 +309,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--play-now-wait", type=seconds(600), default=20.0, metavar="SECONDS",
                        help=_("seconds the first player in a play-now queue waits before bots fill the table "
                               "(default 20)"))
+
+
+def _serve_limits(serve: argparse.ArgumentParser) -> None:
+    """How much one player, address or connection may take."""
     serve.add_argument("--max-connections", type=int, default=2000,
                        help=_("players connected at once, TCP and SSH (default 2000; connections that have not "
                             "said hello yet have a budget of their own)"))
@@ -279,6 +326,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--messages-per-second", type=float, default=None,
                        help=_("messages one connection may send each second, in bursts of twice as many "
                             "(default 50); over it messages are refused, a flood is dropped"))
+
+
+def _serve_operations(serve: argparse.ArgumentParser) -> None:
+    """Logging, the SSH workers, TLS files, the fronts' credential, operators and metrics."""
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                        help=_("how much the server logs on stderr (default info)"))
     serve.add_argument("--ssh-workers", type=int, default=None,
@@ -303,7 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_("the address of --metrics-port (default 127.0.0.1)"))
     serve.add_argument("--log-format", choices=["text", "json"], default="text",
                        help=_("log lines as text (default) or as JSON objects, one a line"))
-    add_admin_parser(sub)
+
+
+def _add_front_parser(sub: Any) -> None:
+    """``ono99 front``: an SSH (and web) front for a game server elsewhere."""
     front = sub.add_parser("front", help=_("run an SSH front for a game server elsewhere"),
                            description=_("An SSH front on this machine for the game server at --server: players "
                                          "'ssh -p PORT' here and play on that server. The server trusts the front "
@@ -337,7 +391,6 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_("share the SSH port with other fronts on this machine (SO_REUSEPORT)"))
     front.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                        help=_("how much the front logs on stderr (default info)"))
-    return parser
 
 
 def lang_flag(argv: Sequence[str]) -> str | None:
@@ -485,10 +538,11 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
     import getpass
     import os
 
-    from .client.connection import parse_address, probe
     from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
     from ono99_kernel.identity import Identity, remember_name, remembered_name
     from ono99_kernel.identity import data_dir as identity_dir
+
+    from .client.connection import parse_address, probe
     from .known_servers import KnownServers, ServerTrust, not_a_fingerprint
 
     host, port = "", DEFAULT_PORT
@@ -555,6 +609,7 @@ def run_connect(address: str | None, name: str | None, data_dir: Path | None = N
 
 def run_replay(path: Path, line: int) -> int:
     from ono99_kernel.core.errors import RecordError
+
     from .tui.replay import load_replay, make_replay_app
 
     try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
+
 from .i18n import gettext as _
 
 KNOWN_SERVERS_FILE = "known_servers"

@@ -27,15 +27,6 @@ class LocalServer(Protocol):
 
     def set_bot_delay(self, seconds: float) -> None: ...
 
+    def finished_record(self, table_id: int) -> dict[str, Any] | None: ...
+
     async def close(self) -> None: ...
-
-
-def continues(last: dict[str, Any], message: dict[str, Any]) -> bool:
-    """Whether ``message`` (from a link's inbox) is a state that follows the state ``last`` in one
-    table's game, event after event (by their numbers): the two can be taken in as one, the later
-    with the events of both."""
-    return (message.get("t") == "state" == last.get("t")
-            and message.get("table") == last.get("table") and message.get("game_no") == last.get("game_no")
-            and isinstance(message.get("events"), list) and isinstance(last.get("events"), list)
-            and isinstance(message.get("seq"), int) and isinstance(last.get("seq"), int)
-            and message["seq"] - len(message["events"]) == last["seq"])

@@ -14,10 +14,11 @@ from typing import Any
 from ono99_kernel.bots.levels import BOT_LEVELS
 from ono99_kernel.core.actions import DISCARD_FOUR_CODE, DRAW_CODE
 from ono99_kernel.core.errors import ILLEGAL_PROBLEMS, OPTION_PROBLEMS, english_card
-from .i18n import N_, gettext, ngettext
-from .numbers import decimal, signed
 from ono99_kernel.protocol import TABLE_NAMES
 from ono99_kernel.wire.server import AdminResult, Away, ErrorMessage, Notice, Unplayable
+
+from .i18n import N_, gettext, ngettext
+from .numbers import decimal, signed
 
 # (code, params' "why" or None) → message; {names} are params.
 MESSAGES: dict[tuple[str, str | None], str] = {
@@ -31,6 +32,8 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("game_running", "play_now"): N_("you are playing a game; leave the table first"),
     ("not_finished", "rematch"): N_("a rematch can start once the game is over"),
     ("game_running", "series"): N_("a series can start between games"),
+    ("game_running", "hints"): N_("hints can be turned on or off between games"),
+    ("rated_table", "play_now"): N_("a play-now table is rated: hints are for tables of your own"),
     ("bad_series", "private"): N_("a series is played at a private table"),
     ("bad_series", "both"): N_("a series is a number of games or a number of points, not both"),
     ("table_full", "spectate"): N_("every seat is taken; you can spectate"),
@@ -138,6 +141,17 @@ MESSAGES: dict[tuple[str, str | None], str] = {
                                 "listed in the file of ono99 serve --admins)"),
     ("not_operator", "no_key"): N_("an operator's session needs a key"),
     ("not_operator", "member"): N_("only the server's operators can do that"),
+    # arenas (docs/protocol.md section 6b)
+    ("not_operator", "arena"): N_("only the server's operators can open a public arena; open a private one"),
+    ("bad_arena", "ahead"): N_("an arena starts within a week"),
+    ("bad_arena", "one_private"): N_("you have a private arena open already; it must end first"),
+    ("no_arena", "code"): N_("no arena has that invite code"),
+    ("no_arena", "id"): N_("there is no such arena"),
+    ("no_arena", "none"): N_("no arena is running or coming"),
+    ("no_arena", "not_in"): N_("you are in no arena"),
+    ("no_arena", "cluster"): N_("arenas run on a server of one node; this one has several"),
+    ("arena_over", "over"): N_("that arena is over"),
+    ("game_running", "arena"): N_("you are playing a game; leave the table first"),
     ("bad_name", "denied"): N_("the name {name} is not allowed on this server; choose another"),
     ("muted", "lobby"): N_("an operator muted you in the lobby's chat: {reason}"),
     ("muted", "lobby_until"): N_("an operator muted you in the lobby's chat until {until}: {reason}"),
@@ -154,6 +168,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("no_report", None): N_("there is no report {id}"),
     ("blocked", None): N_("the host of this table does not let you join it"),
     ("rate_limited", "report"): N_("you sent too many reports; you can send another in {seconds} s"),
+    ("rate_limited", "records"): N_("you fetched too many game records; you can fetch another in {seconds} s"),
     # not "or come in as a guest": an `ono99 connect` or SSH player cannot
     ("rate_limited", "new_names"): N_("too many new players' names from your address just now: wait {seconds} s "
                                       "before trying again"),
@@ -170,7 +185,7 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("renamed", None): N_("An operator renamed you to {name}."),
     ("table_closed", None): N_("An operator closed your table: {reason}"),
     ("waiting_for_seat", None): N_("You will sit down when the next game starts, if a seat is free then."),
-    ("removed", None): N_("You were removed from table {table}."),
+    ("removed", None): N_("You were removed from the table: {table}."),
     ("no_seat_free", None): N_("No seat was free when the game started: you watch it, and sit down at the next "
                                "game if a seat is free then."),
     ("seat_wanted", None): N_("Waiting for a seat: {names}. Between games, give one with the seat menu (m), or let "

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import text as words
 from ono99_kernel.core.errors import RecordError
+
+from . import text as words
 
 
 def record_lines(path: Path) -> list[str]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from ono99_kernel.wire.server import SeriesInfo
+
 from . import text as words
 from .i18n import gettext as _
-from ono99_kernel.wire.server import SeriesInfo
 
 SeriesChoice = tuple[str, int] | None  # (kind, target), or no series
 # The series a host is offered, in that order.

@@ -11,22 +11,23 @@ import signal
 import socket
 import sys
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ono99_server import Server, ServerConfig
-from ono99_server.storage import StorageError, shown_url
-
-from .front.config import FrontConfig
 from ono99_kernel.fronts import new_credential
-from .i18n import gettext as _
-from .i18n import ngettext
-from .known_servers import server_key
 from ono99_kernel.protocol import DEFAULT_PORT
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.tls import CERT_FILE as TLS_CERT_FILE
 from ono99_kernel.tls import KEY_FILE as TLS_KEY_FILE
+from ono99_server import Server, ServerConfig
+from ono99_server.storage import StorageError, shown_url
+
+from .front.config import FrontConfig
+from .i18n import gettext as _
+from .i18n import ngettext
+from .known_servers import server_key
 
 SHUTDOWN_SECONDS = 10.0  # at most, from SIGINT or SIGTERM to the exit
 log = logging.getLogger("ono99.serve")
@@ -34,10 +35,10 @@ WEB_CERT_FILE = "web_tls_cert.pem"  # an ``ono99 front``'s own certificate for i
 WEB_KEY_FILE = "web_tls_key.pem"
 
 if TYPE_CHECKING:
+    from ono99_kernel.access import AccessPolicy
     from ono99_server.advertiser import Advertiser
     from ono99_server.storage_pg import PostgresStorage
 
-    from ono99_kernel.access import AccessPolicy
     from .front.ssh import SshFront
     from .front.web import WebFront
     from .front.workers import WorkerPool
@@ -137,6 +138,30 @@ def front_config_for(config: ServerConfig, server_port: int, server_fingerprint:
                        ssh=config.ssh)
 
 
+@dataclass
+class Serving:
+    """What ``serve`` has started, stage by stage: what the banner says and the shutdown stops."""
+
+    config: ServerConfig
+    server: Server
+    credential: str  # this server's own fronts'
+    tcp_for_players: bool
+    ssh_host: str
+    web_host: str
+    reserved: list[socket.socket] = field(default_factory=list)  # the fronts' ports, held for the workers
+    listen_ssh: bool = False
+    listen_web: bool = False
+    ssh_port: int = 0  # bound
+    web_port: int = 0  # bound
+    web_fingerprint: str = ""
+    pool: WorkerPool | None = None
+    front: SshFront | None = None
+    web: WebFront | None = None
+    advertiser: Advertiser | None = None
+    advertising: asyncio.Task[None] | None = None
+    workers_from_cores: bool = False  # the workers are one per core given: the banner says so
+
+
 async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
                 log_level: str = "info", web_port: int | None = None, web_required: bool = False,
                 web_host: str | None = None, web_tls: tuple[Path, Path] | None = None,
@@ -146,16 +171,39 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     web front; ``web_tls``: its certificate and key files, else the game port's). ``ssh_workers``
     front processes share the SSH and web ports (0: the fronts run inside this process, still over
     loopback TCP; ``workers_from_cores``: one per core given, which the banner says)."""
-    from ono99_server.advertiser import Advertiser, interface_plan
-
-    from .front.ssh import load_or_create_host_key
-    from .front.workers import WorkerPool, reserve_port
-    from ono99_kernel.tls import load_certificate
-
     if config.port is None and config.ssh_port is None and web_port is None:
         print("ono99 serve: " + _("TCP (--port 0), SSH (--ssh-port 0) and the web (--web-port 0) are all off: "
                                   "nobody could join"), file=sys.stderr)
         return 2
+    credential, tcp_for_players, ssh_host, web_host = _settle_listeners(config, web_port, web_host)
+    server = await _start_server(config)
+    if server is None:
+        return 2
+    run = Serving(config, server, credential, tcp_for_players, ssh_host, web_host,
+                  workers_from_cores=workers_from_cores)
+    if not await _reserve_front_ports(run, ssh_required, ssh_workers, web_port, web_required):
+        return 2
+    if (run.listen_ssh or run.listen_web) and not await _start_fronts(run, ssh_workers, log_level, web_port, web_tls):
+        return 2
+    if config.advertise and tcp_for_players:  # the record gives the TCP port: nothing to announce without it
+        from ono99_server.advertiser import Advertiser
+
+        run.advertiser = Advertiser(server, run.ssh_port or None)
+        run.advertising = asyncio.create_task(_advertise(run.advertiser))
+    stop, step = _stop_on_signals(server)
+    _say_listeners(run)
+    _say_state(run)
+    print("  " + _("stop with Ctrl+C"), flush=True)
+    await stop.wait()
+    await _shut_down(run, step)
+    return 0
+
+
+def _settle_listeners(config: ServerConfig, web_port: int | None,
+                      web_host: str | None) -> tuple[str, bool, str, str]:
+    """Settle ``config`` for the fronts this server runs: their credential (trusted by the server), the
+    SSH host, and a loopback-only game port when TCP play is off. Returns (the credential, whether
+    players may use TCP, the SSH host, the web host)."""
     credential = new_credential()  # for this server's own fronts; remote fronts bring theirs (a file)
     if config.cluster_url is not None and config.front_credentials:
         # One node of several sends a front's player on to another node: its own fronts speak with the
@@ -170,120 +218,142 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         config.ssh_host = ssh_host
         if not tcp_for_players:  # the fronts still reach the game over loopback; players cannot
             config.host, config.port, config.fronts_only = "127.0.0.1", 0, True
+    return credential, tcp_for_players, ssh_host, web_host
+
+
+async def _start_server(config: ServerConfig) -> Server | None:
+    """The game server, started; None once what stopped it is said."""
     try:
         server = Server(config)
         server.load_certificate()
     except (OSError, ValueError, StorageError) as exc:  # the access policy, the TLS files or the database
         print(f"ono99 serve: {exc}", file=sys.stderr)
-        return 2
+        return None
     try:
         await server.start()
     except ValueError as exc:  # the metrics port
         print(f"ono99 serve: {exc}", file=sys.stderr)
         await server.close()
-        return 2
+        return None
     except OSError as exc:
         print("ono99 serve: " + _("cannot listen on {address}: {error}. Is another server running? Pick another "
                                   "--port.").format(address=f"{config.host}:{config.port}", error=exc.strerror),
               file=sys.stderr)
         await server.close()
-        return 2
-    front: SshFront | None = None
-    web: WebFront | None = None
-    pool: WorkerPool | None = None
-    ssh_port = bound_web_port = 0
-    reserved: list[socket.socket] = []
-    listen_ssh = listen_web = False
-    web_fingerprint = ""
+        return None
+    return server
+
+
+async def _reserve_front_ports(run: Serving, ssh_required: bool, ssh_workers: int, web_port: int | None,
+                               web_required: bool) -> bool:
+    """Hold the SSH and web ports for the front workers (and make the SSH host key before they read it).
+    A port that is not required and is busy only turns its front off; False (the server closed) when
+    a required one cannot be had."""
+    from .front.ssh import load_or_create_host_key
+    from .front.workers import reserve_port
+
+    config, server, reserved = run.config, run.server, run.reserved
     if config.ssh_port is not None:
         try:
             load_or_create_host_key(config.ssh.host_key)  # made once here, before the workers read it
             if ssh_workers > 0:
-                reserved.append(reserve_port(ssh_host, config.ssh_port))
-                ssh_port = int(reserved[-1].getsockname()[1])
-            listen_ssh = True
+                reserved.append(reserve_port(run.ssh_host, config.ssh_port))
+                run.ssh_port = int(reserved[-1].getsockname()[1])
+            run.listen_ssh = True
         except (OSError, ValueError) as exc:
             if ssh_required or not isinstance(exc, OSError):
                 print("ono99 serve: " + _("cannot listen on SSH port {port}: {error}. Pick another --ssh-port, or 0 "
                                           "for no SSH.").format(port=config.ssh_port, error=exc), file=sys.stderr)
                 await server.close()
-                return 2
+                return False
             print("ono99 serve: " + _("SSH port {port} is not available ({error}); carrying on without SSH (choose "
                                       "one with --ssh-port)").format(port=config.ssh_port, error=exc),
                   file=sys.stderr, flush=True)
     if web_port is not None:
         try:
             if ssh_workers > 0:
-                reserved.append(reserve_port(web_host, web_port))
-                bound_web_port = int(reserved[-1].getsockname()[1])
-            listen_web = True
+                reserved.append(reserve_port(run.web_host, web_port))
+                run.web_port = int(reserved[-1].getsockname()[1])
+            run.listen_web = True
         except OSError as exc:
             if web_required:
                 print("ono99 serve: " + _("cannot listen on web port {port}: {error}. Pick another --web-port, or 0 "
                                           "for no web front.").format(port=web_port, error=exc), file=sys.stderr)
                 await _close_all(server, reserved)
-                return 2
+                return False
             print("ono99 serve: " + _("web port {port} is not available ({error}); carrying on without the web "
                                       "front (choose one with --web-port)").format(port=web_port, error=exc),
                   file=sys.stderr, flush=True)
-    if listen_ssh or listen_web:
-        front_config = front_config_for(config, server.port, server.fingerprint, credential)
-        # the web port shows the certificate players pin over TCP, unless it was given one of its own
-        try:
-            certificate = load_certificate(*web_tls) if web_tls is not None else server.load_certificate()
-        except ValueError as exc:
-            print(f"ono99 serve: --web-cert: {exc}", file=sys.stderr)
-            await _close_all(server, reserved)
-            return 2
-        web_fingerprint = certificate.fingerprint
-        front_config.listen_ssh = listen_ssh
-        front_config.web_host, front_config.web_cert, front_config.web_key = (web_host, certificate.cert_path,
-                                                                              certificate.key_path)
-        if ssh_workers > 0:
-            front_config.ssh_port, front_config.reuse_port = ssh_port, True
-            front_config.web_port = bound_web_port if listen_web else None
-            pool = WorkerPool(front_config, ssh_workers, log_level)
-            fronts = [front for front, on in (("ssh", listen_ssh), ("web", listen_web)) if on]
-            workers = pool
-            server.lobby.metrics.front_workers = lambda: [(front, str(pid)) for pid in workers.pids for front in fronts]
-            try:
-                await pool.start()
-            except TimeoutError:
-                print("ono99 serve: " + _("the SSH front workers did not start"), file=sys.stderr)
-                await pool.close()
-                await _close_all(server, reserved)
-                return 2
-        else:
-            from .front.ssh import SshFront
-            from .front.web import WebFront
+    return True
 
-            front_config.web_port = web_port if listen_web else None
-            try:
-                if listen_ssh:
-                    front = SshFront(front_config)
-                    await front.start()
-                    ssh_port = front.port
-                if listen_web:
-                    web = WebFront(front_config, certificate, access=front.access if front else None,
-                                   opening=front.opening if front else None)
-                    web.ssh_port = ssh_port or None
-                    await web.start()
-                    bound_web_port = web.port
-            except (OSError, ValueError) as exc:
-                print(f"ono99 serve: {exc}", file=sys.stderr)
-                for started in (front, web):
-                    if started is not None:
-                        await started.close()
-                await server.close()
-                return 2
-        if listen_ssh:
-            server.access.ssh_hint = f"ssh -p {ssh_port} HOST"
-        elif not tcp_for_players:  # the browser's page is the only way in
-            server.access.ssh_hint = f"https://{_shown_host(web_host)}:{bound_web_port}/"
-    advertiser: Advertiser | None = None
-    if config.advertise and tcp_for_players:  # the record gives the TCP port: nothing to announce without it
-        advertiser = Advertiser(server, ssh_port or None)
-        advertising = asyncio.create_task(_advertise(advertiser))
+
+async def _start_fronts(run: Serving, ssh_workers: int, log_level: str, web_port: int | None,
+                        web_tls: tuple[Path, Path] | None) -> bool:
+    """Start the SSH and web fronts: ``ssh_workers`` processes, or inside this process (0). False (all
+    closed) when they cannot start."""
+    from ono99_kernel.tls import load_certificate
+
+    config, server = run.config, run.server
+    front_config = front_config_for(config, server.port, server.fingerprint, run.credential)
+    # the web port shows the certificate players pin over TCP, unless it was given one of its own
+    try:
+        certificate = load_certificate(*web_tls) if web_tls is not None else server.load_certificate()
+    except ValueError as exc:
+        print(f"ono99 serve: --web-cert: {exc}", file=sys.stderr)
+        await _close_all(server, run.reserved)
+        return False
+    run.web_fingerprint = certificate.fingerprint
+    front_config.listen_ssh = run.listen_ssh
+    front_config.web_host, front_config.web_cert, front_config.web_key = (run.web_host, certificate.cert_path,
+                                                                          certificate.key_path)
+    if ssh_workers > 0:
+        from .front.workers import WorkerPool
+
+        front_config.ssh_port, front_config.reuse_port = run.ssh_port, True
+        front_config.web_port = run.web_port if run.listen_web else None
+        pool = run.pool = WorkerPool(front_config, ssh_workers, log_level)
+        fronts = [front for front, on in (("ssh", run.listen_ssh), ("web", run.listen_web)) if on]
+        server.lobby.metrics.front_workers = lambda: [(front, str(pid)) for pid in pool.pids for front in fronts]
+        try:
+            await pool.start()
+        except TimeoutError:
+            print("ono99 serve: " + _("the SSH front workers did not start"), file=sys.stderr)
+            await pool.close()
+            await _close_all(server, run.reserved)
+            return False
+    else:
+        from .front.ssh import SshFront
+        from .front.web import WebFront
+
+        front_config.web_port = web_port if run.listen_web else None
+        try:
+            if run.listen_ssh:
+                front = run.front = SshFront(front_config)
+                await front.start()
+                run.ssh_port = front.port
+            if run.listen_web:
+                web = run.web = WebFront(front_config, certificate, access=run.front.access if run.front else None,
+                                         opening=run.front.opening if run.front else None)
+                web.ssh_port = run.ssh_port or None
+                await web.start()
+                run.web_port = web.port
+        except (OSError, ValueError) as exc:
+            print(f"ono99 serve: {exc}", file=sys.stderr)
+            for started in (run.front, run.web):
+                if started is not None:
+                    await started.close()
+            await server.close()
+            return False
+    if run.listen_ssh:
+        server.access.ssh_hint = f"ssh -p {run.ssh_port} HOST"
+    elif not run.tcp_for_players:  # the browser's page is the only way in
+        server.access.ssh_hint = f"https://{_shown_host(run.web_host)}:{run.web_port}/"
+    return True
+
+
+def _stop_on_signals(server: Server) -> tuple[asyncio.Event, list[str]]:
+    """SIGINT and SIGTERM set the event returned, and start a bound on the shutdown that follows (the
+    list returned names the step it is at, for ``_give_up``)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     # The shutdown is bounded, from the signal on: a database or a Redis that stopped answering (a
@@ -301,8 +371,18 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
+    return stop, step
+
+
+def _say_listeners(run: Serving) -> None:
+    """The banner's first part: how players come in, over TCP, SSH and the web."""
+    from ono99_server.advertiser import interface_plan
+
+    from .front.ssh import load_or_create_host_key
+
+    config, server = run.config, run.server
     access = server.access
-    if tcp_for_players:
+    if run.tcp_for_players:
         where = f"{config.host}:{server.port}"
         print(_("ONO 99 server {name} listening on {address} (protocol over TLS)").format(
             name=repr(config.name), address=where), flush=True)
@@ -312,39 +392,44 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
         print("  " + _("join with: {command}").format(command=_join_hint(config.host, server.port)), flush=True)
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
-    if ssh_port:
+    if run.ssh_port:
         print("  ssh: " + _("port {port} ({mode}: {policy}), host key {fingerprint}").format(
-            port=ssh_port, mode=config.ssh.auth, policy=_ssh_policy(access),
+            port=run.ssh_port, mode=config.ssh.auth, policy=_ssh_policy(access),
             fingerprint=load_or_create_host_key(config.ssh.host_key).get_fingerprint()), flush=True)
-        print("  " + _("play with: {command}").format(command=f"ssh -p {ssh_port} {_shown_host(ssh_host)}"),
+        print("  " + _("play with: {command}").format(command=f"ssh -p {run.ssh_port} {_shown_host(run.ssh_host)}"),
               flush=True)
-        if pool is not None:
+        if run.pool is not None:
             print("  " + ngettext("ssh workers: {n} (pid {pids}), restarted if it dies",
-                                  "ssh workers: {n} (pids {pids}), restarted if they die", pool.count).format(
-                n=pool.count, pids=", ".join(map(str, pool.pids))), flush=True)
-            if workers_from_cores:
+                                  "ssh workers: {n} (pids {pids}), restarted if they die", run.pool.count).format(
+                n=run.pool.count, pids=", ".join(map(str, run.pool.pids))), flush=True)
+            if run.workers_from_cores:
                 print("  " + _("one per core this server may run on ({given} of the machine's {cores}); "
-                               "--ssh-workers sets another number").format(given=pool.count,
-                                                                           cores=os.cpu_count() or pool.count),
+                               "--ssh-workers sets another number").format(given=run.pool.count,
+                                                                           cores=os.cpu_count() or run.pool.count),
                       flush=True)
         else:
             print("  " + _("ssh front: in this process (--ssh-workers 0)"), flush=True)
     else:
         print("  ssh: " + _("off"), flush=True)
-    if bound_web_port:
+    if run.web_port:
         print("  web: " + _("port {port} ({policy}), certificate {fingerprint}").format(
-            port=bound_web_port, policy=_web_policy(access), fingerprint=web_fingerprint), flush=True)
+            port=run.web_port, policy=_web_policy(access), fingerprint=run.web_fingerprint), flush=True)
         if access.mode != "authorized-keys":  # else the page only says how to come in with a key
             print("  " + _("play in a browser: {url}").format(
-                url=f"https://{_shown_host(web_host)}:{bound_web_port}/"), flush=True)
+                url=f"https://{_shown_host(run.web_host)}:{run.web_port}/"), flush=True)
     else:
         print("  web: " + _("off"), flush=True)
     with contextlib.suppress(OSError, ValueError):
         print("  " + _("this machine's addresses: {addresses}").format(
             addresses=", ".join(interface_plan(config.host)[2])), flush=True)
-    if advertiser is not None:
+    if run.advertiser is not None:
         print("  " + _("LAN: announced on {where} as {name} ('ono99 connect' lists it; --no-advertise to stop)").format(
-            where=advertiser.where, name=repr(config.name)), flush=True)
+            where=run.advertiser.where, name=repr(config.name)), flush=True)
+
+
+def _say_state(run: Serving) -> None:
+    """The banner's second part: the database, the cluster, the operators and the metrics."""
+    config, server = run.config, run.server
     if server.storage is not None:
         print("  " + ngettext("database: {path} ({n} table restored)", "database: {path} ({n} tables restored)",
                               server.restored_tables).format(path=server.storage.where, n=server.restored_tables),
@@ -361,34 +446,36 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
                                          seconds=f"{cluster.lease_seconds:g}"), flush=True)
         print("  " + _("bus link: {how}").format(how=bus_link(cluster.url)), flush=True)
         print("  " + _("peers: {peers}").format(
-            peers=", ".join(f"{n} ({p.get('host')}:{p.get('port')})" for n, p in sorted(cluster.peers.items()))
+            peers=", ".join(f"{n} ({p.host}:{p.port})" for n, p in sorted(cluster.peers.items()))
             or _("none yet")), flush=True)
     operators = len(server.lobby.moderation.admins)
     if operators:
-        command = _admin_hint(config.host, server.port if tcp_for_players else None)
+        command = _admin_hint(config.host, server.port if run.tcp_for_players else None)
         print("  " + ngettext("operators: {n} key in {path} ({command})", "operators: {n} keys in {path} ({command})",
                               operators).format(n=operators, path=config.admins, command=repr(command)), flush=True)
     if server.metrics_endpoint is not None:
         where = f"http://{_shown_host(config.metrics_host)}:{server.metrics_endpoint.port}"
         print("  " + _("metrics: {url}/metrics, health: {url}/health").format(url=where), flush=True)
-    print("  " + _("stop with Ctrl+C"), flush=True)
-    await stop.wait()
+
+
+async def _shut_down(run: Serving, step: list[str]) -> None:
+    """After the signal: the LAN announcement, the fronts, then the server; ``step`` says which."""
     print(_("shutting down: saving tables and telling players"), flush=True)
     step[0] = "the LAN announcement"
-    if advertiser is not None:
-        advertising.cancel()
-        await advertiser.close()  # the goodbye takes the server off every player's list at once
+    if run.advertiser is not None:
+        if run.advertising is not None:
+            run.advertising.cancel()
+        await run.advertiser.close()  # the goodbye takes the server off every player's list at once
     # The fronts first: each SSH session gets its goodbye while its link is still up.
     step[0] = "the SSH and web fronts"
-    if pool is not None:
-        await pool.close()
-    for started in (front, web):
+    if run.pool is not None:
+        await run.pool.close()
+    for started in (run.front, run.web):
         if started is not None:
             await started.close()
     step[0] = "the server (its players, its leases, its last writes)"
-    await _close_all(server, reserved)
+    await _close_all(run.server, run.reserved)
     step[0] = "the exit (threads still running)"
-    return 0
 
 
 def _give_up(server: Server, step: list[str]) -> None:
@@ -433,7 +520,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from .front.config import DEFAULT_WEB_PORT
     from .front.ssh import host_key_path_for
-    from .front.workers import cores_given
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_format == "json":
@@ -500,6 +586,8 @@ def run_serve(args: argparse.Namespace) -> int:
         print("ono99 serve: " + _("--web-cert and --web-key go together"), file=sys.stderr)
         return 2
     web_port = DEFAULT_WEB_PORT if args.web_port is None else args.web_port
+    from .front.workers import cores_given
+
     workers = cores_given() if args.ssh_workers is None else args.ssh_workers
     return asyncio.run(serve(config, ssh_required=args.ssh_port is not None, ssh_workers=workers,
                              workers_from_cores=args.ssh_workers is None,
@@ -527,11 +615,12 @@ def read_or_create_credential(path: Path) -> str:
 
 def run_front_command(args: argparse.Namespace) -> int:
     """``ono99 front --server HOST:PORT --credential-file PATH``: an SSH front on another machine."""
-    from .client.connection import parse_address
     from ono99_kernel.fingerprints import FingerprintError, normal_fingerprint
-    from .front.process import run_front
     from ono99_kernel.identity import data_dir
     from ono99_kernel.tls import load_or_create_certificate
+
+    from .client.connection import parse_address
+    from .front.process import run_front
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_level != "debug":

@@ -10,7 +10,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import text as words
 from ono99_kernel.bots import BOT_LEVELS
 from ono99_kernel.bots.players import LegalActionsBot, get_bot
 from ono99_kernel.core.actions import DRAW
@@ -18,6 +17,8 @@ from ono99_kernel.core.game import Game
 from ono99_kernel.core.options import TableOptions
 from ono99_kernel.core.record import Player, dumps, game_to_record
 from ono99_kernel.core.state import RandomChance, State
+
+from . import text as words
 from .i18n import gettext as _
 from .numbers import percent
 

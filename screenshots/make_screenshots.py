@@ -63,8 +63,10 @@ from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 import ono99_server.table_room as server_table  # noqa: E402
+from ono99_kernel.wire.requests import CreateTable, Join, Spectate  # noqa: E402
+from ono99_kernel.wire.server import View  # noqa: E402
 from ono99_server import Server, ServerConfig  # noqa: E402
-from ono99_tui.client.connection import Client
+from ono99_tui.client.connection import Client  # noqa: E402
 from ono99_tui.i18n import using  # noqa: E402
 from ono99_tui.local_game import open_local_game  # noqa: E402
 from ono99_tui.tui.app import Ono99App, make_app  # noqa: E402
@@ -72,8 +74,6 @@ from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen  # noqa: E402
 from ono99_tui.tui.help import HelpScreen  # noqa: E402
 from ono99_tui.tui.lobby import LobbyScreen  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
-from ono99_kernel.wire.requests import CreateTable, Join, Spectate  # noqa: E402
-from ono99_kernel.wire.server import View  # noqa: E402
 
 SIZE = (100, 32)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

@@ -9,12 +9,12 @@ from typing import Any, Protocol
 from textual.dom import DOMNode
 from textual.widget import Widget
 
-from ono99_server import Server
-from ono99_server.local import EmbeddedServer
-from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.client.model import Model
 from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import TableDetail, View
+from ono99_server import Server
+from ono99_server.local import EmbeddedServer
+from ono99_tui.client.model import Model
+from ono99_tui.tui.app import Ono99App, make_app
 from tests.wire import watched_game, welcome_map
 
 

@@ -24,19 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ono99_server import Server, ServerConfig
-from ono99_server.table_room import Table
-from ono99_tui.client.connection import Client
-from ono99_tui.client.errors import ConnectionLost
 from ono99_kernel.core.actions import Action
 from ono99_kernel.core.cards import CODES
 from ono99_kernel.core.game import Game
 from ono99_kernel.identity import Identity
-from ono99_tui.known_servers import ServerTrust
 from ono99_kernel.protocol import HEADER, PROTOCOL_VERSION, encode
 from ono99_kernel.tls import client_context
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import Act, AskLeaderboard, CreateTable, Hello, Join, Request, Start
+from ono99_server import Server, ServerConfig
+from ono99_server.table_room import Table
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ConnectionLost
+from ono99_tui.known_servers import ServerTrust
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60.0  # generous (a busy machine starts a server with its workers slowly): never a measurement
@@ -176,15 +176,16 @@ async def running_server(tmp_path: Path, **overrides: Any) -> AsyncIterator[Harn
         await harness.close()
 
 
-async def wait_until(condition: Callable[..., bool], what: str, timeout: float = TIMEOUT) -> None:
-    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds. ``condition``
-    is called without arguments (``...``: a lambda in a loop binds the loop's values as defaults)."""
+async def wait_until(condition: Callable[..., bool], what: str, timeout: float = TIMEOUT, every: float = 0.01) -> None:
+    """Poll a condition on the real server every ``every`` seconds until it holds; fail after ``timeout``
+    seconds. ``condition`` is called without arguments (``...``: a lambda in a loop binds the loop's
+    values as defaults)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for: {what}")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(every)
 
 
 def new_identity() -> Identity:

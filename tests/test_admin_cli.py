@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ono99_kernel.identity import Identity
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
-from ono99_kernel.identity import Identity
 from tests.server_helpers import ono99, running_server
 
 
@@ -97,3 +97,23 @@ def test_the_full_screen_app_without_a_terminal_for_its_keys_says_so_and_ends() 
             assert out.stderr == (f"{command}: the full-screen app takes its keys from a terminal, and the input is "
                                   "not one: run it in a terminal, or give --plain to read commands from a pipe or a "
                                   "file\n")
+
+
+async def test_admin_bans_counts_the_bans_in_force_as_who_and_reports_count_theirs(tmp_path: Path) -> None:
+    """Tried: ``ono99 admin bans`` on a server without bans, then after ``ban --address``. Found: with
+    none it printed only the column names, which reads like an answer cut short. Now a last line
+    counts the bans in force, as ``who`` counts players and ``reports`` reports."""
+    operator_dir = tmp_path / "ada"
+    ada = Identity.load_or_create(operator_dir)
+    admins = tmp_path / "admins"
+    admins.write_text(" ".join(ada.public_key.split()[:2]) + " ada@desk\n")
+    async with running_server(tmp_path, admins=admins) as h:
+        where = ("--server", f"127.0.0.1:{h.port}", "--server-fingerprint", h.server.fingerprint,
+                 "--data-dir", str(operator_dir))
+        result = await ono99("--lang", "en", "admin", "bans", *where)
+        assert (result.returncode, result.stdout) == (0, "banned  name  until  reason\n0 bans in force\n"), result
+        result = await ono99("--lang", "en", "admin", "ban", "--address", "203.0.113.7", "--reason", "spam", *where)
+        assert result.returncode == 0, result
+        result = await ono99("--lang", "en", "admin", "bans", *where)
+        assert result.returncode == 0, result
+        assert result.stdout.splitlines()[1:] == ["203.0.113.7  -     for good  spam", "1 ban in force"]

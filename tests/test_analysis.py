@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ono99_tui.analysis import THRESHOLDS, analyse
 from ono99_kernel.core.actions import play
 from ono99_kernel.core.cards import DECK_COUNTS, Card, Edition
 from ono99_kernel.core.game import Game
 from ono99_kernel.core.options import TableOptions
 from ono99_kernel.core.record import Player, dumps, game_to_record
+from ono99_tui.analysis import THRESHOLDS, analyse
 
 ROOT = Path(__file__).resolve().parent.parent
 C = Card.from_code

@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client.connection import Client
-
-from ono99_tui.client.errors import ServerError
 from ono99_kernel.core.actions import DISCARD_FOUR, DRAW, PLAYS
 from ono99_kernel.core.cards import CODES, Card, Edition
 from ono99_kernel.core.errors import ILLEGAL_PROBLEMS, RECORD_PROBLEMS, IllegalActionError, RecordError
 from ono99_kernel.core.game import Game
 from ono99_kernel.core.options import TableOptions
-from ono99_tui.i18n import LANGUAGES, gettext, using
-from ono99_tui.reasons import ILLEGAL, render, said
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Act, Hello
+from ono99_kernel.wire.server import Notice
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_tui.i18n import LANGUAGES, gettext, using
+from ono99_tui.reasons import ILLEGAL, render, said
 from tests.server_helpers import TIMEOUT, create_table, join, running_server, start
 from tests.wire import said_of
 
@@ -288,3 +288,14 @@ async def test_too_many_connections_and_a_bad_key_are_said_in_german_by_their_ke
         assert said_of(bad_key) == "der Schlüssel ist kein gültiger öffentlicher Schlüssel"
         assert said_of(bad_type).startswith("der Schlüssel muss ein öffentlicher OpenSSH-Schlüssel "
                                                           "vom Typ ")
+
+
+def test_a_player_removed_from_a_table_named_after_its_host_reads_the_word_table_once() -> None:
+    """A host removed a player from "Ada's table" (a name the server gives): the notice says the table's
+    name once, not "removed from table Ada's table", in English and in the reader's language."""
+    notice = Notice(table=None, text="", code="removed", params={"table": "Ada's table"})
+    with using("en"):
+        assert said(notice) == "You were removed from the table: Ada's table."
+    with using("de"):
+        german_name = gettext("{host}'s table").format(host="Ada")
+        assert said(notice) == f"Du wurdest vom Tisch entfernt: {german_name}."

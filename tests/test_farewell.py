@@ -9,12 +9,12 @@ from typing import Any
 
 from textual.widgets import Static
 
+from ono99_kernel.wire.requests import CreateTable
 from ono99_server import Server
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.model_screen import ModelScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until
 from tests.textual_compat import notification_texts

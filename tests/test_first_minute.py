@@ -14,21 +14,6 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Button, RichLog, Select, Static, Switch
 
-from ono99_server import Server, ServerConfig
-from ono99_tui.client.connection import Client
-from ono99_tui.local_game import open_local_game
-from ono99_tui.tui.app import Ono99App, make_app
-from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
-from ono99_tui.tui.help import HelpScreen, HintScreen
-from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.client.model import Model
-from ono99_tui.tui.new_game import NewGameScreen
-from ono99_tui.tui.replay import load_replay, make_replay_app
-from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
-from ono99_tui.tui.settings_screen import SettingsScreen
-from ono99_tui.tui.table import TableScreen
-from ono99_tui.tui.tabletop import TableTop, seat_details
-from ono99_tui.tui.widgets import KeysFooter
 from ono99_kernel.wire.requests import CreateTable, Join, Say, Start
 from ono99_kernel.wire.server import (
     GameOverEvent,
@@ -39,6 +24,21 @@ from ono99_kernel.wire.server import (
     PlayEvent,
     decode_server_message,
 )
+from ono99_server import Server, ServerConfig
+from ono99_tui.client.connection import Client
+from ono99_tui.client.model import Model
+from ono99_tui.local_game import open_local_game
+from ono99_tui.tui.app import Ono99App, make_app
+from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
+from ono99_tui.tui.help import HelpScreen, HintScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.new_game import NewGameScreen
+from ono99_tui.tui.replay import load_replay, make_replay_app
+from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings, config_dir
+from ono99_tui.tui.settings_screen import SettingsScreen
+from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop, seat_details
+from ono99_tui.tui.widgets import KeysFooter
 from tests import wire
 from tests.app_state import ScriptedLink, local_server, parent_of, table_of, view_of
 from tests.server_helpers import running_game

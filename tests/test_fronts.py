@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from ono99_server import Server, table
-from ono99_server.connection import Connection
-from ono99_tui.client.connection import Client
-from ono99_tui.client.errors import ServerError
-from ono99_tui.front.ssh import CODE_ALPHABET
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Start
+from ono99_server import Server, table_room
+from ono99_server.connection import Connection
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_tui.front.ssh import CODE_ALPHABET
 from tests.app_state import table_of, view_of
 from tests.server_helpers import TIMEOUT, ServerProcess, free_port, may_act, ono99, running_server, wait_until
 from tests.test_ssh import Player, create_table_through_keys, start_rig
@@ -110,7 +110,7 @@ async def test_a_fronts_only_listener_turns_away_players(tmp_path: Path) -> None
 
 
 def test_the_fronts_invite_code_alphabet_is_the_servers() -> None:
-    assert set(table.CODE_ALPHABET) == CODE_ALPHABET
+    assert set(table_room.CODE_ALPHABET) == CODE_ALPHABET
 
 
 async def test_a_front_that_loses_the_game_server_says_so_and_comes_back_to_the_seat(tmp_path: Path) -> None:
@@ -397,11 +397,11 @@ def test_the_servers_fronts_hold_its_ssh_settings_themselves() -> None:
     value itself, through the settings it is started with (every field set apart from its default)."""
     from dataclasses import fields
 
+    from ono99_kernel.ssh_settings import SshSettings
     from ono99_server import ServerConfig
     from ono99_tui.front.config import FrontConfig
     from ono99_tui.front.process import config_from_env, config_to_env
     from ono99_tui.serve import front_config_for
-    from ono99_kernel.ssh_settings import SshSettings
 
     names = {f.name for f in fields(SshSettings)}
     for config_type in (ServerConfig, FrontConfig):

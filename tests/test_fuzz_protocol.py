@@ -19,11 +19,11 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ono99_server import ServerConfig
-from ono99_server.local import EmbeddedServer
 from ono99_kernel.protocol import HEADER, MAX_FRAME, FrameDecoder, ProtocolError, decode_payload, encode
 from ono99_kernel.wire.requests import REQUEST_TYPES, FieldRule, Hello, decode_request, field_rules, kind_of
 from ono99_kernel.wire.server import decode_server_message
+from ono99_server import ServerConfig
+from ono99_server.local import EmbeddedServer
 from tests.declared import as_declared
 
 FUZZ = settings(max_examples=300, derandomize=True, deadline=None, database=None,

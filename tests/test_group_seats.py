@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Button, Input
 
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, Rematch, Sit, Spectate, Start
 from ono99_server import Server
 from ono99_server.table_room import Table
 from ono99_tui.i18n import using
@@ -16,7 +17,6 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import InviteScreen, LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable, Join, Leave, Rematch, Sit, Spectate, Start
 from tests.server_helpers import FAST_PLAY, Harness, TestClient, create_table, play, running_server, server_config
 from tests.test_tui import wait_until
 

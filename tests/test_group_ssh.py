@@ -10,19 +10,18 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from ono99_kernel.identity import Identity
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import CreateTable
 from ono99_tui.client.connection import Client
-
 from ono99_tui.client.errors import ServerError
 from ono99_tui.front.session_app import NameScreen, SessionApp
 from ono99_tui.i18n import using
-from ono99_kernel.identity import Identity
 from ono99_tui.reasons import said as said_of_error
-from ono99_kernel.ssh_library import asyncssh
-from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable
 from tests.test_ssh import Player, Rig, rig, start_rig, until  # noqa: F401  (rig: the fixture)
 from tests.textual_compat import keep_running_on_exit
 

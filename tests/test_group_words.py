@@ -7,16 +7,16 @@ import asyncio
 from dataclasses import replace
 from pathlib import Path
 
-from ono99_server.history import away_params, away_summary
 from ono99_kernel.core.cards import Card, Edition
 from ono99_kernel.core.events import Event, Out, Played
+from ono99_kernel.wire.server import View
+from ono99_server.history import away_params, away_summary
+from ono99_tui.client.model import Model
 from ono99_tui.i18n import using
 from ono99_tui.reasons import render
 from ono99_tui.tui.lobby_list import group_label, grouped
-from ono99_tui.client.model import Model
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import seat_details
-from ono99_kernel.wire.server import View
 from tests import wire
 from tests.server_helpers import (
     FAST_PLAY,

@@ -19,11 +19,6 @@ from typing import Any
 
 import pytest
 
-from ono99_server import ServerConfig
-from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
-from ono99_server.rates import TokenBucket
-from ono99_tui.client.connection import Client
-from ono99_tui.client.errors import ServerError
 from ono99_kernel.protocol import MAX_FRAME, encode
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
@@ -42,6 +37,11 @@ from ono99_kernel.wire.requests import (
     Stand,
     Start,
 )
+from ono99_server import ServerConfig
+from ono99_server.connection import WRITE_BUFFER_HIGH, Connection
+from ono99_server.rates import TokenBucket
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
 from tests.server_helpers import (
     FAST_PLAY,
     TIMEOUT,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ono99_server import Server
 from ono99_kernel.wire.requests import AddBot, Stand
+from ono99_server import Server
 from tests.server_helpers import TestClient, create_table, join, new_identity, server_config
 
 

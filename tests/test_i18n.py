@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
+from ono99_kernel.wire.requests import Join
 from ono99_tui import i18n
 from ono99_tui.i18n import (
     LANGUAGES,
@@ -38,7 +39,6 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_kernel.wire.requests import Join
 from tests.test_tui import wait_until
 from tests.wire import said_of
 
@@ -291,7 +291,8 @@ def test_every_reason_template_names_only_params_the_server_sends() -> None:
         ("bad_target", "guest"): {"name"}, ("bad_target", "guest_rename"): {"name"},
         ("bad_target", "guest_release"): {"name"},
         ("not_banned", None): {"name"}, ("not_muted", None): {"name"}, ("no_report", None): {"id"},
-        ("rate_limited", "report"): {"seconds"}, ("motd", None): {"text"}, ("host_notice", None): {"text"},
+        ("rate_limited", "report"): {"seconds"}, ("rate_limited", "records"): {"seconds"},
+        ("motd", None): {"text"}, ("host_notice", None): {"text"},
         ("reported", None): {"name"}, ("operator_kick", None): {"reason"}, ("operator_ban", None): {"reason", "until"},
         ("chat_muted", None): {"reason"}, ("renamed", None): {"name"}, ("table_closed", None): {"reason"},
     }

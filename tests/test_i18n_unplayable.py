@@ -8,12 +8,12 @@ import pytest
 from textual.widgets import Static
 
 from ono99_kernel.core.errors import ILLEGAL_PROBLEMS
+from ono99_kernel.wire.server import Unplayable
+from ono99_tui.client.labels import card_label
 from ono99_tui.i18n import LANGUAGES, gettext, using
 from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import unplayable_reason
 from ono99_tui.tui.app import make_app
-from ono99_tui.client.labels import card_label
-from ono99_kernel.wire.server import Unplayable
 from tests.test_tui import play_until_a_card_is_blocked, wait_until
 
 # Every key the engine puts in a view's unplayable entries, with params as it sends them.

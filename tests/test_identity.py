@@ -25,17 +25,17 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
-from ono99_server import Server, standin
-from ono99_server.name_claims import name_key, name_keys
 from ono99_kernel.access import AccessPolicy
-from ono99_tui.client.connection import Client
-from ono99_tui.client.errors import ServerError
 from ono99_kernel.fingerprints import fingerprint_digest
-from ono99_tui.front.session_app import SessionApp
 from ono99_kernel.identity import KEY_FILE, Identity, remembered_name
 from ono99_kernel.protocol import PROTOCOL_VERSION, identity_proof_message
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import AskLeaderboard, Hello, Prove, Rematch, Start
+from ono99_server import Server, standin
+from ono99_server.name_claims import name_key, name_keys
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_tui.front.session_app import SessionApp
 from tests.app_state import table_of, view_of
 from tests.server_helpers import (
     FAST_PLAY,

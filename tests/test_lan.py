@@ -25,11 +25,7 @@ from textual.widgets import DataTable, Input, Static
 from zeroconf import InterfaceChoice
 
 import ono99_tui.discovery
-from ono99_server import Server, ServerConfig
-from ono99_server.advertiser import Advertiser, instance_name, interface_plan
-from ono99_tui.client.connection import Client
 from ono99_kernel.core.options import TableOptions
-from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
 from ono99_kernel.lan import (
     MAX_ADVERTISED_TABLES,
     MAX_TXT_VALUE,
@@ -41,11 +37,15 @@ from ono99_kernel.lan import (
     to_txt,
 )
 from ono99_kernel.protocol import PROTOCOL_VERSION
+from ono99_kernel.wire.requests import CreateTable
+from ono99_kernel.wire.server import Seat, TableInfo, TableStatus
+from ono99_server import Server, ServerConfig
+from ono99_server.advertiser import Advertiser, instance_name, interface_plan
+from ono99_tui.client.connection import Client
+from ono99_tui.discovery import FoundServer, ServerBrowser, pick_address
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.servers import NOTHING_FOUND, ServersScreen
-from ono99_kernel.wire.requests import CreateTable
-from ono99_kernel.wire.server import Seat, TableInfo, TableStatus
 from tests.textual_compat import notification_texts
 
 from .server_helpers import ServerProcess

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ono99_kernel.wire.requests import Say
 from ono99_server import Server
 from ono99_tui.client.connection import Client
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_kernel.wire.requests import Say
 from tests.server_helpers import server_config
 from tests.test_tui import wait_until
 

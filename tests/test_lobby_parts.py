@@ -1,7 +1,9 @@
 """The parts of the lobby, each alone: who is on the server and the "online" list (server/ono99_server/presence.py),
 the tables by id and code and their list (server/ono99_server/directory.py), a push that gathers changes
-(server/ono99_server/rates.py ``Throttle``) on a clock the test moves, the lobby's chat (server/ono99_server/lobby_chat.py),
-the leaderboard's followers (server/ono99_server/leaderboards.py), and the lobby's requests (server/ono99_server/handlers.py)
+(server/ono99_server/rates.py ``Throttle``) on a clock the test moves, the lobby's chat
+(server/ono99_server/lobby_chat.py),
+the leaderboard's followers (server/ono99_server/leaderboards.py), and the lobby's requests
+(server/ono99_server/handlers.py)
 handed to a lobby with no socket and no database."""
 
 from __future__ import annotations
@@ -13,18 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ono99_server.config import ServerConfig
-from ono99_server.directory import MAX_LISTED_TABLES, TableDirectory
-from ono99_server.history import ChatLine
-from ono99_server.leaderboards import Leaderboards
-from ono99_server.lobby_state import Lobby
-from ono99_server.lobby_chat import LOBBY_CHAT, LobbyChat, chat_text
-from ono99_server.members import Member, token_hash
-from ono99_server.presence import ONLINE_EVERY, Presence
-from ono99_server.rates import Throttle
-from ono99_server.storage import Database, Storage
-from ono99_server.stores import open_storage
-from ono99_server.table_room import Table
 from ono99_kernel.core.options import TableOptions
 from ono99_kernel.wire.requests import AddBot, AskLeaderboard, CreateTable, Join, Leave, Say, Start
 from ono99_kernel.wire.server import (
@@ -37,6 +27,18 @@ from ono99_kernel.wire.server import (
     TableMessage,
     Tables,
 )
+from ono99_server.config import ServerConfig
+from ono99_server.directory import MAX_LISTED_TABLES, TableDirectory
+from ono99_server.history import ChatLine
+from ono99_server.leaderboards import Leaderboards
+from ono99_server.lobby_chat import LOBBY_CHAT, LobbyChat, chat_text
+from ono99_server.lobby_state import Lobby
+from ono99_server.members import Member, token_hash
+from ono99_server.presence import ONLINE_EVERY, Presence
+from ono99_server.rates import Throttle
+from ono99_server.storage import Database, Storage
+from ono99_server.stores import open_storage
+from ono99_server.table_room import Table
 from tests.test_table_parts import Recorder, person, received, refused
 
 

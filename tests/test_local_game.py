@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.widgets import RichLog, Select, Static, Switch
 
+from ono99_kernel.wire.requests import CreateTable
 from ono99_tui.cli import DEFAULT_DRAW_WINDOW
 from ono99_tui.i18n import change_language, current_language
 from ono99_tui.local_game import open_local_game
@@ -19,7 +20,6 @@ from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable
 from tests.app_state import local_server, parent_of, table_of, view_of
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 

@@ -13,14 +13,14 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from ono99_kernel.wire.server import DrawEvent
 from ono99_server.storage import default_db_path
+from ono99_tui.client.model import Model
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
-from ono99_tui.client.model import Model
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
-from ono99_kernel.wire.server import DrawEvent
 from tests import wire
 from tests.app_state import table_of
 from tests.test_tui import DATA, wait_until

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from ono99_kernel.core.options import Scoring
 from ono99_kernel.protocol import ProtocolError
-from ono99_tui.client.model import Model
 from ono99_kernel.wire.requests import (
     AskGameRecord,
     AskLeaderboard,
@@ -57,6 +56,7 @@ from ono99_kernel.wire.server import (
     Welcome,
     decode_server_message,
 )
+from ono99_tui.client.model import Model
 from tests.declared import SERVER_TYPES, as_declared, conforms
 from tests.server_helpers import (
     FAST_PLAY,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from ono99_server.metrics import JsonLines
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.wire.requests import Hello, Sit, Start
+from ono99_server.metrics import JsonLines
 from tests.server_helpers import (
     TIMEOUT,
     Harness,

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from ono99_server import Server
-from ono99_tui.client.errors import ServerError
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Admin, CreateTable, Join, Report, Say, Spectate
+from ono99_server import Server
+from ono99_tui.client.errors import ServerError
 from tests.server_helpers import (
     TIMEOUT,
     Harness,

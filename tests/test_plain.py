@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, Start
+from ono99_kernel.wire.server import decode_server_message
 from ono99_server.connection import Connection
 from ono99_server.table_room import Table
 from ono99_tui.client.connection import Client
@@ -29,9 +32,6 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.session import PlainSession
-from ono99_kernel.ssh_library import asyncssh
-from ono99_kernel.wire.requests import CreateTable, Join, Leave, Request, Say, Start
-from ono99_kernel.wire.server import decode_server_message
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
@@ -306,7 +306,7 @@ def test_another_players_name_and_chat_are_said_as_plain_text() -> None:
 # --- the layers -----------------------------------------------------------------------------------------
 def test_the_plain_mode_loads_neither_textual_nor_the_game_server() -> None:
     """A client like the app, and lighter: no Textual, and the game server only through a link."""
-    loaded = loaded_after_importing([*modules_under("ono99_tui/plain"), "ono99_tui.local_game"])
+    loaded = loaded_after_importing([*modules_under("ono99_tui.plain"), "ono99_tui.local_game"])
     assert "ono99_tui.plain.session" in loaded
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
     assert not {m for m in loaded if m == "server" or m.startswith("server.")}
@@ -323,6 +323,7 @@ def connect_command(port: int, data_dir: Path, *extra: str) -> str:
 DROP_GAME_SEED = 1  # the deal of the dropped-connection game (a random one once dealt Kim four ONO 99 cards)
 
 
+@pytest.mark.long
 async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_comes_back_after_a_drop(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: the fingerprint question, a table with a bot, the clock's warnings at 10

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ono99_tui.client.session import RetryIn, reconnect_delay
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
 from ono99_tui.plain.console import Console
@@ -119,7 +120,7 @@ async def test_the_wait_before_connecting_again_is_said_in_good_grammar() -> Non
     client = PlainClient(Console(said.append), never, retry_random=Fixed(0.0))  # the steps themselves
     client.quit()
     for attempt in (0, 2, 1):
-        await client._wait_to_retry(attempt)
+        await client._wait_to_retry(RetryIn(reconnect_delay(attempt, client.session.client.rng), farewell=False))
     assert said == ["The connection was lost; trying again in 0.5 seconds.\n",
                     "The connection was lost; trying again in 2 seconds.\n",
                     "The connection was lost; trying again in 1 second.\n"]

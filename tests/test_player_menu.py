@@ -11,12 +11,12 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
+from ono99_kernel.wire.requests import Say
 from ono99_server import Server
 from ono99_tui.i18n import using
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
-from ono99_kernel.wire.requests import Say
 from tests.server_helpers import TestClient, new_identity, server_config, until_closed
 from tests.test_moderation import admins_file
 

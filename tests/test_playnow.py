@@ -12,10 +12,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from ono99_server.ratings import PROVISIONAL_GAMES, conservative
-from ono99_server.storage import SqliteStorage
 from ono99_kernel.core.record import replay
-from ono99_tui.i18n import using
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import (
     AskGameRecord,
@@ -28,6 +25,9 @@ from ono99_kernel.wire.requests import (
     Rematch,
     Start,
 )
+from ono99_server.ratings import PROVISIONAL_GAMES, conservative
+from ono99_server.storage import SqliteStorage
+from ono99_tui.i18n import using
 from tests.server_helpers import (
     FAST_PLAY,
     Store,

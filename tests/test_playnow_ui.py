@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.wire.requests import PlayNow
 from ono99_tui.front.ssh import play_shortcut
 from ono99_tui.local_game import open_local_game
-from ono99_kernel.ssh_library import asyncssh
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
@@ -27,7 +28,6 @@ from ono99_tui.tui.playnow import QueueScreen
 from ono99_tui.tui.profile import ProfileScreen
 from ono99_tui.tui.replay import ServerReplayScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import PlayNow
 from tests.app_state import table_of
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, new_identity, play, play_client, running_server
 from tests.test_ssh import PATIENCE, Player, play_through_keys, run, start_rig, until

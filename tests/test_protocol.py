@@ -46,7 +46,9 @@ from ono99_kernel.wire.requests import (
     CreateTable,
     Hello,
     Join,
+    JoinArena,
     Leave,
+    LeaveArena,
     LeaveQueue,
     ListTables,
     Ping,
@@ -309,6 +311,10 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "report": {"t": "report", "name": "Bo", "reason": "insults in the chat"},
     "admin": {"t": "admin", "command": "ban", "target": "Bo", "address": "203.0.113.0/24", "reason": "spam",
               "seconds": 3600, "name": "Robert", "table": 4, "text": "hello", "id": 2, "all": True},
+    "arena_create": {"t": "arena_create", "minutes": 60, "edition": "2022", "seats": 4, "start": 1_800_000_000,
+                     "name": "Friday arena", "private": True},
+    "arena_join": {"t": "arena_join", "arena": 3, "code": "K7QX2M"},
+    "arena_leave": {"t": "arena_leave"},
 }
 
 
@@ -475,7 +481,8 @@ def test_a_request_built_by_a_client_is_what_the_server_reads() -> None:
              Join(code="ABC234"), Join(table=4, seat=2), Say(text="hi", scope="lobby"), Act(action="7", version=9),
              AskLeaderboard(follow=False), PlayNow(edition="1980", seats=3), Prove(signature=b"\x00" * 8)]
     bare = [ListTables(), CreateTable(), Join(), Spectate(), Sit(), Stand(), Leave(), AddBot(), SetTableOptions(),
-            Start(), Rematch(), StartSeries(), AskLeaderboard(), Ping(), PlayNow(), LeaveQueue(), AskProfile()]
+            Start(), Rematch(), StartSeries(), AskLeaderboard(), Ping(), PlayNow(), LeaveQueue(), AskProfile(),
+            JoinArena(), LeaveArena()]
     assert [type(r) for r in bare] == [c for c in REQUEST_TYPES if not any(rule.required for rule in field_rules(c))]
     built += bare
     for request in built:

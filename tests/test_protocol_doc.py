@@ -47,6 +47,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "## 5b. Running a public host: players' mutes, blocks and reports; operators": {
         "admins": ROOT / "tests" / "data" / "protocol_example_admins"},
     "## 6a. Series": {},
+    "## 6b. Arenas": {"arena_bot_wait": 0.0, "arena_starts_in": 0.0},
     "## 13. Example": {},
 }
 

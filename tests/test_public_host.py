@@ -14,17 +14,17 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from ono99_server.rates import CodeGuesses
-from ono99_tui.client.errors import ServerError
 from ono99_kernel.fronts import FrontAssertion, new_credential
-from ono99_tui.i18n import LANGUAGES, gettext, using
-from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words
 from ono99_kernel.protocol import encode
-from ono99_tui.reasons import admin_said, said
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import CreateTable, Join, Ping, Spectate
 from ono99_kernel.wire.server import AdminResult, decode_server_message
+from ono99_server.rates import CodeGuesses
+from ono99_tui.client.errors import ServerError
+from ono99_tui.i18n import LANGUAGES, gettext, using
+from ono99_tui.known_servers import KnownServers, ServerKeyChanged, untrusted_words
+from ono99_tui.reasons import admin_said, said
 from tests.server_helpers import (
     TIMEOUT,
     ServerProcess,

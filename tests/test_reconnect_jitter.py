@@ -8,7 +8,7 @@ import asyncio
 import random
 from typing import Any
 
-from ono99_tui.client.connection import RECONNECT_DELAYS, RECONNECT_JITTER, reconnect_delay
+from ono99_tui.client.session import RECONNECT_DELAYS, RECONNECT_JITTER, RetryIn, reconnect_delay
 from ono99_tui.plain.console import Console
 from ono99_tui.plain.run import PlainClient
 from ono99_tui.tui.app import make_app
@@ -34,7 +34,7 @@ async def plain_waits(rng: random.Random) -> list[str]:
     client = PlainClient(Console(said.append), never, retry_random=rng)
     client.quit()  # nothing waits
     for attempt in range(len(RECONNECT_DELAYS) + 1):
-        await client._wait_to_retry(attempt)
+        await client._wait_to_retry(RetryIn(reconnect_delay(attempt, client.session.client.rng), farewell=False))
     return said
 
 
@@ -60,7 +60,7 @@ async def test_the_app_waits_its_step_and_a_random_fraction_more() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         loop = asyncio.get_running_loop()
         start = loop.time()
-        waiting = asyncio.create_task(app._wait_to_retry(2))
+        waiting = asyncio.create_task(app._wait_to_retry(RetryIn(reconnect_delay(2, app.client.rng), farewell=False)))
         await pilot.pause()
         assert any("trying again in 2.5 s" in str(note.message) for note in app._notifications), \
             [note.message for note in app._notifications]

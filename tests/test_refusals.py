@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client.connection import Client
-
-from ono99_tui.client.errors import ServerError
-from ono99_tui.i18n import using
 from ono99_kernel.protocol import FrameDecoder, encode
-from ono99_tui.reasons import said
 from ono99_kernel.tls import ephemeral_certificate
 from ono99_kernel.wire.server import ErrorMessage
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_tui.i18n import using
+from ono99_tui.reasons import said
 from tests.server_helpers import TIMEOUT, running_server
 
 

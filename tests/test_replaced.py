@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ono99_tui.client.connection import RECONNECT_DELAYS
+from ono99_kernel.wire.requests import CreateTable
+from ono99_tui.client.session import RECONNECT_DELAYS
 from ono99_tui.tui.app import ReplacedScreen, make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable
 from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, running_server, until_closed
 from tests.test_tui import wait_until

@@ -4,10 +4,10 @@ shortened until the next resize (80×24 → 60×20 → 80×24 once left two blan
 
 from __future__ import annotations
 
+from ono99_kernel.wire.requests import CreateTable
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable
 from tests.test_tui import wait_until
 
 

@@ -8,13 +8,13 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from ono99_kernel.wire.requests import Act, Join, Rematch, Spectate
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
-from ono99_kernel.wire.requests import Act, Join, Rematch, Spectate
 from tests.server_helpers import FAST_PLAY, TestClient, create_table, running_game, running_server, start
 from tests.test_tui import play_my_turn, play_to_the_end, wait_until
 from tests.textual_compat import notification_texts

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client.connection import Client
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import CreateTable, Start
+from ono99_tui.client.connection import Client
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable, Start
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
 

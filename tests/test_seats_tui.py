@@ -10,19 +10,19 @@ from typing import Any
 
 from textual.widgets import Button, Input, RichLog, Static
 
+from ono99_kernel.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
+from ono99_kernel.wire.server import decode_server_message
 from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
 from ono99_server.history import history_messages
 from ono99_tui.client.connection import Client
+from ono99_tui.client.model import Model
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.client.model import Model
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen, SeatMenuScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import KeysFooter
-from ono99_kernel.wire.requests import CreateTable, Join, Say, Spectate, Stand, Start
-from ono99_kernel.wire.server import decode_server_message
 from tests.app_state import table_of, view_of
 from tests.relay import Relay
 from tests.server_helpers import play_client, running_game, server_config

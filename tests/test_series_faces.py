@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Select, Static, Switch
 
+from ono99_kernel.wire.requests import CreateTable
+from ono99_kernel.wire.server import SeriesInfo
 from ono99_server import Server
 from ono99_tui.series_text import series_line, series_winner
 from ono99_tui.tui.app import make_app
@@ -20,8 +22,6 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.series import SeriesLine, SeriesScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable
-from ono99_kernel.wire.server import SeriesInfo
 from tests.plain_rig import Pane, rewrites
 from tests.server_helpers import running_server, server_config
 from tests.test_plain import play_to_the_end

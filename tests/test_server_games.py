@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from ono99_server.members import token_hash
-from ono99_server.stores import export_records
 from ono99_kernel.core.cards import CODES
 from ono99_kernel.protocol import encode
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import Act, AskLeaderboard, CreateTable, Join, Leave, Rematch, Say, Spectate
 from ono99_kernel.wire.server import view_to_wire
+from ono99_server.members import token_hash
+from ono99_server.stores import export_records
 from tests.server_helpers import (
     CARD_CODES,
     FAST_PLAY,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from ono99_tui.client.errors import ServerError
 from ono99_kernel.protocol import MAX_CHAT, PROTOCOL_VERSION, encode
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, ListTables, Ping, Say, Start
+from ono99_tui.client.errors import ServerError
 from tests.server_helpers import TestClient, create_table, hello, join, running_server, until_closed, wait_until
 
 

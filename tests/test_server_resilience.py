@@ -15,11 +15,11 @@ from typing import Any
 import msgpack
 import pytest
 
+from ono99_kernel.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, encode
+from ono99_kernel.wire.requests import Hello, Leave, Ping, Rematch, Request, Spectate
 from ono99_server import Server
 from ono99_server.connection import Connection, buffered
 from ono99_tui.client.errors import ConnectionLost
-from ono99_kernel.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, encode
-from ono99_kernel.wire.requests import Hello, Leave, Ping, Rematch, Request, Spectate
 from tests.server_helpers import (
     FAST_PLAY,
     ServerProcess,

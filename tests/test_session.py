@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from ono99_server import Server, ServerConfig
-from ono99_server.player_session import MAX_STRIKES, Session
 from ono99_kernel.fingerprints import fingerprint_digest
 from ono99_kernel.protocol import HEADER, MAX_FRAME, PROTOCOL_VERSION, decode_payload, encode, identity_proof_message
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Hello, Ping, Prove, Request
 from ono99_kernel.wire.server import Challenge, ErrorMessage, ServerMessage, Welcome, decode_server_message
+from ono99_server import Server, ServerConfig
+from ono99_server.player_session import MAX_STRIKES, Session
 
 START = 1000.0  # the time the client connected, on the test's clock
 

@@ -21,7 +21,7 @@ import socket
 import sys
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,23 +31,23 @@ import textual
 from textual.driver import Driver
 from textual.screen import Screen
 
-from ono99_server import Server, ServerConfig
-from ono99_tui.client.connection import Client
-from ono99_tui.front import ssh_driver
-from ono99_tui.front.ssh import SshFront, SshSession
-from ono99_tui.front.session_app import NameScreen, SessionApp
-from ono99_tui.front.textual_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
 from ono99_kernel.fronts import new_credential
-from ono99_tui.serve import front_config_for
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import CreateTable, Join, Start
+from ono99_server import Server, ServerConfig
+from ono99_tui.client.connection import Client
+from ono99_tui.front import textual_driver
+from ono99_tui.front.session_app import NameScreen, SessionApp
+from ono99_tui.front.ssh import SshFront, SshSession
+from ono99_tui.front.textual_driver import MAX_COLUMNS, MAX_ROWS, SessionParser
+from ono99_tui.serve import front_config_for
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable, Join, Start
 from tests.app_state import table_of, view_of
 from tests.server_helpers import play_client
 from tests.textual_compat import (
@@ -112,6 +112,19 @@ async def until(condition: Callable[..., object], what: str, timeout: float = PA
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+async def until_released(apps: Iterable[weakref.ref[Any]], what: str) -> None:
+    """Wait until none of ``apps`` is left. asyncio keeps a cancelled timer, and the context it was made
+    in (which names its app), until the time it was set for: an app can outlive its session by as long
+    as its longest timer. A full garbage collection takes up to a quarter of a second after a hundred
+    sessions: one every half second, not one every 10 ms."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + PATIENCE
+    while gc.collect() is not None and any(app() is not None for app in apps):
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.5)
 
 
 # --- an SSH player ---------------------------------------------------------------------------------
@@ -184,8 +197,14 @@ class Player:
         self.stdin.write(text.encode())
 
     async def until(self, condition: Callable[..., object], what: str) -> None:
-        """Wait until ``condition(app)`` holds for this session's app."""
-        await until(lambda: self.session.app is not None and condition(self.session.app), what)
+        """Wait until ``condition(app)`` holds for this session's app (one with a screen: between its
+        start and its first screen, or once it has ended, an app has none to ask about)."""
+        def ready() -> bool:
+            app = self.session.app
+            has_screen = app is not None and (not isinstance(app, SessionApp) or bool(app.screen_stack))
+            return has_screen and bool(condition(app))
+
+        await until(ready, what)
 
     async def until_screen(self, screen: builtins.type[Screen[Any]], what: str) -> None:
         await self.until(lambda app: isinstance(app.screen, screen), what)
@@ -529,6 +548,7 @@ async def test_colour_depth_follows_each_clients_terminal(rig: Rig, monkeypatch:
         await player.close()
 
 
+@pytest.mark.long
 async def test_overlapping_sessions_leave_the_process_stdout_alone(rig: Rig) -> None:
     """Textual points sys.stdout at each running app; overlapping runs would restore each other's
     captures out of order. Session apps never touch it."""
@@ -545,7 +565,7 @@ async def test_overlapping_sessions_leave_the_process_stdout_alone(rig: Rig) -> 
     await second.close()
     await until(lambda: not rig.front.sessions, "the second session to end")
     assert sys.stdout is stdout and sys.stderr is stderr
-    await until(lambda: gc.collect() is not None and first_app() is None, "the first app to be released")
+    await until_released([first_app], "the first app to be released")
 
 
 async def test_a_paste_flood_in_one_session_does_not_hold_up_another(rig: Rig) -> None:
@@ -566,6 +586,7 @@ async def test_a_paste_flood_in_one_session_does_not_hold_up_another(rig: Rig) -
 
 
 @pytest.mark.system
+@pytest.mark.long  # the longest system test: the first one handed out
 async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
     """Sessions come and go; every App is released (Textual's parser cache once kept each one,
     through the key events it cached: the kitty-protocol keys below go through that path)."""
@@ -589,13 +610,7 @@ async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
     before = rss_bytes()
     apps = [await one_session(f"p{i}") for i in range(100)]
 
-    def all_released() -> bool:
-        # asyncio keeps a cancelled timer, and the context it was made in (which names its app), until
-        # the time it was set for: an app can outlive its session by as long as its longest timer.
-        gc.collect()
-        return all(app() is None for app in apps)
-
-    await until(all_released, "every finished session's app to be released")
+    await until_released(apps, "every finished session's app to be released")
     grown = rss_bytes() - before
     assert grown < 40 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MiB over 100 sessions"
     assert not rig.front.sessions and not rig.front.connections and not rig.server.connections
@@ -850,8 +865,8 @@ def test_the_textual_internals_the_ssh_front_relies_on() -> None:
     assert SessionParser._parse_extended_key is not shared_key_parse()
     assert Driver.__abstractmethods__ == {"write", "start_application_mode", "disable_input",
                                           "stop_application_mode"}
-    assert stylesheet_parse() is ssh_driver._parse_rules_once, "CSS is parsed once per process"
-    assert list(inspect.signature(ssh_driver._parse_rules).parameters) == [
+    assert stylesheet_parse() is textual_driver._parse_rules_once, "CSS is parsed once per process"
+    assert list(inspect.signature(textual_driver._parse_rules).parameters) == [
         "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert stylesheet_keeps_its_variables(), "the theme's variables key the shared parse"
     # The screens' cheaper start and redraws (ono99_tui/tui/model_screen.py, steady.py and widgets.py)

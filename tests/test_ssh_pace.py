@@ -16,18 +16,18 @@ from typing import Any
 
 import pytest
 
+from ono99_kernel.ssh_library import asyncssh
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import CreateTable, Join, Start
+from ono99_kernel.wire.server import ServerMessage
 from ono99_tui.client.connection import Client
+from ono99_tui.client.model import Model
 from ono99_tui.front import pacing
 from ono99_tui.front.pacing import Pacer
 from ono99_tui.i18n import gettext, using
-from ono99_kernel.ssh_library import asyncssh
-from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.client.model import Model
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
-from ono99_kernel.wire.requests import CreateTable, Join, Start
-from ono99_kernel.wire.server import ServerMessage
 from tests.server_helpers import play_client
 from tests.test_ssh import PATIENCE, Player, Rig, rig, start_rig, until  # noqa: F401  (rig is a fixture)
 

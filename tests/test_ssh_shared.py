@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.requests import Act, CreateTable, Join, Say, Start
 from ono99_tui.client.connection import Client
+from ono99_tui.front.session_app import SessionApp
 from ono99_tui.front.sharing import Group, TapInbox
 from ono99_tui.front.ssh import SshSession
-from ono99_tui.front.session_app import SessionApp
 from ono99_tui.i18n import gettext, using
-from ono99_kernel.ssh_settings import SshSettings
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
-from ono99_kernel.wire.requests import Act, CreateTable, Join, Say, Start
 from tests.test_ssh import PATIENCE, Player, Rig, rig, run, start_rig, until  # noqa: F401  (rig is a fixture)
 from tests.test_ssh_pace import cursor_cells, named_key
 
@@ -68,6 +68,7 @@ def group_of(rig: Rig, player: Player) -> Group | None:  # noqa: F811
     return rig.front.sharing.group_of.get(player.session)
 
 
+@pytest.mark.long
 async def test_spectators_with_the_same_terminal_share_one_app_and_a_key_or_a_resize_takes_one_back(
         rig: Rig) -> None:  # noqa: F811
     """Bea and Cy watch on 100×30 terminals in English, Dan on 80×24 in Vietnamese, while Tess and

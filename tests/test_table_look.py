@@ -260,6 +260,7 @@ async def test_a_second_screen_showing_a_table_draws_it_from_the_texts_the_first
 
 
 @pytest.mark.parametrize("mode", ["motion", "reduced", "busy", "front", "front-motion"])
+@pytest.mark.long
 async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total, the card played short of the
@@ -267,9 +268,9 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: 
     motion (the setting sets the app's animation level to "none"), or in a process that says it is
     too busy for motion (an SSH or web front under load: ``drop_motion_when``), the move at once. An SSH
     or web front shows moves at once unless its host turned motion on (``--ssh-motion``), as the front's
-    process sets it up (``front.run.motion_dropped_by``). Waits are for the motion to end, never for a time."""
-    from ono99_tui.front.process import motion_dropped_by
+    process sets it up (``front.process.motion_dropped_by``). Waits are for the motion to end, never for a time."""
     from ono99_kernel.ssh_settings import SshSettings
+    from ono99_tui.front.process import motion_dropped_by
     from ono99_tui.tui import tabletop
 
     reduced = mode not in ("motion", "front-motion")
@@ -360,8 +361,8 @@ async def test_the_knockout_dialog_draws_the_cards_it_lists_with_the_tables_face
     face the table draws (its border by kind, its value), every card whole inside the dialog and no
     text cut, in each language; a hand too long for the dialog's width keeps the list and draws none
     rather than some."""
-    from ono99_tui.tui.game_over import KnockOutScreen
     from ono99_tui.client.model import KnockOut
+    from ono99_tui.tui.game_over import KnockOutScreen
     from ono99_tui.tui.widgets import CardRow
 
     held = ["9", "-10", "REV", "ONO99"]

@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from ono99_server.broadcast import Broadcaster
-from ono99_server.config import ServerConfig
-from ono99_server.members import Member
-from ono99_server.runner import GameRunner, Status
-from ono99_server.seating import Seating
 from ono99_kernel.core.actions import Action
 from ono99_kernel.core.events import Event
 from ono99_kernel.core.options import TableOptions
 from ono99_kernel.protocol import HEADER, ProtocolError, decode_payload, encode
 from ono99_kernel.wire.server import HandStartedEvent, History, ServerMessage, State, decode_server_message
+from ono99_server.broadcast import Broadcaster
+from ono99_server.config import ServerConfig
+from ono99_server.members import Member
+from ono99_server.runner import GameRunner, Status
+from ono99_server.seating import Seating
 
 
 class Recorder:

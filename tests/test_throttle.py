@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 from ono99_kernel.access import AccessPolicy
-from ono99_tui.client.connection import Client
-from ono99_tui.client.errors import ServerError
-from ono99_tui.i18n import using
 from ono99_kernel.protocol import PROTOCOL_VERSION
-from ono99_tui.reasons import said
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.throttle import FailureThrottle, Wait, address_group
 from ono99_kernel.tls import client_context
 from ono99_kernel.wire.requests import Hello
+from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ServerError
+from ono99_tui.i18n import using
+from ono99_tui.reasons import said
 from tests.server_helpers import TIMEOUT, running_server
 
 

@@ -21,11 +21,15 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from ono99_kernel.fingerprints import normal_fingerprint
+from ono99_kernel.identity import Identity
+from ono99_kernel.protocol import PROTOCOL_VERSION
+from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
+from ono99_kernel.wire.requests import Join
 from ono99_server import Server
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
-from ono99_kernel.fingerprints import normal_fingerprint
-from ono99_kernel.identity import Identity
 from ono99_tui.known_servers import (
     AnnouncementMismatch,
     KnownServers,
@@ -33,13 +37,9 @@ from ono99_tui.known_servers import (
     ServerTrust,
     UnknownServer,
 )
-from ono99_kernel.protocol import PROTOCOL_VERSION
-from ono99_kernel.ssh_settings import SshSettings
-from ono99_kernel.tls import CERT_FILE, KEY_FILE, client_context, peer_fingerprint
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.seats import ConfirmScreen
-from ono99_kernel.wire.requests import Join
 
 from .relay import Relay, TlsTerminatingRelay
 from .server_helpers import (

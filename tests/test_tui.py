@@ -17,14 +17,16 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Select, Static, Switch
 
+from ono99_kernel.wire.requests import CreateTable, Join, Start
+from ono99_kernel.wire.server import View
 from ono99_server import Server, ServerConfig
 from ono99_server.connection import Connection
 from ono99_tui.client.connection import Client
+from ono99_tui.client.labels import card_label
 from ono99_tui.local_game import open_local_game
 from ono99_tui.tui.app import Ono99App, make_app
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen
-from ono99_tui.client.labels import card_label
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.replay import load_replay, make_replay_app
@@ -32,8 +34,6 @@ from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
-from ono99_kernel.wire.requests import CreateTable, Join, Start
-from ono99_kernel.wire.server import View
 from tests.app_state import table_of, view_of
 from tests.server_helpers import new_identity, play_client
 from tests.textual_compat import count_refreshes

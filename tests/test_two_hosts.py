@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from ono99_tui.client.connection import Client
 from ono99_kernel.identity import Identity
-from ono99_tui.known_servers import ServerTrust
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import CreateTable, Start
+from ono99_tui.client.connection import Client
+from ono99_tui.known_servers import ServerTrust
 from tests.server_helpers import ROOT, TIMEOUT
 from tests.test_fronts import drive, played_by
 

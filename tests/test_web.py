@@ -30,22 +30,22 @@ from typing import Any
 import aiohttp
 import pytest
 
-from ono99_server import Server, ServerConfig
-from ono99_tui.client.connection import Client
-from ono99_tui.front.ssh import SshFront
-from ono99_tui.front.session_app import SessionApp
-from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
-from ono99_tui.front.web_page import language_from_accept
 from ono99_kernel.fronts import new_credential
-from ono99_tui.known_servers import ServerTrust
-from ono99_tui.serve import front_config_for
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.tls import client_context, load_certificate, peer_fingerprint
+from ono99_kernel.wire.requests import CreateTable, Spectate, Start
+from ono99_kernel.wire.server import PlayEvent, State
+from ono99_server import Server, ServerConfig
+from ono99_tui.client.connection import Client
+from ono99_tui.front.session_app import SessionApp
+from ono99_tui.front.ssh import SshFront
+from ono99_tui.front.web import WebFront, WebSession, WebSessionApp, invite_code, invite_links
+from ono99_tui.front.web_page import language_from_accept
+from ono99_tui.known_servers import ServerTrust
+from ono99_tui.serve import front_config_for
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.widgets import CardWidget
-from ono99_kernel.wire.requests import CreateTable, Spectate, Start
-from ono99_kernel.wire.server import PlayEvent, State
 from tests.server_helpers import TIMEOUT, PlayLog, ServerProcess, TestClient, free_port, play
 from tests.test_ssh import Player, key_for_turn, play_through_keys
 
@@ -640,6 +640,7 @@ def record_plays(app: SessionApp, monkeypatch: pytest.MonkeyPatch) -> list[tuple
     return plays
 
 
+@pytest.mark.long
 async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One table, three ways in: a page's websocket, an SSH session and a protocol client over TCP,
@@ -699,6 +700,7 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(
         await rig.close()
 
 
+@pytest.mark.long
 async def test_ono99_front_elsewhere_serves_browsers_with_a_certificate_of_its_own(tmp_path: Path) -> None:
     """``ono99 front`` for a game server elsewhere: without --web-cert it makes a certificate once in
     its data directory and says its fingerprint; a page's websocket plays through it on that server."""

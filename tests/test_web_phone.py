@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
+from ono99_kernel.wire.requests import Start
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.tabletop import TableTop
 from ono99_tui.tui.widgets import CardWidget, KeysFooter
-from ono99_kernel.wire.requests import Start
 from tests.server_helpers import play
 from tests.test_ssh import key_for_turn
 from tests.test_web import (

@@ -9,8 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ono99_server import ServerConfig
-from ono99_server.local import EmbeddedServer, LocalLink
 from ono99_kernel.protocol import PROTOCOL_VERSION, encode
 from ono99_kernel.wire.requests import (
     REQUEST_TYPES,
@@ -33,6 +31,8 @@ from ono99_kernel.wire.requests import (
     kind_of,
 )
 from ono99_kernel.wire.server import decode_server_message
+from ono99_server import ServerConfig
+from ono99_server.local import EmbeddedServer, LocalLink
 from tests.server_helpers import may_act
 from tests.test_protocol_doc import section, table_rows
 

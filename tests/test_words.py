@@ -10,20 +10,20 @@ import pytest
 from babel.messages.pofile import read_po
 from textual.widgets import Button, Select, Static, Switch
 
-from ono99_tui import i18n
 from ono99_kernel.bots import BOT_LEVELS
 from ono99_kernel.core.cards import Card, Edition
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import OPTION_WORDS, PointsWin, TableOptions, parse_option_text
+from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError
+from ono99_kernel.wire.requests import CreateTable, decode_request
+from ono99_tui import i18n
+from ono99_tui.client.labels import card_kind, card_label, card_short, option_problem, rules_summary
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
-from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.cardface import card_face
-from ono99_tui.client.labels import card_kind, card_label, card_short, option_problem, rules_summary
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.table import TableScreen
-from ono99_kernel.wire.requests import CreateTable, decode_request
 from tests.test_tui import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,6 @@ from ono99_kernel.core.game import Game
 from ono99_kernel.core.options import TableOptions
 from ono99_kernel.core.record import replay
 from ono99_kernel.protocol import PROTOCOL_VERSION
-from ono99_tui.reasons import said
 from ono99_kernel.wire.server import (
     Away,
     ErrorMessage,
@@ -31,6 +30,7 @@ from ono99_kernel.wire.server import (
     event_of,
     view_of,
 )
+from ono99_tui.reasons import said
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample_2022.jsonl"  # a 2022 game's record
 

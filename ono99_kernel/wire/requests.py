@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
+from ..core.arena import ARENA_MINUTES, ARENA_SEATS
 from ..core.series import SERIES_GAMES, SERIES_POINTS
 from ..protocol import (
     ADMIN_COMMANDS,
@@ -147,6 +148,7 @@ class CreateTable(_Request):
     private: bool | None = field(default=None, metadata=rule(bool))
     start: bool | None = field(default=None, metadata=rule(bool))
     replace_bots: bool | None = field(default=None, metadata=rule(bool))
+    hints: bool | None = field(default=None, metadata=rule(bool))
     series_games: int | None = field(default=None, metadata=rule(int, SERIES_GAMES_RANGE))
     series_points: int | None = field(default=None, metadata=rule(int, SERIES_POINTS_RANGE))
     t: Literal["create_table"] = "create_table"
@@ -183,6 +185,7 @@ class GiveSeat(_Request):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetTableOptions(_Request):
     replace_bots: bool | None = field(default=None, metadata=rule(bool))
+    hints: bool | None = field(default=None, metadata=rule(bool))
     t: Literal["table_options"] = "table_options"
 
 
@@ -289,6 +292,36 @@ class AskGameRecord(_Request):
     t: Literal["game_record"] = "game_record"
 
 
+# --- arenas (docs/protocol.md section 6b) ---------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateArena(_Request):
+    """A new arena: a public one (an operator's, ``not_operator`` otherwise) or a ``private`` one that
+    anyone may open, joined with its invite code."""
+
+    minutes: int = field(metadata=rule(int, _range(*ARENA_MINUTES)))
+    edition: Edition | None = field(default=None, metadata=rule(str, EDITION))
+    seats: int | None = field(default=None, metadata=rule(int, _range(*ARENA_SEATS)))
+    start: int | None = field(default=None, metadata=rule(int, _range(0, 2**40)))  # Unix time; absent: now
+    name: str | None = field(default=None, metadata=rule(str, _max_len(MAX_TABLE_NAME)))
+    private: bool | None = field(default=None, metadata=rule(bool))
+    t: Literal["arena_create"] = "arena_create"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JoinArena(_Request):
+    """Join an arena by its id or its invite code; with neither, the public arena running now (else the
+    next to start)."""
+
+    arena: int | None = field(default=None, metadata=rule(int, TABLE_ID))
+    code: str | None = field(default=None, metadata=rule(str, _max_len(16)))
+    t: Literal["arena_join"] = "arena_join"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaveArena(_Request):
+    t: Literal["arena_leave"] = "arena_leave"
+
+
 # --- players protect themselves, and operators (docs/protocol.md section 5b) ------------------------------
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Mute(_Request):
@@ -330,11 +363,12 @@ class Admin(_Request):
 
 Request = (Hello | Prove | ListTables | CreateTable | Join | Spectate | Sit | Stand | Leave | AddBot | RemoveBot
            | Kick | GiveSeat | SetTableOptions | Start | Rematch | StartSeries | Act | Say | AskLeaderboard | Ping
-           | PlayNow | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin)
+           | PlayNow | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin | CreateArena
+           | JoinArena | LeaveArena)
 REQUEST_TYPES: tuple[type[Request], ...] = (  # in the order of docs/protocol.md section 4
     Hello, Prove, ListTables, CreateTable, Join, Spectate, Sit, Stand, Leave, AddBot, RemoveBot, Kick, GiveSeat,
     SetTableOptions, Start, Rematch, StartSeries, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block,
-    Report, Admin, AskProfile, AskGameRecord)
+    Report, Admin, AskProfile, AskGameRecord, CreateArena, JoinArena, LeaveArena)
 
 
 @dataclass(frozen=True, slots=True)

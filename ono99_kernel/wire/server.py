@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
+from ..core.arena import ARENA_STATUSES, ArenaStatus
 from ..core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDraw, Out, Played, Reshuffled
 from ..core.options import TableOptions
 from ..core.series import SERIES_KINDS, SeriesKind
@@ -37,6 +38,11 @@ __all__ = [
     "SERVER_MESSAGE_TYPES",
     "STATUSES",
     "AdminResult",
+    "ArenaGame",
+    "ArenaInfo",
+    "ArenaMessage",
+    "ArenaStanding",
+    "Arenas",
     "Away",
     "Bye",
     "Challenge",
@@ -162,6 +168,8 @@ class TableInfo:
     winner: int | None
     name_code: str | None  # the kind of name the server gave a table nobody named (protocol.TABLE_NAMES)
     name_params: Params  # its values: a client says such a name in its player's language
+    # the host allows hints (a player's client estimates its cards' chances); the table's games are not rated
+    hints: bool = field(default=False, kw_only=True)
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "edition": self.edition, "options": options_to_wire(self.options),
@@ -169,7 +177,7 @@ class TableInfo:
                 "seats": [s.to_wire() for s in self.seats], "free": self.free, "bots": self.bots,
                 "spectators": self.spectators, "replace_bots": self.replace_bots, "turn_seconds": self.turn_seconds,
                 "bot_level": self.bot_level, "game_no": self.game_no, "winner": self.winner,
-                "name_code": self.name_code, "name_params": dict(self.name_params)}
+                "name_code": self.name_code, "name_params": dict(self.name_params), "hints": self.hints}
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +224,52 @@ class TableDetail(TableInfo):
         data.update(code=self.code, you=self.you, watchers=list(self.watchers), waiting=list(self.waiting),
                     series=self.series.to_wire() if self.series is not None else None)
         return data
+
+
+# --- arenas ---------------------------------------------------------------------------------------------
+MAX_ARENAS = 64  # the arenas an ``arenas`` message lists
+MAX_ARENA_SHOWN = 64  # the standings' lines an ``arena`` message carries
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaInfo:
+    """An arena as the lobby lists it (ARENA INFO, docs/protocol.md section 6b)."""
+
+    id: int
+    name: str
+    edition: Edition
+    seats: int
+    minutes: int
+    status: ArenaStatus
+    starts_in: float  # seconds until it starts (0 once it has)
+    ends_in: float  # seconds until no table is seated any more (0 once over)
+    players: int  # in the arena now
+    private: bool
+    top_table: int | None  # the table of the best-placed player playing now: featured for spectators
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "edition": self.edition, "seats": self.seats,
+                "minutes": self.minutes, "status": self.status, "starts_in": self.starts_in,
+                "ends_in": self.ends_in, "players": self.players, "private": self.private,
+                "top_table": self.top_table}
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaStanding:
+    """A player's line of an arena's standings (ARENA STANDING)."""
+
+    place: int
+    name: str
+    points: int
+    games: int
+    wins: int
+    fire: bool  # on a streak: their next game's points are doubled
+    playing: bool
+    present: bool  # False: left the arena (keeping their points)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"place": self.place, "name": self.name, "points": self.points, "games": self.games,
+                "wins": self.wins, "fire": self.fire, "playing": self.playing, "present": self.present}
 
 
 # --- views and events ------------------------------------------------------------------------------------
@@ -765,6 +819,51 @@ class AdminResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Arenas:
+    """The public arenas to come and running, and any arena of yours (section 6b)."""
+
+    arenas: tuple[ArenaInfo, ...]
+    t: Literal["arenas"] = "arenas"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": self.t, "arenas": [a.to_wire() for a in self.arenas]}
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaMessage:
+    """The arena you are in: its standings (the first lines), your own line, when your next game
+    starts, and its podium once over (section 6b)."""
+
+    arena: ArenaInfo
+    code: str | None  # a private arena's invite code
+    joined: bool  # you are in it (False: you left, or it is over)
+    standings: tuple[ArenaStanding, ...]  # best first, the first lines only
+    you: ArenaStanding | None
+    next_in: float | None  # seconds until your next game starts at the latest; None while playing
+    podium: tuple[str, ...]  # once over: the first three
+    t: Literal["arena"] = "arena"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": self.t, "arena": self.arena.to_wire(), "code": self.code, "joined": self.joined,
+                "standings": [s.to_wire() for s in self.standings],
+                "you": None if self.you is None else self.you.to_wire(), "next_in": self.next_in,
+                "podium": list(self.podium)}
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaGame:
+    """You are seated at an arena's table: its game starts in ``starts_in`` seconds."""
+
+    arena: int
+    table: int
+    starts_in: float
+    t: Literal["arena_game"] = "arena_game"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": self.t, "arena": self.arena, "table": self.table, "starts_in": self.starts_in}
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownMessage:
     """A message type this version does not know (a newer server's): ignored."""
 
@@ -777,10 +876,10 @@ class UnknownMessage:
 
 ServerMessage = (Welcome | Challenge | ErrorMessage | Tables | TableMessage | Left | State | History | Chat
                  | ChatHistory | Notice | Away | Online | Leaderboard | Queue | Profile | GameRecord | Pong | Bye
-                 | Safety | AdminResult | UnknownMessage)
+                 | Safety | AdminResult | Arenas | ArenaMessage | ArenaGame | UnknownMessage)
 SERVER_MESSAGE_TYPES = (Welcome, Challenge, ErrorMessage, Tables, TableMessage, Left, State, History, Chat, ChatHistory,
                         Notice, Away, Online, Leaderboard, Queue, Profile, GameRecord, Pong, Bye, Safety,
-                        AdminResult)  # what a server sends
+                        AdminResult, Arenas, ArenaMessage, ArenaGame)  # what a server sends
 
 
 def encode_message(message: ServerMessage) -> bytes:
@@ -860,7 +959,8 @@ def _table_fields(r: reading.Reader) -> dict[str, Any]:
             "bot_level": r.text("bot_level", 32), "game_no": r.num("game_no"),
             "winner": r.num("winner", 0, len(seats) - 1, nil=True),
             "name_code": r.text("name_code", 32, nil=True, default=None),
-            "name_params": reading.params(r.raw("name_params", {}), r.at("name_params"))}
+            "name_params": reading.params(r.raw("name_params", {}), r.at("name_params")),
+            "hints": r.flag("hints", default=False)}
 
 
 def _table_info(v: Any, where: str) -> TableInfo:
@@ -1066,6 +1166,32 @@ def _admin_row(value: Any, where: str) -> Params:
     return out
 
 
+def _arena_info(v: Any, where: str) -> ArenaInfo:
+    r = reading.Reader(v, where)
+    return ArenaInfo(id=r.num("id"), name=r.text("name", MAX_TABLE_NAME * 4), edition=r.choice("edition", EDITIONS),
+                     seats=r.num("seats", 2, MAX_SEATS), minutes=r.num("minutes", 1),
+                     status=r.choice("status", ARENA_STATUSES), starts_in=r.real("starts_in", low=0.0),
+                     ends_in=r.real("ends_in", low=0.0), players=r.num("players"), private=r.flag("private"),
+                     top_table=r.num("top_table", nil=True, default=None))
+
+
+def _arena_standing(v: Any, where: str) -> ArenaStanding:
+    r = reading.Reader(v, where)
+    return ArenaStanding(place=r.num("place", 1), name=r.text("name", MAX_NAME_WIRE), points=r.num("points"),
+                         games=r.num("games"), wins=r.num("wins"), fire=r.flag("fire"), playing=r.flag("playing"),
+                         present=r.flag("present"))
+
+
+def _arena_message(r: reading.Reader) -> ArenaMessage:
+    you = r.raw("you", reading.MISSING)
+    return ArenaMessage(arena=_arena_info(r.raw("arena", reading.MISSING), r.at("arena")),
+                        code=r.text("code", 16, nil=True), joined=r.flag("joined"),
+                        standings=r.items("standings", _arena_standing, limit=MAX_ARENA_SHOWN),
+                        you=None if you is None else _arena_standing(you, r.at("you")),
+                        next_in=r.real("next_in", nil=True, low=0.0),
+                        podium=r.items("podium", reading.name_text, limit=MAX_SEATS))
+
+
 def _state(r: reading.Reader) -> State:
     view = _view(r.raw("view", reading.MISSING), r.at("view"))
     return State(table=r.num("table"), game_no=r.num("game_no"), view=view,
@@ -1140,6 +1266,12 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
     if kind == "admin_result":
         return AdminResult(command=r.text("command", 32), text=r.text("text"),
                            params=_admin_row(r.raw("params", {}), r.at("params")), rows=r.items("rows", _admin_row))
+    if kind == "arenas":
+        return Arenas(arenas=r.items("arenas", _arena_info, limit=MAX_ARENAS))
+    if kind == "arena":
+        return _arena_message(r)
+    if kind == "arena_game":
+        return ArenaGame(arena=r.num("arena"), table=r.num("table"), starts_in=r.real("starts_in", low=0.0))
     return UnknownMessage(kind)
 
 

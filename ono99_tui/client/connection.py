@@ -5,37 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
-from .fingerprints import fingerprint_digest
-from .i18n import gettext as _
-from .protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
-from .tls import client_context, lean_read_buffers, peer_fingerprint
-from .wire.requests import Hello, Prove, Request
-from .wire.server import ErrorMessage, decode_server_message
+from ono99_kernel.fingerprints import fingerprint_digest
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from ono99_kernel.tls import client_context, lean_read_buffers, peer_fingerprint
+from ono99_kernel.wire.requests import Hello, Prove, Request
+from ono99_kernel.wire.server import ErrorMessage, ServerMessage, Welcome, decode_server_message
+
+from ..i18n import gettext as _
+from .errors import ConnectionLost, ServerError
 
 if TYPE_CHECKING:
-    from .fronts import FrontAssertion
-    from .identity import Identity
-    from .known_servers import ServerTrust
+    from ono99_kernel.fronts import FrontAssertion
+    from ono99_kernel.identity import Identity
 
-# Seconds before each try to come back after a lost connection (then the last, again), each made
-# longer by a random fraction up to RECONNECT_JITTER: the clients a restart dropped together (many
-# behind one address) come back spread out, not in step, within the address's budget of new connections.
-RECONNECT_DELAYS = (0.5, 1, 2, 4, 8, 10)
-RECONNECT_JITTER = 0.5
+    from ..known_servers import ServerTrust
+    from .model import Model
 
-
-def reconnect_delay(attempt: int, rng: random.Random) -> float:
-    """The wait before try ``attempt`` (0: the first) to come back, to a tenth of a second."""
-    base = RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)]
-    return round(base * (1 + RECONNECT_JITTER * rng.random()), 1)
-
-
+Answer = TypeVar("Answer", bound=ServerMessage)
 CONNECT_TIMEOUT = 10.0
 MAX_HOPS = 3  # times a hello follows "elsewhere" to another node of the same server
 MOVING_PAUSE = 0.5  # seconds between hellos while the server says the player's table is changing nodes
@@ -63,40 +54,6 @@ class OtherNodes:
             return None
         here = [client.address] if client.address is not None else []
         return cls(client.server_fingerprint, tuple(dict.fromkeys([*here, *told])))
-
-
-class ServerError(Exception):
-    """The server answered with an ``error`` message: ``error``, decoded (code, English reason, params)."""
-
-    def __init__(self, error: ErrorMessage) -> None:
-        super().__init__(f"{error.code}: {error.reason}")
-        self.error = error
-
-    @property
-    def code(self) -> str:
-        return self.error.code
-
-    @property
-    def reason(self) -> str:
-        return self.error.reason
-
-    @classmethod
-    def from_wire(cls, message: Mapping[str, Any]) -> ServerError:
-        """The refusal an ``error`` message says, decoded once, here. One this version cannot read is
-        still a refusal: its code is then the decoder's (``bad_field``/``bad_message``) and its reason
-        says what could not be read."""
-        try:
-            decoded = decode_server_message(message)
-        except ProtocolError as exc:
-            decoded = ErrorMessage(code=exc.code, reason=f"an error this version cannot read ({exc.reason})",
-                                   ref=None, params={})
-        if not isinstance(decoded, ErrorMessage):
-            raise TypeError(f"not an error message: {message.get('t')!r}")
-        return cls(decoded)
-
-
-class ConnectionLost(Exception):
-    """The connection to the server closed."""
 
 
 class Client:
@@ -193,7 +150,7 @@ class Client:
                 client = await cls.open(host, port, trust=None, timeout=max(0.1, end - loop.time()))
             if client.server_fingerprint != pinned:
                 await client.close()
-                from .known_servers import UntrustedServer
+                from ..known_servers import UntrustedServer
 
                 raise UntrustedServer(host, port, client.server_fingerprint)
 
@@ -209,7 +166,7 @@ class Client:
                 continue
             if client.server_fingerprint != others.fingerprint:
                 await client.close()
-                from .known_servers import UntrustedServer
+                from ..known_servers import UntrustedServer
 
                 raise UntrustedServer(host, port, client.server_fingerprint)
             return client, (host, port)
@@ -229,6 +186,29 @@ class Client:
             if kind == "challenge" and identity is not None and isinstance(message.get("nonce"), bytes):
                 server_key = fingerprint_digest(self.server_fingerprint)
                 await self.send(Prove(signature=identity.prove(server_key, message["nonce"])))
+
+    @property
+    def welcomed_name(self) -> str | None:
+        """The name the server's welcome gives the player (None: no welcome yet, or one this version
+        cannot read)."""
+        try:
+            welcome = decode_server_message(self.welcome) if self.welcome else None
+        except ProtocolError:
+            return None
+        return welcome.name if isinstance(welcome, Welcome) else None
+
+    async def ask(self, request: Request, answer: type[Answer], timeout: float = 30.0) -> Answer:
+        """Send ``request`` and wait for its answer, the next message of type ``answer`` (others are
+        skipped); a refusal raises ``ServerError``."""
+        await self.send(request)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = decode_server_message(await self.recv(max(0.0, end - loop.time())))
+            if isinstance(message, ErrorMessage):
+                raise ServerError(message)
+            if isinstance(message, answer):
+                return message
 
     @property
     def resume_token(self) -> str:
@@ -289,6 +269,26 @@ class Client:
         self._reader_task.cancel()
         with contextlib.suppress(BaseException):
             await self._reader_task
+
+
+class Dialer:
+    """How one player's client connects to a server, and again after each loss: as the same player
+    (the model's resume token and what it saw), through the server's other nodes when its node is lost."""
+
+    def __init__(self, *, client_name: str, identity: Identity | None = None, password: str | None = None) -> None:
+        self.client_name = client_name
+        self.identity = identity
+        self.password = password
+        self.others: OtherNodes | None = None  # the server's other nodes, told at the last welcome
+
+    async def connect(self, host: str, port: int, name: str, model: Model, trust: ServerTrust | None) -> Client:
+        resuming = bool(model.resume)
+        client = await Client.connect(host, port, name, resume=model.resume or None, client_name=self.client_name,
+                                      identity=self.identity, password=self.password,
+                                      seen=model.seen() if resuming else None, trust=trust,
+                                      others=self.others if resuming else None)
+        self.others = OtherNodes.of(client)  # where to come back through if this node is lost
+        return client
 
 
 def probe(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> None:

@@ -20,11 +20,12 @@ from ono99_kernel.core.options import (
     TOKENS_SUMMARY,
     TableOptions,
 )
+from ono99_kernel.protocol import TABLE_NAMES
+from ono99_kernel.wire.server import Seat, TableInfo
+
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.protocol import TABLE_NAMES
 from ..reasons import table_name_words
-from ono99_kernel.wire.server import Seat, TableInfo
 
 
 def _card(code: str) -> Card | None:

@@ -8,11 +8,11 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .. import text as words
 from ono99_kernel.core.options import Scoring
-from ..i18n import gettext as _
-from ..reasons import said, unplayable_reason
 from ono99_kernel.wire.server import (
+    ArenaInfo,
+    ArenaMessage,
+    Arenas,
     Away,
     Bye,
     Chat,
@@ -50,6 +50,11 @@ from ono99_kernel.wire.server import (
     View,
     Welcome,
 )
+
+from .. import text as words
+from ..analysis_hints import remember
+from ..i18n import gettext as _
+from ..reasons import said, unplayable_reason
 from .labels import card_label, seat_name
 
 RECENT_PLAYS = 4  # plays shown in the strip above the hand
@@ -118,11 +123,18 @@ class Model:
     _clock_move_due: bool = False  # the reader's clock ran out: their seat's next move is a stand-in's
     # the reader's moves a bot made for them among the events taken in last (a face saying them later)
     stand_in_moves: list[GameEvent] = field(default_factory=list)
+    # this game's events since the deal or the last reshuffle, and a few before: what a hint reads (analysis_hints.py)
+    game_events: list[GameEvent] = field(default_factory=list)
     _game_names: dict[int, Seat] = field(default_factory=dict)  # by seat: the last one with a name this game
     # play now and ratings: my place in a queue (nil: not waiting), every queue's size, the bots' ratings
     queue: Queued | None = None
     queue_at: float = 0.0  # time.monotonic() when it arrived (for the countdown to the bots)
     queues: list[QueueSize] = field(default_factory=list)
+    # arenas (docs/protocol.md section 6b): those the lobby lists, the one I am in, and when each came
+    arenas: list[ArenaInfo] = field(default_factory=list)
+    arenas_at: float = 0.0  # time.monotonic() when the list arrived (its times count down from then)
+    arena: ArenaMessage | None = None
+    arena_at: float = 0.0
     leaderboard_bots: list[RatingRow] = field(default_factory=list)  # ``name`` is the bot level
     profile: Profile | None = None
     safety: Safety | None = None  # my mutes and blocks, and whether I am an operator (player_menu.py)
@@ -199,6 +211,7 @@ class Model:
         elif isinstance(message, Left):
             self._new_table()
             self.table = None
+            self.notice = ""  # a refusal at the table is not news in the lobby (the server's reason follows Left)
         elif isinstance(message, State):
             self._apply_state(message)
         elif isinstance(message, History):
@@ -227,6 +240,10 @@ class Model:
             self.queues = list(message.queues)
         elif isinstance(message, Profile):
             self.profile = message
+        elif isinstance(message, Arenas):
+            self.arenas, self.arenas_at = list(message.arenas), time.monotonic()
+        elif isinstance(message, ArenaMessage):
+            self.arena, self.arena_at = message, time.monotonic()
         elif isinstance(message, Safety):
             self.safety = message
         elif isinstance(message, ErrorMessage):
@@ -244,6 +261,7 @@ class Model:
         self.clear_log()
         self.seq = 0
         self.chat_seen.pop("table", None)
+        self.chat = deque((entry for entry in self.chat if entry.scope != "table"), maxlen=self.chat.maxlen)
 
     def _reset_game(self) -> None:
         self.last_play = None
@@ -252,6 +270,7 @@ class Model:
         self.knockout = None
         self._total_seen = 0
         self._clock_move_due = False
+        self.game_events.clear()
 
     def _take_chat(self, line: ChatLine, scope: str) -> None:
         """A chat line, unless it was taken in already (lines carry ids, counting up). A session
@@ -318,6 +337,7 @@ class Model:
                 if first + i <= self.seq:
                     continue
                 self.seq = first + i
+            remember(self.game_events, event)
             line = self.describe(event, before)
             if line:
                 self.add_log(line)

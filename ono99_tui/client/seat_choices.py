@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..i18n import gettext as _
 from ono99_kernel.wire.requests import AddBot, GiveSeat, Kick, RemoveBot, SetTableOptions, Sit, Stand
+
+from ..i18n import gettext as _
 from .labels import seat_name
 
 if TYPE_CHECKING:
@@ -24,8 +25,9 @@ MAX_CHOICES = 16
 SeatRequest = Sit | Stand | GiveSeat | RemoveBot | AddBot | Kick | SetTableOptions
 
 
-def seat_choices(model: Model) -> list[tuple[str, SeatRequest]]:
-    """What the player may do with the table's seats now, as (label, message to send)."""
+def seat_choices(model: Model, local: bool = False) -> list[tuple[str, SeatRequest]]:
+    """What the player may do with the table's seats now, as (label, message to send); ``local``: in a
+    local game, which always allows hints."""
     table = model.table
     choices: list[tuple[str, SeatRequest]] = []
     if table is None:
@@ -62,4 +64,8 @@ def seat_choices(model: Model) -> list[tuple[str, SeatRequest]]:
         choices.append((_("Late joiners take bots' seats: on, turn off") if replace_bots
                         else _("Late joiners take bots' seats: off, turn on"),
                         SetTableOptions(replace_bots=not replace_bots)))
+    if host and not playing and not local and table.name_code != "play_now":  # a play-now table is rated
+        choices.append((_("Hints: allowed, turn off (games are rated again)") if table.hints
+                        else _("Hints: off, allow them (games here are then not rated)"),
+                        SetTableOptions(hints=not table.hints)))
     return choices[:MAX_CHOICES]

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ono99_kernel.ssh_settings import SshSettings
+
 from ..i18n import gettext as _
 from ..i18n import set_default_language
-from ono99_kernel.ssh_settings import SshSettings
 from .config import FrontConfig
 
 LANGUAGE_ENV = "ONO99_FRONT_LANGUAGE"  # the language of a worker's printed lines: its server's
@@ -67,6 +68,7 @@ async def run_front(config: FrontConfig, announce: bool = True, parent_pipe: boo
     standard input, a pipe from the server, closes), even one killed with SIGKILL: no worker outlives
     its server."""
     from ono99_kernel.tls import load_certificate
+
     from ..tui.tabletop import drop_motion_when
     from .pacing import PACER
     from .ssh import SshFront

@@ -1,12 +1,12 @@
-"""The terminal app of one SSH session: the ordinary ONO 99 app with the lobby first, run in a
-front process on a TCP link to the game server, drawing on the session's channel."""
+"""The terminal app of one front session (an SSH session or a browser tab): the ordinary ONO 99 app with
+the lobby first, run in a front process on a TCP link to the game server, drawing on the session's
+channel (the SSH channel or the page's socket)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import events
@@ -16,61 +16,33 @@ from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ..i18n import N_, language_from_ssh_env, using
-from ..i18n import gettext as _
-from ..links import Link
-from ono99_kernel.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
-from ..tui.app import Ono99App, StartScreen
-from ..tui.model_screen import ModelScreen
-from ..tui.names import KEY_HELP, NameScreen
-from ..tui.seats import ConfirmScreen
-from ..tui.themes import CSS_FILE, MONO_THEME
-from ono99_kernel.wire.common import as_edition
-from ono99_kernel.wire.requests import Join, Leave, PlayNow, Request, Spectate
+from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import (
-    Bye,
-    ErrorMessage,
-    Left,
     Notice,
     ServerMessage,
     State,
-    TableMessage,
-    Welcome,
-    decode_server_message,
 )
+
+from ..client.session import CodeNotUsed, Effect, End, EnteredByCode
+from ..i18n import N_, language_from_ssh_env, using
+from ..i18n import gettext as _
+from ..links import Link
+from ..tui.app import Ono99App, StartScreen
+from ..tui.model_screen import ModelScreen
+from ..tui.names import KEY_HELP, NameScreen
+from ..tui.themes import CSS_FILE, MONO_THEME
+from .door import Door, Entered, TurnedAway, enter_lobby, front_session
 from .pacing import ANSWER_WINDOW, HELD_FRAME, PACER
 from .textual_driver import ChannelDriver, ChannelTerminal, adapt_app_to_terminal
-
-if TYPE_CHECKING:
-    from ..client.connection import Client
 
 SSH_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Connect with an SSH key to keep your name and your "
                    "seat between sessions.")
 # --auth password: no key is taken, so none can keep a name
 PASSWORD_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. Everyone here plays as a guest: your name and "
                         "seat last as long as this session.")
-SERVER_RESTARTING = "the server is shutting down"  # a bye the front reconnects after
-# ... as after one node of several sending the player on to another (docs/protocol.md, section 10b)
-RECONNECT_AFTER = (SERVER_RESTARTING, BYE_TABLE_MOVED, BYE_SENT_ON)
-NOTICES_TO_ALL = frozenset({"clock_ran_out"})  # the notices a table sends all its members (server/ono99_server/table_room.py)
+# the notices a table sends all its members (server/ono99_server/table_room.py)
+NOTICES_TO_ALL = frozenset({"clock_ran_out"})
 __all__ = ["NameScreen", "OpeningScreen", "SessionApp"]
-
-
-class Door(Protocol):
-    """How a session's player enters the lobby (``ono99_tui.front.ssh.Door``)."""
-
-    server_name: str
-    fingerprint: str | None  # the SSH key's; None for a guest
-    default_name: str  # offered on the name screen
-    name_hint: str | None  # a name to try without asking (an SSH key's user name; "": the key's own name)
-    code: str | None  # an invite code from the user name
-    play_now: tuple[str, int] | None  # the user name asks to play now: (edition, seats)
-    watch: bool  # spectate the code's table instead of sitting down
-    maybe_name: bool  # the user name only looks like an invite code: no such table is no error
-    keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
-    name_help: str  # the name screen's help (a msgid); "": the SSH front's, by the key and the auth mode
-
-    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
 
 
 class OpeningScreen(StartScreen):
@@ -81,7 +53,7 @@ class OpeningScreen(StartScreen):
 
 
 class SessionApp(Ono99App):
-    """One SSH session's app. ``farewell`` is the line printed after it gives the terminal back."""
+    """One front session's app. ``farewell`` is the line printed after it gives the terminal back."""
 
     CSS_PATH = CSS_FILE  # a relative path would be looked up next to this module
 
@@ -92,11 +64,7 @@ class SessionApp(Ono99App):
         with using(language):
             self.farewell = _("Bye.") if door.fingerprint is None else \
                 _("Bye. Come back with the same key to keep your seat.")
-        self._code_hint = ""
         self.last_game_update = 0.0  # loop time of the last state of a running game (not idle then)
-        self._probing_code = False  # a user name shaped like an invite code was tried as one
-        self._play_now_from: tuple[str, int] | None = None  # ssh play@host back at a table: queue unless it plays
-        self._play_now_after_leaving: tuple[str, int] | None = None
         self._last_frame = 0.0  # loop time of the last batch of the server's messages drawn
         self._answer_until = 0.0  # until then, the answer to a request just sent is not held back for a frame
         # called once, when the first screen that needs the player (the name screen or the lobby) is up
@@ -111,7 +79,7 @@ class SessionApp(Ono99App):
         self.on_own_notice: Callable[[], None] | None = None  # called when one comes while the screen is held
         self._notice_to_all = False  # handling a notice every member of the table gets
         super().__init__(local=False, host=door.server_name, name=door.name_hint or "", open_link=self._enter,
-                         language=language)
+                         language=language, client=front_session(door))
         adapt_app_to_terminal(self, terminal)
 
     def get_driver_class(self) -> type[Driver]:
@@ -232,42 +200,27 @@ class SessionApp(Ono99App):
         super().send_message(message)
 
     async def _enter(self) -> Link:
-        """Say hello to the lobby: as a returning key, under the user name, or under a name asked for;
-        after a lost link, as the same player again (by the key, or a guest's resume token)."""
+        """Say hello to the lobby (``front/door.py``), asking for a name on the name screen."""
+        entered = await enter_lobby(self.door, self.player_name, self.model.resume, self._ask_name)
+        if isinstance(entered, Entered):
+            self.player_name = entered.name
+            return entered.link
+        if isinstance(entered, TurnedAway):
+            self.farewell = (_("The server closed the session: {reason}").format(reason=entered.reason)
+                             if entered.reason is not None else
+                             _("The game server cannot be reached just now; try again in a moment."))
+        return await self._leave()
+
+    async def _ask_name(self, problem: str) -> str | None:
         door = self.door
-        if self.model.resume:  # reconnecting: OSError goes to the app's network worker, which tries again
-            result = await door.enter(self.player_name, self.model.resume)
-            if isinstance(result, tuple):
-                self.farewell = _("The server closed the session: {reason}").format(reason=result[0])
-                return await self._leave()
-            return result
-        name = door.name_hint
-        problem = ""
-        while True:
-            if name is None:
-                if not isinstance(self.screen, OpeningScreen):
-                    await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
-                help_text = door.name_help or (KEY_HELP if door.fingerprint is not None else
-                                               SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP)
-                shown = self.push_screen(NameScreen(door.default_name, problem, help_text), wait_for_dismiss=True)
-                self._first_screen()
-                name = await shown
-                if name is None:
-                    return await self._leave()
-            try:
-                result = await door.enter(name or "")
-            except (OSError, TimeoutError):
-                self.farewell = _("The game server cannot be reached just now; try again in a moment.")
-                return await self._leave()
-            if not isinstance(result, tuple):
-                self.player_name = _welcome_name(result.welcome, name)
-                return result
-            reason, final = result
-            if final:  # no other name would change the answer
-                self.farewell = _("The server closed the session: {reason}").format(reason=reason)
-                return await self._leave()
-            problem = "" if name == "" else reason  # "": this key has no name here yet
-            name = None
+        if not isinstance(self.screen, OpeningScreen):
+            await self.push_screen(OpeningScreen(_("Opening the lobby of {host}…").format(host=self.host)))
+        help_text = door.name_help or (KEY_HELP if door.fingerprint is not None else
+                                       SSH_NAME_HELP if door.keys_kept else PASSWORD_NAME_HELP)
+        shown = self.push_screen(NameScreen(door.default_name, problem, help_text), wait_for_dismiss=True)
+        self._first_screen()
+        name = await shown
+        return None if name is None else name or ""
 
     async def _leave(self) -> Link:
         """End the session from the network worker, which ends with the app."""
@@ -287,86 +240,28 @@ class SessionApp(Ono99App):
     def handle(self, message: ServerMessage) -> None:
         self._notice_to_all = isinstance(message, Notice) and message.code in NOTICES_TO_ALL
         try:
-            self._handle(message)
+            super().handle(message)
         finally:
             self._notice_to_all = False
-
-    def _handle(self, message: ServerMessage) -> None:
-        if (isinstance(message, ErrorMessage) and message.ref == "join" and message.code == "game_running"
-                and self.door.code is not None and self._code_hint):
-            self._probing_code = False  # the code is a table's: its game has started
-            self._code_hint = ""
-            self._offer_to_watch(self.door.code)
-            return
-        if self._probing_code and isinstance(message, ErrorMessage | TableMessage):
-            self._probing_code = False
-            if isinstance(message, ErrorMessage) and message.ref in ("join", "spectate"):
-                self._code_hint = ""  # the user name was a name, not an invite code
-                return
-        super().handle(message)
-        if isinstance(message, Welcome):
-            self._use_invite_code(message)
-            self._play_now(message)
-        elif isinstance(message, State) and message.view.winner is None:
+        if isinstance(message, State) and message.view.winner is None:
             self.last_game_update = asyncio.get_running_loop().time()
-        elif isinstance(message, TableMessage) and self._play_now_from is not None:
-            wish, self._play_now_from = self._play_now_from, None
-            if message.table.status != "playing" or message.table.you is None:  # nothing to go back to
-                self._play_now_after_leaving = wish
-                self.send_message(Leave())
-        elif isinstance(message, Left) and self._play_now_after_leaving is not None:
-            self._queue(self._play_now_after_leaving)
-            self._play_now_after_leaving = None
-        elif isinstance(message, TableMessage) and self._code_hint:
-            self.notify(self._code_hint, timeout=20)
-            self._code_hint = ""
-        elif isinstance(message, Bye) and message.reason not in RECONNECT_AFTER:
+
+    def show_effect(self, effect: Effect) -> None:
+        if isinstance(effect, EnteredByCode):
+            self.notify((_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
+                         if effect.watching else
+                         _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
+                           "leave.")).format(code=effect.code), timeout=20)
+        elif isinstance(effect, CodeNotUsed):
+            self.notify(_("You are back at your own table; the invite code {code} was not used.").format(
+                code=effect.code), timeout=10)
+        elif isinstance(effect, End):
             # The link is closed for good (the same key connected elsewhere, flooding): end the
             # session rather than reconnect. A game server shutting down is reconnected to.
-            self.farewell = _("The server closed the session: {reason}").format(reason=message.reason)
+            self.farewell = _("The server closed the session: {reason}").format(reason=effect.reason)
             self.exit()
-
-    def _use_invite_code(self, welcome: Welcome) -> None:
-        code = self.door.code
-        if code is None:
-            return
-        if welcome.table is not None:
-            self.notify(_("You are back at your own table; the invite code {code} was not used.").format(code=code),
-                        timeout=10)
-            return
-        self.send_message(Spectate(code=code) if self.door.watch else Join(code=code))
-        self._probing_code = self.door.maybe_name
-        self._code_hint = (_("Watching the table of invite code {code}. Press l for the lobby, ? for help, q to leave.")
-                           if self.door.watch else
-                           _("Playing at the table of invite code {code}. Press l for the lobby, ? for help, q to "
-                             "leave.")).format(code=code)
-
-    def _offer_to_watch(self, code: str) -> None:
-        """The table of the invite code plays a game already: a seat there waits for the next one."""
-        def answered(watch: bool | None) -> None:
-            if watch:
-                self._code_hint = _("Watching the table of invite code {code}. Press l for the lobby, ? for help, "
-                                    "q to leave.").format(code=code)
-                self.send_message(Spectate(code=code))
-
-        self.push_screen(ConfirmScreen(_("The game at the table of invite code {code} has already started. "
-                                         "Watch it?").format(code=code), yes=_("Watch")), answered)
-
-    def _play_now(self, welcome: Welcome) -> None:
-        """``ssh play@host``: into the play-now queue at once, unless back in a seat of a running game (a
-        finished or unstarted table is left for the queue)."""
-        wish = self.door.play_now
-        if wish is None:
-            return
-        self.door.play_now = None  # once a session: sent on to another node, or back after a take-over, stay put
-        if welcome.table is not None:
-            self._play_now_from = wish  # its table message tells
-            return
-        self._queue(wish)
-
-    def _queue(self, wish: tuple[str, int]) -> None:
-        self.play_now_wish = wish
-        self.send_message(PlayNow(edition=as_edition(wish[0]), seats=wish[1]))
+        else:
+            super().show_effect(effect)
 
     # --- nothing reaches the server machine --------------------------------------------------------
     def save_screenshot(self, filename: str | None = None, path: str | None = None,
@@ -381,12 +276,3 @@ class SessionApp(Ono99App):
 
     def _refuse_file(self) -> None:
         self.notify(_("Screenshots are not saved from an SSH session; use your terminal's own."), severity="warning")
-
-
-def _welcome_name(welcome: dict[str, Any], asked: str) -> str:
-    """The name the server's welcome gives the player (the one asked for if it cannot be read)."""
-    try:
-        decoded = decode_server_message(welcome)
-    except ProtocolError:
-        return asked
-    return decoded.name if isinstance(decoded, Welcome) else asked

@@ -37,9 +37,11 @@ from textual.app import ScreenStackError
 from textual.driver import Driver
 from textual.screen import Screen
 
-from ..links import Link, continues
-from ..tui.table import TableScreen
 from ono99_kernel.wire.requests import Request
+
+from ..client import raw
+from ..links import Link
+from ..tui.table import TableScreen
 from .session_app import NOTICES_TO_ALL, SessionApp
 from .textual_driver import ChannelDriver, ChannelTerminal, keep_task_factory
 
@@ -69,11 +71,10 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
 
     def put_nowait(self, item: dict[str, Any] | None) -> None:
         super().put_nowait(item)
-        kind = item.get("t") if item is not None else None
-        if item is not None and (kind in SHARED_KINDS or (kind == "notice" and item.get("code") in NOTICES_TO_ALL)):
+        kind = raw.kind(item)
+        if item is not None and (kind in SHARED_KINDS or raw.notice_code(item) in NOTICES_TO_ALL):
             self._keep(item)
-            view = item.get("view")
-            if kind == "state" and isinstance(view, dict) and view.get("winner") is None:
+            if raw.game_runs(item):
                 self.last_game_update = asyncio.get_running_loop().time()
             if self.feeds is not None:
                 self.feeds(item)
@@ -85,29 +86,21 @@ class TapInbox(asyncio.Queue[dict[str, Any] | None]):
                 self.on_own()
 
     def _keep(self, message: dict[str, Any]) -> None:
-        if message.get("t") == "table":
-            table = message.get("table")
-            shown = self.table.get("table") if self.table is not None else None
-            if not isinstance(table, dict) or not isinstance(shown, dict) or table.get("id") != shown.get("id"):
+        if raw.kind(message) == "table":
+            if raw.table_id(message) is None or raw.table_id(message) != raw.table_id(self.table):
                 self.since_table.clear()  # another table: nothing of the last carries over
             self.table = message
             return
-        table = self.table.get("table") if self.table is not None else None
-        if not isinstance(table, dict) or table.get("you") is not None:
+        if not raw.watching(self.table):
             return  # kept for a spectator only: a seated player's screen is never shared
         last = self.since_table[-1] if self.since_table else None
-        if last is not None and continues(last, message):
-            events = last["events"]  # the list is this inbox's own (below)
-            events.extend(message["events"])
-            self.since_table[-1] = {**message, "events": events}
-        elif message.get("t") == "state" and isinstance(message.get("events"), list):
-            self.since_table.append({**message, "events": list(message["events"])})
+        if last is not None and raw.continues(last, message):
+            self.since_table[-1] = raw.joined(last, message)  # last's list of events is this inbox's own (below)
         else:
-            self.since_table.append(message)
+            self.since_table.append(raw.own_events(message))
 
     def table_id(self) -> int | None:
-        table = self.table.get("table") if self.table is not None else None
-        return table.get("id") if isinstance(table, dict) and isinstance(table.get("id"), int) else None
+        return raw.table_id(self.table)
 
 
 def tap_link(link: Any) -> TapInbox:
@@ -168,6 +161,7 @@ class GroupDoor:
     name_hint: str | None = None
     code: str | None = None
     play_now: tuple[str, int] | None = None
+    arena = False
     watch = False
     maybe_name = False
     keys_kept = False
@@ -258,8 +252,7 @@ class Group:
         tap = first.tap
         for message in ([tap.table] if tap.table is not None else []) + list(tap.since_table):
             # a copy of a kept state's events: the inbox goes on adding to its list
-            self.link.inbox.put_nowait({**message, "events": list(message["events"])}
-                                       if isinstance(message.get("events"), list) else message)
+            self.link.inbox.put_nowait(raw.own_events(message))
         self.app = GroupApp(self.terminal, self.link, key.theme, first.app.host)
         self.task = asyncio.create_task(self._run())
 

@@ -29,25 +29,22 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ono99_kernel.ssh_library import asyncssh
-
 from ono99_kernel.access import AccessPolicy, refusal_pause
-from ..client.connection import Client, OtherNodes
-from ..client.errors import ServerError
-from ono99_kernel.fronts import FrontAssertion
-from ..known_servers import ServerTrust, UntrustedServer
 from ono99_kernel.limits import HelloQueue
 from ono99_kernel.protocol import MAX_NAME
-from ..reasons import said
+from ono99_kernel.ssh_library import asyncssh
+
+from ..client.connection import Client, OtherNodes
 from ..tui.model_screen import ModelScreen
 from . import ssh_words
 from .config import FrontConfig
+from .door import link_player
 from .idle import IdleWatch
 from .pacing import PACER
-from .sharing import ScreenSharing, TapInbox, tap_link
 from .session_app import SessionApp
-from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
+from .sharing import ScreenSharing, TapInbox, tap_link
 from .ssh_plain import PlainSessionApp, plain_user
+from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
 log = logging.getLogger("ono99.ssh")
 
@@ -56,9 +53,9 @@ INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading 
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
 SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
-CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")  # of an invite code (server/ono99_server/table_room.py makes them)
+# of an invite code (server/ono99_server/table_room.py makes them)
+CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 CODE_LENGTH = 6
-NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the session asks for another
 OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello
 RETRY_AT_LEAST = 5  # seconds a login told the front is busy is asked to wait, at least
 LOGIN_WORDS_EARLY = 1.0  # a login still under way this long before its timeout is told why it ends
@@ -84,6 +81,7 @@ def load_or_create_host_key(path: Path | None) -> asyncssh.SSHKey:
     return key
 
 
+ARENA_USER = "arena"  # ssh arena@host joins the public arena running (or the next to start)
 PLAY_USER = re.compile(r"play(?:-(2022|1980))?(?:-([2-8]))?", re.IGNORECASE)
 
 
@@ -94,33 +92,6 @@ def play_shortcut(username: str) -> tuple[str, int] | None:
     if match is None:
         return None
     return match.group(1) or "2022", int(match.group(2) or 4)
-
-
-async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
-                      name: str, resume: str | None, client_name: str,
-                      others: OtherNodes | None = None) -> Client | tuple[str, bool]:
-    """A new link to the game server saying hello for one player of a front (SSH or web), with the
-    front's word for their address and key: the link, welcomed, or why the lobby refused (in the
-    current language) and whether another name could change that. Raises ``OSError`` when the game
-    server cannot be reached, or is not the one the front pins. ``others``: the game server's other
-    nodes, told at the player's last welcome, tried when its node does not answer."""
-    assertion = FrontAssertion(config.credential, address, fingerprint)
-    async with opening:
-        try:
-            # the client name says which worker: the server's metrics count sessions per worker
-            return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                        timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
-                                        front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
-                                        others=others)
-        except ServerError as exc:
-            # said in the session's language: this runs in its app's context
-            return said(exc.error), exc.code not in NAME_ERRORS
-        except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
-            log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
-                      "connecting (give this front the server's fingerprint with --server-fingerprint)",
-                      config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
-            raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
-                from exc
 
 
 NO_KEY_BANNER = ("ONO 99: this server lets in only the SSH keys its host listed, and your ssh offered none. "
@@ -140,13 +111,14 @@ class Door:
         self.fingerprint = fingerprint
         self.code, self.watch, self.maybe_name = front.read_shortcut(username)
         self.play_now = play_shortcut(username) if self.code is None else None  # (edition, seats): ssh play@host
+        self.arena = self.code is None and username.strip().lower() == ARENA_USER  # ssh arena@host
         # a user name that is (or looks like) an invite code is never offered as a name: Enter would make it one
-        self.default_name = "" if self.code or self.play_now else username[:MAX_NAME]
+        self.default_name = "" if self.code or self.play_now or self.arena else username[:MAX_NAME]
         # A key's user name is tried as the player's name (with a shortcut instead of a name, ""
         # asks for the name this key owns on the server); a guest confirms or changes it first.
         self.name_hint: str | None = None
         if fingerprint is not None:
-            self.name_hint = "" if self.code or self.play_now else username
+            self.name_hint = "" if self.code or self.play_now or self.arena else username
         self.keys_kept = front.auth != "password"
         self.name_help = ""
         self.link: Client | None = None
@@ -163,7 +135,7 @@ class Door:
             return result
         self.link = result
         self.tap = tap_link(result)
-        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcome.get("name"),
+        log.info("ssh %s:%d entered as %r (%s)", self.address, self.port, result.welcomed_name,
                  self.fingerprint or "guest")
         return result
 

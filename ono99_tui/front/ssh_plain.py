@@ -14,21 +14,20 @@ import asyncio
 import codecs
 from typing import TYPE_CHECKING, Any, cast
 
+from ono99_kernel.wire.server import State
+
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
 from ..plain import words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
-from ..client.model import SHUTTING_DOWN
-from ono99_kernel.wire.common import as_edition
-from ono99_kernel.wire.requests import PlayNow, Spectate
-from ono99_kernel.wire.server import Bye, State, Welcome
+from .door import Entered, enter_lobby, front_session
 from .textual_driver import ChannelDriver, ChannelTerminal
 
 if TYPE_CHECKING:
     from ..client.model import Model
-    from .session_app import Door
+    from .door import Door
 
 PLAIN = "plain"
 
@@ -88,34 +87,16 @@ class PlainSessionApp:
         self.client.quit()
 
     async def _enter(self, client: PlainClient) -> Link:
-        """Say hello to the lobby, as the app's session does: as a returning key, under the user
-        name, or under a name asked for; after a lost link, as the same player again."""
-        door = self.door
-        if client.model.resume:  # reconnecting: OSError goes to the client, which tries again
-            result = await door.enter(self.player_name, client.model.resume)
-            if isinstance(result, tuple):
-                raise Refused(_("The server closed the session: {reason}").format(reason=words.clause(result[0])), 0)
-            return result
-        name = door.name_hint
-        problem = ""
-        while True:
-            if name is None:
-                typed = await self._ask_name(problem)
-                if typed is None:
-                    raise Refused("", 0)
-                name = typed
-            try:
-                result = await door.enter(name)
-            except (OSError, TimeoutError):
-                raise Refused(_("The game server cannot be reached just now; try again in a moment."), 0) from None
-            if not isinstance(result, tuple):
-                self.player_name = str(result.welcome.get("name", name))
-                return result
-            reason, final = result
-            if final:  # no other name would change the answer
-                raise Refused(_("The server closed the session: {reason}").format(reason=words.clause(reason)), 0)
-            problem = "" if name == "" else reason  # "": this key has no name here yet
-            name = None
+        """Say hello to the lobby (``front/door.py``), as the app's session does, asking for a name in lines."""
+        entered = await enter_lobby(self.door, self.player_name, client.model.resume, self._ask_name)
+        if isinstance(entered, Entered):
+            self.player_name = entered.name
+            return entered.link
+        if entered is None:
+            raise Refused("", 0)
+        raise Refused(_("The server closed the session: {reason}").format(reason=words.clause(entered.reason))
+                      if entered.reason is not None else
+                      _("The game server cannot be reached just now; try again in a moment."), 0)
 
     async def _ask_name(self, problem: str) -> str | None:
         client = self.client
@@ -139,46 +120,24 @@ class PlainSessionApp:
 
 
 class _SshPlainClient(PlainClient):
-    """A plain client whose session is an SSH session's: the user name's shortcuts after the welcome,
-    a link closed for good ends the session."""
+    """A plain client whose session is an SSH session's: the user name's shortcuts after the welcome
+    (the door's entry), a link closed for good ends the session."""
 
     def __init__(self, app: PlainSessionApp, console: Console, opener: Any) -> None:
-        super().__init__(console, opener)
+        super().__init__(console, opener, client=front_session(app.door))
         self.app = app
         self.farewell = app.farewell
 
     def handle(self, message: Any) -> None:
+        super().handle(message)
         app = self.app
-        if isinstance(message, Bye) and message.reason != SHUTTING_DOWN:
+        if self.session.ended is not None:
             # closed for good (the same player connected elsewhere, flooding): the session ends; a game
             # server shutting down is connected to again
             app.farewell = _("The server closed the session: {reason}").format(
-                reason=words.clause(plain_text(message.reason)))
-            self.quit()
-            return
-        super().handle(message)
-        if isinstance(message, Welcome):
-            self._shortcut(message)
+                reason=words.clause(plain_text(self.session.ended)))
         elif isinstance(message, State) and message.view.winner is None:
             app.last_game_update = asyncio.get_running_loop().time()
-
-    def _shortcut(self, welcome: Welcome) -> None:
-        door = self.app.door
-        session = self.session
-        if door.code is not None:
-            if welcome.table is not None:
-                self.say(_("You are back at your own table; the invite code {code} was not used.").format(
-                    code=door.code))
-            elif door.watch:
-                self.send(Spectate(code=door.code))
-            else:
-                session.join_by_code(door.code)
-            door.code = None  # used: a reconnection goes back to where the player is
-        elif door.play_now is not None:
-            if welcome.table is None:
-                session.play_now_wish = door.play_now
-                self.send(PlayNow(edition=as_edition(door.play_now[0]), seats=door.play_now[1]))
-            door.play_now = None
 
     async def run(self) -> int:
         code = await super().run()

@@ -1,4 +1,5 @@
-"""Textual apps inside the server process, each drawing on a terminal at the far end of an SSH channel.
+"""Textual apps inside a front process, each drawing on a terminal at the far end of an SSH channel or a
+browser page's socket.
 
 ``ChannelTerminal`` is one session's terminal as the server sees it: the client's TERM and size,
 the bytes it types, rate-limited, and what is drawn, in the colours that terminal has.

@@ -31,19 +31,30 @@ from textual import events
 from textual.widgets import Input
 
 from ono99_kernel.access import AccessPolicy, refusal_pause
+from ono99_kernel.tls import ServerCertificate
+from ono99_kernel.wire.page import (
+    Closing,
+    KeepGuest,
+    Open,
+    PageMessage,
+    PageRequest,
+    Refusal,
+    Resize,
+    Typing,
+    decode_page_request,
+)
+from ono99_kernel.wire.server import ServerMessage, Welcome
+
 from ..client.connection import Client, OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
-from ono99_kernel.protocol import MAX_NAME
 from ..reasons import render
-from ono99_kernel.tls import ServerCertificate
-from ono99_kernel.wire.page import Closing, KeepGuest, PageMessage, Refusal, Typing
-from ono99_kernel.wire.server import ServerMessage, Welcome
 from . import ssh_words, web_words
 from .config import FrontConfig
+from .door import link_player
 from .idle import IdleWatch
-from .ssh import CODE_ALPHABET, CODE_LENGTH, link_player
 from .session_app import SessionApp
+from .ssh import CODE_ALPHABET, CODE_LENGTH
 from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
 
@@ -52,10 +63,7 @@ log = logging.getLogger("ono99.web")
 WEB_NAME_HELP = N_("Enter to go to the lobby · Esc to leave. This browser keeps your seat: loading the page again "
                    "brings you back to it.")
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
-MAX_CONTROL = 4096  # characters of a JSON frame from the page
 MAX_INPUT_FRAME = 64 * 1024  # bytes of one websocket message from the page (a paste is cut into several)
-MAX_RESUME = 128  # characters of a resume token (the protocol's limit)
-MAX_PASSWORD = 1024
 HEARTBEAT = 30.0  # seconds between websocket pings; an unanswered one closes the connection
 CONNECTIONS_PER_SESSION = 2  # TCP connections an address may hold per session it may have (a tab's
 CONNECTIONS_FOR_THE_PAGE = 8  # websocket, and the page's own requests, which a browser makes a few at a time)
@@ -91,6 +99,7 @@ class WebDoor:
 
     fingerprint: str | None = None  # a browser proves no key
     play_now: tuple[str, int] | None = None
+    arena = False
     maybe_name = False
     keys_kept = False
     name_help = WEB_NAME_HELP
@@ -116,7 +125,7 @@ class WebDoor:
         if isinstance(result, tuple):
             return result
         self.link = result
-        log.info("web %s entered as %r", self.address, result.welcome.get("name"))
+        log.info("web %s entered as %r", self.address, result.welcomed_name)
         return result
 
     async def leave(self) -> None:
@@ -125,7 +134,7 @@ class WebDoor:
 
 
 class WebSessionApp(SessionApp):
-    """A browser's app: an SSH session's, which tells the page the guest's name and token to keep,
+    """A browser's app: a front session's, which tells the page the guest's name and token to keep,
     and whether a text box has the focus (a phone opens its soft keyboard only then)."""
 
     def __init__(self, terminal: ChannelTerminal, door: WebDoor, keep: Any,
@@ -254,24 +263,22 @@ class WebSession:
             message = await self.socket.receive(timeout=config.ssh.login_timeout)
         except TimeoutError:
             return None
-        opening = _control_message(message)
-        if opening is None or opening.get("t") != "open":
+        opening = _page_request(message)
+        if not isinstance(opening, Open):
             return None
-        cols, rows = _whole(opening.get("cols"), 80), _whole(opening.get("rows"), 24)
-        name, resume = _text(opening.get("name"), MAX_NAME), _text(opening.get("resume"), MAX_RESUME)
-        password = _text(opening.get("password"), MAX_PASSWORD)
-        code = invite_code(_text(opening.get("code"), 16))
+        code = invite_code(opening.code)
         # the page's language, as its request's Accept-Language chose it (a websocket's own header may be
         # missing: a proxy, a browser that leaves it out); else the websocket's
-        self.language = normalize(_text(opening.get("lang"), 16)) or self.language
+        self.language = normalize(opening.lang) or self.language
         with using(self.language):
-            refusal = self.front.refusal(self.address, password, self.request.host)
+            refusal = self.front.refusal(self.address, opening.password, self.request.host)
             if refusal is not None:
                 kind, text, pause = refusal
                 await asyncio.sleep(pause)  # a wrong password's answer waits, as over SSH
                 await self._control(Closing(kind=kind, text=text))
                 return None
-        return cols, rows, WebDoor(self.front, self.address, name, resume, code, opening.get("watch") is True)
+        return opening.cols, opening.rows, WebDoor(self.front, self.address, opening.name, opening.resume, code,
+                                                   opening.watch)
 
     async def _read(self) -> None:
         async for message in self.socket:
@@ -281,9 +288,9 @@ class WebSession:
                 if self.terminal is not None:
                     self.terminal.receive(message.data)
             elif message.type == WSMsgType.TEXT:
-                control = _control_message(message)
-                if control is not None and control.get("t") == "resize" and self.terminal is not None:
-                    self.terminal.resize(_whole(control.get("cols"), 80), _whole(control.get("rows"), 24))
+                control = _page_request(message)
+                if isinstance(control, Resize) and self.terminal is not None:
+                    self.terminal.resize(control.cols, control.rows)
             else:
                 return
 
@@ -332,22 +339,9 @@ class WebSession:
         self.end(ssh_words.idle_closed(self.terminal.env if self.terminal else {}, timeout / 60))
 
 
-def _control_message(message: Any) -> dict[str, Any] | None:
-    if message.type != WSMsgType.TEXT or len(message.data) > MAX_CONTROL:
-        return None
-    try:
-        value = json.loads(message.data)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _whole(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 100_000 else default
-
-
-def _text(value: Any, limit: int) -> str:
-    return value[:limit] if isinstance(value, str) else ""
+def _page_request(message: Any) -> PageRequest | None:
+    """A websocket message from the page, read (``wire.page``); None for anything but a known text one."""
+    return decode_page_request(message.data) if message.type == WSMsgType.TEXT else None
 
 
 class WebFront:

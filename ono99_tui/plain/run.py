@@ -18,9 +18,13 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..client.connection import Client, OtherNodes, reconnect_delay
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.wire.requests import CreateTable, Hello, Request
+from ono99_kernel.wire.server import State, Welcome, decode_server_message
 
+from ..client.connection import Dialer
 from ..client.errors import ConnectionLost, ServerError
+from ..client.session import AskName, AskTakeBack, AskTrust, ClientSession, ConnectStep, GiveUp, RetryIn
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..known_servers import (
@@ -32,19 +36,16 @@ from ..known_servers import (
     untrusted_words,
 )
 from ..links import Link, LocalServer
-from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError
 from ..reasons import said
-from ono99_kernel.wire.requests import CreateTable, Hello, Request
-from ono99_kernel.wire.server import State, Welcome, decode_server_message
 from . import words
 from .console import Console, plain_text
 from .session import LocalControls, PlainSession
 
 if TYPE_CHECKING:
     from ono99_kernel.identity import Identity
+
     from ..client.model import Model
 
-NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: another name may do
 LOCAL_BOT_DELAY = 2.0  # seconds a local bot waits: a sentence is heard before the next one comes
 LOCAL_DRAW_WINDOW = 8.0
 FAREWELL_SECONDS = 5.0  # at most, for what was sent on quitting to go out
@@ -59,16 +60,9 @@ class Refused(Exception):
         self.exit_code = exit_code
 
 
-class Unreachable(Exception):
-    """The server cannot be reached (``text`` says so) and was never reached: nothing to come back to."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
 # Opens a link for a client (the model holds what a resuming hello needs); raises Refused to end the
-# session, OSError, TimeoutError or ConnectionLost to be tried again.
+# session; what else it raises (a refusal, a server met for the first time, a lost connection) the
+# client session says what to do about.
 Opener = Callable[["PlainClient"], Awaitable[Link]]
 
 
@@ -77,19 +71,22 @@ class PlainClient:
 
     def __init__(self, console: Console, opener: Opener, *, local: bool = False, full: bool = False,
                  controls: LocalControls | None = None, first_table: CreateTable | None = None,
-                 on_verbosity: Callable[[bool], None] | None = None, retry_random: random.Random | None = None) -> None:
+                 on_verbosity: Callable[[bool], None] | None = None, retry_random: random.Random | None = None,
+                 client: ClientSession | None = None, name: str = "", trust: ServerTrust | None = None) -> None:
         self.console = console
         self.retry_random = retry_random or random.Random()  # the reconnect waits' jitter (tests seed it)
         self.opener = opener
         self.local = local
+        self.name = name  # the name to say hello with (another one, once the server refused it)
+        self.trust = trust  # the servers this client trusts; a first visit's answer adds one
+        client = client or ClientSession(local=local, first_table=first_table, rng=self.retry_random)
         self.session = PlainSession(console, self.send, self.quit, local=local, full=full, controls=controls,
-                                    first_table=first_table, on_verbosity=on_verbosity)
+                                    on_verbosity=on_verbosity, client=client)
         self.link: Link | None = None
         self.exit_code = 0
         self.farewell = _("Bye.")
         self._outbox: asyncio.Queue[Request] = asyncio.Queue()
         self._quitting = asyncio.Event()
-        self._connected_once = False
         console.hold(True)  # until the server has welcomed us, or a question is asked first
 
     @property
@@ -147,7 +144,7 @@ class PlainClient:
     # --- the connection -----------------------------------------------------------------------------
     async def run(self) -> int:
         """Until the player quits or the session cannot go on; the exit code."""
-        attempt = 0
+        client = self.session.client
         try:
             while not self.quitting:
                 try:
@@ -156,37 +153,57 @@ class PlainClient:
                     self.say(exc.text)
                     self.exit_code = exc.exit_code
                     return self.exit_code
-                except Unreachable as exc:
-                    if not self._connected_once:
-                        self.say(exc.text)
-                        self.exit_code = 2
+                except (ServerError, UnknownServer, ServerKeyChanged, AnnouncementMismatch, OSError, TimeoutError,
+                        ConnectionLost) as exc:
+                    if not await self._after_failure(client.connect_failed(exc)):
                         return self.exit_code
-                    await self._wait_to_retry(attempt)
-                    attempt += 1
                     continue
-                except (OSError, TimeoutError, ConnectionLost) as exc:
-                    if not self._connected_once:
-                        self.say(_("The connection failed: {error}").format(error=str(exc) or type(exc).__name__))
-                        self.exit_code = 2
-                        return self.exit_code
-                    await self._wait_to_retry(attempt)
-                    attempt += 1
-                    continue
-                attempt = 0
-                self._connected_once = True
                 await self._serve(link)
-                if self.quitting or self.local:
+                if self.quitting or not await self._after_failure(client.link_lost()):
                     break
-                self.model.connected = False
-                take_back = self.session.take_back
-                if take_back is not None:  # the same player connected elsewhere: only when asked
-                    if not await self._unless_quitting(take_back):
-                        break
-                    continue
-                await self._wait_to_retry(attempt)
         finally:
             self.session.close()
         return self.exit_code
+
+    async def _after_failure(self, step: ConnectStep) -> bool:
+        """Carry out the client session's next step after a connection failed or ended: whether to
+        connect again."""
+        if isinstance(step, AskName):
+            self.say(words.sentence(plain_text(said(step.refusal))))
+            typed = await self.ask_line(_("Your name: "))
+            if typed is None or not typed.strip():
+                return self._end(_("No name, no game."), 0)
+            self.name = typed.strip()
+            return True
+        if isinstance(step, AskTrust):
+            self.say(*first_visit_lines(step.server))
+            if not await self.ask_yes(_("Trust this server and connect?")):
+                return self._end(_("Not connected."), 2)
+            if self.trust is not None:
+                self.trust = self.trust.accept(step.server.host, step.server.port, step.server.fingerprint)
+            return True
+        if isinstance(step, AskTakeBack):  # the same player connected elsewhere: only when asked
+            take_back = self.session.take_back
+            return take_back is None or bool(await self._unless_quitting(take_back))
+        if isinstance(step, RetryIn):
+            await self._wait_to_retry(step)
+            return True
+        if isinstance(step, GiveUp):
+            return self._end(self.give_up_words(step.cause), 2)
+        return False
+
+    def give_up_words(self, cause: BaseException) -> str:
+        """Why the session cannot go on, in a sentence."""
+        if isinstance(cause, ServerError):
+            return _("The server refused: {reason}").format(reason=words.clause(plain_text(said(cause.error))))
+        if isinstance(cause, ServerKeyChanged | AnnouncementMismatch):
+            return " ".join(untrusted_lines(cause))
+        return _("The connection failed: {error}").format(error=str(cause) or type(cause).__name__)
+
+    def _end(self, text: str, exit_code: int) -> bool:
+        self.say(text)
+        self.exit_code = exit_code
+        return False
 
     async def _serve(self, link: Link) -> None:
         """Messages in and out over one link, until it ends or the player quits."""
@@ -248,10 +265,10 @@ class PlainClient:
         if isinstance(message, State) or (isinstance(message, Welcome) and not self.local):
             self.console.hold(False)
 
-    async def _wait_to_retry(self, attempt: int) -> None:
-        delay = reconnect_delay(attempt, self.retry_random)
+    async def _wait_to_retry(self, retry: RetryIn) -> None:
+        delay = retry.seconds
         seconds, count = f"{delay:g}", int(delay) if delay == int(delay) else 0  # 0.5: as many as 0, "seconds"
-        if self.model.farewell:
+        if retry.farewell:
             self.say(ngettext("Trying again in {seconds} second.", "Trying again in {seconds} seconds.",
                               count).format(seconds=seconds))
         else:
@@ -353,7 +370,8 @@ def run_local(open_local_game: Callable[[float, float], LocalServer], name: str,
         def make(console: Console) -> PlainClient:
             console.say(_("Starting a local game…"))
             return PlainClient(console, opener, local=True, full=full,
-                               controls=LocalControls(server.pause, fast_forward), on_verbosity=on_verbosity)
+                               controls=LocalControls(server.pause, fast_forward, server.finished_record),
+                               on_verbosity=on_verbosity)
 
         try:
             return await run_in_terminal(make)
@@ -368,45 +386,10 @@ def run_connect(host: str, port: int, name: str, *, identity: Identity | None, p
                 trust: ServerTrust | None, full: bool, on_verbosity: Callable[[bool], None] | None = None,
                 on_welcome: Callable[[Welcome], None] | None = None) -> int:
     """A server's lobby and tables, in plain lines."""
-    wanted = {"name": name}
+    dialer = Dialer(client_name="ono99-plain", identity=identity, password=password)
 
     async def opener(client: PlainClient) -> Link:
-        model = client.model
-        while True:
-            try:
-                link = await Client.connect(host, port, wanted["name"], resume=model.resume or None,
-                                            client_name="ono99-plain", identity=identity, password=password,
-                                            seen=model.seen() if model.resume else None, trust=client_trust[0],
-                                            others=other_nodes[0] if model.resume else None)
-                other_nodes[0] = OtherNodes.of(link)  # where to come back through if this node is lost
-                return link
-            except ServerError as exc:
-                if exc.code in NAME_ERRORS and not model.resume:
-                    client.say(words.sentence(plain_text(said(exc.error))))
-                    typed = await client.ask_line(_("Your name: "))
-                    if typed is None or not typed.strip():
-                        raise Refused(_("No name, no game."), 0) from None
-                    wanted["name"] = typed.strip()
-                    continue
-                raise Refused(_("The server refused: {reason}").format(
-                    reason=words.clause(plain_text(said(exc.error))))) from None
-            except UnknownServer as exc:
-                client.say(*first_visit_lines(exc))
-                if not await client.ask_yes(_("Trust this server and connect?")):
-                    raise Refused(_("Not connected."), 2) from None
-                if client_trust[0] is not None:
-                    client_trust[0] = client_trust[0].accept(exc.host, exc.port, exc.fingerprint)
-            except (ServerKeyChanged, AnnouncementMismatch) as exc:
-                raise Refused(" ".join(untrusted_lines(exc))) from None
-            except (OSError, TimeoutError) as exc:
-                if not client.model.connected and not model.resume:
-                    raise Unreachable(_("Cannot reach {server}: {error}").format(
-                        server=server_key(host, port), error=exc.strerror if isinstance(exc, OSError) and exc.strerror
-                        else type(exc).__name__)) from None
-                raise
-
-    client_trust: list[ServerTrust | None] = [trust]
-    other_nodes: list[OtherNodes | None] = [None]  # the server's other nodes, told at the last welcome
+        return await dialer.connect(host, port, client.name, client.model, client.trust)
 
     class Connected(PlainClient):
         def handle(self, message: Any) -> None:
@@ -414,10 +397,17 @@ def run_connect(host: str, port: int, name: str, *, identity: Identity | None, p
             if isinstance(message, Welcome) and on_welcome is not None:
                 on_welcome(message)
 
+        def give_up_words(self, cause: BaseException) -> str:
+            if isinstance(cause, OSError | TimeoutError):
+                return _("Cannot reach {server}: {error}").format(
+                    server=server_key(host, port), error=cause.strerror if isinstance(cause, OSError) and cause.strerror
+                    else type(cause).__name__)
+            return super().give_up_words(cause)
+
     async def main() -> int:
         def make(console: Console) -> PlainClient:
             console.say(_("Connecting to {host}…").format(host=host))
-            return Connected(console, opener, full=full, on_verbosity=on_verbosity)
+            return Connected(console, opener, full=full, on_verbosity=on_verbosity, name=name, trust=trust)
 
         return await run_in_terminal(make)
 

@@ -11,28 +11,14 @@ about the rules: which cards can be played and why not is the view's ``legal`` a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextvars
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import text as count_words
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import Scoring, parse_option_text
-from ..i18n import N_, ngettext
-from ..i18n import gettext as _
 from ono99_kernel.protocol import BOT_LEVEL_NAMES
-from ..reasons import said
-from ..series_text import (
-    SeriesChoice,
-    choice_of_word,
-    series_fields,
-    series_progress,
-    series_winner,
-    standings_sentence,
-)
-from ..client.labels import table_name
-from ..client.model import REPLACED, SHUTTING_DOWN, KnockOut, Model
-from ..client.seat_choices import seat_choices, seated_in_running_game
 from ono99_kernel.wire.common import Scope, as_edition
 from ono99_kernel.wire.requests import (
     Act,
@@ -52,13 +38,14 @@ from ono99_kernel.wire.requests import (
     StartSeries,
 )
 from ono99_kernel.wire.server import (
+    ArenaGame,
+    ArenaMessage,
+    Arenas,
     Away,
-    Bye,
     Chat,
     ChatHistory,
     ChatLine,
     DrawEvent,
-    ErrorMessage,
     GameEvent,
     GameOverEvent,
     HandEndedEvent,
@@ -81,47 +68,78 @@ from ono99_kernel.wire.server import (
     View,
     Welcome,
 )
+
+from .. import text as count_words
+from ..analysis import Analysis, analyse
+from ..analysis_words import marks_in_words
+from ..client.labels import table_name
+from ..client.model import SHUTTING_DOWN, KnockOut
+from ..client.seat_choices import seat_choices, seated_in_running_game
+from ..client.session import (
+    LOCAL_GAME,
+    AskToWatch,
+    ClientSession,
+    Closed,
+    CodeNotUsed,
+    Effect,
+    End,
+    Reaction,
+    Refusal,
+    Replaced,
+    ShowLobby,
+    WaitingToPlay,
+)
+from ..i18n import gettext as _
+from ..i18n import ngettext
+from ..reasons import said
+from ..series_text import (
+    SeriesChoice,
+    choice_of_word,
+    series_fields,
+    series_progress,
+    series_winner,
+    standings_sentence,
+)
 from . import words
+from .arena import ArenaLines
 from .console import Console, plain_text
 
-LOCAL_GAME = N_("Local game")  # the local table's name, as the app names it
 EDITIONS = ("2022", "1980")
 CLOCK_WARNINGS = (10, 5)  # seconds left on your turn clock that are said
 EARLIER_CHAT = 5  # the newest lines of a chat's history said on coming to a table or the lobby
 
 
-def default_local_table() -> CreateTable:
-    """The local game's first table: three greedy bots, as the app starts it."""
-    return CreateTable(edition="2022", seats=4, bots=3, bot_level="greedy", turn_seconds=0, start=True,
-                       name=_(LOCAL_GAME), replace_bots=True)
-
-
 @dataclass(slots=True)
 class LocalControls:
     """What a local game's player may do to its bots: hold them while a question waits for an
-    answer, and let them play without waiting once no person is left in the game."""
+    answer, and let them play without waiting once no person is left in the game; and the record of
+    the game finished at a table (its analysis reads it)."""
 
     pause: Callable[[bool], None]
     fast_forward: Callable[[bool], None]
+    finished_record: Callable[[int], Mapping[str, Any] | None] = lambda table: None
 
 
 class PlainSession:
     """One player's plain game. ``send`` takes a protocol message for the server; ``quit`` ends the
-    session; ``local``: a local game against bots (``controls`` then holds its bots)."""
+    session; ``local``: a local game against bots (``controls`` then holds its bots). ``client``: the
+    client session that decides the reactions to the server (a front's, with its entry), which this
+    one says and carries out."""
 
     def __init__(self, console: Console, send: Callable[[Request], None], quit: Callable[[], None], *,
                  local: bool = False, full: bool = False, controls: LocalControls | None = None,
                  first_table: CreateTable | None = None,
-                 on_verbosity: Callable[[bool], None] | None = None) -> None:
+                 on_verbosity: Callable[[bool], None] | None = None, client: ClientSession | None = None) -> None:
         self.console = console
-        self.send = send
+        self._send = send
         self.quit = quit
         self.local = local
         self.full = full
         self.controls = controls
-        self.first_table = first_table
+        self.client = client or ClientSession(local=local, first_table=first_table)
         self.on_verbosity = on_verbosity
-        self.model = Model()
+        self.model = self.client.model
+        self.ended: str | None = None  # the reason the server gave for ending the session for good
         self.play_now_wish: tuple[str, int] = ("2022", 4)
         self.take_back: asyncio.Future[bool] | None = None  # asked after the same player connected elsewhere
         self._answer: Callable[[str], None] | None = None  # a yes/no question waiting for its key
@@ -136,15 +154,17 @@ class PlainSession:
         self._lobby_said = False
         self._lobby_hint_said = False
         self._listed: list[TableInfo] = []  # the tables as the player last heard them, by number
-        self._invite_code: str | None = None  # the code of the last join by code, to offer watching
-        self._sit_when_watching = False
         self._fast = False
-        self._table_asked = False  # a table was asked for (create_table sent)
         self._clock_timers: list[asyncio.TimerHandle] = []
         self._clock_said: set[int] = set()
+        self.arena_lines = ArenaLines(self.say, send)  # arenas said as lines (plain/arena.py)
         console.on_key = self.key
         console.on_line = self.command
         console.on_end = self.quit
+
+    def send(self, request: Request) -> None:
+        """A request for the server, noted by the client session (a join by code, a table asked for)."""
+        self._send(self.client.asked(request))
 
     def say(self, *lines: str) -> None:
         for line in lines:
@@ -161,9 +181,9 @@ class PlainSession:
         before_view = model.view
         before_queue = model.queue
         new_events = self._new_events(message)
-        model.apply(message)
+        reaction = self.client.receive(message)  # the model takes the message in
         if isinstance(message, Welcome):
-            self._welcome(message, before_table)
+            self._welcome(message)
         elif isinstance(message, Tables):
             self._tables()
         elif isinstance(message, TableMessage):
@@ -189,11 +209,16 @@ class PlainSession:
             self.say(words.sentence(plain_text(said(message, model.my_name))))  # "Your clock ran out", to you
         elif isinstance(message, Queue):
             self._queue(before_queue)
-        elif isinstance(message, ErrorMessage):
-            if not self._watch_instead(message):
-                self.say(_("Not done: {reason}").format(reason=words.clause(plain_text(said(message)))))
-        elif isinstance(message, Bye):
-            self._bye(message)
+        elif isinstance(message, Arenas | ArenaMessage | ArenaGame):
+            self.arena_lines.receive(message)
+        self._carry_out(reaction)
+
+    def _carry_out(self, reaction: Reaction) -> None:
+        """Send what the client session's reaction asks for, and say what it says."""
+        for request in reaction.requests:
+            self.send(request)
+        for effect in reaction.effects:
+            self._show(effect)
 
     def _new_events(self, message: ServerMessage) -> list[GameEvent]:
         """The events of a state the model has not taken in yet, and those of a history of the game
@@ -211,11 +236,9 @@ class PlainSession:
         first = last - len(message.events) + 1  # events count up to seq, as the model reads them
         return [e for i, e in enumerate(message.events) if first + i > heard]
 
-    def _welcome(self, welcome: Welcome, before: TableDetail | None) -> None:
+    def _welcome(self, welcome: Welcome) -> None:
         self._was_my_turn = False  # a new link: your turn, if it is, is said again with your cards
         if self.local:
-            if welcome.table is None and not self._table_asked:  # n typed before the game opened: that one
-                self.send(self.first_table or default_local_table())
             return
         if self._welcomed:
             self.say(_("Connected again."))
@@ -223,11 +246,32 @@ class PlainSession:
             self.say(_("Welcome to {server}, {name}.").format(server=plain_text(welcome.server),
                                                                   name=plain_text(welcome.name)))
         self._welcomed = True
-        if before is not None and before.you is None and welcome.table is None:
-            # watching when the connection dropped: spectators are not kept, so watch again
-            self.send(Spectate(code=before.code) if before.code else Spectate(table=before.id))
-        elif welcome.table is None:
-            self._enter_lobby()
+
+    def _show(self, effect: Effect) -> None:
+        """What the client session's reaction asks to say or ask."""
+        if isinstance(effect, ShowLobby):
+            if not effect.rewatching and not self._lobby_pending:  # the table watched comes back instead
+                self._enter_lobby()
+        elif isinstance(effect, Refusal):
+            self.say(_("Not done: {reason}").format(reason=words.clause(plain_text(said(effect.error)))))
+        elif isinstance(effect, AskToWatch):
+            self._ask_to_watch(effect)
+        elif isinstance(effect, WaitingToPlay):
+            self.play_now_wish = effect.wish
+        elif isinstance(effect, CodeNotUsed):
+            self.say(_("You are back at your own table; the invite code {code} was not used.").format(code=effect.code))
+        elif isinstance(effect, Replaced):
+            self.say(_("You connected again from elsewhere; this window is closed."),
+                     _("Type t to take your seat back here, or q to quit."))
+            self.take_back = asyncio.get_running_loop().create_future()
+        elif isinstance(effect, Closed) and effect.bye.reason == SHUTTING_DOWN:
+            self.say(_("The server is shutting down."))
+        elif isinstance(effect, Closed):
+            self.say(_("The server closed the connection: {reason}").format(reason=words.clause(
+                plain_text(effect.bye.reason))))
+        elif isinstance(effect, End):
+            self.ended = effect.reason  # the session's end is said by its front
+            self.quit()
 
     def _enter_lobby(self, said: bool = False) -> None:
         """The next list of tables is counted aloud (after "You are in the lobby." unless ``said``)."""
@@ -257,14 +301,10 @@ class PlainSession:
 
     # --- the table ------------------------------------------------------------------------------------
     def _table(self, table: TableDetail, before: TableDetail | None, from_queue: bool = False) -> None:
-        self._invite_code = None  # the join went through
         if before is None or before.id != table.id:
             self._arrive(table, from_queue)
         else:
             self._table_changes(before, table)
-        if self._sit_when_watching and table.you is None:
-            self._sit_when_watching = False
-            self.send(Sit())
 
     def _arrive(self, table: TableDetail, from_queue: bool = False) -> None:
         self._cancel_clock()
@@ -631,34 +671,15 @@ class PlainSession:
                               queued.waiting - 1).format(n=queued.waiting - 1) if queued.waiting > 1
                      else _("Nobody else is waiting yet."))
 
-    def _bye(self, bye: Bye) -> None:
-        if bye.reason == REPLACED:
-            self.say(_("You connected again from elsewhere; this window is closed."),
-                     _("Type t to take your seat back here, or q to quit."))
-            self.take_back = asyncio.get_running_loop().create_future()
-        elif bye.reason == SHUTTING_DOWN:
-            self.say(_("The server is shutting down."))
-        else:
-            self.say(_("The server closed the connection: {reason}").format(reason=words.clause(
-                plain_text(bye.reason))))
-
-    def _watch_instead(self, refused: ErrorMessage) -> bool:
+    def _ask_to_watch(self, question: AskToWatch) -> None:
         """A join by invite code refused because the game runs or every seat is taken: offer to watch."""
-        code, self._invite_code = self._invite_code, None
-        why = refused.params.get("why")
-        started = refused.code == "game_running" and why == "started"
-        if code is None or refused.ref != "join" or not (started or (refused.code == "table_full"
-                                                                    and why == "spectate")):
-            return False
-
         def watch() -> None:
-            self.send(Spectate(code=code))
-            self._sit_when_watching = started
+            for request in self.client.watch_answer(question, True):
+                self.send(request)
 
-        self.ask((_("The game at the table of invite code {code} has already started. Watch it?") if started
-                  else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=code),
-                 watch)
-        return True
+        self.ask((_("The game at the table of invite code {code} has already started. Watch it?") if question.started
+                  else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(
+            code=question.code), watch)
 
     # --- questions --------------------------------------------------------------------------------------
     def question(self, question: str, answered: Callable[[bool], None]) -> None:
@@ -801,9 +822,45 @@ class PlainSession:
             self.confirm_leaving(lambda: self.send(Leave()), _("Leave the table"))
         elif key == "p" and not self.local:
             self.confirm_leaving(self._leave_to_play_now, _("Leave the table"))
+        elif key == "a" and self.local:
+            self._analyse()
         else:
             return False
         return True
+
+    def _analyse(self) -> None:
+        """a, once a local game is over: the player's moves searched in a thread (seconds of CPU), then
+        the marked ones said in words."""
+        table, view = self.model.table, self.model.view
+        if table is None or view is None or view.winner is None or view.seat is None:
+            self.say(_("a analyses your moves once the game is over."))
+            return
+        record = self.controls.finished_record(table.id) if self.controls is not None else None
+        if record is None:
+            self.say(_("This game's record is not available to analyse."))
+            return
+        seat, edition = view.seat, view.edition
+        loop = asyncio.get_running_loop()
+
+        def analysing(total: int) -> None:
+            self.say(ngettext("Analysing your {n} decision…", "Analysing your {n} decisions…", total).format(n=total))
+
+        def progress(done: int, total: int) -> None:  # in the search's thread
+            if done == 0:
+                loop.call_soon_threadsafe(analysing, total)
+
+        def tell(future: asyncio.Future[Analysis]) -> None:
+            if future.cancelled():
+                return
+            error = future.exception()
+            if error is not None:
+                self.say(_("The analysis failed: {error}").format(error=error))
+                return
+            self.say(*marks_in_words(future.result().seats[0], edition, you=True))
+
+        context = contextvars.copy_context()  # the thread, and what it hands back, speak the session's language
+        loop.run_in_executor(None, context.run, lambda: analyse(record, [seat], on_progress=progress)
+                             ).add_done_callback(tell)
 
     def _leave_to_play_now(self) -> None:
         edition, seats = self.play_now_wish
@@ -1071,6 +1128,8 @@ class PlainSession:
             self._series(rest.lower())
         elif head.lower() == "c" and rest:
             self._send_chat(rest, "table" if table is not None else "lobby")
+        elif head.lower() == "arena":
+            self.arena_lines.command(rest)
         else:
             self.say(_("There is no command {command}; type ? for the commands.").format(command=plain_text(text[:40])))
 
@@ -1085,7 +1144,6 @@ class PlainSession:
 
     def join_by_code(self, code: str) -> None:
         """Sit down at the table of an invite code (refused because its game runs: offered to watch)."""
-        self._invite_code = code
         self.send(Join(code=code))
 
     def _join_or_watch(self, what: str, watch: bool) -> None:
@@ -1135,7 +1193,6 @@ class PlainSession:
             if self._fast and self.controls is not None:
                 self._fast = False
                 self.controls.fast_forward(False)
-            self._table_asked = True
             self.send(message)  # typed on purpose: the local game ends for the new one, as the app's dialog does
         else:
             games, points = series_fields(series)

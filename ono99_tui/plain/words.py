@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import text as count_words
 from ono99_kernel.core.options import SUMMARY_SEPARATOR, TableOptions
+from ono99_kernel.wire.server import TableInfo
+
+from .. import text as count_words
+from ..client.labels import card_label, rules_summary, status_word, table_name
 from ..i18n import N_, ngettext, pgettext
 from ..i18n import gettext as _
-from ..client.labels import card_label, rules_summary, status_word, table_name
-from ono99_kernel.wire.server import TableInfo
 from .console import plain_text
 
 # Number cards in words: "1, ten; 2, zero" cannot be heard as "1, 10, 2, 0".
@@ -95,6 +96,8 @@ def table_line(number: int, table: TableInfo) -> str:
                  free=table.free, seats=len(table.seats))]
     if table.host:
         parts.append(_("host {name}").format(name=plain_text(table.host)))
+    if table.hints:
+        parts.append(_("hints on"))
     if table.spectators:
         parts.append(ngettext("{n} watching", "{n} watching", table.spectators).format(n=table.spectators))
     return _("Table {n}: {what}.").format(n=number, what=", ".join(parts))
@@ -115,6 +118,8 @@ def lobby_help() -> list[str]:
           "a number or a code watches a table, n opens a table of your own, for example n 1980 3 private."),
         _("For a series among friends, add best and a number of games, or first and a number of points: "
           "n best5 or n first10 opens a private table that plays one."),
+        _("arena and Enter joins the arena the lobby lists, arena and a code a private one; arena standings "
+          "says the standings and your next game, arena watch watches its top game, arena leave leaves it."),
         _("c, then your text and Enter, chats; v switches between brief and full; q quits, after asking."),
     ]
 
@@ -130,6 +135,7 @@ def table_help(local: bool) -> list[str]:
     if local:
         lines.append(_("n and Enter starts a new game; you may add 1980, a number of seats, a bot level and "
                        "options, for example n 1980 3 strong manual_draw."))
+        lines.append(_("a, once the game is over, analyses your moves and says the marked ones in words."))
     else:
         lines.append(_("p, once the game is over, leaves the table to play now; n and Enter opens a table of "
                        "your own."))

@@ -19,12 +19,38 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from ..client.connection import Client, OtherNodes, reconnect_delay
+from ono99_kernel.identity import Identity, remember_name
+from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request
+from ono99_kernel.wire.server import (
+    ServerMessage,
+    State,
+    Welcome,
+    decode_server_message,
+)
 
+from ..client.connection import Dialer
 from ..client.errors import ConnectionLost, ServerError
+from ..client.raw import merged_states
+from ..client.session import (
+    AskName,
+    AskTakeBack,
+    AskToWatch,
+    AskTrust,
+    ClientSession,
+    Closed,
+    ConnectStep,
+    Effect,
+    GiveUp,
+    Reaction,
+    Refusal,
+    RetryIn,
+    ShowLobby,
+    ShowTable,
+    WaitingToPlay,
+)
 from ..i18n import N_, set_language
 from ..i18n import gettext as _
-from ono99_kernel.identity import Identity, remember_name
 from ..known_servers import (
     AnnouncementMismatch,
     ServerKeyChanged,
@@ -33,31 +59,28 @@ from ..known_servers import (
     server_key,
     untrusted_words,
 )
-from ..links import Link, LocalServer, continues
-from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
+from ..links import Link, LocalServer
 from ..reasons import said
-from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request, Sit, Spectate
-from ono99_kernel.wire.server import Bye, ErrorMessage, ServerMessage, State, TableMessage, Welcome, decode_server_message
+from . import arena as arena_screen
 from . import player_menu
 from .cells import match_terminal_widths
 from .help import HelpScreen
 from .host import ScreenHost, ShowsModel
 from .lobby import LobbyScreen
-from ..client.model import REPLACED, Model
 from .model_screen import ModelScreen
 from .names import NameScreen
 from .new_game import NewGameScreen
 from .profile import ProfileScreen, after_message
+from .replay import analysis_screen
 from .seats import ConfirmScreen, UnaskedQuestion, seated_in_running_game
 from .settings import Settings
 from .settings_screen import SettingsScreen
-from .table import LOCAL_GAME, TableScreen
+from .table import TableScreen
 from .themes import MONO_THEME
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 
 match_terminal_widths()  # Nepali lines measured as the terminal draws them (cells.py)
-NAME_ERRORS = ("name_taken", "bad_name")  # a hello refused for its name: the app asks for another
 LOCAL_BOT_DELAY = 0.8  # seconds a bot of a local game waits before it plays
 LOCAL_DRAW_WINDOW = 8.0  # at least this long before a bot plays while your manual draw is open (counted down)
 
@@ -130,7 +153,7 @@ class Ono99App(App[int]):
                  password: str | None = None, draw_window: float | None = None,
                  settings: Settings | None = None, local_game: LocalGame | None = None,
                  language: str | None = None, trust: ServerTrust | None = None,
-                 retry_random: random.Random | None = None) -> None:
+                 retry_random: random.Random | None = None, client: ClientSession | None = None) -> None:
         super().__init__()
         self.retry_random = retry_random or random.Random()  # the reconnect waits' jitter (tests seed it)
         # Which servers' certificates this app trusts (ono99_tui/known_servers.py); None pins nothing
@@ -145,21 +168,22 @@ class Ono99App(App[int]):
         self.draw_window = LOCAL_DRAW_WINDOW if draw_window is None else draw_window
         self._paused = False
         self._terminal_title = ""
-        self._invite_code: str | None = None  # the code of the last join by invite code, to offer watching
-        self._sit_when_watching = False  # a join by code came too late for this game: wait for the next one
         self.local = local
         self.host = host
         self.port = port
         self.player_name = name
-        self.model = Model()
+        # every reaction to the server, decided once (ono99_tui/client/session.py; ``client``: a front's, with
+        # its entry); its model is the app's
+        self.client = client or ClientSession(local=local, first_table=first_table,
+                                              asks_names=not local and open_link is None, rng=self.retry_random)
+        self.model = self.client.model
         self.link: Link | None = None
         self.bell_on_turn = self.settings.bell
         if self.settings.reduced_motion:  # the table's motion (tabletop.py) follows Textual's animation level
             self.animation_level = "none"
-        self.first_table = first_table
         self.bot_delay = bot_delay
         self._open_link = open_link
-        self._other_nodes: OtherNodes | None = None  # the server's other nodes, told at the last welcome
+        self._dialer = Dialer(client_name="ono99-tui", identity=identity, password=password)
         self._local_game = local_game
         self._embedded: LocalServer | None = None
         self._was_my_turn = False
@@ -169,10 +193,18 @@ class Ono99App(App[int]):
         self.browse_interfaces = browse_interfaces
         self.identity = identity  # the player's key, proven to the server; None: a guest
         self.play_now_wish = ("2022", 4)  # the edition and table size play now asks for
-        self._replaced = False  # told this connection was replaced by a newer one of the same player
         self._leave_on_exit = False  # quit at a server's table: the seat is given up, not held for a return
         self._refresh_held = False  # messages are being handled in a batch: the screens refresh after it
         self._refresh_wanted = False
+
+    @property
+    def first_table(self) -> CreateTable | None:
+        """The local game's first table (None: the usual one), which the client session asks for."""
+        return self.client.first_table
+
+    @first_table.setter
+    def first_table(self, table: CreateTable | None) -> None:
+        self.client.first_table = table
 
     async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
         """Run the app in its own language, if it has one: the task that runs it, and every task
@@ -219,52 +251,17 @@ class Ono99App(App[int]):
             link = self._embedded.link()
             await link.send(Hello(version=PROTOCOL_VERSION, name=self.player_name, client="ono99-tui"))
             return link
-        link = await Client.connect(self.host, self.port, self.player_name, resume=self.model.resume or None,
-                                    client_name="ono99-tui", identity=self.identity, password=self.password,
-                                    seen=self.model.seen() if self.model.resume else None, trust=self.trust,
-                                    others=self._other_nodes if self.model.resume else None)
-        self._other_nodes = OtherNodes.of(link)  # where to come back through if this node is lost
-        return link
+        return await self._dialer.connect(self.host, self.port, self.player_name, self.model, self.trust)
 
     async def _network(self) -> None:
-        attempt = 0
         while True:
             try:
                 self.link = await self._connect()
-            except ServerError as exc:
-                if exc.code in NAME_ERRORS and not self.local and self._open_link is None:
-                    problem = said(exc.error)
-                    name = await self.push_screen(NameScreen(self.player_name, problem), wait_for_dismiss=True)
-                    if name is None:
-                        self.exit()
-                        return
-                    self.player_name = name  # and try again with it
-                    continue
-                self._fatal(_("The server refused: {reason}").format(
-                    reason=said(exc.error)))
-                return
-            except UnknownServer as exc:
-                if not await self._first_visit(exc):
-                    self.exit_code = 2
-                    self.exit()
+            except (ServerError, UnknownServer, ServerKeyChanged, AnnouncementMismatch, OSError, TimeoutError,
+                    ConnectionLost) as exc:
+                if not await self._after_failure(self.client.connect_failed(exc)):
                     return
                 continue
-            except (ServerKeyChanged, AnnouncementMismatch) as exc:
-                self._fatal(untrusted_words(exc))
-                return
-            except (OSError, TimeoutError, ConnectionLost) as exc:  # lost while connecting: try again
-                if not self.model.resume and attempt == 0 and not self.model.connected:
-                    if self.discover:  # back to the list, to pick another
-                        self.notify(unreachable_words(self.host, self.port, exc), severity="error", timeout=10)
-                        self.pop_screen()
-                        self._pick_server()
-                        return
-                    self._fatal(unreachable_words(self.host, self.port, exc))
-                    return
-                await self._wait_to_retry(attempt)
-                attempt += 1
-                continue
-            attempt = 0
             client_welcome = getattr(self.link, "welcome", None)
             if client_welcome:
                 welcome = self.receive(client_welcome)
@@ -272,19 +269,52 @@ class Ono99App(App[int]):
                     remember_name(self.identity.path.parent, welcome.name)
             while await self._receive_batch(self.link):
                 pass
-            if self.local:
+            if self.return_code is not None and not self.local:  # ending (an SSH session ends on any bye)
+                self.model.connected = False
+                self._refresh()
                 return
-            self.model.connected = False
+            step = self.client.link_lost()
             self._refresh()
-            if self.return_code is not None:  # ending (an SSH session ends on any bye)
+            if not await self._after_failure(step):
                 return
-            if self._replaced:  # connecting again by itself would take the seat from the newer session
-                self._replaced = False
-                if not await self.push_screen(ReplacedScreen(), wait_for_dismiss=True):
-                    self.exit()
-                    return
-                continue  # taken back on purpose
-            await self._wait_to_retry(attempt)
+
+    async def _after_failure(self, step: ConnectStep) -> bool:
+        """Carry out the client session's next step after a connection failed or ended: whether to
+        connect again."""
+        if isinstance(step, AskName):
+            name = await self.push_screen(NameScreen(self.player_name, said(step.refusal)), wait_for_dismiss=True)
+            if name is None:
+                self.exit()
+                return False
+            self.player_name = name  # and try again with it
+            return True
+        if isinstance(step, AskTrust):
+            if await self._first_visit(step.server):
+                return True
+            self.exit_code = 2
+            self.exit()
+            return False
+        if isinstance(step, AskTakeBack):
+            if await self.push_screen(ReplacedScreen(), wait_for_dismiss=True):
+                return True  # taken back on purpose
+            self.exit()
+            return False
+        if isinstance(step, RetryIn):
+            await self._wait_to_retry(step)
+            return True
+        if isinstance(step, GiveUp):
+            cause = step.cause
+            if isinstance(cause, ServerError):
+                self._fatal(_("The server refused: {reason}").format(reason=said(cause.error)))
+            elif isinstance(cause, ServerKeyChanged | AnnouncementMismatch):
+                self._fatal(untrusted_words(cause))
+            elif self.discover:  # back to the list, to pick another
+                self.notify(unreachable_words(self.host, self.port, cause), severity="error", timeout=10)
+                self.pop_screen()
+                self._pick_server()
+            else:
+                self._fatal(unreachable_words(self.host, self.port, cause))
+        return False
 
     async def _first_visit(self, unknown: UnknownServer) -> bool:
         """Ask whether to trust a server met for the first time; remembered if so."""
@@ -294,11 +324,11 @@ class Ono99App(App[int]):
             self.trust = self.trust.accept(unknown.host, unknown.port, unknown.fingerprint)
         return bool(trusted)
 
-    async def _wait_to_retry(self, attempt: int) -> None:
-        delay = reconnect_delay(attempt, self.retry_random)
+    async def _wait_to_retry(self, retry: RetryIn) -> None:
+        delay = retry.seconds
         seconds = f"{delay:g}"
         text = (_("{reason}; trying again in {seconds} s").format(reason=self.model.farewell_said(), seconds=seconds)
-                if self.model.farewell else _("Connection lost; trying again in {seconds} s").format(seconds=seconds))
+                if retry.farewell else _("Connection lost; trying again in {seconds} s").format(seconds=seconds))
         self.notify(text, severity="warning", timeout=delay)
         await asyncio.sleep(delay)
 
@@ -365,37 +395,11 @@ class Ono99App(App[int]):
         return decoded
 
     def handle(self, message: ServerMessage) -> None:
-        watched = self.model.table if isinstance(message, Welcome) else None  # the table before this welcome
-        kind = self.model.apply(message)
-        if isinstance(message, Welcome):
-            if watched is not None and watched.you is None and message.table is None:
-                # back on a server that did not keep us (spectators are not kept): watch that table again
-                self.send_message(Spectate(code=watched.code) if watched.code else Spectate(table=watched.id))
-            if self.local and message.table is None:
-                self.send_message(self.first_table or CreateTable(
-                    edition="2022", seats=4, bots=3, bot_level="greedy", turn_seconds=0, start=True, name=LOCAL_GAME,
-                    replace_bots=True))  # standing up, you take your seat back from the bot at the next game
-            elif message.table is None:
-                self._show(LobbyScreen)
-        elif isinstance(message, TableMessage):
-            self._invite_code = None  # the join went through: a later refusal is not about that code
-            self._show(TableScreen)
-            if self._sit_when_watching and message.table.you is None:
-                self._sit_when_watching = False
-                self.send_message(Sit())  # the server answers with a notice: seated at the next game
-        elif kind == "left":
-            self._show(LobbyScreen)
-        elif isinstance(message, ErrorMessage) and self._watch_instead(message):
-            pass
-        elif isinstance(message, ErrorMessage):
-            self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
-        elif kind in ("notice", "away"):
+        reaction = self.client.receive(message)
+        self.carry_out(reaction)
+        kind = reaction.changed
+        if kind in ("notice", "away"):
             self.notify(self.model.notice, timeout=5 if kind == "notice" else 15)
-        elif isinstance(message, Bye) and message.reason == REPLACED:
-            self._replaced = True
-        elif isinstance(message, Bye):
-            self.notify(_("The server closed the connection: {reason}").format(reason=self.model.farewell_said()),
-                        severity="warning")
         turn_came = isinstance(message, State) and self._ring_on_turn()
         self._refresh()
         if turn_came and not isinstance(self.screen, ModelScreen | StartScreen):
@@ -404,6 +408,34 @@ class Ono99App(App[int]):
         self.show_terminal_title()
         after_message(self, kind, message)  # play now and ratings (profile.py)
         player_menu.after_message(self, message)  # an operator's command done from the app
+        arena_screen.after_message(self, message)  # the standings when you join an arena, your next game's start
+
+    def carry_out(self, reaction: Reaction) -> None:
+        """Send what the client session's reaction asks for, and show what it says."""
+        self.send_all(reaction.requests)
+        for effect in reaction.effects:
+            self.show_effect(effect)
+
+    def send_all(self, requests: Sequence[Request]) -> None:
+        """The requests the client session's reaction asks for."""
+        for request in requests:
+            self.send_message(request)
+
+    def show_effect(self, effect: Effect) -> None:
+        """What the client session's reaction asks to show."""
+        if isinstance(effect, ShowLobby):
+            self._show(LobbyScreen)
+        elif isinstance(effect, ShowTable):
+            self._show(TableScreen)
+        elif isinstance(effect, AskToWatch):
+            self._ask_to_watch(effect)
+        elif isinstance(effect, Refusal):
+            self.notify(Text(self.model.notice).plain, severity="error", timeout=6)
+        elif isinstance(effect, WaitingToPlay):
+            self.play_now_wish = effect.wish
+        elif isinstance(effect, Closed):
+            self.notify(_("The server closed the connection: {reason}").format(reason=self.model.farewell_said()),
+                        severity="warning")
 
     def _ring_on_turn(self) -> bool:
         """Ring when the reader's turn comes; whether it just came."""
@@ -446,6 +478,14 @@ class Ono99App(App[int]):
             self._embedded.set_bot_delay(0.0 if on else (LOCAL_BOT_DELAY if self.bot_delay is None
                                                            else self.bot_delay))
 
+    def analyse_finished_game(self) -> bool:
+        table, seat = self.model.table, self.model.my_seat
+        record = self._embedded.finished_record(table.id) if self._embedded is not None and table is not None else None
+        if record is None:
+            return False
+        self.push_screen(analysis_screen(record, _("Analysis of the game just played"), seat or 0))
+        return True
+
     def bell_if_wanted(self, end: bool = False) -> None:
         if self.bell_on_turn and not end:
             self.bell()
@@ -486,6 +526,7 @@ class Ono99App(App[int]):
     # --- to the server -----------------------------------------------------------------------------
     def send_message(self, message: Request) -> None:
         """Send a request to the server."""
+        self.client.asked(message)
         link = self.link
         if link is None:
             self.notify(_("Not connected yet."), severity="warning")
@@ -500,28 +541,17 @@ class Ono99App(App[int]):
         self.run_worker(send(), group="send")
 
     def join_by_code(self, code: str) -> None:
-        self._invite_code = code
         self.send_message(Join(code=code))
 
-    def _watch_instead(self, refused: ErrorMessage) -> bool:
+    def _ask_to_watch(self, question: AskToWatch) -> None:
         """A join by invite code refused because the game runs or every seat is taken: a private table is
-        listed nowhere, so the code is the way to watch it too. Whether the question was asked."""
-        code, self._invite_code = self._invite_code, None
-        why = refused.params.get("why")
-        started = refused.code == "game_running" and why == "started"
-        if code is None or refused.ref != "join" or not (started or (refused.code == "table_full"
-                                                                    and why == "spectate")):
-            return False
-
+        listed nowhere, so the code is the way to watch it too."""
         def answered(watch: bool | None) -> None:
-            if watch:
-                self.send_message(Spectate(code=code))
-                self._sit_when_watching = started  # and sit down at the next game, if a seat is free then
+            self.send_all(self.client.watch_answer(question, bool(watch)))
 
-        question = (_("The game at the table of invite code {code} has already started. Watch it?") if started
-                    else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=code)
-        self.push_screen(UnaskedQuestion(question, yes=_("Watch")), answered)
-        return True
+        words = (_("The game at the table of invite code {code} has already started. Watch it?") if question.started
+                 else _("Every seat at the table of invite code {code} is taken. Watch it?")).format(code=question.code)
+        self.push_screen(UnaskedQuestion(words, yes=_("Watch")), answered)
 
     def send_action(self, code: str) -> None:
         view = self.model.view
@@ -603,22 +633,6 @@ class Ono99App(App[int]):
             await asyncio.create_task(self.link.close(), context=contextvars.Context())
         if self._embedded is not None:
             await self._embedded.close()
-
-
-def merged_states(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``messages`` with each run of states of one table and game, whose events follow each other
-    (by their numbers), made one: the last state with every event of the run. Taking in a state
-    (decoding its view above all) costs as much as drawing it; a spectator of a fast table gets
-    dozens a second and draws a few."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        last = out[-1] if out else None
-        if last is not None and continues(last, message):
-            out[-1] = {**message, "events": [*last["events"], *message["events"]]}
-        else:
-            out.append(message)
-    return out
-
 
 
 def unreachable_words(host: str, port: int, exc: BaseException) -> str:

@@ -20,9 +20,9 @@ from textual.renderables.digits import DIGITS, DIGITS3X3_BOLD
 from textual.strip import Strip
 from textual.theme import Theme
 
+from ..client.labels import card_kind, card_label, card_short
 from ..i18n import current_language
 from ..i18n import gettext as _
-from ..client.labels import card_kind, card_label, card_short
 
 NOUNS_CAPITALISED = {"de"}  # languages whose card names keep their capital on the card
 

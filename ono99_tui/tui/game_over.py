@@ -11,14 +11,15 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Button, Label, Static
 
-from .. import text as words
-from ..i18n import N_
-from ..i18n import gettext as _
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import Leave, PlayNow
-from .host import Rewinds, ShowsModel, host_of, table_host_of
+
+from .. import text as words
 from ..client.labels import card_label
 from ..client.model import KnockOut, Model
+from ..i18n import N_
+from ..i18n import gettext as _
+from .host import Rewinds, ShowsModel, host_of, table_host_of
 from .seats import ConfirmScreen
 from .series import SeriesLine
 from .tabletop import motion_dropped
@@ -62,7 +63,9 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
             if host:
                 self.steps.append(("r", _("Play again"), "rematch"))
             self.steps.append(("n", _("New game"), "new"))
-            if not local:
+            if local:  # the local game's record is at hand (a server's game: the profile's replay)
+                self.steps.append(("a", _("Analyse"), "analyse"))
+            else:
                 self.steps.append(("l", _("Lobby"), "lobby"))
                 self.steps.append(("p", _("Play now"), "play_now"))  # a new table with whoever is waiting
         title = _("You win!") if model.is_me(winner) else _("{name} wins!").format(name=model.plain_name(winner))

@@ -15,6 +15,7 @@ from textual.app import App
 from textual.message_pump import MessagePump
 
 from ono99_kernel.wire.requests import Request
+
 from ..client.model import Model
 from .settings import Settings
 
@@ -51,6 +52,10 @@ class ScreenHost(TableHost, Protocol):
     def hold_bots_unless_table_shown(self) -> None: ...
 
     def fast_forward(self, on: bool = True) -> None: ...
+
+    def analyse_finished_game(self) -> bool:
+        """Open the replay of the local game just finished with the analysis of the player's seat; False
+        when there is no such game."""
 
     def join_by_code(self, code: str) -> None: ...
 

@@ -15,17 +15,19 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, RichLog, Static
 from textual.widgets.data_table import RowKey
 
+from ono99_kernel.wire.common import as_edition
+from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
+
+from ..client.labels import bot_row_name
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
-from ono99_kernel.wire.common import as_edition
-from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
 from . import lobby_list
+from .arena import join_or_show, lobby_arena_line
 from .help import HelpScreen
 from .host import ShowsModel, host_of
 from .inputs import Input
-from ..client.labels import bot_row_name
-from ..client.model import Model
 from .model_screen import ModelScreen
 from .playnow import queue_line
 from .steady import LineLog, append_lines
@@ -73,6 +75,7 @@ class LobbyScreen(ModelScreen):
         Binding("s", "spectate", N_("Watch"), show=False),  # s and i: the hint line under the tables tells them
         Binding("i", "invite", N_("Invite"), show=False),
         Binding("b", "leaderboard", N_("Leaderboard")),
+        Binding("a", "arena", N_("Arena"), show=False),  # the arena's line under the tables tells it
         Binding("c", "focus_chat", N_("Chat"), show=False),
         Binding("escape", "focus_tables", N_("Tables"), show=False),
         Binding("v", "profile", N_("Profile")),
@@ -109,6 +112,13 @@ class LobbyScreen(ModelScreen):
         self.query_one("#lobby-chat", RichLog).can_focus = False
         self.refresh_model(self.ono.model)
         self.query_one(DataTable).focus()
+        self.set_interval(5.0, self._arena_countdown)
+
+    def _arena_countdown(self) -> None:
+        """An arena's line counts down between the server's messages."""
+        model = self.ono.model
+        if model.arenas or model.arena is not None:
+            self.show_text("#lobby-notice", self._notice(model), fixed_size=False)
 
     @staticmethod
     def _online(model: Model) -> Text:
@@ -154,7 +164,8 @@ class LobbyScreen(ModelScreen):
             hint = _("No tables yet: press p to play now, n to create one, i to enter an invite code.")
         text = f"{model.notice}\n{hint}" if model.notice else hint  # i is not in the footer: the hint stays
         queues = queue_line(model)
-        return Text(f"{text}\n{queues}" if queues else text)
+        arena = lobby_arena_line(model)
+        return Text("\n".join(line for line in (text, queues, arena) if line))
 
     @staticmethod
     def _headers() -> tuple[str, ...]:
@@ -264,6 +275,9 @@ class LobbyScreen(ModelScreen):
 
     def action_profile(self) -> None:
         host_of(self).show_profile()
+
+    def action_arena(self) -> None:
+        join_or_show(self.app)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

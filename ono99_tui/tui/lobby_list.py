@@ -13,9 +13,10 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
-from ..i18n import gettext as _
 from ono99_kernel.wire.server import TableInfo
+
 from ..client.labels import rules_summary, status_word, table_name
+from ..i18n import gettext as _
 
 OPEN = "waiting"  # the status of a table whose game has not started: anyone may sit down
 RUNNING = "playing"
@@ -55,7 +56,8 @@ def table_rows(tables: Sequence[TableInfo], headers: Sequence[str] = (), width: 
         rows.append((key, (Text(_wrapped(group_label(key, len(group)), room), style="bold"),), None))
         for info in group:
             seated = sum(1 for s in info.seats if s.kind != "empty")
-            rows.append((str(info.id), (str(info.id), Text(table_name(info)), rules_summary(info.options),
+            rules = rules_summary(info.options) + (" · " + _("hints on") if info.hints else "")
+            rows.append((str(info.id), (str(info.id), Text(table_name(info)), rules,
                                         f"{seated}/{len(info.seats)}", str(info.bots),
                                         status_word(info.status), str(info.spectators)),
                          info.id))

@@ -10,9 +10,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from ono99_kernel.protocol import MAX_NAME
+
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.protocol import MAX_NAME
 from .inputs import Input
 
 KEY_HELP = N_("Enter to go to the lobby · Esc to leave. Your name belongs to your key on this server.")

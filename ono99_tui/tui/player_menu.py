@@ -18,15 +18,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Select
 from textual.widgets.option_list import Option
 
+from ono99_kernel.protocol import MAX_CHAT, MAX_NAME, MAX_TABLE_NAME
+from ono99_kernel.wire.requests import Admin, Block, CreateArena, Mute, Report, Request
+from ono99_kernel.wire.server import AdminResult, ServerMessage
+
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.protocol import MAX_CHAT, MAX_NAME
 from ..reasons import admin_said
-from ono99_kernel.wire.requests import Admin, Block, Mute, Report, Request
-from ono99_kernel.wire.server import AdminResult, ServerMessage
 from .host import ScreenHost, host_of
 from .inputs import Input
-from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing
 
 # How long an operator's ban or lobby mute lasts: (seconds, label); 0 is for good.
@@ -123,7 +124,8 @@ class PlayerMenu(ModalScreen[None]):
             choices += [("kick", _("Operator: remove from the server…")),
                         ("ban", _("Operator: ban their key…")),
                         ("lobby_mute", _("Operator: mute in the lobby's chat…")),
-                        ("rename", _("Operator: rename and lock the name…"))]
+                        ("rename", _("Operator: rename and lock the name…")),
+                        ("arena", _("Operator: open a public arena now, for an hour…"))]
         return choices
 
     def compose(self) -> ComposeResult:
@@ -168,6 +170,10 @@ class PlayerMenu(ModalScreen[None]):
             command = "ban" if choice == "ban" else "mute"
             self.app.push_screen(ReasonScreen(prompt, sending(app, lambda text, seconds: Admin(
                 command=command, target=name, reason=text, seconds=seconds)), durations=True))
+        elif choice == "arena":  # 2022, four seats; other arenas: ono99 admin tournament create
+            self.app.push_screen(ReasonScreen(_("A public arena from now, for an hour (2022, 4 seats): its name?"),
+                                              sending(app, lambda text, _s: CreateArena(minutes=60, name=text)),
+                                              limit=MAX_TABLE_NAME))
         elif choice == "rename":
             self.app.push_screen(ReasonScreen(_("Rename {name} to:").format(name=name),
                                               sending(app, lambda text, _s: Admin(command="rename", target=name,

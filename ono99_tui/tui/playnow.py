@@ -10,13 +10,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, Static
 
-from .. import text as words
-from ..i18n import N_, ngettext
-from ..i18n import gettext as _
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import LeaveQueue, PlayNow
-from .host import ShowsModel, host_of
+
+from .. import text as words
 from ..client.model import Model
+from ..i18n import N_, ngettext
+from ..i18n import gettext as _
+from .host import ShowsModel, host_of
 from .unbidden import OpensByItself
 from .widgets import KeysFooter
 

@@ -16,15 +16,16 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
+from ono99_kernel.wire.requests import AskGameRecord, AskProfile
+from ono99_kernel.wire.server import GameRecord, ServerMessage
+
 from .. import text as words
+from ..client.labels import listed_name
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal, percent
-from ono99_kernel.wire.requests import AskGameRecord, AskProfile
-from ono99_kernel.wire.server import GameRecord, ServerMessage
 from .host import ShowsModel, host_of
-from ..client.labels import listed_name
-from ..client.model import Model
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
 from .widgets import KeysFooter
@@ -107,18 +108,22 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
 
 
 def open_record(app: App[Any], message: GameRecord) -> None:
-    """Show a ``game_record`` the server sent."""
+    """Show a ``game_record`` the server sent, following the seat of the player whose profile listed it."""
     try:
         unpacker = zlib.decompressobj()
         text = unpacker.decompress(message.record, MAX_RECORD_BYTES)
         if unpacker.unconsumed_tail:
             raise ValueError(_("the record is too large"))
-        steps = replay_steps(json.loads(text), _("Replay of game {game}").format(game=message.game))
+        record = json.loads(text)
+        steps = replay_steps(record, _("Replay of game {game}").format(game=message.game))
     except Exception as exc:  # a record this app cannot read: say so, keep going
         app.notify(_("Cannot replay game {game}: {error}").format(game=message.game, error=exc),
                    severity="error", markup=False)
         return
-    app.push_screen(ServerReplayScreen(steps))
+    profile = host_of(app).model.profile
+    names = [str(p.get("name", "")) for p in record.get("players", []) if isinstance(p, dict)]
+    seat = names.index(profile.name) if profile is not None and profile.name in names else 0
+    app.push_screen(ServerReplayScreen(steps, seat=seat))
 
 
 def after_message(app: App[Any], kind: str, message: ServerMessage) -> None:

@@ -14,14 +14,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
-from ..analysis import Decision, SeatAnalysis, analyse
-from ..analysis_words import decision_sentence, seat_summary
 from ono99_kernel.core.errors import RecordError
 from ono99_kernel.core.game import Game
 from ono99_kernel.core.record import replay
-from ..i18n import N_
-from ..i18n import gettext as _
-from ..record_file import read_record, record_lines
 from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import (
     Seat,
@@ -35,9 +30,15 @@ from ono99_kernel.wire.server import (
     event_of,
     view_of,
 )
+
+from ..analysis import Decision, SeatAnalysis, analyse
+from ..analysis_words import decision_sentence, seat_summary
+from ..client.model import Model
+from ..i18n import N_
+from ..i18n import gettext as _
+from ..record_file import read_record, record_lines
 from .help import HelpScreen
 from .host import Rewinds, TableHost
-from ..client.model import Model
 from .rules_text import help_markdown
 from .table import TableScreen
 from .themes import MONO_THEME
@@ -98,12 +99,12 @@ class ReplayCursor:
     line = 1  # which record of it, from 1
     records = 1  # how many it holds
 
-    def setup_cursor(self, replay_data: dict[str, Any]) -> None:
+    def setup_cursor(self, replay_data: dict[str, Any], seat: int = 0) -> None:
         self.table: dict[str, Any] = replay_data["table"]
         self.seat_states: list[list[dict[str, Any]]] = replay_data.get("seat_states") or [replay_data["states"]]
-        self.seat = 0  # whose cards are shown
+        self.seat = seat if 0 <= seat < len(self.seat_states) else 0  # whose cards are shown
         self._decoded: dict[int, list[ServerMessage]] = {}  # by seat: its states, decoded once
-        self.states = self.seat_states[0]
+        self.states = self.seat_states[self.seat]
         self.position = 0
         self.model = self._model_at(0)
         self.record: Mapping[str, Any] | None = replay_data.get("record")  # what an analysis reads
@@ -453,10 +454,15 @@ class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
     STEP_KEYS = N_("←/→ step, Home/End jump, Esc close")
     LAST_KEY = CLOSE_KEY
 
-    def __init__(self, steps: dict[str, Any]) -> None:
-        self.cursor = _ScreenCursor(self, steps)
+    def __init__(self, steps: dict[str, Any], analyse_seat: int | None = None, seat: int = 0) -> None:
+        self.cursor = _ScreenCursor(self, steps, seat if analyse_seat is None else analyse_seat)
         super().__init__()
         self._shown_game_over = (0, 1)  # the game is over; the replay shows its end without the dialog
+        self.analyse_seat = analyse_seat  # whose analysis opens with the screen (the game just played)
+
+    def on_mount(self) -> None:
+        if self.analyse_seat is not None:  # once ReplayScreen's on_mount (called after this one) put the panel in
+            self.call_after_refresh(self.action_analyse)
 
     @property
     def replay(self) -> ReplayCursor:
@@ -481,12 +487,17 @@ class ServerReplayScreen(ReplayScreen, inherit_bindings=False):
 class _ScreenCursor(ReplayCursor):
     """A replay cursor that draws on its screen (not the app's screen)."""
 
-    def __init__(self, screen: ServerReplayScreen, steps: dict[str, Any]) -> None:
+    def __init__(self, screen: ServerReplayScreen, steps: dict[str, Any], seat: int = 0) -> None:
         self.screen = screen
-        self.setup_cursor(steps)
+        self.setup_cursor(steps, seat)
 
     def show_step(self) -> None:
         self.screen.refresh_model(self.model)
+
+
+def analysis_screen(record: Mapping[str, Any], title: str, seat: int) -> ServerReplayScreen:
+    """The replay of ``record`` over the app, from the deal, with the analysis of ``seat``'s moves open."""
+    return ServerReplayScreen(replay_steps(record, title), analyse_seat=seat)
 
 
 def make_replay_app(replay_data: dict[str, Any], file: Path | None = None, line: int = 1) -> ReplayApp:

@@ -142,6 +142,9 @@ HELP_BLOCKS = [
     N_('A card you cannot play says why, e.g. "7 would make 101".'),
     N_("On a server, w opens the player menu: anyone at the table, in the chat or online; mute their chat, block "
        "them from your private tables, or report them to the host."),
+    N_("h on your turn gives a hint: the card the strong bot would play and each playable card's chance, "
+       "estimated from what you see. In a local game, and at a server's table whose host allows hints (its games "
+       "are not rated)."),
 ]
 HELP_MARKDOWN = "\n\n".join(HELP_BLOCKS) + "\n"  # English
 

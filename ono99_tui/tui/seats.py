@@ -13,11 +13,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from ..i18n import N_
-from ..i18n import gettext as _
 from ..client.labels import seat_name
 from ..client.seat_choices import SeatRequest, seat_choices
 from ..client.seat_choices import seated_in_running_game as seated_in_running_game  # the app asks it here
+from ..i18n import N_
+from ..i18n import gettext as _
 from .unbidden import OpensByItself
 from .widgets import KeysFooter, put_up_while_closing
 
@@ -69,10 +69,10 @@ class SeatMenuScreen(ModalScreen[SeatRequest | None]):
 
     BINDINGS = [Binding("escape", "close", N_("Close"))]
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, local: bool = False) -> None:
         super().__init__()
         self.model = model
-        self.choices = seat_choices(model)
+        self.choices = seat_choices(model, local)
 
     def compose(self) -> ComposeResult:
         table = self.model.table

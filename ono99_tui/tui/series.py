@@ -13,6 +13,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ono99_kernel.wire.requests import StartSeries
+
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..series_text import (
@@ -24,8 +27,6 @@ from ..series_text import (
     series_line,
     series_winner,
 )
-from ono99_kernel.wire.requests import StartSeries
-from ..client.model import Model
 from .widgets import KeysFooter, put_up_while_closing, show_text
 
 

@@ -13,15 +13,16 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from ono99_kernel.lan import Advert
+from ono99_kernel.protocol import PROTOCOL_VERSION
+
 from .. import text as words
 from ..client.connection import parse_address
+from ..client.labels import advertised_table_name, status_word, summary_words
 from ..discovery import FoundServer, ServerBrowser
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.lan import Advert
-from ono99_kernel.protocol import PROTOCOL_VERSION
 from .inputs import Input
-from ..client.labels import advertised_table_name, status_word, summary_words
 from .widgets import KeysFooter, put_up_while_closing
 
 QUIET_SECONDS = 3.0  # with nothing found after this long, say how to type an address

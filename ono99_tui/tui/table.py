@@ -11,18 +11,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import RichLog, Static
+from textual.worker import get_current_worker
 
+from ono99_kernel.core.view import SeatView
+from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
+
+from ..analysis_hints import Hint, NoHint, hint, seat_view
+from ..analysis_words import hint_sentence, no_hint_sentence
+from ..client.labels import card_label, is_own_table, rules_summary, table_name
+from ..client.model import Model
+from ..client.seat_choices import SeatRequest
 from ..i18n import N_
 from ..i18n import gettext as _
-from ono99_kernel.wire.requests import Kick, Rematch, Say, Sit, Stand, Start
 from .game_over import GameOverScreen, KnockOutScreen
 from .help import HelpScreen, HintScreen
 from .host import HidesFooterKeys, game_app_of
 from .inputs import ChatInput, Input
-from ..client.labels import card_label, is_own_table, rules_summary, table_name
-from ..client.model import Model
 from .model_screen import ModelScreen
-from ..client.seat_choices import SeatRequest
 from .seats import ConfirmScreen, SeatMenuScreen
 from .series import SeriesLine, SeriesScreen
 from .steady import LineLog, append_lines
@@ -48,6 +53,8 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         Binding("enter", "play_selected", N_("Play")),
         Binding("f", "discard_four", N_("Four ONO 99"), show=False),
         Binding("d", "draw", N_("Draw")),
+        # said in the help (? and its line about h): the footer is full at 80 columns
+        Binding("h", "hint", N_("Hint"), show=False),
         Binding("s", "start", N_("Start")),
         Binding("r", "rematch", N_("Play again")),
         Binding("c", "focus_chat", N_("Chat")),
@@ -183,7 +190,10 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             name = _("Your table") if is_own_table(table, model.my_name) else table_name(table)
         title.append(name)
         title.append(f"  ·  {rules_summary(table.options) if table is not None else model.edition}")
-        if model.view is not None and model.view.seat is None:
+        if table is not None and table.hints and not self.ono.local:  # a server's table: its games are not rated
+            title.append("  ·  " + _("hints on"))
+        watching = model.view.seat is None if model.view is not None else table is not None and table.you is None
+        if watching:  # before a game too: its banner reads the same as a seated player's
             title.append("  ·  " + _("spectating"))
             if model.table is not None and model.table.you is None:  # a server's table: say how to sit
                 hint = _("(u: sit down, m: seats)")
@@ -248,6 +258,10 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             self.action_new_game()
         elif choice == "lobby":
             self.action_lobby()
+        elif choice == "analyse":
+            game_app = game_app_of(self)
+            if game_app is None or not game_app.analyse_finished_game():
+                self.note(_("This game's record is not available to analyse."), lasts="game")
         elif choice == "fast":
             game_app = game_app_of(self)
             if game_app is not None:
@@ -325,6 +339,52 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         else:
             self.note(_("{key} does nothing here: ? lists the keys.").format(key=event.character))
 
+    def action_hint(self) -> None:
+        """The strong bot's estimate of each card that can be played now, from the player's own view (the
+        views and events this client was sent), searched in a worker thread: the screen goes on."""
+        model = self.ono.model
+        if not hints_allowed(model, self.ono.local):
+            self.note(_("Hints are off at this table: its host did not allow them (hinted games are not rated)."),
+                      lasts="game")
+            return
+        view = model.view
+        if view is None:
+            self.note(_("A hint is for your turn."))
+            return
+        try:
+            position = seat_view(view, model.game_events)
+        except NoHint as no:
+            self.note(no_hint_sentence(no, model.edition))
+            return
+        version, edition = view.version, model.edition
+        self.note(_("Hint: thinking…"))
+        self.run_worker(lambda: self._hint_in_thread(position, version, edition), thread=True, exclusive=True,
+                        group="hint")
+
+    def _hint_in_thread(self, position: SeatView, version: int, edition: str) -> None:
+        """The search, off the event loop (a second or so of CPU work); progress and the hint go back to it."""
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _HintStopped
+            bar = "▰" * done + "▱" * (total - done)
+            try:
+                self.app.call_from_thread(self._hint_said, version, _("Hint: thinking… {bar}").format(bar=bar))
+            except RuntimeError:  # the app is closing
+                raise _HintStopped from None
+
+        try:
+            found: Hint = hint(position, on_progress=progress)
+            self.app.call_from_thread(self._hint_said, version, hint_sentence(found, edition))
+        except (_HintStopped, RuntimeError):
+            return
+
+    def _hint_said(self, version: int, text: str) -> None:
+        view = self.ono.model.view
+        if view is not None and view.version == version:  # still the moment the hint is for
+            self.note(text)
+
     def action_play_selected(self) -> None:
         self.action_play(self.selected)
 
@@ -363,9 +423,17 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         self.ono.send_message(Start())
 
     def action_series(self) -> None:
-        """The host of a private table chooses a series from the next game on (the server says why not)."""
+        """The host of a private table chooses a series from the next game on."""
         if self.ono.local:
             self.note(_("A series is played at a private table on a server."))
+            return
+        model = self.ono.model
+        table = model.table
+        if table is not None and table.host != model.my_name:  # not a dialog whose every choice is refused
+            self.note(_("Only the host, {host}, can choose a series.").format(host=table.host))
+            return
+        if table is not None and not table.private:
+            self.note(_("A series is played at a private table: press n for a new one and switch on Private."))
             return
         self.app.push_screen(SeriesScreen(), lambda chosen: self.ono.send_message(chosen) if chosen else None)
 
@@ -427,7 +495,7 @@ class TableScreen(HidesFooterKeys, ModelScreen):
             self.app.push_screen(ConfirmScreen(_("Remove {name} from the table? They are sent back to the lobby.")
                                                .format(name=name), yes=_("Remove")), answered)
 
-        self.app.push_screen(SeatMenuScreen(self.ono.model), chosen)
+        self.app.push_screen(SeatMenuScreen(self.ono.model, self.ono.local), chosen)
 
     def action_lobby(self) -> None:
         self.ono.action_lobby()
@@ -444,3 +512,13 @@ class TableScreen(HidesFooterKeys, ModelScreen):
         if event.value.strip():
             self.ono.send_message(Say(text=event.value, scope="table"))
         event.input.value = ""  # the input keeps the keyboard, for the next line; Esc goes back to the cards
+
+
+def hints_allowed(model: Model, local: bool) -> bool:
+    """Whether the player may ask for hints: in a local game, and at a server's table whose host allows them."""
+    table = model.table
+    return not model.replay and (local or (table is not None and table.hints))
+
+
+class _HintStopped(Exception):
+    """A hint no longer wanted (the screen closed, another one asked)."""

@@ -22,12 +22,13 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from .. import text as words
-from ..i18n import gettext as _
 from ono99_kernel.wire.server import PlayEvent, Seat, View
-from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
+
+from .. import text as words
 from ..client.labels import card_label
 from ..client.model import Model
+from ..i18n import gettext as _
+from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
 
 SIDE_WIDTH = 16  # a seat at the side of the table
 WIDE_ENOUGH = 64  # narrower: every other seat in rows above the pile

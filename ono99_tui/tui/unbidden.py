@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from textual import events
 from textual._context import NoActiveAppError
 from textual._time import get_time  # the clock Textual stamps its key events with
+from textual.binding import NoBinding
 from textual.screen import ModalScreen, Screen
 
 from ..i18n import gettext as _
@@ -62,9 +63,23 @@ class OpensByItself(ModalScreen[ResultT]):
         if event.key in ("enter", "escape"):
             self.typing_into = None  # the line is sent, or given up: from now on keys are the dialog's
         if event.key == "escape":
+            if box.is_attached:  # leave the chat as Esc there does, or closing the dialog gives it the keys again
+                await leave_text_box(box)
             return
         if box.is_attached:
             await box.take_key(event)
+
+
+async def leave_text_box(box: Input) -> None:
+    """Run what Esc does on the screen of ``box`` (the table's "back to the cards", the lobby's
+    "tables")."""
+    screen = box.screen
+    try:
+        bindings = screen._bindings.get_bindings_for_key("escape")
+    except NoBinding:
+        screen.set_focus(None)
+        return
+    await screen.run_action(bindings[0].action)
 
 
 def below(screen: Screen[Any]) -> Screen[Any] | None:

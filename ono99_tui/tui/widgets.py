@@ -19,12 +19,12 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from .. import text as words
+from ..client.labels import card_label
+from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from .cardface import FaceState, card_face, face_lines, palette_for
 from .host import HidesFooterKeys, table_host_of
-from ..client.labels import card_label
-from ..client.model import Model
 
 if TYPE_CHECKING:
     from textual.screen import Screen

@@ -24,10 +24,57 @@ from .metrics import MetricsEndpoint
 from .stores import open_storage
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ono99_kernel.wire.requests import Hello, Request
+
     from .cluster import Cluster
+    from .members import Link, Member
+    from .moderation import Door
+    from .player_session import Session
 
 log = logging.getLogger("ono99.server")
 REFUSALS_AT_ONCE = 16  # refused connections told why (inside TLS) at once; those beyond are closed unanswered
+
+
+class LobbyDoor:
+    """The lobby as its sessions see it (server/ono99_server/player_session.py's ``SessionLobby``): each call goes to
+    the part
+    of the lobby that answers it (its names, moderation, metrics, or the lobby itself)."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self._lobby = lobby
+
+    @property
+    def names_shared(self) -> bool:
+        return self._lobby.names.shared
+
+    async def look_up(self, name: str, identity: str | None) -> None:
+        await self._lobby.names.look_up(name, identity)
+
+    def name_of(self, identity: str) -> str | None:
+        return self._lobby.names.name_of(identity)
+
+    def at_the_door(self, door: Door, hello: Hello) -> Hello | None:
+        return self._lobby.moderation.at_the_door(door, hello)
+
+    def hello(self, connection: Link, hello: Hello, identity: str | None, peer: str) -> Member:
+        return self._lobby.hello(connection, hello, identity, peer)
+
+    def welcomed(self, member: Member) -> None:
+        self._lobby.moderation.welcomed(member)
+
+    def handle(self, member: Member, request: Request) -> None:
+        self._lobby.handle(member, request)
+
+    def operator_message(self, door: Door, request: Request) -> None:
+        self._lobby.moderation.operator_message(door, request)
+
+    def dropped(self, member: Member) -> None:
+        self._lobby.dropped(member)
+
+    def error_sent(self, connection: Session, code: str, params: Mapping[str, str | int] | None) -> None:
+        self._lobby.metrics.error_sent(connection, code, params)
 
 
 class Server:
@@ -39,6 +86,7 @@ class Server:
         location = self.config.db_url or self.config.db_path  # PostgreSQL, else SQLite, else nothing is kept
         self.storage = open_storage(location) if location is not None else None
         self.lobby = Lobby(self.config, self.storage)
+        self.session_lobby = LobbyDoor(self.lobby)  # the port its sessions talk to the lobby through
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self._refusing: Counter[str] = Counter()  # refused connections whose refusal is being said, by address
@@ -98,6 +146,7 @@ class Server:
             self._tls = self.load_certificate().context()
             lean_read_buffers()
         if self.config.cluster_url is None:
+            self.lobby.arenas.start()  # before the tables: a restored arena game that finishes is counted
             self.restored_tables = self.lobby.restore()
         if self.config.port is not None:
             # TLS starts in _accept, once the connection is counted: a handshake that stalls holds a

@@ -7,7 +7,8 @@ unless its node writes it again, and a ``ono99:lobby`` channel that says a node'
 every node lists every node's tables, and a player whose seat is at another node's table is sent
 on there (error ``elsewhere``, docs/protocol.md): all nodes show one TLS certificate, so the
 fingerprint the client pinned holds at every node. The play-now queues (server/ono99_server/cluster_queue.py),
-the names in use (server/ono99_server/cluster_names.py) and the lobby's chat (server/ono99_server/cluster_chat.py) are every
+the names in use (server/ono99_server/cluster_names.py) and the lobby's chat (server/ono99_server/cluster_chat.py)
+are every
 node's too.
 
 A node that stops renewing (killed, paused, cut off) loses its leases after ``lease_seconds``;
@@ -21,14 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import random
 import secrets
 import socket
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -39,6 +39,7 @@ from ono99_kernel.wire.requests import Join, Spectate
 
 from .cluster_chat import CHANNEL as CHAT_CHANNEL
 from .cluster_chat import SharedLobbyChat
+from .cluster_messages import NodeRecord, SentOn, read
 from .cluster_names import NAMES as NAMES_CHANNEL
 from .cluster_names import ClusterNames
 from .cluster_operators import CHANNEL as OPERATORS_CHANNEL
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
     from .members import Member
     from .storage import Storage
 
-T = TypeVar("T")
 log = logging.getLogger("ono99.cluster")
 PREFIX = "ono99:node:"
 SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
@@ -98,7 +98,7 @@ class Cluster:
         self.fence = Fence(self.node, self.lease_seconds, self._lost)
         self.redis: aioredis.Redis = aioredis.from_url(self.url, socket_timeout=max(1.0, self.lease_seconds / 3),
                                                        socket_connect_timeout=max(1.0, self.lease_seconds / 3))
-        self.peers: dict[str, dict[str, Any]] = {}  # other nodes' records, by node id
+        self.peers: dict[str, NodeRecord] = {}  # other nodes' records, by node id
         # The seated players of nodes whose record ran out, until another node lists them (by then it
         # has taken their tables over) or long after: loop time by which to stop waiting for them.
         self.moving: dict[str, float] = {}
@@ -302,8 +302,8 @@ class Cluster:
         online = [wire.OnlinePlayer(name=m.name, away=m.connection is None,
                                     table=m.table.id if m.table is not None and not m.table.private else None)
                   for m in list(self.lobby.members.values())[:MAX_ONLINE]]
-        return json.dumps({"node": self.node, "host": host, "port": port, "online": [p.to_wire() for p in online],
-                           "tables": [t.info().to_wire() for t in public], "seated": seated}).encode()
+        return NodeRecord(node=self.node, host=host, port=port, online=tuple(online),
+                          tables=tuple(t.info() for t in public), seated=tuple(seated)).to_json().encode()
 
     async def _heartbeat(self) -> None:
         if self._closing:  # a publish asked for as the node stops: its record is being deleted
@@ -360,21 +360,18 @@ class Cluster:
             if node == self.node:
                 continue
             raw = await self.redis.get(key)
-            if raw is not None:
-                with contextlib.suppress(ValueError, TypeError):
-                    peers[node] = json.loads(raw)
-        for node, record in peers.items():  # read once here, not at every list a player is sent
-            record["infos"] = _readable(node, wire.decode_table_info, record.get("tables"))
-            record["players"] = _readable(node, wire.decode_online_player, record.get("online"))
+            record = read(NodeRecord.from_json, raw, f"the record of node {node!r}") if raw is not None else None
+            if record is not None:  # read once here, not at every list a player is sent
+                peers[node] = record
         changed = peers.keys() != self.peers.keys() or any(
-            peers[n].get("tables") != self.peers[n].get("tables") for n in peers)
+            peers[n].tables != self.peers[n].tables for n in peers)
         now = asyncio.get_running_loop().time()
         for gone in self.peers.keys() - peers.keys():
-            for key in self.peers[gone].get("seated") or ():
+            for key in self.peers[gone].seated:
                 self.moving[key] = now + 3 * self.lease_seconds + 10
-        listed = {key for peer in peers.values() for key in peer.get("seated") or ()}
+        listed = {key for peer in peers.values() for key in peer.seated}
         self.moving = {key: until for key, until in self.moving.items() if until > now and key not in listed}
-        online_changed = any(peers.get(n, {}).get("online") != self.peers.get(n, {}).get("online")
+        online_changed = any(_online(peers.get(n)) != _online(self.peers.get(n))
                              for n in peers.keys() | self.peers.keys())
         self.peers = peers
         if changed:
@@ -426,11 +423,11 @@ class Cluster:
 
     def remote_online(self) -> list[wire.OnlinePlayer]:
         """The players of the other nodes, as their records last said."""
-        return [player for peer in self.peers.values() for player in peer.get("players") or ()]
+        return [player for peer in self.peers.values() for player in peer.online]
 
     def remote_tables(self) -> list[wire.TableInfo]:
         """The public tables of the other nodes, as their records last said."""
-        return [info for peer in self.peers.values() for info in peer.get("infos") or ()]
+        return [info for peer in self.peers.values() for info in peer.tables]
 
     def seat_elsewhere(self, identity: str | None, token_hash: str | None) -> None:
         """Send a player whose seat is at another node's table on to that node (a fatal error
@@ -443,8 +440,8 @@ class Cluster:
             raise ProtocolError("elsewhere", f"the table is at another node of this server: connect to {host}:{port}",
                                 fatal=True, params={"host": host, "port": port})
         for peer in self.peers.values():
-            if keys & set(peer.get("seated") or ()):
-                host, port = str(peer["host"]), int(peer["port"])
+            if keys & set(peer.seated):
+                host, port = peer.host, peer.port
                 raise ProtocolError("elsewhere", f"your seat is at a table of another node of this server: "
                                     f"connect to {host}:{port}", fatal=True, params={"host": host, "port": port})
         if any(self.moving.get(key, 0.0) > now for key in keys):  # no node lists the seat yet: one will
@@ -455,7 +452,7 @@ class Cluster:
     def other_nodes(self) -> tuple[wire.NodeAddress, ...]:
         """Where players reach the other nodes alive (``welcome.nodes``): a client whose node is lost
         connects again through one of them."""
-        return tuple(wire.NodeAddress(str(peer["host"]), int(peer["port"]))
+        return tuple(wire.NodeAddress(peer.host, peer.port)
                      for _, peer in sorted(self.peers.items()))[:wire.MAX_NODES]
 
     def alive(self) -> set[str]:
@@ -489,10 +486,10 @@ class Cluster:
         table_id = request.table
         if table_id is None or table_id in self.lobby.tables:
             return False
-        peer = next((p for p in self.peers.values() if any(i.id == table_id for i in p.get("infos") or ())), None)
+        peer = next((p for p in self.peers.values() if any(i.id == table_id for i in p.tables)), None)
         if peer is None:
             return False
-        self._send(member, request, peer, {"table": table_id})
+        self._send(member, request, peer, table=table_id)
         return True
 
     async def _find_code(self, member: Member, request: Join | Spectate, code: str) -> None:
@@ -524,23 +521,25 @@ class Cluster:
             if peer is None:  # its node was lost and no node has taken the table over yet
                 raise ProtocolError("unavailable", "the table of that invite code is moving to another node of "
                                     "this server: try again in a few seconds", params={"why": "code_moving"})
-            self._send(member, request, peer, {"code": code})
+            self._send(member, request, peer, code=code)
         except ProtocolError as exc:
             member.send(wire.ErrorMessage(code=exc.code, reason=exc.reason, ref=request.t, params=exc.params or {}))
 
-    def _send(self, member: Member, request: Join | Spectate, peer: dict[str, Any], ticket: dict[str, Any]) -> None:
-        """Send ``member`` on to ``peer``'s node, with a ticket saying which table to join or watch there."""
+    def _send(self, member: Member, request: Join | Spectate, peer: NodeRecord, table: int | None = None,
+              code: str | None = None) -> None:
+        """Send ``member`` on to ``peer``'s node, with a ticket saying which table (by id, or by invite
+        ``code``) to join or watch there."""
         assert member.connection is not None
         key = _seat_key(member.identity, member.token_hash)
-        host, port = str(peer["host"]), int(peer["port"])
-        ticket = {**ticket, "seat": request.seat if isinstance(request, Join) else None,
-                  "watch": isinstance(request, Spectate)}
+        host, port = peer.host, peer.port
+        ticket = SentOn(table=table, code=code, seat=request.seat if isinstance(request, Join) else None,
+                        watch=isinstance(request, Spectate))
         self.sending[key] = (host, port, asyncio.get_running_loop().time() + SENT_ON_SECONDS)
         connection = member.connection
 
         async def leave() -> None:
             try:  # said before the goodbye: the other node reads it at the player's hello there
-                await self.redis.set(SENT_ON + key, json.dumps(ticket), ex=SENT_ON_SECONDS)
+                await self.redis.set(SENT_ON + key, ticket.to_json(), ex=SENT_ON_SECONDS)
             except (RedisError, OSError):
                 self.sending.pop(key, None)
                 member.send(wire.ErrorMessage(code="unavailable", reason="the table is at another node of this "
@@ -563,11 +562,13 @@ class Cluster:
                 raw = await self.redis.getdel(SENT_ON + key)
                 if raw is None or member.connection is None or member.table is not None:
                     return
-                ticket = json.loads(raw)
-                code = str(ticket["code"]) if ticket.get("code") else None  # a private table's, by its code
-                table_id = None if code else int(ticket["table"])
-                request: Join | Spectate = Spectate(table=table_id, code=code) if ticket.get("watch") else \
-                    Join(table=table_id, code=code, seat=ticket.get("seat"))
+                ticket = read(SentOn.from_json, raw, f"the ticket of {member.name!r} to a table here")
+                if ticket is None:
+                    return
+                code = ticket.code or None  # a private table's, by its code
+                table_id = None if code else ticket.table
+                request: Join | Spectate = Spectate(table=table_id, code=code) if ticket.watch else \
+                    Join(table=table_id, code=code, seat=ticket.seat)
                 try:
                     self.lobby.handle(member, request)
                 except ProtocolError as exc:
@@ -582,15 +583,8 @@ class Cluster:
         task.add_done_callback(self._tasks.remove)
 
 
-def _readable(node: str, decode: Callable[[Any], T], entries: Any) -> list[T]:
-    """The entries of a node's record this node can read (one it cannot is left out, and logged)."""
-    out = []
-    for entry in entries if isinstance(entries, list) else ():
-        try:
-            out.append(decode(entry))
-        except (ProtocolError, TypeError, AttributeError) as exc:
-            log.warning("node %s: an entry of its record this node cannot read (%s); left out", node, exc)
-    return out
+def _online(record: NodeRecord | None) -> tuple[wire.OnlinePlayer, ...]:
+    return record.online if record is not None else ()
 
 
 def _seat_key(identity: str | None, token_hash: str | None) -> str:

@@ -13,7 +13,6 @@ they had not seen, once.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -23,6 +22,7 @@ from redis.exceptions import RedisError
 
 from ono99_kernel.wire import server as wire
 
+from .cluster_messages import ChatSaid, read
 from .cluster_part import NodePart
 from .history import ChatLine
 from .lobby_chat import LOBBY_CHAT
@@ -81,8 +81,8 @@ class SharedLobbyChat:
             line = ChatLine(name, text, at, line_id)
             self._arrived(line, lambda: hearers(sender))
             try:
-                await self.node.redis.publish(CHANNEL, json.dumps({"node": self.node.node, "id": line_id,
-                                                                   "sender": name, "text": text, "at": at}))
+                await self.node.redis.publish(CHANNEL, ChatSaid(node=self.node.node, id=line_id, sender=name,
+                                                                text=text, at=at).to_json())
             except (RedisError, OSError) as exc:  # the other nodes show it after their next start
                 log.warning("a lobby chat line was saved but not told to the other nodes (%s)", exc)
 
@@ -90,14 +90,9 @@ class SharedLobbyChat:
 
     def heard(self, data: Any) -> None:
         """A line said at another node, saved there."""
-        try:
-            said = json.loads(data)
-            node = str(said["node"])
-            line = ChatLine(str(said["sender"]), str(said["text"]), float(said["at"]), int(said["id"]))
-        except (ValueError, TypeError, KeyError):
-            return
-        if node != self.node.node:
-            self._arrived(line, self._everyone)
+        said = read(ChatSaid.from_json, data, "a lobby chat line")
+        if said is not None and said.node != self.node.node:
+            self._arrived(ChatLine(said.sender, said.text, said.at, said.id), self._everyone)
 
     # --- in id order ------------------------------------------------------------------------------
     def _everyone(self) -> list[Member]:

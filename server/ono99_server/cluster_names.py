@@ -14,7 +14,6 @@ fails, and its player is told ``name_taken`` and let go.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
@@ -23,6 +22,7 @@ from redis.exceptions import RedisError
 
 from ono99_kernel.protocol import ProtocolError
 
+from .cluster_messages import NameClaimed, NameHeld, read
 from .cluster_part import NodePart
 from .name_claims import let_go_for_name, name_keys, name_taken_params, same_name_refusal
 
@@ -111,13 +111,9 @@ class ClusterNames:
 
     def heard(self, data: Any) -> None:
         """Another node claimed or released a name."""
-        try:
-            said = json.loads(data)
-            node, name, who, gone = str(said["node"]), str(said["name"]), str(said["who"]), bool(said["gone"])
-        except (ValueError, TypeError, KeyError):
-            return
-        if node != self.node.node:  # this node noted its own as it made them
-            self._note(node, name, who, gone)
+        said = read(NameClaimed.from_json, data, "a claim on a name")
+        if said is not None and said.node != self.node.node:  # this node noted its own as it made them
+            self._note(said.node, said.name, said.who, said.gone)
 
     def refresh_soon(self) -> None:
         """Once Redis answers (again): ``refresh``."""
@@ -142,12 +138,9 @@ class ClusterNames:
     async def _read(self) -> dict[str, tuple[str, str, str]]:
         held: dict[str, tuple[str, str, str]] = {}
         for key, value in (await self.node.redis.hgetall(NAMES)).items():
-            try:
-                h = json.loads(value)
-                held[key.decode() if isinstance(key, bytes) else str(key)] = \
-                    (str(h["node"]), str(h["name"]), str(h["who"]))
-            except (ValueError, TypeError, KeyError):
-                continue
+            h = read(NameHeld.from_json, value, "a claim on a name held")
+            if h is not None:
+                held[key.decode() if isinstance(key, bytes) else str(key)] = (h.node, h.name, h.who)
         return held
 
     # --- the work ----------------------------------------------------------------------------------------
@@ -167,20 +160,19 @@ class ClusterNames:
     async def _claim_name(self, member: Member, name: str, who: str, also: str) -> None:
         keys = sorted(name_keys(name))
         held = await self._claim(keys=[NAMES], args=[NODE_RECORD, self.node.node, name, who, also, *keys])
+        taken = read(NameHeld.from_json, held, "the claim that holds a name") if held else None
         if held:  # another node's player took it first: this one goes
-            other = str(json.loads(held)["name"])
+            other = taken.name if taken is not None else name
             log.info("names: %r is taken at another node (as %r); letting its player here go", name, other)
             let_go_for_name(member, name, other)
             return
         self._note(self.node.node, name, who, False)
-        await self.node.redis.publish(NAMES, json.dumps({"node": self.node.node, "name": name, "who": who,
-                                                         "gone": False}))
+        await self.node.redis.publish(NAMES, NameClaimed(node=self.node.node, name=name, who=who, gone=False).to_json())
 
     async def _release_name(self, name: str, who: str) -> None:
         await self._release(keys=[NAMES], args=[self.node.node, who, *sorted(name_keys(name))])
         self._note(self.node.node, name, who, True)
-        await self.node.redis.publish(NAMES, json.dumps({"node": self.node.node, "name": name, "who": who,
-                                                         "gone": True}))
+        await self.node.redis.publish(NAMES, NameClaimed(node=self.node.node, name=name, who=who, gone=True).to_json())
 
     def _note(self, node: str, name: str, who: str, gone: bool) -> None:
         for key in name_keys(name):

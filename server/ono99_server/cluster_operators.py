@@ -14,13 +14,22 @@ A node that does not answer within ``ANSWER_SECONDS`` is left out of the answer.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
+from .cluster_messages import (
+    ModerationChanged,
+    OperatorAnswer,
+    OperatorAsk,
+    OperatorKicked,
+    OperatorSaid,
+    operator_from_json,
+    operator_json,
+    read,
+)
 from .cluster_part import NodePart
 
 log = logging.getLogger("ono99.cluster")
@@ -39,7 +48,9 @@ class ClusterOperators:
         self.node = node
         self._waiting: dict[str, tuple[asyncio.Queue[dict[str, Any]], set[str]]] = {}
 
-    # --- what moderation asks (server/ono99_server/moderation.py's OperatorRelay) ---------------------------------------
+    # --- what moderation asks (server/ono99_server/moderation.py's OperatorRelay)
+    #
+    # --- what moderation asks (server/ono99_server/moderation.py's OperatorRelay) ------------------------
     async def ask_others(self, operator: tuple[str, str], request: dict[str, Any],
                          only_one: bool) -> list[dict[str, Any]]:
         """Ask every other node alive to carry out ``request`` (an ``admin`` request's map) for
@@ -52,8 +63,7 @@ class ClusterOperators:
         self._waiting[ask_id] = (queue, set(others))
         answers: list[dict[str, Any]] = []
         try:
-            await self._publish({"kind": "ask", "id": ask_id, "from": self.node.node, "operator": list(operator),
-                                 "request": request})
+            await self._publish(OperatorAsk(sender=self.node.node, id=ask_id, operator=operator, request=request))
             loop = asyncio.get_running_loop()
             until = loop.time() + ANSWER_SECONDS
             while len(answers) < len(others):
@@ -74,7 +84,8 @@ class ClusterOperators:
 
     def kicked(self, holds: list[str], seconds: float, reason: str) -> None:
         """A kick at this node: every node keeps out whom it keeps out."""
-        self.node.spawn(self._tell({"kind": "kicked", "holds": holds, "seconds": seconds, "reason": reason}))
+        self.node.spawn(self._tell(OperatorKicked(sender=self.node.node, holds=tuple(holds), seconds=seconds,
+                                                  reason=reason)))
 
     def changed(self) -> None:
         """This node changed moderation kept in the database: every other node reads it again (once
@@ -83,45 +94,42 @@ class ClusterOperators:
             storage = self.node.lobby.storage
             if storage is not None:
                 await storage.call(_nothing)
-            await self._tell({"kind": "changed"})
+            await self._tell(ModerationChanged(sender=self.node.node))
 
         self.node.spawn(tell())
 
     # --- what the others say -------------------------------------------------------------------------------
     def heard(self, data: Any) -> None:
         """Another node's question, answer, kick or change (one this node cannot read is left aside)."""
-        try:
-            said = json.loads(data)
-            if str(said.get("from", "")) != self.node.node:
-                self._take(said)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            log.warning("operators: a message of another node this node cannot read (%s); left aside", exc)
+        said = read(operator_from_json, data, "an operators' message of another node")
+        if said is not None and said.sender != self.node.node:
+            self._take(said)
 
-    def _take(self, said: dict[str, Any]) -> None:
-        kind, sender = str(said["kind"]), str(said["from"])
+    def _take(self, said: OperatorSaid) -> None:
         moderation = self.node.lobby.moderation
-        if kind == "ask":
-            identity, name = (str(part) for part in said["operator"])
-            answer = moderation.for_another_node(identity, name, dict(said["request"]))
-            self.node.spawn(self._tell({"kind": "answer", "id": said["id"], "to": sender, "answer": answer}))
-        elif kind == "answer" and said.get("to") == self.node.node:
-            waiting = self._waiting.get(str(said["id"]))
-            if waiting is not None and sender in waiting[1]:
-                waiting[1].discard(sender)
-                waiting[0].put_nowait(dict(said["answer"]))
-        elif kind == "kicked":
-            moderation.hold(list(said["holds"]), float(said["seconds"]), str(said["reason"]))
-        elif kind == "changed":
+        if isinstance(said, OperatorAsk):
+            identity, name = said.operator
+            answer = moderation.for_another_node(identity, name, said.request)
+            self.node.spawn(self._tell(OperatorAnswer(sender=self.node.node, id=said.id, to=said.sender,
+                                                      answer=answer)))
+        elif isinstance(said, OperatorAnswer) and said.to == self.node.node:
+            waiting = self._waiting.get(said.id)
+            if waiting is not None and said.sender in waiting[1]:
+                waiting[1].discard(said.sender)
+                waiting[0].put_nowait(said.answer)
+        elif isinstance(said, OperatorKicked):
+            moderation.hold(list(said.holds), said.seconds, said.reason)
+        elif isinstance(said, ModerationChanged):
             moderation.reload_soon()
 
-    async def _tell(self, said: dict[str, Any]) -> None:
+    async def _tell(self, said: OperatorSaid) -> None:
         try:
             await self._publish(said)
         except (RedisError, OSError) as exc:
             log.warning("operators: the lobby bus (Redis) does not answer (%s): the other nodes were not told", exc)
 
-    async def _publish(self, said: dict[str, Any]) -> None:
-        await self.node.redis.publish(CHANNEL, json.dumps({"from": self.node.node, **said}))
+    async def _publish(self, said: OperatorSaid) -> None:
+        await self.node.redis.publish(CHANNEL, operator_json(said))
 
 
 async def _nothing(_db: Any) -> None:

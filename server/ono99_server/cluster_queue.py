@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Coroutine
@@ -35,6 +34,7 @@ from redis.exceptions import RedisError
 from ono99_kernel.protocol import ProtocolError
 from ono99_kernel.wire.common import as_edition
 
+from .cluster_messages import QueueEntry, SeatedAt, read
 from .cluster_part import NodePart
 from .members import Member
 
@@ -153,8 +153,8 @@ class ClusterQueue:
         entry_id = f"{self.node.node}|{secrets.token_hex(6)}"
         self.ids[entry.member] = entry_id
         member = entry.member
-        record = json.dumps({"node": self.node.node, "name": member.name, "identity": member.identity,
-                             "token": member.token_hash})
+        record = QueueEntry(node=self.node.node, name=member.name, identity=member.identity,
+                            token=member.token_hash).to_json()
 
         async def join() -> None:
             if old is not None and before is not None:
@@ -250,12 +250,13 @@ class ClusterQueue:
                                       mine, CLAIMED_MS])
         if not raw:
             return None
-        taken = [(_text(raw[i]), json.loads(raw[i + 1]), _ms(raw[i + 2])) for i in range(0, len(raw), 3)]
+        taken = [(_text(raw[i]), entry, _ms(raw[i + 2])) for i in range(0, len(raw), 3)
+                 if (entry := read(QueueEntry.from_json, raw[i + 1], "a play-now entry")) is not None]
         by_id = {entry_id: member for member, entry_id in self.ids.items()}
         for entry_id, _, _ in taken:
             if entry_id in by_id:
                 self.scores.pop(self.ids.pop(by_id[entry_id]), None)
-        identities = [record.get("identity") for _, record, _ in taken]
+        identities = [record.identity for _, record, _ in taken]
         for identity in identities:
             if identity is not None:
                 self.lobby.ratings.learn(identity, edition)
@@ -269,7 +270,7 @@ class ClusterQueue:
             if member is not None:  # this node's player, unless they left (or asked again) meanwhile
                 if member in waiting and member not in self.ids:
                     members.append(member)
-            elif record.get("node") != self.node.node:
+            elif record.node != self.node.node:
                 member, new = self._arriving(record)
                 if member is not None:
                     members.append(member)
@@ -288,26 +289,26 @@ class ClusterQueue:
             for entry_id, record, score in taken:
                 await self.node.redis.delete(CLAIMED + entry_id)
                 member = by_id.get(entry_id)
-                if record.get("node") == self.node.node and (member not in waiting or member in self.ids):
+                if record.node == self.node.node and (member not in waiting or member in self.ids):
                     continue  # a player of this node who left (or asked again) meanwhile
                 await self._enqueue(keys=[_queue_key(edition, seats), ENTRIES, CLAIMED + entry_id],
-                                    args=[entry_id, json.dumps(record), int(score)])
+                                    args=[entry_id, record.to_json(), int(score)])
                 if member is not None:
                     self.ids[member] = entry_id
                     self.scores[entry_id] = score
             return None
         host, port = self.node.address()
-        where = json.dumps({"host": host, "port": port, "table": table.id})
+        where = SeatedAt(host=host, port=port, table=table.id).to_json()
         for entry_id in away:
             await self.node.redis.set(CLAIMED + entry_id, where, px=CLAIMED_MS)
         await self.node.redis.publish(CHANNEL, self.node.node)
         return members
 
-    def _arriving(self, record: dict[str, Any]) -> tuple[Member | None, bool]:
+    def _arriving(self, record: QueueEntry) -> tuple[Member | None, bool]:
         """The member here of a player of another node's entry (made now, and whether it was): away
         until they arrive. None for one already at a table here, or whose name is someone else's here."""
         presence = self.lobby.presence
-        identity, token, name = record.get("identity"), str(record.get("token") or ""), str(record.get("name"))
+        identity, token, name = record.identity, record.token, record.name
         known = presence.by_identity.get(identity) if identity is not None else presence.by_token.get(token)
         if known is not None:
             return (known if known.table is None else None), False
@@ -347,8 +348,8 @@ class ClusterQueue:
             mark = await redis.get(CLAIMED + entry_id)
             if mark is None:  # Redis lost it: back, in its place
                 score = self.scores.get(entry_id)
-                record = json.dumps({"node": self.node.node, "name": entry.member.name,
-                                     "identity": entry.member.identity, "token": entry.member.token_hash})
+                record = QueueEntry(node=self.node.node, name=entry.member.name, identity=entry.member.identity,
+                                    token=entry.member.token_hash).to_json()
                 back = await self._enqueue(keys=[_queue_key(entry.edition, entry.seats), ENTRIES, CLAIMED + entry_id],
                                            args=[entry_id, record, "" if score is None else int(score)])
                 if int(back) >= 0:
@@ -357,12 +358,14 @@ class ClusterQueue:
                 continue
             if _text(mark).startswith("claiming "):
                 continue  # its table is being opened at another node
-            where = json.loads(mark)
+            where = read(SeatedAt.from_json, mark, f"where {entry.member.name!r} was seated")
+            if where is None:
+                continue
             self.ids.pop(entry.member, None)
             self.scores.pop(entry_id, None)
             self.lobby.matchmaker.waiting.pop(entry.member, None)
-            log.info("play now: %s is seated at table %s of another node", entry.member.name, where.get("table"))
-            self.node.send_away(entry.member, str(where["host"]), int(where["port"]))
+            log.info("play now: %s is seated at table %s of another node", entry.member.name, where.table)
+            self.node.send_away(entry.member, where.host, where.port)
         for entries in snapshot.values():
             entries.sort(key=lambda e: (e[1], e[0]))
         changed = snapshot != self.snapshot

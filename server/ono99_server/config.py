@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ono99_kernel.core.arena import BOT_WAIT
 from ono99_kernel.protocol import DEFAULT_PORT
 from ono99_kernel.ssh_settings import SshSettings
 
@@ -18,7 +19,10 @@ class ServerConfig:
     name: str = "ONO 99"
     db_path: Path | None = None  # an SQLite file. None: nothing is saved (tests, embedded local games)
     db_url: str | None = None  # a PostgreSQL database (postgresql://…): the store, in place of db_path
-    # --- one node of several on one PostgreSQL database (server/ono99_server/cluster.py, server/ono99_server/lease.py) ---
+    # --- one node of several on one PostgreSQL database (server/ono99_server/cluster.py,
+    # server/ono99_server/lease.py) ---
+    # --- one node of several on one PostgreSQL database (server/ono99_server/cluster.py,
+    # server/ono99_server/lease.py) ---
     cluster_url: str | None = None  # the Redis all nodes share (redis://… or rediss://…, TLS); None: alone
     lease_seconds: float = 10.0  # a node that stops renewing loses its tables after this long
     node_id: str | None = None  # None: HOSTNAME-PID-RANDOM
@@ -35,6 +39,8 @@ class ServerConfig:
     max_waiting_hellos_per_address: int = 8
     draw_window: float = 0.0  # at least this long before a bot plays while a person's manual draw is open
     play_now_wait: float = 20.0  # seconds a play-now queue's first player waits before bots fill the table
+    arena_bot_wait: float = BOT_WAIT  # seconds an arena's player left over waits before bots fill their table
+    arena_starts_in: float = 3.0  # seconds from an arena table's seating to its game's start
     idle_timeout: float = 900.0  # a connection that sends nothing for this long is closed
     write_timeout: float = 10.0  # a client that does not take its data for this long is dropped
     send_queue_frames: int = 512  # frames waiting for one client before it counts as stuck

@@ -1,4 +1,5 @@
-"""One client connection over TCP/TLS: the adapter that drives a client's ``Session`` (server/ono99_server/player_session.py)
+"""One client connection over TCP/TLS: the adapter that drives a client's ``Session``
+(server/ono99_server/player_session.py)
 with the bytes it reads, and sends what the session and the lobby say through a send queue and a writer
 task of its own, so one slow client never delays a table."""
 

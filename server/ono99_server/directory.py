@@ -32,7 +32,8 @@ class TableDirectory:
         self.tables: dict[int, Table] = {}
         self.next_id = storage.next_table_id() if storage else 1
         self.listeners: list[Callable[[], None]] = []  # told once per push with changes (LAN advert)
-        self.nodes: Nodes | None = None  # one node of several (server/ono99_server/cluster.py): ids and the list are shared
+        # one node of several (server/ono99_server/cluster.py): ids and the list are shared
+        self.nodes: Nodes | None = None
         self._audience = audience  # who the list is pushed to: those in the lobby
         self._push = Throttle(push_interval, self._push_tables, leading=True, timers=timers)
 

@@ -25,6 +25,7 @@ from ono99_kernel.wire.requests import (
     Leave,
     ListTables,
     Ping,
+    PlayNow,
     Prove,
     Rematch,
     RemoveBot,
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     from .routes import Router
 
 LEAVE_QUEUE_ON = (Join, Spectate, CreateTable)  # a player at another table waits no more
+# A player who plays elsewhere leaves their arena; one who watches a game stays in it (seated from there).
+LEAVE_ARENA_ON = (Join, CreateTable, PlayNow)
 
 
 class RequestsHost(TableHost, Protocol):
@@ -155,6 +158,7 @@ class LobbyRequests:
                       bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots),
                       name_code=None if named else "hosts_table", name_params={} if named else {"host": member.name})
         table.series = new_series(request.series_games, request.series_points)
+        table.hints = bool(request.hints)
         lobby.directory.add(table)
         table.sit(member, 0)
         for _ in range(bots):
@@ -245,7 +249,7 @@ class LobbyRequests:
         self._table_of(member).give_seat(member, request.seat, request.name)
 
     def on_table_options(self, member: Member, request: SetTableOptions) -> None:
-        self._table_of(member).set_options(member, request.replace_bots)
+        self._table_of(member).set_options(member, request.replace_bots, request.hints)
 
     def on_kick(self, member: Member, request: Kick) -> None:
         self._table_of(member).kick(member, request.seat)

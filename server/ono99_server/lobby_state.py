@@ -2,7 +2,8 @@
 
 Its parts each do one thing and are tested alone: who is on the server and the "online" list
 (``Presence``, server/ono99_server/presence.py), the tables by id and code and their list (``TableDirectory``,
-server/ono99_server/directory.py), the lobby's chat (``LobbyChat``, server/ono99_server/lobby_chat.py), the leaderboard's
+server/ono99_server/directory.py), the lobby's chat (``LobbyChat``, server/ono99_server/lobby_chat.py), the
+leaderboard's
 followers (``Leaderboards``, server/ono99_server/leaderboards.py), and the requests each of them takes (``Dispatch``
 and ``LobbyRequests``, server/ono99_server/handlers.py). The lobby welcomes a hello, keeps a dropped player's seat
 for the grace time, and saves and restores the tables.
@@ -24,11 +25,12 @@ from ono99_kernel.core.options import TableOptions
 from ono99_kernel.core.series import Series
 from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, check_name, clean_text
 from ono99_kernel.wire import server as wire
-from ono99_kernel.wire.requests import Hello, Request
+from ono99_kernel.wire.requests import CreateArena, Hello, Request
 
+from .arena import Arenas, GameWriter
 from .config import ServerConfig
 from .directory import TableDirectory
-from .handlers import LEAVE_QUEUE_ON, LobbyRequests
+from .handlers import LEAVE_ARENA_ON, LEAVE_QUEUE_ON, LobbyRequests
 from .history import ChatLine, ChatRoom
 from .leaderboards import Leaderboards
 from .lobby_chat import LOBBY_CHAT, LobbyChat
@@ -44,10 +46,19 @@ from .ratings import RatingBook, leaderboard_of
 from .routes import Dispatch, Handler
 from .runner import Status
 from .seating import Seat
-from .storage import SavedTable, Storage
+from .storage import Database, SavedTable, Storage
 from .table_room import Table
 
 log = logging.getLogger("ono99.lobby")
+
+
+def then_both(first: GameWriter, second: GameWriter) -> GameWriter:
+    """Two writers of a saved game's rows, in its transaction, one after the other."""
+    async def both(db: Database, game_id: int) -> None:
+        await first(db, game_id)
+        await second(db, game_id)
+
+    return both
 
 
 class Lobby:
@@ -65,17 +76,21 @@ class Lobby:
         self.closed = False
         self.ratings = RatingBook(self)
         self.matchmaker = Matchmaker(self)  # play now
-        self.moderation: Moderation = Moderation(self)  # operators, bans, mutes, reports (server/ono99_server/moderation.py)
+        self.arenas = Arenas(self)  # arenas (server/ono99_server/arena.py)
+        # operators, bans, mutes, reports (server/ono99_server/moderation.py)
+        self.moderation: Moderation = Moderation(self)
         self.metrics = Metrics(self)  # metrics: server/ono99_server/metrics.py
+        self.moderation.for_operators[CreateArena] = self.arenas.on_create  # `ono99 admin tournament create`
         self.dispatch = Dispatch()  # each request after the welcome: who takes it
         for routes in (LobbyRequests(self).routes, self.leaderboards.routes, self.matchmaker.routes,
-                       self.ratings.routes, self.moderation.routes):
+                       self.ratings.routes, self.moderation.routes, self.arenas.routes):
             routes(self.dispatch.route)
 
     # --- its parts' state, as the other parts and the tests read it ------------------------------------
     @property
     def nodes(self) -> Nodes | None:
-        """The other nodes, when this server is one of several (server/ono99_server/cluster.py); None for a server alone."""
+        """The other nodes, when this server is one of several (server/ono99_server/cluster.py); None for a server
+        alone."""
         return self.directory.nodes
 
     @nodes.setter
@@ -189,6 +204,7 @@ class Lobby:
             connection.send(self.directory.listing())
             connection.send(self.presence.online_message())
             connection.send(self.matchmaker.status(member))
+        self.arenas.welcomed(member)
         self.online_changed()
         if self.nodes is not None:
             self.nodes.welcomed(member, resume)  # one sent on here to join a table does so
@@ -241,6 +257,8 @@ class Lobby:
         self.dispatch(member, request)
         if isinstance(request, LEAVE_QUEUE_ON):
             self.matchmaker.leave(member)
+        if isinstance(request, LEAVE_ARENA_ON):
+            self.arenas.leaves_for_other_play(member)
 
     # --- what the lobby is told -------------------------------------------------------------------------
     def tables_changed(self) -> None:
@@ -251,6 +269,9 @@ class Lobby:
 
     def online_changed(self) -> None:
         self.presence.changed()
+
+    def is_operator(self, member: Member) -> bool:
+        return member.identity is not None and member.identity in self.moderation.admins
 
     def table_emptied_check(self, table: Table) -> None:
         if self.directory.close_if_empty(table):
@@ -288,9 +309,12 @@ class Lobby:
         recorded game at a table saved as still playing it); ``results`` is (identity, win credited)
         for each player it counts for. ``restored``: a game whose last move was saved before a crash
         and whose end was not, finished at its restore; not recorded again if it was."""
+        arena_result = self.arenas.game_over(table)  # an arena's game: its result, kept with the game
         if self.storage is not None:
             now = time.time()
-            self.storage.save_game(table.id, record, now, results, then=self.ratings.rater(table, record, now),
+            rate = self.ratings.rater(table, record, now)
+            self.storage.save_game(table.id, record, now, results, then=rate if arena_result is None else
+                                   then_both(rate, arena_result),
                                    viewers=table.record_viewers() if table.private else None,
                                    table_meta=table.to_meta() if table.id in self.tables else None,
                                    unless_recorded=restored)
@@ -319,6 +343,7 @@ class Lobby:
             table.players = list(meta.get("players") or [])
             table.stand_in = [list(spans) for spans in meta.get("stand_in") or []]
             table.series = Series.from_mapping(meta["series"]) if meta.get("series") else None
+            table.hints = bool(meta.get("hints", False))
             table.chat.restore(ChatLine(*line) for line in saved.chat)
             for i, seat in enumerate(meta["seats"]):
                 member = None
@@ -376,6 +401,7 @@ class Lobby:
         self.closed = True
         self.presence.closed = True
         self.matchmaker.close()
+        self.arenas.close()
         for table in self.tables.values():
             table.close()
         for member in self.members.values():

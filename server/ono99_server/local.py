@@ -65,7 +65,7 @@ class LocalConnection:
 
 
 class LocalLink:
-    """The client's end: the same interface as ``ono99_tui.client.Client``."""
+    """The client's end: the same interface as ``ono99_tui.client.connection.Client``."""
 
     def __init__(self, connection: LocalConnection) -> None:
         self.connection = connection
@@ -105,6 +105,14 @@ class EmbeddedServer:
         self.server.config.bot_delay = seconds
         for table in self.server.lobby.tables.values():
             table.schedule()
+
+    def finished_record(self, table_id: int) -> dict[str, Any] | None:
+        """The record of the game last finished at table ``table_id`` (what its replay and analysis read),
+        or None while none is."""
+        table = self.server.lobby.tables.get(table_id)
+        if table is None or table.game is None or table.game.outcome is None:
+            return None
+        return table.record()
 
     async def close(self) -> None:
         await self.server.close()

@@ -28,7 +28,8 @@ class Link(Protocol):
 
 
 class AtTable(Protocol):
-    """The table a member is at, as those who read it from the member see it (server/ono99_server/table_room.py's ``Table``;
+    """The table a member is at, as those who read it from the member see it (server/ono99_server/table_room.py's
+    ``Table``;
     ``table.table_of`` gives the Table itself)."""
 
     @property

@@ -29,8 +29,8 @@ from .moderation import listener_of, session_of
 if TYPE_CHECKING:
     from .members import Link, Member
     from .moderation import Moderation
-    from .runner import RunnerHost
     from .player_session import Session
+    from .runner import RunnerHost
     from .storage import Storage
     from .table_room import Table
 

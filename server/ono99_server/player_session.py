@@ -1,11 +1,14 @@
 """One client's session with the server, without I/O: fed what the client sends (bytes, or messages
 already decoded), it limits their rate, validates each into a typed request, runs the hello (the
 challenge and proof of a key, a trusted front's word for its player), applies the access policy and
-dispatches the rest to the lobby. What it says goes out through its ``Link``, whatever carries the
-bytes: the asyncio TCP/TLS connection (server/ono99_server/connection.py), or the local game's in-process link
-(server/ono99_server/local.py). Its deadlines are on the clock the adapter gives (``now``): it waits for nothing itself,
-but for the claims on a hello's name in a database several nodes share, which the adapter awaits
-(``parked``, ``look_up``)."""
+dispatches the rest to the lobby through the narrow port it is given (``SessionLobby``). What it says
+goes out through its ``Link``, whatever carries the bytes: the asyncio TCP/TLS connection
+(server/ono99_server/connection.py), or the local game's in-process link (server/ono99_server/local.py). It reads no
+clock and
+draws no randomness of its own: its deadlines are on the clock the adapter gives (``now``), a key's
+challenge takes its bytes from the ``nonces`` it is given. It waits for nothing itself, but for the
+claims on a hello's name in a database several nodes share, which the adapter awaits (``parked``,
+``look_up``)."""
 
 from __future__ import annotations
 
@@ -30,47 +33,51 @@ if TYPE_CHECKING:
     from ono99_kernel.wire.requests import Request
 
     from .config import ServerConfig
-    from .moderation import Moderation, OperatorSession
-    from .name_claims import NameRegistry
+    from .moderation import Door, OperatorSession
 
 log = logging.getLogger("ono99.connection")
 MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dropped
 
 
-class ErrorsCounted(Protocol):
-    """Where the errors a session answers are counted (server/ono99_server/metrics.py's ``Metrics``)."""
+class SessionLobby(Protocol):
+    """The narrow port a session talks to the lobby through (server/ono99_server/app.py's ``LobbyDoor`` over
+    server/ono99_server/lobby_state.py's ``Lobby``): the names keys own, moderation at the door, the welcome, a welcome
+    member's requests, an operator's, the end, and the errors counted."""
+
+    @property
+    def names_shared(self) -> bool:
+        """Several nodes claim names in one database: a hello's name is read from it first (``look_up``)."""
+
+    async def look_up(self, name: str, identity: str | None) -> None: ...
+
+    def name_of(self, identity: str) -> str | None: ...
+
+    def at_the_door(self, door: Door, hello: Hello) -> Hello | None:
+        """Bans, an operator's session and the names deny list: the hello the lobby should take, or None
+        (an operator's session, let in here); a refusal raises ``ProtocolError``."""
+
+    def hello(self, connection: Link, hello: Hello, identity: str | None, peer: str) -> Member: ...
+
+    def welcomed(self, member: Member) -> None: ...
+
+    def handle(self, member: Member, request: Request) -> None: ...
+
+    def operator_message(self, door: Door, request: Request) -> None: ...
+
+    def dropped(self, member: Member) -> None: ...
 
     def error_sent(self, connection: Session, code: str, params: Mapping[str, str | int] | None) -> None: ...
 
 
-class SessionLobby(Protocol):
-    """What a session asks of the lobby (server/ono99_server/lobby_state.py's ``Lobby``): to welcome a hello, take a welcome
-    member's requests and hear they dropped; moderation at the door, the names keys own, the metrics."""
-
-    @property
-    def moderation(self) -> Moderation: ...
-
-    @property
-    def names(self) -> NameRegistry: ...
-
-    @property
-    def metrics(self) -> ErrorsCounted: ...
-
-    def hello(self, connection: Link, hello: Hello, identity: str | None, peer: str) -> Member: ...
-
-    def handle(self, member: Member, request: Request) -> None: ...
-
-    def dropped(self, member: Member) -> None: ...
-
-
 class SessionHost(Protocol):
-    """What a session asks of the server it belongs to (server/ono99_server/app.py's ``Server``)."""
+    """What a session asks of the server it belongs to (server/ono99_server/app.py's ``Server``): its settings and
+    access policy, the lobby's port, the certificate a key's proof is bound to, and its connection counts."""
 
     config: ServerConfig
     access: AccessPolicy
 
     @property
-    def lobby(self) -> SessionLobby: ...
+    def session_lobby(self) -> SessionLobby: ...
 
     @property
     def certificate_digest(self) -> bytes: ...
@@ -92,11 +99,15 @@ class Session:
     client_name = ""  # its hello's ``client`` (a front's names the worker: metrics)
 
     def __init__(self, host: SessionHost, link: Link, *, address: str, peer: str, now: float,
-                 admitted_at_the_door: bool = False, on_welcome: Callable[[], None] | None = None) -> None:
+                 admitted_at_the_door: bool = False, on_welcome: Callable[[], None] | None = None,
+                 nonces: Callable[[int], bytes] = secrets.token_bytes) -> None:
         """``now``: the time the client connected, on the clock the adapter passes to ``patience``
-        and ``silent``. ``admitted_at_the_door``: the access policy was applied before the hello (the
-        local game); a TCP hello is checked here. ``on_welcome``: told once the hello is accepted."""
+        and ``silent`` (the session reads no clock itself). ``admitted_at_the_door``: the access policy
+        was applied before the hello (the local game); a TCP hello is checked here. ``on_welcome``: told
+        once the hello is accepted. ``nonces``: the random bytes of a key's challenge, of the size asked."""
         self.host = host
+        self.lobby = host.session_lobby
+        self.nonces = nonces
         self.link = link
         self.address = address  # where the player is (an SSH player's, once their front says so)
         self.peer = peer  # for the logs
@@ -124,7 +135,7 @@ class Session:
 
     def error(self, code: str, reason: str, ref: str | None = None,
               params: Mapping[str, str | int] | None = None) -> None:
-        self.host.lobby.metrics.error_sent(self, code, params)  # refusals and errors, by code
+        self.lobby.error_sent(self, code, params)  # refusals and errors, by code
         self.send(ErrorMessage(code=code, reason=reason, ref=ref, params=dict(params or {})))
 
     def close(self, reason: str) -> None:
@@ -169,9 +180,9 @@ class Session:
                     raise ProtocolError("hello_first", "the first message must be hello")
                 return
             if self.operator is not None:  # an operator's session takes admin commands only
-                self.host.lobby.moderation.operator_message(self, request)
+                self.lobby.operator_message(self, request)
                 return
-            self.host.lobby.handle(self.member, request)
+            self.lobby.handle(self.member, request)
         except ProtocolError as exc:
             self._refused(exc, ref)
         except Exception:
@@ -186,12 +197,12 @@ class Session:
 
     async def look_up(self) -> None:
         """The ``parked`` hello: read the claims on its name from the database several nodes share
-        (``NameRegistry.look_up``), then take it on, and the frames that came after it."""
+        (``SessionLobby.look_up``), then take it on, and the frames that came after it."""
         hello = self.parked
         assert hello is not None
         self.parked = None
         try:
-            await self.host.lobby.names.look_up(hello.name, self.identity)
+            await self.lobby.look_up(hello.name, self.identity)
         except Exception as exc:  # the names as this node knew them decide, as without a shared database
             log.warning("%s: the claims on a name could not be read (%s)", self.peer, repr(exc))
         self._looked_up = hello
@@ -231,7 +242,7 @@ class Session:
     def ended(self) -> None:
         """The client went away: its member, if still this session's, is away from now on."""
         if self.member is not None and self.member.connection is self.link:
-            self.host.lobby.dropped(self.member)
+            self.lobby.dropped(self.member)
 
     def _watching_a_game(self, now: float) -> bool:
         """At a table whose game moved within the idle timeout (a game stuck on a vanished player's
@@ -256,7 +267,7 @@ class Session:
         if hello.key is not None:  # "" too: a key that does not decode, never a guest
             key = parse_public_key(hello.key)
             if fingerprint(key) != self.identity:
-                nonce = secrets.token_bytes(NONCE_BYTES)
+                nonce = self.nonces(NONCE_BYTES)
                 self._challenge = (hello, key, nonce)
                 self.send(Challenge(nonce=nonce))
                 return
@@ -298,23 +309,22 @@ class Session:
     def _enter(self, hello: Hello) -> None:
         """A hello whose key (if any) is proven: moderation (bans, an operator's session, the names deny
         list) and the access policy decide, then the lobby takes it."""
-        names = self.host.lobby.names
-        if names.shared and self._looked_up is not hello:  # another node may have claimed it: read first
+        lobby = self.lobby
+        if lobby.names_shared and self._looked_up is not hello:  # another node may have claimed it: read first
             self.parked = hello
             return
         if self.front and self.identity is not None and not hello.name.strip():  # the name this key owns
-            hello = dataclasses.replace(hello, name=names.name_of(self.identity) or "")
-        moderation = self.host.lobby.moderation
-        admitted = moderation.at_the_door(self, hello)
+            hello = dataclasses.replace(hello, name=lobby.name_of(self.identity) or "")
+        admitted = lobby.at_the_door(self, hello)
         if admitted is None:
             return
         if not self.admitted_at_the_door:
             self._check_access(admitted)
             if self.refusal is not None:
                 return
-        member = self.host.lobby.hello(self.link, admitted, self.identity, self.peer)
+        member = lobby.hello(self.link, admitted, self.identity, self.peer)
         self.let_in(member)
-        moderation.welcomed(member)
+        lobby.welcomed(member)
 
     def let_in(self, member: Member) -> None:
         """The hello is accepted: ``member`` speaks through this session from now on."""

@@ -28,7 +28,8 @@ class Presence:
         self.by_identity: dict[str, Member] = {}  # players with a key, by its fingerprint
         self.in_use: dict[str, Member] = {}  # by each of name_keys(name): no two members have names alike
         self.closed = False  # the server is shutting down: nobody is told anything more
-        self.nodes: Nodes | None = None  # one node of several (server/ono99_server/cluster.py): their players are listed too
+        # one node of several (server/ono99_server/cluster.py): their players are listed too
+        self.nodes: Nodes | None = None
         self._online_sent: tuple[wire.OnlinePlayer, ...] | None = None  # the last "online" pushed to the lobby
         self._online = Throttle(lambda: ONLINE_EVERY, self._push_online, leading=False, timers=timers)
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
 from ono99_kernel.wire import server as wire
 from ono99_kernel.wire.requests import AskGameRecord, AskProfile
 
+from .rates import TokenBucket
 from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
@@ -52,6 +55,10 @@ BOT_PREFIX = "bot:"
 HISTORY_ROWS = 50  # rating history entries a profile shows, the newest
 RECENT_GAMES = 15  # recent games a profile lists
 LEADERBOARD_ROWS = 20  # players a leaderboard lists, the best
+# Records a player may fetch (each is read from the database and may be a large message): a burst, then
+# one every so many seconds; a replay or an analysis needs one, a scan of every game id is slowed down.
+RECORD_BURST = 10
+RECORD_EVERY = 6.0
 
 
 def bot_identity(level: str) -> str:
@@ -293,6 +300,7 @@ class RatingBook:
         self.storage = lobby.storage
         self.known: dict[tuple[str, str], tuple[float, float]] = {}
         self._reading: dict[str, asyncio.Task[None]] = {}  # identities whose ratings are being read
+        self._record_allowance: dict[str, TokenBucket] = {}  # by player (key, or a guest's token)
         if self.storage is not None:
             self.known = self.storage.run_now(
                 lambda db: known_ratings(db, [bot_identity(b) for b in BOT_LEVEL_NAMES]))
@@ -329,7 +337,8 @@ class RatingBook:
         tell its players (on this event loop)."""
         game = table.game
         assert game is not None and game.outcome is not None
-        rated = entries(table.players, game.outcome.ranking, game.outcome.winner)
+        # a game played with hints is stored, never rated
+        rated = [] if table.hints else entries(table.players, game.outcome.ranking, game.outcome.winner)
         edition = str(record["edition"])
         loop = asyncio.get_running_loop()
 
@@ -375,6 +384,7 @@ class RatingBook:
         self._answer(member, read, "profile")
 
     def on_game_record(self, member: Member, request: AskGameRecord) -> None:
+        self._take_record(member.identity or member.token_hash or member.name)
         game_id = request.game
         viewer = viewer_keys(member.identity, member.token_hash)
 
@@ -386,6 +396,19 @@ class RatingBook:
             return wire.GameRecord(game=game_id, record=zlib.compress(text.encode(), 9))
 
         self._answer(member, read, "game_record")
+
+    def _take_record(self, player: str) -> None:
+        """One record fetched by ``player``: ``RECORD_BURST`` at once, then one per ``RECORD_EVERY`` seconds."""
+        allowance = self._record_allowance
+        if len(allowance) > 4096:  # forget the players whose allowance has filled up again
+            full = time.monotonic() - RECORD_BURST * RECORD_EVERY
+            for key in [k for k, bucket in allowance.items() if bucket.stamp < full]:
+                del allowance[key]
+        bucket = allowance.setdefault(player, TokenBucket(1 / RECORD_EVERY, RECORD_BURST))
+        if not bucket.take():
+            wait = max(1, math.ceil((1 - bucket.level) * RECORD_EVERY))
+            raise ProtocolError("rate_limited", f"you fetched too many game records; you can fetch another in {wait} s",
+                                params={"why": "records", "seconds": wait})
 
     def _answer(self, member: Member, read: Callable[[Database], Awaitable[wire.ServerMessage]], ref: str) -> None:
         """Send ``member`` what ``read`` builds on the database thread."""

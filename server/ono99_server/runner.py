@@ -125,7 +125,8 @@ class GameRunner:
         self.game_no = game_no
         self.seed = seed
         self.actions: list[tuple[int, str]] = []  # the current game's moves: (seat, action code)
-        self.seq_base = seq_base  # the seq of the event before the current game's first (server/ono99_server/history.py)
+        # the seq of the event before the current game's first (server/ono99_server/history.py)
+        self.seq_base = seq_base
         self.shown = 0  # events of the current game's log shown to the table so far
         self.moved_at = 0.0  # the clock's time the table last showed a move (its watchers are not idle)
         self.deadline: float | None = None  # the clock's time the seat on turn must act by

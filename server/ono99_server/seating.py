@@ -1,5 +1,6 @@
 """Who sits where at a table, who watches, who waits for a seat and who hosts: a table's seating rules
-on their own, with no game, clock or message (server/ono99_server/table_room.py tells people, server/ono99_server/runner.py plays).
+on their own, with no game, clock or message (server/ono99_server/table_room.py tells people,
+server/ono99_server/runner.py plays).
 
 Each check raises the ``ProtocolError`` that refuses a request and changes nothing; each change is
 made only once every check passed. Whether a game is running (``playing``) is the caller's to say.

@@ -99,7 +99,8 @@ class SavedTable:
 
 
 class Storage(ABC):
-    """The store, whatever keeps it: open with ``open_storage`` (server/ono99_server/stores.py). Writes are queued and keep their
+    """The store, whatever keeps it: open with ``open_storage`` (server/ono99_server/stores.py). Writes are queued
+    and keep their
     order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
 
     kind: ClassVar[str]  # "sqlite" or "postgresql"
@@ -558,7 +559,8 @@ class Storage(ABC):
                                             "ON CONFLICT(key) DO NOTHING", keys))
 
 
-    # --- names' owners last seen (server/ono99_server/name_claims.py releases a name whose owner never came back) ---------
+    # --- names' owners last seen (server/ono99_server/name_claims.py releases a name whose owner never came back)
+    #
     def load_names_seen(self) -> dict[str, float]:
         """When each name's identity was last seen (Unix time): its last hello, else its claim."""
         async def read(db: Database) -> dict[str, float]:
@@ -811,8 +813,33 @@ def _sqlite_schema_4(db: sqlite3.Connection) -> None:
     db.executescript(SQLITE_SCHEMA_4)
 
 
+SQLITE_SCHEMA_5 = """
+CREATE TABLE IF NOT EXISTS arenas (
+    id INTEGER PRIMARY KEY,
+    meta TEXT NOT NULL  -- the arena and its standings (ono99_kernel/core/arena.py, Arena.to_mapping)
+);
+CREATE TABLE IF NOT EXISTS arena_games (
+    arena INTEGER NOT NULL,
+    game INTEGER NOT NULL,  -- the arena's game number
+    table_id INTEGER NOT NULL,
+    players TEXT NOT NULL,  -- the players seated, best standing first (JSON)
+    ranking TEXT,  -- once counted: the game's ranking by name, best first (JSON)
+    points TEXT,  -- once counted: the points each player earned (JSON)
+    counted INTEGER,  -- once counted: its order among the arena's counted games
+    game_id INTEGER,  -- once counted: its record (games.id)
+    PRIMARY KEY (arena, game)
+);
+"""
+
+
+def _sqlite_schema_5(db: sqlite3.Connection) -> None:
+    """Arenas (server/ono99_server/arena.py): each arena, and each of its games with its result."""
+    db.executescript(SQLITE_SCHEMA_5)
+
+
 SQLITE_MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_sqlite_schema_1, _sqlite_schema_2,
-                                                                  _sqlite_schema_3, _sqlite_schema_4]
+                                                                  _sqlite_schema_3, _sqlite_schema_4,
+                                                                  _sqlite_schema_5]
 
 
 def migrate_sqlite(db: sqlite3.Connection) -> int:

@@ -142,7 +142,8 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             detail TEXT NOT NULL)""",
         "CREATE TABLE moderation_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     )),
-    (3, "several nodes: which node owns each table in progress, and its fencing number (server/ono99_server/lease.py)", (
+    (3, "several nodes: which node owns each table in progress, and its fencing number "
+        "(server/ono99_server/lease.py)", (
         """CREATE TABLE table_owners (
             table_id BIGINT PRIMARY KEY,
             node TEXT NOT NULL,
@@ -154,10 +155,24 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         "CREATE INDEX live_tables_code ON live_tables ((meta::jsonb ->> 'code'))",
     )),
     (5, "several nodes: a name is one key's at every node (the keys of claimed names)", NAME_KEYS),
-    (6, "when each name's owner was last seen: a name whose owner never comes back is released (server/ono99_server/name_claims.py)", (
+    (6, "when each name's owner was last seen: a name whose owner never comes back is released "
+        "(server/ono99_server/name_claims.py)", (
         """CREATE TABLE names_seen (
             identity TEXT PRIMARY KEY,
             seen_at DOUBLE PRECISION NOT NULL)""",
+    )),
+    (7, "arenas (server/ono99_server/arena.py): each arena, and each of its games with its result", (
+        "CREATE TABLE arenas (id BIGINT PRIMARY KEY, meta TEXT NOT NULL)",
+        """CREATE TABLE arena_games (
+            arena BIGINT NOT NULL,
+            game BIGINT NOT NULL,
+            table_id BIGINT NOT NULL,
+            players TEXT NOT NULL,
+            ranking TEXT,
+            points TEXT,
+            counted BIGINT,
+            game_id BIGINT,
+            PRIMARY KEY (arena, game))""",
     )),
 ]
 LATEST = MIGRATIONS[-1][0]

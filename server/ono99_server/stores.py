@@ -1,4 +1,5 @@
-"""Which store a ``--db`` names, SQLite (server/ono99_server/storage.py) or PostgreSQL (server/ono99_server/storage_pg.py): above both,
+"""Which store a ``--db`` names, SQLite (server/ono99_server/storage.py) or PostgreSQL
+(server/ono99_server/storage_pg.py): above both,
 so the SQLite store never loads the PostgreSQL one."""
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ class ChatFilter(Protocol):
 
 
 class TableHost(Protocol):
-    """What a table asks of the server it is on (server/ono99_server/lobby_state.py's ``Lobby``): saving, the lobby's lists,
+    """What a table asks of the server it is on (server/ono99_server/lobby_state.py's ``Lobby``): saving, the lobby's
+    lists,
     forgetting those who left, the chat's hearers and the metrics."""
 
     @property
@@ -130,12 +131,14 @@ class Table:
         self.stand_in: list[list[dict[str, Any]]] = []
         # Returning players whose state waits for moves to be saved: their chat_history and away come after it.
         self._after_state: dict[Member, Callable[[], None]] = {}
+        self._after_finish: list[Callable[[], None]] = []  # once a finished game's end is shown (arenas)
         self._finish_unannounced = False  # the game is over; the table says so after its last state
         self._restoring = False  # finishing a game restored over (``finish_restored``)
         # For each save of a change to the seats or the status not committed yet: what shows it, in order.
         self._unshown: deque[list[Callable[[], None]]] = deque()
         self.closed = False  # dropped from the lobby: its people were told, and hear nothing more of it
         self.series: Series | None = None  # the series played here, its standings kept with the table
+        self.hints = False  # the host allows hints (each player's client estimates its cards); not rated
 
     # --- its parts' state, as the lobby and the tests read it --------------------------------------------
     @property
@@ -248,6 +251,7 @@ class Table:
             "winner": game.outcome.winner if game is not None and game.outcome is not None else None,
             "name_code": self.name_code,
             "name_params": self.name_params,
+            "hints": self.hints,
         }
 
     def info(self) -> wire.TableInfo:
@@ -320,13 +324,26 @@ class Table:
         self.sit(target, seat)
         self.state_when_shown(target)
 
-    def set_options(self, member: Member, replace_bots: bool | None) -> None:
+    def set_options(self, member: Member, replace_bots: bool | None, hints: bool | None = None) -> None:
         self.seating.require_host(member)
+        if hints is not None and hints != self.hints:
+            self.allow_hints(hints)
         if replace_bots is not None:
             self.seating.replace_bots = replace_bots
             if not self.runner.playing:
                 self._seat_waiting()
         self.changed()
+
+    def allow_hints(self, hints: bool) -> None:
+        """Hints on or off, between games: a game started with them is not rated, one started without them
+        may be; a play-now table is for rated games only."""
+        if hints and self.name_code == "play_now":
+            raise ProtocolError("rated_table", "a play-now table is rated: hints are for tables of your own",
+                                params={"why": "play_now"})
+        if self.runner.playing:
+            raise ProtocolError("game_running", "hints can be turned on or off between games",
+                                params={"why": "hints"})
+        self.hints = hints
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         seat = self.seat_for(member, seat)
@@ -389,7 +406,7 @@ class Table:
             def tell() -> None:
                 removed.send(wire.Left(table=self.id))
                 removed.send(wire.Notice(table=None, code="removed", params={"table": self.name},
-                                         text=f"You were removed from table {self.name!s}."))
+                                         text=f"You were removed from the table: {self.name!s}."))
 
             self.once_shown(tell)
             self.lobby.forget_if_idle(target)
@@ -458,14 +475,21 @@ class Table:
         if self._finish_unannounced:  # the game's last state is out: now the table is "finished"
             self._finish_unannounced = False
             self.changed()
+            finished, self._after_finish = self._after_finish, []
+            for then in finished:
+                self.once_shown(then)
+
+    def record(self) -> dict[str, Any]:
+        """The record of the table's game (the one played, or the last one finished)."""
+        assert self.game is not None
+        return game_to_record(self.game, [RecordPlayer(p["name"], p["kind"]) for p in self.players], self.seed)
 
     def game_over(self) -> None:
         game = self.game
         assert game is not None and game.outcome is not None
         if len(self.players) != self.seat_count:  # a game saved before players were noted
             self.players = [self._player_of(s) for s in self.seats]
-        players = [RecordPlayer(p["name"], p["kind"]) for p in self.players]
-        record = game_to_record(game, players, self.seed)
+        record = self.record()
         results = standin.settle(record, self.players, self.stand_in, standin.record_position(game))
         if self.series is not None and not self.series.over:  # saved with the table, in the game's transaction
             names = self._series_names()
@@ -645,6 +669,11 @@ class Table:
     def welcomed(self, member: Member) -> None:
         self.broadcast.arriving.discard(member)
 
+    def once_finish_shown(self, then: Callable[[], None]) -> None:
+        """``then`` once the game that just ended has been shown over: its last state, then the table
+        "finished" (call it from ``game_over``)."""
+        self._after_finish.append(then)
+
     def once_shown(self, then: Callable[[], None]) -> None:
         """``then`` (what tells someone of a change to the table) once the table's changes made so far
         are saved and shown: at once if none waits."""
@@ -687,7 +716,7 @@ class Table:
             "host_token": self.host_member.token_hash if self.host_member is not None else None,
             "private": self.private, "code": self.code,
             "turn_seconds": self.turn_seconds, "bot_level": self.bot_level, "status": self.status,
-            "replace_bots": self.replace_bots,
+            "replace_bots": self.replace_bots, "hints": self.hints,
             "game_no": self.game_no, "seed": self.seed, "seq_base": self.seq_base,
             "seats": [{"kind": s.kind, "name": s.name, "level": s.level, "away_seq": s.away_seq,
                        "token": s.member.token_hash if s.member is not None else None,

@@ -1,0 +1,165 @@
+"""An arena as the faces show it (docs/rules.md, "Arenas"): the real app under Pilot and the real plain
+mode in a real terminal (tmux), each against a real server over loopback TLS where an operator opened
+a public arena. The player reads its line in the lobby, joins it with a key (a, or "arena"), reads the
+standings and when their next game starts, is seated with another player, plays, and reads their
+place after the game."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from ono99_kernel.wire.requests import CreateArena, JoinArena
+from ono99_tui.known_servers import ServerTrust
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.arena import ArenaScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.table import TableScreen
+from tests.plain_rig import Pane, rewrites
+from tests.server_helpers import TestClient, new_identity, play_client, running_server
+from tests.test_plain import play_to_the_end
+from tests.test_playnow_ui import named
+from tests.test_ssh import Player, start_rig
+from tests.test_tui import play_until, wait_until
+
+
+def operators(tmp_path: Path) -> tuple[Any, Path]:
+    """A key and an --admins file that lists it."""
+    operator = new_identity()
+    admins = tmp_path / "admins"
+    admins.write_text(" ".join(operator.public_key.split()[:2]) + " op\n")
+    return operator, admins
+
+
+def rendered(screen: Any, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+async def test_the_app_shows_the_arena_in_the_lobby_joins_it_with_a_and_shows_the_standings(tmp_path: Path) -> None:
+    """Tried: an arena opened while Ada is in the lobby; a pressed; another player joins. Found: the
+    lobby's line names it with its time and players, a joins it and opens the standings with the wait
+    for the next game; once Bob joins, both are seated and the table comes; after the game the
+    standings say Ada's game."""
+    operator, admins = operators(tmp_path)
+    async with running_server(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.5) as h:
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            op = await h.connect("Op", identity=operator)
+            await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+            await wait_until(pilot, lambda: "Evening · 1 h 0 min left · 0 players · a: join"
+                             in rendered(app.screen, "#lobby-notice"), "the arena's line in the lobby")
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ArenaScreen), "the standings")
+            await wait_until(pilot, lambda: "Your next game starts in 1 h 0 min" in rendered(app.screen, "#arena-next"),
+                             "the wait for the next game")
+            assert rendered(app.screen, "#arena-standings") == "1. Ada · 0 points · 0 games"
+            bob = await h.connect("Bob")
+            await bob.send(JoinArena())
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.view is not None,
+                             "seated at the arena's table")
+            table = app.model.table
+            assert table is not None and sorted(s.name for s in table.seats) == ["Ada", "Bob"]
+            await bob.expect("arena_game")
+            bob_plays = asyncio.create_task(play_client(bob))
+            # the arena seats them again as soon as the game is over: played until the game is counted
+            await play_until(pilot, app, lambda: app.model.arena is not None and app.model.arena.you is not None
+                             and app.model.arena.you.games == 1)
+            await bob_plays
+            arena = app.model.arena
+            assert arena is not None and [line.name for line in arena.standings] in (["Ada", "Bob"], ["Bob", "Ada"])
+
+
+async def test_from_the_standings_t_watches_the_top_game_and_keeps_you_in_the_arena(tmp_path: Path) -> None:
+    """Tried: Bob and Cy seated at a two-seat arena's table, then Ada joining from the app (nobody to
+    play with: she waits) and pressing t. Found: she watches their table and is still in the arena."""
+    operator, admins = operators(tmp_path)
+    async with running_server(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.0) as h:
+        op = await h.connect("Op", identity=operator)
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        bob, cy = await h.connect("Bob"), await h.connect("Cy")
+        for client in (bob, cy):
+            await client.send(JoinArena())
+        seated = await bob.expect("arena_game")
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and bool(app.model.arenas),
+                             "the lobby and its arena")
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ArenaScreen) and app.model.arena is not None
+                             and app.model.arena.arena.top_table is not None, "the standings with a top game")
+            await pilot.press("t")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None
+                             and app.model.table.id == seated["table"], "watching the top game")
+            assert app.model.table is not None and app.model.table.you is None
+            assert h.server.lobby.arenas.joined.get("Ada") == 1
+
+
+def connect_command(port: int, data_dir: Path) -> str:
+    return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
+                       "--data-dir", str(data_dir), "--name", "Kim", "--lang", "en"])
+
+
+async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and_the_place(tmp_path: Path) -> None:
+    """ono99 connect --plain: the arena is said in the lobby; "arena" joins it and says when the next
+    game starts; Bob joining seats them both ("Your next game starts in 1 s."); after the game Kim
+    hears her place; "arena standings" reads the standings as lines."""
+    operator, admins = operators(tmp_path)
+    async with running_server(tmp_path, admins=admins, grace_seconds=60, arena_bot_wait=3600.0,
+                              arena_starts_in=1.0) as h:
+        op = await h.connect("Op", identity=operator)
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        pane = Pane(tmp_path)
+        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            await pane.wait_line("Type y for yes, n for no.")
+            await pane.keys("y")
+            await pane.wait_line(lambda line: line.startswith("Evening · ") and line.endswith(
+                "0 players. Type arena and Enter to join it."), "the arena in the lobby")
+            await pane.keys("literal:arena", "Enter")
+            await pane.wait_line(lambda line: line.startswith("You joined Evening · "), "joined")
+            await pane.wait_line("Your next game starts in 1 h 0 min.")
+            bob = await h.connect("Bob")
+            await bob.send(JoinArena())
+            await pane.wait_line("Your next game starts in 1 s.")
+            await bob.expect("arena_game")
+            end = "Type x to leave the table, or p to play now."
+            bob_plays = asyncio.create_task(play_client(bob))
+            await play_to_the_end(pane, "en", end)
+            await bob_plays
+            place = await pane.wait_line(lambda line: line.startswith("You are in place "), "Kim's place")
+            assert place in ("You are in place 1 with 2 points.", "You are in place 2 with 0 points.")
+            await pane.keys("literal:arena standings", "Enter")
+            await pane.wait_line(lambda line: line.startswith("1. ") and " · 2 points · 1 game" in line,
+                                 "the standings' first line")
+            assert rewrites(pane.stream) == []
+        finally:
+            await pane.close()
+
+
+async def test_ssh_arena_at_host_joins_the_running_arena_and_shows_its_standings(tmp_path: Path) -> None:
+    """Tried: an SSH session as the user arena (a new key: it is asked its name) while a public arena
+    runs. Found: once named, the session joins the arena at once and shows its standings; a second
+    player joining seats them both at one table."""
+    operator, admins = operators(tmp_path)
+    rig = await start_rig(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.0)
+    try:
+        op = await TestClient.connect("127.0.0.1", rig.server.port, "Op", identity=operator,
+                                      trust=ServerTrust.pinned(rig.server.fingerprint))
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        ada = await Player.connect(rig, "arena")
+        await named(ada, "ada")
+        await ada.until(lambda a: isinstance(a.screen, ArenaScreen), "the arena's standings")
+        assert rig.server.lobby.arenas.joined.get("ada") == 1
+        bob = await TestClient.connect("127.0.0.1", rig.server.port, "Bob",
+                                       trust=ServerTrust.pinned(rig.server.fingerprint))
+        await bob.send(JoinArena())
+        await ada.until(lambda a: isinstance(a.screen, TableScreen) and a.model.view is not None, "the table")
+        await op.close()
+        await bob.close()
+        await ada.close()
+    finally:
+        await rig.close()
