@@ -156,15 +156,16 @@ async def note_latency(players: list[Player], pressed: float, latencies: list[fl
         await asyncio.sleep(0.01)
 
 
-async def run(sessions: int, workers: int, seconds: float, watching: float, private: bool, settle: float) -> None:
+async def run(sessions: int, workers: int, seconds: float, watching: float, private: bool, settle: float,
+              turn_seconds: int = 0) -> None:
     players_count = round(sessions * (1 - watching) / 4) * 4
     watchers_count = sessions - players_count
     with tempfile.TemporaryDirectory(prefix="ono99-pace-") as tmp:
         ssh_port, tcp_port = free_port(), free_port()
         proc, banner = start_serve(
             Path(tmp), "--host", HOST, "--port", str(tcp_port), "--db", str(Path(tmp) / "b.db"), "--ssh-port",
-            str(ssh_port), "--ssh-workers", str(workers), "--bot-delay", "10", "--turn-seconds", "0", "--grace",
-            "3600", "--max-per-address", "10000", "--max-connections", "10000", "--ssh-max-sessions", "1000",
+            str(ssh_port), "--ssh-workers", str(workers), "--bot-delay", "10", "--turn-seconds", str(turn_seconds),
+            "--grace", "3600", "--max-per-address", "10000", "--max-connections", "10000", "--ssh-max-sessions", "1000",
             "--ssh-max-per-address", "1000", "--ssh-idle-timeout", "3600", "--log-level", "info",
             "--no-advertise", *(["--ssh-private-screens"] if private else []))
         try:
@@ -234,6 +235,8 @@ async def main() -> None:
                         help="the share of the sessions that watch a table over SSH instead of playing (0 to 1)")
     parser.add_argument("--private-screens", action="store_true",
                         help="every SSH session draws its own screen (ono99 serve --ssh-private-screens)")
+    parser.add_argument("--turn-seconds", type=int, default=0,
+                        help="the tables' turn clock (0: none); a running clock is redrawn every second")
     parser.add_argument("--settle", type=float, default=2.0,
                         help="seconds between the games' start and the measured span (a watch-CODE session's "
                              "hint stays up 20 s, and a spectator shares its screen only once it is gone)")
@@ -246,7 +249,7 @@ async def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for workers in args.workers:
         for count in args.players:
-            await run(count, workers, args.seconds, args.watching, args.private_screens, args.settle)
+            await run(count, workers, args.seconds, args.watching, args.private_screens, args.settle, args.turn_seconds)
 
 
 if __name__ == "__main__":

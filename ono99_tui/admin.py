@@ -223,7 +223,6 @@ async def _run(args: argparse.Namespace, host: str, port: int, request: Admin | 
     from ono99_kernel.wire.server import AdminResult, ArenaMessage
 
     from .client.connection import Client
-
     from .client.errors import ServerError
     from .known_servers import (
         FINGERPRINT_PLACEHOLDER,

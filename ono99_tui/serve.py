@@ -159,16 +159,18 @@ class Serving:
     web: WebFront | None = None
     advertiser: Advertiser | None = None
     advertising: asyncio.Task[None] | None = None
+    workers_from_cores: bool = False  # the workers are one per core given: the banner says so
 
 
 async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: int = 1,
                 log_level: str = "info", web_port: int | None = None, web_required: bool = False,
-                web_host: str | None = None, web_tls: tuple[Path, Path] | None = None) -> int:
+                web_host: str | None = None, web_tls: tuple[Path, Path] | None = None,
+                workers_from_cores: bool = False) -> int:
     """Run until SIGINT or SIGTERM. Without ``ssh_required`` (the SSH port was not chosen), a busy
     SSH port only turns SSH off; likewise ``web_required`` for the web port (``web_port`` None: no
     web front; ``web_tls``: its certificate and key files, else the game port's). ``ssh_workers``
     front processes share the SSH and web ports (0: the fronts run inside this process, still over
-    loopback TCP)."""
+    loopback TCP; ``workers_from_cores``: one per core given, which the banner says)."""
     if config.port is None and config.ssh_port is None and web_port is None:
         print("ono99 serve: " + _("TCP (--port 0), SSH (--ssh-port 0) and the web (--web-port 0) are all off: "
                                   "nobody could join"), file=sys.stderr)
@@ -177,7 +179,8 @@ async def serve(config: ServerConfig, ssh_required: bool = True, ssh_workers: in
     server = await _start_server(config)
     if server is None:
         return 2
-    run = Serving(config, server, credential, tcp_for_players, ssh_host, web_host)
+    run = Serving(config, server, credential, tcp_for_players, ssh_host, web_host,
+                  workers_from_cores=workers_from_cores)
     if not await _reserve_front_ports(run, ssh_required, ssh_workers, web_port, web_required):
         return 2
     if (run.listen_ssh or run.listen_web) and not await _start_fronts(run, ssh_workers, log_level, web_port, web_tls):
@@ -399,6 +402,11 @@ def _say_listeners(run: Serving) -> None:
             print("  " + ngettext("ssh workers: {n} (pid {pids}), restarted if it dies",
                                   "ssh workers: {n} (pids {pids}), restarted if they die", run.pool.count).format(
                 n=run.pool.count, pids=", ".join(map(str, run.pool.pids))), flush=True)
+            if run.workers_from_cores:
+                print("  " + _("one per core this server may run on ({given} of the machine's {cores}); "
+                               "--ssh-workers sets another number").format(given=run.pool.count,
+                                                                           cores=os.cpu_count() or run.pool.count),
+                      flush=True)
         else:
             print("  " + _("ssh front: in this process (--ssh-workers 0)"), flush=True)
     else:
@@ -578,8 +586,11 @@ def run_serve(args: argparse.Namespace) -> int:
         print("ono99 serve: " + _("--web-cert and --web-key go together"), file=sys.stderr)
         return 2
     web_port = DEFAULT_WEB_PORT if args.web_port is None else args.web_port
-    workers = (os.cpu_count() or 1) if args.ssh_workers is None else args.ssh_workers
+    from .front.workers import cores_given
+
+    workers = cores_given() if args.ssh_workers is None else args.ssh_workers
     return asyncio.run(serve(config, ssh_required=args.ssh_port is not None, ssh_workers=workers,
+                             workers_from_cores=args.ssh_workers is None,
                              log_level=args.log_level, web_port=web_port or None,
                              web_required=args.web_port is not None, web_host=args.web_host,
                              web_tls=(args.web_cert, args.web_key) if args.web_cert is not None else None))

@@ -1,8 +1,11 @@
 """Every test runs with its own settings folder: nothing is read from or written to the real
 user's config directory. The ``store`` fixture runs a test once on SQLite and once on PostgreSQL.
 The system tests (``@pytest.mark.system``: real processes, OpenSSH in tmux, kill -9, a hundred
-sessions) run first: they are the longest, and started first they run beside the rest on the other
-workers (``pytest -n``) instead of alone at the end."""
+sessions) run first, then the other long ones (``@pytest.mark.long``), and ``pytest -n`` hands the
+tests to its workers one at a time: the long tests spread over every worker from the start and the
+short ones fill in after, instead of the longest in one worker's first batch (xdist hands out its
+first batches in runs of a quarter of a worker's share: the 70 system tests once all went to the
+first worker, which ran them one after another while the others ran out of tests)."""
 
 from __future__ import annotations
 
@@ -46,6 +49,12 @@ def postgres_cluster() -> Iterator[Cluster]:
 
 
 @pytest.fixture
+def database(postgres_cluster: Cluster) -> str:
+    """The URL of a new database of the test's own on the test run's PostgreSQL server."""
+    return postgres_cluster.new_database()
+
+
+@pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     """A real Redis server of the test's own (tests/redis_server.py), on a free loopback port."""
     server = start_redis()
@@ -65,8 +74,17 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     return Store("sqlite", tmp_path / "x.db")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "long: a test of many seconds (a whole game played screen by screen, a "
+                                       "browser, a hundred sessions); run like every other test, handed out "
+                                       "before the shorter ones (a long system test before the other system tests)")
+    if getattr(config.option, "maxschedchunk", 0) is None:  # pytest-xdist's, unless given on the command line
+        config.option.maxschedchunk = 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.get_closest_marker("system") is None)  # stable: otherwise in file order
+    # the system tests, the long ones first, then the other long tests, then the rest; stable: otherwise in file order
+    items.sort(key=lambda item: (item.get_closest_marker("system") is None, item.get_closest_marker("long") is None))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -176,15 +176,16 @@ async def running_server(tmp_path: Path, **overrides: Any) -> AsyncIterator[Harn
         await harness.close()
 
 
-async def wait_until(condition: Callable[..., bool], what: str, timeout: float = TIMEOUT) -> None:
-    """Poll a condition on the real server until it holds; fail after ``timeout`` seconds. ``condition``
-    is called without arguments (``...``: a lambda in a loop binds the loop's values as defaults)."""
+async def wait_until(condition: Callable[..., bool], what: str, timeout: float = TIMEOUT, every: float = 0.01) -> None:
+    """Poll a condition on the real server every ``every`` seconds until it holds; fail after ``timeout``
+    seconds. ``condition`` is called without arguments (``...``: a lambda in a loop binds the loop's
+    values as defaults)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for: {what}")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(every)
 
 
 def new_identity() -> Identity:

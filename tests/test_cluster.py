@@ -29,7 +29,7 @@ from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
-from tests.postgres import Cluster, start_cluster
+from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,
@@ -58,11 +58,6 @@ NODE_ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--mess
              "--lease-seconds", f"{LEASE:g}")
 
 
-@pytest.fixture
-def database(postgres_cluster: Cluster) -> str:
-    return postgres_cluster.new_database()
-
-
 @contextlib.asynccontextmanager
 async def nodes(tmp_path: Path, db: str, bus: str, count: int = 3, *extra: str) -> AsyncIterator[list[ServerProcess]]:
     """``count`` real ``ono99 serve --cluster`` nodes (n0, n1 …) sharing the database, Redis and one
@@ -80,6 +75,9 @@ async def nodes(tmp_path: Path, db: str, bus: str, count: int = 3, *extra: str) 
                 with contextlib.suppress(ProcessLookupError):
                     node.proc.send_signal(signal.SIGCONT)  # a paused node cannot stop otherwise
             await node.stop()
+
+
+DB_POLL = LEASE / 20  # how often a wait reads the database: each read is a new connection, not one every 10 ms
 
 
 def owner_of(db: str, table_id: int) -> str | None:
@@ -139,7 +137,8 @@ async def test_a_node_killed_mid_game_is_taken_over_and_its_players_resume_on_an
             for client in (alice, bob):
                 await until_closed(client)
 
-            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"),
+                             "another node takes the table", every=DB_POLL)
             owner = next(n for n in cluster if f"n{cluster.index(n)}" == owner_of(database, table_id))
             other = next(n for n in cluster[1:] if n is not owner)
             back, missed = {}, {}
@@ -187,7 +186,8 @@ async def test_an_owner_paused_past_its_lease_writes_nothing_and_lets_its_player
             assert n0.proc is not None
             n0.proc.send_signal(signal.SIGSTOP)
             try:
-                await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the paused node's table")
+                await wait_until(lambda: owner_of(database, table_id) == "n1",
+                                 "n1 takes the paused node's table", every=DB_POLL)
                 await alice.send_map({"t": "chat", "text": "from the past"})
             finally:
                 n0.proc.send_signal(signal.SIGCONT)
@@ -478,7 +478,8 @@ async def test_the_real_app_follows_its_table_to_another_node_and_back_after_a_k
             await n0.kill9()
             await until_closed(alice)
 
-            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+            await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"),
+                             "another node takes the table", every=DB_POLL)
             back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
             clients.append(back)
             assert back.welcome["resumed"] is True and back.welcome["table"] == table_id
@@ -541,7 +542,7 @@ async def test_postgresql_down_during_play_loses_no_move_anybody_saw(
 
                 pg.start_server()
                 await wait_until(lambda: bool(read(db, "SELECT 1 FROM table_owners WHERE table_id = %s AND epoch > 1",
-                                                   table_id)), "the table taken over from the database")
+                                                   table_id)), "the table taken over from the database", every=DB_POLL)
                 back = await TestClient.connect("127.0.0.1", n0.port, "alice", resume=alice.resume_token,
                                                 seen={"table": table_id, "seq": last["seq"]})
                 clients.append(back)
@@ -923,7 +924,7 @@ async def test_play_now_fills_a_table_with_bots_for_players_of_two_nodes_once_th
             await wait_until(lambda: bus.zcard("ono99:queue:2022:3") == 1, "n0 puts Alice in the queue")
             await bob.send_map({"t": "play_now", "edition": "2022", "seats": 3})
             await wait_until(lambda: read(database, "SELECT count(*) FROM live_tables") == [(1,)],
-                             "a node opens the table", timeout=10 * LEASE)
+                             "a node opens the table", timeout=10 * LEASE, every=DB_POLL)
             [(table_id,)] = read(database, "SELECT id FROM live_tables")
             seated_at = n0 if owner_of(database, table_id) == "n0" else n1
             players = []

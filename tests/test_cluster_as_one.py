@@ -20,7 +20,6 @@ from ono99_kernel.identity import Identity
 from ono99_kernel.ssh_library import asyncssh
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
-from tests.postgres import Cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
     ServerProcess,
@@ -32,15 +31,10 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
-from tests.test_cluster import LEASE, NODE_ARGS, name_refusal, nodes, owner_of, read
+from tests.test_cluster import DB_POLL, LEASE, NODE_ARGS, name_refusal, nodes, owner_of, read
 from tests.test_fronts import read_until, ssh_session
 from tests.test_identity import ConnectProcess
 from tests.test_web import WsPlayer
-
-
-@pytest.fixture
-def database(postgres_cluster: Cluster) -> str:
-    return postgres_cluster.new_database()
 
 
 def node_with_ssh(tmp_path: Path, db: str, bus: str, node_id: str, ssh_port: int, *extra: str) -> ServerProcess:
@@ -292,7 +286,7 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             await wait_until(lambda: bus.zcard("ono99:queue:2022:3") == 1, "n0 puts Lena in the queue")
             conn, _, screen = await ssh_session(ssh_port, "play-3", hans_key)
             await wait_until(lambda: read(database, "SELECT count(*) FROM live_tables") == [(1,)],
-                             "a node opens the table", timeout=10 * LEASE)
+                             "a node opens the table", timeout=10 * LEASE, every=DB_POLL)
             [(table_id,)] = read(database, "SELECT id FROM live_tables")
             assert owner_of(database, table_id) == "n0"
             detail = await lena.expect("table", where=lambda m: m["table"]["status"] == "playing" and any(
@@ -313,7 +307,7 @@ async def test_ssh_play_3_groups_across_nodes_and_is_not_run_again_where_it_is_s
             await n0.kill9()  # Hans's front comes back through its own node, which takes the table over
             await until_closed(lena)
             await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the table over",
-                             timeout=20 * LEASE)
+                             timeout=20 * LEASE, every=DB_POLL)
             lena = await TestClient.connect("127.0.0.1", n1.port, "lena", resume=lena.resume_token)
             clients.append(lena)
             assert lena.welcome["table"] == table_id
@@ -344,7 +338,8 @@ async def back_after_its_node_is_killed(n0: ServerProcess, n1: ServerProcess, al
     killed_at = loop.time()
     await n0.kill9()
     await until_closed(alice)
-    await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"), "another node takes the table")
+    await wait_until(lambda: owner_of(database, table_id) in ("n1", "n2"),
+                     "another node takes the table", every=DB_POLL)
     back = await TestClient.connect("127.0.0.1", n1.port, "alice", resume=alice.resume_token)
     clients.append(back)
     assert back.welcome["table"] == table_id

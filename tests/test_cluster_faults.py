@@ -37,9 +37,7 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
-from tests.test_cluster import NODE_ARGS, database, owner_of, read
-
-__all__ = ["database"]  # the fixture, shared with tests/test_cluster.py
+from tests.test_cluster import DB_POLL, NODE_ARGS, owner_of, read
 
 SKEW = 600  # seconds a skewed node's clock is off: far longer than any wait of these tests
 FAKETIME_MISSING = "libfaketime was not found: install it (Debian and Ubuntu: apt-get install faketime; .ci/run does)"
@@ -156,11 +154,12 @@ async def test_nodes_with_clocks_ahead_and_behind_neither_keep_nor_take_leases_e
 
         await n0.kill9()
         await until_closed(alice)
-        await wait_until(lambda: owner_of(database, table_a) in ("n1", "n2"), "a skewed node takes n0's table")
+        await wait_until(lambda: owner_of(database, table_a) in ("n1", "n2"),
+                         "a skewed node takes n0's table", every=DB_POLL)
         await n1.kill9()
         await until_closed(carol)
         await wait_until(lambda: owner_of(database, table_a) == owner_of(database, table_c) == "n2",
-                         "n2 (behind) takes the tables of n1 (ahead)")
+                         "n2 (behind) takes the tables of n1 (ahead)", every=DB_POLL)
         assert owner_and_epoch(database, table_b) == ("n2", 1), "Bob's table changed owner"
         assert not bob.closed
 

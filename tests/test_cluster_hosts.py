@@ -38,7 +38,7 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
-from tests.test_cluster import LEASE, NODE_ARGS, owner_of
+from tests.test_cluster import DB_POLL, LEASE, NODE_ARGS, owner_of
 
 T = TypeVar("T")
 CAP_NET_ADMIN = 12
@@ -214,7 +214,7 @@ async def two_hosts(tmp_path: Path, host_a_name: str, host_b_name: str) -> None:
         await host_a.run(storage_barrier(alice))
         await node_a.kill9()
         await asyncio.gather(host_a.run(until_closed(alice)), host_b.run(until_closed(bob)))
-        await wait_until(lambda: owner_of(local_db, table_id) == "host-b", "host-b takes the table over")
+        await wait_until(lambda: owner_of(local_db, table_id) == "host-b", "host-b takes the table over", every=DB_POLL)
 
         seen = []
         for host, old, log, seat in ((host_a, alice, before[0], 0), (host_b, bob, before[1], bob_seat)):

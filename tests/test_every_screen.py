@@ -14,6 +14,7 @@ cut from its letter by a dialog's border."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import re
 import types
@@ -78,7 +79,8 @@ DEVANAGARI_SIGN = re.compile(r"(?<![\u0900-\u0963\u0971-\u097f])[\u093a-\u094d\u
 SEEDS = {"2022": [84, 85, 86], "1980": [5, 6, 7]}
 
 
-def catalog_words(language: str) -> set[str]:
+@functools.cache  # read once per language: every walk and every look of a test process asks again
+def catalog_words(language: str) -> frozenset[str]:
     """The words of a language's messages as they are shown (for English, the messages themselves)."""
     path = LOCALE / "ono99.pot" if language == "en" else LOCALE / language / "LC_MESSAGES" / "ono99.po"
     with path.open("rb") as f:
@@ -90,17 +92,18 @@ def catalog_words(language: str) -> set[str]:
         texts = message.id if language == "en" else message.string
         for text in texts if isinstance(texts, tuple | list) else [texts]:
             words |= {word.casefold() for word in WORD.findall(re.sub(r"\{[^{}]*\}", " ", text or ""))}
-    return words
+    return frozenset(words)
 
 
 ENGLISH = catalog_words("en") | TEXTUAL_WORDS
 
 
-def ellipses(language: str) -> set[str]:
+@functools.cache
+def ellipses(language: str) -> frozenset[str]:
     """The words with an ellipsis the language's messages write themselves ("Connecting…")."""
     path = LOCALE / ("ono99.pot" if language == "en" else f"{language}/LC_MESSAGES/ono99.po")
     text = path.read_text(encoding="utf-8")
-    return {match.casefold() for match in re.findall(r"[^\s\"]*…", text)}
+    return frozenset(match.casefold() for match in re.findall(r"[^\s\"]*…", text))
 
 
 def screen_lines(app: App[Any]) -> list[str]:
@@ -199,12 +202,17 @@ def blank(lines: list[str], region: Region, keep: Region) -> list[str]:
     out = list(lines)
     for y in range(region.y, min(region.bottom, len(lines))):
         line = lines[y]
-        cells = [(x, crop(line, x, x + 1)) for x in range(cell_len(line))]
-        out[y] = "".join(" " if region.contains(x, y) and not keep.contains(x, y) else char for x, char in cells)
+        cells: dict[int, str] = {}  # what each cell starts with: crop(line, x, x + 1), in one pass
+        width = 0
+        for char in line:
+            cells[width] = cells.get(width, "") + char
+            width += cell_len(char)
+        out[y] = "".join(" " if region.contains(x, y) and not keep.contains(x, y) else cells.get(x, "")
+                         for x in range(width))
     return out
 
 
-def english_left(lines: list[str], language: str, own: set[str]) -> list[str]:
+def english_left(lines: list[str], language: str, own: frozenset[str]) -> list[str]:
     if language == "en":
         return []
     # a certificate's fingerprint is random letters, not words ("…8Me6l…" once read as English "Me")
@@ -417,6 +425,7 @@ async def walk_the_local_game(walk: Walk, app: Ono99App, seeded: Callable[[str],
     await walk.look("the end of a 1980 match")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("language", list(LANGUAGES))
 async def test_every_screen_of_a_local_game(language: str, seeded: Callable[[str], None]) -> None:
     seeded("2022")
@@ -510,6 +519,7 @@ async def walk_a_server(walk: Walk, app: Ono99App, harness: Any, bob: Any) -> No
     app.pop_screen()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("language", list(LANGUAGES))
 async def test_every_screen_of_a_server(language: str, tmp_path: Path) -> None:
     async with running_server(tmp_path) as harness:

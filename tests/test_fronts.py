@@ -310,6 +310,23 @@ async def test_serve_with_no_workers_runs_the_front_inside_its_own_process(tmp_p
         await server.stop()
 
 
+@pytest.mark.system
+async def test_serve_starts_one_ssh_worker_per_core_it_may_run_on_and_says_so(tmp_path: Path) -> None:
+    """Tried: `ono99 serve` with no --ssh-workers, run by `taskset` on one core of a machine with more:
+    it starts one worker, not one per core of the machine, and its banner says why."""
+    core = min(os.sched_getaffinity(0))
+    server = ServerProcess(tmp_path / "a.db", tmp_path / "a.log", "--ssh-port", str(free_port()), "--no-advertise",
+                           wrapper=("taskset", "-c", str(core)))
+    try:
+        await server.start()
+        banner = "".join(server.banner)
+        assert "ssh workers: 1 (pid" in banner, banner
+        assert f"one per core this server may run on (1 of the machine's {os.cpu_count()})" in banner, banner
+        assert server.proc is not None and len(children(server.proc.pid)) == 1
+    finally:
+        await server.stop()
+
+
 async def read_to_the_end(stdout: Any) -> bytes:
     """Everything an SSH session prints until its channel closes."""
     out = b""

@@ -323,6 +323,7 @@ def connect_command(port: int, data_dir: Path, *extra: str) -> str:
 DROP_GAME_SEED = 1  # the deal of the dropped-connection game (a random one once dealt Kim four ONO 99 cards)
 
 
+@pytest.mark.long
 async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_comes_back_after_a_drop(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ono99 connect --plain: the fingerprint question, a table with a bot, the clock's warnings at 10

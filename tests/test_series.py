@@ -26,7 +26,7 @@ from tests.server_helpers import (
     storage_barrier,
     wait_until,
 )
-from tests.test_cluster import nodes, owner_of
+from tests.test_cluster import DB_POLL, nodes, owner_of
 
 
 def test_the_points_of_each_place_for_two_to_eight_players() -> None:
@@ -344,7 +344,7 @@ async def test_a_series_table_taken_over_by_another_node_keeps_its_standings(
             await storage_barrier(ann)
             await n0.kill9()
 
-            await wait_until(lambda: owner_of(database, detail["id"]) == "n1", "n1 takes the table over")
+            await wait_until(lambda: owner_of(database, detail["id"]) == "n1", "n1 takes the table over", every=DB_POLL)
             back = []
             for old in (ann, bo):
                 client = await TestClient.connect("127.0.0.1", n1.port, old.welcome["name"], resume=old.resume_token)

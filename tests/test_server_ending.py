@@ -33,7 +33,7 @@ from tests.server_helpers import (
     until_closed,
     wait_until,
 )
-from tests.test_cluster import nodes, owner_of
+from tests.test_cluster import DB_POLL, nodes, owner_of
 
 ARGS = ("--grace", "60", "--bot-delay", "0", "--turn-seconds", "0", "--messages-per-second", "10000")
 RATED_ROWS = ("game_viewers", "player_stats", "ratings", "rating_history", "games")
@@ -242,7 +242,7 @@ async def test_a_node_lost_before_saving_a_games_end_the_taking_node_finishes_it
             await n0.kill9()
             await until_closed(alice)
 
-            await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table")
+            await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table", every=DB_POLL)
             assert_shown_finished(ended, *await ended.alice_back(n1))
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
             assert table_status(store, table_id) == "finished"
@@ -279,7 +279,7 @@ async def test_a_node_lost_after_saving_a_games_end_is_taken_over_without_rating
             assert table_status(store, table_id) == "finished"
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1)
 
-            await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table")
+            await wait_until(lambda: owner_of(str(store.db), table_id) == "n1", "n1 takes the table", every=DB_POLL)
             assert_shown_finished(ended, *await ended.alice_back(n1))
             back = clients[-1]
             assert counted(store, ended.identity) == Counted(1, [winner], 1, 1, 1), "rated again at the take-over"
@@ -290,7 +290,8 @@ async def test_a_node_lost_after_saving_a_games_end_is_taken_over_without_rating
             await n1.kill9()
             await until_closed(back)
             await n0.start()
-            await wait_until(lambda: owner_of(str(store.db), table_id) == "n0", "n0, started again, takes the table")
+            await wait_until(lambda: owner_of(str(store.db), table_id) == "n0",
+                             "n0, started again, takes the table", every=DB_POLL)
             again = await TestClient.connect("127.0.0.1", n0.port, "alice", identity=key,
                                              seen={"table": table_id, "seq": ended.seq_before_end})
             clients.append(again)

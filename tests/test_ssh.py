@@ -21,7 +21,7 @@ import socket
 import sys
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -112,6 +112,19 @@ async def until(condition: Callable[..., object], what: str, timeout: float = PA
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+async def until_released(apps: Iterable[weakref.ref[Any]], what: str) -> None:
+    """Wait until none of ``apps`` is left. asyncio keeps a cancelled timer, and the context it was made
+    in (which names its app), until the time it was set for: an app can outlive its session by as long
+    as its longest timer. A full garbage collection takes up to a quarter of a second after a hundred
+    sessions: one every half second, not one every 10 ms."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + PATIENCE
+    while gc.collect() is not None and any(app() is not None for app in apps):
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.5)
 
 
 # --- an SSH player ---------------------------------------------------------------------------------
@@ -535,6 +548,7 @@ async def test_colour_depth_follows_each_clients_terminal(rig: Rig, monkeypatch:
         await player.close()
 
 
+@pytest.mark.long
 async def test_overlapping_sessions_leave_the_process_stdout_alone(rig: Rig) -> None:
     """Textual points sys.stdout at each running app; overlapping runs would restore each other's
     captures out of order. Session apps never touch it."""
@@ -551,7 +565,7 @@ async def test_overlapping_sessions_leave_the_process_stdout_alone(rig: Rig) -> 
     await second.close()
     await until(lambda: not rig.front.sessions, "the second session to end")
     assert sys.stdout is stdout and sys.stderr is stderr
-    await until(lambda: gc.collect() is not None and first_app() is None, "the first app to be released")
+    await until_released([first_app], "the first app to be released")
 
 
 async def test_a_paste_flood_in_one_session_does_not_hold_up_another(rig: Rig) -> None:
@@ -572,6 +586,7 @@ async def test_a_paste_flood_in_one_session_does_not_hold_up_another(rig: Rig) -
 
 
 @pytest.mark.system
+@pytest.mark.long  # the longest system test: the first one handed out
 async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
     """Sessions come and go; every App is released (Textual's parser cache once kept each one,
     through the key events it cached: the kitty-protocol keys below go through that path)."""
@@ -595,13 +610,7 @@ async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
     before = rss_bytes()
     apps = [await one_session(f"p{i}") for i in range(100)]
 
-    def all_released() -> bool:
-        # asyncio keeps a cancelled timer, and the context it was made in (which names its app), until
-        # the time it was set for: an app can outlive its session by as long as its longest timer.
-        gc.collect()
-        return all(app() is None for app in apps)
-
-    await until(all_released, "every finished session's app to be released")
+    await until_released(apps, "every finished session's app to be released")
     grown = rss_bytes() - before
     assert grown < 40 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MiB over 100 sessions"
     assert not rig.front.sessions and not rig.front.connections and not rig.server.connections

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ async def test_a_sessions_pace_follows_its_seat_its_turn_and_the_logins() -> Non
     assert pacer.frame(watching=False, seated=True, my_turn=True) == 0
     pacer.login_started()
     assert pacer.busy
-    assert pacer.frame(watching=True, seated=False, my_turn=False) == pacing.BUSY_FRAME
+    assert pacer.frame(watching=True, seated=False, my_turn=False) == pacing.LOGIN_WATCHING_FRAME
     assert pacer.frame(watching=False, seated=False, my_turn=False) == pacing.BUSY_FRAME
     assert pacer.frame(watching=False, seated=True, my_turn=False) == pacing.BUSY_SEATED_FRAME
     assert pacer.frame(watching=False, seated=True, my_turn=True) == 0
@@ -49,6 +50,31 @@ async def test_a_sessions_pace_follows_its_seat_its_turn_and_the_logins() -> Non
     pacer.login_ended()  # once too often: never below none
     assert pacer.logins == 0
     assert pacer.frame(watching=True, seated=False, my_turn=False) == pacing.WATCHING_FRAME
+
+
+async def test_a_front_at_its_cpu_limit_slows_its_spectators_first() -> None:
+    """Tried: the front's event loop is held (a blocking sleep, as a redraw hogging the CPU would)
+    again and again; each time it is found late, a spectator's frames come half as often, while a
+    seated player's and the lobby's keep their pace until the spectators are at their slowest; the
+    loop on time again, the spectators speed up step by step."""
+    pacer = Pacer()
+    seated = {"watching": False, "seated": True, "my_turn": False}
+    watching = {"watching": True, "seated": False, "my_turn": False}
+    assert pacer.frame(**watching) == pacing.WATCHING_FRAME  # starts timing the loop
+    for step in range(1, pacing.MAX_STRAIN + 1):
+        time.sleep(pacing.STRAIN_STEP + pacing.LATE + 0.05)  # the loop is held: its next look is late
+        await until(lambda step=step: pacer.strain >= step, f"strain step {step}")
+        assert pacer.strain == step
+        assert pacer.frame(**watching) == min(pacing.WATCHING_FRAME * 2 ** step, pacing.SLOWEST_WATCHING_FRAME)
+        if step < pacing.MAX_STRAIN:
+            assert pacer.frame(**seated) == pacing.SEATED_FRAME
+            assert pacer.frame(watching=False, seated=False, my_turn=False) == pacing.LOBBY_FRAME
+    assert pacer.frame(**watching) == pacing.SLOWEST_WATCHING_FRAME
+    assert pacer.frame(**seated) == pacing.BUSY_SEATED_FRAME  # only now
+    assert pacer.frame(watching=False, seated=True, my_turn=True) == 0  # a player's own turn never waits
+    await until(lambda: pacer.strain < pacing.MAX_STRAIN, "a step down once the loop is on time")
+    assert pacer.frame(**seated) == pacing.SEATED_FRAME
+    assert pacer.frame(**watching) < pacing.SLOWEST_WATCHING_FRAME
 
 
 async def named_key(rig: Rig, name: str) -> asyncssh.SSHKey:  # noqa: F811

@@ -27,6 +27,7 @@ from ono99_tui.i18n import gettext, using
 from ono99_tui.tui.help import HelpScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
+from ono99_tui.tui.tabletop import TableTop
 from tests.test_ssh import PATIENCE, Player, Rig, rig, run, start_rig, until  # noqa: F401  (rig is a fixture)
 from tests.test_ssh_pace import cursor_cells, named_key
 
@@ -67,6 +68,7 @@ def group_of(rig: Rig, player: Player) -> Group | None:  # noqa: F811
     return rig.front.sharing.group_of.get(player.session)
 
 
+@pytest.mark.long
 async def test_spectators_with_the_same_terminal_share_one_app_and_a_key_or_a_resize_takes_one_back(
         rig: Rig) -> None:  # noqa: F811
     """Bea and Cy watch on 100×30 terminals in English, Dan on 80×24 in Vietnamese, while Tess and
@@ -143,6 +145,56 @@ async def test_spectators_with_the_same_terminal_share_one_app_and_a_key_or_a_re
             game.cancel()
             with contextlib.suppress(BaseException):
                 await game
+        await host.close()
+        await guest.close()
+
+
+async def test_a_members_own_app_leaves_the_turn_clock_to_the_groups_app(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Tess and Gus sit at a table with a 30 s turn clock and do not move, so the clock runs, while Bea
+    and Cy watch on the same terminals. Tried: in their group, the group's app redraws the clock every
+    second while Bea's and Cy's own apps, held, do not draw their table tops for it at all (each tick
+    painted a table top nobody saw); Bea's key gives her own app the screen back, and its clock
+    ticks again."""
+    host = await Client.connect("127.0.0.1", rig.server.port, "tess")
+    guest = await Client.connect("127.0.0.1", rig.server.port, "gus")
+    try:
+        await host.send(CreateTable(name="clocked", seats=2, turn_seconds=30))
+        table_id = (await host.expect("table"))["table"]["id"]
+        await guest.send(Join(table=table_id))
+        await guest.expect("table")
+        bea = await watch_from_the_lobby(rig, "bea")
+        cy = await watch_from_the_lobby(rig, "cy")
+        await host.send(Start())
+        await until(lambda: group_of(rig, bea) is not None and group_of(rig, bea) is group_of(rig, cy),
+                    "Bea and Cy in one group")
+        shared = group_of(rig, bea)
+        assert shared is not None
+        await until(lambda: shared.app.model.clock is not None and isinstance(shared.app.screen, TableScreen),
+                    "the group's app showing the running clock")
+        # a held app takes in what came every few seconds: then its model has the clock too
+        await until(lambda: bea.app.model.clock is not None and cy.app.model.clock is not None,
+                    "Bea's and Cy's own apps knowing of the running clock")
+        drawn = {"group": 0, "bea": 0, "cy": 0}
+        for who, app in (("group", shared.app), ("bea", bea.app), ("cy", cy.app)):
+            top = app.screen.query_one(TableTop)
+            show = top.show
+
+            def counting(model: Any, who: str = who, show: Any = show) -> None:
+                drawn[who] += 1
+                show(model)
+
+            monkeypatch.setattr(top, "show", counting)  # counts the table top's redraws
+        await until(lambda: drawn["group"] >= 3, "three ticks of the group's clock")
+        assert drawn["bea"] == 0 and drawn["cy"] == 0, drawn
+        assert bea.app.screen_held and cy.app.screen_held
+        await bea.press("right")  # a key: Bea's own app draws her screen again
+        await until(lambda: group_of(rig, bea) is None and not bea.app.screen_held, "Bea's own app back")
+        ticks = drawn["bea"]
+        await until(lambda: drawn["bea"] >= ticks + 2, "Bea's own clock ticking again")
+        for player in (bea, cy):
+            await player.close()
+    finally:
         await host.close()
         await guest.close()
 

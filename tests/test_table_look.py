@@ -191,7 +191,76 @@ async def test_eight_seats_at_80_by_24_show_every_seat_the_pile_the_total_and_th
                 assert cut_texts(screen) == [], text
 
 
+async def test_a_change_of_turn_repaints_the_hand_without_styling_its_cards_again(monkeypatch: Any) -> None:
+    """A replay of the sample game watched move after move at 100×30 (the seat shown changes turn,
+    its cards become playable or not): the cards' faces follow (each card's state says whether it
+    may be played on its seat's turn), and no card is given to the stylesheet again, which every
+    seated player's app of a front did at every change of turn."""
+    app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+    styled: list[object] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        update_styles = app.update_styles
+
+        def recording(node: Any = None, animate: bool = True) -> None:
+            styled.append(node)
+            update_styles(node, animate)
+
+        monkeypatch.setattr(app, "update_styles", recording)
+        turns = set()
+        for _step in range(30):
+            await pilot.press("right")
+            await pilot.pause()
+            view = app.model.view
+            assert view is not None
+            turns.add(app.model.viewer_on_turn)
+            for card in screen.query(CardWidget):
+                if card.display and card.index < len(view.hand):
+                    assert card.code == view.hand[card.index]
+                    assert card.state.playable == (app.model.viewer_on_turn and card.code in view.legal)
+        assert turns == {True, False}  # the seat shown had its turn and lost it
+        assert not [node for node in styled if isinstance(node, CardWidget)]
+
+
+async def test_a_second_screen_showing_a_table_draws_it_from_the_texts_the_first_rendered(
+        monkeypatch: Any) -> None:
+    """Two apps watch the same replay at 100×30 one after the other (as two sessions of an SSH front
+    show one table), 8 moves each: the second draws the same table top at each move without rendering
+    any of its texts again (names, marks, the total's words: rendered once per process), and its picture
+    is the first's, segment for segment."""
+    from ono99_tui.tui import tabletop
+
+    pictures: list[list[list[Any]]] = []
+    rendered = [0]
+    for second in (False, True):
+        app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
+        app.animation_level = "none"  # each move drawn once, as the fronts do
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            top = app.screen.query_one(TableTop)
+            if second:
+                strip = vars(tabletop)["_strip"]  # the renderer the table top calls
+
+                def counting(text: Any, width: int, strip: Any = strip) -> Any:
+                    rendered[0] += 1
+                    return strip(text, width)
+
+                monkeypatch.setattr(tabletop, "_strip", counting)
+            for step in range(8):
+                await pilot.press("right")
+                await pilot.pause()
+                picture = [list(line) for line in top._strips]
+                if second:
+                    assert picture == pictures[step], step
+                else:
+                    pictures.append(picture)
+    assert rendered[0] == 0
+
+
 @pytest.mark.parametrize("mode", ["motion", "reduced", "busy", "front", "front-motion"])
+@pytest.mark.long
 async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: str, monkeypatch: Any) -> None:
     """Each move of a replay is watched: what the table top draws for it (recorded as it is drawn) is,
     with motion, one frame with the total half-way from the last total, the card played short of the

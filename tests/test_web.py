@@ -640,6 +640,7 @@ def record_plays(app: SessionApp, monkeypatch: pytest.MonkeyPatch) -> list[tuple
     return plays
 
 
+@pytest.mark.long
 async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One table, three ways in: a page's websocket, an SSH session and a protocol client over TCP,
@@ -699,6 +700,7 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(
         await rig.close()
 
 
+@pytest.mark.long
 async def test_ono99_front_elsewhere_serves_browsers_with_a_certificate_of_its_own(tmp_path: Path) -> None:
     """``ono99 front`` for a game server elsewhere: without --web-cert it makes a certificate once in
     its data directory and says its fingerprint; a page's websocket plays through it on that server."""

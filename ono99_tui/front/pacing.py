@@ -8,9 +8,15 @@ log line. A seated player's own turn, and the answer to what a player asked for 
 move), are drawn at once; a seated player and the lobby otherwise as they come.
 
 Logins first: while a login is under way in the process (from the connection to the session's
-first screen) or the event loop runs late, the process is busy, and every session that is not in
-its own turn waits longer between frames (``BUSY_SEATED_FRAME`` seated, ``BUSY_FRAME`` the others),
-so the key exchanges, the name screens and the first lobby screens come before other redraws.
+first screen), every session that is not in its own turn waits longer between frames
+(``BUSY_SEATED_FRAME`` seated, ``LOGIN_WATCHING_FRAME`` a spectator, ``BUSY_FRAME`` the lobby), so
+the key exchanges, the name screens and the first lobby screens come before other redraws.
+
+Spectators first: a front at its CPU limit is one whose event loop runs late. Each time it is found
+late (at most once per ``STRAIN_STEP``) its strain goes up a step, and each ``RELAX`` seconds on time
+down one; every step doubles a spectator's time between frames, up to ``SLOWEST_WATCHING_FRAME``.
+Only at the last step, spectators at their slowest and the loop still late, do the seated players'
+screens wait too (``BUSY_SEATED_FRAME``), and the lobby's (``BUSY_FRAME``).
 Screens slow down; nothing is lost, the next batch shows the newest state.
 """
 
@@ -23,8 +29,13 @@ import time
 WATCHING_FRAME = 0.25  # seconds between the redraws of a spectator
 SEATED_FRAME = 0.0  # a seated player's screen follows the game as it goes
 LOBBY_FRAME = 0.0  # the lobby changes a few times a minute
-BUSY_FRAME = 1.0  # a spectator's or the lobby's while the process is busy (logins under way, the loop late)
+BUSY_FRAME = 1.0  # the lobby's while logins are under way or the loop is late at the last strain step
+LOGIN_WATCHING_FRAME = 2.0  # a spectator's while logins are under way
 BUSY_SEATED_FRAME = 0.2  # a seated player's then, but in their own turn
+SLOWEST_WATCHING_FRAME = 4.0  # a spectator's at the last strain step
+MAX_STRAIN = 4  # 0.25 s, 0.5, 1, 2, 4: the steps of a spectator's frame as the loop stays late
+STRAIN_STEP = 0.5  # seconds between two steps up: one late burst is one step, not several
+RELAX = 2.0  # seconds on time for one step down
 HELD_FRAME = 5.0  # a session whose screen a shared app draws takes in what came this often (front/sharing.py)
 ANSWER_WINDOW = 1.0  # seconds after a request during which what arrives is drawn at once: its answer
 LAG_CHECK = 0.1  # seconds between two looks at how late the event loop runs
@@ -37,7 +48,10 @@ class Pacer:
 
     def __init__(self) -> None:
         self.logins = 0
+        self.strain = 0  # how many steps the spectators' frames are stretched by (at most MAX_STRAIN)
         self._late_until = 0.0
+        self._strained_at = -STRAIN_STEP  # loop time of the last step up
+        self._relaxed_at = 0.0  # loop time of the last step down, or of the last time late
         self._watch: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -57,9 +71,28 @@ class Pacer:
         self._look_at_the_loop()
         if my_turn:
             return 0.0
-        if self.busy:
+        at_limit = self.strain >= MAX_STRAIN
+        if watching:
+            frame: float = min(WATCHING_FRAME * 2.0 ** self.strain, SLOWEST_WATCHING_FRAME)
+            return max(frame, LOGIN_WATCHING_FRAME) if self.logins else frame
+        if self.logins or at_limit:
             return BUSY_SEATED_FRAME if seated else BUSY_FRAME
-        return WATCHING_FRAME if watching else SEATED_FRAME if seated else LOBBY_FRAME
+        return SEATED_FRAME if seated else LOBBY_FRAME
+
+    def late(self, now: float) -> None:
+        """The event loop was found running late at loop time ``now``: one more strain step, unless
+        the last was under ``STRAIN_STEP`` ago."""
+        self._late_until = time.monotonic() + LATE_HOLD
+        self._relaxed_at = now
+        if now - self._strained_at >= STRAIN_STEP:
+            self._strained_at = now
+            self.strain = min(MAX_STRAIN, self.strain + 1)
+
+    def on_time(self, now: float) -> None:
+        """The event loop was found on time at loop time ``now``: one strain step less every ``RELAX`` s."""
+        if self.strain and now - self._relaxed_at >= RELAX:
+            self._relaxed_at = now
+            self.strain -= 1
 
     def _look_at_the_loop(self) -> None:
         """Start timing the event loop (once per loop): a timer that fires late says it is busy."""
@@ -75,8 +108,11 @@ class Pacer:
         self._watch = loop.call_at(expected, self._check, loop, expected, context=contextvars.Context())
 
     def _check(self, loop: asyncio.AbstractEventLoop, expected: float) -> None:
-        if loop.time() - expected > LATE:
-            self._late_until = time.monotonic() + LATE_HOLD
+        now = loop.time()
+        if now - expected > LATE:
+            self.late(now)
+        else:
+            self.on_time(now)
         if not loop.is_closed():
             self._schedule(loop)
 

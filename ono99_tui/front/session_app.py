@@ -13,6 +13,7 @@ from textual import events
 from textual.app import ComposeResult, ScreenStackError
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
+from textual.timer import Timer
 from textual.widgets import Static
 
 from ono99_kernel.wire.requests import Request
@@ -75,6 +76,7 @@ class SessionApp(Ono99App):
         self.screen_held = False
         self._given_back: asyncio.Event | None = None
         self._renamed: Notice | None = None  # an operator's rename, which closes the session next
+        self._paused_timers: list[Timer] = []  # its screens' timers paused while a shared app draws
         self.own_notice_until = 0.0  # loop time until which a notification for this session alone is up
         self.on_own_notice: Callable[[], None] | None = None  # called when one comes while the screen is held
         self._notice_to_all = False  # handling a notice every member of the table gets
@@ -145,6 +147,7 @@ class SessionApp(Ono99App):
         self.screen_held = True
         self.terminal.muted = True
         self._begin_batch()
+        self._screen_timers(running=False)
 
     def give_screen_back(self, repaint: bool = True) -> None:
         """This app draws its terminal again: what it took in meanwhile goes to its widgets, and
@@ -154,6 +157,7 @@ class SessionApp(Ono99App):
         self.screen_held = False
         self.terminal.muted = False
         self._end_batch()
+        self._screen_timers(running=True)
         if self._given_back is not None:
             self._given_back.set()
         if not repaint or self.return_code is not None or not self.is_running:
@@ -162,6 +166,29 @@ class SessionApp(Ono99App):
             self._refresh()
         with contextlib.suppress(ScreenStackError):
             self.screen.refresh()  # the whole screen: the terminal shows another app's picture
+
+    def _screen_timers(self, running: bool) -> None:
+        """Pause (or resume) the timers of this app's screens: the table screen's turn clock ticks
+        every second, and a held app's tick would paint its table top for nobody, while the shared
+        app draws the clock on the member's terminal (``_timers`` is Textual's own set of them)."""
+        if running:
+            for timer in self._paused_timers:
+                timer.resume()
+            self._paused_timers = []
+            return
+        self._pause_running_timers()
+        for screen in self.screen_stack:  # a screen just pushed starts its timers once mounted: after that
+            screen.call_later(self._pause_running_timers)
+
+    def _pause_running_timers(self) -> None:
+        if not self.screen_held:
+            return
+        # only those running now are paused, and so resumed: Textual pauses some of its own at times
+        running = [timer for screen in self.screen_stack for timer in list(screen._timers)
+                   if timer._active.is_set() and timer not in self._paused_timers]
+        for timer in running:
+            timer.pause()
+        self._paused_timers += running
 
     def _refresh(self) -> None:
         if self.screen_held:  # given back later, with everything taken in meanwhile

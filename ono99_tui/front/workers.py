@@ -20,6 +20,15 @@ STEADY = 10.0  # seconds a worker must live for its next death to count as the f
 STOP_WAIT = 8.0  # seconds workers get to say goodbye to their sessions before they are killed
 
 
+def cores_given() -> int:
+    """The cores this process may run on (its CPU affinity, as ``taskset`` or a container's cpuset
+    sets it), which may be fewer than the machine has: one front worker for each."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no affinity on this system: the machine's count
+        return os.cpu_count() or 1
+
+
 def reserve_port(host: str, port: int) -> socket.socket:
     """Bind (without listening) the SSH port with SO_REUSEPORT: a busy port fails here, port 0 picks
     one, and the workers join the same port. The caller keeps the socket until the workers are gone."""

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.timer import Timer
@@ -108,7 +109,15 @@ class Canvas:
         if text.cell_len > max(0, width) or x + min(text.cell_len, width) > self.width or not 0 <= y < self.height:
             self.cut.append(text.plain)
         text.truncate(max(0, width))
-        self.put(x, y, _strip(text, text.cell_len))
+        self.put(x, y, _text_strip(text.plain, tuple(text.spans), text.style))
+
+
+@lru_cache(maxsize=4096)
+def _text_strip(plain: str, spans: tuple[Span, ...], style: str | Style) -> Strip:
+    """A table top's text as cells, rendered once per process: the same names, marks and words are
+    on every screen showing a table (an SSH or web front draws many), and from one move to the next."""
+    text = Text(plain, style=style, spans=list(spans))
+    return _strip(text, text.cell_len)
 
 
 def scene_of(model: Model, clock_full: int | None) -> Scene:

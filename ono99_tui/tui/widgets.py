@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from .. import text as words
-from ..client.labels import card_kind, card_label
+from ..client.labels import card_label
 from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -97,9 +97,8 @@ class CardWidget(Widget):
         self.code, self.edition = code, edition
         self.state = FaceState(key=str(self.index + 1) if keys else "", new=new, playable=playable,
                                your_turn=your_turn, selected=selected)
-        kind = card_kind(code)
-        self.set_classes(["card", "playable" if playable else "blocked", *(["selected"] if selected else []),
-                          f"kind-{kind}"])
+        # the face is painted from the state (cardface.py), not styled by classes: a class changed would
+        # have the stylesheet applied to the card again at every change of turn, in every seat's app
         self.refresh()
 
     def face(self) -> tuple[Strip, ...]:
