@@ -134,7 +134,7 @@ def test_the_table_list_says_hints_are_on_in_the_app_and_the_plain_mode() -> Non
     """A listed table whose host allows hints says "hints on" in the app's list (with its rules) and in
     the plain mode's line; one without hints says nothing of them."""
     from ono99_kernel.wire.server import Seat, TableInfo
-    from ono99_tui.plain.words import table_line
+    from ono99_tui.plain.sentences import table_line
     from ono99_tui.tui.lobby_list import table_rows
 
     def listed(hints: bool) -> TableInfo:

@@ -11,7 +11,7 @@ from ono99_kernel.wire.requests import CreateTable, Leave, Request
 from ono99_kernel.wire.server import decode_server_message
 from ono99_server import Server
 from ono99_tui.plain.console import Console
-from ono99_tui.plain.session import PlainSession
+from ono99_tui.plain.lines import PlainSession
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.seats import ConfirmScreen
 from ono99_tui.tui.table import TableScreen

@@ -31,7 +31,7 @@ from ono99_tui.client.connection import Client
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text
-from ono99_tui.plain.session import PlainSession
+from ono99_tui.plain.lines import PlainSession
 from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
@@ -307,7 +307,7 @@ def test_another_players_name_and_chat_are_said_as_plain_text() -> None:
 def test_the_plain_mode_loads_neither_textual_nor_the_game_server() -> None:
     """A client like the app, and lighter: no Textual, and the game server only through a link."""
     loaded = loaded_after_importing([*modules_under("ono99_tui.plain"), "ono99_tui.local_game"])
-    assert "ono99_tui.plain.session" in loaded
+    assert "ono99_tui.plain.lines" in loaded
     assert not {m for m in loaded if m == "textual" or m.startswith("textual.")}
     assert not {m for m in loaded if m == "server" or m.startswith("server.")}
     for path in (ROOT / "ono99_tui" / "plain").rglob("*.py"):

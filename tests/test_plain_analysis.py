@@ -11,7 +11,7 @@ from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.plain.console import Console
-from ono99_tui.plain.session import LocalControls, PlainSession
+from ono99_tui.plain.lines import LocalControls, PlainSession
 from tests.test_analysis import ada_decision, known_position
 from tests.test_plain import finished_game_messages
 
@@ -60,7 +60,7 @@ async def test_a_is_said_in_every_language(monkeypatch: Any) -> None:
     """The same analysis in each language: the sentences are the catalogs' (no English left but the
     card codes and numbers in languages that write them so). The search runs once: its result is the same
     in every language (it is seeded), only the words change."""
-    from ono99_tui.plain import session as session_module
+    from ono99_tui.plain import lines as session_module
 
     found: dict[int, Any] = {}
     from ono99_tui.analysis import analyse as real

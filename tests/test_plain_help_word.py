@@ -5,9 +5,9 @@ The plain session and its console, fed the server's messages and the keys typed.
 from __future__ import annotations
 
 from ono99_kernel.wire.server import decode_server_message
-from ono99_tui.plain import words
+from ono99_tui.plain import sentences as words
 from ono99_tui.plain.console import Console
-from ono99_tui.plain.session import PlainSession
+from ono99_tui.plain.lines import PlainSession
 from tests.test_plain import finished_game_messages
 
 

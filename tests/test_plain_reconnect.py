@@ -19,7 +19,7 @@ import pytest
 from ono99_kernel.wire.requests import Spectate
 from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.plain.console import Console
-from ono99_tui.plain.session import PlainSession
+from ono99_tui.plain.lines import PlainSession
 from tests.plain_rig import Pane, playable_card, rewrites
 from tests.relay import Relay
 from tests.server_helpers import ServerProcess, TestClient, running_server, wait_until

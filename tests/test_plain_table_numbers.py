@@ -6,7 +6,7 @@ from __future__ import annotations
 from ono99_kernel.wire.requests import Join, Request, Spectate
 from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.plain.console import Console
-from ono99_tui.plain.session import PlainSession
+from ono99_tui.plain.lines import PlainSession
 from tests.test_plain import finished_game_messages
 
 

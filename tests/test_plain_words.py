@@ -15,8 +15,8 @@ from ono99_tui.client.session import RetryIn, reconnect_delay
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
 from ono99_tui.plain.console import Console
+from ono99_tui.plain.lines import PlainSession
 from ono99_tui.plain.run import PlainClient
-from ono99_tui.plain.session import PlainSession
 from tests.plain_rig import Pane, playable_card, seeded_ono99
 from tests.server_helpers import running_server
 from tests.test_reconnect_jitter import Fixed

@@ -19,7 +19,7 @@ from ono99_kernel.wire.server import Notice, State
 from ..i18n import gettext as _
 from ..i18n import language_from_ssh_env, set_language, using
 from ..links import Link
-from ..plain import words
+from ..plain import sentences as words
 from ..plain.console import Console, plain_text
 from ..plain.run import PlainClient, Refused
 from . import ssh_words

@@ -37,9 +37,9 @@ from ..known_servers import (
 )
 from ..links import Link, LocalServer
 from ..reasons import said
-from . import words
+from . import sentences as words
 from .console import Console, plain_text
-from .session import LocalControls, PlainSession
+from .lines import LocalControls, PlainSession
 
 if TYPE_CHECKING:
     from ono99_kernel.identity import Identity

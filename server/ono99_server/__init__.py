@@ -1,6 +1,6 @@
 """The ONO 99 game server: lobby, tables, clocks, persistence, the TCP listener."""
 
-from .app import Server
 from .config import ServerConfig
+from .server import Server
 
 __all__ = ["Server", "ServerConfig"]

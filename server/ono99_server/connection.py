@@ -37,7 +37,7 @@ def buffered(transport: asyncio.BaseTransport) -> int:
 
 
 class ConnectionHost(SessionHost, Protocol):
-    """What a connection asks of its server (server/ono99_server/app.py's ``Server``): its sessions' host, told when
+    """What a connection asks of its server (server/ono99_server/server.py's ``Server``): its sessions' host, told when
     the client has said hello (it waits for one no longer)."""
 
     def said_hello(self, connection: Connection) -> None: ...

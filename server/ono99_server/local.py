@@ -14,9 +14,9 @@ from ono99_kernel.protocol import HEADER, decode_payload, encode
 from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import Bye, ServerMessage, encode_message
 
-from .app import Server
 from .config import ServerConfig
 from .player_session import Session
+from .server import Server
 
 
 class LocalConnection:

@@ -99,7 +99,7 @@ from ..series_text import (
     series_winner,
     standings_sentence,
 )
-from . import words
+from . import sentences as words
 from .arena import ArenaLines
 from .console import Console, plain_text
 
