@@ -652,7 +652,7 @@ async def test_a_node_closing_as_its_tables_change_says_nothing_more_to_the_othe
     closing (from a listener gone, an error logged; its record written again after close deleted it)."""
     import redis
 
-    from ono99_server.server import Server
+    from ono99_server.game_server import Server
 
     config = server_config(tmp_path, db_path=None, db_url=database, cluster_url=redis_server.url, node_id="n0",
                            lease_seconds=LEASE, lobby_push_interval=0.3)

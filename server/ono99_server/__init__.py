@@ -1,6 +1,6 @@
 """The ONO 99 game server: lobby, tables, clocks, persistence, the TCP listener."""
 
 from .config import ServerConfig
-from .server import Server
+from .game_server import Server
 
 __all__ = ["Server", "ServerConfig"]

@@ -23,7 +23,7 @@ from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 from ono99_kernel.lan import SERVICE_TYPE, Advert, advert_for, to_txt
 
 if TYPE_CHECKING:
-    from .server import Server
+    from .game_server import Server
 
 log = logging.getLogger("ono99.lan")
 

@@ -65,7 +65,7 @@ TAKE_AT_ONCE = 64  # tables one look may take over (the rest at the next look)
 
 
 class ClusterHost(Protocol):
-    """What a node of several needs of its server (server/ono99_server/server.py's Server)."""
+    """What a node of several needs of its server (server/ono99_server/game_server.py's Server)."""
 
     @property
     def config(self) -> ServerConfig: ...

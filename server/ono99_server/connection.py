@@ -37,8 +37,8 @@ def buffered(transport: asyncio.BaseTransport) -> int:
 
 
 class ConnectionHost(SessionHost, Protocol):
-    """What a connection asks of its server (server/ono99_server/server.py's ``Server``): its sessions' host, told when
-    the client has said hello (it waits for one no longer)."""
+    """What a connection asks of its server (server/ono99_server/game_server.py's ``Server``): its sessions'
+    host, told when the client has said hello (it waits for one no longer)."""
 
     def said_hello(self, connection: Connection) -> None: ...
 

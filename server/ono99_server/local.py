@@ -15,8 +15,8 @@ from ono99_kernel.wire.requests import Request
 from ono99_kernel.wire.server import Bye, ServerMessage, encode_message
 
 from .config import ServerConfig
+from .game_server import Server
 from .player_session import Session
-from .server import Server
 
 
 class LocalConnection:

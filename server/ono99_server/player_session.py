@@ -40,7 +40,7 @@ MAX_STRIKES = 20  # rate-limit refusals in a row before a flooding client is dro
 
 
 class SessionLobby(Protocol):
-    """The narrow port a session talks to the lobby through (server/ono99_server/server.py's ``LobbyDoor`` over
+    """The narrow port a session talks to the lobby through (server/ono99_server/game_server.py's ``LobbyDoor`` over
     server/ono99_server/lobby_state.py's ``Lobby``): the names keys own, moderation at the door, the welcome, a welcome
     member's requests, an operator's, the end, and the errors counted."""
 
@@ -70,8 +70,9 @@ class SessionLobby(Protocol):
 
 
 class SessionHost(Protocol):
-    """What a session asks of the server it belongs to (server/ono99_server/server.py's ``Server``): its settings and
-    access policy, the lobby's port, the certificate a key's proof is bound to, and its connection counts."""
+    """What a session asks of the server it belongs to (server/ono99_server/game_server.py's ``Server``): its
+    settings and access policy, the lobby's port, the certificate a key's proof is bound to, and its connection
+    counts."""
 
     config: ServerConfig
     access: AccessPolicy
