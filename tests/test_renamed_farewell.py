@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from ono99_kernel.identity import Identity
 from ono99_tui.known_servers import ServerTrust
 from ono99_tui.tui.lobby import LobbyScreen
 from tests.server_helpers import TIMEOUT, TestClient, new_identity
 from tests.test_moderation import admin, admins_file
-from tests.test_ssh import PATIENCE, Player, start_rig
+from tests.test_ssh import PATIENCE, Player, Rig, start_rig
 
 
 async def test_a_player_renamed_over_ssh_is_told_to_connect_again_to_play_on(tmp_path: Path) -> None:
@@ -24,15 +25,7 @@ async def test_a_player_renamed_over_ssh_is_told_to_connect_again_to_play_on(tmp
         ada = await Player.connect(rig, "ada")
         try:
             await ada.until_screen(LobbyScreen, "the lobby")
-            desk = await TestClient.connect("127.0.0.1", rig.server.port, "", identity=op, timeout=TIMEOUT,
-                                            trust=ServerTrust.pinned(rig.server.fingerprint), admin=True)
-            assert isinstance(desk, TestClient)
-            await admin(desk, "rename", target="ada", name="Cyd")
-            await asyncio.wait_for(ada.ended.wait(), PATIENCE)
-            said = bytes(ada.output)
-            assert (b"The server closed the session: An operator renamed you to Cyd. "
-                    b"Connect again with ssh to play on as Cyd.") in said, said[-300:]
-            await desk.close()
+            await renamed_by_an_operator(rig, op, ada, "ada")
         finally:
             await ada.close()
     finally:
@@ -50,16 +43,24 @@ async def test_a_plain_player_renamed_over_ssh_is_told_to_connect_again_to_play_
             await ada.until_shown(b"name", "the name asked for")
             await ada.type("Ada\r")
             await ada.until_shown(b"Welcome to ONO 99, Ada.", "the lobby")
-            desk = await TestClient.connect("127.0.0.1", rig.server.port, "", identity=op, timeout=TIMEOUT,
-                                            trust=ServerTrust.pinned(rig.server.fingerprint), admin=True)
-            assert isinstance(desk, TestClient)
-            await admin(desk, "rename", target="Ada", name="Cyd")
-            await asyncio.wait_for(ada.ended.wait(), PATIENCE)
-            said = bytes(ada.output)
-            assert (b"The server closed the session: An operator renamed you to Cyd. "
-                    b"Connect again with ssh to play on as Cyd.") in said, said[-300:]
-            await desk.close()
+            await renamed_by_an_operator(rig, op, ada, "Ada")
         finally:
             await ada.close()
     finally:
         await rig.close()
+
+
+async def renamed_by_an_operator(rig: Rig, op: Identity, player: Player, target: str) -> None:
+    """An operator's session renames ``target`` to Cyd: the player's session ends, its last words saying
+    why and what to do next."""
+    desk = await TestClient.connect("127.0.0.1", rig.server.port, "", identity=op, timeout=TIMEOUT,
+                                    trust=ServerTrust.pinned(rig.server.fingerprint), admin=True)
+    assert isinstance(desk, TestClient)
+    try:
+        await admin(desk, "rename", target=target, name="Cyd")
+        await asyncio.wait_for(player.ended.wait(), PATIENCE)
+        said = bytes(player.output)
+        assert (b"The server closed the session: An operator renamed you to Cyd. "
+                b"Connect again with ssh to play on as Cyd.") in said, said[-300:]
+    finally:
+        await desk.close()
