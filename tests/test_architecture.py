@@ -312,9 +312,6 @@ def test_no_face_reacts_to_a_server_message_on_its_own() -> None:
 
 
 RAW_KEYS = {"t", "e", "events", "seq", "game_no", "view", "winner"}  # a message's or event's kind, a state's parts
-# The web front's reading of its own page's messages (docs/web.md), a protocol of the front and its page, not
-# the game server's.
-PAGE_READER = "ono99_tui/front/web.py"
 
 
 def raw_reads(tree: ast.AST) -> list[tuple[int, str]]:
@@ -346,10 +343,22 @@ def test_no_protocol_map_is_read_outside_the_wire_model_and_the_client_layer() -
     reads of one before decoding it (its kind, whether states follow each other) is read by
     ono99_tui/client/raw.py. The faces, the fronts' shared screens and the links read neither maps nor
     a raw welcome. (A game record's events are maps by their format: ono99_kernel/core/record.py.)"""
-    allowed = ("ono99_kernel/wire/", "ono99_tui/client/", str(RECORDS.relative_to(ROOT)), PAGE_READER)
+    allowed = ("ono99_kernel/wire/", "ono99_tui/client/", str(RECORDS.relative_to(ROOT)))
     offenders = [f"{path.relative_to(ROOT)}:{line}: {key!r}" for path in sorted((ROOT / "ono99_tui").rglob("*.py"))
                  if not path.relative_to(ROOT).as_posix().startswith(allowed)
                  for line, key in raw_reads(ast.parse(path.read_text()))]
+    assert offenders == []
+
+
+def test_the_server_reads_no_messages_kind_outside_the_wire_model() -> None:
+    """The game server takes each client map as a typed request (ono99_kernel/wire/requests.py decodes it,
+    and says what type a map claims to be before that): no module of the server or the kernel outside the
+    wire reads a message's ``t`` itself. (The server's own saved state and a record's events are maps of
+    their formats, not messages.)"""
+    offenders = [f"{path.relative_to(ROOT)}:{line}" for folder in ("server/ono99_server", "ono99_kernel")
+                 for path in sorted((ROOT / folder).rglob("*.py"))
+                 if not path.is_relative_to(WIRE_MODEL)
+                 for line, key in raw_reads(ast.parse(path.read_text())) if key == "t"]
     assert offenders == []
 
 

@@ -397,12 +397,19 @@ for _cls in REQUEST_TYPES:
     _RULES[kind_of(_cls)] = (_cls, field_rules(_cls))
 
 
+def claimed_kind(message: Mapping[str, Any]) -> str | None:
+    """The type a client's map says it is (its text ``t``), before it is decoded: what an error about it
+    refers to (``ref``). None without a text ``t``."""
+    kind = message.get("t")
+    return kind if isinstance(kind, str) else None
+
+
 def decode_request(message: Mapping[str, Any]) -> Request:
     """A client's map, as the frame decoder yields it, as a typed request; ``ProtocolError`` (not
     fatal) when it is not one: ``bad_message`` without a text ``t``, ``unknown_type``, or ``bad_field``
     for the first field, in the type's order, that is missing, of the wrong type or out of range."""
-    kind = message.get("t")
-    if not isinstance(kind, str):
+    kind = claimed_kind(message)
+    if kind is None:
         raise ProtocolError("bad_message", "a message needs a text field 't' naming its type")
     found = _RULES.get(kind)
     if found is None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ono99_kernel.fronts import check_front
 from ono99_kernel.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text
 from ono99_kernel.refusal import params_of
-from ono99_kernel.wire.requests import Hello, Prove, decode_request
+from ono99_kernel.wire.requests import Hello, Prove, claimed_kind, decode_request
 from ono99_kernel.wire.server import Challenge, ErrorMessage, ServerMessage
 
 from .key_proof import fingerprint, parse_public_key, verify_proof
@@ -159,7 +159,7 @@ class Session:
 
     def receive(self, message: Mapping[str, Any]) -> None:
         """One message from the client, as the frame decoder yields it."""
-        kind = message.get("t") if isinstance(message.get("t"), str) else None
+        kind = claimed_kind(message)
         ref = kind[:32] if kind is not None else None  # "" is a text t: nil only without one
         if not self.bucket.take():
             self.strikes += 1
