@@ -116,6 +116,18 @@ def playable_card(hand_line: str, not_playable: str = "not playable") -> str | N
     return None
 
 
+async def move_for(pane: Pane, hand_line: str, not_playable: str = "not playable",
+                   discard: str = "Type f to discard four ONO 99 cards.") -> str:
+    """The key of a move at a turn whose hand ``hand_line`` says: the first playable card's number, or,
+    holding four ONO 99 cards and nothing else to play (a deal a server's random seed can give), ``f``
+    for the 2022 edition's discard once the plain mode offers it."""
+    card = playable_card(hand_line, not_playable)
+    if card is not None:
+        return card
+    await pane.wait_line(discard, f"a turn with no card to play is the server's to end: {hand_line}")
+    return "f"
+
+
 def rewrites(stream: bytes) -> list[str]:
     """Whatever in a terminal stream moves back over what was written: escape and control sequences
     (cursor movement, clearing, colour), a carriage return not ending a line, backspace, form feed,

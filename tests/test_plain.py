@@ -32,7 +32,7 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.lines import PlainSession
-from tests.plain_rig import Pane, playable_card, rewrites, seeded_ono99
+from tests.plain_rig import Pane, move_for, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
 from tests.test_ssh import Rig, start_rig
@@ -51,21 +51,21 @@ def words(lang: str) -> dict[str, str]:
             "local end": _("Type r to play again, or n and Enter for a new game."),
             "yes or no": _("Type y for yes, n for no."),
             "bye": _("Bye."),
+            "discard four": _("Type f to discard four ONO 99 cards."),
         }
 
 
 async def play_to_the_end(pane: Pane, lang: str, end: str) -> int:
-    """Play the first card the hand line does not mark as not playable, at each turn, until the line
-    ``end``; the number of cards played."""
+    """Play the first card the hand line does not mark as not playable, at each turn (or, holding four
+    ONO 99 cards and nothing else to play, discard them, as the plain mode offers), until the line
+    ``end``; the number of moves made."""
     said = words(lang)
     played = 0
     while True:
         line = await pane.wait_line(lambda text: text.startswith(said["hand"]) or text == end, "a turn or the end")
         if line == end:
             return played
-        card = playable_card(line, said["not playable"])
-        assert card is not None, f"a turn with no card to play is the server's to end: {line}"
-        await pane.keys(card)
+        await pane.keys(await move_for(pane, line, said["not playable"], said["discard four"]))
         played += 1
 
 

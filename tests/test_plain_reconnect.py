@@ -20,7 +20,7 @@ from ono99_kernel.wire.requests import Spectate
 from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.plain.console import Console
 from ono99_tui.plain.lines import PlainSession
-from tests.plain_rig import Pane, playable_card, rewrites
+from tests.plain_rig import Pane, move_for, rewrites
 from tests.relay import Relay
 from tests.server_helpers import ServerProcess, TestClient, running_server, wait_until
 from tests.test_metrics import scrape
@@ -83,9 +83,7 @@ async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_eac
         names = ["You", *players.removeprefix("The players: you, ").rstrip(".").split(", ")]
         for _turn in range(2):
             hand = await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's turn")
-            card = playable_card(hand)
-            assert card is not None, hand
-            await pane.keys(card)
+            await pane.keys(await move_for(pane, hand))
         await pane.wait_line(lambda line: line.startswith("Your cards: "), "Kim's third turn")
         heard_before = len(said_plays(pane.lines()))
 
@@ -105,9 +103,7 @@ async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_eac
                                         "a turn or the end")
             if line == GAME_OVER_FOR_THE_HOST:
                 break
-            card = playable_card(line)
-            assert card is not None, line
-            await pane.keys(card)
+            await pane.keys(await move_for(pane, line))
         while watcher.winner is None:
             await watcher.read()
 
