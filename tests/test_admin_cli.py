@@ -12,7 +12,7 @@ from pathlib import Path
 from ono99_kernel.identity import Identity
 from ono99_tui.i18n import gettext as _
 from ono99_tui.i18n import using
-from tests.server_helpers import ono99, running_server
+from tests.server_helpers import Harness, ono99, running_server
 
 
 async def test_a_port_out_of_range_is_refused_in_the_readers_language() -> None:
@@ -36,13 +36,9 @@ async def test_admin_takes_its_options_after_the_command_and_its_log_names_the_o
     command, as one types them last) and then ``ono99 admin log`` the same way. Found: the options
     after the command were refused, and the log said "operator" for every operator. Now both run;
     the log names the operator by the key's comment and gives the key."""
-    operator_dir = tmp_path / "ada"
-    ada = Identity.load_or_create(operator_dir)
-    admins = tmp_path / "admins"
-    admins.write_text(" ".join(ada.public_key.split()[:2]) + " ada@desk\n")
+    operator_dir, ada, admins = operator_ada(tmp_path)
     async with running_server(tmp_path, admins=admins) as h:
-        where = ("--server", f"127.0.0.1:{h.port}", "--server-fingerprint", h.server.fingerprint,
-                 "--data-dir", str(operator_dir))
+        where = admin_options(h, operator_dir)
         result = await ono99("--lang", "en", "admin", "motd", "Be kind.", *where)
         assert (result.returncode, result.stderr) == (0, ""), result
         result = await ono99("--lang", "en", "admin", "log", *where)
@@ -103,13 +99,9 @@ async def test_admin_bans_counts_the_bans_in_force_as_who_and_reports_count_thei
     """Tried: ``ono99 admin bans`` on a server without bans, then after ``ban --address``. Found: with
     none it printed only the column names, which reads like an answer cut short. Now a last line
     counts the bans in force, as ``who`` counts players and ``reports`` reports."""
-    operator_dir = tmp_path / "ada"
-    ada = Identity.load_or_create(operator_dir)
-    admins = tmp_path / "admins"
-    admins.write_text(" ".join(ada.public_key.split()[:2]) + " ada@desk\n")
+    operator_dir, _ada, admins = operator_ada(tmp_path)
     async with running_server(tmp_path, admins=admins) as h:
-        where = ("--server", f"127.0.0.1:{h.port}", "--server-fingerprint", h.server.fingerprint,
-                 "--data-dir", str(operator_dir))
+        where = admin_options(h, operator_dir)
         result = await ono99("--lang", "en", "admin", "bans", *where)
         assert (result.returncode, result.stdout) == (0, "banned  name  until  reason\n0 bans in force\n"), result
         result = await ono99("--lang", "en", "admin", "ban", "--address", "203.0.113.7", "--reason", "spam", *where)
@@ -117,3 +109,19 @@ async def test_admin_bans_counts_the_bans_in_force_as_who_and_reports_count_thei
         result = await ono99("--lang", "en", "admin", "bans", *where)
         assert result.returncode == 0, result
         assert result.stdout.splitlines()[1:] == ["203.0.113.7  -     for good  spam", "1 ban in force"]
+
+
+def operator_ada(tmp_path: Path) -> tuple[Path, Identity, Path]:
+    """Ada's data directory with her key, the key, and an --admins file naming it with the comment
+    "ada@desk" (the key's type and data only, as OpenSSH writes them)."""
+    operator_dir = tmp_path / "ada"
+    ada = Identity.load_or_create(operator_dir)
+    admins = tmp_path / "admins"
+    admins.write_text(" ".join(ada.public_key.split()[:2]) + " ada@desk\n")
+    return operator_dir, ada, admins
+
+
+def admin_options(h: Harness, operator_dir: Path) -> tuple[str, ...]:
+    """``ono99 admin``'s options to reach the server ``h`` as the operator whose key is in ``operator_dir``."""
+    return ("--server", f"127.0.0.1:{h.port}", "--server-fingerprint", h.server.fingerprint,
+            "--data-dir", str(operator_dir))
