@@ -12,7 +12,7 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import create_table, running_server
-from tests.test_tui import wait_until
+from tests.test_tui import join_from_the_lobby, wait_until
 
 
 def written(log: RichLog) -> list[str]:
@@ -30,10 +30,7 @@ async def test_the_chat_of_a_table_left_is_not_shown_at_the_next_table(tmp_path:
         first = await create_table(bo, seats=3)
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="Ada")
         async with app.run_test(size=size) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message(Join(table=first))
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
-                             "Bo's table")
+            await join_from_the_lobby(pilot, app, first, "Bo's table")
             await bo.send(Say(text="see you at one", scope="table"))
             await wait_until(pilot, lambda: any(e.text == "see you at one" for e in app.model.chat), "Bo's line")
             await pilot.press("l")

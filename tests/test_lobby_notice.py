@@ -10,9 +10,8 @@ from textual.widgets import Static
 from ono99_kernel.wire.requests import Join, Start
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
-from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import create_table, running_server
-from tests.test_tui import wait_until
+from tests.test_tui import join_from_the_lobby, wait_until
 
 
 async def test_a_refusal_at_the_table_is_not_shown_in_the_lobby_after_leaving(tmp_path: Path) -> None:
@@ -25,10 +24,7 @@ async def test_a_refusal_at_the_table_is_not_shown_in_the_lobby_after_leaving(tm
         table_id = await create_table(bo, seats=3)
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="Ada")
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message(Join(table=table_id))
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
-                             "Bo's table")
+            await join_from_the_lobby(pilot, app, table_id, "Bo's table")
             app.send_message(Start())
             await wait_until(pilot, lambda: "host" in app.model.notice, "the server's refusal")
             refusal = app.model.notice

@@ -7,13 +7,12 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from ono99_kernel.wire.requests import CreateTable, Join
+from ono99_kernel.wire.requests import CreateTable
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.series import SeriesScreen
 from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import create_table, running_server
-from tests.test_tui import wait_until
+from tests.test_tui import join_from_the_lobby, wait_until
 
 
 async def test_e_says_at_once_why_a_guest_or_the_host_of_a_public_table_cannot_choose_a_series(
@@ -26,10 +25,7 @@ async def test_e_says_at_once_why_a_guest_or_the_host_of_a_public_table_cannot_c
         table_id = await create_table(bo, seats=3)
         app = make_app(local=False, host="127.0.0.1", port=harness.port, name="Ada")
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-            app.send_message(Join(table=table_id))
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None,
-                             "Bo's table")
+            await join_from_the_lobby(pilot, app, table_id, "Bo's table")
             table_screen = app.screen
             why = table_screen.query_one("#why", Static)
             await pilot.press("e")

@@ -53,6 +53,13 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[..., bool], what: st
         await pilot.pause(0.02)
 
 
+async def join_from_the_lobby(pilot: Pilot[Any], app: Ono99App, table_id: int, what: str) -> None:
+    """The server app, once in its lobby, joins table ``table_id`` and shows it."""
+    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    app.send_message(Join(table=table_id))
+    await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.model.table is not None, what)
+
+
 def playable_index(app: Ono99App) -> int | None:
     view = app.model.view
     assert view is not None
