@@ -21,6 +21,7 @@ from ono99_kernel.wire.requests import Report
 from .members import Member
 from .moderation_ports import ModerationHost, owner_key, refuse, target_key, write
 from .name_claims import name_key
+from .rates import BucketsByKey
 from .table_room import table_of
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ class Reports:
         self.lobby = lobby
         self.safety = safety  # who a report names
         self.reports: list[dict[str, Any]] = []  # without a database
-        self._buckets: dict[str, tuple[float, float]] = {}  # reporter key → (level, stamp)
+        # by reporter: ``report_burst`` at once, then one per ``report_every`` seconds
+        self._buckets = BucketsByKey(lobby.config.report_every, lobby.config.report_burst)
 
     def on_report(self, member: Member, request: Report) -> None:
         target, name, target_member = self.safety.find_player(request.name)
@@ -72,16 +74,12 @@ class Reports:
                                 code="reported", params={"name": name}))
 
     def _take(self, reporter: str) -> None:
-        """A token bucket per reporter: ``report_burst`` at once, then one per ``report_every`` seconds."""
-        config = self.lobby.config
-        now = time.monotonic()
-        level, stamp = self._buckets.get(reporter, (float(config.report_burst), now))
-        level = min(float(config.report_burst), level + (now - stamp) / config.report_every)
-        if level < 1:
-            wait = max(1, round((1 - level) * config.report_every))
+        """One report by ``reporter``, if its bucket allows."""
+        left = self._buckets.take(reporter)
+        if left is not None:
+            wait = max(1, round(left))
             raise refuse("rate_limited", f"you sent too many reports; you can send another in {wait} s",
                          why="report", seconds=wait)
-        self._buckets[reporter] = (level - 1, now)
 
     def _file(self, row: dict[str, Any]) -> None:
         if self.lobby.storage is None:

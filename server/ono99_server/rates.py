@@ -43,6 +43,28 @@ class TokenBucket:
         return False
 
 
+class BucketsByKey:
+    """A ``TokenBucket`` for each key (a player, a reporter): ``burst`` at once, then one each ``every``
+    seconds. Buckets full again are forgotten once there are many, which changes nothing: a new one is
+    full too."""
+
+    MANY = 4096
+
+    def __init__(self, every: float, burst: float) -> None:
+        self.every = every
+        self.burst = burst
+        self.buckets: dict[str, TokenBucket] = {}
+
+    def take(self, key: str) -> float | None:
+        """None when ``key`` may go on; else the seconds until it may (a token's time still to run)."""
+        if len(self.buckets) > self.MANY:
+            full = time.monotonic() - self.burst * self.every
+            for old in [k for k, bucket in self.buckets.items() if bucket.stamp < full]:
+                del self.buckets[old]
+        bucket = self.buckets.setdefault(key, TokenBucket(1 / self.every, self.burst))
+        return None if bucket.take() else (1 - bucket.level) * self.every
+
+
 class Timers(Protocol):
     """What a throttle needs of time: the running event loop, or a test's clock."""
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
 from ono99_kernel.wire import server as wire
 from ono99_kernel.wire.requests import AskGameRecord, AskProfile
 
-from .rates import TokenBucket
+from .rates import BucketsByKey
 from .storage import Database, viewer_keys
 
 if TYPE_CHECKING:
@@ -300,7 +299,7 @@ class RatingBook:
         self.storage = lobby.storage
         self.known: dict[tuple[str, str], tuple[float, float]] = {}
         self._reading: dict[str, asyncio.Task[None]] = {}  # identities whose ratings are being read
-        self._record_allowance: dict[str, TokenBucket] = {}  # by player (key, or a guest's token)
+        self._record_allowance = BucketsByKey(RECORD_EVERY, RECORD_BURST)  # by player (key, or a guest's token)
         if self.storage is not None:
             self.known = self.storage.run_now(
                 lambda db: known_ratings(db, [bot_identity(b) for b in BOT_LEVEL_NAMES]))
@@ -399,14 +398,9 @@ class RatingBook:
 
     def _take_record(self, player: str) -> None:
         """One record fetched by ``player``: ``RECORD_BURST`` at once, then one per ``RECORD_EVERY`` seconds."""
-        allowance = self._record_allowance
-        if len(allowance) > 4096:  # forget the players whose allowance has filled up again
-            full = time.monotonic() - RECORD_BURST * RECORD_EVERY
-            for key in [k for k, bucket in allowance.items() if bucket.stamp < full]:
-                del allowance[key]
-        bucket = allowance.setdefault(player, TokenBucket(1 / RECORD_EVERY, RECORD_BURST))
-        if not bucket.take():
-            wait = max(1, math.ceil((1 - bucket.level) * RECORD_EVERY))
+        left = self._record_allowance.take(player)
+        if left is not None:
+            wait = max(1, math.ceil(left))
             raise ProtocolError("rate_limited", f"you fetched too many game records; you can fetch another in {wait} s",
                                 params={"why": "records", "seconds": wait})
 
