@@ -428,8 +428,8 @@ def test_ruff_is_clean() -> None:
 
 
 def test_mypy_strict_is_clean_on_the_whole_package_and_the_server() -> None:
-    """pyproject's [tool.mypy] files: the kernel, the app (every layer), server/, tests/, bench/, screenshots/
-    and tools/, strict."""
+    """pyproject's [tool.mypy] files: the kernel, the app (every layer), server/, tests/, bench/, screenshots/ and
+    tools/, strict."""
     out = subprocess.run([sys.executable, "-m", "mypy"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
 

@@ -1,8 +1,7 @@
-"""A client's session (server/ono99_server/player_session.py) driven alone: no socket, no ``Server``, no lobby. It is
-given a
-host with the server's settings and access policy, the narrow port it talks to the lobby through
-(``SessionLobby``, here one that records each call and answers as the test scripts it), the time, and
-the random bytes of a key's challenge; what it says is read off a recording link."""
+"""A client's session (server/ono99_server/player_session.py) driven alone: no socket, no ``Server``, no lobby. It
+is given a host with the server's settings and access policy, the narrow port it talks to the lobby through
+(``SessionLobby``, here one that records each call and answers as the test scripts it), the time, and the random
+bytes of a key's challenge; what it says is read off a recording link."""
 
 from __future__ import annotations
 

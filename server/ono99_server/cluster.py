@@ -1,15 +1,13 @@
 """Several game nodes on one PostgreSQL database and one Redis (``ono99 serve --cluster redis://…``).
 
 PostgreSQL stays the truth: tables, moves, chat and who owns each table (server/ono99_server/lease.py). Redis
-carries what a node must hear fast and can rebuild: the nodes alive and where players reach them,
-and each node's public tables and seated players (a key per node, ``ono99:node:ID``, that expires
-unless its node writes it again, and a ``ono99:lobby`` channel that says a node's key changed). So
-every node lists every node's tables, and a player whose seat is at another node's table is sent
-on there (error ``elsewhere``, docs/protocol.md): all nodes show one TLS certificate, so the
-fingerprint the client pinned holds at every node. The play-now queues (server/ono99_server/cluster_queue.py),
-the names in use (server/ono99_server/cluster_names.py) and the lobby's chat (server/ono99_server/cluster_chat.py)
-are every
-node's too.
+carries what a node must hear fast and can rebuild: the nodes alive and where players reach them, and each node's
+public tables and seated players (a key per node, ``ono99:node:ID``, that expires unless its node writes it again,
+and a ``ono99:lobby`` channel that says a node's key changed). So every node lists every node's tables, and a player
+whose seat is at another node's table is sent on there (error ``elsewhere``, docs/protocol.md): all nodes show one
+TLS certificate, so the fingerprint the client pinned holds at every node. The play-now queues
+(server/ono99_server/cluster_queue.py), the names in use (server/ono99_server/cluster_names.py) and the lobby's chat
+(server/ono99_server/cluster_chat.py) are every node's too.
 
 A node that stops renewing (killed, paused, cut off) loses its leases after ``lease_seconds``;
 the first node whose next look finds them takes its tables over from PostgreSQL as a restart

@@ -1,7 +1,6 @@
-"""What the nodes of one server say to each other through Redis, typed as the wire's messages are: each a
-frozen dataclass with ``to_json`` and ``from_json``, in this one place. The field names are the JSON
-keys (the Lua scripts of server/ono99_server/cluster_queue.py and server/ono99_server/cluster_names.py read some of
-them).
+"""What the nodes of one server say to each other through Redis, typed as the wire's messages are: each a frozen
+dataclass with ``to_json`` and ``from_json``, in this one place. The field names are the JSON keys (the Lua scripts
+of server/ono99_server/cluster_queue.py and server/ono99_server/cluster_names.py read some of them).
 
 A payload this node cannot read (not JSON, not a map, a field missing or of another type: another
 version's, or damaged) raises ``BadPayload`` naming what is wrong; ``read`` logs it and drops it, so

@@ -48,8 +48,6 @@ class ClusterOperators:
         self.node = node
         self._waiting: dict[str, tuple[asyncio.Queue[dict[str, Any]], set[str]]] = {}
 
-    # --- what moderation asks (server/ono99_server/moderation.py's OperatorRelay)
-    #
     # --- what moderation asks (server/ono99_server/moderation.py's OperatorRelay) ------------------------
     async def ask_others(self, operator: tuple[str, str], request: dict[str, Any],
                          only_one: bool) -> list[dict[str, Any]]:

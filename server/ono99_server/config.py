@@ -19,10 +19,7 @@ class ServerConfig:
     name: str = "ONO 99"
     db_path: Path | None = None  # an SQLite file. None: nothing is saved (tests, embedded local games)
     db_url: str | None = None  # a PostgreSQL database (postgresql://…): the store, in place of db_path
-    # --- one node of several on one PostgreSQL database (server/ono99_server/cluster.py,
-    # server/ono99_server/lease.py) ---
-    # --- one node of several on one PostgreSQL database (server/ono99_server/cluster.py,
-    # server/ono99_server/lease.py) ---
+    # --- one node of several on one PostgreSQL database (cluster.py, lease.py in server/ono99_server/) ---
     cluster_url: str | None = None  # the Redis all nodes share (redis://… or rediss://…, TLS); None: alone
     lease_seconds: float = 10.0  # a node that stops renewing loses its tables after this long
     node_id: str | None = None  # None: HOSTNAME-PID-RANDOM

@@ -52,9 +52,8 @@ class TlsStreamProtocol(asyncio.StreamReaderProtocol):
 
 
 class LobbyDoor:
-    """The lobby as its sessions see it (server/ono99_server/player_session.py's ``SessionLobby``): each call goes to
-    the part
-    of the lobby that answers it (its names, moderation, metrics, or the lobby itself)."""
+    """The lobby as its sessions see it (server/ono99_server/player_session.py's ``SessionLobby``): each call goes
+    to the part of the lobby that answers it (its names, moderation, metrics, or the lobby itself)."""
 
     def __init__(self, lobby: Lobby) -> None:
         self._lobby = lobby

@@ -1,12 +1,11 @@
 """The lobby: the server's parts and a member's arrival, absence and departure.
 
-Its parts each do one thing and are tested alone: who is on the server and the "online" list
-(``Presence``, server/ono99_server/presence.py), the tables by id and code and their list (``TableDirectory``,
+Its parts each do one thing and are tested alone: who is on the server and the "online" list (``Presence``,
+server/ono99_server/presence.py), the tables by id and code and their list (``TableDirectory``,
 server/ono99_server/directory.py), the lobby's chat (``LobbyChat``, server/ono99_server/lobby_chat.py), the
-leaderboard's
-followers (``Leaderboards``, server/ono99_server/leaderboards.py), and the requests each of them takes (``Dispatch``
-and ``LobbyRequests``, server/ono99_server/handlers.py). The lobby welcomes a hello, keeps a dropped player's seat
-for the grace time, and saves and restores the tables.
+leaderboard's followers (``Leaderboards``, server/ono99_server/leaderboards.py), and the requests each of them takes
+(``Dispatch`` and ``LobbyRequests``, server/ono99_server/handlers.py). The lobby welcomes a hello, keeps a dropped
+player's seat for the grace time, and saves and restores the tables.
 """
 
 from __future__ import annotations

@@ -29,8 +29,7 @@ class Link(Protocol):
 
 class AtTable(Protocol):
     """The table a member is at, as those who read it from the member see it (server/ono99_server/table_room.py's
-    ``Table``;
-    ``table.table_of`` gives the Table itself)."""
+    ``Table``; ``table.table_of`` gives the Table itself)."""
 
     @property
     def id(self) -> int: ...

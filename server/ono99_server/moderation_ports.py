@@ -51,8 +51,7 @@ class OperatorRelay(Protocol):
 
 class Door(Protocol):
     """A client's session as moderation sees it (server/ono99_server/player_session.py's ``Session``): who and where
-    it is,
-    and an operator's session let in."""
+    it is, and an operator's session let in."""
 
     client_name: str  # its hello's ``client``
     operator: OperatorSession | None

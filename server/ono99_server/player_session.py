@@ -1,14 +1,12 @@
-"""One client's session with the server, without I/O: fed what the client sends (bytes, or messages
-already decoded), it limits their rate, validates each into a typed request, runs the hello (the
-challenge and proof of a key, a trusted front's word for its player), applies the access policy and
-dispatches the rest to the lobby through the narrow port it is given (``SessionLobby``). What it says
-goes out through its ``Link``, whatever carries the bytes: the asyncio TCP/TLS connection
-(server/ono99_server/connection.py), or the local game's in-process link (server/ono99_server/local.py). It reads no
-clock and
-draws no randomness of its own: its deadlines are on the clock the adapter gives (``now``), a key's
-challenge takes its bytes from the ``nonces`` it is given. It waits for nothing itself, but for the
-claims on a hello's name in a database several nodes share, which the adapter awaits (``parked``,
-``look_up``)."""
+"""One client's session with the server, without I/O: fed what the client sends (bytes, or messages already
+decoded), it limits their rate, validates each into a typed request, runs the hello (the challenge and proof of a
+key, a trusted front's word for its player), applies the access policy and dispatches the rest to the lobby through
+the narrow port it is given (``SessionLobby``). What it says goes out through its ``Link``, whatever carries the
+bytes: the asyncio TCP/TLS connection (server/ono99_server/connection.py), or the local game's in-process link
+(server/ono99_server/local.py). It reads no clock and draws no randomness of its own: its deadlines are on the clock
+the adapter gives (``now``), a key's challenge takes its bytes from the ``nonces`` it is given. It waits for nothing
+itself, but for the claims on a hello's name in a database several nodes share, which the adapter awaits
+(``parked``, ``look_up``)."""
 
 from __future__ import annotations
 

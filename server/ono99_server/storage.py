@@ -100,8 +100,7 @@ class SavedTable:
 
 class Storage(ABC):
     """The store, whatever keeps it: open with ``open_storage`` (server/ono99_server/stores.py). Writes are queued
-    and keep their
-    order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
+    and keep their order; ``on_saved`` callbacks run on the event loop that asked, once the write is committed."""
 
     kind: ClassVar[str]  # "sqlite" or "postgresql"
     clock_sql: ClassVar[str | None] = None  # the database's clock in seconds (None: this process's is used)
@@ -559,8 +558,7 @@ class Storage(ABC):
                                             "ON CONFLICT(key) DO NOTHING", keys))
 
 
-    # --- names' owners last seen (server/ono99_server/name_claims.py releases a name whose owner never came back)
-    #
+    # --- names' owners last seen (server/ono99_server/name_claims.py releases one whose owner never came back)
     def load_names_seen(self) -> dict[str, float]:
         """When each name's identity was last seen (Unix time): its last hello, else its claim."""
         async def read(db: Database) -> dict[str, float]:

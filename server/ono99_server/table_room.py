@@ -71,9 +71,8 @@ class ChatFilter(Protocol):
 
 
 class TableHost(Protocol):
-    """What a table asks of the server it is on (server/ono99_server/lobby_state.py's ``Lobby``): saving, the lobby's
-    lists,
-    forgetting those who left, the chat's hearers and the metrics."""
+    """What a table asks of the server it is on (server/ono99_server/lobby_state.py's ``Lobby``): saving, the
+    lobby's lists, forgetting those who left, the chat's hearers and the metrics."""
 
     @property
     def config(self) -> ServerConfig: ...
