@@ -111,6 +111,12 @@ class FrameDecoder:
     def buffered(self) -> int:
         return len(self._buffer)
 
+    def rest(self) -> bytes:
+        """The bytes received after the last whole message, taken out (another decoder reads on from them)."""
+        rest = bytes(self._buffer)
+        self._buffer.clear()
+        return rest
+
 
 def _refuse_ext(code: int, data: bytes) -> Any:
     raise ValueError("msgpack ext types are not part of the protocol")

@@ -8,10 +8,10 @@ import contextlib
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from ono99_kernel.fingerprints import fingerprint_digest
-from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
+from ono99_kernel.protocol import DEFAULT_PORT, MAX_FRAME, PROTOCOL_VERSION, FrameDecoder, ProtocolError, encode
 from ono99_kernel.tls import client_context, lean_read_buffers, peer_fingerprint
 from ono99_kernel.wire.requests import Hello, Prove, Request
 from ono99_kernel.wire.server import ErrorMessage, ServerMessage, Welcome, decode_server_message
@@ -59,10 +59,13 @@ class OtherNodes:
 class Client:
     """One connection to a server. Messages arrive in ``inbox`` in order; ``None`` marks the end."""
 
+    max_frame: ClassVar[int] = MAX_FRAME  # the largest frame it takes from the server
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.ended = asyncio.Event()  # set once nothing more is read
         self.welcome: dict[str, Any] = {}
         self.address: tuple[str, int] | None = None  # the host and port it was welcomed at (``connect``)
         self.closed = False
@@ -191,11 +194,7 @@ class Client:
     def welcomed_name(self) -> str | None:
         """The name the server's welcome gives the player (None: no welcome yet, or one this version
         cannot read)."""
-        try:
-            welcome = decode_server_message(self.welcome) if self.welcome else None
-        except ProtocolError:
-            return None
-        return welcome.name if isinstance(welcome, Welcome) else None
+        return welcomed_name(self.welcome)
 
     async def ask(self, request: Request, answer: type[Answer], timeout: float = 30.0) -> Answer:
         """Send ``request`` and wait for its answer, the next message of type ``answer`` (others are
@@ -215,9 +214,12 @@ class Client:
         return str(self.welcome.get("resume", ""))
 
     async def send(self, message: Request) -> None:
+        await self.send_map(message.to_wire())
+
+    async def send_map(self, message: Mapping[str, Any]) -> None:
         if self.closed:
             raise ConnectionLost("the connection is closed")
-        self.writer.write(encode(message.to_wire()))
+        self.writer.write(encode(message))
         await self.writer.drain()
 
     async def send_raw(self, data: bytes) -> None:
@@ -246,20 +248,25 @@ class Client:
             if message.get("t") == "error" and kind != "error" and not (tolerate is not None and tolerate(message)):
                 raise ServerError.from_wire(message)
 
+    def take(self, message: dict[str, Any]) -> None:
+        """One message read from the server."""
+        self.inbox.put_nowait(message)
+
     async def _read_loop(self) -> None:
-        decoder = FrameDecoder()
+        decoder = FrameDecoder(self.max_frame)
         try:
             while True:
                 data = await self.reader.read(64 * 1024)
                 if not data:
                     break
                 for message in decoder.feed(data):
-                    self.inbox.put_nowait(message)
+                    self.take(message)
         except (ConnectionError, OSError, ProtocolError):
             pass
         finally:
             self.closed = True
             self.inbox.put_nowait(None)
+            self.ended.set()
 
     async def close(self) -> None:
         self.closed = True
@@ -269,6 +276,16 @@ class Client:
         self._reader_task.cancel()
         with contextlib.suppress(BaseException):
             await self._reader_task
+
+
+def welcomed_name(welcome: Mapping[str, Any]) -> str | None:
+    """The name a server's ``welcome`` gives the player (None: no welcome yet, or one this version cannot
+    read)."""
+    try:
+        decoded = decode_server_message(welcome) if welcome else None
+    except ProtocolError:
+        return None
+    return decoded.name if isinstance(decoded, Welcome) else None
 
 
 class Dialer:

@@ -27,6 +27,9 @@ class FrontConfig:
     # The host key, access policy (the game server's own, applied at the SSH login), timeouts and limits.
     ssh: SshSettings = field(default_factory=SshSettings)
     link_timeout: float = 10.0  # seconds to reach the game server and be welcomed
+    # All the process's players on one link to the game server (docs/protocol.md section 3c); False: a TLS
+    # connection of its own for each.
+    shared_link: bool = True
     listen_ssh: bool = True  # False: a front for browsers only
     # --- the web front (ono99_tui/front/web.py): HTTPS, the same sessions in a browser ---
     web_host: str = "0.0.0.0"

@@ -9,17 +9,25 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
+from weakref import WeakKeyDictionary
 
 from ono99_kernel.fronts import FrontAssertion
+from ono99_kernel.protocol import PROTOCOL_VERSION
+from ono99_kernel.wire.requests import Hello
 
 from ..client.connection import Client, OtherNodes
 from ..client.errors import ServerError
+from ..client.front_link import FrontLinkClient, LinkChannel
 from ..client.session import NAME_ERRORS, ClientSession, Entry
 from ..known_servers import ServerTrust, UntrustedServer
 from ..reasons import said
 from .config import FrontConfig
 
 log = logging.getLogger("ono99.ssh")
+PlayerLink = Client | LinkChannel  # what a front's player is linked to the game server by
+# The front process's link to each game server it speaks to (one in practice), per event loop.
+_LINKS: WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, int, str, str], FrontLinkClient]] = \
+    WeakKeyDictionary()
 
 
 class Door(Protocol):
@@ -37,14 +45,14 @@ class Door(Protocol):
     keys_kept: bool  # the server takes SSH keys (not --auth password): a key would keep name and seat
     name_help: str  # the name screen's help (a msgid); "": the SSH front's, by the key and the auth mode
 
-    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]: ...
+    async def enter(self, name: str, resume: str | None = None) -> PlayerLink | tuple[str, bool]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Entered:
     """In the lobby: the link, welcomed, and the player's name there."""
 
-    link: Client
+    link: PlayerLink
     name: str
 
 
@@ -95,18 +103,28 @@ def front_session(door: Door) -> ClientSession:
 
 async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: str, fingerprint: str | None,
                       name: str, resume: str | None, client_name: str,
-                      others: OtherNodes | None = None) -> Client | tuple[str, bool]:
+                      others: OtherNodes | None = None) -> PlayerLink | tuple[str, bool]:
     """A new link to the game server saying hello for one player of a front (SSH or web), with the
     front's word for their address and key: the link, welcomed, or why the lobby refused (in the
     current language) and whether another name could change that. Raises ``OSError`` when the game
     server cannot be reached, or is not the one the front pins. ``others``: the game server's other
     nodes, told at the player's last welcome, tried when its node does not answer."""
     assertion = FrontAssertion(config.credential, address, fingerprint)
+    # the client name says which worker: the server's metrics count sessions per worker
+    named = f"{client_name}/{os.getpid()}"
     async with opening:
         try:
-            # the client name says which worker: the server's metrics count sessions per worker
+            if config.shared_link:
+                hello = Hello(version=PROTOCOL_VERSION, name=name or "", client=named, resume=resume or None,
+                              front=assertion.to_wire())
+                try:
+                    return await front_link(config).open_channel(hello, config.link_timeout)
+                except ServerError as exc:
+                    if exc.code != "elsewhere":
+                        raise
+                    # another node of the server holds the player's table: they go there on a link of their own
             return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
-                                        timeout=config.link_timeout, client_name=f"{client_name}/{os.getpid()}",
+                                        timeout=config.link_timeout, client_name=named,
                                         front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
                                         others=others)
         except ServerError as exc:
@@ -118,3 +136,21 @@ async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: 
                       config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
             raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
                 from exc
+
+
+def front_link(config: FrontConfig) -> FrontLinkClient:
+    """This process's link to ``config``'s game server, which all its players' channels share."""
+    links = _LINKS.setdefault(asyncio.get_running_loop(), {})
+    key = (config.server_host, config.server_port, config.server_fingerprint, config.credential)
+    link = links.get(key)
+    if link is None:
+        link = links[key] = FrontLinkClient(config.server_host, config.server_port, config.credential,
+                                            ServerTrust.pinned(config.server_fingerprint), f"ono99-front/{os.getpid()}")
+    return link
+
+
+async def close_front_links() -> None:
+    """Close this process's links (its sessions are over)."""
+    links = _LINKS.pop(asyncio.get_running_loop(), {})
+    for link in links.values():
+        await link.close()

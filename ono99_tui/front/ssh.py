@@ -34,11 +34,11 @@ from ono99_kernel.limits import HelloQueue
 from ono99_kernel.protocol import MAX_NAME
 from ono99_kernel.ssh_library import asyncssh
 
-from ..client.connection import Client, OtherNodes
+from ..client.connection import OtherNodes
 from ..tui.model_screen import ModelScreen
 from . import ssh_words
 from .config import FrontConfig
-from .door import link_player
+from .door import PlayerLink, close_front_links, link_player
 from .idle import IdleWatch
 from .pacing import PACER
 from .session_app import SessionApp
@@ -121,10 +121,10 @@ class Door:
             self.name_hint = "" if self.code or self.play_now or self.arena else username
         self.keys_kept = front.auth != "password"
         self.name_help = ""
-        self.link: Client | None = None
+        self.link: PlayerLink | None = None
         self.tap: TapInbox | None = None  # the link's inbox, which a shared screen's app may be fed from
 
-    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
+    async def enter(self, name: str, resume: str | None = None) -> PlayerLink | tuple[str, bool]:
         """Say hello for the player over a new link to the game server (a known key comes back to
         its player): the link, welcomed, or why the lobby refused (in the session's language) and
         whether another name could change that. Raises ``OSError`` when the game server cannot be
@@ -677,3 +677,4 @@ class SshFront:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._listener.wait_closed(), CLOSE_WAIT)
             self._listener = None
+        await close_front_links()

@@ -45,13 +45,13 @@ from ono99_kernel.wire.page import (
 )
 from ono99_kernel.wire.server import ServerMessage, Welcome
 
-from ..client.connection import Client, OtherNodes
+from ..client.connection import OtherNodes
 from ..i18n import N_, normalize, using
 from ..i18n import gettext as _
 from ..reasons import render
 from . import ssh_words, web_words
 from .config import FrontConfig
-from .door import link_player
+from .door import PlayerLink, close_front_links, link_player
 from .idle import IdleWatch
 from .session_app import SessionApp
 from .ssh import CODE_ALPHABET, CODE_LENGTH
@@ -116,9 +116,9 @@ class WebDoor:
         # seat, their name); a stale token is a new hello under that name, which asks again if it is taken.
         self.name_hint: str | None = name if name and resume else None
         self._resume = resume or None
-        self.link: Client | None = None
+        self.link: PlayerLink | None = None
 
-    async def enter(self, name: str, resume: str | None = None) -> Client | tuple[str, bool]:
+    async def enter(self, name: str, resume: str | None = None) -> PlayerLink | tuple[str, bool]:
         resume, self._resume = resume or self._resume, None
         result = await link_player(self.front.config, self.front.opening, self.address, None, name, resume,
                                    "ono99-web", OtherNodes.of(self.link) if resume else None)
@@ -505,6 +505,7 @@ class WebFront:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._runner.cleanup(), CLOSE_WAIT)
             self._runner = None
+        await close_front_links()
 
 
 class CountedConnection(asyncio.Protocol):

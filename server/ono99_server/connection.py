@@ -15,8 +15,11 @@ from ono99_kernel.access import refusal_pause
 from ono99_kernel.protocol import ProtocolError
 from ono99_kernel.wire.server import Bye, ServerMessage, encode_message
 
+from .front_link import FrontLinkServer, LinkHost
 from .members import Member
-from .player_session import Session, SessionHost
+from .player_session import Session
+
+LINK_BUDGET = 64  # a front's link carries many players: it may hold this many times a player's queue
 
 log = logging.getLogger("ono99.connection")
 READ_CHUNK = 64 * 1024
@@ -36,7 +39,7 @@ def buffered(transport: asyncio.BaseTransport) -> int:
     return size
 
 
-class ConnectionHost(SessionHost, Protocol):
+class ConnectionHost(LinkHost, Protocol):
     """What a connection asks of its server (server/ono99_server/game_server.py's ``Server``): its sessions'
     host, told when the client has said hello (it waits for one no longer)."""
 
@@ -52,14 +55,18 @@ class Connection:
         self.writer = writer
         peer = writer.get_extra_info("peername")
         config = server.config
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=config.send_queue_frames)
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()  # bounded by ``frames_budget``
+        self.frames_budget = config.send_queue_frames
+        self.bytes_budget = config.send_queue_bytes
+        self.link: FrontLinkServer | None = None  # a trusted front's link for its players (section 3c)
         self.closed = False
         self.close_reason = ""
         self.secured = False  # its TLS handshake is done: until then nothing can be said to the client
         self.handshake: asyncio.Task[None] | None = None  # the task awaiting the TLS handshake, meanwhile
         self.session = Session(server, self, address=str(peer[0]) if isinstance(peer, tuple) else "local",
                                peer=f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "local",
-                               now=asyncio.get_running_loop().time(), on_welcome=lambda: server.said_hello(self))
+                               now=asyncio.get_running_loop().time(), on_welcome=lambda: server.said_hello(self),
+                               may_link=True)
         self._writer_task: asyncio.Task[None] | None = None
         self._draining = False  # the writer task is waiting for the client to take its data
         # What is held for this client is bounded: the kernel's send buffer (set small here), the
@@ -107,16 +114,16 @@ class Connection:
             if self._write(frame) > WRITE_BUFFER_HIGH:
                 self.queue.put_nowait(b"")  # an empty frame: the writer task waits for the client, timed
             return
-        if self.queued_bytes + len(frame) > self.server.config.send_queue_bytes:
+        if self.queued_bytes + len(frame) > self.bytes_budget:
             log.warning("%s: dropped, %d bytes waiting (client too slow)", self.peer, self.queued_bytes)
             self.close("too slow: the server could not deliver your updates")
             return
-        try:
-            self.queue.put_nowait(frame)
-            self.queued_bytes += len(frame)
-        except asyncio.QueueFull:
+        if self.queue.qsize() >= self.frames_budget:
             log.warning("%s: dropped, %d frames waiting (client too slow)", self.peer, self.queue.qsize())
             self.close("too slow: the server could not deliver your updates")
+            return
+        self.queue.put_nowait(frame)
+        self.queued_bytes += len(frame)
 
     def _write(self, frame: bytes) -> int:
         """Hand a frame to the transport; watch that the client keeps taking its data. Returns the
@@ -211,14 +218,15 @@ class Connection:
             self.abort()
             return
         self.close_reason = reason
-        with contextlib.suppress(asyncio.QueueFull, ProtocolError):
-            bye = encode_message(Bye(reason=reason))
-            self.queue.put_nowait(bye)
-            self.queued_bytes += len(bye)
+        stuck = self.queue.qsize() >= self.frames_budget
+        if not stuck:
+            with contextlib.suppress(ProtocolError):
+                bye = encode_message(Bye(reason=reason))
+                self.queue.put_nowait(bye)
+                self.queued_bytes += len(bye)
         self.closed = True
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
+        self.queue.put_nowait(None)
+        if stuck:
             # A stuck client: drop the connection now. A plain close would wait for the buffered data
             # to go out (never), and run() would keep the member seated and "connected" meanwhile.
             self.writer.transport.abort()
@@ -240,6 +248,12 @@ class Connection:
                 if not data:
                     break
                 session.feed(data)
+                if session.linked is not None:  # a front's link: its channels are read from here on
+                    self.frames_budget *= LINK_BUDGET
+                    self.bytes_budget *= LINK_BUDGET
+                    self.link = FrontLinkServer(self.server, self)
+                    await self.link.run(session.rest_of_stream())
+                    break
                 while session.parked is not None:
                     await session.look_up()
                 if session.refusal is not None:  # refused at the door: answered after a pause, then closed
@@ -251,8 +265,7 @@ class Connection:
         finally:
             if not self.closed:
                 self.closed = True
-                with contextlib.suppress(asyncio.QueueFull):
-                    self.queue.put_nowait(None)
+                self.queue.put_nowait(None)
             session.ended()
             if self._writer_task is not None:
                 with contextlib.suppress(Exception):

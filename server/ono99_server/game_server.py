@@ -19,6 +19,7 @@ from ono99_kernel.tls import ServerCertificate, ephemeral_certificate, lean_read
 
 from .config import ServerConfig
 from .connection import Connection
+from .front_link import Channel
 from .lobby_state import Lobby
 from .metrics import MetricsEndpoint
 from .stores import open_storage
@@ -101,6 +102,8 @@ class Server:
         self.lobby = Lobby(self.config, self.storage)
         self.session_lobby = LobbyDoor(self.lobby)  # the port its sessions talk to the lobby through
         self.connections: set[Connection] = set()
+        self.channels: set[Channel] = set()  # the players on trusted fronts' links (section 3c)
+        self._channels_waiting = 0  # of them, those not welcomed yet: they take no player's place
         self._per_address: Counter[str] = Counter()
         self._refusing: Counter[str] = Counter()  # refused connections whose refusal is being said, by address
         self.waiting: HelloQueue[Connection] = HelloQueue(self.config.max_waiting_hellos,
@@ -200,10 +203,37 @@ class Server:
 
     def players_full(self) -> bool:
         """Every place for a player is taken (connections that have not said hello do not count)."""
-        return len(self.connections) - len(self.waiting) >= self.config.max_connections
+        welcomed = len(self.connections) - len(self.waiting) + len(self.channels) - self._channels_waiting
+        return welcomed >= self.config.max_connections
 
     def said_hello(self, connection: Connection) -> None:
         self.waiting.remove(connection)
+
+    def channel_opened(self, channel: Channel) -> str | None:
+        """A player on a front's link counts as a connection of their own: the same budgets (the waiting
+        hellos, the players' places, and their address's once their front says it, ``readdress``)."""
+        if self._closing:
+            return Refusal("the server is shutting down", why="closing")
+        if self.players_full():
+            return Refusal("the server is full", why="full")
+        if self._channels_waiting >= self.config.max_waiting_hellos:
+            return Refusal("too many connections are waiting to say hello; try again in a moment", why="waiting")
+        self.channels.add(channel)
+        self._channels_waiting += 1
+        self._per_address[channel.session.address] += 1
+        return None
+
+    def channel_welcomed(self, channel: Channel) -> None:
+        if channel in self.channels:
+            self._channels_waiting -= 1
+
+    def channel_ended(self, channel: Channel) -> None:
+        if channel not in self.channels:
+            return
+        self.channels.discard(channel)
+        if not channel.welcomed:
+            self._channels_waiting -= 1
+        self._forget_address(channel.session.address)
 
     def trusts(self, credential: str) -> bool:
         """Whether ``credential`` is one of a trusted front's (compared in constant time)."""
@@ -337,6 +367,8 @@ class Server:
         if self.cluster is not None:
             await self.cluster.close()
         for connection in list(self.connections):
+            if connection.link is not None:  # each player on a front's link is told, as if on their own
+                connection.link.close_channels(reason)
             connection.close(reason)
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.config.write_timeout)

@@ -17,8 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ono99_kernel.fronts import check_front
-from ono99_kernel.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text
+from ono99_kernel.protocol import NONCE_BYTES, FrameDecoder, ProtocolError, clean_text, encode
 from ono99_kernel.refusal import params_of
+from ono99_kernel.wire.link import FRONT_LINK, FrontLink, Linked
 from ono99_kernel.wire.requests import Hello, Prove, claimed_kind, decode_request
 from ono99_kernel.wire.server import Challenge, ErrorMessage, ServerMessage
 
@@ -96,14 +97,19 @@ class Session:
     front = False  # a trusted front's session for one of its players (docs/protocol.md section 3b)
     operator: OperatorSession | None = None  # an operator's own session (`ono99 admin`), not a player
     client_name = ""  # its hello's ``client`` (a front's names the worker: metrics)
+    linked: FrontLink | None = None  # a trusted front's link for all its players (section 3c): see ``may_link``
 
     def __init__(self, host: SessionHost, link: Link, *, address: str, peer: str, now: float,
                  admitted_at_the_door: bool = False, on_welcome: Callable[[], None] | None = None,
-                 nonces: Callable[[int], bytes] = secrets.token_bytes) -> None:
+                 nonces: Callable[[int], bytes] = secrets.token_bytes, may_link: bool = False,
+                 channel: bool = False) -> None:
         """``now``: the time the client connected, on the clock the adapter passes to ``patience``
         and ``silent`` (the session reads no clock itself). ``admitted_at_the_door``: the access policy
         was applied before the hello (the local game); a TCP hello is checked here. ``on_welcome``: told
-        once the hello is accepted. ``nonces``: the random bytes of a key's challenge, of the size asked."""
+        once the hello is accepted. ``nonces``: the random bytes of a key's challenge, of the size asked.
+        ``may_link``: a TCP connection, which a trusted front may make its link (``front_link``: then
+        ``linked`` is set and the adapter reads the link's channels from there on). ``channel``: the session
+        of one channel of such a link, whose hello must be a front's for its player."""
         self.host = host
         self.lobby = host.session_lobby
         self.nonces = nonces
@@ -124,6 +130,8 @@ class Session:
         self.parked: Hello | None = None  # a hello waiting for the claims on its name (``look_up``)
         self._looked_up: Hello | None = None
         self._decoder = FrameDecoder()
+        self.may_link = may_link
+        self.channel = channel
 
     @property
     def closed(self) -> bool:
@@ -148,8 +156,9 @@ class Session:
         try:
             for message in self._decoder.feed(data):
                 self.receive(message)
-                if self.closed or self.refusal is not None or self.parked is not None:
-                    return  # (a parked hello's next frames stay in the decoder until ``look_up``)
+                if self.closed or self.refusal is not None or self.parked is not None or self.linked is not None:
+                    return  # (a parked hello's next frames stay in the decoder until ``look_up``; a link's
+                    # are the link's, ``rest_of_stream``)
         except ProtocolError as exc:
             log.info("%s: %s: %s, closing", self.peer, exc.code, exc.reason)
             self.error(exc.code, exc.reason, params=exc.params)
@@ -169,6 +178,9 @@ class Session:
             return
         self.strikes = 0
         try:
+            if kind == FRONT_LINK and self.may_link and self.member is None:
+                self._link(FrontLink.from_wire(message))
+                return
             request = decode_request(message)
             if self.member is None:
                 if isinstance(request, Hello):
@@ -258,6 +270,9 @@ class Session:
         if hello.front is not None or self.front:
             self._front_hello(hello)
             return
+        if self.channel:
+            raise ProtocolError("bad_field", "hello.front: a channel of a front's link speaks for a front's player",
+                                fatal=True, params={"why": "front"})
         host = self.host
         if host.config.fronts_only:
             raise ProtocolError("access_denied", "this port takes only the server's SSH fronts: play with "
@@ -291,6 +306,21 @@ class Session:
             raise ProtocolError("bad_field", "hello.front: a connection speaks for one player only",
                                 params={"why": "front"})
         self._enter(hello)
+
+    def _link(self, link: FrontLink) -> None:
+        """A front makes this connection the link for all its players: trusted by its credential, once."""
+        if not self.host.trusts(link.credential):
+            log.warning("%s: refused: a front's link with a credential this server does not trust", self.peer)
+            raise ProtocolError("not_trusted", "front_link: this server does not trust that credential", fatal=True)
+        self.client_name = clean_text(link.client or "")[:64]
+        self.linked = link
+        self.link.send_frame(encode(Linked().to_wire()))
+        if self.on_welcome is not None:
+            self.on_welcome()
+
+    def rest_of_stream(self) -> bytes:
+        """What the client sent after its ``front_link``, for the link's own reader."""
+        return self._decoder.rest()
 
     def _prove(self, prove: Prove) -> None:
         """The signature answering the challenge: the key is proven, the hello goes on."""

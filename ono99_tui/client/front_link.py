@@ -1,0 +1,226 @@
+"""A front process's one link to its game server (docs/protocol.md section 3c), and its players' channels on
+it: each channel is a link like a ``Client`` of its own (an inbox of the server's messages, ``send``,
+``close``), so a front's session reads it through the same connect loop. A message the server sends several
+channels at once is decoded once and handed to each."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from itertools import count
+from typing import TYPE_CHECKING, Any
+
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, encode
+from ono99_kernel.wire.link import LINK_MAX_FRAME, FrontLink, ToFront, ToServer
+from ono99_kernel.wire.requests import Hello, Request
+
+from .connection import CONNECT_TIMEOUT, MOVING_PAUSE, Client, welcomed_name
+from .errors import ConnectionLost, ServerError
+
+if TYPE_CHECKING:
+    from ..known_servers import ServerTrust
+
+log = logging.getLogger("ono99.front_link")
+# Messages a channel's session may leave unread before it is dropped alone: its app takes all that came at
+# each frame, so this many means it has stopped reading, and the link must not hold them for it.
+CHANNEL_BACKLOG = 1000
+TOO_SLOW = "too slow: the server could not deliver your updates"  # the server's own words for a stuck client
+
+
+class LinkChannel:
+    """One player's channel on a front's link."""
+
+    def __init__(self, link: FrontLinkClient, number: int) -> None:
+        self.front_link = link
+        self.number = number
+        self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.welcome: dict[str, Any] = {}
+        self.closed = False
+
+    @property
+    def welcomed_name(self) -> str | None:
+        return welcomed_name(self.welcome)
+
+    @property
+    def resume_token(self) -> str:
+        return str(self.welcome.get("resume", ""))
+
+    async def send(self, message: Request) -> None:
+        if self.closed:
+            raise ConnectionLost("the connection is closed")
+        await self.front_link.write(ToServer(c=self.number, m=message.to_wire()))
+
+    async def close(self) -> None:
+        """The player went away: the channel ends (the server keeps their seat for the grace period)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.front_link.forget(self)
+        with contextlib.suppress(ConnectionLost, OSError):
+            await self.front_link.write(ToServer(c=self.number, end=True))
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        if self.inbox.qsize() >= CHANNEL_BACKLOG:  # stopped reading: dropped alone, the link goes on
+            log.warning("channel %d: %d messages unread, dropped", self.number, self.inbox.qsize())
+            self.inbox.put_nowait({"t": "bye", "reason": TOO_SLOW})
+            self.lost()
+            self.front_link.forget(self)
+            self.front_link.end_soon(self.number)
+            return
+        self.inbox.put_nowait(message)
+
+    def lost(self) -> None:
+        """The channel ended (by the server, or with the whole link): its session's link is lost."""
+        if not self.closed:
+            self.closed = True
+            self.inbox.put_nowait(None)
+
+    async def welcomed(self, timeout: float) -> dict[str, Any]:
+        """The ``welcome`` to its hello; an ``error`` raises ``ServerError``, an end ``ConnectionLost``."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await asyncio.wait_for(self.inbox.get(), max(0.0, end - loop.time()))
+            if message is None:
+                self.inbox.put_nowait(None)
+                raise ConnectionLost("the server closed the connection")
+            if message.get("t") == "welcome":
+                self.welcome = message
+                return message
+            if message.get("t") == "error":
+                raise ServerError.from_wire(message)
+
+
+class _LinkConnection(Client):
+    """The TLS connection of a link: its frames are the channels', read into them as they come."""
+
+    max_frame = LINK_MAX_FRAME
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.front_link: FrontLinkClient | None = None  # once linked, the frames go to its channels
+        super().__init__(reader, writer)
+
+    def take(self, message: dict[str, Any]) -> None:
+        if self.front_link is None:
+            super().take(message)
+        else:
+            self.front_link.demultiplex(message)
+
+
+class FrontLinkClient:
+    """The link of one front process: opened when a first player needs it, and again after it is lost (each
+    channel's session then connects again, through a new link, as after any lost connection)."""
+
+    def __init__(self, host: str, port: int, credential: str, trust: ServerTrust | None, client_name: str) -> None:
+        self.host = host
+        self.port = port
+        self.credential = credential
+        self.trust = trust
+        self.client_name = client_name
+        self.channels: dict[int, LinkChannel] = {}
+        self._numbers = count(1)
+        self._connection: _LinkConnection | None = None
+        self._opening = asyncio.Lock()
+
+    async def open_channel(self, hello: Hello, timeout: float = CONNECT_TIMEOUT) -> LinkChannel:
+        """A channel for one player, welcomed (its ``hello`` carries the front's word for them); raises
+        ``ServerError`` when refused, ``OSError``/``TimeoutError`` when the server is not reached. While
+        the server says the player's table is changing nodes, it says hello again."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            await self._linked(max(0.1, end - loop.time()))
+            channel = LinkChannel(self, next(self._numbers))
+            self.channels[channel.number] = channel
+            try:
+                await channel.send(hello)
+                await channel.welcomed(max(0.0, end - loop.time()))
+                return channel
+            except ServerError as exc:
+                await channel.close()
+                if exc.code == "unavailable" and exc.error.params.get("why") == "moving" and loop.time() < end:
+                    await asyncio.sleep(MOVING_PAUSE)
+                    continue
+                raise
+            except ConnectionLost as exc:
+                await channel.close()
+                raise ConnectionResetError(str(exc)) from None
+            except BaseException:
+                await channel.close()
+                raise
+
+    async def _linked(self, timeout: float) -> _LinkConnection:
+        async with self._opening:
+            connection = self._connection
+            if connection is not None and not connection.closed:
+                return connection
+            connection = await _LinkConnection.open(self.host, self.port, trust=self.trust, timeout=timeout)
+            try:
+                await connection.send_map(FrontLink(version=PROTOCOL_VERSION, credential=self.credential,
+                                                    client=self.client_name).to_wire())
+                message = await connection.recv(timeout)
+                if message.get("t") == "error":
+                    raise ServerError.from_wire(message)
+                if message.get("t") != "linked":
+                    raise ConnectionLost(f"the server answered front_link with {str(message.get('t'))[:32]!r}")
+            except BaseException:
+                await connection.close()
+                raise
+            connection.front_link = self
+            while not connection.inbox.empty():  # none come before ``linked``, but keep the order all the same
+                queued = connection.inbox.get_nowait()
+                if queued is not None:
+                    self.demultiplex(queued)
+            self._connection = connection
+            asyncio.get_running_loop().create_task(self._watch(connection))
+            log.info("linked to the game server at %s:%d", self.host, self.port)
+            return connection
+
+    async def _watch(self, connection: _LinkConnection) -> None:
+        """When the link ends, every channel's session has lost its link."""
+        with contextlib.suppress(BaseException):
+            await connection.ended.wait()
+        if self._connection is connection:
+            self._connection = None
+        for channel in list(self.channels.values()):
+            channel.lost()
+        self.channels.clear()
+
+    def demultiplex(self, message: dict[str, Any]) -> None:
+        try:
+            frame = ToFront.from_wire(message)
+        except ProtocolError as exc:
+            log.warning("the game server sent a frame that is no channel's (%s): ignored", exc.reason)
+            return
+        for number in frame.to:
+            channel = self.channels.get(number)
+            if channel is None:
+                continue
+            if frame.m is not None:
+                channel.deliver(frame.m)  # one decoded message for all of them
+            if frame.end is not None:
+                channel.lost()
+                self.forget(channel)
+
+    def forget(self, channel: LinkChannel) -> None:
+        if self.channels.get(channel.number) is channel:
+            del self.channels[channel.number]
+
+    def end_soon(self, number: int) -> None:
+        connection = self._connection
+        if connection is not None and not connection.closed:
+            connection.writer.write(encode(ToServer(c=number, end=True).to_wire()))
+
+    async def write(self, frame: ToServer) -> None:
+        connection = self._connection
+        if connection is None or connection.closed:
+            raise ConnectionLost("the link to the game server is lost")
+        await connection.send_map(frame.to_wire())
+
+    async def close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.close()
