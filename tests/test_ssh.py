@@ -613,7 +613,8 @@ async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
     await until_released(apps, "every finished session's app to be released")
     grown = rss_bytes() - before
     assert grown < 40 * 1024 * 1024, f"resident memory grew by {grown / 2**20:.1f} MiB over 100 sessions"
-    assert not rig.front.sessions and not rig.front.connections and not rig.server.connections
+    assert not rig.front.sessions and not rig.front.connections and not rig.server.channels
+    assert [c.link is not None for c in rig.server.connections] == [True]  # the front's one link stays
     assert rig.server.lobby.members == {}
 
 

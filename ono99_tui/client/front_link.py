@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from itertools import count
 from typing import TYPE_CHECKING, Any
@@ -132,7 +133,8 @@ class FrontLinkClient:
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while True:
-            await self._linked(max(0.1, end - loop.time()))
+            # Opened outside the session's context: the link's tasks outlive it, and must not keep its app alive.
+            await asyncio.create_task(self._linked(max(0.1, end - loop.time())), context=contextvars.Context())
             channel = LinkChannel(self, next(self._numbers))
             self.channels[channel.number] = channel
             try:
@@ -190,6 +192,8 @@ class FrontLinkClient:
         self.channels.clear()
 
     def demultiplex(self, message: dict[str, Any]) -> None:
+        if message.get("t") != "ch":  # the link's own error or bye: it ends, and each channel with it
+            return
         try:
             frame = ToFront.from_wire(message)
         except ProtocolError as exc:
