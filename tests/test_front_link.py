@@ -1,0 +1,270 @@
+"""One link per front process (docs/protocol.md section 3c): a front's players share one TLS connection to
+the game server, each on a channel with a session of its own. Tried here against a real server on loopback
+TLS: the link as the wire has it (a raw connection saying ``front_link`` and ``ch``), the front's link client
+(ono99_tui/client/front_link.py), and the SSH front's sessions on it with asyncssh clients."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ono99_kernel.fronts import FrontAssertion, new_credential
+from ono99_kernel.protocol import PROTOCOL_VERSION, encode
+from ono99_kernel.wire.link import FrontLink, ToServer
+from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Spectate, Start
+from ono99_server.connection import Connection
+from ono99_tui.client import front_link as front_link_module
+from ono99_tui.client.front_link import TOO_SLOW, FrontLinkClient, LinkChannel
+from ono99_tui.client.errors import ServerError
+from tests.server_helpers import TIMEOUT, Harness, TestClient, running_server, wait_until
+from tests.test_ssh import Player, start_rig, until
+
+CREDENTIAL = new_credential()
+ADA_ADDRESS = "198.51.100.7"
+
+
+def typed_hello(name: str, address: str = ADA_ADDRESS) -> Hello:
+    """A front's hello for a guest player from ``address``."""
+    return Hello(version=PROTOCOL_VERSION, name=name, client="ono99-ssh",
+                 front=FrontAssertion(CREDENTIAL, address, None).to_wire())
+
+
+def front_hello(name: str, address: str = ADA_ADDRESS) -> dict[str, Any]:
+    return typed_hello(name, address).to_wire()
+
+
+class RawLink:
+    """A front's link as the wire has it: every frame the server sends, kept in order."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        self.frames: list[dict[str, Any]] = []
+
+    @classmethod
+    async def open(cls, h: Harness, credential: str = CREDENTIAL) -> RawLink:
+        """A link said ``front_link`` with ``credential`` (the trusted one: ``linked`` read)."""
+        client = await h.raw()
+        await client.send_map(FrontLink(version=PROTOCOL_VERSION, credential=credential).to_wire())
+        link = cls(client)
+        if credential == CREDENTIAL:
+            assert (await link.next())["t"] == "linked"
+        return link
+
+    async def next(self) -> dict[str, Any]:
+        frame = await self.client.recv(TIMEOUT)
+        self.frames.append(frame)
+        return frame
+
+    async def send(self, channel: int, message: Any) -> None:
+        await self.client.send_raw(encode({"t": "ch", "c": channel, "m": message}))
+
+    async def until(self, channel: int, kind: str, where: Any = None) -> dict[str, Any]:
+        """The next message of ``kind`` for ``channel`` (alone or among others)."""
+        while True:
+            frame = await self.next()
+            message = frame.get("m")
+            if channel in frame.get("to", []) and isinstance(message, dict) and message.get("t") == kind \
+                    and (where is None or where(message)):
+                return message
+
+    async def ended(self, channel: int) -> str:
+        while True:
+            frame = await self.next()
+            if frame.get("to") == [channel] and "end" in frame:
+                return str(frame["end"])
+
+    def messages_to(self, channel: int) -> list[dict[str, Any]]:
+        return [f["m"] for f in self.frames if channel in f.get("to", []) and isinstance(f.get("m"), dict)]
+
+
+@pytest.fixture
+async def h(tmp_path: Path) -> Any:
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as harness:
+        yield harness
+
+
+async def test_a_link_needs_a_trusted_credential(h: Harness) -> None:
+    """Tried: ``front_link`` with a credential the server does not trust: refused with ``not_trusted`` and
+    closed, as a front's hello is; with the trusted one: ``linked``, counted as one connection."""
+    refused = await RawLink.open(h, credential="guessed")
+    error = await refused.next()
+    assert error["t"] == "error" and error["code"] == "not_trusted"
+    assert (await refused.next())["t"] == "bye"
+    link = await RawLink.open(h)
+    assert [c.link is not None for c in h.server.connections] == [True]
+    await link.send(1, front_hello("ada"))
+    welcome = await link.until(1, "welcome")
+    assert welcome["name"] == "ada"
+
+
+async def test_players_on_one_link_see_their_own_views_and_spectators_get_one_frame(h: Harness) -> None:
+    """Tried: Ada and Bob seated at one table and Cy and Di watching it, all four on one link, through a
+    game played to the end. Every state that shows a hand goes to that seat's channel alone (no seated
+    player's cards reach another channel), and each spectators' state goes once, to both of their
+    channels together."""
+    link = await RawLink.open(h)
+    for number, name in enumerate(("ada", "bob", "cy", "di"), start=1):
+        await link.send(number, front_hello(name, address=f"198.51.100.{number}"))
+        await link.until(number, "welcome")
+    await link.send(1, CreateTable(name="t", seats=2).to_wire())
+    table = (await link.until(1, "table"))["table"]
+    await link.send(2, Join(table=table["id"]).to_wire())
+    await link.until(2, "table", lambda m: m["table"]["you"] == 1)
+    for number in (3, 4):
+        await link.send(number, Spectate(table=table["id"]).to_wire())
+        await link.until(number, "table", lambda m: m["table"]["you"] is None)
+    await link.send(1, Start().to_wire())
+    seats = {0: 1, 1: 2}  # seat -> channel
+    acted: set[tuple[int, int]] = set()
+    while True:
+        frame = await link.next()
+        message = frame.get("m")
+        if not isinstance(message, dict) or message.get("t") != "state":
+            continue
+        view = message["view"]
+        if view["seat"] is None:
+            assert sorted(frame["to"]) == [3, 4], frame["to"]  # the spectators' view, once for both
+            assert view["hand"] == []
+        else:
+            assert frame["to"] == [seats[view["seat"]]], (view["seat"], frame["to"])
+            if view["turn"] == view["seat"] and view["legal"] and (message["game_no"], view["version"]) not in acted:
+                acted.add((message["game_no"], view["version"]))
+                await link.send(seats[view["seat"]], {"t": "act", "action": view["legal"][0],
+                                                      "version": view["version"]})
+        if view.get("winner") is not None:
+            break
+    assert any(sorted(f.get("to", [])) == [3, 4] for f in link.frames)
+
+
+async def test_a_channels_bad_message_or_flood_closes_that_channel_only(h: Harness) -> None:
+    """Tried on one link: a channel sends something that is no message (a number); another floods pings
+    far past the rate limit; a third says hello without a front's word. Each is answered and closed
+    alone, with its reason; Ada's channel beside them answers a ping after all of it."""
+    link = await RawLink.open(h)
+    await link.send(1, front_hello("ada"))
+    await link.until(1, "welcome")
+    await link.send(2, front_hello("bob", address="198.51.100.8"))
+    await link.until(2, "welcome")
+    await link.send(2, 42)
+    assert (await link.until(2, "error"))["code"] == "bad_frame"
+    assert "map" in await link.ended(2)
+    await link.send(3, front_hello("cy", address="198.51.100.9"))
+    await link.until(3, "welcome")
+    for n in range(200):
+        await link.send(3, Ping(n=n).to_wire())
+    assert await link.ended(3) == "too many messages"
+    await link.send(4, Hello(version=PROTOCOL_VERSION, name="eve").to_wire())
+    assert (await link.until(4, "error"))["code"] == "bad_field"
+    await link.ended(4)
+    await link.send(1, Ping(n=7).to_wire())
+    assert (await link.until(1, "pong"))["n"] == 7
+    assert {c.session.member.name for c in h.server.channels if c.session.member is not None} == {"ada"}
+
+
+async def test_budgets_per_player_hold_behind_the_link(tmp_path: Path) -> None:
+    """Tried: a server taking 2 connections an address; on one link, three players from the same address
+    and one from another. The third from that address is refused ``too_many_connections`` as it would be
+    on connections of its own; the one from elsewhere comes in; one leaving gives its place back."""
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,), max_connections_per_address=2) as h:
+        link = await RawLink.open(h)
+        for number in (1, 2):
+            await link.send(number, front_hello(f"p{number}"))
+            await link.until(number, "welcome")
+        await link.send(3, front_hello("p3"))
+        refusal = await link.until(3, "error")
+        assert refusal["code"] == "too_many_connections" and ADA_ADDRESS in refusal["reason"]
+        await link.send(4, front_hello("p4", address="203.0.113.5"))
+        await link.until(4, "welcome")
+        await link.client.send_raw(encode(ToServer(c=1, end=True).to_wire()))
+        await wait_until(lambda: len(h.server.channels) == 2, "p1's channel to end")
+        await link.send(5, front_hello("p5"))
+        assert (await link.until(5, "welcome"))["name"] == "p5"
+
+
+async def front_link_client(h: Harness) -> FrontLinkClient:
+    return FrontLinkClient("127.0.0.1", h.port, CREDENTIAL, h.trust, "ono99-front/test")
+
+
+async def test_a_session_that_stops_reading_is_dropped_alone(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tried with the front's link client: Ada's session stops taking its messages while her pings'
+    answers keep coming; Bob's, on the same link, reads his. Once Ada's unread messages reach the limit
+    her channel ends with the server's words for a session too slow, and the server lets her go; Bob's
+    channel goes on."""
+    monkeypatch.setattr(front_link_module, "CHANNEL_BACKLOG", 20)
+    link = await front_link_client(h)
+    try:
+        ada = await link.open_channel(typed_hello("ada"))
+        bob = await link.open_channel(typed_hello("bob", "198.51.100.8"))
+        for n in range(40):
+            with contextlib.suppress(Exception):
+                await ada.send(Ping(n=n))
+        await wait_until(lambda: ada.closed, "Ada's channel to be dropped")
+        unread = [ada.inbox.get_nowait() for _ in range(ada.inbox.qsize())]
+        assert unread[-2:] == [{"t": "bye", "reason": TOO_SLOW}, None]
+        await wait_until(lambda: {c.session.member.name for c in h.server.channels
+                                  if c.session.member is not None} == {"bob"}, "the server to let Ada go")
+        await bob.send(Ping(n=1))
+        while (message := await asyncio.wait_for(bob.inbox.get(), TIMEOUT)) is not None:
+            if message.get("t") == "pong":
+                break
+        assert message == {"t": "pong", "n": 1}
+    finally:
+        await link.close()
+
+
+async def test_a_refused_hello_on_the_link_is_said_to_that_player(h: Harness) -> None:
+    """Tried: the front's link client says hello for two players under one name: the second is refused
+    ``name_taken`` (a ``ServerError``, as on a connection of its own) and its channel closed; the first
+    stays."""
+    link = await front_link_client(h)
+    try:
+        first = await link.open_channel(typed_hello("ada"))
+        with pytest.raises(ServerError) as refused:
+            await link.open_channel(typed_hello("ada", "198.51.100.8"))
+        assert refused.value.code == "name_taken"
+        assert isinstance(first, LinkChannel) and not first.closed and list(link.channels) == [first.number]
+    finally:
+        await link.close()
+
+
+@pytest.mark.system
+async def test_ssh_sessions_share_one_link_and_come_back_when_it_is_lost(tmp_path: Path) -> None:
+    """Tried with the SSH front and asyncssh clients with PTYs: Ada and Bob sit at one table; the server
+    holds one connection for the front (its link) with their two channels. The link is then cut (the
+    server drops the connection): both sessions connect again through a new link, by themselves, and
+    are back in their seats, the game going on."""
+    rig = await start_rig(tmp_path)
+    players: list[Player] = []
+    try:
+        ada = await Player.connect(rig, "ada")
+        players.append(ada)
+        await ada.until_shown(b"you are", "Ada's lobby")
+        bob = await Player.connect(rig, "bob")
+        players.append(bob)
+        await bob.until_shown(b"you are", "Bob's lobby")
+        ada.app.send_message(CreateTable(name="t", seats=2))
+        await until(lambda: ada.app.model.table is not None, "Ada's table")
+        table = ada.app.model.table
+        assert table is not None
+        bob.app.send_message(Join(table=table.id))
+        await until(lambda: bob.app.model.table is not None and bob.app.model.table.you == 1, "Bob's seat")
+        server = rig.server
+        links = [c for c in server.connections if c.link is not None]
+        assert len(server.connections) == 1 and len(links) == 1 and len(server.channels) == 2
+        cut: Connection = links[0]
+        cut.abort()
+        await until(lambda: cut not in server.connections, "the link to be gone")
+        await until(lambda: len(server.channels) == 2 and all(c.welcomed for c in server.channels),
+                    "both players back on a new link")
+        assert len([c for c in server.connections if c.link is not None]) == 1
+        seated = server.lobby.tables[table.id].seating.seats
+        await until(lambda: all(seat.connected for seat in seated), "both seats connected again")
+        assert [seat.member.name for seat in seated if seat.member is not None] == ["ada", "bob"]
+    finally:
+        for player in players:
+            await player.close()
+        await rig.close()
