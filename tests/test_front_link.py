@@ -18,8 +18,8 @@ from ono99_kernel.wire.link import FrontLink, ToServer
 from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Spectate, Start
 from ono99_server.connection import Connection
 from ono99_tui.client import front_link as front_link_module
-from ono99_tui.client.front_link import TOO_SLOW, FrontLinkClient, LinkChannel
 from ono99_tui.client.errors import ServerError
+from ono99_tui.client.front_link import TOO_SLOW, FrontLinkClient, LinkChannel
 from tests.server_helpers import TIMEOUT, Harness, TestClient, running_server, wait_until
 from tests.test_ssh import Player, start_rig, until
 

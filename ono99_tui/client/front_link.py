@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, encode
 from ono99_kernel.wire.link import LINK_MAX_FRAME, FrontLink, ToFront, ToServer
 from ono99_kernel.wire.requests import Hello, Request
+from ono99_kernel.wire.server import Bye
 
 from .connection import CONNECT_TIMEOUT, MOVING_PAUSE, Client, welcomed_name
 from .errors import ConnectionLost, ServerError
@@ -66,7 +67,7 @@ class LinkChannel:
             return
         if self.inbox.qsize() >= CHANNEL_BACKLOG:  # stopped reading: dropped alone, the link goes on
             log.warning("channel %d: %d messages unread, dropped", self.number, self.inbox.qsize())
-            self.inbox.put_nowait({"t": "bye", "reason": TOO_SLOW})
+            self.inbox.put_nowait(Bye(reason=TOO_SLOW).to_wire())
             self.lost()
             self.front_link.forget(self)
             self.front_link.end_soon(self.number)
