@@ -26,6 +26,7 @@ from ono99_kernel.fingerprints import fingerprint_digest
 from ono99_kernel.protocol import identity_proof_message
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
+from ono99_kernel.wire.link import CHANNEL, FRONT_LINK, FrontLink, ToServer
 from ono99_kernel.wire.requests import Act, decode_request
 from ono99_kernel.wire.server import Chat, TableDetail, TableInfo, Unplayable, View
 from tests.declared import SERVER_TYPES
@@ -43,6 +44,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "## 3. Connection life cycle": {"ssh": SshSettings(auth="password", password="open sesame")},
     "## 3a. Identity: a key, proven by a signature": {},
     "## 3b. Fronts: a trusted front speaks for its players": {
+        "front_credentials": ("Vq3dK0sXh1YfWm8PzR2tLc9uNb4eJa7G",)},
+    "## 3c. A front's link: one connection for all its players": {
         "front_credentials": ("Vq3dK0sXh1YfWm8PzR2tLc9uNb4eJa7G",)},
     "## 5b. Running a public host: players' mutes, blocks and reports; operators": {
         "admins": ROOT / "tests" / "data" / "protocol_example_admins"},
@@ -161,6 +164,15 @@ async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, he
                         server_key = fingerprint_digest(client.server_fingerprint)  # the certificate it saw
                         expected["signature"] = EXAMPLE_KEY.sign(identity_proof_message(server_key, last["nonce"]),
                                                                  b"ssh-ed25519")
+                    if expected["t"] in (FRONT_LINK, CHANNEL):  # a front's link (section 3c), typed as it has it
+                        link_frame = FrontLink.from_wire(expected) if expected["t"] == FRONT_LINK else \
+                            ToServer.from_wire(expected)
+                        assert link_frame.to_wire() == expected, text
+                        inner = expected.get("m")
+                        if inner is not None and "front" in inner:
+                            assert decode_request(inner).to_wire() == inner, text
+                        await client.send_map(expected)
+                        continue
                     request = decode_request(expected)  # the document's request, as the typed model has it
                     assert request.to_wire() == expected, text
                     await client.send(request)
