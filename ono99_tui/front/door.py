@@ -112,30 +112,30 @@ async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: 
     assertion = FrontAssertion(config.credential, address, fingerprint)
     # the client name says which worker: the server's metrics count sessions per worker
     named = f"{client_name}/{os.getpid()}"
-    async with opening:
-        try:
-            if config.shared_link:
-                hello = Hello(version=PROTOCOL_VERSION, name=name or "", client=named, resume=resume or None,
-                              front=assertion.to_wire())
-                try:
-                    return await front_link(config).open_channel(hello, config.link_timeout)
-                except ServerError as exc:
-                    if exc.code != "elsewhere":
-                        raise
-                    # another node of the server holds the player's table: they go there on a link of their own
+    try:
+        if config.shared_link:  # a hello on the process's link: no TLS session of its own to wait for
+            hello = Hello(version=PROTOCOL_VERSION, name=name or "", client=named, resume=resume or None,
+                          front=assertion.to_wire())
+            try:
+                return await front_link(config).open_channel(hello, config.link_timeout)
+            except ServerError as exc:
+                if exc.code != "elsewhere":
+                    raise
+                # another node of the server holds the player's table: they go there on a link of their own
+        async with opening:
             return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
                                         timeout=config.link_timeout, client_name=named,
                                         front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
                                         others=others)
-        except ServerError as exc:
-            # said in the session's language: this runs in its app's context
-            return said(exc.error), exc.code not in NAME_ERRORS
-        except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
-            log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
-                      "connecting (give this front the server's fingerprint with --server-fingerprint)",
-                      config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
-            raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
-                from exc
+    except ServerError as exc:
+        # said in the session's language: this runs in its app's context
+        return said(exc.error), exc.code not in NAME_ERRORS
+    except UntrustedServer as exc:  # not the game server it was told to trust: say nothing to it
+        log.error("the game server at %s:%d shows the TLS certificate %s, not the pinned %s: not "
+                  "connecting (give this front the server's fingerprint with --server-fingerprint)",
+                  config.server_host, config.server_port, exc.fingerprint, config.server_fingerprint)
+        raise ConnectionRefusedError(f"the game server's certificate is not {config.server_fingerprint}") \
+            from exc
 
 
 def front_link(config: FrontConfig) -> FrontLinkClient:

@@ -56,7 +56,7 @@ SHORTCUT_PREFIXES = (("watch-", True), ("join-", False))
 # of an invite code (server/ono99_server/table_room.py makes them)
 CODE_ALPHABET = frozenset("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 CODE_LENGTH = 6
-OPENING_AT_ONCE = 3  # links a front opens at once: the game server lets 8 per address wait for their hello
+OPENING_AT_ONCE = 3  # connections of their own a front opens at once: the game server lets 8 per address wait
 RETRY_AT_LEAST = 5  # seconds a login told the front is busy is asked to wait, at least
 LOGIN_WORDS_EARLY = 1.0  # a login still under way this long before its timeout is told why it ends
 
