@@ -6,7 +6,6 @@ TLS: the link as the wire has it (a raw connection saying ``front_link`` and ``c
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -191,27 +190,37 @@ async def front_link_client(h: Harness) -> FrontLinkClient:
 
 async def test_a_session_that_stops_reading_is_dropped_alone(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tried with the front's link client: Ada's session stops taking its messages while her pings'
-    answers keep coming; Bob's, on the same link, reads his. Once Ada's unread messages reach the limit
-    her channel ends with the server's words for a session too slow, and the server lets her go; Bob's
-    channel goes on."""
-    monkeypatch.setattr(front_link_module, "CHANNEL_BACKLOG", 20)
+    answers keep coming; Bob's, on the same link, reads his as they come. Once Ada's oldest unread
+    message is older than the limit (1 s here) her channel ends with the server's words for a session
+    too slow, and the server lets her go; Bob's channel goes on."""
+    monkeypatch.setattr(front_link_module, "CHANNEL_STALL", 1.0)
     link = await front_link_client(h)
     try:
         ada = await link.open_channel(typed_hello("ada"))
         bob = await link.open_channel(typed_hello("bob", "198.51.100.8"))
-        for n in range(40):
-            with contextlib.suppress(Exception):
-                await ada.send(Ping(n=n))
-        await wait_until(lambda: ada.closed, "Ada's channel to be dropped")
+        bob_read: list[dict[str, Any]] = []
+
+        async def bob_reads() -> None:
+            while (message := await bob.inbox.get()) is not None:
+                bob_read.append(message)
+
+        reader = asyncio.create_task(bob_reads())
+        loop = asyncio.get_running_loop()
+        end = loop.time() + TIMEOUT
+        n = 0
+        while not ada.closed and loop.time() < end:
+            n += 1
+            await ada.send(Ping(n=n))
+            await asyncio.sleep(0.05)
+        assert ada.closed
         unread = [ada.inbox.get_nowait() for _ in range(ada.inbox.qsize())]
         assert unread[-2:] == [{"t": "bye", "reason": TOO_SLOW}, None]
         await wait_until(lambda: {c.session.member.name for c in h.server.channels
                                   if c.session.member is not None} == {"bob"}, "the server to let Ada go")
         await bob.send(Ping(n=1))
-        while (message := await asyncio.wait_for(bob.inbox.get(), TIMEOUT)) is not None:
-            if message.get("t") == "pong":
-                break
-        assert message == {"t": "pong", "n": 1}
+        await wait_until(lambda: {"t": "pong", "n": 1} in bob_read, "Bob's pong")
+        assert not bob.closed
+        reader.cancel()
     finally:
         await link.close()
 

@@ -24,9 +24,12 @@ if TYPE_CHECKING:
     from ..known_servers import ServerTrust
 
 log = logging.getLogger("ono99.front_link")
-# Messages a channel's session may leave unread before it is dropped alone: its app takes all that came at
-# each frame, so this many means it has stopped reading, and the link must not hold them for it.
-CHANNEL_BACKLOG = 1000
+# A channel's session is dropped alone when it has left messages unread this long: its app takes all that
+# came at each of its frames, the slowest 5 s apart (ono99_tui/front/pacing.py HELD_FRAME), so it has stopped
+# reading, and the link must not hold its messages for it. Or this many, whatever the time (a full-speed
+# table sends a few hundred a second).
+CHANNEL_STALL = 60.0
+CHANNEL_BACKLOG = 20_000
 TOO_SLOW = "too slow: the server could not deliver your updates"  # the server's own words for a stuck client
 
 
@@ -39,6 +42,7 @@ class LinkChannel:
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.welcome: dict[str, Any] = {}
         self.closed = False
+        self.unread_since = 0.0  # loop time of the oldest message its session has not taken (with a backlog)
 
     @property
     def welcomed_name(self) -> str | None:
@@ -65,7 +69,11 @@ class LinkChannel:
     def deliver(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
-        if self.inbox.qsize() >= CHANNEL_BACKLOG:  # stopped reading: dropped alone, the link goes on
+        now = asyncio.get_running_loop().time()
+        if self.inbox.empty():
+            self.unread_since = now
+        elif now - self.unread_since >= CHANNEL_STALL or self.inbox.qsize() >= CHANNEL_BACKLOG:
+            # stopped reading: dropped alone, the link goes on
             log.warning("channel %d: %d messages unread, dropped", self.number, self.inbox.qsize())
             self.inbox.put_nowait(Bye(reason=TOO_SLOW).to_wire())
             self.lost()
