@@ -6,6 +6,7 @@ TLS: the link as the wire has it (a raw connection saying ``front_link`` and ``c
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.protocol import PROTOCOL_VERSION, encode
 from ono99_kernel.wire.link import FrontLink, ToServer
-from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Spectate, Start
+from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Say, Spectate, Start
 from ono99_server.connection import Connection
 from ono99_tui.client import front_link as front_link_module
 from ono99_tui.client.errors import ServerError
@@ -221,6 +222,44 @@ async def test_a_session_that_stops_reading_is_dropped_alone(h: Harness, monkeyp
         await wait_until(lambda: {"t": "pong", "n": 1} in bob_read, "Bob's pong")
         assert not bob.closed
         reader.cancel()
+    finally:
+        await link.close()
+
+
+async def test_each_channel_takes_its_messages_in_its_own_sessions_context(h: Harness) -> None:
+    """A front session's inbox may act as it takes a message (a shared screen's tap), and that needs the
+    session's context: its app, its language. Tried: two sessions, each in a context of its own, open a
+    channel on one link (the first opening the link itself); the lobby's news that both are in comes in one
+    frame, read by the link's own task; each inbox sees it put there in its own session's context."""
+    who: contextvars.ContextVar[str] = contextvars.ContextVar("who")
+    link = await front_link_client(h)
+
+    class Recording(asyncio.Queue[dict[str, Any] | None]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen_in: list[str] = []
+            self.kinds: list[str] = []
+
+        def put_nowait(self, item: dict[str, Any] | None) -> None:
+            self.seen_in.append(who.get("none"))
+            self.kinds.append(str(item.get("t")) if item is not None else "end")
+            super().put_nowait(item)
+
+    async def session(name: str, address: str) -> tuple[LinkChannel, Recording]:
+        who.set(name)
+        channel = await link.open_channel(typed_hello(name, address))
+        channel.inbox = recording = Recording()
+        return channel, recording
+
+    try:
+        (ada, ada_inbox), (_bob, bob_inbox) = [
+            await asyncio.create_task(session(name, address), context=contextvars.Context())
+            for name, address in (("ada", ADA_ADDRESS), ("bob", "198.51.100.8"))]
+        await wait_until(lambda: "online" in ada_inbox.kinds and "online" in bob_inbox.kinds,
+                         "news of Bob to reach both")
+        await ada.send(Say(text="hello", scope="lobby"))
+        await wait_until(lambda: "chat" in bob_inbox.kinds, "Ada's line to reach Bob")
+        assert set(ada_inbox.seen_in) == {"ada"} and set(bob_inbox.seen_in) == {"bob"}
     finally:
         await link.close()
 

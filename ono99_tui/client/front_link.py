@@ -42,6 +42,10 @@ class LinkChannel:
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.welcome: dict[str, Any] = {}
         self.closed = False
+        # What comes is put in the inbox in the context of the session that opened the channel (its app, its
+        # language), as a connection of its own reads in the context it was opened in: an inbox may act as it
+        # takes a message (a shared screen's tap, ono99_tui/front/sharing.py).
+        self.context = contextvars.copy_context()
         self.unread_since = 0.0  # loop time of the oldest message its session has not taken (with a backlog)
 
     @property
@@ -75,18 +79,18 @@ class LinkChannel:
         elif now - self.unread_since >= CHANNEL_STALL or self.inbox.qsize() >= CHANNEL_BACKLOG:
             # stopped reading: dropped alone, the link goes on
             log.warning("channel %d: %d messages unread, dropped", self.number, self.inbox.qsize())
-            self.inbox.put_nowait(Bye(reason=TOO_SLOW).to_wire())
+            self.context.run(self.inbox.put_nowait, Bye(reason=TOO_SLOW).to_wire())
             self.lost()
             self.front_link.forget(self)
             self.front_link.end_soon(self.number)
             return
-        self.inbox.put_nowait(message)
+        self.context.run(self.inbox.put_nowait, message)
 
     def lost(self) -> None:
         """The channel ended (by the server, or with the whole link): its session's link is lost."""
         if not self.closed:
             self.closed = True
-            self.inbox.put_nowait(None)
+            self.context.run(self.inbox.put_nowait, None)
 
     async def welcomed(self, timeout: float) -> dict[str, Any]:
         """The ``welcome`` to its hello; an ``error`` raises ``ServerError``, an end ``ConnectionLost``."""
