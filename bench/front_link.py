@@ -8,22 +8,24 @@ The game server is ``ono99 serve`` (no SSH, no web) in a process of its own; thi
 front. Two players on plain connections play the game's moves as fast as the server answers; over
 --moves moves: this process's CPU (the front's part) and the game server's, per move and per watcher.
 
-Run: python bench/front_link.py --watchers 100 300 [--moves 150]
+Run: python bench/front_link.py --watchers 100 300 [--moves 30]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from measuring import HOST, cpu_seconds, free_port, start_serve, stop_serve, watched_game
+from measuring import HOST, cpu_seconds, free_port, start_serve, stop_serve
 
 from ono99_kernel.fronts import FrontAssertion
 from ono99_kernel.protocol import PROTOCOL_VERSION
-from ono99_kernel.wire.requests import Act, Hello, Spectate
+from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Spectate, Start
 from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.client.connection import Client
 from ono99_tui.client.front_link import FrontLinkClient
@@ -33,10 +35,19 @@ CREDENTIAL = "bench-front-link-credential-0123456789abcdef"
 
 
 async def follow(link: Link, seen: list[int]) -> None:
-    """Take in every message as an app does (decoded into typed values); count the states."""
+    """Take in every message as an app does (decoded into typed values); count them, and the states."""
     while (message := await link.inbox.get()) is not None:
+        seen[1] += 1
         if decode_server_message(message).t == "state":
             seen[0] += 1
+
+
+async def settled(seen: list[list[int]]) -> None:
+    """Until no watcher has taken in anything for a second (their arrivals' table updates, the last moves)."""
+    last = -1
+    while (total := sum(s[1] for s in seen)) != last:
+        last = total
+        await asyncio.sleep(1.0)
 
 
 async def play(players: dict[int, Client], moves: int) -> int:
@@ -64,13 +75,32 @@ async def play(players: dict[int, Client], moves: int) -> int:
     return made
 
 
+@contextlib.asynccontextmanager
+async def game(port: int, tag: str) -> AsyncIterator[tuple[dict[int, Client], str]]:
+    """Two players (named after ``tag``: each run's own) start a game at a private table: the players by
+    seat, and the table's invite code for the watchers."""
+    host = await Client.connect(HOST, port, f"{tag}a")
+    guest = await Client.connect(HOST, port, f"{tag}b")
+    try:
+        await host.send(CreateTable(name=tag, seats=2, private=True, turn_seconds=0))
+        code = (await host.expect("table"))["table"]["code"]
+        await guest.send(Join(code=code))
+        await guest.expect("table")
+        await host.send(Start())
+        yield {0: host, 1: guest}, code
+    finally:
+        await host.close()
+        await guest.close()
+
+
 async def one_run(port: int, watchers: int, moves: int, linked: bool, server_pid: int) -> str:
-    async with watched_game(port) as (players, code):
+    tag = f"{'l' if linked else 'c'}{watchers}"
+    async with game(port, tag) as (players, code):
         links: list[Link] = []
         front = FrontLinkClient(HOST, port, CREDENTIAL, None, "bench") if linked else None
         for index in range(watchers):
             assertion = FrontAssertion(CREDENTIAL, f"127.0.{1 + index // 250}.{1 + index % 250}", None)
-            name = f"w{index}"
+            name = f"{tag}w{index}"
             if front is not None:
                 links.append(await front.open_channel(Hello(version=PROTOCOL_VERSION, name=name, client="bench",
                                                             front=assertion.to_wire())))
@@ -78,13 +108,13 @@ async def one_run(port: int, watchers: int, moves: int, linked: bool, server_pid
                 links.append(await Client.connect(HOST, port, name, front=assertion, client_name="bench"))
         for link in links:
             await link.send(Spectate(code=code))
-        seen = [[0] for _ in links]
+        seen = [[0, 0] for _ in links]
         tasks = [asyncio.create_task(follow(link, s)) for link, s in zip(links, seen, strict=True)]
-        await asyncio.sleep(2.0)
+        await settled(seen)
+        states0 = sum(s[0] for s in seen)
         front0, game0, started = time.process_time(), cpu_seconds(server_pid), time.perf_counter()
         made = await play(players, moves)
-        target = [s[0] for s in seen]
-        await asyncio.sleep(1.0)  # the last states reach every watcher
+        await settled(seen)  # the last states reach every watcher (a second with nothing more is counted)
         front_cpu, game_cpu = time.process_time() - front0, cpu_seconds(server_pid) - game0
         wall = time.perf_counter() - started
         for link in links:
@@ -93,7 +123,7 @@ async def one_run(port: int, watchers: int, moves: int, linked: bool, server_pid
             task.cancel()
         if front is not None:
             await front.close()
-        states = sum(target)
+        states = sum(s[0] for s in seen) - states0
         mode = "one link" if linked else "a connection each"
         return (f"| {mode} | {watchers} | {made} | {states} | {wall:.1f} s | {front_cpu:.2f} s | "
                 f"{front_cpu / max(1, made) * 1000:.1f} ms | {front_cpu / max(1, states) * 1e6:.0f} µs | "
@@ -123,5 +153,5 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--watchers", type=int, nargs="+", default=[100, 300])
-    parser.add_argument("--moves", type=int, default=150)
+    parser.add_argument("--moves", type=int, default=30, help="at most: a game of two may end sooner")
     asyncio.run(main(parser.parse_args()))
