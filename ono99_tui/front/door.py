@@ -112,6 +112,7 @@ async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: 
     assertion = FrontAssertion(config.credential, address, fingerprint)
     # the client name says which worker: the server's metrics count sessions per worker
     named = f"{client_name}/{os.getpid()}"
+    host, port = config.server_host, config.server_port
     try:
         if config.shared_link:  # a hello on the process's link: no TLS session of its own to wait for
             hello = Hello(version=PROTOCOL_VERSION, name=name or "", client=named, resume=resume or None,
@@ -121,9 +122,11 @@ async def link_player(config: FrontConfig, opening: asyncio.Semaphore, address: 
             except ServerError as exc:
                 if exc.code != "elsewhere":
                     raise
-                # another node of the server holds the player's table: they go there on a link of their own
+                # Another node of the server holds the player's table: they go there on a connection of their
+                # own, which must show the certificate pinned here (docs/protocol.md section 10b).
+                host, port = str(exc.error.params.get("host", host)), int(exc.error.params.get("port", port))
         async with opening:
-            return await Client.connect(config.server_host, config.server_port, name or "", resume=resume,
+            return await Client.connect(host, port, name or "", resume=resume,
                                         timeout=config.link_timeout, client_name=named,
                                         front=assertion, trust=ServerTrust.pinned(config.server_fingerprint),
                                         others=others)
