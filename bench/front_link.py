@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from measuring import HOST, cpu_seconds, free_port, start_serve, stop_serve
 
@@ -53,7 +54,7 @@ async def settled(seen: list[list[int]]) -> None:
 async def play(players: dict[int, Client], moves: int) -> int:
     """Both players play their first legal card (drawing only when they must) as soon as it is their turn."""
     made = 0
-    views: dict[int, dict[str, object]] = {}
+    views: dict[int, dict[str, Any]] = {}
     while made < moves:
         for seat, client in players.items():
             while not client.inbox.empty():
@@ -67,9 +68,9 @@ async def play(players: dict[int, Client], moves: int) -> int:
             await asyncio.sleep(0.001)
             continue
         seat, view = turn_views[0]
-        legal = list(view["legal"])  # type: ignore[call-overload]
+        legal = [str(a) for a in view["legal"]]
         action = next((a for a in legal if a != "draw"), legal[0])
-        await players[seat].send(Act(action=action, version=int(view["version"])))  # type: ignore[call-overload]
+        await players[seat].send(Act(action=action, version=int(view["version"])))
         del views[seat]
         made += 1
     return made

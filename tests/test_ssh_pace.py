@@ -304,6 +304,7 @@ async def test_a_session_whose_first_screen_is_late_is_told_to_come_back(tmp_pat
     busy and when to come back, and the session ends; it is not left waiting silently. Let go, the
     front starts logins again: the next one opens."""
     rig = await start_rig(tmp_path, ssh=SshSettings(login_timeout=3.0))  # noqa: F811
+    rig.front.config.shared_link = False  # a connection per player: the semaphore is what they wait for
     held = 0
     try:
         while not rig.front.opening.locked():
