@@ -60,7 +60,6 @@ class Client:
     """One connection to a server. Messages arrive in ``inbox`` in order; ``None`` marks the end."""
 
     max_frame: ClassVar[int] = MAX_FRAME  # the largest frame it takes from the server
-    yields: ClassVar[bool] = False  # the loop runs other work between two messages it reads (see ``take``)
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
@@ -262,8 +261,6 @@ class Client:
                     break
                 for message in decoder.feed(data):
                     self.take(message)
-                    if self.yields:
-                        await asyncio.sleep(0)
         except (ConnectionError, OSError, ProtocolError):
             pass
         finally:

@@ -112,10 +112,6 @@ class _LinkConnection(Client):
     """The TLS connection of a link: its frames are the channels', read into them as they come."""
 
     max_frame = LINK_MAX_FRAME
-    # A frame may wake many sessions: one frame per turn of the event loop, so that a burst (a full-speed
-    # table's states for a hundred watchers) does not hold the front's SSH channels and timers meanwhile,
-    # as one connection per session never did.
-    yields = True
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.front_link: FrontLinkClient | None = None  # once linked, the frames go to its channels
