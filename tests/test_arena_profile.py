@@ -1,0 +1,99 @@
+"""A player's tournaments in their profile (docs/protocol.md section 6b, "Tournaments in a profile";
+server/ono99_server/tournaments.py): a real server over loopback TLS on SQLite and on PostgreSQL, real
+protocol clients with keys playing arena games through; then the app's profile screen and the plain
+mode's ``profile`` lines against such a server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ono99_kernel.wire.requests import AskArenaResults, AskProfile, CreateArena, JoinArena, LeaveArena
+from ono99_server import Server
+from ono99_server.arena import standing_lines
+from tests.server_helpers import (
+    FAST_PLAY,
+    Store,
+    TestClient,
+    new_identity,
+    play_all,
+    server_config,
+    storage_barrier,
+    wait_until,
+)
+
+QUICK = {"arena_bot_wait": 600.0, "arena_starts_in": 0.0, "grace_seconds": 600.0, **FAST_PLAY}
+
+
+async def arena_game(server: Server, opener: TestClient, other: TestClient, name: str, seed: int) -> dict[str, Any]:
+    """``opener`` opens a private two-seat arena called ``name``, both join it, are seated, leave the
+    arena (so that they are not seated again: the game still counts) and play that one game through;
+    Ada's line of its standings then."""
+    opened = await opener.request(CreateArena(minutes=30, seats=2, private=True, name=name), "arena",
+                                  where=lambda m: m["arena"]["name"] == name)
+    arena_id: int = opened["arena"]["id"]
+    for client, request in ((opener, JoinArena(arena=arena_id)), (other, JoinArena(code=opened["code"]))):
+        await client.request(request, "arena", where=lambda m: m["arena"]["id"] == arena_id and m["joined"])
+    for client in (opener, other):
+        await client.expect("arena_game")
+        await client.send(LeaveArena())  # not waited for: the game's first states may come before the answer
+    await play_all([opener, other], seed=seed)
+    arena = server.lobby.arenas.arenas[arena_id]
+    await wait_until(lambda: len(arena.counted) == 1 and not arena.running, f"the game of {name} counted")
+    line = standing_lines(arena)["Ada"]
+    return {**line.to_wire(), "arena": arena_id}
+
+
+async def played_two_arenas(server: Server) -> tuple[TestClient, TestClient, dict[str, Any], dict[str, Any]]:
+    """Ada and Bo (with keys) play one game in each of two private arenas, Ada's then Bo's; Ada's
+    standing lines in both (first, then second arena)."""
+    ada = await TestClient.connect("127.0.0.1", server.port, "Ada", identity=new_identity())
+    bo = await TestClient.connect("127.0.0.1", server.port, "Bo", identity=new_identity())
+    line_1 = await arena_game(server, ada, bo, "Tea time", seed=3)
+    line_2 = await arena_game(server, bo, ada, "Night owls", seed=5)
+    await storage_barrier(ada)
+    return ada, bo, line_1, line_2
+
+
+async def test_the_profile_lists_the_arenas_played_newest_first_and_opens_their_standings(
+        tmp_path: Path, store: Store) -> None:
+    """Tried (SQLite, and PostgreSQL): Ada and Bo play a game in Ada's private arena "Tea time", then
+    in Bo's "Night owls"; Ada asks her profile, then each arena's standings; Cy, who played in
+    neither, asks Ada's profile and an arena's standings. Found: Ada's profile lists both arenas,
+    newest first, with her place of two, her points and games as the standings say; ``arena_results``
+    sends an arena's standings with her line as ``you``; Cy is shown neither private arena and is
+    refused its standings (``no_arena``)."""
+    server = Server(server_config(tmp_path, **store.config, **QUICK))
+    await server.start()
+    clients: list[TestClient] = []
+    try:
+        ada, bo, line_1, line_2 = await played_two_arenas(server)
+        clients += [ada, bo]
+        profile = await ada.request(AskProfile(), "profile")
+        listed = [(a["name"], a["place"], a["players"], a["points"], a["games"], a["status"], a["edition"])
+                  for a in profile["arenas"]]
+        assert listed == [("Night owls", line_2["place"], 2, line_2["points"], 1, "running", "2022"),
+                          ("Tea time", line_1["place"], 2, line_1["points"], 1, "running", "2022")]
+        assert profile["arenas"][0]["at"] >= profile["arenas"][1]["at"]
+        first = profile["arenas"][1]["arena"]
+        assert first == line_1.pop("arena")
+        results = await ada.request(AskArenaResults(arena=first), "arena_results")
+        assert results["name"] == "Tea time" and results["you"] == line_1
+        assert sorted(line["name"] for line in results["standings"]) == ["Ada", "Bo"]
+        assert sorted(line["points"] for line in results["standings"]) == [0, 2]
+        of_bo = await ada.request(AskArenaResults(arena=first, name="Bo"), "arena_results")
+        assert of_bo["you"]["name"] == "Bo"
+
+        cy = await TestClient.connect("127.0.0.1", server.port, "Cy", identity=new_identity())
+        clients.append(cy)
+        seen = await cy.request(AskProfile(name="Ada"), "profile")
+        assert seen["name"] == "Ada" and seen["arenas"] == []
+        await cy.send(AskArenaResults(arena=first))
+        refused = await cy.error()
+        assert refused["code"] == "no_arena" and refused["ref"] == "arena_results"
+        await cy.send(AskArenaResults(arena=999))
+        assert (await cy.error())["params"] == {"why": "id", "arena": 999}
+    finally:
+        for client in clients:
+            await client.close()
+        await server.close()
