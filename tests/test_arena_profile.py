@@ -1,4 +1,4 @@
-"""A player's tournaments in their profile (docs/protocol.md section 6b, "Tournaments in a profile";
+"""A player's tournaments in their profile (docs/protocol.md section 6c, "Tournaments in a profile";
 server/ono99_server/tournaments.py): a real server over loopback TLS on SQLite and on PostgreSQL, real
 protocol clients with keys playing arena games through; then the app's profile screen and the plain
 mode's ``profile`` lines against such a server."""

@@ -48,6 +48,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "admins": ROOT / "tests" / "data" / "protocol_example_admins"},
     "## 6a. Series": {},
     "## 6b. Arenas": {"arena_bot_wait": 0.0, "arena_starts_in": 0.0},
+    "## 6c. Tournaments in a profile": {"arena_bot_wait": 0.0, "arena_starts_in": 0.0, "database": True},
     "## 13. Example": {},
 }
 
@@ -132,7 +133,9 @@ def test_the_examples_are_read_whole_from_the_document() -> None:
 async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, heading: str) -> None:
     script = entries(example_lines(heading))
     with mock.patch("ono99_server.table_room.secrets.randbits", return_value=EXAMPLE_SEED):
-        async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
+        config = {key: value for key, value in EXAMPLES[heading].items() if key != "database"}
+        kept = tmp_path / "x.db" if EXAMPLES[heading].get("database") else None  # a database, if the text says so
+        async with running_server(tmp_path, db_path=kept, **config) as h:
             client = await h.raw()
             acted: set[tuple[int, int]] = set()  # (game, version): a series plays several games
             skipping = False
