@@ -8,9 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ono99_kernel.wire.requests import AskArenaResults, AskProfile, CreateArena, JoinArena, LeaveArena
+from textual.widgets import DataTable
+
+from ono99_kernel.identity import Identity
+from ono99_kernel.wire.requests import AskArenaResults, AskProfile, CreateArena, JoinArena, Leave, LeaveArena
 from ono99_server import Server
 from ono99_server.arena import standing_lines
+from ono99_tui.known_servers import ServerTrust
+from ono99_tui.tui.app import make_app
+from ono99_tui.tui.arena import ArenaResultsScreen
+from ono99_tui.tui.lobby import LobbyScreen
+from ono99_tui.tui.profile import ProfileScreen
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -21,6 +29,7 @@ from tests.server_helpers import (
     storage_barrier,
     wait_until,
 )
+from tests.test_tui import wait_until as app_until
 
 QUICK = {"arena_bot_wait": 600.0, "arena_starts_in": 0.0, "grace_seconds": 600.0, **FAST_PLAY}
 
@@ -44,10 +53,11 @@ async def arena_game(server: Server, opener: TestClient, other: TestClient, name
     return {**line.to_wire(), "arena": arena_id}
 
 
-async def played_two_arenas(server: Server) -> tuple[TestClient, TestClient, dict[str, Any], dict[str, Any]]:
-    """Ada and Bo (with keys) play one game in each of two private arenas, Ada's then Bo's; Ada's
-    standing lines in both (first, then second arena)."""
-    ada = await TestClient.connect("127.0.0.1", server.port, "Ada", identity=new_identity())
+async def played_two_arenas(server: Server, key: Identity | None = None
+                            ) -> tuple[TestClient, TestClient, dict[str, Any], dict[str, Any]]:
+    """Ada (with ``key``) and Bo (with keys) play one game in each of two private arenas, Ada's then Bo's;
+    Ada's standing lines in both (first, then second arena)."""
+    ada = await TestClient.connect("127.0.0.1", server.port, "Ada", identity=key or new_identity())
     bo = await TestClient.connect("127.0.0.1", server.port, "Bo", identity=new_identity())
     line_1 = await arena_game(server, ada, bo, "Tea time", seed=3)
     line_2 = await arena_game(server, bo, ada, "Night owls", seed=5)
@@ -96,4 +106,43 @@ async def test_the_profile_lists_the_arenas_played_newest_first_and_opens_their_
     finally:
         for client in clients:
             await client.close()
+        await server.close()
+
+
+async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_standings(tmp_path: Path) -> None:
+    """Tried: Ada plays a game in two arenas (as a protocol client), then opens the app with her key,
+    presses v in the lobby, goes down to the tournaments and presses Enter on the older one. Found: the
+    profile lists both, newest first, with her place of two, points and games; Enter opens "Tea time"'s
+    standings with both players' lines."""
+    key = new_identity()
+    server = Server(server_config(tmp_path, **QUICK))
+    await server.start()
+    try:
+        ada, bo, line_1, line_2 = await played_two_arenas(server, key)
+        await ada.request(Leave(), "left")  # from the last game's table: the app comes to the lobby
+        await ada.close()
+        app = make_app(local=False, host="127.0.0.1", port=server.port, name="Ada", identity=key,
+                       trust=ServerTrust.pinned(server.fingerprint))
+        async with app.run_test(size=(100, 32)) as pilot:
+            await app_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("v")
+            await app_until(pilot, lambda: isinstance(app.screen, ProfileScreen) and app.model.profile is not None
+                            and bool(app.model.profile.arenas), "the profile with its tournaments")
+            grid = app.screen.query_one("#profile-arenas", DataTable)
+            assert grid.display
+            rows = [[str(cell) for cell in grid.get_row_at(i)] for i in range(grid.row_count)]
+            assert [row[0] for row in rows] == ["Night owls", "Tea time"]
+            assert rows[1][3:] == [f"{line_1['place']} of 2", str(line_1["points"]), "1"]
+            assert rows[0][3:] == [f"{line_2['place']} of 2", str(line_2["points"]), "1"]
+            grid.focus()
+            grid.move_cursor(row=1)
+            await pilot.press("enter")
+            await app_until(pilot, lambda: isinstance(app.screen, ArenaResultsScreen)
+                            and app.model.arena_results is not None, "the tournament's standings")
+            shown = str(app.screen.query_one("#arena-results-standings").render())
+            assert shown.splitlines()[0].startswith("1. ") and " · 2 points · 1 game" in shown
+            assert sorted(line.split(" · ")[0][3:] for line in shown.splitlines()) == ["Ada", "Bo"]
+            assert str(app.screen.query_one("#arena-results-title").render()).startswith("Tea time · 2022 · ")
+        await bo.close()
+    finally:
         await server.close()
