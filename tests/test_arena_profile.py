@@ -5,6 +5,8 @@ mode's ``profile`` lines against such a server."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.arena import ArenaResultsScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.profile import ProfileScreen
+from tests.plain_rig import Pane
 from tests.server_helpers import (
     FAST_PLAY,
     Store,
@@ -145,4 +148,44 @@ async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_stan
             assert str(app.screen.query_one("#arena-results-title").render()).startswith("Tea time · 2022 · ")
         await bo.close()
     finally:
+        await server.close()
+
+
+async def test_the_plain_mode_says_the_tournaments_played_and_the_standings_of_one(tmp_path: Path) -> None:
+    """ono99 connect --plain in a real terminal (tmux), with the key Ada played two arenas with: "arena
+    results" says her tournaments, newest first, each with her place, points and games; "arena results
+    2" says the older one's standings as lines; a number not listed is answered with what to type."""
+    key = Identity.load_or_create(tmp_path / "ada")
+    server = Server(server_config(tmp_path, **QUICK))
+    await server.start()
+    pane = Pane(tmp_path)
+    try:
+        ada, bo, line_1, line_2 = await played_two_arenas(server, key)
+        await ada.request(Leave(), "left")
+        await ada.close()
+        command = shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{server.port}",
+                              "--data-dir", str(tmp_path / "ada"), "--name", "Ada", "--lang", "en"])
+        await pane.start(command, env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.wait_line("Type y for yes, n for no.")
+        await pane.keys("y")
+        await pane.wait_line("You are in the lobby.")
+        await pane.keys("literal:arena results 1", "Enter")
+        await pane.wait_line("Type arena results first to hear your tournaments.")
+        await pane.keys("literal:arena results", "Enter")
+        await pane.wait_line("Your tournaments, newest first:")
+        for number, name, line in ((1, "Night owls", line_2), (2, "Tea time", line_1)):
+            said = await pane.wait_line(lambda text, start=f"{number}. {name} · 2022 · ": text.startswith(start),
+                                        f"tournament {number}")
+            assert said.endswith(f" · place {line['place']} of 2 · {line['points']} points · 1 game."), said
+        await pane.keys("literal:arena results 3", "Enter")
+        await pane.wait_line("There is no tournament 3; arena results lists yours.")
+        await pane.keys("literal:arena results 2", "Enter")
+        await pane.wait_line(lambda text: text.startswith("Tea time · 2022 · ")
+                             and text.endswith(" · still running."), "the standings' heading")
+        first = await pane.wait_line(lambda text: text.startswith("1. "), "the standings' first line")
+        assert first.endswith(" · 2 points · 1 game · left.")  # both left the arena (arena_game)
+        assert first[3:].split(" · ")[0] in ("Ada", "Bo")
+        await bo.close()
+    finally:
+        await pane.close()
         await server.close()

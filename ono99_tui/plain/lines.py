@@ -40,6 +40,7 @@ from ono99_kernel.wire.requests import (
 from ono99_kernel.wire.server import (
     ArenaGame,
     ArenaMessage,
+    ArenaResults,
     Arenas,
     Away,
     Chat,
@@ -56,6 +57,7 @@ from ono99_kernel.wire.server import (
     Notice,
     OutEvent,
     PlayEvent,
+    Profile,
     Queue,
     Queued,
     ReshuffleEvent,
@@ -210,7 +212,7 @@ class PlainSession:
             self.say(words.sentence(plain_text(said(message, model.my_name))))  # "Your clock ran out", to you
         elif isinstance(message, Queue):
             self._queue(before_queue)
-        elif isinstance(message, Arenas | ArenaMessage | ArenaGame):
+        elif isinstance(message, Arenas | ArenaMessage | ArenaGame | ArenaResults | Profile):
             self.arena_lines.receive(message)
         self._carry_out(reaction)
 
