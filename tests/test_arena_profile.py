@@ -174,8 +174,8 @@ async def test_the_plain_mode_says_the_tournaments_played_and_the_standings_of_o
         await pane.keys("literal:arena results", "Enter")
         await pane.wait_line("Your tournaments, newest first:")
         for number, name, line in ((1, "Night owls", line_2), (2, "Tea time", line_1)):
-            said = await pane.wait_line(lambda text, start=f"{number}. {name} · 2022 · ": text.startswith(start),
-                                        f"tournament {number}")
+            start = f"{number}. {name} · 2022 · "
+            said = await pane.wait_line(lambda text, start=start: text.startswith(start), f"tournament {number}")
             assert said.endswith(f" · place {line['place']} of 2 · {line['points']} points · 1 game."), said
         await pane.keys("literal:arena results 3", "Enter")
         await pane.wait_line("There is no tournament 3; arena results lists yours.")
