@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +152,10 @@ async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_stan
         await server.close()
 
 
+def starts_with(start: str) -> Callable[[str], bool]:
+    return lambda text: text.startswith(start)
+
+
 async def test_the_plain_mode_says_the_tournaments_played_and_the_standings_of_one(tmp_path: Path) -> None:
     """ono99 connect --plain in a real terminal (tmux), with the key Ada played two arenas with: "arena
     results" says her tournaments, newest first, each with her place, points and games; "arena results
@@ -175,7 +180,7 @@ async def test_the_plain_mode_says_the_tournaments_played_and_the_standings_of_o
         await pane.wait_line("Your tournaments, newest first:")
         for number, name, line in ((1, "Night owls", line_2), (2, "Tea time", line_1)):
             start = f"{number}. {name} · 2022 · "
-            said = await pane.wait_line(lambda text, start=start: text.startswith(start), f"tournament {number}")
+            said = await pane.wait_line(starts_with(start), f"tournament {number}")
             assert said.endswith(f" · place {line['place']} of 2 · {line['points']} points · 1 game."), said
         await pane.keys("literal:arena results 3", "Enter")
         await pane.wait_line("There is no tournament 3; arena results lists yours.")
