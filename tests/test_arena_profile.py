@@ -57,14 +57,15 @@ async def arena_game(server: Server, opener: TestClient, other: TestClient, name
     return {**line.to_wire(), "arena": arena_id}
 
 
-async def played_two_arenas(server: Server, key: Identity | None = None
+async def played_two_arenas(server: Server, key: Identity | None = None, other: str = "Bo",
+                            names: tuple[str, str] = ("Tea time", "Night owls")
                             ) -> tuple[TestClient, TestClient, dict[str, Any], dict[str, Any]]:
-    """Ada (with ``key``) and Bo (with keys) play one game in each of two private arenas, Ada's then Bo's;
-    Ada's standing lines in both (first, then second arena)."""
+    """Ada (with ``key``) and Bo (``other``, with a key) play one game in each of two private arenas
+    (``names``), Ada's then Bo's; Ada's standing lines in both (first, then second arena)."""
     ada = await TestClient.connect("127.0.0.1", server.port, "Ada", identity=key or new_identity())
-    bo = await TestClient.connect("127.0.0.1", server.port, "Bo", identity=new_identity())
-    line_1 = await arena_game(server, ada, bo, "Tea time", seed=3)
-    line_2 = await arena_game(server, bo, ada, "Night owls", seed=5)
+    bo = await TestClient.connect("127.0.0.1", server.port, other, identity=new_identity())
+    line_1 = await arena_game(server, ada, bo, names[0], seed=3)
+    line_2 = await arena_game(server, bo, ada, names[1], seed=5)
     await storage_barrier(ada)
     return ada, bo, line_1, line_2
 
