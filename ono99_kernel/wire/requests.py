@@ -377,7 +377,7 @@ Request = (Hello | Prove | ListTables | CreateTable | Join | Spectate | Sit | St
 REQUEST_TYPES: tuple[type[Request], ...] = (  # in the order of docs/protocol.md section 4
     Hello, Prove, ListTables, CreateTable, Join, Spectate, Sit, Stand, Leave, AddBot, RemoveBot, Kick, GiveSeat,
     SetTableOptions, Start, Rematch, StartSeries, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block,
-    Report, Admin, AskProfile, AskGameRecord, AskArenaResults, CreateArena, JoinArena, LeaveArena)
+    Report, Admin, AskProfile, AskGameRecord, CreateArena, JoinArena, LeaveArena, AskArenaResults)
 
 
 @dataclass(frozen=True, slots=True)

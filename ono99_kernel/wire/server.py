@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from ..core.arena import ARENA_STATUSES, ArenaStatus
+from ..core.arena import ARENA_STATUSES, Arena, ArenaStatus
 from ..core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDraw, Out, Played, Reshuffled
 from ..core.options import TableOptions
 from ..core.series import SERIES_KINDS, SeriesKind
@@ -99,6 +99,7 @@ __all__ = [
     "Unplayable",
     "View",
     "Welcome",
+    "arena_standings",
     "decode_server_message",
     "decode_table_detail",
     "edition_of",
@@ -273,6 +274,13 @@ class ArenaStanding:
     def to_wire(self) -> dict[str, Any]:
         return {"place": self.place, "name": self.name, "points": self.points, "games": self.games,
                 "wins": self.wins, "fire": self.fire, "playing": self.playing, "present": self.present}
+
+
+def arena_standings(arena: Arena) -> dict[str, ArenaStanding]:
+    """Every player's line of an arena's standings, by name, best first."""
+    return {p.name: ArenaStanding(place=place, name=p.name, points=p.points, games=p.games, wins=p.wins,
+                                  fire=p.on_fire, playing=p.playing is not None, present=p.present)
+            for place, p in enumerate(arena.standings(), start=1)}
 
 
 # --- views and events ------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from ono99_kernel.core.arena import Arena
 from ono99_kernel.wire import server as wire
 
-from .arena import standing_lines
 from .storage import Database
 
 MAX_SHOWN = wire.MAX_ARENA_SHOWN  # the standings' lines an ``arena_results`` carries
@@ -83,7 +82,7 @@ async def arena_results(db: Database, arena_id: int, whose: tuple[str, str] | No
     if arena is None:
         return wire.ErrorMessage(code="no_arena", reason="there is no such arena", ref="arena_results",
                                  params={"why": "id", "arena": arena_id})
-    lines = standing_lines(arena)
+    lines = wire.arena_standings(arena)
     you = None
     if whose is not None:
         played = await _played(db, whose[0], arena_id)
