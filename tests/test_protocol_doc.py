@@ -1,5 +1,5 @@
-"""docs/protocol.md is a contract: its example conversations (sections 3, 3a, 3b, 5b, 6a, 6b, 6c and 13) are read out of
-the document and run against a real server, configured as the text before each says. Each `C→S`
+"""docs/protocol.md is a contract: its example conversations (sections 3, 3a, 3b, 5b, 6a, 6b, 6c and 13) are
+read out of the document and run against a real server, configured as the text before each says. Each `C→S`
 line is sent as written; each `S→C` line must match the next message received, field by field (a
 map written with `…` may have more fields; `OPTS` is the options map), the resume token aside,
 which is random. `NONCE` matches the 32 bytes of a `challenge`, and `SIGNATURE` is sent as the
