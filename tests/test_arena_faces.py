@@ -146,6 +146,41 @@ async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and
             await pane.close()
 
 
+async def test_the_plain_mode_watching_an_arena_game_says_whose_it_is_and_offers_no_seat(tmp_path: Path) -> None:
+    """Tried: Bob and Cy seated at a two-seat arena's table; Kim (plain mode) joins the arena (nobody to play
+    with: she waits) and types "arena watch"; Bob and Cy play their game through. Found: the plain mode
+    says it is a game of the arena Evening that she watches, and at its end offers to leave the table,
+    never to sit down at a next game there (an arena's table plays one) nor that a player hosts it."""
+    operator, admins = operators(tmp_path)
+    async with running_server(tmp_path, admins=admins, grace_seconds=60, arena_bot_wait=3600.0,
+                              arena_starts_in=0.5) as h:
+        op = await h.connect("Op", identity=operator)
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        bob, cy = await h.connect("Bob"), await h.connect("Cy")
+        for client in (bob, cy):
+            await client.send(JoinArena())
+        for client in (bob, cy):
+            await client.expect("arena_game")
+        pane = Pane(tmp_path)
+        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            await pane.wait_line("Type y for yes, n for no.")
+            await pane.keys("y")
+            await pane.wait_line(lambda line: line.startswith("Evening · "), "the arena in the lobby")
+            await pane.keys("literal:arena", "Enter")
+            await pane.wait_line(lambda line: line.startswith("You joined Evening · "), "joined")
+            await pane.keys("literal:arena watch", "Enter")
+            await pane.wait_line(lambda line: line.startswith("You are watching the table "), "watching")
+            plays = [asyncio.create_task(play_client(c)) for c in (bob, cy)]
+            await pane.wait_line("This is a game of the arena Evening.")
+            await pane.wait_line("You are watching it; x leaves the table.")
+            await asyncio.gather(*plays)
+            await pane.wait_line("Type x to leave the table.")
+            assert not [line for line in pane.lines() if "sit down" in line or "hosts this table" in line]
+        finally:
+            await pane.close()
+
+
 async def test_ssh_arena_at_host_joins_the_running_arena_and_shows_its_standings(tmp_path: Path) -> None:
     """Tried: an SSH session as the user arena (a new key: it is asked its name) while a public arena
     runs. Found: once named, the session joins the arena at once and shows its standings; a second

@@ -349,6 +349,8 @@ class PlainSession:
         arena = self._arena_game(table)
         if arena is not None and table.status == "waiting":
             self.say(arena, _("It starts by itself."))
+        elif arena is not None and table.status == "playing" and table.you is None:
+            self.say(arena, _("You are watching it; x leaves the table."))  # nobody sits down at an arena's table
         elif table.status == "waiting":
             if self.local or table.host == self.model.my_name:
                 self.say(_("The game has not started: type s to start it; empty seats get bots."))
@@ -620,6 +622,8 @@ class PlainSession:
         table = self.model.table
         if self.local:
             self.say(_("Type r to play again, or n and Enter for a new game."))
+        elif table is not None and table.you is None and self._arena_game(table) is not None:
+            self.say(_("Type x to leave the table."))  # an arena's table plays no next game
         elif table is not None and table.you is None:
             self.say(_("Type u to sit down at the next game, or x to leave the table."))
         elif table is not None and (arena := self._arena_game(table)) is not None:
