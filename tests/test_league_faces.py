@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Act, CreateTable, Rematch, Start
 from ono99_kernel.wire.server import SeriesInfo
@@ -121,6 +123,7 @@ def shown_series(app: Any) -> str:
     return str(line.content) if line.display else ""
 
 
+@pytest.mark.long
 async def test_a_league_of_five_games_among_four_people_on_four_faces(tmp_path: Path) -> None:
     """Tess (a TCP protocol client) hosts a private table with a best-of-5 series; Sam comes by SSH
     (the invite code as the user name), Wren in Chromium (the invite link), Kim in the plain mode
