@@ -131,10 +131,9 @@ async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_stan
         async with app.run_test(size=(100, 32)) as pilot:
             await app_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await pilot.press("v")
-            await app_until(pilot, lambda: isinstance(app.screen, ProfileScreen) and app.model.profile is not None
-                            and bool(app.model.profile.arenas), "the profile with its tournaments")
+            await app_until(pilot, lambda: isinstance(app.screen, ProfileScreen), "the profile")
             grid = app.screen.query_one("#profile-arenas", DataTable)
-            assert grid.display
+            await app_until(pilot, lambda: grid.display and grid.row_count == 2, "the profile's tournaments")
             rows = [[str(cell) for cell in grid.get_row_at(i)] for i in range(grid.row_count)]
             assert [row[0] for row in rows] == ["Night owls", "Tea time"]
             assert rows[1][3:] == [f"{line_1['place']} of 2", str(line_1["points"]), "1"]
@@ -142,9 +141,10 @@ async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_stan
             grid.focus()
             grid.move_cursor(row=1)
             await pilot.press("enter")
-            await app_until(pilot, lambda: isinstance(app.screen, ArenaResultsScreen)
-                            and app.model.arena_results is not None, "the tournament's standings")
-            shown = str(app.screen.query_one("#arena-results-standings").render())
+            await app_until(pilot, lambda: isinstance(app.screen, ArenaResultsScreen), "the tournament's standings")
+            standings = app.screen.query_one("#arena-results-standings")
+            await app_until(pilot, lambda: str(standings.render()).startswith("1. "), "the standings' lines")
+            shown = str(standings.render())
             assert shown.splitlines()[0].startswith("1. ") and " · 2 points · 1 game" in shown
             assert sorted(line.split(" · ")[0][3:] for line in shown.splitlines()) == ["Ada", "Bo"]
             assert str(app.screen.query_one("#arena-results-title").render()).startswith("Tea time · 2022 · ")
