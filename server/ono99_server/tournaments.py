@@ -1,10 +1,10 @@
 """A player's tournaments, read from the kept arenas (``arenas`` and ``arena_games``, written by
 server/ono99_server/arena.py): the arenas a profile lists, and one arena's standings for ``arena_results``
-(docs/protocol.md section 6b). Portable SQL (SQLite and PostgreSQL).
+(docs/protocol.md section 6c). Portable SQL (SQLite and PostgreSQL).
 
 An arena's standings are kept by name; the arenas a player played are found by their key: the
-rated games of theirs (``rating_history``) that an arena counted. Their line is the one of their
-name now, else of the name their place in its games had then (a renamed player)."""
+rated games of theirs (``rating_history``) that an arena counted. Their line is the one of the
+name their places in its games had (a renamed player finds theirs), their name now if none is known."""
 
 from __future__ import annotations
 
@@ -36,8 +36,9 @@ async def _played(db: Database, identity: str, arena_id: int | None = None) -> d
 
 
 def _line_of(arena: Arena, name: str, names: set[str]) -> str | None:
-    """The name of the player's line: their name now if the arena has it, else a name they played it under."""
-    if name in arena.players:
+    """The name of the player's line: their name now if they played under it (or no name of their games is
+    known), else a name their places in its games had (someone else may have their name now)."""
+    if name in arena.players and (name in names or not names):
         return name
     return next((n for n in sorted(names) if n in arena.players), None)
 
