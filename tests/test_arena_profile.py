@@ -74,15 +74,17 @@ async def test_the_profile_lists_the_arenas_played_newest_first_and_opens_their_
         tmp_path: Path, store: Store) -> None:
     """Tried (SQLite, and PostgreSQL): Ada and Bo play a game in Ada's private arena "Tea time", then
     in Bo's "Night owls"; Ada asks her profile, then each arena's standings; Cy, who played in
-    neither, asks Ada's profile and an arena's standings. Found: Ada's profile lists both arenas,
-    newest first, with her place of two, her points and games as the standings say; ``arena_results``
-    sends an arena's standings with her line as ``you``; Cy is shown neither private arena and is
-    refused its standings (``no_arena``)."""
+    neither, asks Ada's profile and an arena's standings; then Ada comes back with her key as Zed.
+    Found: Ada's profile lists both arenas, newest first, with her place of two, her points and games
+    as the standings say; ``arena_results`` sends an arena's standings with her line as ``you``; Cy is
+    shown neither private arena and is refused its standings (``no_arena``); Zed's profile lists the
+    same arenas with Ada's lines (found by her key, not her name)."""
     server = Server(server_config(tmp_path, **store.config, **QUICK))
     await server.start()
     clients: list[TestClient] = []
+    key = new_identity()
     try:
-        ada, bo, line_1, line_2 = await played_two_arenas(server)
+        ada, bo, line_1, line_2 = await played_two_arenas(server, key)
         clients += [ada, bo]
         profile = await ada.request(AskProfile(), "profile")
         listed = [(a["name"], a["place"], a["players"], a["points"], a["games"], a["status"], a["edition"])
@@ -108,6 +110,17 @@ async def test_the_profile_lists_the_arenas_played_newest_first_and_opens_their_
         assert refused["code"] == "no_arena" and refused["ref"] == "arena_results"
         await cy.send(AskArenaResults(arena=999))
         assert (await cy.error())["params"] == {"why": "id", "arena": 999}
+
+        await ada.request(Leave(), "left")
+        await ada.close()
+        zed = await TestClient.connect("127.0.0.1", server.port, "Zed", identity=key)
+        clients.append(zed)
+        renamed = await zed.request(AskProfile(), "profile")
+        assert renamed["name"] == "Zed"
+        assert [(a["name"], a["place"], a["points"]) for a in renamed["arenas"]] == [
+            ("Night owls", line_2["place"], line_2["points"]), ("Tea time", line_1["place"], line_1["points"])]
+        again = await zed.request(AskArenaResults(arena=first), "arena_results")
+        assert again["you"] == line_1
     finally:
         for client in clients:
             await client.close()
