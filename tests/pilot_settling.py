@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 import textual.app
 import textual.pilot
 from textual._context import active_app
+from textual.app import App
+from textual.message_pump import MessagePump
 
 SAFETY_SECONDS = 5.0  # an app that stops while it is waited for never runs the callback
 
@@ -28,14 +31,24 @@ async def app_settled(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
     except LookupError:
         await asyncio.sleep(0)
         return
-    if not app.is_running:
-        await asyncio.sleep(0)
+    await _handled(app, app)
+    if not app.is_running or not app.screen_stack:
         return
+    screen = app.screen  # a key may have opened it: its widgets are mounted and their messages handled
+    for node in [screen, *screen.walk_children()]:
+        if not node._mounted_event.is_set():
+            with contextlib.suppress(TimeoutError):  # a widget removed before it was mounted
+                await asyncio.wait_for(node._mounted_event.wait(), SAFETY_SECONDS)
+    await _handled(app, screen)
+
+
+async def _handled(app: App[Any], pump: MessagePump) -> None:
+    """Until ``pump`` has handled the messages posted to it so far."""
     handled = asyncio.Event()
-    if not app.call_later(handled.set):
+    if not app.is_running or not pump.call_later(handled.set):
         await asyncio.sleep(0)
         return
-    with contextlib.suppress(TimeoutError):  # the app closed meanwhile: nothing is left to wait for
+    with contextlib.suppress(TimeoutError):  # it closed meanwhile: nothing is left to wait for
         await asyncio.wait_for(handled.wait(), SAFETY_SECONDS)
 
 
