@@ -89,7 +89,8 @@ class Scene:
 class Canvas:
     """Lines of cells where pieces are put, later ones over earlier ones. A region of the table top is
     a canvas of its own: ``width`` and ``height`` reach to the table top's edges (what goes past them is
-    cut, as on the whole table top), ``shown`` is the region's own size (its lines)."""
+    cut, as on the whole table top), ``shown`` is the region's own size (its lines). Each line is
+    joined once, from the parts of its pieces left uncovered, when its lines are asked for."""
 
     def __init__(self, width: int, height: int, style: Style, shown: tuple[int, int] | None = None) -> None:
         self.width, self.height = width, height
@@ -97,8 +98,7 @@ class Canvas:
         self.shown_width, self.shown_height = max(0, min(shown_w, width)), max(0, min(shown_h, height))
         self.base = style  # under every piece: the widget's own background where a piece sets none
         self.cut: list[str] = []  # texts that did not fit where they were put
-        self.rows = [Strip([Segment(" " * self.shown_width, style)], self.shown_width)
-                     for _ in range(self.shown_height)]
+        self.pieces: list[list[tuple[int, Strip]]] = [[] for _ in range(self.shown_height)]  # by column
 
     def put(self, x: int, y: int, piece: Strip) -> None:
         if not 0 <= y < self.shown_height or x >= self.shown_width:
@@ -106,9 +106,25 @@ class Canvas:
         length = min(piece.cell_length, self.shown_width - x)
         if length <= 0:
             return
-        row = self.rows[y]
         piece = piece.crop(0, length).apply_style(self.base)
-        self.rows[y] = Strip.join([row.crop(0, x), piece, row.crop(x + length, self.shown_width)])
+        end = x + length
+        line: list[tuple[int, Strip]] = []
+        for at, under in self.pieces[y]:  # what the piece covers of those put before goes
+            stop = at + under.cell_length
+            if stop <= x or at >= end:
+                line.append((at, under))
+                continue
+            if at < x:
+                line.append((at, under.crop(0, x - at)))
+            if stop > end:
+                line.append((end, under.crop(end - at, stop - at)))
+        line.append((x, piece))
+        line.sort(key=lambda placed: placed[0])
+        self.pieces[y] = line
+
+    @property
+    def rows(self) -> list[Strip]:
+        return [_join(tuple(line), self.shown_width, self.base) for line in self.pieces]
 
     def text(self, x: int, y: int, text: Text, width: int) -> None:
         text = text.copy()
