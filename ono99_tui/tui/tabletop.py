@@ -2,10 +2,15 @@
 played, the draw pile, the total with the room left as a gauge, the turn clock as a bar.
 
 Drawn with Textual's line API: a state is drawn once into strips (one per line), and a new state
-repaints only the lines that changed. The seats go round clockwise from the reader's left: up the
-left side, along the top, down the right side; the reader's own seat is the bottom line (a
-spectator's bottom seat is the first). Narrow terminals (a phone held upright) put every seat in
-rows above the pile.
+repaints only the lines that changed. The strips are painted by region: each seat's tile, the pile,
+the total and the bottom line are painted once per process for what they show (kept, a bounded
+number, by ``lru_cache``), and a line is joined again only where one of its regions changed; the
+whole picture of a scene at a size, look and motion frame is kept per process too (``PICTURES``), so
+the screens of a front showing one table the same way paint it once.
+
+The seats go round clockwise from the reader's left: up the left side, along the top, down the right
+side; the reader's own seat is the bottom line (a spectator's bottom seat is the first). Narrow
+terminals (a phone held upright) put every seat in rows above the pile.
 """
 
 from __future__ import annotations
