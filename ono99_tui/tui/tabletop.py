@@ -261,7 +261,9 @@ def _lines(canvas: Canvas) -> Lines:
 
 # Each region is painted once per process for what it shows (its part of the scene, its size and
 # place's reach, the look): every screen showing the table, and the next move where it did not change.
-@lru_cache(maxsize=4096)
+# The bounds keep a front's current tables (a pile about 8 KiB, a tile 1 to 2 KiB, a picture 15 KiB
+# besides its regions): a region or picture is worth keeping while the table shows it, not after.
+@lru_cache(maxsize=1024)
 def _tile(seat: SeatShown, width: int, reach: tuple[int, int], look: Look, knocked: bool) -> Lines:
     """A seat's tile: its name (the turn, the host), then its cards, chips and marks."""
     canvas = Canvas(*reach, look.base, shown=(width, 2))
@@ -293,7 +295,7 @@ def _tile(seat: SeatShown, width: int, reach: tuple[int, int], look: Look, knock
     return _lines(canvas)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _bottom_line(seat: SeatShown | None, direction: int, hand_number: int | None, playing: bool, width: int,
                  look: Look) -> Lines:
     """The reader's own seat (a spectator's: the first), and the direction of play: in words when
@@ -326,14 +328,14 @@ def _bottom_line(seat: SeatShown | None, direction: int, hand_number: int | None
     return _lines(canvas)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _waiting(words_shown: str, width: int, height: int, reach: tuple[int, int], look: Look) -> Lines:
     canvas = Canvas(*reach, look.base, shown=(width, height))
     canvas.text(2, 2, Text(words_shown, style="bold"), width - 2)
     return _lines(canvas)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=128)
 def _pile(draw_pile: int, fan: tuple[str, ...], edition: str, caption: str, landing: bool, back_w: int,
           width: int, height: int, reach: tuple[int, int], look: Look) -> Lines:
     """The draw pile (a card's back with its count), the last cards played fanned to the left with
@@ -361,7 +363,7 @@ def _pile(draw_pile: int, fan: tuple[str, ...], edition: str, caption: str, land
     return _lines(canvas)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _total(total: int, limit: int, clock: int | None, clock_full: int | None, width: int, height: int,
            reach: tuple[int, int], look: Look) -> Lines:
     """The total in big digits, the limit, the gauge of the room left, and the turn clock as a bar."""
@@ -477,7 +479,7 @@ class _Pictures:
             self.kept.popitem(last=False)
 
 
-PICTURES = _Pictures(256)
+PICTURES = _Pictures(64)
 
 
 def paint(scene: Scene, width: int, height: int, look: Look, motion: Motion | None = None,
