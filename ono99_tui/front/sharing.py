@@ -316,10 +316,12 @@ def _nothing() -> None:
 
 
 class ScreenSharing:
-    """An SSH front's groups of spectators sharing an app (``enabled``: the front's setting)."""
+    """A front's groups of spectators sharing an app (``enabled``: the front's setting; ``front``: its
+    kind in the log, ssh or web)."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, front: str = "ssh") -> None:
         self.enabled = enabled
+        self.front = front
         self.groups: dict[GroupKey, Group] = {}
         self.group_of: dict[Member, Group] = {}
         self.task_factory: Any = None
@@ -392,8 +394,8 @@ class ScreenSharing:
         self._tell()
 
     def _tell(self) -> None:
-        log.info("ssh front %d: %d sessions drawn by %d shared screens", os.getpid(), len(self.group_of),
-                 len(self.groups))
+        log.info("%s front %d: %d sessions drawn by %d shared screens", self.front, os.getpid(),
+                 len(self.group_of), len(self.groups))
 
     def _close(self, group: Group) -> None:
         if self.groups.get(group.key) is group:

@@ -391,7 +391,7 @@ class WebFront:
         self.assets = PageAssets()
         self.sessions: set[WebSession] = set()
         self.task_factory: Any = None
-        self.sharing = ScreenSharing(config.ssh.shared_screens)  # spectators' screens drawn once for many
+        self.sharing = ScreenSharing(config.ssh.shared_screens, "web")  # spectators' screens drawn once for many
         self.ssh_port: int | None = None  # the SSH port of this process's SSH front, for invite links
         self.closing = False
         self._per_address: Counter[str] = Counter()
