@@ -290,10 +290,14 @@ async def play_turn(walk: Walk, app: Ono99App) -> None:
 
 
 async def play_on(walk: Walk, app: Ono99App, done: Callable[[], bool], *, knocked_out: list[bool]) -> None:
-    """Play the reader's turns until ``done()``, looking at the knock-out summary when it comes."""
+    """Play the reader's turns until ``done()``, looking at the knock-out summary when it comes; fail
+    when the game did not move for PATIENCE seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + PATIENCE
+    version = None
     while not done():
+        if app.model.view is not None and app.model.view.version != version:
+            version, end = app.model.view.version, loop.time() + PATIENCE
         assert loop.time() < end, "the game stopped moving"
         if isinstance(app.screen, KnockOutScreen):
             await walk.look("the knock-out summary")
