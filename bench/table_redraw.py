@@ -4,6 +4,8 @@ fed the states of the recorded sample game (tests/data/sample_2022.jsonl) one mo
 Per update (CPU time of this thread, medians are not used: every update is counted once):
   handling        the app takes the state: the model, then the table screen's widgets are given
                   their new content (Ono99App.handle)
+  table top       the table top's own paint of its lines for the new state (TableTop._draw: its
+                  seats, pile, total and bottom line), before the compositor paints the screen
   layouts         how many times the table screen was laid out again (Screen._refresh_layout), and
                   the time to arrange its widgets (Compositor.reflow; the paint that follows a
                   layout is in the next line)
@@ -40,6 +42,7 @@ from textual.screen import Screen  # noqa: E402
 
 from ono99_tui.tui.app import Ono99App  # noqa: E402
 from ono99_tui.tui.table import TableScreen  # noqa: E402
+from ono99_tui.tui.tabletop import TableTop  # noqa: E402
 from tests.app_state import ScriptedLink, spectator_app  # noqa: E402
 
 spent: dict[str, float] = defaultdict(float)
@@ -172,6 +175,7 @@ def main() -> None:
               f"all at once taken in as one {merged * 1000:.0f} ms")
         return
     timed(Ono99App, "handle", "handling")
+    timed(TableTop, "_draw", "table top")
     timed(Compositor, "render_update", "paint")
     timed(Compositor, "reflow", "reflow")
     layouts = Counter[str]()
@@ -188,6 +192,7 @@ def main() -> None:
     redrawn = sum(time_by_widget.values())
     print(f"{updates} updates at {args.size}; per update:")
     print(f"  handling {spent['handling'] * 1000 / updates:.2f} ms")
+    print(f"  table top's paint of its lines {spent['table top'] * 1000 / updates:.3f} ms")
     print(f"  layouts {layouts['layouts'] / updates:.2f} "
           f"(arranging the widgets: {spent['reflow'] * 1000 / updates:.2f} ms)")
     print(f"  paint {spent['paint'] * 1000 / updates:.2f} ms, of which lines of changed widgets drawn again "

@@ -4,9 +4,10 @@ show them as plain text. Times are the seconds the server gave, less the seconds
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
-from ono99_kernel.wire.server import ArenaInfo, ArenaMessage, ArenaStanding
+from ono99_kernel.wire.server import ArenaInfo, ArenaMessage, ArenaResults, ArenaStanding, ProfileArena
 
 from . import text as words
 from .i18n import gettext as _
@@ -57,7 +58,7 @@ def standing_line(line: ArenaStanding) -> str:
     return " · ".join(parts)
 
 
-def standings_lines(message: ArenaMessage) -> list[str]:
+def standings_lines(message: ArenaMessage | ArenaResults) -> list[str]:
     """The standings' first lines, and the reader's own below them when they are further down."""
     lines = [standing_line(line) for line in message.standings]
     you = message.you
@@ -79,3 +80,26 @@ def place_sentence(message: ArenaMessage) -> str | None:
     if you is None:
         return None
     return _("You are in place {place} with {points}.").format(place=you.place, points=words.points(you.points))
+
+
+def when(at: float) -> str:
+    """An arena's start as a profile says it: "2026-12-06 18:00" (local time)."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+
+
+def place_of(place: int, players: int) -> str:
+    """"2 of 7": a place in standings of that many players."""
+    return _("{place} of {players}").format(place=place, players=players)
+
+
+def tournament_line(arena: ProfileArena) -> str:
+    """"Tea time · 2022 · 2026-12-06 18:00 · place 2 of 7 · 12 points · 4 games": a profile's arena."""
+    return " · ".join((arena.name, arena.edition, when(arena.at),
+                       _("place {place}").format(place=place_of(arena.place, arena.players)),
+                       words.points(arena.points), words.count(arena.games, "{n} game", "{n} games")))
+
+
+def results_title(results: ArenaResults) -> str:
+    """"Tea time · 2022 · 2026-12-06 18:00 · over": a kept arena's standings' heading."""
+    state = {"finished": _("over"), "running": _("still running"), "upcoming": _("not started yet")}[results.status]
+    return " · ".join((results.name, results.edition, when(results.at), state))

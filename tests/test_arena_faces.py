@@ -105,8 +105,10 @@ def connect_command(port: int, data_dir: Path) -> str:
 
 async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and_the_place(tmp_path: Path) -> None:
     """ono99 connect --plain: the arena is said in the lobby; "arena" joins it and says when the next
-    game starts; Bob joining seats them both ("Your next game starts in 1 s."); after the game Kim
-    hears her place; "arena standings" reads the standings as lines."""
+    game starts; Bob joining seats them both ("Your next game starts in 1 s."), at a table said to be
+    the arena's game that starts by itself (no player hosts it); after the game Kim hears that the
+    arena seats her again by itself, never that someone hosts the table, and her place; "arena
+    standings" reads the standings as lines."""
     operator, admins = operators(tmp_path)
     async with running_server(tmp_path, admins=admins, grace_seconds=60, arena_bot_wait=3600.0,
                               arena_starts_in=1.0) as h:
@@ -125,8 +127,11 @@ async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and
             bob = await h.connect("Bob")
             await bob.send(JoinArena())
             await pane.wait_line("Your next game starts in 1 s.")
+            await pane.wait_line("This is a game of the arena Evening.")
+            await pane.wait_line("It starts by itself.")
             await bob.expect("arena_game")
-            end = "Type x to leave the table, or p to play now."
+            end = ("The arena seats you at your next game by itself; arena standings says the standings, arena "
+                   "leave leaves the arena.")
             bob_plays = asyncio.create_task(play_client(bob))
             await play_to_the_end(pane, "en", end)
             await bob_plays
@@ -136,6 +141,42 @@ async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and
             await pane.wait_line(lambda line: line.startswith("1. ") and " · 2 points · 1 game" in line,
                                  "the standings' first line")
             assert rewrites(pane.stream) == []
+            assert not [line for line in pane.lines() if "hosts this table" in line or "starts it." in line]
+        finally:
+            await pane.close()
+
+
+async def test_the_plain_mode_watching_an_arena_game_says_whose_it_is_and_offers_no_seat(tmp_path: Path) -> None:
+    """Tried: Bob and Cy seated at a two-seat arena's table; Kim (plain mode) joins the arena (nobody to play
+    with: she waits) and types "arena watch"; Bob and Cy play their game through. Found: the plain mode
+    says it is a game of the arena Evening that she watches, and at its end offers to leave the table,
+    never to sit down at a next game there (an arena's table plays one) nor that a player hosts it."""
+    operator, admins = operators(tmp_path)
+    async with running_server(tmp_path, admins=admins, grace_seconds=60, arena_bot_wait=3600.0,
+                              arena_starts_in=0.5) as h:
+        op = await h.connect("Op", identity=operator)
+        await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
+        bob, cy = await h.connect("Bob"), await h.connect("Cy")
+        for client in (bob, cy):
+            await client.send(JoinArena())
+        for client in (bob, cy):
+            await client.expect("arena_game")
+        pane = Pane(tmp_path)
+        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            await pane.wait_line("Type y for yes, n for no.")
+            await pane.keys("y")
+            await pane.wait_line(lambda line: line.startswith("Evening · "), "the arena in the lobby")
+            await pane.keys("literal:arena", "Enter")
+            await pane.wait_line(lambda line: line.startswith("You joined Evening · "), "joined")
+            await pane.keys("literal:arena watch", "Enter")
+            await pane.wait_line(lambda line: line.startswith("You are watching the table "), "watching")
+            plays = [asyncio.create_task(play_client(c)) for c in (bob, cy)]
+            await pane.wait_line("This is a game of the arena Evening.")
+            await pane.wait_line("You are watching it; x leaves the table.")
+            await asyncio.gather(*plays)
+            await pane.wait_line("Type x to leave the table.")
+            assert not [line for line in pane.lines() if "sit down" in line or "hosts this table" in line]
         finally:
             await pane.close()
 

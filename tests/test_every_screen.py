@@ -4,7 +4,8 @@ the help from top to bottom, the settings and their lists, the new-game dialog o
 seat menu, the questions before leaving, the knock-out summary, the game-over dialog, a 1980 points
 match with manual draw), a server (a lobby listing another player's table, the new-table, invite and
 play-now dialogs, a table as its host and as a guest, both game-over dialogs, the leaderboard with the
-bots' rows, a profile, the name and replaced dialogs, a server that cannot be reached) and a replay.
+bots' rows, a profile with its tournaments and one's standings, an arena's standings, the name and
+replaced dialogs, a server that cannot be reached) and a replay.
 
 Each screen fails the test when it shows an English word of the game's messages that its language
 does not use (for English: never), a label cut short (a button or text clipped by its dialog or the
@@ -34,12 +35,13 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Label, Markdown, Select, Static
 from textual.widgets._select import SelectOverlay
 
-from ono99_kernel.wire.requests import CreateTable, Spectate, Start
+from ono99_kernel.wire.requests import CreateArena, CreateTable, Leave, Spectate, Start
 from ono99_tui import i18n
 from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import Ono99App, ReplacedScreen, StartScreen, make_app
+from ono99_tui.tui.arena import ArenaResultsScreen, ArenaScreen
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen, HintScreen
 from ono99_tui.tui.lobby import InviteScreen, LeaderboardScreen, LobbyScreen
@@ -54,7 +56,8 @@ from ono99_tui.tui.settings_screen import SettingsScreen
 from ono99_tui.tui.table import TableScreen
 from ono99_tui.tui.themes import THEME_FAMILIES, THEME_NAMES
 from ono99_tui.tui.widgets import KeysFooter
-from tests.server_helpers import free_port, new_identity, play, running_server
+from tests.server_helpers import FAST_PLAY, free_port, new_identity, play, running_server
+from tests.test_arena_profile import played_two_arenas
 from tests.test_i18n import cut_texts
 from tests.test_tui import PATIENCE, wait_until
 
@@ -287,10 +290,14 @@ async def play_turn(walk: Walk, app: Ono99App) -> None:
 
 
 async def play_on(walk: Walk, app: Ono99App, done: Callable[[], bool], *, knocked_out: list[bool]) -> None:
-    """Play the reader's turns until ``done()``, looking at the knock-out summary when it comes."""
+    """Play the reader's turns until ``done()``, looking at the knock-out summary when it comes; fail
+    when the game did not move for PATIENCE seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + PATIENCE
+    version = None
     while not done():
+        if app.model.view is not None and app.model.view.version != version:
+            version, end = app.model.view.version, loop.time() + PATIENCE
         assert loop.time() < end, "the game stopped moving"
         if isinstance(app.screen, KnockOutScreen):
             await walk.look("the knock-out summary")
@@ -508,7 +515,23 @@ async def walk_a_server(walk: Walk, app: Ono99App, harness: Any, bob: Any) -> No
     await walk.press("escape")
     await walk.screen(ProfileScreen, "v")
     await walk.until(lambda: app.model.profile is not None, "the profile")
-    await walk.look("one's profile after games")
+    tournaments = app.screen.query_one("#profile-arenas", DataTable)
+    await walk.until(lambda: tournaments.row_count == 2, "the profile's tournaments")
+    await walk.look("one's profile after games, with its tournaments")
+    tournaments.focus()
+    await walk.screen(ArenaResultsScreen, "enter")
+    standings = app.screen.query_one("#arena-results-standings")
+    await walk.until(lambda: str(standings.render()).startswith("1. "), "a tournament's standings")
+    await walk.look("a tournament's standings, from the profile")
+    await walk.press("escape")
+    await walk.press("escape")
+    # an arena an operator opens: its line in the lobby, joined with a, its standings and the wait
+    await bob.send(CreateArena(minutes=60, seats=2, name="Cy"))
+    await walk.until(lambda: isinstance(app.screen, LobbyScreen) and bool(app.model.arenas), "the arena listed")
+    await walk.look("the lobby with an arena")
+    await walk.screen(ArenaScreen, "a")
+    await walk.until(lambda: app.model.arena is not None and app.model.arena.joined, "in the arena")
+    await walk.look("the arena's standings and the wait for the next game")
     await walk.press("escape")
     taken = render("name_taken", {"why": "taken", "name": "Ada", "existing": "Ada", "keyed": 0}, "")
     await app.push_screen(NameScreen("Ada", taken))
@@ -522,10 +545,20 @@ async def walk_a_server(walk: Walk, app: Ono99App, harness: Any, bob: Any) -> No
 @pytest.mark.long
 @pytest.mark.parametrize("language", list(LANGUAGES))
 async def test_every_screen_of_a_server(language: str, tmp_path: Path) -> None:
-    async with running_server(tmp_path) as harness:
-        bob = await harness.connect("Bob", identity=new_identity())
+    """Bob is an operator (he opens an arena); Ada played games in two private arenas (as a protocol
+    client, before the app opens with her key), which her profile lists."""
+    ada_key, bob_key = new_identity(), new_identity()
+    admins = tmp_path / "admins"
+    admins.write_text(" ".join(bob_key.public_key.split()[:2]) + " bob\n")
+    async with running_server(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.0,
+                              **FAST_PLAY) as harness:
+        ada, cy, _, _ = await played_two_arenas(harness.server, ada_key, other="Cy", names=("Ada", "Cy"))
+        await ada.request(Leave(), "left")  # from the last game's table: the app comes to the lobby
+        for client in (ada, cy):
+            await client.close()
+        bob = await harness.connect("Bob", identity=bob_key)
         await bob.send(CreateTable(edition="2022", seats=3, bots=1, turn_seconds=0))
-        app = make_app(local=False, host="127.0.0.1", port=harness.port, name="Ada", identity=new_identity(),
+        app = make_app(local=False, host="127.0.0.1", port=harness.port, name="Ada", identity=ada_key,
                        trust=harness.trust)
         with using(language):
             async with app.run_test(size=(80, 24)) as pilot:

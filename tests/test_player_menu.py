@@ -19,16 +19,9 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
 from tests.server_helpers import TestClient, new_identity, server_config, until_closed
 from tests.test_moderation import admins_file
+from tests.test_tui import wait_until
 
 PATIENCE = 30.0
-
-
-async def wait_until(pilot: Pilot[Any], condition: Any, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + PATIENCE
-    while not condition():
-        assert loop.time() < end, f"timed out waiting for {what}"
-        await pilot.pause(0.02)
 
 
 def chat_texts(app: Ono99App) -> list[str]:

@@ -50,7 +50,7 @@ async def test_the_app_plays_now_changes_the_table_size_and_is_seated_with_anoth
             await pilot.press("p")
             await wait_until(pilot, lambda: isinstance(app.screen, QueueScreen), "the queue dialog")
             assert app.model.queue is not None and app.model.queue.seats == 4
-            await pilot.press("minus", "minus")  # four seats to two
+            await pilot.press("minus", "minus")  # four seats to two, the second before the server answered the first
             await wait_until(pilot, lambda: app.model.queue is not None and app.model.queue.seats == 2,
                              "the queue for two seats")
             text = str(app.screen.query_one("#queue-text").render())

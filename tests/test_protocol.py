@@ -315,6 +315,7 @@ VALID_CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
                      "name": "Friday arena", "private": True},
     "arena_join": {"t": "arena_join", "arena": 3, "code": "K7QX2M"},
     "arena_leave": {"t": "arena_leave"},
+    "arena_results": {"t": "arena_results", "arena": 3, "name": "Bob"},
 }
 
 

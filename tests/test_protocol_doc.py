@@ -1,5 +1,5 @@
-"""docs/protocol.md is a contract: its example conversations (sections 3, 3a, 3b, 5b and 13) are read out of
-the document and run against a real server, configured as the text before each says. Each `C→S`
+"""docs/protocol.md is a contract: its example conversations (sections 3, 3a, 3b, 5b, 6a, 6b, 6c and 13) are
+read out of the document and run against a real server, configured as the text before each says. Each `C→S`
 line is sent as written; each `S→C` line must match the next message received, field by field (a
 map written with `…` may have more fields; `OPTS` is the options map), the resume token aside,
 which is random. `NONCE` matches the 32 bytes of a `challenge`, and `SIGNATURE` is sent as the
@@ -51,6 +51,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "admins": ROOT / "tests" / "data" / "protocol_example_admins"},
     "## 6a. Series": {},
     "## 6b. Arenas": {"arena_bot_wait": 0.0, "arena_starts_in": 0.0},
+    "## 6c. Tournaments in a profile": {"arena_bot_wait": 0.0, "arena_starts_in": 0.0, "database": True},
     "## 13. Example": {},
 }
 
@@ -135,7 +136,9 @@ def test_the_examples_are_read_whole_from_the_document() -> None:
 async def test_the_example_conversation_runs_against_a_server(tmp_path: Path, heading: str) -> None:
     script = entries(example_lines(heading))
     with mock.patch("ono99_server.table_room.secrets.randbits", return_value=EXAMPLE_SEED):
-        async with running_server(tmp_path, db_path=None, **EXAMPLES[heading]) as h:
+        config = {key: value for key, value in EXAMPLES[heading].items() if key != "database"}
+        kept = tmp_path / "x.db" if EXAMPLES[heading].get("database") else None  # a database, if the text says so
+        async with running_server(tmp_path, db_path=kept, **config) as h:
             client = await h.raw()
             acted: set[tuple[int, int]] = set()  # (game, version): a series plays several games
             skipping = False

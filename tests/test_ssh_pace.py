@@ -146,15 +146,16 @@ async def test_a_spectator_held_back_draws_a_burst_of_moves_once_with_every_log_
         waiting = queued()
         last_seq = max(m["seq"] for m in waiting if m.get("t") == "state")
         states = sum(m.get("t") == "state" for m in waiting)
+        before = len(handled)  # the game's first messages may have been drawn before the pace held the frames
         gate.set()
         await spectator.until(lambda a: a.model.view is not None and a.model.view.winner == winners[0],
                               "the spectator to see the game's end")
         assert states > 10
         # the states were taken in as one (with every event): fewer messages than were waiting
-        assert len(handled) < len(waiting)
+        assert len(handled) - before < len(waiting)
         assert app.model.seq == last_seq
-        # no refresh inside the batch (one before it, with nothing handled, is the screen's own)
-        assert [r for r in refreshes if 0 < r < len(handled)] == [] and max(refreshes) == len(handled)
+        # no refresh inside the batch (those before it drew what came before the pace held)
+        assert [r for r in refreshes if before < r < len(handled)] == [] and max(refreshes) == len(handled)
         assert screen._log_written == app.model.log_count > log_before
         assert app.model.view is not None
         assert screen.query_one(TableTop).shown_total == app.model.view.total

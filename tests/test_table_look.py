@@ -274,6 +274,7 @@ async def test_a_move_lands_and_its_total_counts_unless_motion_is_reduced(mode: 
     from ono99_tui.tui import tabletop
 
     reduced = mode not in ("motion", "front-motion")
+    monkeypatch.setattr(tabletop, "MOTION_SECONDS", 0.02)  # the frames drawn are what is checked, not their pace
     app = make_replay_app(load_replay(Path(__file__).parent / "data" / "sample_2022.jsonl"))
     if mode == "reduced":
         app.animation_level = "none"

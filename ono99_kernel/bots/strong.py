@@ -421,7 +421,8 @@ def choose_strong(view: SeatView, rng: random.Random) -> Action:
         return first  # far from the limit the search's departures from a number lost more than they won
     candidates: list[Action] = list(legal)
     default = candidates.index(first)
-    found = search(view, rng, candidates, default)
+    # the module's budget read now, not as bound into search's defaults, so that it can be set
+    found = search(view, rng, candidates, default, TURN_BUDGET, MAX_DEALS, MIN_DEALS)
     # Leave the default choice only for an action that is better by a clear margin over
     # the same deals: chasing noise costs more than the search gains.
     best = default

@@ -292,6 +292,15 @@ class AskGameRecord(_Request):
     t: Literal["game_record"] = "game_record"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AskArenaResults(_Request):
+    """An arena's standings from the store (one a profile lists), answered by ``arena_results``."""
+
+    arena: int = field(metadata=rule(int, TABLE_ID))
+    name: str | None = field(default=None, metadata=rule(str, _max_len(64)))  # whose line is ``you``
+    t: Literal["arena_results"] = "arena_results"
+
+
 # --- arenas (docs/protocol.md section 6b) ---------------------------------------------------------------
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CreateArena(_Request):
@@ -363,12 +372,12 @@ class Admin(_Request):
 
 Request = (Hello | Prove | ListTables | CreateTable | Join | Spectate | Sit | Stand | Leave | AddBot | RemoveBot
            | Kick | GiveSeat | SetTableOptions | Start | Rematch | StartSeries | Act | Say | AskLeaderboard | Ping
-           | PlayNow | LeaveQueue | AskProfile | AskGameRecord | Mute | Block | Report | Admin | CreateArena
-           | JoinArena | LeaveArena)
+           | PlayNow | LeaveQueue | AskProfile | AskGameRecord | AskArenaResults | Mute | Block | Report | Admin
+           | CreateArena | JoinArena | LeaveArena)
 REQUEST_TYPES: tuple[type[Request], ...] = (  # in the order of docs/protocol.md section 4
     Hello, Prove, ListTables, CreateTable, Join, Spectate, Sit, Stand, Leave, AddBot, RemoveBot, Kick, GiveSeat,
     SetTableOptions, Start, Rematch, StartSeries, Act, Say, AskLeaderboard, Ping, PlayNow, LeaveQueue, Mute, Block,
-    Report, Admin, AskProfile, AskGameRecord, CreateArena, JoinArena, LeaveArena)
+    Report, Admin, AskProfile, AskGameRecord, CreateArena, JoinArena, LeaveArena, AskArenaResults)
 
 
 @dataclass(frozen=True, slots=True)

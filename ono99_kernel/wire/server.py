@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from ..core.arena import ARENA_STATUSES, ArenaStatus
+from ..core.arena import ARENA_STATUSES, Arena, ArenaStatus
 from ..core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedDraw, Out, Played, Reshuffled
 from ..core.options import TableOptions
 from ..core.series import SERIES_KINDS, SeriesKind
@@ -41,6 +41,7 @@ __all__ = [
     "ArenaGame",
     "ArenaInfo",
     "ArenaMessage",
+    "ArenaResults",
     "ArenaStanding",
     "Arenas",
     "Away",
@@ -71,6 +72,7 @@ __all__ = [
     "PlayEvent",
     "Pong",
     "Profile",
+    "ProfileArena",
     "ProfileEdition",
     "Queue",
     "QueueSize",
@@ -97,6 +99,7 @@ __all__ = [
     "Unplayable",
     "View",
     "Welcome",
+    "arena_standings",
     "decode_server_message",
     "decode_table_detail",
     "edition_of",
@@ -229,6 +232,7 @@ class TableDetail(TableInfo):
 # --- arenas ---------------------------------------------------------------------------------------------
 MAX_ARENAS = 64  # the arenas an ``arenas`` message lists
 MAX_ARENA_SHOWN = 64  # the standings' lines an ``arena`` message carries
+MAX_PROFILE_ARENAS = 20  # the arenas a ``profile`` lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +274,13 @@ class ArenaStanding:
     def to_wire(self) -> dict[str, Any]:
         return {"place": self.place, "name": self.name, "points": self.points, "games": self.games,
                 "wins": self.wins, "fire": self.fire, "playing": self.playing, "present": self.present}
+
+
+def arena_standings(arena: Arena) -> dict[str, ArenaStanding]:
+    """Every player's line of an arena's standings, by name, best first."""
+    return {p.name: ArenaStanding(place=place, name=p.name, points=p.points, games=p.games, wins=p.wins,
+                                  fire=p.on_fire, playing=p.playing is not None, present=p.present)
+            for place, p in enumerate(arena.standings(), start=1)}
 
 
 # --- views and events ------------------------------------------------------------------------------------
@@ -550,6 +561,26 @@ class RecentGame:
 
 
 @dataclass(frozen=True, slots=True)
+class ProfileArena:
+    """An arena the player played games in, as their profile lists it (newest first)."""
+
+    arena: int
+    name: str
+    edition: Edition
+    at: float  # when it started (Unix time)
+    status: ArenaStatus
+    place: int  # in its standings, of ``players``
+    players: int
+    points: int
+    games: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"arena": self.arena, "name": self.name, "edition": self.edition, "at": self.at,
+                "status": self.status, "place": self.place, "players": self.players, "points": self.points,
+                "games": self.games}
+
+
+@dataclass(frozen=True, slots=True)
 class NodeAddress:
     """Where players reach another node of the same server (one of several: ``welcome.nodes``)."""
 
@@ -754,11 +785,13 @@ class Profile:
     editions: tuple[ProfileEdition, ...]
     history: tuple[RatingPoint, ...]
     recent: tuple[RecentGame, ...]
+    arenas: tuple[ProfileArena, ...] = ()
     t: Literal["profile"] = "profile"
 
     def to_wire(self) -> dict[str, Any]:
         return {"t": self.t, "name": self.name, "you": self.you, "editions": [e.to_wire() for e in self.editions],
-                "history": [p.to_wire() for p in self.history], "recent": [g.to_wire() for g in self.recent]}
+                "history": [p.to_wire() for p in self.history], "recent": [g.to_wire() for g in self.recent],
+                "arenas": [a.to_wire() for a in self.arenas]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -864,6 +897,27 @@ class ArenaGame:
 
 
 @dataclass(frozen=True, slots=True)
+class ArenaResults:
+    """An arena's standings as the store keeps them, in answer to ``arena_results`` (from a profile)."""
+
+    arena: int
+    name: str
+    edition: Edition
+    at: float  # when it started (Unix time)
+    minutes: int
+    status: ArenaStatus
+    standings: tuple[ArenaStanding, ...]  # best first, the first lines only
+    you: ArenaStanding | None  # the profile's player's line
+    podium: tuple[str, ...]
+    t: Literal["arena_results"] = "arena_results"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"t": self.t, "arena": self.arena, "name": self.name, "edition": self.edition, "at": self.at,
+                "minutes": self.minutes, "status": self.status, "standings": [s.to_wire() for s in self.standings],
+                "you": None if self.you is None else self.you.to_wire(), "podium": list(self.podium)}
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownMessage:
     """A message type this version does not know (a newer server's): ignored."""
 
@@ -876,10 +930,10 @@ class UnknownMessage:
 
 ServerMessage = (Welcome | Challenge | ErrorMessage | Tables | TableMessage | Left | State | History | Chat
                  | ChatHistory | Notice | Away | Online | Leaderboard | Queue | Profile | GameRecord | Pong | Bye
-                 | Safety | AdminResult | Arenas | ArenaMessage | ArenaGame | UnknownMessage)
+                 | Safety | AdminResult | Arenas | ArenaMessage | ArenaGame | ArenaResults | UnknownMessage)
 SERVER_MESSAGE_TYPES = (Welcome, Challenge, ErrorMessage, Tables, TableMessage, Left, State, History, Chat, ChatHistory,
                         Notice, Away, Online, Leaderboard, Queue, Profile, GameRecord, Pong, Bye, Safety,
-                        AdminResult, Arenas, ArenaMessage, ArenaGame)  # what a server sends
+                        AdminResult, Arenas, ArenaMessage, ArenaGame, ArenaResults)  # what a server sends
 
 
 def encode_message(message: ServerMessage) -> bytes:
@@ -1150,6 +1204,15 @@ def _recent_game(v: Any, where: str) -> RecentGame:
                       players=r.items("players", reading.name_text, limit=MAX_SEATS))
 
 
+def _profile_arena(v: Any, where: str) -> ProfileArena:
+    r = reading.Reader(v, where)
+    return ProfileArena(arena=r.num("arena"), name=r.text("name", MAX_TABLE_NAME * 4),
+                        edition=r.choice("edition", EDITIONS), at=r.real("at"),
+                        status=r.choice("status", ARENA_STATUSES),
+                        place=r.num("place", 1), players=r.num("players", 1), points=r.num("points"),
+                        games=r.num("games"))
+
+
 def _admin_row(value: Any, where: str) -> Params:
     """A row of an ``admin_result`` (or its params): as ``params``, with texts as long as a frame (chat
     lines, a record)."""
@@ -1245,7 +1308,8 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
     if kind == "profile":
         return Profile(name=r.text("name", MAX_NAME_WIRE), you=r.flag("you"),
                        editions=r.items("editions", _profile_edition), history=r.items("history", _rating_point),
-                       recent=r.items("recent", _recent_game))
+                       recent=r.items("recent", _recent_game),
+                       arenas=r.items("arenas", _profile_arena, limit=MAX_PROFILE_ARENAS, default=[]))
     if kind == "game_record":
         record = r.raw("record", reading.MISSING)
         if not isinstance(record, bytes):
@@ -1270,6 +1334,14 @@ def _decode(kind: str, r: reading.Reader) -> ServerMessage:
         return Arenas(arenas=r.items("arenas", _arena_info, limit=MAX_ARENAS))
     if kind == "arena":
         return _arena_message(r)
+    if kind == "arena_results":
+        you = r.raw("you", None)
+        return ArenaResults(arena=r.num("arena"), name=r.text("name", MAX_TABLE_NAME * 4),
+                            edition=r.choice("edition", EDITIONS), at=r.real("at"), minutes=r.num("minutes", 1),
+                            status=r.choice("status", ARENA_STATUSES),
+                            standings=r.items("standings", _arena_standing, limit=MAX_ARENA_SHOWN),
+                            you=None if you is None else _arena_standing(you, r.at("you")),
+                            podium=r.items("podium", reading.name_text, limit=MAX_SEATS))
     if kind == "arena_game":
         return ArenaGame(arena=r.num("arena"), table=r.num("table"), starts_in=r.real("starts_in", low=0.0))
     return UnknownMessage(kind)

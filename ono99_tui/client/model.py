@@ -12,6 +12,7 @@ from ono99_kernel.core.options import Scoring
 from ono99_kernel.wire.server import (
     ArenaInfo,
     ArenaMessage,
+    ArenaResults,
     Arenas,
     Away,
     Bye,
@@ -137,6 +138,7 @@ class Model:
     arena_at: float = 0.0
     leaderboard_bots: list[RatingRow] = field(default_factory=list)  # ``name`` is the bot level
     profile: Profile | None = None
+    arena_results: ArenaResults | None = None  # a kept arena's standings, opened from a profile
     safety: Safety | None = None  # my mutes and blocks, and whether I am an operator (player_menu.py)
 
     # --- names ------------------------------------------------------------------------------------------
@@ -240,6 +242,8 @@ class Model:
             self.queues = list(message.queues)
         elif isinstance(message, Profile):
             self.profile = message
+        elif isinstance(message, ArenaResults):
+            self.arena_results = message
         elif isinstance(message, Arenas):
             self.arenas, self.arenas_at = list(message.arenas), time.monotonic()
         elif isinstance(message, ArenaMessage):

@@ -1,4 +1,4 @@
-"""Spectators' screens drawn once for many: one app per group of SSH spectators who would see the same.
+"""Spectators' screens drawn once for many: one app per group of SSH (or browser) spectators who would see the same.
 
 Spectators of one table whose terminals have the same size, language, theme and colours see the same
 screen. Such a group shares one ``GroupApp``: an app of its own with no input, fed with what one
@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from ono99_kernel.wire.requests import Request
 
 from ..client import raw
 from ..links import Link
+from ..tui.model_screen import ModelScreen
 from ..tui.table import TableScreen
 from .session_app import NOTICES_TO_ALL, SessionApp
 from .textual_driver import ChannelDriver, ChannelTerminal, keep_task_factory
@@ -113,8 +115,19 @@ def tap_link(link: Any) -> TapInbox:
     return tap
 
 
+def screen_typed_on(app: Any) -> weakref.ref[object] | None:
+    """The screen a member's own app showed when its client typed: the table's under any dialog (its
+    screen may differ from the group's now: the log scrolled, a chat line begun), so the session keeps
+    its own app there."""
+    if not isinstance(app, SessionApp) or not app.is_running:
+        return None
+    stack = app.screen_stack
+    screen = next((s for s in stack if isinstance(s, ModelScreen)), stack[-1] if stack else None)
+    return weakref.ref(screen) if screen is not None else None
+
+
 class Member(Protocol):
-    """A session that may share its screen (``ono99_tui.front.ssh.SshSession``)."""
+    """A session that may share its screen (``ono99_tui.front.ssh.SshSession``, ``ono99_tui.front.web.WebSession``)."""
 
     app: Any
     terminal: ChannelTerminal | None
@@ -303,10 +316,12 @@ def _nothing() -> None:
 
 
 class ScreenSharing:
-    """An SSH front's groups of spectators sharing an app (``enabled``: the front's setting)."""
+    """A front's groups of spectators sharing an app (``enabled``: the front's setting; ``front``: its
+    kind in the log, ssh or web)."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, front: str = "ssh") -> None:
         self.enabled = enabled
+        self.front = front
         self.groups: dict[GroupKey, Group] = {}
         self.group_of: dict[Member, Group] = {}
         self.task_factory: Any = None
@@ -379,8 +394,8 @@ class ScreenSharing:
         self._tell()
 
     def _tell(self) -> None:
-        log.info("ssh front %d: %d sessions drawn by %d shared screens", os.getpid(), len(self.group_of),
-                 len(self.groups))
+        log.info("%s front %d: %d sessions drawn by %d shared screens", self.front, os.getpid(),
+                 len(self.group_of), len(self.groups))
 
     def _close(self, group: Group) -> None:
         if self.groups.get(group.key) is group:

@@ -35,14 +35,13 @@ from ono99_kernel.protocol import MAX_NAME
 from ono99_kernel.ssh_library import asyncssh
 
 from ..client.connection import OtherNodes
-from ..tui.model_screen import ModelScreen
 from . import ssh_words
 from .config import FrontConfig
 from .door import PlayerLink, close_front_links, link_player
 from .idle import IdleWatch
 from .pacing import PACER
 from .session_app import SessionApp
-from .sharing import ScreenSharing, TapInbox, tap_link
+from .sharing import ScreenSharing, TapInbox, screen_typed_on, tap_link
 from .ssh_plain import PlainSessionApp, plain_user
 from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
@@ -294,15 +293,7 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
             self.terminal.receive(data)
 
     def _note_typed(self) -> None:
-        """Remember the screen typed on: the table's under any dialog (its screen may differ from
-        the group's now: the log scrolled, a chat line begun), so the session keeps its own app there."""
-        app = self.app
-        if not isinstance(app, SessionApp) or not app.is_running:
-            self._typed_on = None
-            return
-        stack = app.screen_stack
-        screen = next((s for s in stack if isinstance(s, ModelScreen)), stack[-1] if stack else None)
-        self._typed_on = weakref.ref(screen) if screen is not None else None
+        self._typed_on = screen_typed_on(self.app)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         if self.terminal is not None:

@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import re
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, cast
@@ -54,6 +55,7 @@ from .config import FrontConfig
 from .door import PlayerLink, close_front_links, link_player
 from .idle import IdleWatch
 from .session_app import SessionApp
+from .sharing import ScreenSharing, TapInbox, screen_typed_on, tap_link
 from .ssh import CODE_ALPHABET, CODE_LENGTH
 from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
@@ -117,6 +119,7 @@ class WebDoor:
         self.name_hint: str | None = name if name and resume else None
         self._resume = resume or None
         self.link: PlayerLink | None = None
+        self.tap: TapInbox | None = None  # the link's inbox, which a shared screen's app may be fed from
 
     async def enter(self, name: str, resume: str | None = None) -> PlayerLink | tuple[str, bool]:
         resume, self._resume = resume or self._resume, None
@@ -125,6 +128,7 @@ class WebDoor:
         if isinstance(result, tuple):
             return result
         self.link = result
+        self.tap = tap_link(result)
         log.info("web %s entered as %r", self.address, result.welcomed_name)
         return result
 
@@ -176,6 +180,7 @@ class WebSession:
         self.language = language_from_accept(request.headers.get("Accept-Language", ""))
         self.terminal: ChannelTerminal | None = None
         self.app: WebSessionApp | None = None
+        self.door: WebDoor | None = None
         self.task: asyncio.Task[None] | None = None
         self.closed = False
         self.last_words = ""
@@ -183,8 +188,9 @@ class WebSession:
         self._out_ready = asyncio.Event()
         self._reading = asyncio.Event()
         self._reading.set()
-        self._idle = IdleWatch(lambda: self.app.last_game_update if self.app is not None else 0.0, self._idle_over)
+        self._idle = IdleWatch(self._last_game_update, self._idle_over)
         self._controls: set[asyncio.Task[None]] = set()
+        self._typed_on: weakref.ref[object] | None = None  # the screen its app showed when the page last typed
 
     # --- the socket --------------------------------------------------------------------------------
     async def _control(self, message: PageMessage) -> None:
@@ -238,7 +244,9 @@ class WebSession:
                                         bytes_per_second=config.ssh.input_bytes_per_second,
                                         burst=config.ssh.input_burst, pause_reading=self._reading.clear,
                                         resume_reading=self._reading.set)
+        self.door = door
         self.app = WebSessionApp(self.terminal, door, self._keep_guest, self._say_typing)
+        self.app.after_batch = lambda: self.front.sharing.consider(self)  # a spectator may share a screen
         self.app.model.invite_links = invite_links(self.request.host, self.front.ssh_port)
         self.front.sessions.add(self)
         self._idle.start(config.ssh.idle_timeout)
@@ -286,10 +294,13 @@ class WebSession:
             self._idle.touch()
             if message.type == WSMsgType.BINARY:
                 if self.terminal is not None:
+                    self.front.sharing.leave(self)  # its own app takes the key, and draws what it does
+                    self._typed_on = screen_typed_on(self.app)
                     self.terminal.receive(message.data)
             elif message.type == WSMsgType.TEXT:
                 control = _page_request(message)
                 if isinstance(control, Resize) and self.terminal is not None:
+                    self.front.sharing.leave(self)
                     self.terminal.resize(control.cols, control.rows)
             else:
                 return
@@ -303,6 +314,7 @@ class WebSession:
             log.exception("web %s: the session's app failed", self.address)
             app.farewell = ssh_words.game_failed(self.terminal.env if self.terminal else {})
         finally:
+            self.front.sharing.leave(self, repaint=False)
             farewell = app.farewell
             self.app = None
             self.front.sessions.discard(self)
@@ -327,13 +339,34 @@ class WebSession:
     def end(self, reason: str) -> None:
         """Stop the app, which tells the page ``reason``."""
         self._idle.cancel()
+        self.front.sharing.leave(self, repaint=False)  # its own app gives the terminal back
         app = self.app
         if app is not None:
             app.farewell = reason
             self.last_words = reason
             app.exit()
 
+    # --- a shared screen (ono99_tui/front/sharing.py), as an SSH session's -----------------------------
+    @property
+    def typed_on(self) -> object | None:
+        return self._typed_on() if self._typed_on is not None else None
+
+    @property
+    def tap(self) -> TapInbox | None:
+        return self.door.tap if self.door is not None else None
+
+    def send_shared(self, data: bytes) -> None:
+        """What a shared screen's app draws for this session's terminal."""
+        self._send(data)
+
     # --- idle timeout (as an SSH session's) --------------------------------------------------------
+    def _last_game_update(self) -> float:
+        """When the session's screen last showed a running game's move (its link got it, if its app
+        is held by a shared screen)."""
+        tap = self.tap
+        return max(self.app.last_game_update if self.app is not None else 0.0,
+                   tap.last_game_update if tap is not None else 0.0)
+
     def _idle_over(self, timeout: float) -> None:
         log.info("web %s: idle, closing", self.address)
         self.end(ssh_words.idle_closed(self.terminal.env if self.terminal else {}, timeout / 60))
@@ -358,6 +391,7 @@ class WebFront:
         self.assets = PageAssets()
         self.sessions: set[WebSession] = set()
         self.task_factory: Any = None
+        self.sharing = ScreenSharing(config.ssh.shared_screens, "web")  # spectators' screens drawn once for many
         self.ssh_port: int | None = None  # the SSH port of this process's SSH front, for invite links
         self.closing = False
         self._per_address: Counter[str] = Counter()
@@ -372,7 +406,7 @@ class WebFront:
         return int(self._listener.sockets[0].getsockname()[1])
 
     async def start(self) -> None:
-        self.task_factory = asyncio.get_running_loop().get_task_factory()
+        self.task_factory = self.sharing.task_factory = asyncio.get_running_loop().get_task_factory()
         app = web.Application(middlewares=[security_headers], client_max_size=4096)
         app.router.add_get("/", self._page)
         app.router.add_get("/t/{code}", self._page)
@@ -488,6 +522,7 @@ class WebFront:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
+        await self.sharing.close(CLOSE_WAIT)
         tasks = [s.task for s in self.sessions if s.task is not None]
         for session in list(self.sessions):
             with using(session.language):

@@ -1,16 +1,32 @@
 """Arenas in the plain mode (docs/plain.md): the arenas the lobby lists, joining and leaving, the
 standings and the next game, as lines. Said when they change in a way worth a line (an arena came or
 started, you joined, your game was counted, the end), never once a second; ``arena standings`` says
-them on demand."""
+them on demand; ``arena results`` the tournaments you played (your profile's) and the standings of one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ono99_kernel.wire.requests import JoinArena, LeaveArena, Request, Spectate
-from ono99_kernel.wire.server import ArenaGame, ArenaMessage, Arenas, ServerMessage
+from ono99_kernel.wire.requests import AskArenaResults, AskProfile, JoinArena, LeaveArena, Request, Spectate
+from ono99_kernel.wire.server import (
+    ArenaGame,
+    ArenaMessage,
+    ArenaResults,
+    Arenas,
+    Profile,
+    ProfileArena,
+    ServerMessage,
+)
 
-from ..arena_text import arena_line, next_game_line, place_sentence, podium_line, standings_lines
+from ..arena_text import (
+    arena_line,
+    next_game_line,
+    place_sentence,
+    podium_line,
+    results_title,
+    standings_lines,
+    tournament_line,
+)
 from ..i18n import gettext as _
 from .console import plain_text
 
@@ -26,6 +42,8 @@ class ArenaLines:
         self.listed: dict[int, str] = {}  # the arenas last said, by id: their status
         self.arenas: Arenas | None = None
         self.mine: ArenaMessage | None = None
+        self.played: list[ProfileArena] | None = None  # my tournaments, once asked (``arena results``)
+        self._asked_played = False
 
     def receive(self, message: ServerMessage) -> None:
         if isinstance(message, Arenas):
@@ -34,6 +52,29 @@ class ArenaLines:
             self._arena(message)
         elif isinstance(message, ArenaGame):
             self.say(_("Your next game starts in {seconds} s.").format(seconds=f"{message.starts_in:.0f}"))
+        elif isinstance(message, Profile) and message.you and self._asked_played:
+            self._asked_played = False
+            self._played(list(message.arenas))
+        elif isinstance(message, ArenaResults):
+            self._results(message)
+
+    def _played(self, arenas: list[ProfileArena]) -> None:
+        self.played = arenas
+        if not arenas:
+            self.say(_("You have not played in a tournament yet."))
+            return
+        self.say(_("Your tournaments, newest first:"))
+        for number, arena in enumerate(arenas, start=1):
+            self.say(f"{number}. {plain_text(tournament_line(arena))}.")
+        self.say(_("Type arena results and a number to hear its standings."))
+
+    def _results(self, message: ArenaResults) -> None:
+        self.say(plain_text(results_title(message)) + ".")
+        podium = podium_line(message.podium)
+        if podium is not None:
+            self.say(plain_text(podium) + ".")
+        for line in standings_lines(message)[:SHOWN + 2]:
+            self.say(plain_text(line) + ".")
 
     def _arenas(self, message: Arenas) -> None:
         self.arenas = message
@@ -63,7 +104,8 @@ class ArenaLines:
 
     def command(self, rest: str) -> None:
         """``arena``: join the first arena listed; ``arena CODE``: a private one; ``arena leave``;
-        ``arena standings``; ``arena watch`` (the top game)."""
+        ``arena standings``; ``arena watch`` (the top game); ``arena results [N]``: my tournaments, or
+        the standings of the Nth of them."""
         word = rest.strip()
         if word.lower() == "leave":
             self.send(LeaveArena())
@@ -71,12 +113,28 @@ class ArenaLines:
             self.standings()
         elif word.lower() == "watch":
             self.watch_top()
+        elif word.lower().partition(" ")[0] == "results":
+            self.results(word.partition(" ")[2].strip())
         elif word:
             self.send(JoinArena(code=word))
         elif self.arenas is not None and self.arenas.arenas:
             self.send(JoinArena(arena=self.arenas.arenas[0].id))
         else:
             self.say(_("No arena is running or coming on this server."))
+
+    def results(self, number: str) -> None:
+        """The tournaments of my profile (asked anew each time: a game may have counted since), or
+        the kept standings of the one numbered ``number`` in the list last said."""
+        if not number:
+            self._asked_played = True
+            self.send(AskProfile())
+            return
+        if self.played is None:
+            self.say(_("Type arena results first to hear your tournaments."))
+        elif not number.isdigit() or not 1 <= int(number) <= len(self.played):
+            self.say(_("There is no tournament {n}; arena results lists yours.").format(n=plain_text(number[:8])))
+        else:
+            self.send(AskArenaResults(arena=self.played[int(number) - 1].arena))
 
     def watch_top(self) -> None:
         """Watch the game of the best-placed player playing now (you stay in the arena)."""

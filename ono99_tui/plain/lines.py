@@ -40,6 +40,7 @@ from ono99_kernel.wire.requests import (
 from ono99_kernel.wire.server import (
     ArenaGame,
     ArenaMessage,
+    ArenaResults,
     Arenas,
     Away,
     Chat,
@@ -56,6 +57,7 @@ from ono99_kernel.wire.server import (
     Notice,
     OutEvent,
     PlayEvent,
+    Profile,
     Queue,
     Queued,
     ReshuffleEvent,
@@ -210,7 +212,7 @@ class PlainSession:
             self.say(words.sentence(plain_text(said(message, model.my_name))))  # "Your clock ran out", to you
         elif isinstance(message, Queue):
             self._queue(before_queue)
-        elif isinstance(message, Arenas | ArenaMessage | ArenaGame):
+        elif isinstance(message, Arenas | ArenaMessage | ArenaGame | ArenaResults | Profile):
             self.arena_lines.receive(message)
         self._carry_out(reaction)
 
@@ -333,8 +335,23 @@ class PlainSession:
         if not self.local and not from_queue:  # a local table, and one play now found, start at once
             self._say_status_of_table(table)
 
+    def _arena_game(self, table: TableDetail) -> str | None:
+        """At an arena's table (seated by the arena, which has no host who starts games): the sentence that
+        says so, naming the arena when it is the one you are in; None at any other table."""
+        if table.name_code != "arena":
+            return None
+        mine = self.arena_lines.mine
+        if mine is None:
+            return _("This is an arena game.")
+        return _("This is a game of the arena {arena}.").format(arena=plain_text(mine.arena.name))
+
     def _say_status_of_table(self, table: TableDetail) -> None:
-        if table.status == "waiting":
+        arena = self._arena_game(table)
+        if arena is not None and table.status == "waiting":
+            self.say(arena, _("It starts by itself."))
+        elif arena is not None and table.status == "playing" and table.you is None:
+            self.say(arena, _("You are watching it; x leaves the table."))  # nobody sits down at an arena's table
+        elif table.status == "waiting":
             if self.local or table.host == self.model.my_name:
                 self.say(_("The game has not started: type s to start it; empty seats get bots."))
             else:
@@ -371,7 +388,7 @@ class PlainSession:
         watching = [w for w in table.watchers if w not in before.watchers and w != self.model.my_name]
         if watching:
             self.say(_("Watching now: {names}.").format(names=words.names(watching)))
-        if before.host != table.host and table.host:
+        if before.host != table.host and table.host and table.name_code != "arena":
             self.say(_("You host this table now.") if table.host == self.model.my_name
                      else _("{name} hosts this table now.").format(name=plain_text(table.host)))
         if before.status == "playing" and table.status != "playing" and table.you is None and self.model.view is None:
@@ -605,8 +622,13 @@ class PlainSession:
         table = self.model.table
         if self.local:
             self.say(_("Type r to play again, or n and Enter for a new game."))
+        elif table is not None and table.you is None and self._arena_game(table) is not None:
+            self.say(_("Type x to leave the table."))  # an arena's table plays no next game
         elif table is not None and table.you is None:
             self.say(_("Type u to sit down at the next game, or x to leave the table."))
+        elif table is not None and (arena := self._arena_game(table)) is not None:
+            self.say(arena, _("The arena seats you at your next game by itself; arena standings says the "
+                              "standings, arena leave leaves the arena."))
         elif table is not None and table.host == self.model.my_name:
             self.say(_("Type r to play again, x to leave the table, or p to play now."))
         else:
@@ -1034,7 +1056,7 @@ class PlainSession:
                 parts.append(_("you") if table.you == i else plain_text(seat.name))
             if seat.kind == "bot":
                 parts.append(_("a bot"))
-            if seat.name and seat.name == table.host:
+            if seat.name and seat.name == table.host and table.name_code != "arena":  # the arena seats, not a host
                 parts.append(_("host"))
             if seat.kind == "human" and seat.connected is False:
                 parts.append(_("away"))

@@ -12,12 +12,13 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from ono99_kernel.wire.requests import JoinArena, LeaveArena, Spectate
+from ono99_kernel.wire.requests import AskArenaResults, JoinArena, LeaveArena, Spectate
 from ono99_kernel.wire.server import ArenaGame, ArenaMessage, ServerMessage
 
-from ..arena_text import arena_line, next_game_line, podium_line, standings_lines
+from ..arena_text import arena_line, next_game_line, podium_line, results_title, standings_lines
 from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
@@ -124,3 +125,37 @@ class ArenaScreen(ShowsModel, OpensByItself[None]):
         if model.arena is not None and model.arena.joined:
             host_of(self).send_message(LeaveArena())
         self.dismiss()
+
+
+class ArenaResultsScreen(ShowsModel, ModalScreen[None]):
+    """A tournament's standings as the server keeps them, opened from a profile (``name``: whose profile;
+    None: mine)."""
+
+    BINDINGS = [Binding("escape", "dismiss", N_("Close"))]
+
+    def __init__(self, arena: int, name: str | None = None) -> None:
+        super().__init__()
+        self.arena, self.player = arena, name
+        self._title = Label(_("Standings: loading…"), id="arena-results-title", markup=False)
+        self._podium = Static(id="arena-results-podium", markup=False)
+        self._standings = Static(id="arena-results-standings", markup=False)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield self._title
+            yield self._podium
+            yield self._standings
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        host = host_of(self)
+        host.model.arena_results = None
+        host.send_message(AskArenaResults(arena=self.arena, name=self.player))
+
+    def refresh_model(self, model: Model) -> None:
+        results = model.arena_results
+        if results is None or results.arena != self.arena:
+            return
+        self._title.update(Text(results_title(results), style="bold"))
+        self._podium.update(Text(podium_line(results.podium) or ""))
+        self._standings.update(Text("\n".join(standings_lines(results)) or _("Nobody has played yet.")))

@@ -97,18 +97,19 @@ class QueueScreen(ShowsModel, OpensByItself[None]):
         app.play_now_wish = (edition, seats)
         app.send_message(PlayNow(edition=as_edition(edition), seats=seats))
 
+    # Each key steps from the wish last asked, not from the queue the server last confirmed: two
+    # presses quicker than the server's answer make two steps.
     def action_edition(self) -> None:
-        model = host_of(self).model
-        queued = model.queue
-        if queued is not None:
-            edition = EDITIONS[(EDITIONS.index(queued.edition) + 1) % len(EDITIONS)]
-            self._ask(edition, queued.seats)
+        app = host_of(self)
+        if app.model.queue is not None:
+            edition, seats = app.play_now_wish
+            self._ask(EDITIONS[(EDITIONS.index(edition) + 1) % len(EDITIONS)], seats)
 
     def action_seats(self, step: int) -> None:
-        model = host_of(self).model
-        queued = model.queue
-        if queued is not None:
-            self._ask(queued.edition, max(2, min(8, queued.seats + step)))
+        app = host_of(self)
+        if app.model.queue is not None:
+            edition, seats = app.play_now_wish
+            self._ask(edition, max(2, min(8, seats + step)))
 
     def action_leave(self) -> None:
         host_of(self).send_message(LeaveQueue())

@@ -1,10 +1,9 @@
-"""A player's profile (ratings, win rates, rating history, recent games) and the replay of a
+"""A player's profile (ratings, win rates, rating history, recent games, tournaments) and the replay of a
 finished game fetched from the server; also the app's handling of the play-now and rating messages."""
 
 from __future__ import annotations
 
 import json
-import time
 import zlib
 from typing import Any
 
@@ -20,11 +19,13 @@ from ono99_kernel.wire.requests import AskGameRecord, AskProfile
 from ono99_kernel.wire.server import GameRecord, ServerMessage
 
 from .. import text as words
+from ..arena_text import place_of, when
 from ..client.labels import listed_name
 from ..client.model import Model
 from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal, percent
+from .arena import ArenaResultsScreen
 from .host import ShowsModel, host_of
 from .playnow import QueueScreen
 from .replay import ServerReplayScreen, replay_steps
@@ -50,14 +51,25 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
             yield Sparkline([], id="profile-history")
             yield Label(_("Recent games (Enter: replay)"))
             yield DataTable(id="profile-games", cursor_type="row")
+            yield Label(_("Tournaments (Enter: the standings)"), id="profile-arenas-title")
+            yield DataTable(id="profile-arenas", cursor_type="row")
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(_("game"), _("edition"), _("when"), _("place"), _("players"))
+        self.query_one("#profile-games", DataTable).add_columns(_("game"), _("edition"), _("when"), _("place"),
+                                                                _("players"))
+        self.query_one("#profile-arenas", DataTable).add_columns(_("tournament"), _("edition"), _("when"),
+                                                                 _("place"), _("points"), _("games"))
+        self._show_arenas(False)
         app = host_of(self)
         app.model.profile = None
         app.send_message(AskProfile(name=self.player))
-        self.query_one(DataTable).focus()
+        self.query_one("#profile-games", DataTable).focus()
+
+    def _show_arenas(self, shown: bool) -> None:
+        """The tournaments' list only for a player who played in one (the dialog keeps its room otherwise)."""
+        self.query_one("#profile-arenas-title").display = shown
+        self.query_one("#profile-arenas").display = shown
 
     def refresh_model(self, model: Model) -> None:
         profile = model.profile
@@ -84,21 +96,39 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
                 else words.count(len(history), "the last {n} game", "the last {n} games"), ratings=shown)
                  if history else _("No rating history yet.")))
         self.query_one(Sparkline).data = [h.rating for h in history]
-        grid = self.query_one(DataTable)
+        grid = self.query_one("#profile-games", DataTable)
         grid.clear()
         for game in profile.recent:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.at))
             place = str(game.place) + (" " + _("(won)") if game.won else "") + \
                 ("" if game.credited else " " + _("(away)"))
             players = Text(", ".join(listed_name(name) for name in game.players))
-            grid.add_row(str(game.game), game.edition, when, place, players, key=str(game.game))
+            grid.add_row(str(game.game), game.edition, when(game.at), place, players, key=str(game.game))
+        arenas = self.query_one("#profile-arenas", DataTable)
+        arenas.clear()
+        for arena in profile.arenas:  # its name is the opener's: plain text
+            arenas.add_row(Text(arena.name), arena.edition, when(arena.at), place_of(arena.place, arena.players),
+                           str(arena.points), str(arena.games), key=str(arena.arena))
+        self._show_arenas(bool(profile.arenas))
 
-    @on(DataTable.RowSelected)
+    @on(DataTable.RowSelected, "#profile-games")
     def row_chosen(self) -> None:
         self.action_replay()
 
+    @on(DataTable.RowSelected, "#profile-arenas")
+    def arena_chosen(self) -> None:
+        """Open the chosen tournament's standings, as the server keeps them."""
+        grid = self.query_one("#profile-arenas", DataTable)
+        profile = host_of(self).model.profile
+        if profile is None or not profile.arenas or grid.cursor_row < 0:
+            return
+        arena = profile.arenas[min(grid.cursor_row, len(profile.arenas) - 1)]
+        self.app.push_screen(ArenaResultsScreen(arena.arena, None if profile.you else profile.name))
+
     def action_replay(self) -> None:
-        grid = self.query_one(DataTable)
+        if self.focused is self.query_one("#profile-arenas", DataTable):
+            self.arena_chosen()
+            return
+        grid = self.query_one("#profile-games", DataTable)
         model = host_of(self).model
         profile = model.profile
         if profile is None or not profile.recent or grid.cursor_row < 0:

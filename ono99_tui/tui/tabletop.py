@@ -2,14 +2,20 @@
 played, the draw pile, the total with the room left as a gauge, the turn clock as a bar.
 
 Drawn with Textual's line API: a state is drawn once into strips (one per line), and a new state
-repaints only the lines that changed. The seats go round clockwise from the reader's left: up the
-left side, along the top, down the right side; the reader's own seat is the bottom line (a
-spectator's bottom seat is the first). Narrow terminals (a phone held upright) put every seat in
-rows above the pile.
+repaints only the lines that changed. The strips are painted by region: each seat's tile, the pile,
+the total and the bottom line are painted once per process for what they show (kept, a bounded
+number, by ``lru_cache``), and a line is joined again only where one of its regions changed; the
+whole picture of a scene at a size, look and motion frame is kept per process too (``PICTURES``), so
+the screens of a front showing one table the same way paint it once.
+
+The seats go round clockwise from the reader's left: up the left side, along the top, down the right
+side; the reader's own seat is the bottom line (a spectator's bottom seat is the first). Narrow
+terminals (a phone held upright) put every seat in rows above the pile.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +33,7 @@ from ono99_kernel.wire.server import PlayEvent, Seat, View
 from .. import text as words
 from ..client.labels import card_label
 from ..client.model import Model
+from ..i18n import current_language
 from ..i18n import gettext as _
 from .cardface import FaceState, TablePalette, _strip, back_lines, big_rows, face_lines, palette_for
 
@@ -85,23 +92,44 @@ class Scene:
 
 
 class Canvas:
-    """Lines of cells where pieces are put, later ones over earlier ones."""
+    """Lines of cells where pieces are put, later ones over earlier ones. A region of the table top is
+    a canvas of its own: ``width`` and ``height`` reach to the table top's edges (what goes past them is
+    cut, as on the whole table top), ``shown`` is the region's own size (its lines). Each line is
+    joined once, from the parts of its pieces left uncovered, when its lines are asked for."""
 
-    def __init__(self, width: int, height: int, style: Style) -> None:
+    def __init__(self, width: int, height: int, style: Style, shown: tuple[int, int] | None = None) -> None:
         self.width, self.height = width, height
+        shown_w, shown_h = shown or (width, height)
+        self.shown_width, self.shown_height = max(0, min(shown_w, width)), max(0, min(shown_h, height))
         self.base = style  # under every piece: the widget's own background where a piece sets none
         self.cut: list[str] = []  # texts that did not fit where they were put
-        self.rows = [Strip([Segment(" " * width, style)], width) for _ in range(height)]
+        self.pieces: list[list[tuple[int, Strip]]] = [[] for _ in range(self.shown_height)]  # by column
 
     def put(self, x: int, y: int, piece: Strip) -> None:
-        if not 0 <= y < self.height or x >= self.width:
+        if not 0 <= y < self.shown_height or x >= self.shown_width:
             return
-        length = min(piece.cell_length, self.width - x)
+        length = min(piece.cell_length, self.shown_width - x)
         if length <= 0:
             return
-        row = self.rows[y]
         piece = piece.crop(0, length).apply_style(self.base)
-        self.rows[y] = Strip.join([row.crop(0, x), piece, row.crop(x + length, self.width)])
+        end = x + length
+        line: list[tuple[int, Strip]] = []
+        for at, under in self.pieces[y]:  # what the piece covers of those put before goes
+            stop = at + under.cell_length
+            if stop <= x or at >= end:
+                line.append((at, under))
+                continue
+            if at < x:
+                line.append((at, under.crop(0, x - at)))
+            if stop > end:
+                line.append((end, under.crop(end - at, stop - at)))
+        line.append((x, piece))
+        line.sort(key=lambda placed: placed[0])
+        self.pieces[y] = line
+
+    @property
+    def rows(self) -> list[Strip]:
+        return [_join(tuple(line), self.shown_width, self.base) for line in self.pieces]
 
     def text(self, x: int, y: int, text: Text, width: int) -> None:
         text = text.copy()
@@ -186,6 +214,324 @@ def _seat(model: Model, view: View | None, seat: int, seats: tuple[Seat, ...]) -
     return SeatShown(name, on_turn, view.hand_sizes[seat], tuple(marks), chips, out, host, tokens)
 
 
+@dataclass(frozen=True)
+class Look:
+    """How a table top is drawn, besides its scene: the theme's colours, the widget's own style under
+    them, the cards' size (bigger on a roomy screen) and the language of its words."""
+
+    palette: TablePalette
+    base: Style
+    big: bool
+    language: str
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A move's half-way frame: the total counting from ``total_from``, the card played short of the
+    pile (``landing``), the seats knocked out this very move marked loudly."""
+
+    total_from: int
+    landing: bool
+    knocked: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A region's lines, and its texts that did not fit."""
+
+    rows: tuple[Strip, ...]
+    cut: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A table top's lines for a scene, size, look and motion frame, with what each line was joined
+    from (the regions' lines, by column): the next picture joins again only the lines whose pieces
+    changed."""
+
+    size: tuple[int, int]
+    rows: tuple[Strip, ...]
+    cut: tuple[str, ...]
+    pieces: tuple[tuple[tuple[int, Strip], ...], ...]
+
+
+def _lines(canvas: Canvas) -> Lines:
+    return Lines(tuple(canvas.rows), tuple(canvas.cut))
+
+
+# Each region is painted once per process for what it shows (its part of the scene, its size and
+# place's reach, the look): every screen showing the table, and the next move where it did not change.
+# The bounds keep a front's current tables (a pile about 8 KiB, a tile 1 to 2 KiB, a picture 15 KiB
+# besides its regions): a region or picture is worth keeping while the table shows it, not after.
+@lru_cache(maxsize=1024)
+def _tile(seat: SeatShown, width: int, reach: tuple[int, int], look: Look, knocked: bool) -> Lines:
+    """A seat's tile: its name (the turn, the host), then its cards, chips and marks."""
+    canvas = Canvas(*reach, look.base, shown=(width, 2))
+    name = Text(no_wrap=True)
+    if knocked:  # out this very move: a cross and the name loud, for the motion's frame
+        name.append("✗ ", style="bold reverse")
+        name.append(Text(seat.name, style=Style(bold=True, reverse=True)))
+    else:
+        name.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
+        name.append(Text(seat.name, style=Style(bold=seat.on_turn, strike=seat.out, dim=seat.out)))
+    if seat.host:
+        name.append(" ⌂")
+    canvas.text(0, 0, name, width)
+    second = Text(no_wrap=True)
+    second.append("  ")
+    if seat.cards is not None and not seat.out:
+        shown = min(seat.cards, max(1, width - 12))
+        mark = look.palette.mark
+        second.append("▮" * shown, style=Style(color=mark) if mark else Style(bold=True))
+        second.append(f" {seat.cards}")
+    if seat.chips:
+        few = seat.tokens is not None and 0 < seat.tokens <= MAX_CHIPS
+        chips = "●" * (seat.tokens or 0) if few else "●" + seat.chips.split(" ")[0]
+        second.append(("  " if second.cell_len > 2 else "") + chips, style=Style(bold=True))
+    if seat.marks:
+        second.append(("  " if second.cell_len > 2 else "") + " · ".join(seat.marks),
+                      style=Style(bold=True, reverse=seat.out))
+    canvas.text(0, 1, second, width)
+    return _lines(canvas)
+
+
+@lru_cache(maxsize=256)
+def _bottom_line(seat: SeatShown | None, direction: int, hand_number: int | None, playing: bool, width: int,
+                 look: Look) -> Lines:
+    """The reader's own seat (a spectator's: the first), and the direction of play: in words when
+    they fit, else the arrow alone."""
+    canvas = Canvas(width, 1, look.base)
+    details: list[str] = []
+    if seat is not None and seat.cards is not None and not seat.out and _("dropped") not in seat.marks:
+        details.append(words.cards(seat.cards))
+    if seat is not None:
+        details += [seat.chips] if seat.chips else []
+        details += list(seat.marks)
+    arrow = "→" if direction == 1 else "←"
+    said = arrow + " " + (_("clockwise") if direction == 1 else _("counter-clockwise"))
+    hand = " · " + _("hand {n}").format(n=hand_number) if hand_number is not None else ""
+    for right_words, kept in ((said + hand, details), (arrow + hand, details), (arrow, details),
+                              (arrow, details[1:])):
+        right = Text(right_words if playing else "", style="bold", no_wrap=True)
+        line = Text(no_wrap=True)
+        if seat is not None:
+            line.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
+            line.append(Text(seat.name, style=Style(bold=True, strike=seat.out)))
+            if seat.host:
+                line.append(" ⌂")
+            if kept:
+                line.append("  " + " · ".join(kept))
+        if line.cell_len + right.cell_len + 2 <= width:
+            break
+    canvas.text(0, 0, line, width - right.cell_len - 2)
+    canvas.text(width - right.cell_len - 1, 0, right, right.cell_len)
+    return _lines(canvas)
+
+
+@lru_cache(maxsize=64)
+def _waiting(words_shown: str, width: int, height: int, reach: tuple[int, int], look: Look) -> Lines:
+    canvas = Canvas(*reach, look.base, shown=(width, height))
+    canvas.text(2, 2, Text(words_shown, style="bold"), width - 2)
+    return _lines(canvas)
+
+
+@lru_cache(maxsize=128)
+def _pile(draw_pile: int, fan: tuple[str, ...], edition: str, caption: str, landing: bool, back_w: int,
+          width: int, height: int, reach: tuple[int, int], look: Look) -> Lines:
+    """The draw pile (a card's back with its count), the last cards played fanned to the left with
+    the newest face up, and the newest play named above them."""
+    canvas = Canvas(*reach, look.base, shown=(width, height))
+    card_w, card_h = card_size(look.big)
+    for i, strip in enumerate(back_lines(back_w, card_h, look.palette, draw_pile)):
+        canvas.put(0, 1 + i, strip)
+    pile_x = back_w + 1
+    for i, card in enumerate(fan):
+        offset = (3 - len(fan) + i) * 2
+        if i == len(fan) - 1 and landing and len(fan) > 1:
+            offset += LANDING
+        lines = face_lines(card, edition, card_w, card_h, FaceState(), look.palette)
+        for row, strip in enumerate(lines):
+            if i < len(fan) - 1 and 0 < row < card_h - 1:  # a card under another: its edge, no letters
+                edge = strip.crop(0, 1)
+                inside = next((seg.style for seg in strip.crop(1, 2)), None)
+                strip = Strip.join([edge, Strip([Segment(" ", inside)], 1)])
+            canvas.put(pile_x + offset, 1 + row, strip)
+    said = Text(no_wrap=True)
+    if caption:
+        said.append(caption, style="bold")
+    canvas.text(0, 0, said, width - 1)
+    return _lines(canvas)
+
+
+@lru_cache(maxsize=256)
+def _total(total: int, limit: int, clock: int | None, clock_full: int | None, width: int, height: int,
+           reach: tuple[int, int], look: Look) -> Lines:
+    """The total in big digits, the limit, the gauge of the room left, and the turn clock as a bar."""
+    canvas = Canvas(*reach, look.base, shown=(width, height))
+    palette = look.palette
+    room = limit - total
+    colour = palette.calm if room > WARN_ROOM else palette.warn if room > DANGER_ROOM else palette.danger
+    label = Text(_("TOTAL"), style="bold")
+    said_limit = " · " + _("limit {limit}").format(limit=limit)
+    if label.cell_len + len(said_limit) <= width:  # a narrow table: the gauge says the limit
+        label.append(said_limit)
+    canvas.text(0, 0, label, width)
+    digits = big_rows(str(total))
+    style = Style(color=colour, bold=True) if colour else Style(bold=True)
+    if digits is not None:
+        for i, row in enumerate(digits):
+            canvas.text(0, 1 + i, Text(row, style=style), width)
+    gauge_w = max(4, min(width - 1, 20))
+    used = max(0, min(gauge_w, round(gauge_w * min(total, limit) / max(1, limit))))
+    # the gauge's fill tells its state without colour too: calm solid, near the limit shaded
+    fill = "█" if room > WARN_ROOM else "▓" if room > DANGER_ROOM else "▒"
+    gauge = Text(no_wrap=True)
+    gauge.append(fill * used, style=Style(color=colour) if colour else Style(bold=True))
+    gauge.append("·" * (gauge_w - used), style="dim")
+    canvas.text(0, 4, gauge, width)
+    said = (_("{room} to go").format(room=room) if room > 0
+            else (_("at the limit") if room == 0 else _("over the limit")))
+    line = Text(said, style=Style(bold=room <= DANGER_ROOM))
+    if clock is not None and clock_full:
+        seconds = Text(" " + _("clock {seconds}s").format(seconds=clock), style=Style(bold=True, reverse=clock < 10))
+        bar_w = min(10, width - line.cell_len - seconds.cell_len - 2)
+        if bar_w < 3:  # too narrow for the words: the bar and the seconds
+            seconds = Text(f" {clock}", style=Style(bold=True, reverse=clock < 10))
+            bar_w = max(3, min(10, width - line.cell_len - seconds.cell_len - 2))
+        left = max(0, min(bar_w, round(bar_w * clock / clock_full)))
+        line.append("  ")
+        line.append("▰" * left + "▱" * (bar_w - left), style=Style(bold=clock < 10))
+        line.append_text(seconds)
+    canvas.text(0, 5, line, width)
+    return _lines(canvas)
+
+
+def card_size(big: bool) -> tuple[int, int]:
+    """A card's size on the pile: as big as the hand's."""
+    return (15, 8) if big else (13, 5)
+
+
+def shown_total(scene: Scene, motion: Motion | None) -> int:
+    """The total the big digits show: half-way from the last one in a move's motion."""
+    total = scene.total or 0
+    return total if motion is None else motion.total_from + (total - motion.total_from) // 2
+
+
+def _regions(scene: Scene, width: int, height: int, look: Look,
+             motion: Motion | None) -> list[tuple[int, int, Lines]]:
+    """The table top's regions for a scene, as (column, line, their lines), none over another."""
+    layout = _Layout(width, len(scene.seats), look.big)
+    regions: list[tuple[int, int, Lines]] = []
+    knocked = motion.knocked if motion is not None else frozenset()
+    order = [(scene.bottom + k) % len(scene.seats) for k in range(1, len(scene.seats))] if scene.seats else []
+    for (x, y, w), seat in zip(layout.places, order, strict=False):
+        regions.append((x, y, _tile(scene.seats[seat], w, (width - x, height - y), look, seat in knocked)))
+    if scene.seats:
+        bottom = scene.seats[scene.bottom] if scene.bottom < len(scene.seats) else None
+        if 0 <= layout.bottom_y < height:
+            regions.append((0, layout.bottom_y, _bottom_line(bottom, scene.direction, scene.hand_number,
+                                                             scene.total is not None, width, look)))
+    x0, y0, centre_w = layout.centre_x, layout.centre_y, layout.centre_width
+    middle_h = layout.card[1] + 1
+    reach = (width - x0, height - y0)
+    if scene.total is None:
+        regions.append((x0, y0, _waiting(scene.waiting, centre_w, middle_h, reach, look)))
+        return regions
+    card_w = layout.card[0]
+    back_w = 6 if centre_w >= 40 else 5  # the draw pile, a card's back with its count
+    block = back_w + 1 + 4 + card_w + 2 + TOTAL_WIDTH
+    if centre_w > block:  # a wide table: the pile and the total in its middle
+        x0, centre_w = x0 + (centre_w - block) // 2, block
+    total_x = x0 + back_w + 1 + 4 + card_w + 2
+    cards = [card for _who, played, _total in scene.plays for card in played[:1]]
+    if not cards and scene.top_card:
+        cards = [scene.top_card]
+    caption = ""
+    if scene.plays:
+        who, played, total = scene.plays[-1]
+        what = "4× ONO 99" if len(played) == 4 else card_label(played[0], scene.edition)
+        caption = f"{who} {what} → {total}"
+    landing = motion is not None and motion.landing
+    regions.append((x0, y0, _pile(scene.draw_pile, tuple(cards[-3:]), scene.edition, caption, landing, back_w,
+                                  total_x - x0, middle_h, (width - x0, height - y0), look)))
+    regions.append((total_x, y0, _total(shown_total(scene, motion), scene.limit, scene.clock, scene.clock_full,
+                                        x0 + centre_w - total_x, 6, (width - total_x, height - y0), look)))
+    return regions
+
+
+class _Pictures:
+    """The table tops painted last in this process, by scene, size, look and motion frame: sessions
+    of one front showing one table at one size, language and theme share its picture."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.kept: OrderedDict[tuple[object, ...], Picture] = OrderedDict()
+
+    def get(self, key: tuple[object, ...]) -> Picture | None:
+        picture = self.kept.get(key)
+        if picture is not None:
+            self.kept.move_to_end(key)
+        return picture
+
+    def put(self, key: tuple[object, ...], picture: Picture) -> None:
+        self.kept[key] = picture
+        while len(self.kept) > self.size:
+            self.kept.popitem(last=False)
+
+
+PICTURES = _Pictures(64)
+
+
+def paint(scene: Scene, width: int, height: int, look: Look, motion: Motion | None = None,
+          before: Picture | None = None) -> Picture:
+    """The table top's lines for ``scene``: the process's picture of it when one was painted, else
+    its regions (each painted once per process for what it shows) joined into lines, where a line's
+    regions are those of ``before`` its line is kept as it was."""
+    key = (scene, width, height, look, motion)
+    kept = PICTURES.get(key)
+    if kept is not None:
+        return kept
+    by_line: list[list[tuple[int, Strip]]] = [[] for _ in range(height)]
+    cut: list[str] = []
+    for x, y, lines in _regions(scene, width, height, look, motion):
+        cut += lines.cut
+        for row, strip in enumerate(lines.rows):
+            if strip.cell_length:
+                by_line[y + row].append((x, strip))
+    rows: list[Strip] = []
+    pieces: list[tuple[tuple[int, Strip], ...]] = []
+    same_size = before is not None and before.size == (width, height)
+    for y, line in enumerate(by_line):
+        line.sort(key=lambda piece: piece[0])
+        joined = tuple(line)
+        if same_size and before is not None and _same_pieces(before.pieces[y], joined):
+            rows.append(before.rows[y])
+        else:
+            rows.append(_join(joined, width, look.base))
+        pieces.append(joined)
+    picture = Picture((width, height), tuple(rows), tuple(cut), tuple(pieces))
+    PICTURES.put(key, picture)
+    return picture
+
+
+def _same_pieces(old: tuple[tuple[int, Strip], ...], new: tuple[tuple[int, Strip], ...]) -> bool:
+    return len(old) == len(new) and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(old, new, strict=True))
+
+
+def _join(pieces: tuple[tuple[int, Strip], ...], width: int, base: Style) -> Strip:
+    """A line of ``width`` cells: its regions' pieces at their columns, blank between them."""
+    parts: list[Strip] = []
+    at = 0
+    for x, strip in pieces:
+        if x > at:
+            parts.append(Strip([Segment(" " * (x - at), base)], x - at))
+        parts.append(strip)
+        at = x + strip.cell_length
+    if at < width:
+        parts.append(Strip([Segment(" " * (width - at), base)], width - at))
+    return Strip.join(parts)
+
+
 class TableTop(Widget):
     """The seats around the table, the pile, the total and its gauge, the clock (see the module)."""
 
@@ -199,6 +545,7 @@ class TableTop(Widget):
         super().__init__(id=id)
         self.scene: Scene | None = None
         self._strips: list[Strip] = []
+        self._picture: Picture | None = None  # the last drawn, whose unchanged lines the next keeps
         self._drawn_for: tuple[object, ...] = ()
         self._clock_full: int | None = None
         self._clock_turn: tuple[object, ...] = ()
@@ -299,171 +646,29 @@ class TableTop(Widget):
         scene = self.scene
         if scene is None or width <= 0 or height <= 0:
             return
-        palette = palette_for(self.app.current_theme)
-        key = (scene, width, height, palette, self.big, self._frame, self.knocked)
+        look = Look(palette_for(self.app.current_theme), self.rich_style, self.big, current_language())
+        motion = Motion(self._motion_from, self._landing, self.knocked) if self._frame is not None else None
+        key = (scene, width, height, look, motion)
         if key == self._drawn_for:
             return
         self._drawn_for = key
-        strips, self.cut = self._paint(scene, width, height, palette)
+        strips, self.cut = self._paint(scene, width, height, look, motion)
         old = self._strips
         self._strips = strips
-        changed = [y for y in range(height) if y >= len(old) or old[y].text != strips[y].text
-                   or list(old[y]) != list(strips[y])]
+        changed = [y for y in range(height) if y >= len(old) or (old[y] is not strips[y] and (
+            old[y].text != strips[y].text or list(old[y]) != list(strips[y])))]
         for y in changed:
             self.refresh(Region(0, y, width, 1))
 
     def _layout(self, width: int, scene: Scene) -> _Layout:
         return _Layout(width, len(scene.seats), self.big)
 
-    def _paint(self, scene: Scene, width: int, height: int, palette: TablePalette) -> tuple[list[Strip], list[str]]:
-        base = self.rich_style
-        canvas = Canvas(width, height, base)
-        layout = self._layout(width, scene)
-        order = [(scene.bottom + k) % len(scene.seats) for k in range(1, len(scene.seats))] if scene.seats else []
-        for (x, y, w), seat in zip(layout.places, order, strict=False):
-            self._tile(canvas, x, y, w, scene.seats[seat], palette, seat in self.knocked)
-        if scene.seats:
-            self._bottom_line(canvas, layout.bottom_y, width, scene, palette)
-        self._centre(canvas, layout, scene, palette)
-        return canvas.rows, canvas.cut
-
-    def _tile(self, canvas: Canvas, x: int, y: int, width: int, seat: SeatShown, palette: TablePalette,
-              knocked: bool = False) -> None:
-        name = Text(no_wrap=True)
-        if knocked:  # out this very move: a cross and the name loud, for the motion's frame
-            name.append("✗ ", style="bold reverse")
-            name.append(Text(seat.name, style=Style(bold=True, reverse=True)))
-        else:
-            name.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
-            name.append(Text(seat.name, style=Style(bold=seat.on_turn, strike=seat.out, dim=seat.out)))
-        if seat.host:
-            name.append(" ⌂")
-        canvas.text(x, y, name, width)
-        second = Text(no_wrap=True)
-        second.append("  ")
-        if seat.cards is not None and not seat.out:
-            shown = min(seat.cards, max(1, width - 12))
-            second.append("▮" * shown, style=Style(color=palette.mark) if palette.mark else Style(bold=True))
-            second.append(f" {seat.cards}")
-        if seat.chips:
-            few = seat.tokens is not None and 0 < seat.tokens <= MAX_CHIPS
-            chips = "●" * (seat.tokens or 0) if few else "●" + seat.chips.split(" ")[0]
-            second.append(("  " if second.cell_len > 2 else "") + chips,
-                          style=Style(bold=True))
-        if seat.marks:
-            second.append(("  " if second.cell_len > 2 else "") + " · ".join(seat.marks),
-                          style=Style(bold=True, reverse=seat.out))
-        canvas.text(x, y + 1, second, width)
-
-    def _bottom_line(self, canvas: Canvas, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
-        """The reader's own seat (a spectator's: the first), and the direction of play: in words when
-        they fit, else the arrow alone."""
-        seat = scene.seats[scene.bottom] if scene.bottom < len(scene.seats) else None
-        details: list[str] = []
-        if seat is not None and seat.cards is not None and not seat.out and _("dropped") not in seat.marks:
-            details.append(words.cards(seat.cards))
-        if seat is not None:
-            details += [seat.chips] if seat.chips else []
-            details += list(seat.marks)
-        arrow = "→" if scene.direction == 1 else "←"
-        direction = arrow + " " + (_("clockwise") if scene.direction == 1 else _("counter-clockwise"))
-        hand = " · " + _("hand {n}").format(n=scene.hand_number) if scene.hand_number is not None else ""
-        for right_words, kept in ((direction + hand, details), (arrow + hand, details), (arrow, details),
-                                  (arrow, details[1:])):
-            right = Text(right_words if scene.total is not None else "", style="bold", no_wrap=True)
-            line = Text(no_wrap=True)
-            if seat is not None:
-                line.append("▶ " if seat.on_turn else "  ", style="bold reverse" if seat.on_turn else "")
-                line.append(Text(seat.name, style=Style(bold=True, strike=seat.out)))
-                if seat.host:
-                    line.append(" ⌂")
-                if kept:
-                    line.append("  " + " · ".join(kept))
-            if line.cell_len + right.cell_len + 2 <= width:
-                break
-        canvas.text(0, y, line, width - right.cell_len - 2)
-        canvas.text(width - right.cell_len - 1, y, right, right.cell_len)
-
-    def _centre(self, canvas: Canvas, layout: _Layout, scene: Scene, palette: TablePalette) -> None:
-        x0, y0, width = layout.centre_x, layout.centre_y, layout.centre_width
-        if scene.total is None:
-            canvas.text(x0 + 2, y0 + 2, Text(scene.waiting, style="bold"), width - 2)
-            return
-        card_w, card_h = layout.card
-        # the draw pile, a card's back with its count
-        back_w = 6 if width >= 40 else 5
-        block = back_w + 1 + 4 + card_w + 2 + TOTAL_WIDTH
-        if width > block:  # a wide table: the pile and the total in its middle
-            x0, width = x0 + (width - block) // 2, block
-        for i, strip in enumerate(back_lines(back_w, card_h, palette, scene.draw_pile)):
-            canvas.put(x0, y0 + 1 + i, strip)
-        pile_x = x0 + back_w + 1
-        # the pile: the cards before the last fanned to the left, the last face up
-        cards = [card for _who, played, _total in scene.plays for card in played[:1]]
-        if not cards and scene.top_card:
-            cards = [scene.top_card]
-        fan = cards[-3:]
-        for i, card in enumerate(fan):
-            offset = (3 - len(fan) + i) * 2
-            if i == len(fan) - 1 and self._frame is not None and self._landing and len(fan) > 1:  # landing
-                offset += LANDING
-            lines = face_lines(card, scene.edition, card_w, card_h, FaceState(), palette)
-            for row, strip in enumerate(lines):
-                if i < len(fan) - 1 and 0 < row < card_h - 1:  # a card under another: its edge, no letters
-                    edge = strip.crop(0, 1)
-                    inside = next((seg.style for seg in strip.crop(1, 2)), None)
-                    strip = Strip.join([edge, Strip([Segment(" ", inside)], 1)])
-                canvas.put(pile_x + offset, y0 + 1 + row, strip)
-        # the newest play, named, over the pile
-        caption = Text(no_wrap=True)
-        if scene.plays:
-            who, played, total = scene.plays[-1]
-            what = "4× ONO 99" if len(played) == 4 else card_label(played[0], scene.edition)
-            caption.append(f"{who} {what} → {total}", style="bold")
-        total_x = pile_x + 4 + card_w + 2
-        canvas.text(x0, y0, caption, total_x - x0 - 1)
-        self._total(canvas, total_x, y0, x0 + width - total_x, scene, palette)
-
-    def _total(self, canvas: Canvas, x: int, y: int, width: int, scene: Scene, palette: TablePalette) -> None:
-        total = scene.total or 0
-        if self._frame is not None:  # counting to the new total
-            total = self._motion_from + (total - self._motion_from) // 2
-        self.drawn_total = total
-        room = scene.limit - total
-        colour = palette.calm if room > WARN_ROOM else palette.warn if room > DANGER_ROOM else palette.danger
-        label = Text(_("TOTAL"), style="bold")
-        limit = " · " + _("limit {limit}").format(limit=scene.limit)
-        if label.cell_len + len(limit) <= width:  # a narrow table: the gauge says the limit
-            label.append(limit)
-        canvas.text(x, y, label, width)
-        digits = big_rows(str(total))
-        style = Style(color=colour, bold=True) if colour else Style(bold=True)
-        if digits is not None:
-            for i, row in enumerate(digits):
-                canvas.text(x, y + 1 + i, Text(row, style=style), width)
-        gauge_w = max(4, min(width - 1, 20))
-        used = max(0, min(gauge_w, round(gauge_w * min(total, scene.limit) / max(1, scene.limit))))
-        # the gauge's fill tells its state without colour too: calm solid, near the limit shaded
-        fill = "█" if room > WARN_ROOM else "▓" if room > DANGER_ROOM else "▒"
-        gauge = Text(no_wrap=True)
-        gauge.append(fill * used, style=Style(color=colour) if colour else Style(bold=True))
-        gauge.append("·" * (gauge_w - used), style="dim")
-        canvas.text(x, y + 4, gauge, width)
-        said = (_("{room} to go").format(room=room) if room > 0
-                else (_("at the limit") if room == 0 else _("over the limit")))
-        line = Text(said, style=Style(bold=room <= DANGER_ROOM))
-        if scene.clock is not None and scene.clock_full:
-            seconds = Text(" " + _("clock {seconds}s").format(seconds=scene.clock),
-                           style=Style(bold=True, reverse=scene.clock < 10))
-            bar_w = min(10, width - line.cell_len - seconds.cell_len - 2)
-            if bar_w < 3:  # too narrow for the words: the bar and the seconds
-                seconds = Text(f" {scene.clock}", style=Style(bold=True, reverse=scene.clock < 10))
-                bar_w = max(3, min(10, width - line.cell_len - seconds.cell_len - 2))
-            left = max(0, min(bar_w, round(bar_w * scene.clock / scene.clock_full)))
-            line.append("  ")
-            line.append("▰" * left + "▱" * (bar_w - left), style=Style(bold=scene.clock < 10))
-            line.append_text(seconds)
-        canvas.text(x, y + 5, line, width)
+    def _paint(self, scene: Scene, width: int, height: int, look: Look,
+               motion: Motion | None) -> tuple[list[Strip], list[str]]:
+        self._picture = paint(scene, width, height, look, motion, self._picture)
+        if scene.total is not None:
+            self.drawn_total = shown_total(scene, motion)
+        return list(self._picture.rows), list(self._picture.cut)
 
 
 class _Layout:
@@ -471,7 +676,7 @@ class _Layout:
 
     def __init__(self, width: int, seats: int, big: bool) -> None:
         others = max(0, seats - 1)
-        self.card = (15, 8) if big else (13, 5)  # a hand's card, as big as the hand's
+        self.card = card_size(big)
         tile_h = 2
         self.places: list[tuple[int, int, int]] = []
         middle_h = self.card[1] + 1  # the caption and the pile

@@ -421,11 +421,7 @@ class Arenas:
             self.lobby.storage.submit(_arena_saved(arena.id, arena.to_mapping()), what=(None, "arena"))
 
 
-def standing_lines(arena: Arena) -> dict[str, wire.ArenaStanding]:
-    """Every player's line of the standings, by name, best first."""
-    return {p.name: wire.ArenaStanding(place=place, name=p.name, points=p.points, games=p.games, wins=p.wins,
-                                       fire=p.on_fire, playing=p.playing is not None, present=p.present)
-            for place, p in enumerate(arena.standings(), start=1)}
+standing_lines = wire.arena_standings  # every player's line of the standings, by name, best first
 
 
 # --- the store (portable SQL: SQLite and PostgreSQL) ----------------------------------------------------------

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -36,10 +37,11 @@ from openskill.models import PlackettLuce
 
 from ono99_kernel.protocol import BOT_LEVEL_NAMES, ProtocolError, clean_text
 from ono99_kernel.wire import server as wire
-from ono99_kernel.wire.requests import AskGameRecord, AskProfile
+from ono99_kernel.wire.requests import AskArenaResults, AskGameRecord, AskProfile
 
 from .rates import BucketsByKey
 from .storage import Database, viewer_keys
+from .tournaments import arena_results, played_arenas
 
 if TYPE_CHECKING:
     from .members import Member
@@ -232,8 +234,9 @@ def visible(viewer: Sequence[str]) -> tuple[str, list[str]]:
             f"AND v.viewer IN ({marks})))", list(viewer))
 
 
-async def profile(db: Database, identity: str, name: str, you: bool, viewer: Sequence[str] = ()) -> wire.Profile:
-    """A player's ratings, win rates per edition, rating history and recent games; the games of
+async def profile(db: Database, identity: str, name: str, you: bool, viewer: Sequence[str] = (),
+                  now: float | None = None) -> wire.Profile:
+    """A player's ratings, win rates per edition, rating history, recent games and arenas; the games of
     private tables only for a ``viewer`` (``storage.viewer_keys`` of the asker) who played them or
     hosted their table. The totals per edition count every game. ``name``: the player's name as it is
     now; ``you``: the asker is that player."""
@@ -265,7 +268,9 @@ async def profile(db: Database, identity: str, name: str, you: bool, viewer: Seq
         recent.append(wire.RecentGame(game=int(game_id), edition=cast(wire.Edition, str(edition)), at=float(at),
                                       place=int(place), won=bool(won), credited=bool(credited),
                                       players=tuple(str(p.get("name", "")) for p in record.get("players", []))))
-    return wire.Profile(name=name, you=you, editions=tuple(editions), history=tuple(history), recent=tuple(recent))
+    arenas = await played_arenas(db, identity, name, you, time.time() if now is None else now)
+    return wire.Profile(name=name, you=you, editions=tuple(editions), history=tuple(history), recent=tuple(recent),
+                        arenas=tuple(arenas))
 
 
 async def game_record(db: Database, game_id: int, viewer: Sequence[str] = ()) -> str | None:
@@ -361,26 +366,37 @@ class RatingBook:
         """The rating requests, which the book takes."""
         route(AskProfile, self.on_profile)
         route(AskGameRecord, self.on_game_record)
+        route(AskArenaResults, self.on_arena_results)
 
-    def on_profile(self, member: Member, request: AskProfile) -> None:
-        name = request.name
-        identity = member.identity
+    def _player(self, member: Member, name: str | None) -> tuple[str, str]:
+        """(identity, name now) of the player called ``name`` (None: the asker, who needs a key)."""
         if name is not None:
             owner = self.lobby.names.owner(name)
             if owner is None:
                 raise ProtocolError("no_player", f"no player with a key is called {clean_text(name)[:32]!r}",
                                     params={"name": clean_text(name)[:32]})
-            name, identity = owner
-        elif identity is None:
+            return owner[1], owner[0]
+        if member.identity is None:
             raise ProtocolError("no_identity", "a guest has no profile: connect with a key to be rated")
-        else:
-            name = member.name
-        found: str = identity
+        return member.identity, member.name
+
+    def on_profile(self, member: Member, request: AskProfile) -> None:
+        found, name = self._player(member, request.name)
         viewer = viewer_keys(member.identity, member.token_hash)
+
         async def read(db: Database) -> wire.ServerMessage:
             return await profile(db, found, name, found == member.identity, viewer)
 
         self._answer(member, read, "profile")
+
+    def on_arena_results(self, member: Member, request: AskArenaResults) -> None:
+        whose = self._player(member, request.name) if request.name is not None or member.identity else None
+        arena_id, asker = request.arena, member.identity
+
+        async def read(db: Database) -> wire.ServerMessage:
+            return await arena_results(db, arena_id, whose, asker, time.time())
+
+        self._answer(member, read, "arena_results")
 
     def on_game_record(self, member: Member, request: AskGameRecord) -> None:
         self._take_record(member.identity or member.token_hash or member.name)
