@@ -11,7 +11,8 @@ from ono99_tui.tui.app import make_app
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.player_menu import PlayerMenu, PlayersScreen, ReasonScreen
 from tests.server_helpers import new_identity, ono99, running_server
-from tests.test_player_menu import choose, wait_until
+from tests.test_player_menu import choose
+from tests.test_tui import wait_until
 
 
 async def test_an_operator_schedules_a_public_arena_and_the_lobby_is_told(tmp_path: Path) -> None:
