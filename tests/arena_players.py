@@ -1,16 +1,20 @@
 """Simulated arena players, written from docs/protocol.md section 6b: a protocol client joins an arena,
 plays every game it is seated at (a random legal action whenever its view lets it act) and notes what
-it saw, until the arena is over. Used by tests/test_arena_server.py and bench/arena.py."""
+it saw, until the arena is over; on a cluster it connects again when its connection ends (sent on to
+another node, or its node killed). Used by tests/test_arena_server.py, tests/test_arena_cluster.py and
+bench/arena.py."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ono99_kernel.wire.requests import Act, JoinArena
 from ono99_tui.client.connection import Client
+from ono99_tui.client.errors import ConnectionLost
 from tests.server_helpers import LATE_ACT_ERRORS, TIMEOUT, may_act
 
 
@@ -25,11 +29,17 @@ class ArenaLog:
     gaps: list[float] = field(default_factory=list)  # seconds from a game's end to its next seating
     last: dict[str, Any] | None = None  # the last ``arena`` message
     errors: list[dict[str, Any]] = field(default_factory=list)
+    reconnections: int = 0
+
+
+Reconnect = Callable[[Client], Awaitable[Client]]  # a new connection for the player whose connection ended
 
 
 async def arena_player(client: Client, name: str, rng: random.Random, *, arena: int | None = None,
-                       code: str | None = None, timeout: float = TIMEOUT) -> ArenaLog:
-    """Join the arena (by id or code), play until it is over and this player is in no game; the log."""
+                       code: str | None = None, timeout: float = TIMEOUT, reconnect: Reconnect | None = None
+                       ) -> ArenaLog:
+    """Join the arena (by id or code), play until it is over and this player is in no game; the log.
+    ``reconnect``: how it connects again when its connection ends (else that ends it)."""
     loop = asyncio.get_running_loop()
     log = ArenaLog(name)
     acted: set[tuple[int, int, int]] = set()
@@ -37,7 +47,14 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
     ended_at: float | None = None
     await client.send(JoinArena(arena=arena, code=code))
     while True:
-        message = await client.recv(timeout)
+        try:
+            message = await client.recv(timeout)
+        except ConnectionLost:
+            if reconnect is None:
+                raise
+            client = await reconnect(client)
+            log.reconnections += 1
+            continue
         kind = message.get("t")
         if kind == "arena_game":
             if current is not None and current not in log.finished:
@@ -57,7 +74,11 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
                     return log
             elif may_act(view) and (current, message["game_no"], view["version"]) not in acted:
                 acted.add((current, message["game_no"], view["version"]))
-                await client.send(Act(action=rng.choice(view["legal"]), version=view["version"]))
+                try:
+                    await client.send(Act(action=rng.choice(view["legal"]), version=view["version"]))
+                except (ConnectionLost, OSError):
+                    if reconnect is None:
+                        raise  # else the next read finds the connection ended
         elif kind == "arena":
             log.last = message
             if message["arena"]["status"] == "finished" and (current is None or current in log.finished):
