@@ -341,7 +341,11 @@ class Arenas:
                 member.send(wire.ChatHistory(scope="table", table=table.id, messages=()))
 
         table.once_shown(seated)
-        asyncio.get_running_loop().call_later(starts_in, self._start_game, table)
+        arriving = {m for m in members if m.connection is None}
+        if arriving:  # sent on from other nodes: the game starts once they are here (and the pause is over)
+            lobby.matchmaker.start_once_here(table, arriving, asyncio.get_running_loop().time() + starts_in)
+        else:
+            asyncio.get_running_loop().call_later(starts_in, self._start_game, table)
         if self.shared is not None:
             self.shared.started(table)
         log.info("arena %d: game %d at table %d for %s (%d bots)", arena.id, pairing.game, table.id,

@@ -479,6 +479,12 @@ class Cluster:
         return tuple(wire.NodeAddress(peer.host, peer.port)
                      for _, peer in sorted(self.peers.items()))[:wire.MAX_NODES]
 
+    def online_at(self, node: str) -> dict[str, bool] | None:
+        """The players another node's record lists online (name → connected now); None for a node gone.
+        A record lists at most ``MAX_ONLINE``."""
+        peer = self.peers.get(node)
+        return None if peer is None else {p.name: not p.away for p in peer.online}
+
     def alive(self) -> set[str]:
         """The nodes whose record this node read last, and itself."""
         return {self.node, *self.peers}

@@ -71,7 +71,8 @@ class ArenaNode(NodePart, Protocol):
 
     def address(self) -> tuple[str, int]: ...
 
-    def alive(self) -> set[str]: ...
+    def online_at(self, node: str) -> dict[str, bool] | None:
+        """The players another node's record lists online (name → connected now); None for a node gone."""
 
     def send_away(self, member: Member, host: str, port: int) -> None: ...
 
@@ -309,17 +310,17 @@ class ClusterArenas:
         self._took(arena_id, text)
         now = self.arenas.clock()
         arena = Arena.from_mapping(json.loads(text), now)
-        alive = self.node.alive()
         here = self.node.node
         away = set(self.arenas._showing)
-        for name in arena.players:
+        for name in arena.players:  # paired only if connected to a node alive (as its record says)
             node = where.get(name, (None, None, ""))[0]
-            if node not in alive:
-                away.add(name)
-            elif node == here:
+            if node == here:
                 member = lobby.members.get(name)
-                if member is None or member.connection is None:
-                    away.add(name)
+                connected = member is not None and member.connection is not None
+            else:
+                connected = node is not None and (self.node.online_at(node) or {}).get(name, False)
+            if not connected:
+                away.add(name)
         pairings = arena.pair(now, away)
         if not pairings:
             return False
@@ -454,6 +455,8 @@ class ClusterArenas:
             if member is None or member.connection is None:
                 continue
             member.send(wire.ArenaGame(arena=said.arena, table=said.table, starts_in=said.starts_in))
+            if member.table is not None:  # their last game's table here: their hello here must send them on
+                member.table.leave(member)
             self.node.send_away(member, said.host, said.port)
 
 
