@@ -7,15 +7,22 @@ bench/arena.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import random
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
+
+from ono99_kernel.core.arena import Arena, recount
+from ono99_kernel.core.record import replay
 from ono99_kernel.wire.requests import Act, JoinArena
 from ono99_tui.client.connection import Client
-from ono99_tui.client.errors import ConnectionLost
-from tests.server_helpers import LATE_ACT_ERRORS, TIMEOUT, may_act
+from ono99_tui.client.errors import ConnectionLost, ServerError
+from tests.server_helpers import LATE_ACT_ERRORS, TIMEOUT, TestClient, may_act
 
 
 @dataclass
@@ -88,3 +95,70 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
                 continue
             log.errors.append(message)
             raise AssertionError(f"{name}: {message}")
+
+
+def reconnecting(ports: Sequence[int], opened: list[TestClient], patience: float) -> Reconnect:
+    """How a simulated player of a cluster connects again, as a client of the server does: the node it
+    was at (which may send it on to its table's node), else the others, with its resume token, until
+    one welcomes it (at most ``patience`` seconds). Each new connection is added to ``opened``."""
+    async def reconnect(old: Client) -> Client:
+        assert old.address is not None
+        order = [old.address[1], *(p for p in ports if p != old.address[1])]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + patience
+        while True:
+            for port in order:
+                with contextlib.suppress(OSError, TimeoutError, ServerError, ConnectionLost):
+                    client = await TestClient.connect("127.0.0.1", port, old.welcome["name"], resume=old.resume_token)
+                    opened.append(client)
+                    return client
+            if loop.time() > end:
+                raise AssertionError(f"{old.welcome['name']} found no node to connect to")
+            await asyncio.sleep(0.1)
+
+    return reconnect
+
+
+@dataclass(frozen=True)
+class ArenaCheck:
+    """An arena read back from PostgreSQL after its end, checked against its saved records."""
+
+    arena: Arena
+    games: int  # counted, each once
+    recount_equal: bool  # the standings equal a recount of the saved results
+
+
+def check_arena_in_database(database: str, arena_id: int, logs: Sequence[ArenaLog]) -> ArenaCheck:
+    """Read the arena and its games back from the database and check them: every game recorded at one
+    of its tables is counted exactly once (its result row holds that record's id), every game a player
+    saw end is among them, the rankings are those of the records replayed, nobody was seated again
+    before their game's end reached them, and the podium shown is the first three of the standings."""
+    with psycopg.connect(database) as pg:
+        ((meta,),) = pg.execute("SELECT meta FROM arenas WHERE id = %s", (arena_id,)).fetchall()
+        rows = pg.execute("SELECT g.game, g.table_id, g.players, g.ranking, g.game_id, r.table_id, r.record "
+                          "FROM arena_games g JOIN games r ON r.id = g.game_id WHERE g.arena = %s "
+                          "ORDER BY g.counted", (arena_id,)).fetchall()
+        tables = [int(t) for (t,) in pg.execute("SELECT table_id FROM arena_games WHERE arena = %s",
+                                                (arena_id,)).fetchall()]
+        records = pg.execute("SELECT id FROM games WHERE table_id = ANY(%s)", (tables,)).fetchall()
+    arena = Arena.from_mapping(json.loads(meta), time.time())
+    assert not arena.running and arena.status(time.time()) == "finished"
+    assert len(rows) == len(arena.counted)
+    assert sorted(int(i) for (i,) in records) == sorted(int(r[4]) for r in rows), "a recorded game not counted once"
+    assert all(int(r[1]) == int(r[5]) for r in rows), "a result kept with another table's record"
+    seen = {table for log in logs for table in log.finished}
+    assert seen <= {int(r[1]) for r in rows}, "a game a player saw end was not counted"
+    assert all(log.overlaps == 0 for log in logs), "a player seated again before their game ended"
+    recounted = []
+    for game, _, paired, ranking, _, _, record in rows:
+        played = replay(json.loads(record))
+        outcome = played.game.outcome
+        assert outcome is not None
+        assert [played.players[s].name for s in outcome.ranking] == json.loads(ranking)
+        recounted.append((int(game), json.loads(paired), json.loads(ranking)))
+    equal = {p.name: p.points for p in arena.players.values() if p.games} == recount(arena, recounted)
+    assert equal, "the standings differ from a recount of the saved results"
+    shown = [log.last for log in logs if log.last is not None]
+    assert shown and all(m["arena"]["status"] == "finished" for m in shown)
+    assert all(m["podium"] == [p.name for p in arena.standings() if p.games][:3] for m in shown)
+    return ArenaCheck(arena, len(rows), equal)
