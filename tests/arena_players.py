@@ -56,6 +56,10 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
     while True:
         try:
             message = await client.recv(timeout)
+        except TimeoutError:
+            seen = client.received[-3:] if isinstance(client, TestClient) else []
+            raise AssertionError(f"{name}: nothing for {timeout:g} s, at table {current} (finished: "
+                                 f"{log.finished[-2:]}); the last messages: {seen}") from None
         except ConnectionLost:
             if reconnect is None:
                 raise
@@ -117,6 +121,22 @@ def reconnecting(ports: Sequence[int], opened: list[TestClient], patience: float
             await asyncio.sleep(0.1)
 
     return reconnect
+
+
+def pairing_node(database: str, arena_id: int) -> str | None:
+    """The node whose lease to pair the arena holds now (server/ono99_server/cluster_arena.py)."""
+    with psycopg.connect(database) as pg:
+        row = pg.execute("SELECT node FROM arena_pairers WHERE arena = %s AND lease_until > now()",
+                         (arena_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def end_now(database: str, arena_id: int) -> None:
+    """Move the arena's start back in its row so that it ends now: on a cluster the row is the truth
+    every node reads, so this stands for its time running out."""
+    with psycopg.connect(database) as pg:
+        pg.execute("UPDATE arenas SET meta = jsonb_set(meta::jsonb, '{start}', to_jsonb(%s::float8 - 60 * "
+                   "(meta::jsonb ->> 'minutes')::float8))::text WHERE id = %s", (time.time(), arena_id))
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from pathlib import Path
 
 import pytest
 
 from ono99_kernel.wire.requests import CreateArena
-from tests.arena_players import arena_player, check_arena_in_database, reconnecting
+from tests.arena_players import arena_player, check_arena_in_database, end_now, pairing_node, reconnecting
 from tests.redis_server import RedisServer
 from tests.server_helpers import TestClient, wait_until
 from tests.test_cluster import DB_POLL, LEASE, nodes, read
@@ -26,19 +25,6 @@ def counted(database: str, arena_id: int, after: int = 0) -> int:
     """How many of the arena's games are counted (``after``: of those paired after that game)."""
     return int(read(database, "SELECT count(*) FROM arena_games WHERE arena = %s AND ranking IS NOT NULL "
                     "AND game > %s", arena_id, after)[0][0])
-
-
-def pairer(database: str, arena_id: int) -> str | None:
-    rows = read(database, "SELECT node FROM arena_pairers WHERE arena = %s AND lease_until > now()", arena_id)
-    return str(rows[0][0]) if rows else None
-
-
-def end_now(database: str, arena_id: int) -> None:
-    """Move the arena's start back in its row so that it ends now (nodes hold no clock of their own
-    for it: the stand-in for time passing)."""
-    ((minutes,),) = read(database, "SELECT (meta::jsonb ->> 'minutes')::int FROM arenas WHERE id = %s", arena_id)
-    read(database, "UPDATE arenas SET meta = jsonb_set(meta::jsonb, '{start}', to_jsonb(%s::float8))::text "
-         "WHERE id = %s RETURNING id", time.time() - minutes * 60, arena_id)
 
 
 @pytest.mark.system
@@ -68,13 +54,13 @@ async def test_an_arena_on_three_nodes_goes_on_when_its_pairing_node_is_killed_a
                      for i, c in enumerate(list(clients))]
             await wait_until(lambda: counted(database, arena_id) >= 4 or any(t.done() for t in tasks),
                              "four games counted", timeout=60, every=DB_POLL)
-            first = pairer(database, arena_id)
+            first = pairing_node(database, arena_id)
             assert first is not None
             await cluster[int(first[1:])].kill9()  # the nodes are n0, n1, n2
             ((paired,),) = read(database, "SELECT max(game) FROM arena_games WHERE arena = %s", arena_id)
             await wait_until(lambda: counted(database, arena_id, paired) >= 4 or any(t.done() for t in tasks),
                              "four games paired after the kill counted", timeout=60, every=DB_POLL)
-            assert pairer(database, arena_id) not in (None, first)
+            assert pairing_node(database, arena_id) not in (None, first)
             end_now(database, arena_id)
             logs = await asyncio.wait_for(asyncio.gather(*tasks), 60)
         finally:

@@ -413,10 +413,11 @@ class ClusterArenas:
             showing = self.arenas._showing
             showing.update(ranking)
 
-            def shown() -> None:  # the pairing node reads the row once the players saw the end
+            def shown() -> None:  # the players saw the end: they may be paired (the result is saved by now)
                 showing.difference_update(ranking)
                 self.stale.add(arena_id)
                 self._changed(arena_id)
+                self.pair_soon(arena_id)
 
             table.once_finish_shown(shown)
 
@@ -447,6 +448,7 @@ class ClusterArenas:
         if said is None or said.node == self.node.node:
             return
         self.stale.add(said.arena)
+        self.pair_soon(said.arena)  # a game of it ended at another node, or a player joined there
         if said.table is None:
             return
         lobby = self.arenas.lobby
