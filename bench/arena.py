@@ -111,7 +111,10 @@ async def run_cluster(players: int, seconds: float, seats: int, bot_wait: float)
             await asyncio.sleep(seconds / 2)
             after = pairing_node(database, arena_id)
             end_now(database, arena_id)
-            logs: list[ArenaLog] = await asyncio.gather(*tasks)
+            done = await asyncio.gather(*tasks, return_exceptions=True)
+            for r in done:
+                if isinstance(r, BaseException): print("XX", repr(r)[:600], flush=True)
+            logs: list[ArenaLog] = done  # type: ignore
             took = time.perf_counter() - began
         finally:
             for client in clients:

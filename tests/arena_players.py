@@ -52,29 +52,37 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
     acted: set[tuple[int, int, int]] = set()
     current: int | None = None
     ended_at: float | None = None
+
+    def seated(table: int) -> None:
+        nonlocal current, ended_at
+        if current is not None and current not in log.finished:
+            log.overlaps += 1
+        if ended_at is not None:
+            log.gaps.append(loop.time() - ended_at)
+            ended_at = None
+        current = table
+        log.tables.append(table)
+
     await client.send(JoinArena(arena=arena, code=code))
     while True:
         try:
             message = await client.recv(timeout)
         except TimeoutError:
             seen = client.received[-3:] if isinstance(client, TestClient) else []
-            raise AssertionError(f"{name}: nothing for {timeout:g} s, at table {current} (finished: "
-                                 f"{log.finished[-2:]}); the last messages: {seen}") from None
+            raise AssertionError(f"{name}: nothing for {timeout:g} s, at table {current} (seated at {log.tables[-3:]}, "
+                                 f"finished {log.finished[-3:]}); the last messages: {seen}") from None
         except ConnectionLost:
             if reconnect is None:
                 raise
             client = await reconnect(client)
             log.reconnections += 1
+            seat = client.welcome.get("table")  # seated while away (its ``arena_game`` went to no connection)
+            if seat is not None and seat != current:
+                seated(seat)
             continue
         kind = message.get("t")
         if kind == "arena_game":
-            if current is not None and current not in log.finished:
-                log.overlaps += 1
-            if ended_at is not None:
-                log.gaps.append(loop.time() - ended_at)
-                ended_at = None
-            current = message["table"]
-            log.tables.append(message["table"])
+            seated(message["table"])
         elif kind == "state" and current is not None and message["table"] == current:
             view = message["view"]
             if view["winner"] is not None:
@@ -107,17 +115,21 @@ def reconnecting(ports: Sequence[int], opened: list[TestClient], patience: float
     one welcomes it (at most ``patience`` seconds). Each new connection is added to ``opened``."""
     async def reconnect(old: Client) -> Client:
         assert old.address is not None
+        refused: Exception | None = None
         order = [old.address[1], *(p for p in ports if p != old.address[1])]
         loop = asyncio.get_running_loop()
         end = loop.time() + patience
         while True:
             for port in order:
-                with contextlib.suppress(OSError, TimeoutError, ServerError, ConnectionLost):
+                try:
                     client = await TestClient.connect("127.0.0.1", port, old.welcome["name"], resume=old.resume_token)
-                    opened.append(client)
-                    return client
+                except (OSError, TimeoutError, ServerError, ConnectionLost) as exc:
+                    refused = exc
+                    continue
+                opened.append(client)
+                return client
             if loop.time() > end:
-                raise AssertionError(f"{old.welcome['name']} found no node to connect to")
+                raise AssertionError(f"{old.welcome['name']} found no node to connect to (the last: {refused!r})")
             await asyncio.sleep(0.1)
 
     return reconnect

@@ -19,12 +19,12 @@ are played and counted on any node (server/ono99_server/arena.py is the one-node
   it (found by its table's id: a table taken over from a killed node counts its game too), and only
   if the game's row has no result yet: a game is counted once. A game whose table is gone (its node
   died before saving it) is dropped by the pairing node, and its players are free again.
-- **Standings** are pushed by each node to its own players from the rows: a node that changed an
-  arena says so on the channel, and every node reads that arena's row again at its next tick (at
-  most once a second, one small row), as does the pairing node every tick (it also sees the results
-  counted by nodes that could not say which arena a taken-over table was of). Reading the row rather
-  than sending the standings over Redis keeps one source for every node, and a lost message only
-  delays a push.
+- **Standings** are pushed by each node to its own players from the rows: every node reads the row
+  of each arena not over yet at every tick (one small row a second: a result counted at a table
+  taken over from a killed node, whose node cannot tell which arena it was of, is seen there), and
+  a node that changed an arena says so on the channel, so that the pairing node pairs at once.
+  Reading the row rather than sending the standings over Redis keeps one source for every node,
+  and no lost message can leave a node's players with old standings.
 """
 
 from __future__ import annotations
@@ -234,7 +234,9 @@ class ClusterArenas:
         if loop.time() >= self._leases_due:
             self._leases_due = loop.time() + self.node.lease_seconds / 3
             self.node.spawn(self._leases())
-        wanted = self.stale | {a for a in self.epochs if self.holds(a)}
+        now = self.arenas.clock()
+        running = {a.id for a in self.arenas.arenas.values() if a.status(now) != "finished"}
+        wanted = self.stale | running | {a for a in self.epochs if self.holds(a)}
         self.stale.clear()
         if wanted:
             self.node.spawn(self._read_again(sorted(wanted)))
