@@ -111,11 +111,14 @@ async def run_cluster(players: int, seconds: float, seats: int, bot_wait: float)
             await asyncio.sleep(seconds / 2)
             after = pairing_node(database, arena_id)
             end_now(database, arena_id)
-            done = await asyncio.gather(*tasks, return_exceptions=True)
-            for r in done:
-                if isinstance(r, BaseException): print("XX", repr(r)[:600], flush=True)
-            logs: list[ArenaLog] = done  # type: ignore
+            results = await asyncio.gather(*tasks, return_exceptions=True)
             took = time.perf_counter() - began
+            failed = [r for r in results if isinstance(r, BaseException)]
+            for error in failed:  # every player's, not only the first
+                print(f"failed: {error!r:.1000}", flush=True)
+            if failed:
+                raise failed[0]
+            logs = [r for r in results if isinstance(r, ArenaLog)]
         finally:
             for client in clients:
                 await client.close()
