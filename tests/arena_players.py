@@ -7,7 +7,6 @@ bench/arena.py."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
 import time
@@ -37,6 +36,7 @@ class ArenaLog:
     last: dict[str, Any] | None = None  # the last ``arena`` message
     errors: list[dict[str, Any]] = field(default_factory=list)
     reconnections: int = 0
+    unseen: list[int] = field(default_factory=list)  # tables whose game's end was lost with a connection
 
 
 Reconnect = Callable[[Client], Awaitable[Client]]  # a new connection for the player whose connection ended
@@ -53,10 +53,15 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
     current: int | None = None
     ended_at: float | None = None
 
-    def seated(table: int) -> None:
+    def seated(table: int, away: bool = False) -> None:
+        """Seated at ``table`` (``away``: learnt at a welcome after a lost connection, which may have
+        taken the end of the game before with it)."""
         nonlocal current, ended_at
         if current is not None and current not in log.finished:
-            log.overlaps += 1
+            if away:
+                log.unseen.append(current)
+            else:
+                log.overlaps += 1
         if ended_at is not None:
             log.gaps.append(loop.time() - ended_at)
             ended_at = None
@@ -78,7 +83,7 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
             log.reconnections += 1
             seat = client.welcome.get("table")  # seated while away (its ``arena_game`` went to no connection)
             if seat is not None and seat != current:
-                seated(seat)
+                seated(seat, away=True)
             continue
         kind = message.get("t")
         if kind == "arena_game":
@@ -164,7 +169,8 @@ def check_arena_in_database(database: str, arena_id: int, logs: Sequence[ArenaLo
     """Read the arena and its games back from the database and check them: every game recorded at one
     of its tables is counted exactly once (its result row holds that record's id), every game a player
     saw end is among them, the rankings are those of the records replayed, nobody was seated again
-    before their game's end reached them, and the podium shown is the first three of the standings."""
+    before their game's end reached them (or, when a lost connection took that end with it, before
+    the game was counted), and the podium shown is the first three of the standings."""
     with psycopg.connect(database) as pg:
         ((meta,),) = pg.execute("SELECT meta FROM arenas WHERE id = %s", (arena_id,)).fetchall()
         rows = pg.execute("SELECT g.game, g.table_id, g.players, g.ranking, g.game_id, r.table_id, r.record "
@@ -180,6 +186,8 @@ def check_arena_in_database(database: str, arena_id: int, logs: Sequence[ArenaLo
     assert all(int(r[1]) == int(r[5]) for r in rows), "a result kept with another table's record"
     seen = {table for log in logs for table in log.finished}
     assert seen <= {int(r[1]) for r in rows}, "a game a player saw end was not counted"
+    unseen = {table for log in logs for table in log.unseen}  # over before the next seating, or not
+    assert unseen <= {int(r[1]) for r in rows}, "a player seated again while their game (end unseen) went on"
     assert all(log.overlaps == 0 for log in logs), "a player seated again before their game ended"
     recounted = []
     for game, _, paired, ranking, _, _, record in rows:
