@@ -170,6 +170,8 @@ class Cluster:
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        with contextlib.suppress(Exception):  # the arenas it pairs: another node takes them at once
+            await asyncio.wait_for(self.storage.call(self.arenas.release), self.lease_seconds)
         held = list(self.fence.epochs)
         if held:
             with contextlib.suppress(Exception):

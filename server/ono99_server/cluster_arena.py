@@ -281,6 +281,12 @@ class ClusterArenas:
         self.epochs = epochs
         self.held_until = sent + lease
 
+    async def release(self, db: Database) -> None:
+        """This node stops: the leases of the arenas it pairs run out now (on the database thread)."""
+        await db.run("UPDATE arena_pairers SET lease_until = now() - interval '1 second' WHERE node = ?",
+                     (self.node.node,))
+        self.epochs = {}
+
     # --- pairing -------------------------------------------------------------------------------------
     def pair_soon(self, arena_id: int) -> None:
         if self.holds(arena_id):
