@@ -227,8 +227,8 @@ class ClusterArenas:
 
     # --- the tick -----------------------------------------------------------------------------------
     def tick(self) -> None:
-        """Every second: the leases (every third of a lease), the rows said changed (and every row this
-        node pairs), the arena tables here to start, and a pairing of each arena this node pairs."""
+        """Every second: the leases (every third of a lease), the arena tables here to start, the rows of
+        the arenas not over (and of those said changed), and a pairing of each arena this node pairs."""
         loop = asyncio.get_running_loop()
         self._start_tables()
         if loop.time() >= self._leases_due:
