@@ -170,7 +170,8 @@ def check_arena_in_database(database: str, arena_id: int, logs: Sequence[ArenaLo
     of its tables is counted exactly once (its result row holds that record's id), every game a player
     saw end is among them, the rankings are those of the records replayed, nobody was seated again
     before their game's end reached them (or, when a lost connection took that end with it, before
-    the game was counted), and the podium shown is the first three of the standings."""
+    the game was counted, or its table died unplayed with its node), and the podium shown is the first
+    three of the standings."""
     with psycopg.connect(database) as pg:
         ((meta,),) = pg.execute("SELECT meta FROM arenas WHERE id = %s", (arena_id,)).fetchall()
         rows = pg.execute("SELECT g.game, g.table_id, g.players, g.ranking, g.game_id, r.table_id, r.record "
@@ -179,6 +180,9 @@ def check_arena_in_database(database: str, arena_id: int, logs: Sequence[ArenaLo
         tables = [int(t) for (t,) in pg.execute("SELECT table_id FROM arena_games WHERE arena = %s",
                                                 (arena_id,)).fetchall()]
         records = pg.execute("SELECT id FROM games WHERE table_id = ANY(%s)", (tables,)).fetchall()
+        unseen = {table for log in logs for table in log.unseen}  # over before the next seating, or never played
+        recorded = {int(t) for (t,) in pg.execute("SELECT table_id FROM games WHERE table_id = ANY(%s)",
+                                                  (sorted(unseen),)).fetchall()}  # the others died with their node
     arena = Arena.from_mapping(json.loads(meta), time.time())
     assert not arena.running and arena.status(time.time()) == "finished"
     assert len(rows) == len(arena.counted)
@@ -186,8 +190,8 @@ def check_arena_in_database(database: str, arena_id: int, logs: Sequence[ArenaLo
     assert all(int(r[1]) == int(r[5]) for r in rows), "a result kept with another table's record"
     seen = {table for log in logs for table in log.finished}
     assert seen <= {int(r[1]) for r in rows}, "a game a player saw end was not counted"
-    unseen = {table for log in logs for table in log.unseen}  # over before the next seating, or not
-    assert unseen <= {int(r[1]) for r in rows}, "a player seated again while their game (end unseen) went on"
+    assert unseen <= {int(r[1]) for r in rows} | (unseen - recorded), \
+        "a player seated again while their game (end unseen) went on"
     assert all(log.overlaps == 0 for log in logs), "a player seated again before their game ended"
     recounted = []
     for game, _, paired, ranking, _, _, record in rows:
