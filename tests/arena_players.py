@@ -84,6 +84,9 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
             seat = client.welcome.get("table")  # seated while away (its ``arena_game`` went to no connection)
             if seat is not None and seat != current:
                 seated(seat, away=True)
+            elif seat is None and current is not None and current not in log.finished:
+                log.unseen.append(current)  # its table is gone (died unplayed with its node, or over)
+                current = None
             continue
         kind = message.get("t")
         if kind == "arena_game":
