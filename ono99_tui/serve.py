@@ -661,5 +661,9 @@ def run_front_command(args: argparse.Namespace) -> int:
                          name=args.name,
                          ssh_host=args.ssh_host, ssh_port=args.ssh_port, reuse_port=args.reuse_port,
                          ssh=SshSettings(auth=mode, authorized_keys=keys, password=password, host_key=host_key),
-                         web_host=args.web_host, web_port=args.web_port or None, web_cert=web_cert, web_key=web_key)
+                         web_host=args.web_host, web_port=args.web_port or None, web_cert=web_cert, web_key=web_key,
+                         # a front of its own may stand before a cluster: each player's connection is told the
+                         # other nodes at its welcome and goes on through one of them when its node is lost,
+                         # where a shared link would go to the one node it was given
+                         shared_link=False)
     return asyncio.run(run_front(config))
