@@ -15,14 +15,10 @@ from typing import Any
 
 import pytest
 
-from ono99_kernel.ssh_settings import SshSettings
 from ono99_kernel.wire.requests import Act, CreateTable, Rematch, Start
 from ono99_kernel.wire.server import SeriesInfo
-from ono99_server import Server, ServerConfig
-from ono99_tui.front.ssh import SshFront
 from ono99_tui.front.web import WebFront, WebSessionApp
 from ono99_tui.series_text import series_line, series_winner, standings_sentence
-from ono99_tui.serve import front_config_for
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.series import SeriesLine
 from ono99_tui.tui.table import TableScreen
@@ -30,7 +26,7 @@ from tests.plain_rig import Pane
 from tests.server_helpers import TIMEOUT, TestClient, may_act
 from tests.test_plain import play_to_the_end
 from tests.test_ssh import Player, play_through_keys
-from tests.test_web import CREDENTIAL, MixedRig, chromium, paste, screen_text, until, until_on_page
+from tests.test_web import chromium, paste, screen_text, start_mixed_rig, until, until_on_page
 
 GAMES = 5
 NON_HOST_END = "Type x to leave the table, or p to play now."  # the plain mode's last line of a game
@@ -74,23 +70,6 @@ async def tcp_plays(client: TestClient, first: dict[str, Any]) -> None:
         if may_act(view) and view["version"] not in acted:
             acted.add(view["version"])
             await client.send(Act(action=view["legal"][0], version=view["version"]))
-
-
-async def start_mixed_rig(tmp_path: Path) -> MixedRig:
-    values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
-                              "grace_seconds": 120, "db_path": None, "tls_cert": tmp_path / "tls_cert.pem",
-                              "tls_key": tmp_path / "tls_key.pem", "front_credentials": (CREDENTIAL,),
-                              "ssh": SshSettings(host_key=tmp_path / "host_key")}
-    server = Server(ServerConfig(**values))
-    await server.start()
-    config = front_config_for(server.config, server.port, server.fingerprint, CREDENTIAL)
-    config.ssh_port, config.web_host, config.web_port = 0, "127.0.0.1", 0
-    front = SshFront(config)
-    await front.start()
-    web = WebFront(config, server.load_certificate(), access=front.access, opening=front.opening)
-    web.ssh_port = front.port
-    await web.start()
-    return MixedRig(server, front, web)
 
 
 async def finished_table(client: TestClient, game: int) -> dict[str, Any]:

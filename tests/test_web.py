@@ -618,6 +618,24 @@ class MixedRig:
         await self.server.close()
 
 
+async def start_mixed_rig(tmp_path: Path, db_path: Path | None = None) -> MixedRig:
+    """A game server (its database ``db_path``; None: none), its SSH front and its web front."""
+    values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
+                              "grace_seconds": 120, "db_path": db_path, "tls_cert": tmp_path / "tls_cert.pem",
+                              "tls_key": tmp_path / "tls_key.pem", "front_credentials": (CREDENTIAL,),
+                              "ssh": SshSettings(host_key=tmp_path / "host_key")}
+    server = Server(ServerConfig(**values))
+    await server.start()
+    config = front_config_for(server.config, server.port, server.fingerprint, CREDENTIAL)
+    config.ssh_port, config.web_host, config.web_port = 0, "127.0.0.1", 0
+    front = SshFront(config)
+    await front.start()
+    web = WebFront(config, server.load_certificate(), access=front.access, opening=front.opening)
+    web.ssh_port = front.port
+    await web.start()
+    return MixedRig(server, front, web)
+
+
 class WebKeys:
     """A websocket player as tests/test_ssh.py's helpers drive a player: its app, keys, waits."""
 
@@ -660,20 +678,8 @@ async def test_a_browser_an_ssh_player_and_a_tcp_player_play_a_game_to_its_end(
     with a bot. The TCP player hosts a private table; the others come by its invite code (the page
     by its link, the SSH player as the user name). They play the whole game with their keys, and each
     is handed every play once, in the order the host saw them."""
-    values: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "bot_delay": 0, "default_turn_seconds": 0,
-                              "db_path": tmp_path / "x.db", "tls_cert": tmp_path / "tls_cert.pem",
-                              "tls_key": tmp_path / "tls_key.pem", "front_credentials": (CREDENTIAL,),
-                              "ssh": SshSettings(host_key=tmp_path / "host_key")}
-    server = Server(ServerConfig(**values))
-    await server.start()
-    config = front_config_for(server.config, server.port, server.fingerprint, CREDENTIAL)
-    config.ssh_port, config.web_host, config.web_port = 0, "127.0.0.1", 0
-    front = SshFront(config)
-    await front.start()
-    web = WebFront(config, server.load_certificate(), access=front.access, opening=front.opening)
-    web.ssh_port = front.port
-    await web.start()
-    rig = MixedRig(server, front, web)
+    rig = await start_mixed_rig(tmp_path, tmp_path / "x.db")
+    server, front, web = rig.server, rig.front, rig.web
     host = await TestClient.connect("127.0.0.1", server.port, "Tess", timeout=TIMEOUT)
     assert isinstance(host, TestClient)
     page: WsPlayer | None = None

@@ -142,6 +142,33 @@ class Member(Protocol):
     def send_shared(self, data: bytes) -> None: ...
 
 
+class _Door(Protocol):
+    tap: TapInbox | None
+
+
+class SharingSession:
+    """What an SSH and a web session give a shared screen (``Member``), alike for both: the screen their
+    own app showed when its client last typed, their link's tap and their terminal's writer."""
+
+    door: _Door | None
+    _typed_on: weakref.ref[object] | None
+
+    def _send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    @property
+    def typed_on(self) -> object | None:
+        return self._typed_on() if self._typed_on is not None else None
+
+    @property
+    def tap(self) -> TapInbox | None:
+        return self.door.tap if self.door is not None else None
+
+    def send_shared(self, data: bytes) -> None:
+        """What a shared screen's app draws for this session's terminal."""
+        self._send(data)
+
+
 @dataclass(frozen=True, slots=True)
 class GroupKey:
     table: int

@@ -41,7 +41,7 @@ from .door import PlayerLink, close_front_links, link_player
 from .idle import IdleWatch
 from .pacing import PACER
 from .session_app import SessionApp
-from .sharing import ScreenSharing, TapInbox, screen_typed_on, tap_link
+from .sharing import ScreenSharing, SharingSession, TapInbox, screen_typed_on, tap_link
 from .ssh_plain import PlainSessionApp, plain_user
 from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 
@@ -143,7 +143,7 @@ class Door:
             await self.link.close()  # the seat waits for the grace period, as for a dropped TCP client
 
 
-class SshSession(asyncssh.SSHServerSession[bytes]):
+class SshSession(SharingSession, asyncssh.SSHServerSession[bytes]):
     """One SSH session channel: refuses all but a shell with a PTY, then runs the app on it."""
 
     def __init__(self, owner: SshConnection) -> None:
@@ -272,18 +272,6 @@ class SshSession(asyncssh.SSHServerSession[bytes]):
         tap = self.tap
         return max(self.app.last_game_update if self.app is not None else 0.0,
                    tap.last_game_update if tap is not None else 0.0)
-
-    @property
-    def typed_on(self) -> object | None:
-        return self._typed_on() if self._typed_on is not None else None
-
-    @property
-    def tap(self) -> TapInbox | None:
-        return self.door.tap if self.door is not None else None
-
-    def send_shared(self, data: bytes) -> None:
-        """What a shared screen's app draws for this session's terminal."""
-        self._send(data)
 
     def data_received(self, data: bytes, datatype: int | None) -> None:
         self._idle.touch()

@@ -55,7 +55,7 @@ from .config import FrontConfig
 from .door import PlayerLink, close_front_links, link_player
 from .idle import IdleWatch
 from .session_app import SessionApp
-from .sharing import ScreenSharing, TapInbox, screen_typed_on, tap_link
+from .sharing import ScreenSharing, SharingSession, TapInbox, screen_typed_on, tap_link
 from .ssh import CODE_ALPHABET, CODE_LENGTH
 from .textual_driver import OUTPUT_BACKLOG, ChannelTerminal, keep_task_factory
 from .web_page import PageAssets, language_from_accept, security_headers
@@ -169,7 +169,7 @@ class WebSessionApp(SessionApp):
             self._typing(typing)
 
 
-class WebSession:
+class WebSession(SharingSession):
     """One websocket: the page's ``open``, the access policy, then the app until either end stops."""
 
     def __init__(self, front: WebFront, request: web.Request, socket: web.WebSocketResponse, address: str) -> None:
@@ -345,19 +345,6 @@ class WebSession:
             app.farewell = reason
             self.last_words = reason
             app.exit()
-
-    # --- a shared screen (ono99_tui/front/sharing.py), as an SSH session's -----------------------------
-    @property
-    def typed_on(self) -> object | None:
-        return self._typed_on() if self._typed_on is not None else None
-
-    @property
-    def tap(self) -> TapInbox | None:
-        return self.door.tap if self.door is not None else None
-
-    def send_shared(self, data: bytes) -> None:
-        """What a shared screen's app draws for this session's terminal."""
-        self._send(data)
 
     # --- idle timeout (as an SSH session's) --------------------------------------------------------
     def _last_game_update(self) -> float:
