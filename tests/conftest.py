@@ -17,12 +17,9 @@ import pytest
 
 from ono99_tui.tui import unbidden
 from ono99_tui.tui.settings import CONFIG_DIR_ENV
-from tests import pilot_settling
 from tests.postgres import Cluster, start_cluster
 from tests.redis_server import RedisServer, start_redis
 from tests.server_helpers import Store
-
-pilot_settling.install()
 
 
 @pytest.fixture(autouse=True)

@@ -44,15 +44,13 @@ PATIENCE = 60.0  # seconds a test waits for something to happen; never a speed r
 
 async def wait_until(pilot: Pilot[Any], condition: Callable[..., bool], what: str) -> None:
     """Pause the app until ``condition()`` holds (``...``: a lambda in a loop binds the loop's values
-    as defaults), then until the screen it shows is mounted and has handled its messages (a screen
-    a server's message opened is queried next); fail after PATIENCE seconds."""
+    as defaults); fail after PATIENCE seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + PATIENCE
     while not condition():
         if loop.time() > end:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
-    await pilot.pause()
 
 
 async def join_from_the_lobby(pilot: Pilot[Any], app: Ono99App, table_id: int, what: str) -> None:
