@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import tempfile
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from measuring import HOST, cpu_seconds, free_port, start_serve, stop_serve
+from measuring import HOST, cpu_seconds, free_port, start_serve, stop_serve, watched_game
 
 from ono99_kernel.fronts import FrontAssertion
 from ono99_kernel.protocol import PROTOCOL_VERSION
-from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Spectate, Start
+from ono99_kernel.wire.requests import Act, Hello, Spectate
 from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.client.connection import Client
 from ono99_tui.client.front_link import FrontLinkClient
@@ -76,27 +74,9 @@ async def play(players: dict[int, Client], moves: int) -> int:
     return made
 
 
-@contextlib.asynccontextmanager
-async def game(port: int, tag: str) -> AsyncIterator[tuple[dict[int, Client], str]]:
-    """Two players (named after ``tag``: each run's own) start a game at a private table: the players by
-    seat, and the table's invite code for the watchers."""
-    host = await Client.connect(HOST, port, f"{tag}a")
-    guest = await Client.connect(HOST, port, f"{tag}b")
-    try:
-        await host.send(CreateTable(name=tag, seats=2, private=True, turn_seconds=0))
-        code = (await host.expect("table"))["table"]["code"]
-        await guest.send(Join(code=code))
-        await guest.expect("table")
-        await host.send(Start())
-        yield {0: host, 1: guest}, code
-    finally:
-        await host.close()
-        await guest.close()
-
-
 async def one_run(port: int, watchers: int, moves: int, linked: bool, server_pid: int) -> str:
     tag = f"{'l' if linked else 'c'}{watchers}"
-    async with game(port, tag) as (players, code):
+    async with watched_game(port, tag) as (players, code):
         links: list[Link] = []
         front = FrontLinkClient(HOST, port, CREDENTIAL, None, "bench") if linked else None
         for index in range(watchers):

@@ -246,13 +246,13 @@ async def latest_view(client: Client) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def watched_game(tcp_port: int) -> AsyncIterator[tuple[dict[int, Client], str]]:
+async def watched_game(tcp_port: int, tag: str = "") -> AsyncIterator[tuple[dict[int, Client], str]]:
     """Two protocol clients on the game server's port ``tcp_port`` start a game at a private table:
-    the players by seat, and the table's invite code for the watchers."""
-    host = await Client.connect(HOST, tcp_port, "host")
-    guest = await Client.connect(HOST, tcp_port, "guest")
+    the players by seat, and the table's invite code for the watchers (``tag``: the run's own names)."""
+    host = await Client.connect(HOST, tcp_port, f"{tag}a" if tag else "host")
+    guest = await Client.connect(HOST, tcp_port, f"{tag}b" if tag else "guest")
     try:
-        await host.send(CreateTable(name="watched", seats=2, private=True, turn_seconds=0))
+        await host.send(CreateTable(name=tag or "watched", seats=2, private=True, turn_seconds=0))
         code = (await host.expect("table"))["table"]["code"]
         await guest.send(Join(code=code))
         await guest.expect("table")
