@@ -26,7 +26,7 @@ from tests.plain_rig import Pane
 from tests.server_helpers import TIMEOUT, TestClient, may_act
 from tests.test_plain import play_to_the_end
 from tests.test_ssh import Player, play_through_keys
-from tests.test_web import chromium, paste, screen_text, start_mixed_rig, until, until_on_page
+from tests.test_web import chromium, open_and_name, screen_text, start_mixed_rig, until, until_on_page
 
 GAMES = 5
 NON_HOST_END = "Type x to leave the table, or p to play now."  # the plain mode's last line of a game
@@ -138,10 +138,7 @@ async def test_a_league_of_five_games_among_four_people_on_four_faces(tmp_path: 
         await pane.wait_line(lambda line: line.startswith("You sit at the table league, in seat "), "Kim seated")
         async with chromium() as browser:
             page = browser.pages[0] if browser.pages else await browser.new_page()
-            await page.goto(f"https://127.0.0.1:{rig.web.port}/t/{code}")
-            await until_on_page(page, "Your name at the tables", "the name screen")
-            await paste(page, "Wren")
-            await page.keyboard.press("Enter")
+            await open_and_name(page, f"https://127.0.0.1:{rig.web.port}/t/{code}", "Wren")
             await host.expect("table", where=lambda m: all(s["kind"] == "human" for s in m["table"]["seats"]))
             wren = BrowserKeys(page, rig.web, "Wren")
             await wren.until(lambda app: isinstance(app.screen, TableScreen), "Wren at the table")

@@ -503,6 +503,14 @@ async def paste(page: Any, text: str) -> None:
     }""", text)
 
 
+async def open_and_name(page: Any, url: str, name: str) -> None:
+    """Open ``url`` in the page, wait for the name screen and give ``name`` (pasted, then Enter)."""
+    await page.goto(url)
+    await until_on_page(page, "Your name at the tables", "the name screen")
+    await paste(page, name)
+    await page.keyboard.press("Enter")
+
+
 async def cell_point(page: Any, column: float, row: float) -> tuple[float, float]:
     """The page's pixel at a cell of the terminal (fractions reach into the cell)."""
     box = await page.evaluate("""() => {
@@ -528,10 +536,7 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
     _table, code = await private_table(host)
     async with chromium() as browser:
         page = browser.pages[0] if browser.pages else await browser.new_page()
-        await page.goto(f"{rig.url}/t/{code}")
-        await until_on_page(page, "Your name at the tables", "the name screen")
-        await paste(page, "Wren")
-        await page.keyboard.press("Enter")
+        await open_and_name(page, f"{rig.url}/t/{code}", "Wren")
         await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
         session = rig.session_of("Wren")
         await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")

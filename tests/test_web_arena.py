@@ -13,7 +13,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from tests.server_helpers import TIMEOUT, TestClient
 from tests.test_arena_faces import operators
-from tests.test_web import chromium, paste, start_web_rig, until, until_on_page
+from tests.test_web import chromium, open_and_name, start_web_rig, until, until_on_page
 
 
 async def test_a_browser_joins_the_arena_from_the_lobby_and_reads_the_standings_and_the_next_game(
@@ -32,10 +32,7 @@ async def test_a_browser_joins_the_arena_from_the_lobby_and_reads_the_standings_
         await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
         async with chromium() as browser:
             page = browser.pages[0] if browser.pages else await browser.new_page()
-            await page.goto(rig.url + "/")
-            await until_on_page(page, "Your name at the tables", "the name screen")
-            await paste(page, "Wren")
-            await page.keyboard.press("Enter")
+            await open_and_name(page, rig.url + "/", "Wren")
             await until_on_page(page, "Evening · 1 h 0 min left · 0 players · a: join", "the arena in the lobby")
             session = rig.session_of("Wren")
             assert session.app is not None and isinstance(session.app.screen, LobbyScreen)
