@@ -81,6 +81,15 @@ class Linked:
         return {"t": self.t, "version": self.version, "channels": self.channels}
 
 
+def _channel_frame(head: dict[str, Any], message: Mapping[str, Any] | None, end: object) -> dict[str, Any]:
+    """A ``ch`` frame of either direction: its header, and the message and the end it carries, if any."""
+    if message is not None:
+        head["m"] = message
+    if end is not None:
+        head["end"] = end
+    return head
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToServer:
     """A channel's frame from the front: its player's message (``m``; the first one is its ``hello``), or
@@ -92,12 +101,7 @@ class ToServer:
     t: Literal["ch"] = "ch"
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"t": self.t, "c": self.c}
-        if self.m is not None:
-            wire["m"] = self.m
-        if self.end is not None:
-            wire["end"] = self.end
-        return wire
+        return _channel_frame({"t": self.t, "c": self.c}, self.m, self.end)
 
     @classmethod
     def from_wire(cls, value: Mapping[str, Any]) -> ToServer:
@@ -123,12 +127,7 @@ class ToFront:
     t: Literal["ch"] = "ch"
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"t": self.t, "to": list(self.to)}
-        if self.m is not None:
-            wire["m"] = self.m
-        if self.end is not None:
-            wire["end"] = self.end
-        return wire
+        return _channel_frame({"t": self.t, "to": list(self.to)}, self.m, self.end)
 
     @classmethod
     def from_wire(cls, value: Mapping[str, Any]) -> ToFront:
