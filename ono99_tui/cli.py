@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ono99_kernel.bots import BOT_LEVELS
+from ono99_kernel.core.arena import BOT_WAIT
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import TableOptions, parse_option_text
 from ono99_kernel.core.record import check_lines
@@ -309,6 +310,11 @@ def _serve_game(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--play-now-wait", type=seconds(600), default=20.0, metavar="SECONDS",
                        help=_("seconds the first player in a play-now queue waits before bots fill the table "
                               "(default 20)"))
+    serve.add_argument("--arena-bot-wait", type=seconds(600), default=BOT_WAIT, metavar="SECONDS",
+                       help=_("seconds the arena player free the longest waits for others before bots fill "
+                              "their table (default 20)"))
+    serve.add_argument("--arena-starts-in", type=seconds(60), default=3.0, metavar="SECONDS",
+                       help=_("seconds from an arena table's seating to its game's start (default 3)"))
 
 
 def _serve_limits(serve: argparse.ArgumentParser) -> None:

@@ -149,7 +149,6 @@ MESSAGES: dict[tuple[str, str | None], str] = {
     ("no_arena", "id"): N_("there is no such arena"),
     ("no_arena", "none"): N_("no arena is running or coming"),
     ("no_arena", "not_in"): N_("you are in no arena"),
-    ("no_arena", "cluster"): N_("arenas run on a server of one node; this one has several"),
     ("arena_over", "over"): N_("that arena is over"),
     ("game_running", "arena"): N_("you are playing a game; leave the table first"),
     ("bad_name", "denied"): N_("the name {name} is not allowed on this server; choose another"),

@@ -561,6 +561,7 @@ def run_serve(args: argparse.Namespace) -> int:
                           grace_seconds=args.grace, default_turn_seconds=args.turn_seconds,
                           bot_delay=args.bot_delay, max_connections=args.max_connections,
                           play_now_wait=args.play_now_wait,
+                          arena_bot_wait=args.arena_bot_wait, arena_starts_in=args.arena_starts_in,
                           max_connections_per_address=args.max_per_address,
                           max_tables_per_player=args.max_tables_per_player,
                           cluster_url=args.cluster, lease_seconds=args.lease_seconds, node_id=args.node_id,

@@ -128,6 +128,19 @@ def test_an_arena_kept_and_read_back_is_the_same_arena() -> None:
                                                                                1300.0)
 
 
+def test_a_free_players_wait_for_bots_goes_on_in_an_arena_read_back() -> None:
+    """Tried: the player left over at a four-seat arena, kept and read back later (as another node of a
+    cluster reads the arena's row). Found: their wait counts from when they became free, not from
+    the reading: bots fill their table at the same moment."""
+    a = arena()
+    for i in range(5):
+        a.join(f"p{i}", float(i), 1000.0)
+    a.pair(1000.0)
+    back = Arena.from_mapping(a.to_mapping(), 1000.0 + BOT_WAIT - 1)
+    assert back.bots_due(1000.0 + BOT_WAIT - 1) == a.bots_due(1000.0) == 1000.0 + BOT_WAIT
+    assert [p.bots for p in back.pair(1000.0 + BOT_WAIT)] == [3]
+
+
 def test_bad_arenas_are_refused() -> None:
     with pytest.raises(ValueError):
         Arena(1, "x", "2022", 9, 0.0, 60)

@@ -377,7 +377,8 @@ async def test_two_rows_of_one_name_left_from_before_keep_the_older_claim(opened
     # back to the version before the keys of claimed names (PostgreSQL 5, SQLite 3), and the ones after it
     if store.kind == "postgresql":
         write_beside(store, "DELETE FROM ono99_schema WHERE version >= 5")
-        for later in ("DROP TABLE arena_games", "DROP TABLE arenas"):  # PostgreSQL 7's, made again
+        for later in ("DROP TABLE arena_games", "DROP TABLE arenas",  # PostgreSQL 7's and 8's, made again
+                      "DROP TABLE arena_pairers", "DROP TABLE arena_players"):
             write_beside(store, later)
     else:
         write_beside(store, "PRAGMA user_version = 2")

@@ -239,12 +239,14 @@ class Arena:
                 "creator": self.creator, "next_game": self.next_game, "bot_wait": self.bot_wait,
                 "counted": sorted(self.counted), "running": {str(g): list(n) for g, n in self.running.items()},
                 "players": [{"name": p.name, "rating": p.rating, "points": p.points, "games": p.games,
-                             "wins": p.wins, "streak": p.streak, "present": p.present, "playing": p.playing}
+                             "wins": p.wins, "streak": p.streak, "present": p.present, "playing": p.playing,
+                             "free_since": p.free_since}
                             for p in self.players.values()]}
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], now: float) -> Arena:
-        """An arena as it was kept; its present free players are free from ``now``."""
+        """An arena as it was kept; its present free players are free from when it says (the nodes of a
+        cluster share it), else from ``now``."""
         arena = cls(int(data["id"]), str(data["name"]), str(data["edition"]), int(data["seats"]),
                     float(data["start"]), int(data["minutes"]), bool(data["private"]), str(data["code"]),
                     str(data.get("creator", "")), next_game=int(data["next_game"]),
@@ -255,7 +257,8 @@ class Arena:
             player = ArenaPlayer(str(p["name"]), float(p["rating"]), int(p["points"]), int(p["games"]),
                                  int(p["wins"]), int(p["streak"]), bool(p["present"]), p["playing"])
             if player.present and player.playing is None:
-                player.free_since = now
+                since = p.get("free_since")
+                player.free_since = now if since is None else float(since)
             arena.players[player.name] = player
         return arena
 

@@ -45,6 +45,32 @@ MOST_AHEAD = 7 * 24 * 3600  # how far ahead an arena may be scheduled
 KEEP_FINISHED = 3600.0  # a finished arena stays in memory (and its players' screens) this long
 
 
+class SharedArenas(Protocol):
+    """The arenas of every node of several (server/ono99_server/cluster_arena.py): their rows in the database are
+    the truth, changed in place; what this node holds is what it shows."""
+
+    def load_all(self) -> None: ...
+
+    def create(self, member: Member, arena: Arena, request_t: str) -> None: ...
+
+    def join(self, member: Member, arena_id: int, rating: float, request_t: str) -> None: ...
+
+    def leave(self, member: Member, arena_id: int, request_t: str) -> None: ...
+
+    def read_then(self, member: Member, request_t: str, then: Callable[[], None]) -> None:
+        """Read the arenas other nodes opened, then ``then``."""
+
+    def welcomed(self, member: Member) -> None: ...
+
+    def pair_soon(self, arena_id: int) -> None: ...
+
+    def started(self, table: Table) -> None: ...
+
+    def game_over(self, table: Table, ranking: list[str]) -> GameWriter: ...
+
+    def tick(self) -> None: ...
+
+
 class ArenaHost(TableHost, Protocol):
     """What the arenas ask of the lobby."""
 
@@ -88,6 +114,7 @@ class Arenas:
         self._showing: set[str] = set()  # players whose last game's end is not shown yet: not seated again
         self._next_id = 1
         self.seated_at: dict[str, float] = {}  # when a player was last seated (bench/arena.py reads it)
+        self.shared: SharedArenas | None = None  # on a cluster: the arenas' rows are the truth, read from here
 
     # --- the lobby's hooks ------------------------------------------------------------------------------
     def routes(self, route: Router) -> None:
@@ -98,7 +125,9 @@ class Arenas:
     def start(self) -> None:
         """Read the kept arenas back, and tick every second from now on."""
         storage = self.lobby.storage
-        if storage is not None:
+        if self.shared is not None:
+            self.shared.load_all()
+        elif storage is not None:
             now = self.clock()
             for data in storage.run_now(_load_arenas):
                 arena = Arena.from_mapping(data, now)
@@ -127,6 +156,8 @@ class Arenas:
             (a for a in reversed(self.arenas.values()) if member.name in a.players), None)
         if arena is not None:
             member.send(self.message(arena, member.name))
+        if self.shared is not None:
+            self.shared.welcomed(member)
 
     def leaves_for_other_play(self, member: Member) -> None:
         """``member`` went to play or watch elsewhere: they leave their arena (keeping their points)."""
@@ -134,13 +165,7 @@ class Arenas:
             self._leave(member)
 
     # --- requests -------------------------------------------------------------------------------------------
-    def _one_node(self) -> None:
-        if self.lobby.nodes is not None:
-            raise ProtocolError("no_arena", "arenas run on a server of one node; this one has several",
-                                params={"why": "cluster"})
-
     def on_create(self, member: Member, request: CreateArena) -> None:
-        self._one_node()
         private = bool(request.private)
         if not private and not self.lobby.is_operator(member):
             raise ProtocolError("not_operator", "only the server's operators can open a public arena; open a "
@@ -162,19 +187,31 @@ class Arenas:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6)) if private else ""
         arena = Arena(self._next_id, request.name or f"Arena {edition}", edition, seats, start, request.minutes,
                       private=private, code=code, creator=member.name, bot_wait=self.lobby.config.arena_bot_wait)
+        if self.shared is not None:  # its id is the database's next one
+            self.shared.create(member, arena, request.t)
+            return
         self._next_id += 1
-        self.arenas[arena.id] = arena
         self._save(arena)
+        self.opened(member, arena)
+
+    def opened(self, member: Member, arena: Arena) -> None:
+        """A new arena is kept: its creator and the lobby are told."""
+        self.arenas[arena.id] = arena
         log.info("arena %d (%s) opened by %s: %s, %d seats, %d minutes", arena.id, arena.name, member.name,
-                 edition, seats, request.minutes)
+                 arena.edition, arena.seats, arena.minutes)
         member.send(self.message(arena, member.name))
-        if not private:
+        if not arena.private:
             self._lobby_changed()
 
-    def on_join(self, member: Member, request: JoinArena) -> None:
-        self._one_node()
+    def on_join(self, member: Member, request: JoinArena, *, read_again: bool = True) -> None:
         now = self.clock()
-        arena = self._find(member, request, now)
+        try:
+            arena = self._find(member, request, now)
+        except ProtocolError as exc:  # on a cluster it may be another node's, opened a moment ago
+            if self.shared is None or exc.code != "no_arena" or not read_again:
+                raise
+            self.shared.read_then(member, request.t, lambda: self.on_join(member, request, read_again=False))
+            return
         if arena.status(now) == "finished" or now >= arena.end:
             raise ProtocolError("arena_over", "that arena is over", params={"why": "over"})
         table = member.table
@@ -183,11 +220,14 @@ class Arenas:
             raise ProtocolError("game_running", "you are playing a game; leave the table first",
                                 params={"why": "arena"})
         before = self.joined.get(member.name)
-        if before is not None and before != arena.id:
+        if before is not None and before != arena.id and self.shared is None:
             self._leave(member)
         self.lobby.matchmaker.leave(member)
         if member.identity is not None:
             self.lobby.ratings.learn(member.identity, arena.edition)
+        if self.shared is not None:  # joined in the arena's row; its previous arena left once this one is
+            self.shared.join(member, arena.id, self.lobby.ratings.mu(member.identity, arena.edition), request.t)
+            return
         arena.join(member.name, self.lobby.ratings.mu(member.identity, arena.edition), now)
         self.joined[member.name] = arena.id
         self._save(arena)
@@ -201,6 +241,10 @@ class Arenas:
         self._leave(member)
 
     def _leave(self, member: Member) -> None:
+        if self.shared is not None:
+            if member.name in self.joined:
+                self.shared.leave(member, self.joined[member.name], LeaveArena().t)
+            return
         arena = self.arenas.get(self.joined.pop(member.name, -1))
         if arena is None:
             return
@@ -232,6 +276,9 @@ class Arenas:
     # --- seating -------------------------------------------------------------------------------------------
     def _pair_soon(self, arena: Arena) -> None:
         """Pair ``arena`` once this loop turn's changes are in (a join, a game's end)."""
+        if self.shared is not None:
+            self.shared.pair_soon(arena.id)
+            return
         if arena.id not in self._pairing_soon:
             self._pairing_soon.add(arena.id)
             asyncio.get_running_loop().call_soon(self._pair_now, arena.id)
@@ -256,9 +303,18 @@ class Arenas:
             self._changed(arena)
 
     def _seat(self, arena: Arena, pairing: Pairing) -> None:
+        members = [self.lobby.members[name] for name in pairing.players]
+        table_id = self.lobby.directory.take_id()
+        if self.lobby.storage is not None:
+            self.lobby.storage.submit(_game_seated(arena.id, pairing.game, table_id, pairing.players),
+                                      what=(None, "arena game"))
+        self.seat(arena, pairing, members, table_id)
+
+    def seat(self, arena: Arena, pairing: Pairing, members: list[Member], table_id: int) -> Table:
+        """Seat a pairing's ``members`` at a new table ``table_id``, bots in the other seats; its game
+        starts ``arena_starts_in`` seconds later (players sent on from other nodes not here yet are away
+        until they come: a stand-in plays for them)."""
         lobby = self.lobby
-        members = [lobby.members[name] for name in pairing.players]
-        table_id = lobby.directory.take_id()
         options = options_from_wire(arena.edition, {})
         level = lobby.matchmaker.bot_level_for(members, arena.edition)
         name_params: dict[str, str | int] = {"number": table_id}
@@ -267,13 +323,11 @@ class Arenas:
                       name_params=name_params)
         lobby.directory.add(table)
         self.tables[table_id] = (arena.id, pairing.game)
-        if lobby.storage is not None:
-            lobby.storage.submit(_game_seated(arena.id, pairing.game, table_id, pairing.players),
-                                 what=(None, "arena game"))
         now = self.clock()
         starts_in = lobby.config.arena_starts_in  # "your next game starts in 3 s"
         for member in members:
-            member.send(wire.ArenaGame(arena=arena.id, table=table.id, starts_in=starts_in))
+            if member.connection is not None:  # not those sent on from other nodes: theirs told them
+                member.send(wire.ArenaGame(arena=arena.id, table=table.id, starts_in=starts_in))
             lobby.matchmaker.leave(member)
             if member.table is not None:
                 member.table.leave(member)
@@ -287,9 +341,16 @@ class Arenas:
                 member.send(wire.ChatHistory(scope="table", table=table.id, messages=()))
 
         table.once_shown(seated)
-        asyncio.get_running_loop().call_later(starts_in, self._start_game, table)
+        arriving = {m for m in members if m.connection is None}
+        if arriving:  # sent on from other nodes: the game starts once they are here (and the pause is over)
+            lobby.matchmaker.start_once_here(table, arriving, asyncio.get_running_loop().time() + starts_in)
+        else:
+            asyncio.get_running_loop().call_later(starts_in, self._start_game, table)
+        if self.shared is not None:
+            self.shared.started(table)
         log.info("arena %d: game %d at table %d for %s (%d bots)", arena.id, pairing.game, table.id,
                  ", ".join(pairing.players), pairing.bots)
+        return table
 
     def _start_game(self, table: Table) -> None:
         if table.id in self.lobby.directory.tables and table.status == Status.WAITING and not self.lobby.closed:
@@ -299,6 +360,11 @@ class Arenas:
     def game_over(self, table: Table) -> GameWriter | None:
         """The table stores its finished game: count it into its arena (once). What writes the result
         and the standings in the transaction that saves the game, if it is an arena's."""
+        if self.shared is not None:  # any node's arena table, taken over ones too
+            game = table.game
+            if table.name_code != "arena" or game is None or game.outcome is None:
+                return None
+            return self.shared.game_over(table, [str(table.players[seat]["name"]) for seat in game.outcome.ranking])
         found = self.tables.pop(table.id, None)
         game = table.game
         if found is None or game is None or game.outcome is None:
@@ -317,7 +383,7 @@ class Arenas:
             self._pair_soon(arena)
 
         table.once_finish_shown(shown)
-        return _game_counted(arena.id, found[1], players, ranking, earned, arena.to_mapping()) if earned else None
+        return game_counted(arena.id, found[1], players, ranking, earned, arena.to_mapping()) if earned else None
 
     # --- what players are told ---------------------------------------------------------------------------
     def info(self, arena: Arena, now: float) -> wire.ArenaInfo:
@@ -370,10 +436,12 @@ class Arenas:
         if self.lobby.closed:
             return
         now = self.clock()
+        if self.shared is not None:
+            self.shared.tick()
         for arena in list(self.arenas.values()):
             before = arena.status(now - PUSH_SECONDS)
             status = arena.status(now)
-            if status == "running":
+            if status == "running" and self.shared is None:
                 self._pair(arena, now)
             if status != before:
                 self._changed(arena)  # started or ended: its players and the lobby are told
@@ -417,7 +485,7 @@ class Arenas:
             del self.joined[name]
 
     def _save(self, arena: Arena) -> None:
-        if self.lobby.storage is not None:
+        if self.lobby.storage is not None and self.shared is None:  # a cluster's rows change only in place
             self.lobby.storage.submit(_arena_saved(arena.id, arena.to_mapping()), what=(None, "arena"))
 
 
@@ -444,7 +512,7 @@ def _game_seated(arena_id: int, game: int, table_id: int, players: tuple[str, ..
     return write
 
 
-def _game_counted(arena_id: int, game: int, players: tuple[str, ...], ranking: list[str], earned: dict[str, int],
+def game_counted(arena_id: int, game: int, players: tuple[str, ...], ranking: list[str], earned: dict[str, int],
                   data: dict[str, Any]) -> GameWriter:
     """The game's result (with its record's id) and the arena's standings, written in the transaction
     that saves the game: a crash never keeps one without the others."""

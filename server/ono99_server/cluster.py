@@ -35,9 +35,11 @@ from ono99_kernel.protocol import BYE_SENT_ON, BYE_TABLE_MOVED, ProtocolError
 from ono99_kernel.wire import server as wire
 from ono99_kernel.wire.requests import Join, Spectate
 
+from .cluster_arena import CHANNEL as ARENA_CHANNEL
+from .cluster_arena import ClusterArenas
 from .cluster_chat import CHANNEL as CHAT_CHANNEL
 from .cluster_chat import SharedLobbyChat
-from .cluster_messages import NodeRecord, SentOn, read
+from .cluster_messages import NodeRecord, QueueEntry, SentOn, read
 from .cluster_names import NAMES as NAMES_CHANNEL
 from .cluster_names import ClusterNames
 from .cluster_operators import CHANNEL as OPERATORS_CHANNEL
@@ -116,6 +118,7 @@ class Cluster:
         self.names = ClusterNames(self)  # the names of every node's players
         self.chat = SharedLobbyChat(self)  # the lobby's chat, saved and heard by every node
         self.operators = ClusterOperators(self)  # operators' commands for every node
+        self.arenas = ClusterArenas(self)  # arenas, kept in the database, each paired by one node
 
     @property
     def every(self) -> float:
@@ -141,12 +144,14 @@ class Cluster:
         self.lobby.nodes = self
         self.lobby.matchmaker.shared = self.queue
         self.lobby.moderation.relay = self.operators
+        self.lobby.arenas.shared = self.arenas
         with contextlib.suppress(RedisError, OSError):  # before the chat is read: no line falls between
             self._subscribed = await self._subscribe()
         self.chat.restore()
         self.lobby.chat.shared = self.chat
         await self.storage.call(self.fence.start_over)
         self._ids = list(await self.storage.call(self.fence.reserve_table_ids))
+        self.lobby.arenas.start()  # before the tables: a game taken over that finishes is counted
         taken = await self._take_over()
         await self._heartbeat()
         if not self.bus_up:  # said at once: a bus that never answers (its address, its certificate) is no outage
@@ -165,6 +170,8 @@ class Cluster:
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        with contextlib.suppress(Exception):  # the arenas it pairs: another node takes them at once
+            await asyncio.wait_for(self.storage.call(self.arenas.release), self.lease_seconds)
         held = list(self.fence.epochs)
         if held:
             with contextlib.suppress(Exception):
@@ -273,6 +280,25 @@ class Cluster:
         self.storage.submit(claim, what=(table_id, "ownership claim"))
         return table_id
 
+    def arena_table_ids(self, count: int) -> list[int]:
+        """Ids for ``count`` new arena tables, claimed by the transaction that pairs their games
+        (server/ono99_server/cluster_arena.py); refused as ``new_table_id`` is."""
+        self.check_open()
+        if len(self._ids) - count <= ID_BLOCK // 2:
+            self._reserve_ids()
+        if len(self._ids) < count:
+            self._refuse("database")
+        taken, self._ids = self._ids[:count], self._ids[count:]
+        return taken
+
+    def give_back_table_ids(self, ids: list[int]) -> None:
+        """Ids taken for a pairing that was not kept: given to the next tables."""
+        self._ids[:0] = ids
+
+    def arriving(self, record: QueueEntry) -> tuple[Member | None, bool]:
+        """The member here of a player of another node, seated at a table here (see ``ClusterQueue.arriving``)."""
+        return self.queue.arriving(record)
+
     def _reserve_ids(self) -> None:
         if self._reserving or self._closing:
             return
@@ -379,7 +405,7 @@ class Cluster:
 
     async def _subscribe(self) -> Any:
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL, OPERATORS_CHANNEL)
+        await pubsub.subscribe(CHANNEL, CHAT_CHANNEL, QUEUE_CHANNEL, NAMES_CHANNEL, OPERATORS_CHANNEL, ARENA_CHANNEL)
         return pubsub
 
     async def _listen_loop(self) -> None:
@@ -397,6 +423,8 @@ class Cluster:
                     self.names.heard(message.get("data"))
                 elif channel in (OPERATORS_CHANNEL, OPERATORS_CHANNEL.encode()):
                     self.operators.heard(message.get("data"))
+                elif channel in (ARENA_CHANNEL, ARENA_CHANNEL.encode()):
+                    self.arenas.heard(message.get("data"))
                 elif channel in (QUEUE_CHANNEL, QUEUE_CHANNEL.encode()):
                     if message.get("data") not in (self.node, self.node.encode()):
                         self.queue.heard()
@@ -452,6 +480,12 @@ class Cluster:
         connects again through one of them."""
         return tuple(wire.NodeAddress(peer.host, peer.port)
                      for _, peer in sorted(self.peers.items()))[:wire.MAX_NODES]
+
+    def online_at(self, node: str) -> dict[str, bool] | None:
+        """The players another node's record lists online (name → connected now); None for a node gone.
+        A record lists at most ``MAX_ONLINE``."""
+        peer = self.peers.get(node)
+        return None if peer is None else {p.name: not p.away for p in peer.online}
 
     def alive(self) -> set[str]:
         """The nodes whose record this node read last, and itself."""

@@ -226,6 +226,31 @@ class QueueEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class ArenaChanged:
+    """An arena's rows changed: read them again (server/ono99_server/cluster_arena.py). With a ``table``: the
+    pairing node opened it at ``host:port`` for ``players`` of other nodes, whose nodes send them on."""
+
+    node: str
+    arena: int
+    table: int | None = None
+    host: str = ""
+    port: int = 0
+    players: tuple[str, ...] = ()
+    starts_in: float = 0.0
+
+    def to_json(self) -> str:
+        return _dump({"node": self.node, "arena": self.arena, "table": self.table, "host": self.host,
+                      "port": self.port, "players": list(self.players), "starts_in": self.starts_in})
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> ArenaChanged:
+        said = _map(raw)
+        return cls(node=_text(said, "node"), arena=_int(said, "arena"), table=_field(said, "table", int, optional=True),
+                   host=_text(said, "host"), port=_int(said, "port"), players=_texts(said, "players"),
+                   starts_in=_number(said, "starts_in"))
+
+
+@dataclass(frozen=True, slots=True)
 class SeatedAt:
     """Where a group taken from a play-now queue was seated: the node's address and the table there."""
 

@@ -271,7 +271,7 @@ class ClusterQueue:
                 if member in waiting and member not in self.ids:
                     members.append(member)
             elif record.node != self.node.node:
-                member, new = self._arriving(record)
+                member, new = self.arriving(record)
                 if member is not None:
                     members.append(member)
                     away.append(entry_id)
@@ -304,7 +304,7 @@ class ClusterQueue:
         await self.node.redis.publish(CHANNEL, self.node.node)
         return members
 
-    def _arriving(self, record: QueueEntry) -> tuple[Member | None, bool]:
+    def arriving(self, record: QueueEntry) -> tuple[Member | None, bool]:
         """The member here of a player of another node's entry (made now, and whether it was): away
         until they arrive. None for one already at a table here, or whose name is someone else's here."""
         presence = self.lobby.presence

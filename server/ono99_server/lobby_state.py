@@ -198,7 +198,7 @@ class Lobby:
         connection.send(self.moderation.history_for(member, self.lobby_chat.history(seen.get("lobby_chat"))))
         if member.table is not None:
             member.table.member_returned(member, seen)
-            self.matchmaker.arrived(member)  # sent on here from another node to a play-now table
+            self.matchmaker.arrived(member)  # sent on here from another node to a play-now or arena table
         else:
             connection.send(self.directory.listing())
             connection.send(self.presence.online_message())

@@ -101,6 +101,7 @@ class Matchmaker:
         self._dirty = False
         self.shared: SharedQueue | None = None  # one node of several: the queues every node shares
         self._arriving: dict[Table, tuple[set[Member], asyncio.TimerHandle]] = {}  # sent on, not here yet
+        self._not_before: dict[Table, float] = {}  # the loop's time before which a table above does not start
 
     @property
     def wait(self) -> float:
@@ -215,8 +216,7 @@ class Matchmaker:
         if arriving:  # sent on from other nodes: the game starts when they are here
             table.seating.fill_with_bots()
             table.changed()
-            timer = asyncio.get_running_loop().call_later(ARRIVAL_SECONDS, self._start, table)
-            self._arriving[table] = (arriving, timer)
+            self.start_once_here(table, arriving)
         else:
             table.start(None)  # the empty seats get bots of the table's level
 
@@ -230,20 +230,34 @@ class Matchmaker:
                  ", ".join(m.name for m in members), edition, seats, level)
         return table
 
+    def start_once_here(self, table: Table, arriving: set[Member], not_before: float = 0.0) -> None:
+        """Start ``table``'s game once ``arriving`` (players sent on from other nodes: a play-now or an
+        arena table) have all said hello here, but not before the loop's time ``not_before``; at most
+        ``ARRIVAL_SECONDS`` from now."""
+        timer = asyncio.get_running_loop().call_later(ARRIVAL_SECONDS, self._start, table)
+        self._arriving[table] = (arriving, timer)
+        self._not_before[table] = not_before
+
     def arrived(self, member: Member) -> None:
-        """A player sent on from another node to a play-now table here has said hello: the game
-        starts once all of them have."""
+        """A player sent on from another node to a table here has said hello: the game starts once
+        all of them have."""
         for table, (arriving, _) in list(self._arriving.items()):
             if member in arriving:
                 arriving.discard(member)
-                member.send(self.status(member))
+                if table.name_code == "play_now":
+                    member.send(self.status(member))
                 if not arriving:
-                    self._start(table)
+                    wait = self._not_before.get(table, 0.0) - asyncio.get_running_loop().time()
+                    if wait > 0:
+                        asyncio.get_running_loop().call_later(wait, self._start, table)
+                    else:
+                        self._start(table)
 
     def _start(self, table: Table) -> None:
         """Start a play-now table that waited for players from other nodes; those not here yet are
         away, as after a lost connection (a stand-in plays, their seat waits the grace time)."""
         arriving, timer = self._arriving.pop(table, (set(), None))
+        self._not_before.pop(table, None)
         if timer is not None:
             timer.cancel()
         if table.id not in self.lobby.directory.tables or table.status != Status.WAITING or self.lobby.closed:
@@ -308,5 +322,6 @@ class Matchmaker:
         for _, timer in self._arriving.values():
             timer.cancel()
         self._arriving.clear()
+        self._not_before.clear()
         if self.shared is not None:
             self.shared.close()

@@ -174,6 +174,22 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             game_id BIGINT,
             PRIMARY KEY (arena, game))""",
     )),
+    (8, "arenas on several nodes (server/ono99_server/cluster_arena.py): which node pairs each arena, where its "
+        "players are, and a game's arena found by its table", (
+        """CREATE TABLE arena_pairers (
+            arena BIGINT PRIMARY KEY,
+            node TEXT NOT NULL,
+            epoch BIGINT NOT NULL,
+            lease_until TIMESTAMPTZ NOT NULL)""",
+        """CREATE TABLE arena_players (
+            arena BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            node TEXT NOT NULL,
+            identity TEXT,
+            token TEXT NOT NULL,
+            PRIMARY KEY (arena, name))""",
+        "CREATE INDEX arena_games_table ON arena_games (table_id)",
+    )),
 ]
 LATEST = MIGRATIONS[-1][0]
 
