@@ -167,6 +167,121 @@ async def test_a_node_killed_mid_game_is_taken_over_and_its_players_resume_on_an
                 await client.close()
 
 
+def hide_seats_of(redis_url: str, node: str) -> None:
+    """Make ``node``'s record in Redis list no seats for a minute: as a node killed right after seating a
+    player, before its next record said so (the other nodes then neither send that player on nor
+    tell them to wait)."""
+    import redis
+
+    bus = redis.Redis.from_url(redis_url)
+    record = json.loads(bus.get("ono99:node:" + node) or b"{}")
+    assert record, f"no record of {node}"
+    record["seated"] = []
+    bus.set("ono99:node:" + node, json.dumps(record), px=60_000)
+
+
+def hold_lease(db: str, table_id: int, held: bool) -> None:
+    """The table's lease held for an hour (no node takes it over) or run out now (taken at the next look)."""
+    with psycopg.connect(db) as pg:
+        pg.execute("UPDATE table_owners SET lease_until = now() + interval '1 hour' * %s - interval '1 second' "
+                   "WHERE table_id = %s", (1 if held else 0, table_id))
+
+
+async def killed_while_seated(cluster: list[ServerProcess], database: str, redis_url: str,
+                              clients: list[TestClient]) -> tuple[int, TestClient, TestClient]:
+    """Alice and Bob (guests) mid-game at a two-seat table of n0; n0 killed with its record listing no
+    seats and the table's lease held; Alice welcomed at n1 with no seat (no node holds her table).
+    The table's id and the two clients of before the kill."""
+    n0 = cluster[0]
+    alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+    bob = await TestClient.connect("127.0.0.1", n0.port, "bob")
+    clients += [alice, bob]
+    table_id = await create_table(alice, seats=2)
+    await join(bob, table_id)
+    await start(alice)
+    await play_all([alice, bob], seed=5, stop=lambda m: bool(m["view"]["version"] >= 4))
+    await storage_barrier(alice)
+    await n0.kill9()
+    hide_seats_of(redis_url, "n0")
+    hold_lease(database, table_id, True)
+    for client in (alice, bob):
+        await until_closed(client)
+    return table_id, alice, bob
+
+
+async def resume_anywhere(old: TestClient, port: int, clients: list[TestClient]) -> TestClient:
+    """``old``'s player connects again to ``port`` with its resume token (sent on as a client is)."""
+    async def attempt() -> TestClient | None:
+        try:
+            return await TestClient.connect("127.0.0.1", port, old.welcome["name"], resume=old.resume_token)
+        except (ServerError, OSError):  # told to wait, or sent on to the killed node: a moment later
+            return None
+
+    client = None
+    while client is None:
+        client = await attempt()
+        if client is None:
+            await asyncio.sleep(0.2)
+    clients.append(client)
+    return client
+
+
+@pytest.mark.system
+async def test_a_player_welcomed_at_the_node_that_then_takes_their_table_over_is_seated_again_and_plays_on(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Tried: Alice and Bob mid-game at n0's table; n0 killed before its record listed their seats, so
+    Alice, connecting again to n1 while no node holds the table, is welcomed there with no seat. Then
+    n1 takes the table over. Found: Alice is shown her table and its state at once (she does not sit
+    in the lobby while her seat waits for her move, which with no turn clock would wait for good),
+    Bob comes back to it, and they play the game to its end."""
+    async with nodes(tmp_path, database, redis_server.url, 2) as cluster:
+        clients: list[TestClient] = []
+        try:
+            table_id, alice, bob = await killed_while_seated(cluster, database, redis_server.url, clients)
+            alice_back = await resume_anywhere(alice, cluster[1].port, clients)
+            assert alice_back.welcome["table"] is None
+            hold_lease(database, table_id, False)
+            await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the table", every=DB_POLL)
+            shown = await alice_back.expect("table", where=lambda m: m["table"]["id"] == table_id)
+            assert shown["table"]["status"] == "playing"
+            bob_back = await resume_anywhere(bob, cluster[1].port, clients)
+            assert bob_back.welcome["table"] == table_id
+            ends = await asyncio.gather(play(alice_back, random.Random(1)), play(bob_back, random.Random(2)))
+            assert ends[0].last_view["winner"] is not None
+            assert ends[0].last_view["winner"] == ends[1].last_view["winner"]
+        finally:
+            for client in clients:
+                await client.close()
+
+
+@pytest.mark.system
+async def test_a_player_in_one_nodes_lobby_is_sent_on_when_another_node_takes_their_table_over(
+        tmp_path: Path, database: str, redis_server: RedisServer) -> None:
+    """Tried: as above on three nodes, Alice welcomed at n1 with no seat; n1 paused (SIGSTOP) while
+    n2 takes the table over, then resumed. Found: n1 sends Alice on (its connection ends) once n2's
+    record lists her seat, and connecting again as a client does she is at n2, back in her seat."""
+    async with nodes(tmp_path, database, redis_server.url, 3) as cluster:
+        clients: list[TestClient] = []
+        n1, n2 = cluster[1], cluster[2]
+        try:
+            table_id, alice, _ = await killed_while_seated(cluster, database, redis_server.url, clients)
+            alice_back = await resume_anywhere(alice, n1.port, clients)
+            assert alice_back.welcome["table"] is None
+            assert n1.proc is not None
+            n1.proc.send_signal(signal.SIGSTOP)
+            try:
+                hold_lease(database, table_id, False)
+                await wait_until(lambda: owner_of(database, table_id) == "n2", "n2 takes the table", every=DB_POLL)
+            finally:
+                n1.proc.send_signal(signal.SIGCONT)
+            await until_closed(alice_back)
+            again = await resume_anywhere(alice_back, n1.port, clients)
+            assert port_of(again) == n2.port and again.welcome["table"] == table_id
+        finally:
+            for client in clients:
+                await client.close()
+
+
 @pytest.mark.system
 async def test_an_owner_paused_past_its_lease_writes_nothing_and_lets_its_players_go(
         tmp_path: Path, database: str, redis_server: RedisServer) -> None:

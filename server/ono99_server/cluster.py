@@ -393,6 +393,7 @@ class Cluster:
         for gone in self.peers.keys() - peers.keys():
             for key in self.peers[gone].seated:
                 self.moving[key] = now + 3 * self.lease_seconds + 10
+        self._send_on_seated(peers)
         listed = {key for peer in peers.values() for key in peer.seated}
         self.moving = {key: until for key, until in self.moving.items() if until > now and key not in listed}
         online_changed = any(_online(peers.get(n)) != _online(self.peers.get(n))
@@ -402,6 +403,23 @@ class Cluster:
             self.lobby.tables_changed()
         elif online_changed:
             self.lobby.online_changed()
+
+    def _send_on_seated(self, peers: dict[str, NodeRecord]) -> None:
+        """Players in this node's lobby with no seat here whose seat another node lists from now on are
+        sent on to it, as their next hello would be: a lost node's table taken over there after they
+        were welcomed here while no node held it (their seat newer than the lost node's last record)."""
+        newly = {key: peer for node, peer in peers.items()
+                 for key in set(peer.seated).difference(self.peers[node].seated if node in self.peers else ())}
+        if not newly:
+            return
+        for member in list(self.lobby.members.values()):
+            key = _seat_key(member.identity, member.token_hash)
+            if member.connection is None or member.table is not None or key in self.sending:
+                continue
+            peer = newly.get(key)
+            if peer is not None:
+                log.info("cluster: %s's seat is at node %s now; sent on", member.name, peer.node)
+                self.send_away(member, peer.host, peer.port)
 
     async def _subscribe(self) -> Any:
         pubsub = self.redis.pubsub()

@@ -180,6 +180,10 @@ class Lobby:
             came_with = token_hash(resume) if resume and identity is None else None
             if self.nodes is not None:  # one node of several: a name another node's player has is taken too
                 self.nodes.check_name(name, identity, came_with)
+                if came_with is not None and resume is not None:
+                    # A guest from another node keeps their token: it is who they are on every node (a
+                    # seat of theirs that a node here takes over later is found by it).
+                    token = resume
             self.names.check(name, identity)
             if identity is not None:
                 if self.names.name_of(identity) is None:  # a new key: names are not hoarded in bulk
@@ -352,7 +356,12 @@ class Lobby:
                     if member is None:
                         member = Member(seat["name"], seat.get("token") or "", self.config, identity)
                         self.presence.remember(member)
-                    member.table = table
+                    if member.connection is not None and member.table is not None:
+                        # A node taking the table over finds its player at another table here now: a
+                        # stand-in plays this seat to the game's end (one person, one seat).
+                        member = None
+                    else:
+                        member.table = table
                 table.seats[i] = Seat(seat["kind"], seat["name"], seat["level"], member, seat.get("away_seq"))
             table.host_member = self._restored_host(table, meta)
             if table.status != Status.WAITING and table.game_no:
@@ -375,6 +384,11 @@ class Lobby:
                     table.finish_restored()
                 else:
                     table.stand_ins_for_the_away()
+            for seat_ in table.seats:
+                # A node taking the table over: its player connected here meanwhile (welcomed while
+                # no node held the table) is seated again and shown the table, as after a resume.
+                if seat_.member is not None and seat_.member.connection is not None:
+                    table.member_returned(seat_.member)
         return len(restored)
 
     @staticmethod
