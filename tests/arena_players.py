@@ -91,6 +91,9 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
         kind = message.get("t")
         if kind == "arena_game":
             seated(message["table"])
+        elif kind == "table" and message["table"]["id"] != current and message["table"]["status"] == "playing" and any(
+                seat.get("kind") == "human" and seat.get("name") == name for seat in message["table"]["seats"]):
+            seated(message["table"]["id"], away=True)  # back in a seat after a lost node (its table taken over)
         elif kind == "state" and current is not None and message["table"] == current:
             view = message["view"]
             if view["winner"] is not None:
