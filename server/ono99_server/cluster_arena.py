@@ -368,6 +368,8 @@ class ClusterArenas:
         for name in pairing.players:
             member = lobby.members.get(name)
             node, identity, token = where.get(name, (None, None, ""))
+            if member is not None and member.connection is None and member.table is not None:
+                member.table.leave(member)  # away at their last game's table here: the arena has them free
             if member is None or member.connection is None:
                 made, _ = self.node.arriving(QueueEntry(node=node or "", name=name, identity=identity, token=token))
                 if made is None:  # cannot be seated here (a name held by someone else): a bot plays instead
