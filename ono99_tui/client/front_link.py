@@ -30,6 +30,10 @@ log = logging.getLogger("ono99.front_link")
 # table sends a few hundred a second).
 CHANNEL_STALL = 60.0
 CHANNEL_BACKLOG = 20_000
+# Seconds the link hands frames on before the front's other work runs: a frame may wake many sessions, and one
+# read brings dozens (a full-speed table's states for a hundred watchers), so the front's logins, keys and
+# timers run between two slices, as they did between the reads of a connection per session.
+LINK_SLICE = 0.005
 TOO_SLOW = "too slow: the server could not deliver your updates"  # the server's own words for a stuck client
 
 
@@ -112,6 +116,7 @@ class _LinkConnection(Client):
     """The TLS connection of a link: its frames are the channels', read into them as they come."""
 
     max_frame = LINK_MAX_FRAME
+    slice_seconds = LINK_SLICE
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.front_link: FrontLinkClient | None = None  # once linked, the frames go to its channels
