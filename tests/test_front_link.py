@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Say, Spec
 from ono99_server.connection import Connection
 from ono99_tui.client import front_link as front_link_module
 from ono99_tui.client.errors import ServerError
-from ono99_tui.client.front_link import TOO_SLOW, FrontLinkClient, LinkChannel
+from ono99_tui.client.front_link import LINK_SLICE, TOO_SLOW, FrontLinkClient, LinkChannel
 from tests.server_helpers import TIMEOUT, Harness, TestClient, running_server, wait_until
 from tests.test_ssh import Player, start_rig, until
 
@@ -260,6 +262,64 @@ async def test_each_channel_takes_its_messages_in_its_own_sessions_context(h: Ha
         await ada.send(Say(text="hello", scope="lobby"))
         await wait_until(lambda: "chat" in bob_inbox.kinds, "Ada's line to reach Bob")
         assert set(ada_inbox.seen_in) == {"ada"} and set(bob_inbox.seen_in) == {"bob"}
+    finally:
+        await link.close()
+
+
+async def test_a_burst_is_handed_on_in_slices_each_channel_in_its_order(h: Harness) -> None:
+    """A front's link reads a burst of frames for many sessions, and must let the front's other work run
+    between them without reordering any channel, while a login's frames go first. Tried with the front's link
+    client: Ada's, Bob's and Cy's channels, settled (their sessions' first screens are up), send their pings in
+    one write (Cy 200 of them, far past the rate limit, so that the server ends his channel right after his
+    burst of pongs), and Dee's hello follows, while each of the three inboxes takes 2 ms per message (sessions
+    slow to take in). Each channel gets its pongs in the order sent; Cy's end comes after his last pong and
+    his bye, last of all. Dee is welcomed while Ada's pongs are still being handed on, though the server sent
+    them all before her welcome. And the event loop ran between slices: no turn of it handed on more messages
+    than ``LINK_SLICE`` holds at 2 ms each (and the rest of a frame for all three); before, every frame a read
+    brought was handed on in one callback, and a welcome behind a burst waited for all of it."""
+    loop = asyncio.get_running_loop()
+    put_cost = 0.002
+    per_turn = [0]  # messages handed on in each turn of the event loop during the burst
+
+    class SlowInbox(asyncio.Queue[dict[str, Any] | None]):
+        def put_nowait(self, item: dict[str, Any] | None) -> None:
+            time.sleep(put_cost)
+            per_turn[-1] += 1
+            super().put_nowait(item)
+
+    def burst_over() -> bool:
+        return cy.closed and all(channel.inbox.qsize() >= 80 for channel in (ada, bob))
+
+    def next_turn() -> None:
+        per_turn.append(0)
+        if not burst_over():
+            loop.call_soon(next_turn)
+
+    link = await front_link_client(h)
+    try:
+        channels = [await link.open_channel(typed_hello(name, address)) for name, address in
+                    (("ada", ADA_ADDRESS), ("bob", "198.51.100.8"), ("cy", "198.51.100.9"))]
+        ada, bob, cy = channels
+        for channel in channels:
+            channel.inbox = SlowInbox()
+            channel.settled()
+        pings = {ada: 80, bob: 80, cy: 200}
+        for n in range(200):
+            for channel, count in pings.items():
+                if n < count:
+                    await channel.send(Ping(n=n))  # into the TLS buffer without a turn of the loop: one write
+        loop.call_soon(next_turn)
+        dee = await link.open_channel(typed_hello("dee", "198.51.100.10"))
+        assert dee.welcomed_name == "dee" and ada.inbox.qsize() < 80
+        await wait_until(burst_over, "every pong, and Cy's end")
+        received = {channel: [channel.inbox.get_nowait() for _ in range(channel.inbox.qsize())] for channel in channels}
+        for channel in (ada, bob):
+            assert [m["n"] for m in received[channel] if m is not None and m["t"] == "pong"] == list(range(80))
+        *cys, bye, end = received[cy]
+        answered = [m["n"] for m in cys if m is not None and m["t"] == "pong"]
+        assert answered == list(range(len(answered))) and len(answered) >= 80
+        assert bye == {"t": "bye", "reason": "too many messages"} and end is None
+        assert max(per_turn) <= math.ceil(LINK_SLICE / put_cost) + len(channels) - 1, per_turn
     finally:
         await link.close()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
@@ -61,9 +60,6 @@ class Client:
     """One connection to a server. Messages arrive in ``inbox`` in order; ``None`` marks the end."""
 
     max_frame: ClassVar[int] = MAX_FRAME  # the largest frame it takes from the server
-    # Seconds of handing frames on (``take``) after which the reader lets the event loop run other work before
-    # the next frame; 0: every frame read is handed on at once. Frames stay in order: one task hands them all.
-    slice_seconds: ClassVar[float] = 0.0
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
@@ -76,6 +72,8 @@ class Client:
         # The fingerprint of the certificate the server showed (ono99_kernel/tls.py): what an identity
         # proof on this connection is bound to.
         self.server_fingerprint = peer_fingerprint(writer.get_extra_info("ssl_object"))
+        # Cleared while what was read waits to be handed on (a front's link): no more is read meanwhile.
+        self.room: asyncio.Event | None = None
         self._reader_task = asyncio.create_task(self._read_loop())
 
     @classmethod
@@ -258,20 +256,15 @@ class Client:
 
     async def _read_loop(self) -> None:
         decoder = FrameDecoder(self.max_frame)
-        budget = self.slice_seconds
-        spent = 0.0  # seconds of decoding and handing on since the reader last let the loop run
         try:
             while True:
+                if self.room is not None:
+                    await self.room.wait()
                 data = await self.reader.read(64 * 1024)
                 if not data:
                     break
-                began = time.perf_counter()
                 for message in decoder.feed(data):
                     self.take(message)
-                    if budget and spent + time.perf_counter() - began >= budget:
-                        await asyncio.sleep(0)
-                        spent, began = 0.0, time.perf_counter()
-                spent += time.perf_counter() - began
         except (ConnectionError, OSError, ProtocolError):
             pass
         finally:
