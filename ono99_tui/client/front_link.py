@@ -15,6 +15,7 @@ from itertools import count
 from typing import TYPE_CHECKING, Any
 
 from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, encode
+from ono99_kernel.tls import widen_read_buffer
 from ono99_kernel.wire.link import LINK_MAX_FRAME, FrontLink, ToFront, ToServer
 from ono99_kernel.wire.requests import Hello, Request
 from ono99_kernel.wire.server import Bye
@@ -39,6 +40,7 @@ LINK_SLICE = 0.005
 # Frames read and not handed on yet past which the link reads no more until they are: the game server's queue
 # for the link then holds the rest, and its limit says when the front is too slow.
 LINK_WAITING = 10_000
+LINK_READ_BUFFER = 256 * 1024  # bytes the link reads from its socket per turn of the loop (asyncio's default)
 TOO_SLOW = "too slow: the server could not deliver your updates"  # the server's own words for a stuck client
 
 
@@ -196,6 +198,7 @@ class FrontLinkClient:
             if connection is not None and not connection.closed:
                 return connection
             connection = await _LinkConnection.open(self.host, self.port, trust=self.trust, timeout=timeout)
+            widen_read_buffer(connection.writer.transport, LINK_READ_BUFFER)
             try:
                 await connection.send_map(FrontLink(version=PROTOCOL_VERSION, credential=self.credential,
                                                     client=self.client_name).to_wire())
