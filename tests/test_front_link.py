@@ -18,10 +18,12 @@ from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.protocol import PROTOCOL_VERSION, encode
 from ono99_kernel.wire.link import FrontLink, ToServer
 from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Say, Spectate, Start
+from ono99_kernel.wire.server import Pong, encode_message
 from ono99_server.connection import Connection
 from ono99_tui.client import front_link as front_link_module
 from ono99_tui.client.errors import ServerError
 from ono99_tui.client.front_link import LINK_SLICE, TOO_SLOW, FrontLinkClient, LinkChannel
+from ono99_tui.front import door
 from tests.server_helpers import TIMEOUT, Harness, TestClient, running_server, wait_until
 from tests.test_ssh import Player, start_rig, until
 
@@ -337,6 +339,57 @@ async def test_a_refused_hello_on_the_link_is_said_to_that_player(h: Harness) ->
         assert isinstance(first, LinkChannel) and not first.closed and list(link.channels) == [first.number]
     finally:
         await link.close()
+
+
+async def test_a_login_is_let_in_while_other_sessions_are_flooded(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Logins come before redraws. Tried with the SSH front and asyncssh clients with PTYs: three sessions in
+    the lobby, each taking 2 ms per message it is handed (a front busy drawing them); as a fourth player's
+    hello goes on the link, the game server has just queued 300 messages for the three (one frame each for
+    all three, as a table's states for its spectators), before that hello's welcome. The newcomer's lobby is
+    up while the three are still being handed their 300, and each of them gets all 300 in order; before, the
+    link handed on the 300 first, the welcome behind them."""
+    flood = 300
+    rig = await start_rig(tmp_path)
+    players: list[Player] = []
+    handed: dict[int, list[int]] = {}  # channel -> the flood's pongs handed to it, in order
+    deliver = LinkChannel.deliver
+
+    def slow_deliver(channel: LinkChannel, message: dict[str, Any]) -> None:
+        if channel.number in handed and message.get("t") == "pong":
+            time.sleep(0.002)
+            handed[channel.number].append(message["n"])
+        deliver(channel, message)
+
+    open_channel = FrontLinkClient.open_channel
+
+    async def flooding_open(link: FrontLinkClient, hello: Hello, timeout: float = 10.0) -> LinkChannel:
+        if hello.name == "newcomer":
+            on_server = [channel for channel in rig.server.channels if channel.welcomed]
+            for n in range(flood):
+                frame = encode_message(Pong(n=n))
+                for channel in on_server:  # the same frame in a row: one frame on the link for all three
+                    channel.send_frame(frame)
+        return await open_channel(link, hello, timeout)
+
+    monkeypatch.setattr(LinkChannel, "deliver", slow_deliver)
+    monkeypatch.setattr(FrontLinkClient, "open_channel", flooding_open)
+    try:
+        for name in ("w1", "w2", "w3"):
+            players.append(player := await Player.connect(rig, name))
+            await player.until_shown(b"you are", f"{name}'s lobby")
+        link = door.front_link(rig.front.config)  # the process's link, which the three sessions share
+        handed.update({number: [] for number in link.channels})
+        newcomer = await Player.connect(rig, "newcomer")
+        players.append(newcomer)
+        await newcomer.until_shown(b"you are", "the newcomer's lobby")
+        assert all(len(pongs) < flood for pongs in handed.values()), [len(pongs) for pongs in handed.values()]
+        await until(lambda: all(len(pongs) == flood for pongs in handed.values()), "the flood handed on")
+        assert all(pongs == list(range(flood)) for pongs in handed.values())
+    finally:
+        for player in players:
+            await player.close()
+        await rig.close()
 
 
 @pytest.mark.system
