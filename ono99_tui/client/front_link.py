@@ -58,8 +58,10 @@ class LinkChannel:
         # takes a message (a shared screen's tap, ono99_tui/front/sharing.py).
         self.context = contextvars.copy_context()
         self.unread_since = 0.0  # loop time of the oldest message its session has not taken (with a backlog)
-        # Until its session's first screen with the game server (``settled``), what comes for the channel is
-        # handed on as soon as it is read, ahead of what waits for the other channels: logins before redraws.
+        # Until its session has taken its first batch (``settled``: its welcome and first lobby), what comes for
+        # the channel is handed on as soon as it is read, ahead of what waits for the other channels: logins
+        # before redraws. A session that never says so (the plain line mode's, whose lines cost little) keeps
+        # getting its frames at once.
         self.opening = True
 
     @property
@@ -71,7 +73,7 @@ class LinkChannel:
         return str(self.welcome.get("resume", ""))
 
     def settled(self) -> None:
-        """Its session shows its first screen with the game server: from now on what comes for it waits its turn
+        """Its session has taken its welcome and what came with it: from now on what comes for it waits its turn
         behind what came before for the other channels."""
         self.opening = False
 
