@@ -127,6 +127,15 @@ def lean_read_buffers() -> None:
     sslproto.SSLProtocol.max_size = TLS_READ_BUFFER
 
 
+def widen_read_buffer(transport: object, size: int) -> None:
+    """Let one TLS connection read through a buffer of ``size`` bytes: a connection reads one buffer from its
+    socket per turn of the event loop, and a front's link, carrying all its players, read at
+    ``TLS_READ_BUFFER`` falls behind the game server whenever the front's loop turns slowly."""
+    protocol = getattr(transport, "_ssl_protocol", None)  # asyncio's TLS transport and its protocol
+    if protocol is not None:
+        protocol.max_size = size
+
+
 def client_context() -> ssl.SSLContext:
     """A client context: TLS 1.3 only. No certificate authority is consulted: the caller checks the
     server's fingerprint against its pin (``peer_fingerprint``) before it sends anything."""

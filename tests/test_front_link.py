@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +18,12 @@ from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.protocol import PROTOCOL_VERSION, encode
 from ono99_kernel.wire.link import FrontLink, ToServer
 from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Say, Spectate, Start
+from ono99_kernel.wire.server import Pong, encode_message
 from ono99_server.connection import Connection
 from ono99_tui.client import front_link as front_link_module
 from ono99_tui.client.errors import ServerError
-from ono99_tui.client.front_link import TOO_SLOW, FrontLinkClient, LinkChannel
+from ono99_tui.client.front_link import LINK_SLICE, TOO_SLOW, FrontLinkClient, LinkChannel
+from ono99_tui.front import door
 from tests.server_helpers import TIMEOUT, Harness, TestClient, running_server, wait_until
 from tests.test_ssh import Player, start_rig, until
 
@@ -264,6 +268,64 @@ async def test_each_channel_takes_its_messages_in_its_own_sessions_context(h: Ha
         await link.close()
 
 
+async def test_a_burst_is_handed_on_in_slices_each_channel_in_its_order(h: Harness) -> None:
+    """A front's link reads a burst of frames for many sessions, and must let the front's other work run
+    between them without reordering any channel, while a login's frames go first. Tried with the front's link
+    client: Ada's, Bob's and Cy's channels, settled (their sessions' first screens are up), send their pings in
+    one write (Cy 200 of them, far past the rate limit, so that the server ends his channel right after his
+    burst of pongs), and Dee's hello follows, while each of the three inboxes takes 2 ms per message (sessions
+    slow to take in). Each channel gets its pongs in the order sent; Cy's end comes after his last pong and
+    his bye, last of all. Dee is welcomed while Ada's pongs are still being handed on, though the server sent
+    them all before her welcome. And the event loop ran between slices: no turn of it handed on more messages
+    than ``LINK_SLICE`` holds at 2 ms each (and the rest of a frame for all three); before, every frame a read
+    brought was handed on in one callback, and a welcome behind a burst waited for all of it."""
+    loop = asyncio.get_running_loop()
+    put_cost = 0.002
+    per_turn = [0]  # messages handed on in each turn of the event loop during the burst
+
+    class SlowInbox(asyncio.Queue[dict[str, Any] | None]):
+        def put_nowait(self, item: dict[str, Any] | None) -> None:
+            time.sleep(put_cost)
+            per_turn[-1] += 1
+            super().put_nowait(item)
+
+    def burst_over() -> bool:
+        return cy.closed and all(channel.inbox.qsize() >= 80 for channel in (ada, bob))
+
+    def next_turn() -> None:
+        per_turn.append(0)
+        if not burst_over():
+            loop.call_soon(next_turn)
+
+    link = await front_link_client(h)
+    try:
+        channels = [await link.open_channel(typed_hello(name, address)) for name, address in
+                    (("ada", ADA_ADDRESS), ("bob", "198.51.100.8"), ("cy", "198.51.100.9"))]
+        ada, bob, cy = channels
+        for channel in channels:
+            channel.inbox = SlowInbox()
+            channel.settled()
+        pings = {ada: 80, bob: 80, cy: 200}
+        for n in range(200):
+            for channel, count in pings.items():
+                if n < count:
+                    await channel.send(Ping(n=n))  # into the TLS buffer without a turn of the loop: one write
+        loop.call_soon(next_turn)
+        dee = await link.open_channel(typed_hello("dee", "198.51.100.10"))
+        assert dee.welcomed_name == "dee" and ada.inbox.qsize() < 80
+        await wait_until(burst_over, "every pong, and Cy's end")
+        received = {channel: [channel.inbox.get_nowait() for _ in range(channel.inbox.qsize())] for channel in channels}
+        for channel in (ada, bob):
+            assert [m["n"] for m in received[channel] if m is not None and m["t"] == "pong"] == list(range(80))
+        *cys, bye, end = received[cy]
+        answered = [m["n"] for m in cys if m is not None and m["t"] == "pong"]
+        assert answered == list(range(len(answered))) and len(answered) >= 80
+        assert bye == {"t": "bye", "reason": "too many messages"} and end is None
+        assert max(per_turn) <= math.ceil(LINK_SLICE / put_cost) + len(channels) - 1, per_turn
+    finally:
+        await link.close()
+
+
 async def test_a_refused_hello_on_the_link_is_said_to_that_player(h: Harness) -> None:
     """Tried: the front's link client says hello for two players under one name: the second is refused
     ``name_taken`` (a ``ServerError``, as on a connection of its own) and its channel closed; the first
@@ -277,6 +339,57 @@ async def test_a_refused_hello_on_the_link_is_said_to_that_player(h: Harness) ->
         assert isinstance(first, LinkChannel) and not first.closed and list(link.channels) == [first.number]
     finally:
         await link.close()
+
+
+async def test_a_login_is_let_in_while_other_sessions_are_flooded(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Logins come before redraws. Tried with the SSH front and asyncssh clients with PTYs: three sessions in
+    the lobby, each taking 2 ms per message it is handed (a front busy drawing them); as a fourth player's
+    hello goes on the link, the game server has just queued 300 messages for the three (one frame each for
+    all three, as a table's states for its spectators), before that hello's welcome. The newcomer's lobby is
+    up while the three are still being handed their 300, and each of them gets all 300 in order; before, the
+    link handed on the 300 first, the welcome behind them."""
+    flood = 300
+    rig = await start_rig(tmp_path)
+    players: list[Player] = []
+    handed: dict[int, list[int]] = {}  # channel -> the flood's pongs handed to it, in order
+    deliver = LinkChannel.deliver
+
+    def slow_deliver(channel: LinkChannel, message: dict[str, Any]) -> None:
+        if channel.number in handed and message.get("t") == "pong":
+            time.sleep(0.002)
+            handed[channel.number].append(message["n"])
+        deliver(channel, message)
+
+    open_channel = FrontLinkClient.open_channel
+
+    async def flooding_open(link: FrontLinkClient, hello: Hello, timeout: float = 10.0) -> LinkChannel:
+        if hello.name == "newcomer":
+            on_server = [channel for channel in rig.server.channels if channel.welcomed]
+            for n in range(flood):
+                frame = encode_message(Pong(n=n))
+                for channel in on_server:  # the same frame in a row: one frame on the link for all three
+                    channel.send_frame(frame)
+        return await open_channel(link, hello, timeout)
+
+    monkeypatch.setattr(LinkChannel, "deliver", slow_deliver)
+    monkeypatch.setattr(FrontLinkClient, "open_channel", flooding_open)
+    try:
+        for name in ("w1", "w2", "w3"):
+            players.append(player := await Player.connect(rig, name))
+            await player.until_shown(b"you are", f"{name}'s lobby")
+        link = door.front_link(rig.front.config)  # the process's link, which the three sessions share
+        handed.update({number: [] for number in link.channels})
+        newcomer = await Player.connect(rig, "newcomer")
+        players.append(newcomer)
+        await newcomer.until_shown(b"you are", "the newcomer's lobby")
+        assert all(len(pongs) < flood for pongs in handed.values()), [len(pongs) for pongs in handed.values()]
+        await until(lambda: all(len(pongs) == flood for pongs in handed.values()), "the flood handed on")
+        assert all(pongs == list(range(flood)) for pongs in handed.values())
+    finally:
+        for player in players:
+            await player.close()
+        await rig.close()
 
 
 @pytest.mark.system

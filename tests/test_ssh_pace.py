@@ -77,6 +77,25 @@ async def test_a_front_at_its_cpu_limit_slows_its_spectators_first() -> None:
     assert pacer.frame(**watching) < pacing.SLOWEST_WATCHING_FRAME
 
 
+async def test_a_login_on_a_front_at_its_cpu_limit_sheds_the_spectators_redraws_at_once() -> None:
+    """Tried: a login under way while the front's event loop is found late once (a blocking sleep, as
+    redraws hogging the CPU would): a spectator's frames go at once to their longest, past the slowest
+    strain step, while a seated player's keep the pace of a login and the player in their turn is drawn
+    at once; the login over, the spectator is back on the strain's steps."""
+    pacer = Pacer()
+    watching = {"watching": True, "seated": False, "my_turn": False}
+    assert pacer.frame(**watching) == pacing.WATCHING_FRAME  # starts timing the loop
+    pacer.login_started()
+    assert pacer.frame(**watching) == pacing.LOGIN_WATCHING_FRAME  # the loop on time: a login's pace
+    time.sleep(pacing.LAG_CHECK + pacing.LATE + 0.05)  # the loop is held: its next look is late
+    await until(lambda: pacer.late_lately, "the loop found late")
+    assert pacer.frame(**watching) == pacing.SHEDDING_WATCHING_FRAME > pacing.SLOWEST_WATCHING_FRAME
+    assert pacer.frame(watching=False, seated=True, my_turn=False) == pacing.BUSY_SEATED_FRAME
+    assert pacer.frame(watching=False, seated=True, my_turn=True) == 0
+    pacer.login_ended()
+    assert pacer.frame(**watching) == min(pacing.WATCHING_FRAME * 2 ** pacer.strain, pacing.SLOWEST_WATCHING_FRAME)
+
+
 async def named_key(rig: Rig, name: str) -> asyncssh.SSHKey:  # noqa: F811
     """A key that owns ``name`` on the server (it entered the lobby under it once)."""
     key = asyncssh.generate_private_key("ssh-ed25519")

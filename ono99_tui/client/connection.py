@@ -72,6 +72,8 @@ class Client:
         # The fingerprint of the certificate the server showed (ono99_kernel/tls.py): what an identity
         # proof on this connection is bound to.
         self.server_fingerprint = peer_fingerprint(writer.get_extra_info("ssl_object"))
+        # Cleared while what was read waits to be handed on (a front's link): no more is read meanwhile.
+        self.room: asyncio.Event | None = None
         self._reader_task = asyncio.create_task(self._read_loop())
 
     @classmethod
@@ -256,6 +258,8 @@ class Client:
         decoder = FrameDecoder(self.max_frame)
         try:
             while True:
+                if self.room is not None:
+                    await self.room.wait()
                 data = await self.reader.read(64 * 1024)
                 if not data:
                     break

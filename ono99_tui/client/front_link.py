@@ -9,10 +9,13 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import time
+from collections import deque
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
 from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, encode
+from ono99_kernel.tls import widen_read_buffer
 from ono99_kernel.wire.link import LINK_MAX_FRAME, FrontLink, ToFront, ToServer
 from ono99_kernel.wire.requests import Hello, Request
 from ono99_kernel.wire.server import Bye
@@ -30,6 +33,14 @@ log = logging.getLogger("ono99.front_link")
 # table sends a few hundred a second).
 CHANNEL_STALL = 60.0
 CHANNEL_BACKLOG = 20_000
+# Seconds the link hands frames on before the front's other work runs: a frame may wake many sessions, and one
+# read brings dozens (a full-speed table's states for a hundred watchers), so the front's logins, keys and
+# timers run between two slices, as they did between the reads of a connection per session.
+LINK_SLICE = 0.005
+# Frames read and not handed on yet past which the link reads no more until they are: the game server's queue
+# for the link then holds the rest, and its limit says when the front is too slow.
+LINK_WAITING = 10_000
+LINK_READ_BUFFER = 256 * 1024  # bytes the link reads from its socket per turn of the loop (asyncio's default)
 TOO_SLOW = "too slow: the server could not deliver your updates"  # the server's own words for a stuck client
 
 
@@ -47,6 +58,11 @@ class LinkChannel:
         # takes a message (a shared screen's tap, ono99_tui/front/sharing.py).
         self.context = contextvars.copy_context()
         self.unread_since = 0.0  # loop time of the oldest message its session has not taken (with a backlog)
+        # Until its session has taken its first batch (``settled``: its welcome and first lobby), what comes for
+        # the channel is handed on as soon as it is read, ahead of what waits for the other channels: logins
+        # before redraws. A session that never says so (the plain line mode's, whose lines cost little) keeps
+        # getting its frames at once.
+        self.opening = True
 
     @property
     def welcomed_name(self) -> str | None:
@@ -55,6 +71,11 @@ class LinkChannel:
     @property
     def resume_token(self) -> str:
         return str(self.welcome.get("resume", ""))
+
+    def settled(self) -> None:
+        """Its session has taken its welcome and what came with it: from now on what comes for it waits its turn
+        behind what came before for the other channels."""
+        self.opening = False
 
     async def send(self, message: Request) -> None:
         if self.closed:
@@ -138,6 +159,12 @@ class FrontLinkClient:
         self._numbers = count(1)
         self._connection: _LinkConnection | None = None
         self._opening = asyncio.Lock()
+        # Frames read for settled channels, handed on in order, a slice per turn of the event loop; each with
+        # the channels it is still for.
+        self._waiting: deque[tuple[list[int], ToFront]] = deque()
+        self._hand_on_soon: asyncio.Handle | None = None
+        self._room = asyncio.Event()  # set while fewer than LINK_WAITING frames wait: the link reads on
+        self._room.set()
 
     async def open_channel(self, hello: Hello, timeout: float = CONNECT_TIMEOUT) -> LinkChannel:
         """A channel for one player, welcomed (its ``hello`` carries the front's word for them); raises
@@ -173,6 +200,7 @@ class FrontLinkClient:
             if connection is not None and not connection.closed:
                 return connection
             connection = await _LinkConnection.open(self.host, self.port, trust=self.trust, timeout=timeout)
+            widen_read_buffer(connection.writer.transport, LINK_READ_BUFFER)
             try:
                 await connection.send_map(FrontLink(version=PROTOCOL_VERSION, credential=self.credential,
                                                     client=self.client_name).to_wire())
@@ -185,6 +213,7 @@ class FrontLinkClient:
                 await connection.close()
                 raise
             connection.front_link = self
+            connection.room = self._room
             while not connection.inbox.empty():  # none come before ``linked``, but keep the order all the same
                 queued = connection.inbox.get_nowait()
                 if queued is not None:
@@ -198,6 +227,7 @@ class FrontLinkClient:
         """When the link ends, every channel's session has lost its link."""
         with contextlib.suppress(BaseException):
             await connection.ended.wait()
+        self._hand_on(budget=None)  # every frame read comes before the end
         if self._connection is connection:
             self._connection = None
         for channel in list(self.channels.values()):
@@ -212,15 +242,48 @@ class FrontLinkClient:
         except ProtocolError as exc:
             log.warning("the game server sent a frame that is no channel's (%s): ignored", exc.reason)
             return
-        for number in frame.to:
-            channel = self.channels.get(number)
-            if channel is None:
-                continue
-            if frame.m is not None:
-                channel.deliver(frame.m)  # one decoded message for all of them
-            if frame.end is not None:
-                channel.lost()
-                self.forget(channel)
+        # Each channel's frames stay in their order: an opening channel's all go at once, as they are read, and
+        # once settled all wait their turn, in the order read.
+        later = [number for number in frame.to if not self._hand(number, frame, opening_only=True)]
+        if later:
+            self._waiting.append((later, frame))
+            if len(self._waiting) >= LINK_WAITING:
+                self._room.clear()
+            if self._hand_on_soon is None:
+                self._hand_on_soon = asyncio.get_running_loop().call_soon(self._hand_on, LINK_SLICE)
+
+    def _hand(self, number: int, frame: ToFront, opening_only: bool = False) -> bool:
+        """``frame`` handed to channel ``number`` (False: not, for a settled channel when ``opening_only``)."""
+        channel = self.channels.get(number)
+        if channel is None:
+            return True
+        if opening_only and not channel.opening:
+            return False
+        if frame.m is not None:
+            channel.deliver(frame.m)  # one decoded message for all of them
+        if frame.end is not None:
+            channel.lost()
+            self.forget(channel)
+        return True
+
+    def _hand_on(self, budget: float | None) -> None:
+        """Hand on the frames waiting, for ``budget`` seconds at most (None: all), then again at the next turn
+        of the event loop."""
+        if self._hand_on_soon is not None:
+            self._hand_on_soon.cancel()  # its own handle, or (the link ended) one due later
+            self._hand_on_soon = None
+        waiting = self._waiting
+        until = time.perf_counter() + budget if budget is not None else None
+        while waiting:
+            numbers, frame = waiting.popleft()
+            for number in numbers:
+                self._hand(number, frame)
+            if until is not None and time.perf_counter() >= until:
+                break
+        if len(waiting) < LINK_WAITING // 2:
+            self._room.set()
+        if waiting:
+            self._hand_on_soon = asyncio.get_running_loop().call_soon(self._hand_on, LINK_SLICE)
 
     def forget(self, channel: LinkChannel) -> None:
         if self.channels.get(channel.number) is channel:

@@ -10,7 +10,11 @@ move), are drawn at once; a seated player and the lobby otherwise as they come.
 Logins first: while a login is under way in the process (from the connection to the session's
 first screen), every session that is not in its own turn waits longer between frames
 (``BUSY_SEATED_FRAME`` seated, ``LOGIN_WATCHING_FRAME`` a spectator, ``BUSY_FRAME`` the lobby), so
-the key exchanges, the name screens and the first lobby screens come before other redraws.
+the key exchanges, the name screens and the first lobby screens come before other redraws. A login
+under way while the loop runs late (the front at its CPU limit) puts the spectators at
+``SHEDDING_WATCHING_FRAME`` at once, without the strain's steps: their redraws are what a front
+sheds first, before a login has to be told to come back. (A login's own frames on the front's link
+come first too: ono99_tui/client/front_link.py.)
 
 Spectators first: a front at its CPU limit is one whose event loop runs late. Each time it is found
 late (at most once per ``STRAIN_STEP``) its strain goes up a step, and each ``RELAX`` seconds on time
@@ -33,6 +37,7 @@ BUSY_FRAME = 1.0  # the lobby's while logins are under way or the loop is late a
 LOGIN_WATCHING_FRAME = 2.0  # a spectator's while logins are under way
 BUSY_SEATED_FRAME = 0.2  # a seated player's then, but in their own turn
 SLOWEST_WATCHING_FRAME = 4.0  # a spectator's at the last strain step
+SHEDDING_WATCHING_FRAME = 10.0  # a spectator's while logins are under way and the loop runs late
 MAX_STRAIN = 4  # 0.25 s, 0.5, 1, 2, 4: the steps of a spectator's frame as the loop stays late
 STRAIN_STEP = 0.5  # seconds between two steps up: one late burst is one step, not several
 RELAX = 2.0  # seconds on time for one step down
@@ -57,7 +62,12 @@ class Pacer:
 
     @property
     def busy(self) -> bool:
-        return self.logins > 0 or time.monotonic() < self._late_until
+        return self.logins > 0 or self.late_lately
+
+    @property
+    def late_lately(self) -> bool:
+        """The loop was found late within the last ``LATE_HOLD`` seconds."""
+        return time.monotonic() < self._late_until
 
     def login_started(self) -> None:
         self.logins += 1
@@ -74,7 +84,9 @@ class Pacer:
         at_limit = self.strain >= MAX_STRAIN
         if watching:
             frame: float = min(WATCHING_FRAME * 2.0 ** self.strain, SLOWEST_WATCHING_FRAME)
-            return max(frame, LOGIN_WATCHING_FRAME) if self.logins else frame
+            if not self.logins:
+                return frame
+            return max(frame, SHEDDING_WATCHING_FRAME if self.late_lately else LOGIN_WATCHING_FRAME)
         if self.logins or at_limit:
             return BUSY_SEATED_FRAME if seated else BUSY_FRAME
         return SEATED_FRAME if seated else LOBBY_FRAME

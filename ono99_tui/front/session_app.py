@@ -23,6 +23,7 @@ from ono99_kernel.wire.server import (
     State,
 )
 
+from ..client.front_link import LinkChannel
 from ..client.session import CodeNotUsed, Effect, End, EnteredByCode
 from ..i18n import N_, language_from_ssh_env, using
 from ..i18n import gettext as _
@@ -134,6 +135,8 @@ class SessionApp(Ono99App):
 
     async def _receive_batch(self, link: Link) -> bool:
         going = await super()._receive_batch(link)
+        if isinstance(link, LinkChannel):  # its welcome and what came with it are in: redraws wait their turn
+            link.settled()
         if self.after_batch is not None:
             self.after_batch()
         return going
