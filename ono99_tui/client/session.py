@@ -17,8 +17,27 @@ from dataclasses import dataclass
 from ono99_kernel.core.words import N_
 from ono99_kernel.protocol import BYE_SENT_ON, BYE_TABLE_MOVED
 from ono99_kernel.wire.common import as_edition
-from ono99_kernel.wire.requests import CreateTable, Join, JoinArena, Leave, PlayNow, Request, Sit, Spectate
-from ono99_kernel.wire.server import Bye, ErrorMessage, Left, ServerMessage, TableDetail, TableMessage, Welcome
+from ono99_kernel.wire.requests import (
+    CreateArena,
+    CreateTable,
+    Join,
+    JoinArena,
+    Leave,
+    PlayNow,
+    Request,
+    Sit,
+    Spectate,
+)
+from ono99_kernel.wire.server import (
+    ArenaMessage,
+    Bye,
+    ErrorMessage,
+    Left,
+    ServerMessage,
+    TableDetail,
+    TableMessage,
+    Welcome,
+)
 
 from ..known_servers import AnnouncementMismatch, ServerKeyChanged, UnknownServer
 from .errors import ConnectionLost, ServerError
@@ -217,6 +236,7 @@ class ClientSession:
         self._entry_hint: EnteredByCode | None = None  # said once the entry's table is shown
         self._play_now_from: tuple[str, int] | None = None  # play now asked at arrival while back at a table
         self._play_now_after_leaving: tuple[str, int] | None = None
+        self._joins_its_arena = False  # opened a private arena: joined once the server says it is open
 
     # --- what the player asks -----------------------------------------------------------------------
     def asked(self, request: Request) -> Request:
@@ -226,6 +246,8 @@ class ClientSession:
             self._invite_code = request.code
         elif isinstance(request, CreateTable):
             self._table_asked = True
+        elif isinstance(request, CreateArena) and request.private:
+            self._joins_its_arena = True
         return request
 
     def watch_answer(self, question: AskToWatch, watch: bool) -> tuple[Request, ...]:
@@ -253,7 +275,13 @@ class ClientSession:
             if self._play_now_after_leaving is not None:
                 wish, self._play_now_after_leaving = self._play_now_after_leaving, None
                 self._play_now(wish, requests, effects)
+        elif isinstance(message, ArenaMessage) and self._joins_its_arena and message.arena.private \
+                and not message.joined and message.you is None:
+            self._joins_its_arena = False  # whoever opens a private arena plays in it
+            requests.append(JoinArena(arena=message.arena.id))
         elif isinstance(message, ErrorMessage):
+            if message.ref == "arena_create":
+                self._joins_its_arena = False
             effect = self._refused(message)
             if effect is not None:
                 effects.append(effect)
