@@ -15,7 +15,7 @@ from typing import Any
 from ono99_kernel.wire.requests import CreateArena, JoinArena
 from ono99_tui.known_servers import ServerTrust
 from ono99_tui.tui.app import make_app
-from ono99_tui.tui.arena import ArenaScreen
+from ono99_tui.tui.arena import ArenaScreen, PrivateArenaScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from tests.plain_rig import Pane, rewrites
@@ -204,3 +204,69 @@ async def test_ssh_arena_at_host_joins_the_running_arena_and_shows_its_standings
         await ada.close()
     finally:
         await rig.close()
+
+
+async def test_the_app_opens_a_private_arena_with_capital_a_shows_its_code_and_a_friend_joins_by_it(
+        tmp_path: Path) -> None:
+    """Tried: Ada, no operator, presses A in the lobby and chooses to open her own arena; Bob joins with
+    the code her standings screen shows. Found: she is in it at once (the client joins the arena it
+    opened), the standings screen names the invite code, and Bob's join by that code puts him in the
+    same arena, whose standings Ada then sees with both."""
+    async with running_server(tmp_path, arena_bot_wait=3600.0) as h:
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("A")
+            await wait_until(pilot, lambda: isinstance(app.screen, PrivateArenaScreen), "the private arena dialog")
+            await pilot.click("#arena-open")
+            await wait_until(pilot, lambda: isinstance(app.screen, ArenaScreen), "the standings")
+            arena = app.model.arena
+            assert arena is not None and arena.joined and arena.arena.private and arena.code
+            await wait_until(pilot, lambda: f"Invite code {arena.code}" in rendered(app.screen, "#arena-title"),
+                             "the code on the standings screen")
+            bob = await h.connect("Bob")
+            joined = await bob.request(JoinArena(code=arena.code.lower()), "arena")
+            assert joined["joined"] is True and joined["arena"]["id"] == arena.arena.id
+            await wait_until(pilot, lambda: "Bob · 0 points" in rendered(app.screen, "#arena-standings"),
+                             "Bob in Ada's standings")
+
+
+async def test_the_app_joins_a_private_arena_by_the_code_typed_in_its_dialog(tmp_path: Path) -> None:
+    """Tried: Bob opens a private arena over the protocol; Ada, in the lobby with no arena listed,
+    presses a and types its code. Found: a opens the private arena dialog (nothing public is listed),
+    and the code typed there joins her to Bob's arena."""
+    async with running_server(tmp_path, arena_bot_wait=3600.0) as h:
+        bob = await h.connect("Bob")
+        opened = await bob.request(CreateArena(minutes=30, seats=2, private=True, name="Tea"), "arena")
+        app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, PrivateArenaScreen), "the private arena dialog")
+            await pilot.press(*opened["code"], "enter")
+            await wait_until(pilot, lambda: app.model.arena is not None and app.model.arena.joined,
+                             "joined by the code")
+            assert app.model.arena is not None and app.model.arena.arena.id == opened["arena"]["id"]
+
+
+async def test_the_plain_mode_opens_a_private_arena_and_says_its_code(tmp_path: Path) -> None:
+    """ono99 connect --plain: "arena new" opens a private arena with Kim in it and says its invite code
+    as the line her friends type; Bob's join by that code is to the same arena."""
+    async with running_server(tmp_path, arena_bot_wait=3600.0) as h:
+        pane = Pane(tmp_path)
+        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        try:
+            await pane.wait_line("Type y for yes, n for no.")
+            await pane.keys("y")
+            await pane.wait_line("You are in the lobby.")
+            await pane.keys("literal:arena new", "Enter")
+            await pane.wait_line(lambda line: line.startswith("You joined Arena 2022 · "), "joined her own arena")
+            said = await pane.wait_line(lambda line: line.startswith("Its invite code is "), "the code")
+            code = said.split()[4].rstrip(":")
+            assert said == f"Its invite code is {code}: your friends type arena {code}."
+            bob = await h.connect("Bob")
+            joined = await bob.request(JoinArena(code=code), "arena")
+            assert joined["joined"] is True and joined["arena"]["name"] == "Arena 2022"
+            assert rewrites(pane.stream) == []
+        finally:
+            await pane.close()

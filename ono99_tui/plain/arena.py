@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ono99_kernel.wire.requests import AskArenaResults, AskProfile, JoinArena, LeaveArena, Request, Spectate
+from ono99_kernel.wire.requests import (
+    AskArenaResults,
+    AskProfile,
+    CreateArena,
+    JoinArena,
+    LeaveArena,
+    Request,
+    Spectate,
+)
 from ono99_kernel.wire.server import (
     ArenaGame,
     ArenaMessage,
@@ -89,6 +97,8 @@ class ArenaLines:
         same = before is not None and before.arena.id == message.arena.id
         if message.joined and not (same and before is not None and before.joined):
             self.say(_("You joined {arena}.").format(arena=plain_text(arena_line(message.arena))))
+            if message.code:
+                self.say(_("Its invite code is {code}: your friends type arena {code}.").format(code=message.code))
             waiting = next_game_line(message)
             if waiting is not None and message.arena.status == "running":
                 self.say(waiting + ".")
@@ -103,12 +113,15 @@ class ArenaLines:
             self.say(_("The arena is over.") + " " + plain_text(podium) + ".")
 
     def command(self, rest: str) -> None:
-        """``arena``: join the first arena listed; ``arena CODE``: a private one; ``arena leave``;
+        """``arena``: join the first arena listed; ``arena CODE``: a private one; ``arena new``: open a
+        private one (an hour of four-seat 2022 games, you in it); ``arena leave``;
         ``arena standings``; ``arena watch`` (the top game); ``arena results [N]``: my tournaments, or
         the standings of the Nth of them."""
         word = rest.strip()
         if word.lower() == "leave":
             self.send(LeaveArena())
+        elif word.lower() == "new":
+            self.send(CreateArena(minutes=60, private=True))
         elif word.lower() == "standings":
             self.standings()
         elif word.lower() == "watch":

@@ -157,7 +157,7 @@ class PlainSession:
         self._fast = False
         self._clock_timers: list[asyncio.TimerHandle] = []
         self._clock_said: set[int] = set()
-        self.arena_lines = ArenaLines(self.say, send)  # arenas said as lines (plain/arena.py)
+        self.arena_lines = ArenaLines(self.say, self.send)  # arenas said as lines (plain/arena.py)
         # the key that acted alone at an empty line, if what came since is the line typed after it:
         # "help" typed at a table runs h (the hand) at once and leaves "elp" to be read as the word
         self._key_before_line: str | None = None

@@ -120,6 +120,7 @@ def lobby_help() -> list[str]:
           "n best5 or n first10 opens a private table that plays one."),
         _("arena and Enter joins the arena the lobby lists, arena and a code a private one; arena standings "
           "says the standings and your next game, arena watch watches its top game, arena leave leaves it."),
+        _("arena new opens a private arena of an hour with you in it, and says the code your friends type."),
         _("arena results says the tournaments you played, newest first; arena results and a number says the "
           "standings of one of them."),
         _("c, then your text and Enter, chats; v switches between brief and full; q quits, after asking."),

@@ -1,7 +1,8 @@
 """Arenas in the app (docs/rules.md, "Arenas"): the lobby's line and its key (a), and the standings
 screen, with the countdown to the arena's start or end and "your next game starts in 3 s". The
 screen opens when you join and closes when you are seated (the table comes); it opens again from the
-lobby with a while you are in an arena."""
+lobby with a while you are in an arena. A (or a when no arena is listed) opens the dialog of private
+arenas: join one by its invite code, or open your own (its code shows on the standings screen)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import time
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Button, Input, Label, Static
 
-from ono99_kernel.wire.requests import AskArenaResults, JoinArena, LeaveArena, Spectate
+from ono99_kernel.wire.requests import AskArenaResults, CreateArena, JoinArena, LeaveArena, Spectate
 from ono99_kernel.wire.server import ArenaGame, ArenaMessage, ServerMessage
 
 from ..arena_text import arena_line, next_game_line, podium_line, results_title, standings_lines
@@ -48,14 +50,40 @@ def join_or_show(app: Any) -> None:
     elif model.arenas:
         host.send_message(JoinArena(arena=model.arenas[0].id))
     else:
-        app.notify(_("No arena is running or coming on this server."), timeout=5)
+        app.push_screen(PrivateArenaScreen())
+
+
+class PrivateArenaScreen(ModalScreen[None]):
+    """A private arena among friends: join one by its invite code, or open your own (an hour of
+    four-seat 2022 games from now; you are in it, and its code is on its standings screen)."""
+
+    BINDINGS = [Binding("escape", "dismiss", N_("Cancel"))]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(_("A private arena: join one by its invite code"))
+            yield Input(placeholder=_("e.g. K7QX2M"), id="arena-code", max_length=16)
+            yield Button(_("Open my own arena (an hour, 4 seats)"), id="arena-open")
+        yield KeysFooter()
+
+    @on(Input.Submitted)
+    def join(self, event: Input.Submitted) -> None:
+        code = event.value.strip()
+        if code:
+            host_of(self).send_message(JoinArena(code=code))
+            self.dismiss()
+
+    @on(Button.Pressed, "#arena-open")
+    def open_own(self) -> None:
+        host_of(self).send_message(CreateArena(minutes=60, private=True))
+        self.dismiss()
 
 
 def after_message(app: App[Any], message: ServerMessage) -> None:
     """The app's part for arenas, after the model took ``message`` in: the standings open when you join
     (in the lobby), and you are told when your next game starts."""
     if isinstance(message, ArenaMessage) and not message.joined and message.arena.status != "finished" \
-            and message.you is None:  # the answer to opening one (from the player menu): say so
+            and message.you is None and not message.arena.private:  # the answer to opening one (player menu)
         app.notify(_("{arena} is open; a in the lobby joins it").format(arena=arena_line(message.arena)), timeout=6)
     if isinstance(message, ArenaGame):
         app.notify(_("Your next game starts in {seconds} s").format(seconds=f"{message.starts_in:.0f}"), timeout=4)
@@ -96,7 +124,11 @@ class ArenaScreen(ShowsModel, OpensByItself[None]):
         if message is None:
             return
         elapsed = time.monotonic() - model.arena_at
-        self._title.update(Text(arena_line(message.arena, elapsed), style="bold"))
+        title = Text(arena_line(message.arena, elapsed), style="bold")
+        if message.code and message.joined:
+            title.append("\n" + _("Invite code {code}: friends join with A in the lobby").format(code=message.code),
+                         style="not bold")
+        self._title.update(title)
         podium = podium_line(message.podium)
         upcoming = message.arena.status == "upcoming"
         waiting = next_game_line(message, elapsed)

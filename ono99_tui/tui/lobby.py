@@ -24,7 +24,7 @@ from ..i18n import N_
 from ..i18n import gettext as _
 from ..numbers import decimal
 from . import lobby_list
-from .arena import join_or_show, lobby_arena_line
+from .arena import PrivateArenaScreen, join_or_show, lobby_arena_line
 from .help import HelpScreen
 from .host import HidesFooterKeys, ShowsModel, host_of
 from .inputs import ChatInput, Input
@@ -76,6 +76,7 @@ class LobbyScreen(HidesFooterKeys, ModelScreen):
         Binding("i", "invite", N_("Invite"), show=False),
         Binding("b", "leaderboard", N_("Leaderboard")),
         Binding("a", "arena", N_("Arena"), show=False),  # the arena's line under the tables tells it
+        Binding("A", "private_arena", N_("Private arena"), show=False),
         Binding("c", "focus_chat", N_("Chat"), show=False),
         Binding("escape", "focus_tables", N_("Tables")),  # shown while typing in the chat
         Binding("v", "profile", N_("Profile")),
@@ -294,6 +295,9 @@ class LobbyScreen(HidesFooterKeys, ModelScreen):
 
     def action_arena(self) -> None:
         join_or_show(self.app)
+
+    def action_private_arena(self) -> None:
+        self.app.push_screen(PrivateArenaScreen())
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
