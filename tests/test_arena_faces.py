@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ono99_kernel.wire.requests import CreateArena, JoinArena
+from ono99_kernel.wire.requests import CreateArena, JoinArena, LeaveArena
 from ono99_tui.known_servers import ServerTrust
 from ono99_tui.tui.app import make_app
 from ono99_tui.tui.arena import ArenaScreen, PrivateArenaScreen
+from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
 from tests.plain_rig import Pane, rewrites
@@ -41,8 +42,10 @@ def rendered(screen: Any, selector: str) -> str:
 async def test_the_app_shows_the_arena_in_the_lobby_joins_it_with_a_and_shows_the_standings(tmp_path: Path) -> None:
     """Tried: an arena opened while Ada is in the lobby; a pressed; another player joins. Found: the
     lobby's line names it with its time and players, a joins it and opens the standings with the wait
-    for the next game; once Bob joins, both are seated and the table comes; after the game the
-    standings say Ada's game."""
+    for the next game; once Bob joins, both are seated and the table comes (Bob leaves the arena
+    during the game, so that nobody is there to seat Ada with at once); the game's end says that
+    the arena seats her again (no "play again" or "new game", though she sits in the table's first
+    seat); after the game the standings say Ada's game."""
     operator, admins = operators(tmp_path)
     async with running_server(tmp_path, admins=admins, arena_bot_wait=3600.0, arena_starts_in=0.5) as h:
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
@@ -64,8 +67,15 @@ async def test_the_app_shows_the_arena_in_the_lobby_joins_it_with_a_and_shows_th
             table = app.model.table
             assert table is not None and sorted(s.name for s in table.seats) == ["Ada", "Bob"]
             await bob.expect("arena_game")
+            await bob.send(LeaveArena())  # his game still counts; Ada is not seated again at once after it
             bob_plays = asyncio.create_task(play_client(bob))
-            # the arena seats them again as soon as the game is over: played until the game is counted
+            # the game's end offers no "play again" nor a table of one's own: the arena seats them again
+            await play_until(pilot, app, lambda: isinstance(app.screen, GameOverScreen))
+            over = app.screen
+            assert isinstance(over, GameOverScreen)
+            assert [choice for _, _, choice in over.steps] == ["lobby", "play_now"]
+            assert "The arena seats you at your next game by itself." in rendered(over, "#ranking")
+            # ... as soon as the game is over: played until the game is counted
             await play_until(pilot, app, lambda: app.model.arena is not None and app.model.arena.you is not None
                              and app.model.arena.you.games == 1)
             await bob_plays

@@ -56,13 +56,15 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
         hosted_by = model.table.host if model.table is not None else None
         local = app.local
         replay = model.replay
-        host = local or hosted_by == model.my_name
+        arena = model.table is not None and model.table.name_code == "arena"  # the arena seats, not a host
+        host = local or (hosted_by == model.my_name and not arena)
         if replay:
             self.steps = [("home", _("Back to the start"), "start")]
         else:
             if host:
                 self.steps.append(("r", _("Play again"), "rematch"))
-            self.steps.append(("n", _("New game"), "new"))
+            if not arena:
+                self.steps.append(("n", _("New game"), "new"))
             if local:  # the local game's record is at hand (a server's game: the profile's replay)
                 self.steps.append(("a", _("Analyse"), "analyse"))
             else:
@@ -80,7 +82,9 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
                 if view is not None and view.scores is not None:
                     lines.append(f"  {words.points(view.scores[seat])}")
                 lines.append("\n")
-            if not host and not replay:
+            if arena:
+                lines.append("\n" + _("The arena seats you at your next game by itself."))
+            elif not host and not replay:
                 lines.append("\n" + _("{host} hosts this table and starts the next game.").format(
                     host=hosted_by))
             yield Static(lines, id="ranking", markup=False)
