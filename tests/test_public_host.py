@@ -18,7 +18,7 @@ from ono99_kernel.fronts import FrontAssertion, new_credential
 from ono99_kernel.protocol import encode
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.ssh_settings import SshSettings
-from ono99_kernel.wire.requests import CreateTable, Join, Ping, Spectate
+from ono99_kernel.wire.requests import CreateArena, CreateTable, Join, JoinArena, Ping, Spectate
 from ono99_kernel.wire.server import AdminResult, decode_server_message
 from ono99_server.rates import CodeGuesses
 from ono99_tui.client.errors import ServerError
@@ -205,6 +205,31 @@ async def test_failed_invite_code_lookups_are_throttled_by_address_and_by_key(tm
         assert (await stranger.request(Join(code=code), "table"))["table"]["code"] == code
         clock.now += 3
         assert (await same_key.request(Join(code=code), "table"))["table"]["code"] == code
+
+
+async def test_wrong_arena_codes_count_as_guesses_with_the_tables_codes(tmp_path: Path) -> None:
+    """Tried, on a server whose guess throttle's clock stands still: a guesser misses 2 table codes and
+    2 arena codes (each answered no_table / no_arena), then asks for the right code of a private
+    arena. Found: refused `rate_limited` `code_locked` unchecked (arena codes are invite codes like
+    a table's, one budget for both); another player joins the arena with it."""
+    clock = FrozenClock()
+    async with running_server(tmp_path, front_credentials=(CREDENTIAL,)) as h:
+        h.server.lobby.code_guesses = CodeGuesses(clock)
+        creator = await h.connect("creator")
+        code = (await creator.request(CreateArena(minutes=30, seats=2, private=True), "arena"))["code"]
+        guesser = await front_player(h.port, "guesser", "198.51.100.7", new_key())
+        h.clients.append(guesser)
+        wrong = [c for c in ("ABCDEF", "GHJKMN", "PQRSTU", "VWXYZ2", "345678") if c != code][:4]
+        for guess in wrong[:2]:
+            assert (await guesser.request(Join(code=guess), "error"))["code"] == "no_table"
+        for guess in wrong[2:]:
+            error = await guesser.request(JoinArena(code=guess), "error")
+            assert error["code"] == "no_arena" and error["params"]["why"] == "code"
+        error = await guesser.request(JoinArena(code=code), "error")
+        assert error["code"] == "rate_limited" and error["params"]["why"] == "code_locked"
+        stranger = await front_player(h.port, "stranger", "203.0.113.10", new_key())
+        h.clients.append(stranger)
+        assert (await stranger.request(JoinArena(code=code), "arena"))["joined"] is True
 
 
 # --- names are not hoarded ---------------------------------------------------------------------------

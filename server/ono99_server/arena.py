@@ -97,6 +97,10 @@ class ArenaHost(TableHost, Protocol):
 
     def is_operator(self, member: Member) -> bool: ...
 
+    def may_guess_code(self, member: Member) -> None: ...
+
+    def missed_code(self, member: Member) -> None: ...
+
 
 class Arenas:
     """Every arena of the server, and who is in which."""
@@ -205,8 +209,8 @@ class Arenas:
 
     def on_join(self, member: Member, request: JoinArena, *, read_again: bool = True) -> None:
         now = self.clock()
-        try:
-            arena = self._find(member, request, now)
+        try:  # a code missed on a cluster is read again from the database before it counts as a guess
+            arena = self._find(member, request, now, final=self.shared is None or not read_again)
         except ProtocolError as exc:  # on a cluster it may be another node's, opened a moment ago
             if self.shared is None or exc.code != "no_arena" or not read_again:
                 raise
@@ -253,11 +257,16 @@ class Arenas:
         member.send(self.message(arena, member.name))
         self._changed(arena)
 
-    def _find(self, member: Member, request: JoinArena, now: float) -> Arena:
+    def _find(self, member: Member, request: JoinArena, now: float, final: bool = True) -> Arena:
+        """The arena ``request`` names; a code that names none counts as a guess (``final``: no other
+        look follows), as a table's invite code does (server/ono99_server/rates.py)."""
         if request.code:
+            self.lobby.may_guess_code(member)
             code = request.code.upper()
             found = next((a for a in self.arenas.values() if a.private and a.code == code), None)
             if found is None:
+                if final:
+                    self.lobby.missed_code(member)
                 raise ProtocolError("no_arena", "no arena has that invite code", params={"why": "code"})
             return found
         if request.arena is not None:

@@ -141,8 +141,12 @@ class Lobby:
         try:
             return self.directory.find(code, None)
         except ProtocolError:
-            self.code_guesses.missed(address_of(member.connection), member.identity)
+            self.missed_code(member)
             raise
+
+    def missed_code(self, member: Member) -> None:
+        """``member`` tried an invite code (a table's or an arena's) that names nothing: a guess."""
+        self.code_guesses.missed(address_of(member.connection), member.identity)
 
     def online_message(self) -> wire.Online:
         return self.presence.online_message()
