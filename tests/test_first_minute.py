@@ -477,7 +477,7 @@ async def test_settings_are_kept_in_the_config_directory_and_the_first_run_hint_
     app = make_app(bot_delay=5, settings=Settings.load(), local_game=open_local_game)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, HintScreen), "the first-run hint")
-        assert "98 or below" in str(app.screen.query(Static).last().render())
+        assert "98 or below" in shown_words(app.screen.query(Static).last())
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         await pilot.press("f2")
@@ -597,3 +597,36 @@ async def test_a_cant_play_note_from_the_last_turn_is_gone_when_the_next_turn_is
         await feed(pilot, app, link, states[waiting + 1:mine + 1])
         assert app.model.my_turn
         assert str(app.screen.query_one("#why", Static).render()) == ""
+
+
+def shown_words(static: Static) -> str:
+    """What a Static shows, drawn at its width, as words with single spaces (wrapping aside)."""
+    from rich.console import Console
+
+    console = Console(width=max(static.content_size.width, 20), record=True, color_system=None)
+    console.print(static.content)
+    return " ".join(console.export_text().split())
+
+
+def test_the_welcomes_numbered_points_wrap_under_their_text_in_every_language() -> None:
+    """Tried: the welcome's three points drawn 40 cells wide in each language. Found: each language's
+    points are numbered (three of them), some wrap, and every line that does not start a point starts
+    under the point's text (a hanging indent), never under its number."""
+    from rich.console import Console
+
+    from ono99_tui.i18n import LANGUAGES, using
+    from ono99_tui.tui.help import NUMBERED, numbered
+
+    for language in LANGUAGES:
+        with using(language):
+            text = HintScreen.welcome_text(watching=False)
+        points = [NUMBERED.fullmatch(line) for line in text.split("\n")]
+        firsts = [point for point in points if point is not None]
+        assert len(firsts) == 3, (language, text)
+        console = Console(width=40, record=True, color_system=None)
+        console.print(numbered(text))
+        lines = console.export_text().split("\n")[:8]
+        under = [line for line in lines[1:] if line.strip() and not NUMBERED.match(line)][:2]
+        assert under, (language, lines)  # some point wraps at 40 cells
+        indent = len(firsts[0].group(1)) + 1
+        assert all(line[:indent] == " " * indent and line[indent] != " " for line in under), (language, lines)

@@ -14,6 +14,7 @@ from ono99_tui.tui.help import HintScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.settings import CONFIG_DIR_ENV, Settings
 from tests.server_helpers import create_table, running_server
+from tests.test_first_minute import shown_words
 from tests.test_tui import wait_until
 
 
@@ -31,6 +32,6 @@ async def test_a_new_player_watching_a_game_is_welcomed_in_words_for_watching(tm
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             app.send_message(Spectate(table=table_id))
             await wait_until(pilot, lambda: isinstance(app.screen, HintScreen), "the welcome")
-            text = str(app.screen.query(Static).last().render())
+            text = shown_words(app.screen.query(Static).last())
             assert "Press a card's key" not in text, text
             assert "You are watching: once you sit down (u), press a card's key [1]–[4] to play it." in text, text

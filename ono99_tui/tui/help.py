@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -21,6 +24,27 @@ from .rules_text import help_markdown
 from .unbidden import OpensByItself, below
 from .widgets import CardRow, ClockBar, KeysFooter, put_up_while_closing
 
+NUMBERED = re.compile(r"(\S{1,4}[.)])\s+(.*)")  # "1. text" in any script's digits
+
+
+def numbered(text: str) -> RenderableType:
+    """Paragraphs whose numbered points wrap under their text, not under their number."""
+    parts: list[RenderableType] = []
+    points: Table | None = None
+    for line in text.split("\n"):
+        point = NUMBERED.fullmatch(line)
+        if point is None:
+            points = None
+            parts.append(Text(line))
+            continue
+        if points is None:
+            points = Table.grid(padding=(0, 1, 0, 0))
+            points.add_column(no_wrap=True)
+            points.add_column()
+            parts.append(points)
+        points.add_row(point.group(1), Text(point.group(2)))
+    return Group(*parts)
+
 
 class HintScreen(OpensByItself[None]):
     """The three things to know, shown once: on the first game of a new player."""
@@ -35,17 +59,22 @@ class HintScreen(OpensByItself[None]):
         super().__init__()
         self.watching = watching  # a spectator: the cards' keys play only once seated
 
+    @staticmethod
+    def welcome_text(watching: bool) -> str:
+        """The three points, then how to play a card (``watching``: once seated)."""
+        return _(
+            "1. Each card you play adds its value to one running total.\n"
+            "2. Keep the total at 98 or below: when none of your cards fit, you are out.\n"
+            "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes "
+            "the next player play two cards. ONO 99 cards cannot be played alone.\n\n") + (
+            _("You are watching: once you sit down (u), press a card's key [1]–[4] to play it. "
+              "? shows the full rules at any time.") if watching else
+            _("Press a card's key [1]–[4] to play it. ? shows the full rules at any time."))
+
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="hint"):
             yield Label(_("Welcome to ONO 99"), id="winner")
-            yield Static(Text(_(
-                "1. Each card you play adds its value to one running total.\n"
-                "2. Keep the total at 98 or below: when none of your cards fit, you are out.\n"
-                "3. Special cards save you: −10 takes ten off, Reverse turns play around, Play 2 makes "
-                "the next player play two cards. ONO 99 cards cannot be played alone.\n\n")
-                + (_("You are watching: once you sit down (u), press a card's key [1]–[4] to play it. "
-                     "? shows the full rules at any time.") if self.watching else
-                   _("Press a card's key [1]–[4] to play it. ? shows the full rules at any time."))), markup=False)
+            yield Static(numbered(self.welcome_text(self.watching)), markup=False)
             with Horizontal(id="buttons"):
                 yield Button(_("Got it (enter)"), id="ok", variant="primary")
         yield KeysFooter()
