@@ -25,8 +25,7 @@ import hmac
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-
-from ono99_kernel.ssh_library import asyncssh
+from typing import TYPE_CHECKING
 
 from .refusal import Refusal
 from .ssh_settings import SshSettings
@@ -36,6 +35,9 @@ MODES = ("any-key", "authorized-keys", "password")
 FAILED_PASSWORD_DELAY = 1.0  # seconds a refusal waits for its answer (one the throttle made goes at once)
 THROTTLED = ("locked", "busy")  # the whys of password attempts refused unchecked (throttle.Wait.why)
 KEY_HELP = "the one line of ~/.ssh/id_ed25519.pub, or of id_ed25519.pub in ono99's data directory"
+
+if TYPE_CHECKING:  # loaded where keys are read: a server in another mode starts without it (0.2 s of CPU)
+    import asyncssh
 
 
 class ListedKey:
@@ -51,6 +53,8 @@ class ListedKey:
 def read_listed_keys(path: Path) -> dict[str, ListedKey]:
     """The keys of an authorized_keys file by fingerprint. Raises ``OSError`` if the file cannot be
     read, ``ValueError`` for a line that is not an authorized key."""
+    from ono99_kernel.ssh_library import asyncssh
+
     keys: dict[str, ListedKey] = {}
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()
@@ -72,6 +76,8 @@ def read_listed_keys(path: Path) -> dict[str, ListedKey]:
 def _key_of(line: str) -> asyncssh.SSHKey | None:
     """The public key on an authorized_keys line, after any options (which may hold spaces), with the
     line's comment (who it is)."""
+    from ono99_kernel.ssh_library import asyncssh
+
     words = line.split()
     for start in range(len(words)):
         if start and "cert-authority" in " ".join(words[:start]):

@@ -11,9 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 from ono99_kernel.core.errors import RecordError
 
 from . import record_file
@@ -71,6 +68,9 @@ def seat_of(record: Mapping[str, Any], text: str) -> int | None:
 
 
 def run_analyse(args: argparse.Namespace) -> int:
+    from rich.console import Console  # rich: loaded by the commands that draw with it only
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     path: Path = args.file
     try:
         record = read_record(path, args.line)

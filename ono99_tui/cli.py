@@ -8,13 +8,8 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from ono99_kernel.bots import BOT_LEVELS
 from ono99_kernel.core.arena import BOT_WAIT
@@ -50,10 +45,26 @@ class Parser(argparse.ArgumentParser):
 
 
 def version() -> str:
+    from importlib import metadata  # slow to load: only for --version
+
     try:
         return metadata.version("ono99")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+class ShowVersion(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (every ``ono99`` command, a server
+    among them, builds this parser)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"ono99 {version()}")
+        parser.exit()
 
 
 def port_number(low: int) -> Callable[[str], int]:
@@ -113,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ono99",
         description=_("ONO 99, the card game: keep the running total at 98 or below."),
     )
-    parser.add_argument("--version", action="version", version=f"ono99 {version()}",
+    parser.add_argument("--version", action=ShowVersion,
                         help=_("show the program's version number and exit"))
     parser.add_argument("--lang", metavar="LANG", default=None,
                         help=_("the language of the game: {languages} (default: the one chosen in the settings, "
@@ -653,6 +664,10 @@ progress_clock: Callable[[], float] = time.monotonic  # what the progress line's
 
 
 def run_simulate(args: argparse.Namespace) -> int:
+    from rich.console import Console  # rich: loaded by the commands that draw with it only
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.table import Table
+
     from .numbers import decimal, percent, whole
     from .simulate import ProgressPacer, SimulationPlan, parse_bots, result_rows, simulate
 

@@ -249,11 +249,12 @@ async def _reserve_front_ports(run: Serving, ssh_required: bool, ssh_workers: in
     """Hold the SSH and web ports for the front workers (and make the SSH host key before they read it).
     A port that is not required and is busy only turns its front off; False (the server closed) when
     a required one cannot be had."""
-    from .front.ssh import load_or_create_host_key
     from .front.workers import reserve_port
 
     config, server, reserved = run.config, run.server, run.reserved
     if config.ssh_port is not None:
+        from .front.ssh import load_or_create_host_key  # the SSH front's (asyncssh, the app): only for SSH
+
         try:
             load_or_create_host_key(config.ssh.host_key)  # made once here, before the workers read it
             if ssh_workers > 0:
@@ -378,8 +379,6 @@ def _say_listeners(run: Serving) -> None:
     """The banner's first part: how players come in, over TCP, SSH and the web."""
     from ono99_server.advertiser import interface_plan
 
-    from .front.ssh import load_or_create_host_key
-
     config, server = run.config, run.server
     access = server.access
     if run.tcp_for_players:
@@ -393,6 +392,8 @@ def _say_listeners(run: Serving) -> None:
     else:
         print(_("ONO 99 server {name}: TCP is off (--port 0)").format(name=repr(config.name)), flush=True)
     if run.ssh_port:
+        from .front.ssh import load_or_create_host_key
+
         print("  ssh: " + _("port {port} ({mode}: {policy}), host key {fingerprint}").format(
             port=run.ssh_port, mode=config.ssh.auth, policy=_ssh_policy(access),
             fingerprint=load_or_create_host_key(config.ssh.host_key).get_fingerprint()), flush=True)
@@ -514,12 +515,20 @@ async def _advertise(advertiser: Advertiser) -> None:
         await advertiser.close()
 
 
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+
+
+def host_key_path_for(db_path: Path) -> Path:
+    """Where ``ono99 serve`` keeps its SSH host key: next to its database (named here, not by the SSH
+    front's module: a server without SSH does not load asyncssh and the app)."""
+    return db_path.parent / HOST_KEY_FILE
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from ono99_server.config import DEFAULT_SSH_PORT
     from ono99_server.storage import database_location, default_db_path
 
     from .front.config import DEFAULT_WEB_PORT
-    from .front.ssh import host_key_path_for
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.log_format == "json":

@@ -9,6 +9,7 @@ first worker, which ran them one after another while the others ran out of tests
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,7 +75,32 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     return Store("sqlite", tmp_path / "x.db")
 
 
+# Collections of Python's youngest generation between two of its middle one, and of the middle one
+# between two full collections (10 by default). A full collection walks every object of the test
+# process (Textual, the app, the server, the kernel and what their tests hold: 150-250 ms each), and at
+# 10 a file of app tests ran one every second test: a fifth of its CPU. At 100, a few in a file, for
+# some tens of MB more. (The fronts' larger youngest generation, FRONT_GC_THRESHOLD, costs tests more.)
+FULL_COLLECTION_EVERY = 100
+
+
+PYTHONS_OWN_GC = gc.get_threshold()
+
+
+@pytest.fixture
+def pythons_own_gc() -> Iterator[None]:
+    """Python's own collection pace for a test of how a process's memory grows (as the suite's, garbage
+    waits longer for the full collection that frees it)."""
+    suites = gc.get_threshold()
+    gc.set_threshold(*PYTHONS_OWN_GC)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*suites)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    young, middle, _full = PYTHONS_OWN_GC
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
     config.addinivalue_line("markers", "long: a test of many seconds (a whole game played screen by screen, a "
                                        "browser, a hundred sessions); run like every other test, handed out "
                                        "before the shorter ones (a long system test before the other system tests)")

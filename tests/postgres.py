@@ -1,6 +1,8 @@
 """A real PostgreSQL server for the tests: a throwaway cluster in a temporary directory, reached over
 a Unix socket only (no TCP port to collide with anything), started once per test process and
-stopped at its end; each test that wants one gets a database of its own in it.
+stopped at its end; each test that wants one gets a database of its own in it. A cluster's data
+directory is a copy of one initdb made once for the machine's test processes (kept in the temporary
+directory, by PostgreSQL installation).
 
 The server programs (``initdb``, ``postgres``) are looked for on the PATH, then where Debian's
 ``postgresql`` package puts them (``/usr/lib/postgresql/VERSION/bin``, the newest version first).
@@ -11,6 +13,7 @@ Debian's package makes (else ``nobody``), and its programs run as that user.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
 import os
 import pwd
@@ -19,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,9 +133,11 @@ def start_cluster(listen: str = "", trusted: str | None = None, tls: ServerFiles
     uid, gid = (None, None) if user is None else (user.pw_uid, user.pw_gid)
     groups: list[int] | None = None if user is None else []
     env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
-    subprocess.run([str(initdb), "-D", str(data), "-U", ADMIN, "--auth=trust", "-E", "UTF8", "--locale=C",
-                    "--no-sync", "--no-instructions"], check=True, capture_output=True, env=env, cwd=folder,
-                   user=uid, group=gid, extra_groups=groups)
+    shutil.copytree(_initdb_once(initdb, user, env), data, symlinks=True)
+    if user is not None:  # copied by root: the server's user owns its data, as initdb made it
+        for root, folders, files in os.walk(data):
+            for name in [root, *(os.path.join(root, entry) for entry in folders + files)]:
+                os.lchown(name, user.pw_uid, user.pw_gid)
     if trusted is not None:
         with (data / "pg_hba.conf").open("a") as rules:
             rules.write(f"host all all {trusted} trust\n")
@@ -159,6 +165,33 @@ def start_cluster(listen: str = "", trusted: str | None = None, tls: ServerFiles
     cluster = Cluster(folder, socket_dir, subprocess.Popen(**run), _run=run, port=port)
     _wait_for(cluster)
     return cluster
+
+
+INITDB_ARGS = ("-U", ADMIN, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
+
+
+def _initdb_once(initdb: Path, user: pwd.struct_passwd | None, env: dict[str, str]) -> Path:
+    """A data directory just as initdb makes it, made once for all the test processes of the machine (of
+    this PostgreSQL installation and these arguments) and copied for each cluster: initdb is most of
+    a cluster's start (0.8 s of CPU, a copy 0.1 s)."""
+    made = initdb.stat()
+    key = f"{os.geteuid()}-{made.st_ino}-{made.st_mtime_ns}-{zlib.crc32(' '.join(INITDB_ARGS).encode()):08x}"
+    template = Path(tempfile.gettempdir()) / f"ono99-pg-initdb-{key}"
+    data, ready = template / "data", template / "ready"
+    if ready.exists():
+        return data
+    with open(f"{template}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one process makes it, the others wait for it
+        if not ready.exists():
+            shutil.rmtree(template, ignore_errors=True)  # one left half made
+            template.mkdir()
+            if user is not None:
+                os.chown(template, user.pw_uid, user.pw_gid)
+            uid, gid = (None, None) if user is None else (user.pw_uid, user.pw_gid)
+            subprocess.run([str(initdb), "-D", str(data), *INITDB_ARGS], check=True, capture_output=True, env=env,
+                           cwd=template, user=uid, group=gid, extra_groups=None if user is None else [])
+            ready.touch()
+    return data
 
 
 def _wait_for(cluster: Cluster) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ono99_kernel.core.actions import play
 from ono99_kernel.core.cards import DECK_COUNTS, Card, Edition
 from ono99_kernel.core.game import Game
@@ -21,6 +23,8 @@ from ono99_tui.analysis import THRESHOLDS, analyse
 
 ROOT = Path(__file__).resolve().parent.parent
 C = Card.from_code
+# no turns to spend: the search's fewest deals (MIN_DEALS) a decision, for what holds however many it takes
+FEWEST_DEALS = 0
 
 
 class _ScriptedDeal:
@@ -118,14 +122,14 @@ def test_the_same_seed_gives_the_same_analysis_and_it_does_not_depend_on_the_sea
     """A seeded analysis is repeatable, and a seat's decisions are valued the same whether it is analysed
     alone or with every seat; another seed samples other deals."""
     record = json.loads((ROOT / "tests" / "data" / "sample_2022.jsonl").read_text().splitlines()[0])
-    both = analyse(record, seed=3)
-    again = analyse(record, seed=3)
-    alone = analyse(record, seats=[1], seed=3)
+    both = analyse(record, seed=3, turn_budget=FEWEST_DEALS)
+    again = analyse(record, seed=3, turn_budget=FEWEST_DEALS)
+    alone = analyse(record, seats=[1], seed=3, turn_budget=FEWEST_DEALS)
     assert both.to_json() == again.to_json()
     assert both.seats[1].to_json() == alone.seats[0].to_json()
     decisions = both.seats[1].decisions
     assert decisions and all(d.best in d.chances and d.played in d.chances for d in decisions)
-    assert analyse(record, seats=[1], seed=4).to_json() != alone.to_json()
+    assert analyse(record, seats=[1], seed=4, turn_budget=FEWEST_DEALS).to_json() != alone.to_json()
 
 
 def test_progress_is_reported_from_zero_to_every_decision() -> None:
@@ -211,15 +215,26 @@ def panel_lines(app: Any) -> list[str]:
 
 
 async def test_the_replay_plots_the_chances_and_says_the_marked_move_at_80_by_24_in_every_language(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In each of the six languages, at 80×24: a analyses the followed seat (Ada), m goes to her marked
     moves, and at the blunder the panel shows the plot with its X and says, whole and unclipped, that 3
-    was better, 100% against what Hold kept."""
+    was better, 100% against what Hold kept. The search runs in the first language; the others' key
+    gets the same seat's analysis of the same record again at once (the search says no words)."""
     from ono99_tui.i18n import LANGUAGES, using
+    from ono99_tui.tui import replay as replay_module
     from ono99_tui.tui.replay import AnalysisPanel
     from tests.test_every_screen import visible_region
     from tests.test_tui import wait_until
 
+    searched: dict[str, Any] = {}
+
+    def searched_once(record: Any, seats: Any, **kwargs: Any) -> Any:
+        key = dumps(record) + repr(seats)
+        if key not in searched:
+            searched[key] = analyse(record, seats, **kwargs)
+        return searched[key]
+
+    monkeypatch.setattr(replay_module, "analyse", searched_once)
     record = known_position(["8", "7", "6", "3"], ada_plays="HOLD")
     for language in LANGUAGES:
         with using(language):

@@ -594,7 +594,7 @@ async def test_a_paste_flood_in_one_session_does_not_hold_up_another(rig: Rig) -
 
 @pytest.mark.system
 @pytest.mark.long  # the longest system test: the first one handed out
-async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig) -> None:
+async def test_memory_returns_to_baseline_after_100_sessions(rig: Rig, pythons_own_gc: None) -> None:
     """Sessions come and go; every App is released (Textual's parser cache once kept each one,
     through the key events it cached: the kitty-protocol keys below go through that path)."""
 

@@ -47,7 +47,6 @@ from .textual_driver import LEAVE_SEQUENCE, MOUSE_OFF, OUTPUT_BACKLOG, ChannelTe
 
 log = logging.getLogger("ono99.ssh")
 
-HOST_KEY_FILE = "ssh_host_ed25519_key"
 INPUT_WINDOW = 256 * 1024  # what a client may send ahead of the server reading it (asyncssh's default: 2 MiB)
 CLOSE_WAIT = 5.0  # seconds sessions get to say goodbye at shutdown
 CLOSE_AFTER_SESSION = 2.0  # seconds a client has to close its connection after its session ended
@@ -58,11 +57,6 @@ CODE_LENGTH = 6
 OPENING_AT_ONCE = 3  # connections of their own a front opens at once: the game server lets 8 per address wait
 RETRY_AT_LEAST = 5  # seconds a login told the front is busy is asked to wait, at least
 LOGIN_WORDS_EARLY = 1.0  # a login still under way this long before its timeout is told why it ends
-
-
-def host_key_path_for(db_path: Path) -> Path:
-    """Where ``ono99 serve`` keeps its SSH host key: next to its database."""
-    return db_path.parent / HOST_KEY_FILE
 
 
 def load_or_create_host_key(path: Path | None) -> asyncssh.SSHKey:
