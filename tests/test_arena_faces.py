@@ -220,8 +220,8 @@ async def test_the_app_opens_a_private_arena_with_capital_a_shows_its_code_and_a
         tmp_path: Path) -> None:
     """Tried: Ada, no operator, presses A in the lobby and chooses to open her own arena; Bob joins with
     the code her standings screen shows. Found: she is in it at once (the client joins the arena it
-    opened), the standings screen names the invite code, and Bob's join by that code puts him in the
-    same arena, whose standings Ada then sees with both."""
+    opened), the standings screen names the invite code; she closes it, and Bob's join by that code
+    puts him in the same arena without opening her standings again by themselves (a does, with both)."""
     async with running_server(tmp_path, arena_bot_wait=3600.0) as h:
         app = make_app(local=False, host="127.0.0.1", port=h.port, name="Ada")
         async with app.run_test(size=(80, 24)) as pilot:
@@ -234,11 +234,18 @@ async def test_the_app_opens_a_private_arena_with_capital_a_shows_its_code_and_a
             assert arena is not None and arena.joined and arena.arena.private and arena.code
             await wait_until(pilot, lambda: f"Invite code {arena.code}" in rendered(app.screen, "#arena-title"),
                              "the code on the standings screen")
+            await pilot.press("escape")  # to the lobby while she waits: the standings do not come back by themselves
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             bob = await h.connect("Bob")
             joined = await bob.request(JoinArena(code=arena.code.lower()), "arena")
             assert joined["joined"] is True and joined["arena"]["id"] == arena.arena.id
-            await wait_until(pilot, lambda: "Bob · 0 points" in rendered(app.screen, "#arena-standings"),
-                             "Bob in Ada's standings")
+            await wait_until(pilot, lambda: app.model.arena is not None
+                             and "Bob" in [line.name for line in app.model.arena.standings], "Bob's join told to Ada")
+            await pilot.pause()
+            assert isinstance(app.screen, LobbyScreen)
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, ArenaScreen)
+                             and "Bob · 0 points" in rendered(app.screen, "#arena-standings"), "Bob in Ada's standings")
 
 
 async def test_the_app_joins_a_private_arena_by_the_code_typed_in_its_dialog(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from rich.text import Text
 from textual import on
@@ -79,6 +80,9 @@ class PrivateArenaScreen(ModalScreen[None]):
         self.dismiss()
 
 
+_OPENED: WeakKeyDictionary[App[Any], int] = WeakKeyDictionary()  # the arena whose standings opened by themselves
+
+
 def after_message(app: App[Any], message: ServerMessage) -> None:
     """The app's part for arenas, after the model took ``message`` in: the standings open when you join
     (in the lobby), and you are told when your next game starts."""
@@ -87,9 +91,13 @@ def after_message(app: App[Any], message: ServerMessage) -> None:
         app.notify(_("{arena} is open; a in the lobby joins it").format(arena=arena_line(message.arena)), timeout=6)
     if isinstance(message, ArenaGame):
         app.notify(_("Your next game starts in {seconds} s").format(seconds=f"{message.starts_in:.0f}"), timeout=4)
-    elif isinstance(message, ArenaMessage) and message.joined and host_of(app).model.table is None \
-            and not (message.you is not None and message.you.playing) \
+    elif isinstance(message, ArenaMessage) and (not message.joined or (message.you is not None
+                                                                       and message.you.playing)):
+        _OPENED.pop(app, None)  # out of it, or seated: back in the lobby after the game, they open once more
+    elif isinstance(message, ArenaMessage) and message.joined and _OPENED.get(app) != message.arena.id \
+            and host_of(app).model.table is None and not (message.you is not None and message.you.playing) \
             and not any(isinstance(s, ArenaScreen) for s in app.screen_stack):  # not when just seated
+        _OPENED[app] = message.arena.id  # once: closed, it stays closed (a opens it again)
         app.push_screen(ArenaScreen())
 
 
