@@ -41,7 +41,7 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.local_game import open_local_game
 from ono99_tui.reasons import render
 from ono99_tui.tui.app import Ono99App, ReplacedScreen, StartScreen, make_app
-from ono99_tui.tui.arena import ArenaResultsScreen, ArenaScreen
+from ono99_tui.tui.arena import ArenaResultsScreen, ArenaScreen, PrivateArenaScreen
 from ono99_tui.tui.game_over import GameOverScreen, KnockOutScreen
 from ono99_tui.tui.help import HelpScreen, HintScreen
 from ono99_tui.tui.lobby import InviteScreen, LeaderboardScreen, LobbyScreen
@@ -545,6 +545,15 @@ async def walk_a_server(walk: Walk, app: Ono99App, harness: Any, bob: Any) -> No
     await walk.screen(ArenaScreen, "a")
     await walk.until(lambda: app.model.arena is not None and app.model.arena.joined, "in the arena")
     await walk.look("the arena's standings and the wait for the next game")
+    await walk.press("escape")
+    # a private arena among friends: its dialog, then one's own (open since the tournaments above: the
+    # dialog takes her back to it), whose standings show its invite code
+    await walk.screen(PrivateArenaScreen, "A")
+    await walk.look("the private arena dialog")
+    await walk.pilot.click("#arena-open")
+    await walk.until(lambda: isinstance(app.screen, ArenaScreen) and app.model.arena is not None
+                     and app.model.arena.joined and bool(app.model.arena.code), "in one's own private arena")
+    await walk.look("one's own private arena, with its invite code")
     await walk.press("escape")
     taken = render("name_taken", {"why": "taken", "name": "Ada", "existing": "Ada", "keyed": 0}, "")
     await app.push_screen(NameScreen("Ada", taken))

@@ -282,6 +282,9 @@ class ClientSession:
         elif isinstance(message, ErrorMessage):
             if message.ref == "arena_create":
                 self._joins_its_arena = False
+                mine = message.params.get("arena")
+                if message.params.get("why") == "one_private" and isinstance(mine, int):
+                    requests.append(JoinArena(arena=mine))  # back to the one already open, with its code
             effect = self._refused(message)
             if effect is not None:
                 effects.append(effect)

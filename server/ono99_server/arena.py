@@ -184,10 +184,11 @@ class Arenas:
         start = now if request.start is None else max(now, float(request.start))
         if start > now + MOST_AHEAD:
             raise ProtocolError("bad_arena", "an arena starts within a week", params={"why": "ahead"})
-        if private and any(a.private and a.creator == member.name and a.status(now) != "finished"
-                           for a in self.arenas.values()):
+        mine = next((a for a in self.arenas.values() if a.private and a.creator == member.name
+                     and a.status(now) != "finished"), None) if private else None
+        if mine is not None:  # its id: the client may take its player back to it
             raise ProtocolError("bad_arena", "you have a private arena open already; it must end first",
-                                params={"why": "one_private"})
+                                params={"why": "one_private", "arena": mine.id})
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6)) if private else ""
         arena = Arena(self._next_id, request.name or f"Arena {edition}", edition, seats, start, request.minutes,
                       private=private, code=code, creator=member.name, bot_wait=self.lobby.config.arena_bot_wait)
