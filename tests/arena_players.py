@@ -120,11 +120,12 @@ async def arena_player(client: Client, name: str, rng: random.Random, *, arena: 
             raise AssertionError(f"{name}: {message}")
 
 
-def reconnecting(ports: Sequence[int], opened: list[TestClient], patience: float) -> Reconnect:
+def reconnecting(ports: Sequence[int], opened: list[TestClient], patience: float
+                 ) -> Callable[[Client], Awaitable[TestClient]]:
     """How a simulated player of a cluster connects again, as a client of the server does: the node it
     was at (which may send it on to its table's node), else the others, with its resume token, until
     one welcomes it (at most ``patience`` seconds). Each new connection is added to ``opened``."""
-    async def reconnect(old: Client) -> Client:
+    async def reconnect(old: Client) -> TestClient:
         assert old.address is not None
         refused: Exception | None = None
         order = [old.address[1], *(p for p in ports if p != old.address[1])]

@@ -29,6 +29,7 @@ from ono99_server.storage import Database
 from ono99_server.storage_pg import PostgresStorage
 from ono99_tui.client.connection import Client
 from ono99_tui.client.errors import ServerError
+from tests.arena_players import reconnecting
 from tests.postgres import start_cluster
 from tests.redis_server import RedisServer
 from tests.server_helpers import (
@@ -167,6 +168,9 @@ async def test_a_node_killed_mid_game_is_taken_over_and_its_players_resume_on_an
                 await client.close()
 
 
+PATIENCE = 10 * LEASE  # how long a player connecting again is told to wait (or sent to the killed node)
+
+
 def hide_seats_of(redis_url: str, node: str) -> None:
     """Make ``node``'s record in Redis list no seats for a minute: as a node killed right after seating a
     player, before its next record said so (the other nodes then neither send that player on nor
@@ -209,23 +213,6 @@ async def killed_while_seated(cluster: list[ServerProcess], database: str, redis
     return table_id, alice, bob
 
 
-async def resume_anywhere(old: TestClient, port: int, clients: list[TestClient]) -> TestClient:
-    """``old``'s player connects again to ``port`` with its resume token (sent on as a client is)."""
-    async def attempt() -> TestClient | None:
-        try:
-            return await TestClient.connect("127.0.0.1", port, old.welcome["name"], resume=old.resume_token)
-        except (ServerError, OSError):  # told to wait, or sent on to the killed node: a moment later
-            return None
-
-    client = None
-    while client is None:
-        client = await attempt()
-        if client is None:
-            await asyncio.sleep(0.2)
-    clients.append(client)
-    return client
-
-
 @pytest.mark.system
 async def test_a_player_welcomed_at_the_node_that_then_takes_their_table_over_is_seated_again_and_plays_on(
         tmp_path: Path, database: str, redis_server: RedisServer) -> None:
@@ -238,13 +225,13 @@ async def test_a_player_welcomed_at_the_node_that_then_takes_their_table_over_is
         clients: list[TestClient] = []
         try:
             table_id, alice, bob = await killed_while_seated(cluster, database, redis_server.url, clients)
-            alice_back = await resume_anywhere(alice, cluster[1].port, clients)
+            alice_back = await reconnecting([cluster[1].port], clients, PATIENCE)(alice)
             assert alice_back.welcome["table"] is None
             hold_lease(database, table_id, False)
             await wait_until(lambda: owner_of(database, table_id) == "n1", "n1 takes the table", every=DB_POLL)
             shown = await alice_back.expect("table", where=lambda m: m["table"]["id"] == table_id)
             assert shown["table"]["status"] == "playing"
-            bob_back = await resume_anywhere(bob, cluster[1].port, clients)
+            bob_back = await reconnecting([cluster[1].port], clients, PATIENCE)(bob)
             assert bob_back.welcome["table"] == table_id
             ends = await asyncio.gather(play(alice_back, random.Random(1)), play(bob_back, random.Random(2)))
             assert ends[0].last_view["winner"] is not None
@@ -265,7 +252,7 @@ async def test_a_player_in_one_nodes_lobby_is_sent_on_when_another_node_takes_th
         n1, n2 = cluster[1], cluster[2]
         try:
             table_id, alice, _ = await killed_while_seated(cluster, database, redis_server.url, clients)
-            alice_back = await resume_anywhere(alice, n1.port, clients)
+            alice_back = await reconnecting([n1.port], clients, PATIENCE)(alice)
             assert alice_back.welcome["table"] is None
             assert n1.proc is not None
             n1.proc.send_signal(signal.SIGSTOP)
@@ -275,7 +262,7 @@ async def test_a_player_in_one_nodes_lobby_is_sent_on_when_another_node_takes_th
             finally:
                 n1.proc.send_signal(signal.SIGCONT)
             await until_closed(alice_back)
-            again = await resume_anywhere(alice_back, n1.port, clients)
+            again = await reconnecting([n1.port], clients, PATIENCE)(alice_back)
             assert port_of(again) == n2.port and again.welcome["table"] == table_id
         finally:
             for client in clients:
