@@ -94,8 +94,8 @@ def after_message(app: App[Any], message: ServerMessage) -> None:
     elif isinstance(message, ArenaMessage) and (not message.joined or (message.you is not None
                                                                        and message.you.playing)):
         _OPENED.pop(app, None)  # out of it, or seated: back in the lobby after the game, they open once more
-    elif isinstance(message, ArenaMessage) and message.joined and _OPENED.get(app) != message.arena.id \
-            and host_of(app).model.table is None and not (message.you is not None and message.you.playing) \
+    elif isinstance(message, ArenaMessage) and _OPENED.get(app) != message.arena.id \
+            and host_of(app).model.table is None \
             and not any(isinstance(s, ArenaScreen) for s in app.screen_stack):  # not when just seated
         _OPENED[app] = message.arena.id  # once: closed, it stays closed (a opens it again)
         app.push_screen(ArenaScreen())
