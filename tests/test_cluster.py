@@ -22,6 +22,7 @@ import psycopg
 import pytest
 
 from ono99_kernel.identity import Identity
+from ono99_kernel.protocol import BYE_SENT_ON
 from ono99_kernel.ssh_library import asyncssh
 from ono99_kernel.wire.requests import Act, CreateTable, Join, Spectate
 from ono99_server.lease import Fence
@@ -745,6 +746,49 @@ async def test_ssh_players_reach_a_private_table_of_another_node_by_its_invite_c
                 session.close()
             await alice.close()
             await n1.stop()
+
+
+async def test_the_sending_node_welcoming_a_player_late_leaves_their_ticket_to_the_other_node(
+        tmp_path: Path, database: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ticket a node leaves in Redis for a player it sends on is the other node's to read. Tried:
+    Bao, welcomed at n1 (in this process), asks to watch a private table of n0 by its invite code, and
+    n1's own look for a ticket of his, which a welcome starts, comes only after n1 wrote the ticket and
+    sent him on (as it did under load: that look took the ticket, and Bao sat in n0's lobby watching
+    nothing). He connects again, is sent to n0, and watches the table there."""
+    from ono99_server.cluster import Cluster
+    from ono99_server.game_server import Server
+
+    async with nodes(tmp_path, database, redis_server.url, 1) as first:
+        n0 = first[0]
+        config = server_config(tmp_path, db_path=None, db_url=database, cluster_url=redis_server.url,
+                               node_id="n1", lease_seconds=LEASE)
+        late: list[tuple[Any, str | None]] = []
+        welcomed = Cluster.welcomed
+        monkeypatch.setattr(Cluster, "welcomed", lambda self, member, resume: late.append((member, resume)))
+        n1 = Server(config)
+        await n1.start()
+        alice = await TestClient.connect("127.0.0.1", n0.port, "alice")
+        identity = Identity(asyncssh.generate_private_key("ssh-ed25519"))
+        try:
+            await alice.send(CreateTable(name="hidden", seats=3, bots=1, private=True))
+            made = (await alice.expect("table", where=lambda m: m["table"]["name"] == "hidden"))["table"]
+            bao = await TestClient.connect("127.0.0.1", n1.port, "bao", identity=identity)
+            await bao.send(Spectate(code=str(made["code"])))
+            said = await until_closed(bao)
+            assert [m["reason"] for m in said if m["t"] == "bye"] == [BYE_SENT_ON], said
+            assert n1.cluster is not None and [m.name for m, _ in late] == ["bao"]
+            running = set(n1.cluster._tasks)
+            welcomed(n1.cluster, *late[0])  # the welcome's look, late: after the ticket was written
+            await asyncio.gather(*(set(n1.cluster._tasks) - running))
+            bao = await TestClient.connect("127.0.0.1", n1.port, "bao", identity=identity)
+            assert bao.address == ("127.0.0.1", n0.port)
+            watched = await bao.expect("table")
+            assert watched["table"]["id"] == made["id"] and watched["table"]["you"] is None
+            await alice.expect("table", where=lambda m: m["table"]["spectators"] == 1)
+            await bao.close()
+        finally:
+            await alice.close()
+            await n1.close()
 
 
 async def test_a_node_closing_as_its_tables_change_says_nothing_more_to_the_others(

@@ -57,7 +57,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ono99.cluster")
 PREFIX = "ono99:node:"
-SENT_ON = "ono99:sent-on:"  # + a player's key: the table they were sent on to join or watch
+# + the node they were sent to, ":", their key: the table they were sent on to join or watch there. The node is
+# in the name so that the sending node, welcoming the player a moment before, cannot take the ticket itself.
+SENT_ON = "ono99:sent-on:"
 SENT_ON_SECONDS = 30  # how long a player sent on is expected at the other node
 CHANNEL = "ono99:lobby"
 MAX_ONLINE = 200  # players a node's record lists as online (as the lobby's "online" message)
@@ -589,7 +591,7 @@ class Cluster:
 
         async def leave() -> None:
             try:  # said before the goodbye: the other node reads it at the player's hello there
-                await self.redis.set(SENT_ON + key, ticket.to_json(), ex=SENT_ON_SECONDS)
+                await self.redis.set(f"{SENT_ON}{peer.node}:{key}", ticket.to_json(), ex=SENT_ON_SECONDS)
             except (RedisError, OSError):
                 self.sending.pop(key, None)
                 member.send(wire.ErrorMessage(code="unavailable", reason="the table is at another node of this "
@@ -609,7 +611,7 @@ class Cluster:
 
         async def arrive() -> None:
             with contextlib.suppress(RedisError, OSError):
-                raw = await self.redis.getdel(SENT_ON + key)
+                raw = await self.redis.getdel(f"{SENT_ON}{self.node}:{key}")
                 if raw is None or member.connection is None or member.table is not None:
                     return
                 ticket = read(SentOn.from_json, raw, f"the ticket of {member.name!r} to a table here")
