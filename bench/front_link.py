@@ -25,8 +25,8 @@ from measuring import HOST, cpu_seconds, free_port, start_serve, stop_serve, wat
 from ono99_kernel.fronts import FrontAssertion
 from ono99_kernel.protocol import PROTOCOL_VERSION
 from ono99_kernel.wire.requests import Act, Hello, Spectate
-from ono99_kernel.wire.server import decode_server_message
 from ono99_tui.client.connection import Client
+from ono99_tui.client.decoding import decode_shared
 from ono99_tui.client.front_link import FrontLinkClient
 from ono99_tui.links import Link
 
@@ -37,7 +37,7 @@ async def follow(link: Link, seen: list[int]) -> None:
     """Take in every message as an app does (decoded into typed values); count them, and the states."""
     while (message := await link.inbox.get()) is not None:
         seen[1] += 1
-        if decode_server_message(message).t == "state":
+        if decode_shared(message).t == "state":
             seen[0] += 1
 
 

@@ -15,16 +15,17 @@ from typing import Any
 import pytest
 
 from ono99_kernel.fronts import FrontAssertion, new_credential
-from ono99_kernel.protocol import PROTOCOL_VERSION, encode
+from ono99_kernel.protocol import PROTOCOL_VERSION, ProtocolError, encode
 from ono99_kernel.wire.link import FrontLink, ToServer
 from ono99_kernel.wire.requests import CreateTable, Hello, Join, Ping, Say, Spectate, Start
 from ono99_kernel.wire.server import Pong, encode_message
 from ono99_server.connection import Connection
 from ono99_tui.client import front_link as front_link_module
+from ono99_tui.client.decoding import decode_shared
 from ono99_tui.client.errors import ServerError
 from ono99_tui.client.front_link import LINK_SLICE, TOO_SLOW, FrontLinkClient, LinkChannel
 from ono99_tui.front import door
-from tests.server_helpers import TIMEOUT, Harness, TestClient, running_server, wait_until
+from tests.server_helpers import TIMEOUT, Harness, TestClient, create_table, running_server, wait_until
 from tests.test_ssh import Player, start_rig, until
 
 CREDENTIAL = new_credential()
@@ -265,6 +266,41 @@ async def test_each_channel_takes_its_messages_in_its_own_sessions_context(h: Ha
         await wait_until(lambda: "chat" in bob_inbox.kinds, "Ada's line to reach Bob")
         assert set(ada_inbox.seen_in) == {"ada"} and set(bob_inbox.seen_in) == {"bob"}
     finally:
+        await link.close()
+
+
+async def test_watchers_on_one_link_share_one_typed_decoding_of_each_state(h: Harness) -> None:
+    """What the link hands several channels is one map, and a session's app takes it in with
+    ``decode_shared``: decoded into typed values once for all of them. Tried: Ada starts a table with a
+    bot, Cy and Di watch it on one link; the game's first state is the same map in both inboxes and
+    decodes to the same typed value, while a copy of it (equal, not the same map, as a connection of
+    its own would read it) is decoded anew, and a map that is no message is refused at every try."""
+    link = await front_link_client(h)
+    ada = await TestClient.connect("127.0.0.1", h.port, "ada")
+    try:
+        table = await create_table(ada, seats=2, bots=1)
+        cy, di = [await link.open_channel(typed_hello(name, address))
+                  for name, address in (("cy", "198.51.100.9"), ("di", "198.51.100.10"))]
+        for channel in (cy, di):
+            await channel.send(Spectate(table=table))
+        await ada.send(Start())
+        states: dict[LinkChannel, list[dict[str, Any]]] = {cy: [], di: []}
+        for channel, seen in states.items():
+            while not seen:
+                message = await asyncio.wait_for(channel.inbox.get(), TIMEOUT)
+                assert message is not None
+                if message["t"] == "state":
+                    seen.append(message)
+        for cy_state, di_state in zip(states[cy], states[di], strict=True):
+            assert cy_state is di_state
+            assert decode_shared(cy_state) is decode_shared(di_state)
+            copy = {**cy_state}
+            assert decode_shared(copy) is not decode_shared(cy_state) and decode_shared(copy) == decode_shared(cy_state)
+        for _ in range(2):
+            with pytest.raises(ProtocolError):
+                decode_shared({"t": "state", "table": "one"})
+    finally:
+        await ada.close()
         await link.close()
 
 

@@ -22,14 +22,10 @@ from textual.widgets import Button, Static
 from ono99_kernel.identity import Identity, remember_name
 from ono99_kernel.protocol import DEFAULT_PORT, PROTOCOL_VERSION, ProtocolError
 from ono99_kernel.wire.requests import Act, CreateTable, Hello, Join, Leave, Request
-from ono99_kernel.wire.server import (
-    ServerMessage,
-    State,
-    Welcome,
-    decode_server_message,
-)
+from ono99_kernel.wire.server import ServerMessage, State, Welcome
 
 from ..client.connection import Dialer
+from ..client.decoding import decode_shared
 from ..client.errors import ConnectionLost, ServerError
 from ..client.raw import merged_states
 from ..client.session import (
@@ -391,10 +387,11 @@ class Ono99App(App[int]):
         return False
 
     def receive(self, message: Mapping[str, Any]) -> ServerMessage | None:
-        """A message as it arrived: decoded once, here, into typed values (ono99_kernel.wire.server) and
-        handled. One this version cannot read is skipped, with a notice; the session goes on."""
+        """A message as it arrived: decoded once, here, into typed values (ono99_kernel.wire.server; once
+        in the process for the sessions of a front's link it was handed to) and handled. One this
+        version cannot read is skipped, with a notice; the session goes on."""
         try:
-            decoded = decode_server_message(message)
+            decoded = decode_shared(message)
         except ProtocolError as exc:
             self.notify(_("The server sent a message this version cannot read: {reason}").format(reason=exc.reason),
                         severity="warning", timeout=10, markup=False)
