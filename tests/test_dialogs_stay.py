@@ -275,3 +275,20 @@ async def test_a_y_pressed_before_the_offer_to_watch_opened_does_not_answer_it()
         assert isinstance(app.screen, UnaskedQuestion) and not [m for m in link.sent if m["t"] == "spectate"]
         await pilot.press("y")
         await wait_until(pilot, lambda: [m for m in link.sent if m["t"] == "spectate"] != [], "watching")
+
+
+async def test_notices_over_the_result_at_80_by_24_cover_none_of_its_buttons() -> None:
+    """Tried: two notices (a two-line one and a short one, as a player's line and a rating come at a
+    game's end) shown over the result at 80×24. Before, they stood at the foot of the screen, over its
+    "Close" button; now a dialog's notices show at the top, and every button shows whole."""
+    app, link = scripted(state(0, 0, total=3))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await game_over(pilot, app, link)
+        app.notify("Bob: well played, that was a close one to the very last card!", timeout=60)
+        app.notify("Your rating is now 1523 (+12)", timeout=60)
+        await wait_until(pilot, lambda: len(app.screen.query("Toast")) == 2, "the two notices")
+        await pilot.pause()
+        toasts = [toast.region for toast in app.screen.query("Toast")]
+        assert all(region.area > 0 for region in toasts), toasts
+        for button in app.screen.query(Button):
+            assert not any(button.region.overlaps(region) for region in toasts), (str(button.label), toasts)
