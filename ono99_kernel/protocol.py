@@ -44,8 +44,9 @@ IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v2\x00"
 # again at once, and is sent on to the node that holds the table.
 BYE_TABLE_MOVED = "your table moved to another node of this server: connect again"
 BYE_SENT_ON = "the table is at another node of this server: connecting there"
+ARENA_TABLE = "arena"  # the name code of an arena's tables: the arena seats their players, no host starts them
 TABLE_NAMES = {"hosts_table": N_("{host}'s table"), "play_now": N_("Play now #{number}"),
-               "arena": N_("Arena game #{number}")}
+               ARENA_TABLE: N_("Arena game #{number}")}
 
 
 def table_name(code: str, **params: str | int) -> str:

@@ -22,7 +22,7 @@ from ..core.events import Drew, Event, GameOver, HandEnded, HandStarted, MissedD
 from ..core.options import TableOptions
 from ..core.series import SERIES_KINDS, SeriesKind
 from ..core.view import TableView
-from ..protocol import BOT_LEVEL_NAMES, MAX_CHAT, MAX_FRAME, MAX_TABLE_NAME, ProtocolError, encode
+from ..protocol import ARENA_TABLE, BOT_LEVEL_NAMES, MAX_CHAT, MAX_FRAME, MAX_TABLE_NAME, ProtocolError, encode
 from . import reading
 from .common import EDITIONS, MAX_SEATS, SCOPES, Edition, Scope
 from .reading import MAX_CARDS, MAX_INT, MAX_NAME_WIRE, MAX_TEXT, Params
@@ -173,6 +173,11 @@ class TableInfo:
     name_params: Params  # its values: a client says such a name in its player's language
     # the host allows hints (a player's client estimates its cards' chances); the table's games are not rated
     hints: bool = field(default=False, kw_only=True)
+
+    @property
+    def of_arena(self) -> bool:
+        """A table of an arena's game: the arena seats its players and starts it, no host does."""
+        return self.name_code == ARENA_TABLE
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "edition": self.edition, "options": options_to_wire(self.options),

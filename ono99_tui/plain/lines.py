@@ -338,7 +338,7 @@ class PlainSession:
     def _arena_game(self, table: TableDetail) -> str | None:
         """At an arena's table (seated by the arena, which has no host who starts games): the sentence that
         says so, naming the arena when it is the one you are in; None at any other table."""
-        if table.name_code != "arena":
+        if not table.of_arena:
             return None
         mine = self.arena_lines.mine
         if mine is None:
@@ -388,7 +388,7 @@ class PlainSession:
         watching = [w for w in table.watchers if w not in before.watchers and w != self.model.my_name]
         if watching:
             self.say(_("Watching now: {names}.").format(names=words.names(watching)))
-        if before.host != table.host and table.host and table.name_code != "arena":
+        if before.host != table.host and table.host and not table.of_arena:
             self.say(_("You host this table now.") if table.host == self.model.my_name
                      else _("{name} hosts this table now.").format(name=plain_text(table.host)))
         if before.status == "playing" and table.status != "playing" and table.you is None and self.model.view is None:
@@ -1056,7 +1056,7 @@ class PlainSession:
                 parts.append(_("you") if table.you == i else plain_text(seat.name))
             if seat.kind == "bot":
                 parts.append(_("a bot"))
-            if seat.name and seat.name == table.host and table.name_code != "arena":  # the arena seats, not a host
+            if seat.name and seat.name == table.host and not table.of_arena:  # the arena seats, not a host
                 parts.append(_("host"))
             if seat.kind == "human" and seat.connected is False:
                 parts.append(_("away"))

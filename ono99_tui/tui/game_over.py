@@ -56,7 +56,7 @@ class GameOverScreen(ShowsModel, OpensByItself[str | None]):
         hosted_by = model.table.host if model.table is not None else None
         local = app.local
         replay = model.replay
-        arena = model.table is not None and model.table.name_code == "arena"  # the arena seats, not a host
+        arena = model.table is not None and model.table.of_arena
         host = local or (hosted_by == model.my_name and not arena)
         if replay:
             self.steps = [("home", _("Back to the start"), "start")]

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ono99_kernel.core.arena import Arena, ArenaPlayer, Pairing
-from ono99_kernel.protocol import ProtocolError, option_refusal, options_from_wire, table_name
+from ono99_kernel.protocol import ARENA_TABLE, ProtocolError, option_refusal, options_from_wire, table_name
 from ono99_kernel.wire import server as wire
 from ono99_kernel.wire.requests import CreateArena, JoinArena, LeaveArena
 
@@ -328,8 +328,8 @@ class Arenas:
         options = options_from_wire(arena.edition, {})
         level = lobby.matchmaker.bot_level_for(members, arena.edition)
         name_params: dict[str, str | int] = {"number": table_id}
-        table = Table(lobby, table_id, table_name("arena", **name_params), options, arena.seats, members[0],
-                      turn_seconds=lobby.config.default_turn_seconds, bot_level=level, name_code="arena",
+        table = Table(lobby, table_id, table_name(ARENA_TABLE, **name_params), options, arena.seats, members[0],
+                      turn_seconds=lobby.config.default_turn_seconds, bot_level=level, name_code=ARENA_TABLE,
                       name_params=name_params)
         lobby.directory.add(table)
         self.tables[table_id] = (arena.id, pairing.game)
@@ -372,7 +372,7 @@ class Arenas:
         and the standings in the transaction that saves the game, if it is an arena's."""
         if self.shared is not None:  # any node's arena table, taken over ones too
             game = table.game
-            if table.name_code != "arena" or game is None or game.outcome is None:
+            if table.name_code != ARENA_TABLE or game is None or game.outcome is None:
                 return None
             return self.shared.game_over(table, [str(table.players[seat]["name"]) for seat in game.outcome.ranking])
         found = self.tables.pop(table.id, None)

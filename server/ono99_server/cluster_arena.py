@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from redis.exceptions import RedisError
 
 from ono99_kernel.core.arena import Arena, Pairing
-from ono99_kernel.protocol import ProtocolError
+from ono99_kernel.protocol import ARENA_TABLE, ProtocolError
 from ono99_kernel.wire import server as wire
 
 from .arena import game_counted
@@ -406,7 +406,7 @@ class ClusterArenas:
         tables = lobby.directory.tables
         self._starting &= set(tables)
         for table in list(tables.values()):
-            if table.name_code == "arena" and table.id not in self._starting and table.game is None:
+            if table.name_code == ARENA_TABLE and table.id not in self._starting and table.game is None:
                 self._starting.add(table.id)
                 asyncio.get_running_loop().call_later(lobby.config.arena_starts_in, self.arenas._start_game, table)
 
