@@ -31,6 +31,9 @@ from ono99_tui.client.front_link import FrontLinkClient
 from ono99_tui.links import Link
 
 CREDENTIAL = "bench-front-link-credential-0123456789abcdef"
+# Watchers who start watching at once: each arrival sends the table to everyone at it, and the players, read
+# by this same busy process, were dropped as too slow when 300 arrived in one go.
+ARRIVING = 50
 
 
 async def follow(link: Link, seen: list[int]) -> None:
@@ -87,11 +90,12 @@ async def one_run(port: int, watchers: int, moves: int, linked: bool, server_pid
                                                             front=assertion.to_wire())))
             else:
                 links.append(await Client.connect(HOST, port, name, front=assertion, client_name="bench"))
-        for link in links:
-            await link.send(Spectate(code=code))
         seen = [[0, 0] for _ in links]
         tasks = [asyncio.create_task(follow(link, s)) for link, s in zip(links, seen, strict=True)]
-        await settled(seen)
+        for first in range(0, len(links), ARRIVING):
+            for link in links[first:first + ARRIVING]:
+                await link.send(Spectate(code=code))
+            await settled(seen)
         states0 = sum(s[0] for s in seen)
         front0, game0, started = time.process_time(), cpu_seconds(server_pid), time.perf_counter()
         made = await play(players, moves)

@@ -110,7 +110,7 @@ async def test_players_on_one_link_see_their_own_views_and_spectators_get_one_fr
     """Tried: Ada and Bob seated at one table and Cy and Di watching it, all four on one link, through a
     game played to the end. Every state that shows a hand goes to that seat's channel alone (no seated
     player's cards reach another channel), and each spectators' state goes once, to both of their
-    channels together."""
+    channels together, as does the table as they see it."""
     link = await RawLink.open(h)
     for number, name in enumerate(("ada", "bob", "cy", "di"), start=1):
         await link.send(number, front_hello(name, address=f"198.51.100.{number}"))
@@ -143,6 +143,9 @@ async def test_players_on_one_link_see_their_own_views_and_spectators_get_one_fr
         if view.get("winner") is not None:
             break
     assert any(sorted(f.get("to", [])) == [3, 4] for f in link.frames)
+    tables = [f for f in link.frames if isinstance(f.get("m"), dict) and f["m"]["t"] == "table"]
+    watched = [f for f in tables if f["m"]["table"]["you"] is None and f["m"]["table"]["status"] == "playing"]
+    assert watched and all(sorted(f["to"]) == [3, 4] for f in watched), watched  # the table, as they see it, once
 
 
 async def test_a_channels_bad_message_or_flood_closes_that_channel_only(h: Harness) -> None:

@@ -28,14 +28,26 @@ class Broadcaster:
         self.arriving: set[Member] = set()
 
     def tables(self, detail: Callable[[Member], wire.TableDetail], closed: Callable[[], bool]) -> Callable[[], None]:
-        """What sends everyone at the table the table as they see it now, unless it is ``closed`` then."""
-        shown = [(member, wire.TableMessage(table=detail(member)))
-                 for member in self.seating.members() if member not in self.arriving]
+        """What sends everyone at the table the table as they see it now, unless it is ``closed`` then.
+        Every spectator sees it alike: theirs is built and encoded once, and sent to them one after the
+        other (a front's link then carries it once for all of its channels)."""
+        seated: list[tuple[Member, wire.TableMessage]] = []
+        watching: list[Member] = []
+        for member in self.seating.members():
+            if member in self.arriving:
+                continue
+            if self.seating.seat_of(member) is None:
+                watching.append(member)
+            else:
+                seated.append((member, wire.TableMessage(table=detail(member))))
+        watched = wire.encode_message(wire.TableMessage(table=detail(watching[0]))) if watching else b""
 
         def show() -> None:
             if not closed():
-                for member, message in shown:
+                for member, message in seated:
                     member.send(message)
+                for member in watching:
+                    member.send_frame(watched)
 
         return show
 
