@@ -28,6 +28,12 @@ async def run(*args: str) -> str:
     return out.decode(errors="replace")
 
 
+def connect_command(port: int, data_dir: Path, *extra: str) -> str:
+    """The shell command of ``ono99 connect --plain`` to a server on loopback, as Kim, with its own data."""
+    return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
+                       "--data-dir", str(data_dir), "--name", "Kim", *extra])
+
+
 def seeded_ono99(seed: int, *args: str) -> str:
     """The shell command that runs ``ono99 ARGS`` with every deal drawn from ``seed``."""
     return shlex.join([sys.executable, str(LAUNCH), str(seed), *args])
@@ -87,6 +93,11 @@ class Pane:
                 tail = "\n".join(lines[-30:])
                 raise AssertionError(f"timed out waiting for {what or wanted!r}; the last lines:\n{tail}")
             await asyncio.sleep(0.05)
+
+    async def trust_the_server(self) -> None:
+        """Answer yes to a first visit's question whether to trust the server's certificate."""
+        await self.wait_line("Type y for yes, n for no.")
+        await self.keys("y")
 
     async def exited(self) -> bool:
         out = await run(*self.tmux, "list-panes", "-t", self.name, "-F", "#{pane_dead}")

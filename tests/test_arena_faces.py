@@ -7,8 +7,6 @@ place after the game."""
 from __future__ import annotations
 
 import asyncio
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ from ono99_tui.tui.arena import ArenaScreen, PrivateArenaScreen
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from tests.plain_rig import Pane, rewrites
+from tests.plain_rig import Pane, connect_command, rewrites
 from tests.server_helpers import TestClient, new_identity, play_client, running_server
 from tests.test_plain import play_to_the_end
 from tests.test_playnow_ui import named
@@ -108,10 +106,6 @@ async def test_from_the_standings_t_watches_the_top_game_and_keeps_you_in_the_ar
             assert h.server.lobby.arenas.joined.get("Ada") == 1
 
 
-def connect_command(port: int, data_dir: Path) -> str:
-    return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
-                       "--data-dir", str(data_dir), "--name", "Kim", "--lang", "en"])
-
 
 async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and_the_place(tmp_path: Path) -> None:
     """ono99 connect --plain: the arena is said in the lobby; "arena" joins it and says when the next
@@ -125,10 +119,10 @@ async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and
         op = await h.connect("Op", identity=operator)
         await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
         try:
-            await pane.wait_line("Type y for yes, n for no.")
-            await pane.keys("y")
+            await pane.trust_the_server()
             await pane.wait_line(lambda line: line.startswith("Evening · ") and line.endswith(
                 "0 players. Type arena and Enter to join it."), "the arena in the lobby")
             await pane.keys("literal:arena", "Enter")
@@ -172,10 +166,10 @@ async def test_the_plain_mode_watching_an_arena_game_says_whose_it_is_and_offers
         for client in (bob, cy):
             await client.expect("arena_game")
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
         try:
-            await pane.wait_line("Type y for yes, n for no.")
-            await pane.keys("y")
+            await pane.trust_the_server()
             await pane.wait_line(lambda line: line.startswith("Evening · "), "the arena in the lobby")
             await pane.keys("literal:arena", "Enter")
             await pane.wait_line(lambda line: line.startswith("You joined Evening · "), "joined")
@@ -271,10 +265,10 @@ async def test_the_plain_mode_opens_a_private_arena_and_says_its_code(tmp_path: 
     as the line her friends type; Bob's join by that code is to the same arena."""
     async with running_server(tmp_path, arena_bot_wait=3600.0) as h:
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
         try:
-            await pane.wait_line("Type y for yes, n for no.")
-            await pane.keys("y")
+            await pane.trust_the_server()
             await pane.wait_line("You are in the lobby.")
             await pane.keys("literal:arena new", "Enter")
             await pane.wait_line(lambda line: line.startswith("You joined Arena 2022 · "), "joined her own arena")

@@ -185,8 +185,7 @@ async def test_the_plain_mode_says_the_tournaments_played_and_the_standings_of_o
         command = shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{server.port}",
                               "--data-dir", str(tmp_path / "ada"), "--name", "Ada", "--lang", "en"])
         await pane.start(command, env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
-        await pane.wait_line("Type y for yes, n for no.")
-        await pane.keys("y")
+        await pane.trust_the_server()
         await pane.wait_line("You are in the lobby.")
         await pane.keys("literal:arena results 1", "Enter")
         await pane.wait_line("Type arena results first to hear your tournaments.")

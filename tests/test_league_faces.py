@@ -131,8 +131,7 @@ async def test_a_league_of_five_games_among_four_people_on_four_faces(tmp_path: 
                                      f"127.0.0.1:{rig.server.port}", "--data-dir", str(tmp_path / "kim"),
                                      "--name", "Kim", "--lang", "en"]),
                          env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
-        await pane.wait_line("Type y for yes, n for no.")
-        await pane.keys("y")
+        await pane.trust_the_server()
         await pane.wait_line("You are in the lobby.")
         await pane.keys(f"literal:j {code}", "Enter")
         await pane.wait_line(lambda line: line.startswith("You sit at the table league, in seat "), "Kim seated")

@@ -32,7 +32,7 @@ from ono99_tui.i18n import LANGUAGES, using
 from ono99_tui.i18n import gettext as _
 from ono99_tui.plain.console import Console, plain_text
 from ono99_tui.plain.lines import PlainSession
-from tests.plain_rig import Pane, move_for, playable_card, rewrites, seeded_ono99
+from tests.plain_rig import Pane, connect_command, move_for, playable_card, rewrites, seeded_ono99
 from tests.server_helpers import ROOT, play_client, running_server, wait_until
 from tests.test_architecture import loaded_after_importing, modules_under
 from tests.test_ssh import Rig, start_rig
@@ -315,10 +315,6 @@ def test_the_plain_mode_loads_neither_textual_nor_the_game_server() -> None:
 
 
 # --- a server, over TLS -------------------------------------------------------------------------------------
-def connect_command(port: int, data_dir: Path, *extra: str) -> str:
-    return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
-                       "--data-dir", str(data_dir), "--name", "Kim", *extra])
-
 
 DROP_GAME_SEED = 1  # the deal of the dropped-connection game (a random one once dealt Kim four ONO 99 cards)
 
@@ -339,8 +335,7 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
         try:
             await pane.wait_line(f"This is your first visit to 127.0.0.1:{h.port}.")
             await pane.wait_line(f"Its certificate's fingerprint is {h.server.fingerprint}.")
-            await pane.wait_line("Type y for yes, n for no.")
-            await pane.keys("y")
+            await pane.trust_the_server()
             await pane.wait_line("Welcome to ONO 99, Kim.")
             await pane.wait_line("No table is open.")
             await pane.keys("literal:n 2", "Enter")

@@ -5,8 +5,6 @@ the series' winner at the end."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.series import SeriesLine, SeriesScreen
 from ono99_tui.tui.table import TableScreen
-from tests.plain_rig import Pane, rewrites
+from tests.plain_rig import Pane, connect_command, rewrites
 from tests.server_helpers import running_server, server_config
 from tests.test_plain import play_to_the_end
 from tests.test_tui import play_until, wait_until
@@ -128,10 +126,6 @@ async def test_the_host_chooses_a_series_at_their_private_table_with_e(tmp_path:
         await server.close()
 
 
-def connect_command(port: int, data_dir: Path) -> str:
-    return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
-                       "--data-dir", str(data_dir), "--name", "Kim", "--lang", "en"])
-
 
 async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,10 +136,10 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
     monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: SERIES_SEED)
     async with running_server(tmp_path, db_path=None, grace_seconds=60) as h:
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
+                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
         try:
-            await pane.wait_line("Type y for yes, n for no.")
-            await pane.keys("y")
+            await pane.trust_the_server()
             await pane.wait_line("No table is open.")
             await pane.keys("literal:n 2 best3", "Enter")
             await pane.wait_line("You sit at Kim's table, in seat 1 of 2.")
