@@ -28,10 +28,10 @@ async def run(*args: str) -> str:
     return out.decode(errors="replace")
 
 
-def connect_command(port: int, data_dir: Path, *extra: str) -> str:
-    """The shell command of ``ono99 connect --plain`` to a server on loopback, as Kim, with its own data."""
+def connect_command(port: int, data_dir: Path, *extra: str, name: str = "Kim") -> str:
+    """The shell command of ``ono99 connect --plain`` to a server on loopback, as ``name``, with its own data."""
     return shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{port}",
-                       "--data-dir", str(data_dir), "--name", "Kim", *extra])
+                       "--data-dir", str(data_dir), "--name", name, *extra])
 
 
 def seeded_ono99(seed: int, *args: str) -> str:
@@ -93,6 +93,12 @@ class Pane:
                 tail = "\n".join(lines[-30:])
                 raise AssertionError(f"timed out waiting for {what or wanted!r}; the last lines:\n{tail}")
             await asyncio.sleep(0.05)
+
+    async def connect(self, port: int, folder: Path, *extra: str, name: str = "Kim") -> None:
+        """Run ``ono99 connect --plain`` as ``name`` to a server on loopback, with its data in ``folder``
+        (``kim/`` for Kim) and its settings in ``folder/cfg``."""
+        await self.start(connect_command(port, folder / name.lower(), *extra, name=name),
+                         env={"ONO99_CONFIG_DIR": str(folder / "cfg")})
 
     async def trust_the_server(self) -> None:
         """Answer yes to a first visit's question whether to trust the server's certificate."""

@@ -17,7 +17,7 @@ from ono99_tui.tui.arena import ArenaScreen, PrivateArenaScreen
 from ono99_tui.tui.game_over import GameOverScreen
 from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.table import TableScreen
-from tests.plain_rig import Pane, connect_command, rewrites
+from tests.plain_rig import Pane, rewrites
 from tests.server_helpers import TestClient, new_identity, play_client, running_server
 from tests.test_plain import play_to_the_end
 from tests.test_playnow_ui import named
@@ -119,8 +119,7 @@ async def test_the_plain_mode_says_the_arena_joins_it_and_says_the_next_game_and
         op = await h.connect("Op", identity=operator)
         await op.request(CreateArena(minutes=60, seats=2, name="Evening"), "arena")
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(h.port, tmp_path, "--lang", "en")
         try:
             await pane.trust_the_server()
             await pane.wait_line(lambda line: line.startswith("Evening · ") and line.endswith(
@@ -166,8 +165,7 @@ async def test_the_plain_mode_watching_an_arena_game_says_whose_it_is_and_offers
         for client in (bob, cy):
             await client.expect("arena_game")
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(h.port, tmp_path, "--lang", "en")
         try:
             await pane.trust_the_server()
             await pane.wait_line(lambda line: line.startswith("Evening · "), "the arena in the lobby")
@@ -265,8 +263,7 @@ async def test_the_plain_mode_opens_a_private_arena_and_says_its_code(tmp_path: 
     as the line her friends type; Bob's join by that code is to the same arena."""
     async with running_server(tmp_path, arena_bot_wait=3600.0) as h:
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(h.port, tmp_path, "--lang", "en")
         try:
             await pane.trust_the_server()
             await pane.wait_line("You are in the lobby.")

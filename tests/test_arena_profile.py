@@ -5,8 +5,6 @@ mode's ``profile`` lines against such a server."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -182,9 +180,7 @@ async def test_the_plain_mode_says_the_tournaments_played_and_the_standings_of_o
         ada, bo, line_1, line_2 = await played_two_arenas(server, key)
         await ada.request(Leave(), "left")
         await ada.close()
-        command = shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain", f"127.0.0.1:{server.port}",
-                              "--data-dir", str(tmp_path / "ada"), "--name", "Ada", "--lang", "en"])
-        await pane.start(command, env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(server.port, tmp_path, "--lang", "en", name="Ada")
         await pane.trust_the_server()
         await pane.wait_line("You are in the lobby.")
         await pane.keys("literal:arena results 1", "Enter")

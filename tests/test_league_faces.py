@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -127,10 +125,7 @@ async def test_a_league_of_five_games_among_four_people_on_four_faces(tmp_path: 
         await sam.until_shown(b"Your name at the tables", "the SSH name screen")
         await sam.type("Sam\r")
         await host.expect("table", where=lambda m: any(s["name"] == "Sam" for s in m["table"]["seats"]))
-        await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
-                                     f"127.0.0.1:{rig.server.port}", "--data-dir", str(tmp_path / "kim"),
-                                     "--name", "Kim", "--lang", "en"]),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(rig.server.port, tmp_path, "--lang", "en")
         await pane.trust_the_server()
         await pane.wait_line("You are in the lobby.")
         await pane.keys(f"literal:j {code}", "Enter")

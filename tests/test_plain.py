@@ -331,7 +331,7 @@ async def test_connect_plain_asks_about_a_first_visit_warns_of_the_clock_and_com
     monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: DROP_GAME_SEED)
     async with running_server(tmp_path, default_turn_seconds=12, grace_seconds=120) as h:
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim"), env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(h.port, tmp_path)
         try:
             await pane.wait_line(f"This is your first visit to 127.0.0.1:{h.port}.")
             await pane.wait_line(f"Its certificate's fingerprint is {h.server.fingerprint}.")

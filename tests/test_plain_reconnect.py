@@ -9,8 +9,6 @@ client out for a while after the restart, so that the stand-in bots play on whil
 from __future__ import annotations
 
 import re
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +69,7 @@ async def test_moves_made_while_the_plain_mode_reconnects_after_a_kill_9_are_eac
     watcher: Watcher | None = None
     try:
         await relay.start()
-        await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
-                                     f"127.0.0.1:{relay.port}", "--data-dir", str(tmp_path / "kim"), "--name", "Kim",
-                                     "--server-fingerprint", server.fingerprint]),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(relay.port, tmp_path, "--server-fingerprint", server.fingerprint)
         await pane.wait_line("Welcome to ONO 99, Kim.")
         await pane.keys("literal:n 4", "Enter")
         await pane.wait_line("You sit at Kim's table, in seat 1 of 4.")
@@ -127,10 +122,7 @@ async def test_a_player_who_quits_the_plain_mode_at_a_running_game_is_gone_not_a
     for good (for a guest, whose session ends with the program, it never comes back), "away" the while."""
     async with running_server(tmp_path, metrics_port=0) as h:
         pane = Pane(tmp_path)
-        await pane.start(shlex.join([sys.executable, "-m", "ono99_tui.cli", "connect", "--plain",
-                                     f"127.0.0.1:{h.port}", "--data-dir", str(tmp_path / "kim"), "--name", "Kim",
-                                     "--server-fingerprint", h.server.fingerprint]),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(h.port, tmp_path, "--server-fingerprint", h.server.fingerprint)
         try:
             await pane.wait_line("Welcome to ONO 99, Kim.")
             members = h.server.lobby.members

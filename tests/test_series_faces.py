@@ -20,7 +20,7 @@ from ono99_tui.tui.lobby import LobbyScreen
 from ono99_tui.tui.new_game import NewGameScreen
 from ono99_tui.tui.series import SeriesLine, SeriesScreen
 from ono99_tui.tui.table import TableScreen
-from tests.plain_rig import Pane, connect_command, rewrites
+from tests.plain_rig import Pane, rewrites
 from tests.server_helpers import running_server, server_config
 from tests.test_plain import play_to_the_end
 from tests.test_tui import play_until, wait_until
@@ -136,8 +136,7 @@ async def test_the_plain_mode_says_the_standings_after_each_game(tmp_path: Path,
     monkeypatch.setattr("ono99_server.table_room.secrets.randbits", lambda bits: SERIES_SEED)
     async with running_server(tmp_path, db_path=None, grace_seconds=60) as h:
         pane = Pane(tmp_path)
-        await pane.start(connect_command(h.port, tmp_path / "kim", "--lang", "en"),
-                         env={"ONO99_CONFIG_DIR": str(tmp_path / "cfg")})
+        await pane.connect(h.port, tmp_path, "--lang", "en")
         try:
             await pane.trust_the_server()
             await pane.wait_line("No table is open.")
