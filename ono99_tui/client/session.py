@@ -61,6 +61,12 @@ def reconnect_delay(attempt: int, rng: random.Random) -> float:
     return round(base * (1 + RECONNECT_JITTER * rng.random()), 1)
 
 
+def own_private_arena() -> CreateArena:
+    """A player's own private arena, opened from any face: an hour of the server's default games (four
+    seats, 2022) from now; its invite code is for their friends."""
+    return CreateArena(minutes=60, private=True)
+
+
 def local_first_table() -> CreateTable:
     """The local game's first table: three greedy bots; standing up, you take your seat back from the
     bot at the next game."""

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from ono99_kernel.wire.requests import (
     AskArenaResults,
     AskProfile,
-    CreateArena,
     JoinArena,
     LeaveArena,
     Request,
@@ -35,6 +34,7 @@ from ..arena_text import (
     standings_lines,
     tournament_line,
 )
+from ..client.session import own_private_arena
 from ..i18n import gettext as _
 from .console import plain_text
 
@@ -121,7 +121,7 @@ class ArenaLines:
         if word.lower() == "leave":
             self.send(LeaveArena())
         elif word.lower() == "new":
-            self.send(CreateArena(minutes=60, private=True))
+            self.send(own_private_arena())
         elif word.lower() == "standings":
             self.standings()
         elif word.lower() == "watch":

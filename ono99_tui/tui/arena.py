@@ -18,11 +18,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from ono99_kernel.wire.requests import AskArenaResults, CreateArena, JoinArena, LeaveArena, Spectate
+from ono99_kernel.wire.requests import AskArenaResults, JoinArena, LeaveArena, Spectate
 from ono99_kernel.wire.server import ArenaGame, ArenaMessage, ServerMessage
 
 from ..arena_text import arena_line, next_game_line, podium_line, results_title, standings_lines
 from ..client.model import Model
+from ..client.session import own_private_arena
 from ..i18n import N_
 from ..i18n import gettext as _
 from .host import ShowsModel, host_of
@@ -76,7 +77,7 @@ class PrivateArenaScreen(ModalScreen[None]):
 
     @on(Button.Pressed, "#arena-open")
     def open_own(self) -> None:
-        host_of(self).send_message(CreateArena(minutes=60, private=True))
+        host_of(self).send_message(own_private_arena())
         self.dismiss()
 
 
