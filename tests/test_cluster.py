@@ -748,6 +748,7 @@ async def test_ssh_players_reach_a_private_table_of_another_node_by_its_invite_c
             await n1.stop()
 
 
+@pytest.mark.system
 async def test_the_sending_node_welcoming_a_player_late_leaves_their_ticket_to_the_other_node(
         tmp_path: Path, database: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ticket a node leaves in Redis for a player it sends on is the other node's to read. Tried:
