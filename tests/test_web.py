@@ -79,9 +79,16 @@ class WebRig:
 
     def session_of(self, name: str) -> WebSession:
         for session in self.front.sessions:
-            if session.app is not None and session.app.player_name == name:
+            if not session.closed and session.app is not None and session.app.player_name == name:
                 return session
         raise AssertionError(f"no web session plays as {name}")
+
+    async def session_playing(self, name: str) -> WebSession:
+        """The open web session playing as name, once there is one: a name typed on the page reaches
+        the front's app a moment after the key press that sent it."""
+        await until(lambda: any(not s.closed and s.app is not None and s.app.player_name == name
+                                for s in self.front.sessions), f"a web session playing as {name}")
+        return self.session_of(name)
 
 
 async def start_web_rig(tmp_path: Path, ssh: SshSettings | None = None, **overrides: Any) -> WebRig:
@@ -267,7 +274,7 @@ async def test_a_guest_keeps_a_token_and_comes_back_to_the_seat_after_a_reload(r
         guest = await page.until_control("guest")
         assert guest["name"] == "Wren" and len(guest["resume"]) >= 16
         await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
-        session = rig.session_of("Wren")
+        session = await rig.session_playing("Wren")
         await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
         assert session.app is not None and session.app.model.table is not None
         seat = session.app.model.table.you
@@ -278,7 +285,7 @@ async def test_a_guest_keeps_a_token_and_comes_back_to_the_seat_after_a_reload(r
     again = await WsPlayer.connect(rig.url, name=guest["name"], resume=guest["resume"])
     try:
         await host.expect("table", where=lambda m: m["table"]["seats"][seat]["connected"] is True)
-        back = rig.session_of("Wren")
+        back = await rig.session_playing("Wren")
         await until(lambda: back.app is not None and back.app.model.table is not None
                     and back.app.model.table.you == seat, "the same seat again")
         assert b"This browser keeps your seat" not in again.output  # no name was asked
@@ -297,7 +304,7 @@ async def test_keys_paste_resize_and_the_farewell_reach_the_page(rig: WebRig) ->
         await page.type(b"\x1b[200~Pasted Name\x1b[201~")
         await page.type(b"\r")
         await page.until_control("guest")
-        session = rig.session_of("Pasted Name")
+        session = await rig.session_playing("Pasted Name")
         await until(lambda: session.app is not None and isinstance(session.app.screen, LobbyScreen), "the lobby")
         await page.resize(120, 40)
         await until(lambda: session.app is not None and tuple(session.app.size) == (120, 40), "the new size")
@@ -538,7 +545,7 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
         page = browser.pages[0] if browser.pages else await browser.new_page()
         await open_and_name(page, f"{rig.url}/t/{code}", "Wren")
         await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
-        session = rig.session_of("Wren")
+        session = await rig.session_playing("Wren")
         await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
         assert session.app is not None and session.app.model.table is not None
         seat = session.app.model.table.you
@@ -577,7 +584,7 @@ async def test_a_browser_joins_by_link_plays_a_card_and_a_reload_returns_to_the_
             await until(lambda: tuple(app.size) == (cols, rows), f"the app laid out at {cols}×{rows}, not {wide}")
             await page.reload()
             await until_on_page(page, "Wren", "the table again")
-            back = rig.session_of("Wren")
+            back = await rig.session_playing("Wren")
             await until(lambda: back.app is not None and back.app.model.table is not None
                         and back.app.model.table.you == seat, "the same seat after the reload")
             assert "Your name at the tables" not in await screen_text(page)

@@ -34,7 +34,7 @@ async def test_a_browser_joins_the_arena_from_the_lobby_and_reads_the_standings_
             page = browser.pages[0] if browser.pages else await browser.new_page()
             await open_and_name(page, rig.url + "/", "Wren")
             await until_on_page(page, "Evening · 1 h 0 min left · 0 players · a: join", "the arena in the lobby")
-            session = rig.session_of("Wren")
+            session = await rig.session_playing("Wren")
             assert session.app is not None and isinstance(session.app.screen, LobbyScreen)
             await page.keyboard.press("a")
             await until_on_page(page, "1. Wren · 0 points · 0 games", "the standings")

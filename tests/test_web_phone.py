@@ -93,7 +93,7 @@ async def test_a_phone_sees_the_table_in_a_readable_font_and_plays_a_card_and_a_
         await paste(page, "Wren")
         await page.keyboard.press("Enter")
         await host.expect("table", where=lambda m: any(s["name"] == "Wren" for s in m["table"]["seats"]))
-        session = rig.session_of("Wren")
+        session = await rig.session_playing("Wren")
         await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
         app = session.app
         assert app is not None and app.model.table is not None
@@ -182,7 +182,7 @@ async def test_a_phone_opens_its_soft_keyboard_only_for_names_and_chat(rig: WebR
         await until_keyboard(page, "text", "a keyboard for the name")
         await paste(page, "Wren")
         await page.keyboard.press("Enter")
-        session = rig.session_of("Wren")
+        session = await rig.session_playing("Wren")
         await until(lambda: session.app is not None and isinstance(session.app.screen, TableScreen), "the table")
         app = session.app
         assert app is not None and app.model.table is not None
