@@ -188,6 +188,22 @@ async def wait_until(condition: Callable[..., bool], what: str, timeout: float =
         await asyncio.sleep(every)
 
 
+def seatings_saved(server: Server) -> dict[int, list[list[str]]]:
+    """Every seating the server saves from now on, by table: the human seats' names of each save, in
+    order (what a node taking a table over after a crash would find: any one of them)."""
+    storage = server.lobby.storage
+    assert storage is not None
+    saved: dict[int, list[list[str]]] = {}
+    save = storage.save_table
+
+    def save_and_note(table_id: int, meta: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        saved.setdefault(table_id, []).append([s["name"] for s in meta["seats"] if s["kind"] == "human"])
+        save(table_id, meta, *args, **kwargs)
+
+    storage.save_table = save_and_note  # type: ignore[method-assign]
+    return saved
+
+
 def new_identity() -> Identity:
     """A new ed25519 key, in memory: a player with an identity (stats, a name of their own)."""
     from ono99_kernel.ssh_library import asyncssh

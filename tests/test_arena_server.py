@@ -30,6 +30,7 @@ from tests.server_helpers import (
     new_identity,
     play_all,
     running_server,
+    seatings_saved,
     server_config,
     storage_barrier,
     wait_until,
@@ -71,6 +72,22 @@ async def test_a_guest_opens_a_private_arena_others_join_by_its_code_and_a_game_
         assert not left["joined"] and left["you"]["points"] == points["Bo"] and not left["you"]["present"]
         await bo.send(LeaveArena())
         assert (await bo.error())["code"] == "no_arena"
+
+
+async def test_an_arena_table_is_saved_with_all_its_players_from_its_first_save(tmp_path: Path) -> None:
+    """Tried: two players of a two-seat arena seated together. Each save of their new table lists both:
+    before, the table was saved once per player sat down, so a node killed between two saves left the
+    table with one of them and a bot in the other's seat, a game their arena could never count."""
+    async with running_server(tmp_path, arena_bot_wait=600.0, **QUICK) as h:
+        ada, bo = await h.connect("Ada"), await h.connect("Bo")
+        opened = await ada.request(CreateArena(minutes=30, seats=2, private=True), "arena")
+        await ada.request(JoinArena(arena=opened["arena"]["id"]), "arena")
+        saved = seatings_saved(h.server)
+        await bo.request(JoinArena(code=opened["code"]), "arena")
+        seated = [await c.expect("arena_game") for c in (ada, bo)]
+        await ada.expect("state", where=lambda m: m["table"] == seated[0]["table"])
+        seatings = saved[seated[0]["table"]]
+        assert seatings and all(sorted(names) == ["Ada", "Bo"] for names in seatings), seatings
 
 
 async def test_an_arena_of_simulated_players_and_bots_run_to_its_end_counts_every_game_once(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from tests.server_helpers import (
     new_identity,
     play,
     running_server,
+    seatings_saved,
     storage_barrier,
     wait_until,
 )
@@ -74,6 +75,19 @@ async def test_two_players_pressing_play_now_land_at_the_same_table(tmp_path: Pa
         assert state["table"] == table_a["id"] and state["view"]["seats"] == 2
         after = await ada.expect("queue")
         assert after["queued"] is None and after["queues"] == []
+
+
+async def test_a_play_now_table_is_saved_with_all_its_players_from_its_first_save(tmp_path: Path) -> None:
+    """Tried: two players pressing play now. Each save of the table they are seated at lists both: a
+    crash between two saves cannot keep the table with one of them (each sat down was saved before)."""
+    async with running_server(tmp_path, play_now_wait=3600) as h:
+        ada, bob = await h.connect("Ada"), await h.connect("Bob")
+        await queued(ada, "2022", 2)
+        saved = seatings_saved(h.server)
+        await bob.send(PlayNow(edition="2022", seats=2))
+        table = await seated(bob)
+        await bob.expect("state")
+        assert saved[table["id"]] and all(sorted(names) == ["Ada", "Bob"] for names in saved[table["id"]]), saved
 
 
 async def test_a_lone_player_gets_bots_after_the_wait(tmp_path: Path) -> None:

@@ -339,12 +339,10 @@ class Arenas:
             if member.connection is not None:  # not those sent on from other nodes: theirs told them
                 member.send(wire.ArenaGame(arena=arena.id, table=table.id, starts_in=starts_in))
             lobby.matchmaker.leave(member)
-            if member.table is not None:
-                member.table.leave(member)
-            table.sit(member)
             self.seated_at[member.name] = now
+        table.seat_together(members)
         table.seating.fill_with_bots()
-        table.changed()
+        table.changed()  # saved once, every player in their seat
 
         def seated() -> None:
             for member in members:

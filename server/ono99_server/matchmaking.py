@@ -208,10 +208,7 @@ class Matchmaker:
                       members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
                       name_code="play_now", name_params={"number": table_id})
         lobby.directory.add(table)
-        for member in members:
-            if member.table is not None:
-                member.table.leave(member)
-            table.sit(member)
+        table.seat_together(members)  # saved once, below
         arriving = {m for m in members if m.connection is None}
         if arriving:  # sent on from other nodes: the game starts when they are here
             table.seating.fill_with_bots()

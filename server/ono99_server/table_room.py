@@ -353,6 +353,17 @@ class Table:
         self.changed()
         return seat
 
+    def seat_together(self, members: Sequence[Member]) -> None:
+        """Seat the players the server put together at this new table (play now, an arena), each
+        leaving the table they were at, as one change that the caller saves (``changed`` or ``start``):
+        a crash between two saves must not keep the table with only some of the players it was made
+        for, whom their arena already counts as playing there."""
+        for member in members:
+            if member.table is not None and member.table is not self:
+                member.table.leave(member)
+            self.seating.take(member, self.seat_for(member))
+            member.table = self
+
     def spectate(self, member: Member) -> None:
         self.seating.watch(member)
         member.table = self
