@@ -76,16 +76,32 @@ def test_a_bot_takes_a_place_but_scores_nothing_and_is_not_in_the_standings() ->
     assert [p.name for p in a.standings()] == ["ann"]
 
 
-def test_a_game_is_counted_once_and_a_ranking_without_its_players_is_refused() -> None:
+def test_a_game_is_counted_once_and_a_ranking_naming_someone_twice_is_refused() -> None:
     a = arena(seats=2)
     a.join("ann", 0, 1000.0)
     a.join("bo", 0, 1000.0)
     (pairing,) = a.pair(1000.0)
     with pytest.raises(ValueError):
-        a.count(pairing.game, ["ann", "cy"], 1001.0)
+        a.count(pairing.game, ["ann", "ann"], 1001.0)
     assert a.count(pairing.game, ["bo", "ann"], 1001.0) == {"bo": 2, "ann": 0}
     assert a.count(pairing.game, ["bo", "ann"], 1002.0) == {}
     assert a.players["bo"].points == 2 and a.players["bo"].games == 1
+
+
+def test_a_player_whose_seat_a_bot_played_from_the_start_gets_nothing_and_is_free_again() -> None:
+    """Tried: a pairing whose second player could not be seated at its table (a bot sat in their
+    place, "Bot 2"). The game counts for the one who played it; the other is free again, paired at
+    once, with no game and no points from it. Before, the game could not be counted: both stayed
+    "playing" to the arena's end."""
+    a = arena(seats=2)
+    a.join("ann", 0, 1000.0)
+    a.join("bo", 0, 1000.0)
+    (pairing,) = a.pair(1000.0)
+    assert a.count(pairing.game, ["ann", "Bot 2"], 1001.0) == {"ann": 2}
+    assert a.players["bo"].playing is None and a.players["bo"].games == 0 and a.players["bo"].points == 0
+    assert a.players["ann"].games == 1 and pairing.game in a.counted
+    again = a.pair(1001.0)
+    assert [sorted(p.players) for p in again] == [["ann", "bo"]]
 
 
 def test_a_player_who_leaves_keeps_their_points_is_not_paired_and_may_come_back() -> None:

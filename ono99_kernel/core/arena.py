@@ -191,14 +191,21 @@ class Arena:
     def count(self, game: int, ranking: Sequence[str], now: float) -> dict[str, int]:
         """A finished game's ranking (its players' and bots' names, best first; a bot's name is any name
         not paired in it), counted once: the points each player earned. A game counted before, or not
-        running, counts nothing."""
+        running, counts nothing. A player paired in it but not in its ranking never sat down (a bot
+        played their seat: they could not be seated at its table): it is not one of their games, and
+        they are free again; the others' places count as ranked."""
         names = self.running.pop(game, None)
         if names is None or game in self.counted:
             return {}
-        if sorted(n for n in ranking if n in names) != sorted(names):
+        if len(set(ranking)) != len(ranking):
             self.running[game] = names
-            raise ValueError(f"game {game}'s ranking {list(ranking)} does not hold its players {list(names)}")
+            raise ValueError(f"game {game}'s ranking {list(ranking)} names someone twice")
         self.counted.add(game)
+        for name in set(names) - set(ranking):
+            absent = self.players[name]
+            if absent.playing == game:
+                absent.playing = None
+                absent.free_since = now if absent.present else None
         earned: dict[str, int] = {}
         for place, name in enumerate(ranking):
             if name not in names:

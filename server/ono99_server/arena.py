@@ -382,7 +382,11 @@ class Arenas:
             return None
         ranking = [str(table.players[seat]["name"]) for seat in game.outcome.ranking]
         players = arena.running.get(found[1], ())
-        earned = arena.count(found[1], ranking, self.clock())
+        try:
+            earned = arena.count(found[1], ranking, self.clock())
+        except ValueError as exc:  # a ranking naming someone twice: never a table's (its seats' names differ)
+            log.error("arena %d: game %d not counted: %s", arena.id, found[1], exc)
+            return None
         self._changed(arena)
         self._showing.update(earned)
 
@@ -391,7 +395,9 @@ class Arenas:
             self._pair_soon(arena)
 
         table.once_finish_shown(shown)
-        return game_counted(arena.id, found[1], players, ranking, earned, arena.to_mapping()) if earned else None
+        if found[1] not in arena.counted:
+            return None
+        return game_counted(arena.id, found[1], players, ranking, earned, arena.to_mapping())
 
     # --- what players are told ---------------------------------------------------------------------------
     def info(self, arena: Arena, now: float) -> wire.ArenaInfo:

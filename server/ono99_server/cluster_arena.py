@@ -447,7 +447,7 @@ class ClusterArenas:
             except ValueError as exc:
                 log.error("arena %d: game %d not counted: %s", arena_id, game, exc)
                 return
-            if earned:
+            if game in arena.counted:  # with points or not (its players sat down elsewhere or nowhere)
                 await game_counted(arena_id, game, players, ranking, earned, arena.to_mapping())(db, game_id)
 
         return write
