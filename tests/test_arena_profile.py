@@ -129,7 +129,9 @@ async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_stan
     """Tried: Ada plays a game in two arenas (as a protocol client), then opens the app with her key,
     presses v in the lobby, goes down to the tournaments and presses Enter on the older one. Found: the
     profile lists both, newest first, with her place of two, points and games; Enter opens "Tea time"'s
-    standings with both players' lines."""
+    standings with both players' lines. Between the move and Enter, Bo leaves his table (the lobby's
+    list of who is online changes): before, every message drawn redrew the lists, and the cursor went
+    back to the newest tournament."""
     key = new_identity()
     server = Server(server_config(tmp_path, **QUICK))
     await server.start()
@@ -151,6 +153,10 @@ async def test_the_apps_profile_lists_the_tournaments_and_enter_opens_one_s_stan
             assert rows[0][3:] == [f"{line_2['place']} of 2", str(line_2["points"]), "1"]
             grid.focus()
             grid.move_cursor(row=1)
+            await app_until(pilot, lambda: grid.cursor_row == 1, "the cursor on the older tournament")
+            await bo.request(Leave(), "left")
+            await app_until(pilot, lambda: any(p.name == "Bo" and p.table is None for p in app.model.online),
+                            "Bo in the lobby, as the app's list of who is online says")
             await pilot.press("enter")
             await app_until(pilot, lambda: isinstance(app.screen, ArenaResultsScreen), "the tournament's standings")
             standings = app.screen.query_one("#arena-results-standings")

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Sparkline, Static
 
 from ono99_kernel.wire.requests import AskGameRecord, AskProfile
-from ono99_kernel.wire.server import GameRecord, ServerMessage
+from ono99_kernel.wire.server import GameRecord, Profile, ServerMessage
 
 from .. import text as words
 from ..arena_text import place_of, when
@@ -42,6 +42,7 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
     def __init__(self, name: str | None = None) -> None:
         super().__init__()
         self.player = name
+        self._shown: Profile | None = None  # the profile the lists show
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="profile"):
@@ -73,8 +74,9 @@ class ProfileScreen(ShowsModel, ModalScreen[None]):
 
     def refresh_model(self, model: Model) -> None:
         profile = model.profile
-        if profile is None:
+        if profile is None or profile is self._shown:  # drawn already: the lists keep their cursors
             return
+        self._shown = profile
         self.query_one("#profile-title", Label).update(Text(_("Profile of {name}").format(name=profile.name)))
         lines = Text()
         for row in profile.editions:
