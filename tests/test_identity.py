@@ -477,7 +477,9 @@ async def test_a_game_a_stand_in_won_for_an_away_player_is_counted_but_not_credi
 
 async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
     """A follower of the leaderboard gets a new one after each game that changes it; the app's
-    leaderboard screen shows the new row without a key pressed."""
+    leaderboard screen shows the new row without a key pressed. The cursor moved down stays there
+    when another message is drawn (the watcher leaves: who is online changes); before, every message
+    redrew the list and put the cursor back at the top."""
     from ono99_tui.tui.app import make_app
     from ono99_tui.tui.lobby import LeaderboardScreen, LobbyScreen
 
@@ -495,8 +497,14 @@ async def test_the_leaderboard_updates_while_it_is_open(tmp_path: Path) -> None:
             await play(cy, random.Random(1))
             pushed = await watcher.expect("leaderboard", where=lambda m: bool(m["rows"]))
             assert [row["name"] for row in pushed["rows"]] == ["Cy"]
-            await wait_until(lambda: app.screen.query_one(DataTable).row_count == 2,  # Cy, and the bot level
-                             "the new rows shown")
+            grid = app.screen.query_one(DataTable)
+            await wait_until(lambda: grid.row_count == 2, "the new rows shown")  # Cy, and the bot level
+            await pilot.press("down")
+            await wait_until(lambda: grid.cursor_row == 1, "the cursor on the bot level's row")
+            await watcher.close()
+            await wait_until(lambda: all(p.name != "watcher" for p in app.model.online), "the watcher gone")
+            await pilot.pause()
+            assert grid.cursor_row == 1
             await pilot.press("escape")
             await wait_until(lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
             await wait_until(lambda: not h.server.lobby.members["Ada"].follows_leaderboard, "no longer following")

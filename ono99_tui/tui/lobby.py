@@ -328,6 +328,9 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
         Binding("enter", "profile", N_("Profile")),
     ]
 
+    _drawn: tuple[object, ...] | None = None  # the rows the list shows: redrawn only when they change
+    _names: tuple[str, ...] = ()  # the names of those rows, in order
+
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(_("Leaderboard, by rating (? provisional)"), id="leaders-title")
@@ -352,7 +355,15 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
         which = model.leaderboard_edition or _("all editions")
         self.query_one("#leaders-title", Label).update(
             _("Leaderboard, {which}, by rating (? provisional)").format(which=which))
+        names = tuple(row.name for row in model.leaderboard) + tuple(bot.name for bot in model.leaderboard_bots)
+        drawn = (model.leaderboard_edition, tuple(model.leaderboard), tuple(model.leaderboard_bots))
+        if drawn == self._drawn:  # another message drawn: the cursor stays where the player put it
+            return
         grid = self.query_one(DataTable)
+        keep = grid.cursor_row
+        if self._drawn is not None and 0 <= keep < len(self._names) and self._names[keep] in names:
+            keep = names.index(self._names[keep])  # on the same player, wherever the new ratings put them
+        self._drawn, self._names = drawn, names
         grid.clear()
         for row in model.leaderboard:
             rating = f"{decimal(row.rating)}{'?' if row.provisional else ''}"
@@ -361,6 +372,8 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
             grid.add_row(Text(bot_row_name(bot.name), style="italic"),
                          f"{decimal(bot.rating)}{'?' if bot.provisional else ''}", str(bot.wins),
                          str(bot.games))
+        if grid.row_count:
+            grid.move_cursor(row=min(max(keep, 0), grid.row_count - 1))
 
     @on(DataTable.RowSelected)
     def row_chosen(self) -> None:
