@@ -422,6 +422,7 @@ async def test_ono99_serve_runs_the_web_front_in_its_workers_and_a_guest_outlive
             guest = await page.until_control("guest")
             assert guest["name"] == "Ines"
             seated = await host.expect("table", where=lambda m: any(s["name"] == "Ines" for s in m["table"]["seats"]))
+            await page.until_shown(b"friends", "the table on the page: its app knows the seat it would keep")
             seat = next(i for i, s in enumerate(seated["table"]["seats"]) if s["name"] == "Ines")
             # a seat is shown once it is saved, as moves are: the table's row holds the guest already
             assert saved_seat_names(tmp_path / "x.db") >= {"Ines"}

@@ -334,6 +334,12 @@ class PlainSession:
             self.say(words.sentence(plain_text(series_progress(table.series))))
         if not self.local and not from_queue:  # a local table, and one play now found, start at once
             self._say_status_of_table(table)
+        if not self.local and table.you is not None and table.status == "playing":  # seated as its game runs
+            self._say_players(table)
+
+    def _say_players(self, table: TableDetail) -> None:
+        self.say(_("The players: {names}.").format(names=", ".join(
+            _("you") if i == table.you else plain_text(seat.name) for i, seat in enumerate(table.seats))))
 
     def _arena_game(self, table: TableDetail) -> str | None:
         """At an arena's table (seated by the arena, which has no host who starts games): the sentence that
@@ -368,8 +374,7 @@ class PlainSession:
                 self.say(_("You sit in seat {n}.").format(n=table.you + 1))
         started = before.status != "playing" and table.status == "playing"
         if started:  # the seats as the game starts, bots in the empty ones: said at once, not seat by seat
-            self.say(_("The players: {names}.").format(names=", ".join(
-                _("you") if i == table.you else plain_text(seat.name) for i, seat in enumerate(table.seats))))
+            self._say_players(table)
         for i, (old, new) in enumerate(zip(before.seats, table.seats, strict=False)):
             if started or self.local or i == table.you or i == before.you:  # nobody comes to a local game
                 continue
