@@ -44,13 +44,16 @@ IDENTITY_PROOF_CONTEXT = b"ono99 identity proof v2\x00"
 # again at once, and is sent on to the node that holds the table.
 BYE_TABLE_MOVED = "your table moved to another node of this server: connect again"
 BYE_SENT_ON = "the table is at another node of this server: connecting there"
-ARENA_TABLE = "arena"  # the name code of an arena's tables: the arena seats their players, no host starts them
-TABLE_NAMES = {"hosts_table": N_("{host}'s table"), "play_now": N_("Play now #{number}"),
+# The name codes of the tables the server names (``name_code``): a client says such a name in its player's language.
+HOSTS_TABLE = "hosts_table"  # a table its host did not name
+PLAY_NOW_TABLE = "play_now"  # a table play now opened: rated, its seats filled from the queue
+ARENA_TABLE = "arena"  # an arena's table: the arena seats its players, no host starts its games
+TABLE_NAMES = {HOSTS_TABLE: N_("{host}'s table"), PLAY_NOW_TABLE: N_("Play now #{number}"),
                ARENA_TABLE: N_("Arena game #{number}")}
 
 
 def table_name(code: str, **params: str | int) -> str:
-    """A server-given table name in English (``table_name("hosts_table", host="Ada")``: "Ada's table")."""
+    """A server-given table name in English (``table_name(HOSTS_TABLE, host="Ada")``: "Ada's table")."""
     return TABLE_NAMES[code].format(**params)
 
 

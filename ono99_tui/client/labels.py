@@ -20,7 +20,7 @@ from ono99_kernel.core.options import (
     TOKENS_SUMMARY,
     TableOptions,
 )
-from ono99_kernel.protocol import TABLE_NAMES
+from ono99_kernel.protocol import HOSTS_TABLE, TABLE_NAMES
 from ono99_kernel.wire.server import Seat, TableInfo
 
 from ..i18n import N_
@@ -102,7 +102,7 @@ def table_name(info: TableInfo) -> str:
 def is_own_table(info: TableInfo, my_name: str) -> bool:
     """Whether the table bears the reader's own name (the server named it after them as its host) and
     they still host it (a table passed on to another host keeps its name, not its reader's "Your")."""
-    return (bool(my_name) and info.name_code == "hosts_table" and info.name_params.get("host") == my_name
+    return (bool(my_name) and info.name_code == HOSTS_TABLE and info.name_params.get("host") == my_name
             and info.host == my_name)
 
 

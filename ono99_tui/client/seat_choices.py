@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ono99_kernel.protocol import PLAY_NOW_TABLE
 from ono99_kernel.wire.requests import AddBot, GiveSeat, Kick, RemoveBot, SetTableOptions, Sit, Stand
 
 from ..i18n import gettext as _
@@ -64,7 +65,7 @@ def seat_choices(model: Model, local: bool = False) -> list[tuple[str, SeatReque
         choices.append((_("Late joiners take bots' seats: on, turn off") if replace_bots
                         else _("Late joiners take bots' seats: off, turn on"),
                         SetTableOptions(replace_bots=not replace_bots)))
-    if host and not playing and not local and table.name_code != "play_now":  # a play-now table is rated
+    if host and not playing and not local and table.name_code != PLAY_NOW_TABLE:  # a play-now table is rated
         choices.append((_("Hints: allowed, turn off (games are rated again)") if table.hints
                         else _("Hints: off, allow them (games here are then not rated)"),
                         SetTableOptions(hints=not table.hints)))

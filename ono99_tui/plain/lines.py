@@ -18,7 +18,7 @@ from typing import Any
 
 from ono99_kernel.core.errors import OptionError
 from ono99_kernel.core.options import Scoring, parse_option_text
-from ono99_kernel.protocol import BOT_LEVEL_NAMES
+from ono99_kernel.protocol import BOT_LEVEL_NAMES, HOSTS_TABLE
 from ono99_kernel.wire.common import Scope, as_edition
 from ono99_kernel.wire.requests import (
     Act,
@@ -313,7 +313,7 @@ class PlainSession:
         self._game_end_said = None
         self._was_my_turn = False
         name = plain_text(table_name(table))
-        host = table.name_params.get("host") if table.name_code == "hosts_table" else None
+        host = table.name_params.get("host") if table.name_code == HOSTS_TABLE else None
         if table.you is None and isinstance(host, str):  # "Kim's table" already says table: not "the table Kim's table"
             self.say(_("You are watching {host}'s table.").format(host=plain_text(host)))
         elif table.you is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from ono99_kernel.protocol import (
+    HOSTS_TABLE,
     MAX_TABLE_NAME,
     ProtocolError,
     check_name,
@@ -147,7 +148,7 @@ class LobbyRequests:
                                 params={"why": "bots", "seats": seats, "bots": seats - 1})
         check_series(bool(request.private), request.series_games, request.series_points)
         named = request.name is not None  # else the host's table, said in each player's language
-        name = check_name(request.name if request.name is not None else table_name("hosts_table", host=member.name),
+        name = check_name(request.name if request.name is not None else table_name(HOSTS_TABLE, host=member.name),
                           "table name", MAX_TABLE_NAME)
         if member.table is not None:
             member.table.leave(member)
@@ -156,7 +157,7 @@ class LobbyRequests:
                       turn_seconds=config.default_turn_seconds if request.turn_seconds is None
                       else request.turn_seconds,
                       bot_level=request.bot_level or "greedy", replace_bots=bool(request.replace_bots),
-                      name_code=None if named else "hosts_table", name_params={} if named else {"host": member.name})
+                      name_code=None if named else HOSTS_TABLE, name_params={} if named else {"host": member.name})
         table.series = new_series(request.series_games, request.series_points)
         table.hints = bool(request.hints)
         lobby.directory.add(table)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ono99_kernel.bots import BOT_LEVELS
-from ono99_kernel.protocol import ProtocolError, option_refusal, options_from_wire, table_name
+from ono99_kernel.protocol import PLAY_NOW_TABLE, ProtocolError, option_refusal, options_from_wire, table_name
 from ono99_kernel.wire import server as wire
 from ono99_kernel.wire.requests import LeaveQueue, PlayNow
 
@@ -204,9 +204,9 @@ class Matchmaker:
         for member in members:
             self.waiting.pop(member, None)
         level = self.bot_level_for(members, edition)
-        table = Table(lobby, table_id, table_name("play_now", number=table_id), options_from_wire(edition, {}), seats,
-                      members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
-                      name_code="play_now", name_params={"number": table_id})
+        table = Table(lobby, table_id, table_name(PLAY_NOW_TABLE, number=table_id), options_from_wire(edition, {}),
+                      seats, members[0], turn_seconds=lobby.config.default_turn_seconds, bot_level=level,
+                      name_code=PLAY_NOW_TABLE, name_params={"number": table_id})
         lobby.directory.add(table)
         table.seat_together(members)  # saved once, below
         arriving = {m for m in members if m.connection is None}
@@ -241,7 +241,7 @@ class Matchmaker:
         for table, (arriving, _) in list(self._arriving.items()):
             if member in arriving:
                 arriving.discard(member)
-                if table.name_code == "play_now":
+                if table.name_code == PLAY_NOW_TABLE:
                     member.send(self.status(member))
                 if not arriving:
                     wait = self._not_before.get(table, 0.0) - asyncio.get_running_loop().time()

@@ -24,7 +24,7 @@ from ono99_kernel.core.options import TableOptions
 from ono99_kernel.core.record import Player as RecordPlayer
 from ono99_kernel.core.record import game_to_record
 from ono99_kernel.core.series import Series, points_table
-from ono99_kernel.protocol import ProtocolError
+from ono99_kernel.protocol import PLAY_NOW_TABLE, ProtocolError
 from ono99_kernel.wire import server as wire
 
 from . import standin
@@ -336,7 +336,7 @@ class Table:
     def allow_hints(self, hints: bool) -> None:
         """Hints on or off, between games: a game started with them is not rated, one started without them
         may be; a play-now table is for rated games only."""
-        if hints and self.name_code == "play_now":
+        if hints and self.name_code == PLAY_NOW_TABLE:
             raise ProtocolError("rated_table", "a play-now table is rated: hints are for tables of your own",
                                 params={"why": "play_now"})
         if self.runner.playing:
