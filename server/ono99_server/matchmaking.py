@@ -100,8 +100,8 @@ class Matchmaker:
         self._filling: set[asyncio.Task[None]] = set()
         self._dirty = False
         self.shared: SharedQueue | None = None  # one node of several: the queues every node shares
-        self._arriving: dict[Table, tuple[set[Member], asyncio.TimerHandle]] = {}  # sent on, not here yet
-        self._not_before: dict[Table, float] = {}  # the loop's time before which a table above does not start
+        # sent on, not here yet: who, the timer that starts the game anyway, the loop's time it starts at the soonest
+        self._arriving: dict[Table, tuple[set[Member], asyncio.TimerHandle, float]] = {}
 
     @property
     def wait(self) -> float:
@@ -232,19 +232,18 @@ class Matchmaker:
         arena table) have all said hello here, but not before the loop's time ``not_before``; at most
         ``ARRIVAL_SECONDS`` from now."""
         timer = asyncio.get_running_loop().call_later(ARRIVAL_SECONDS, self._start, table)
-        self._arriving[table] = (arriving, timer)
-        self._not_before[table] = not_before
+        self._arriving[table] = (arriving, timer, not_before)
 
     def arrived(self, member: Member) -> None:
         """A player sent on from another node to a table here has said hello: the game starts once
         all of them have."""
-        for table, (arriving, _) in list(self._arriving.items()):
+        for table, (arriving, _, not_before) in list(self._arriving.items()):
             if member in arriving:
                 arriving.discard(member)
                 if table.name_code == PLAY_NOW_TABLE:
                     member.send(self.status(member))
                 if not arriving:
-                    wait = self._not_before.get(table, 0.0) - asyncio.get_running_loop().time()
+                    wait = not_before - asyncio.get_running_loop().time()
                     if wait > 0:
                         asyncio.get_running_loop().call_later(wait, self._start, table)
                     else:
@@ -253,8 +252,7 @@ class Matchmaker:
     def _start(self, table: Table) -> None:
         """Start a play-now table that waited for players from other nodes; those not here yet are
         away, as after a lost connection (a stand-in plays, their seat waits the grace time)."""
-        arriving, timer = self._arriving.pop(table, (set(), None))
-        self._not_before.pop(table, None)
+        arriving, timer, _ = self._arriving.pop(table, (set(), None, 0.0))
         if timer is not None:
             timer.cancel()
         if table.id not in self.lobby.directory.tables or table.status != Status.WAITING or self.lobby.closed:
@@ -316,9 +314,8 @@ class Matchmaker:
         self._timers.clear()
         for task in self._filling:
             task.cancel()
-        for _, timer in self._arriving.values():
+        for _, timer, _ in self._arriving.values():
             timer.cancel()
         self._arriving.clear()
-        self._not_before.clear()
         if self.shared is not None:
             self.shared.close()
