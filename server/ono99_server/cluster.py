@@ -266,12 +266,7 @@ class Cluster:
         down (a table that could not be saved, or not be found by the other nodes, is not opened).
         The ids come from a block reserved ahead, refilled in the background: the event loop never
         waits for the database, which may hang (a frozen machine) rather than fail."""
-        self.check_open()
-        if len(self._ids) <= ID_BLOCK // 2:
-            self._reserve_ids()
-        if not self._ids:  # the block ran out before the database gave the next one
-            self._refuse("database")
-        table_id = self._ids.pop(0)
+        table_id, = self.table_ids(1)
         self.fence.epochs[table_id] = 1
         fence = self.fence
 
@@ -282,11 +277,13 @@ class Cluster:
         self.storage.submit(claim, what=(table_id, "ownership claim"))
         return table_id
 
-    def arena_table_ids(self, count: int) -> list[int]:
-        """Ids for ``count`` new arena tables, claimed by the transaction that pairs their games
-        (server/ono99_server/cluster_arena.py); refused as ``new_table_id`` is."""
+    def table_ids(self, count: int) -> list[int]:
+        """Ids for ``count`` new tables from the block reserved ahead, refilled in the background once
+        half of it is used; refused while the database or Redis is down, or when the block ran out
+        before the database gave the next one. Not claimed yet: ``new_table_id`` claims its one, and
+        the transaction that pairs arena games theirs (server/ono99_server/cluster_arena.py)."""
         self.check_open()
-        if len(self._ids) - count <= ID_BLOCK // 2:
+        if len(self._ids) - count < ID_BLOCK // 2:
             self._reserve_ids()
         if len(self._ids) < count:
             self._refuse("database")

@@ -76,7 +76,7 @@ class ArenaNode(NodePart, Protocol):
 
     def send_away(self, member: Member, host: str, port: int) -> None: ...
 
-    def arena_table_ids(self, count: int) -> list[int]: ...
+    def table_ids(self, count: int) -> list[int]: ...
 
     def give_back_table_ids(self, ids: list[int]) -> None: ...
 
@@ -333,7 +333,7 @@ class ClusterArenas:
         if not pairings:
             return False
         try:
-            ids = self.node.arena_table_ids(len(pairings))
+            ids = self.node.table_ids(len(pairings))
         except ProtocolError:  # the database or Redis is down: paired at a later tick
             return False
         epoch = self.epochs.get(arena_id)
