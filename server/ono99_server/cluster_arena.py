@@ -159,7 +159,7 @@ class ClusterArenas:
         """A new arena: its id is the database's next one."""
         def made(arena_id: int) -> None:
             arena.id = arena_id
-            self.texts[arena_id] = json.dumps(arena.to_mapping(), ensure_ascii=False)
+            self.texts[arena_id] = _row_text(arena)
             self.arenas.opened(member, arena)
             self._changed(arena_id)
 
@@ -216,12 +216,10 @@ class ClusterArenas:
         arena_id = self.arenas.joined.get(member.name)
         if arena_id is None:
             return
-        node, identity, token = self.node.node, member.identity, member.token_hash
+        where = (member.name, self.node.node, member.identity, member.token_hash)
 
         async def here(db: Database) -> None:
-            await db.run("INSERT INTO arena_players(arena, name, node, identity, token) VALUES (?, ?, ?, ?, ?) "
-                         "ON CONFLICT(arena, name) DO UPDATE SET node = excluded.node, identity = excluded.identity, "
-                         "token = excluded.token", (arena_id, member.name, node, identity, token))
+            await _player_at(db, arena_id, where)
 
         self.storage.submit(here, what=(None, "arena player's node"))
 
@@ -337,7 +335,7 @@ class ClusterArenas:
         except ProtocolError:  # the database or Redis is down: paired at a later tick
             return False
         epoch = self.epochs.get(arena_id)
-        new_text = json.dumps(arena.to_mapping(), ensure_ascii=False)
+        new_text = _row_text(arena)
         fence, lease = self.node.fence, self.node.lease_seconds
         games = [(p.game, table_id, p.players) for p, table_id in zip(pairings, ids, strict=True)]
         for table_id in ids:
@@ -473,6 +471,11 @@ class ClusterArenas:
 
 
 # --- the database's side -----------------------------------------------------------------------------
+def _row_text(arena: Arena) -> str:
+    """An arena as its row keeps it (``arenas.meta``)."""
+    return json.dumps(arena.to_mapping(), ensure_ascii=False)
+
+
 def _until(lease: float) -> str:
     return f"now() + {float(lease)!r} * interval '1 second'"
 
@@ -497,7 +500,7 @@ async def _create(db: Database, arena: Arena) -> int:
         assert row is not None
         arena.id = int(row[0])
         await db.run("INSERT INTO arenas(id, meta) VALUES (?, ?)",
-                     (arena.id, json.dumps(arena.to_mapping(), ensure_ascii=False)))
+                     (arena.id, _row_text(arena)))
     return arena.id
 
 
@@ -511,13 +514,18 @@ async def _change(db: Database, arena_id: int, change: Callable[[Arena], None],
             raise ProtocolError("no_arena", "there is no such arena", params={"why": "id"})
         arena = Arena.from_mapping(json.loads(row[0]), 0.0)
         change(arena)
-        text = json.dumps(arena.to_mapping(), ensure_ascii=False)
+        text = _row_text(arena)
         await db.run("UPDATE arenas SET meta = ? WHERE id = ?", (text, arena_id))
         if where is not None:
-            await db.run("INSERT INTO arena_players(arena, name, node, identity, token) VALUES (?, ?, ?, ?, ?) "
-                         "ON CONFLICT(arena, name) DO UPDATE SET node = excluded.node, identity = excluded.identity, "
-                         "token = excluded.token", (arena_id, *where))
+            await _player_at(db, arena_id, where)
     return text
+
+
+async def _player_at(db: Database, arena_id: int, where: tuple[str, str, str | None, str]) -> None:
+    """Where the arena's player is now: ``where`` is (name, node, identity, token hash)."""
+    await db.run("INSERT INTO arena_players(arena, name, node, identity, token) VALUES (?, ?, ?, ?, ?) "
+                 "ON CONFLICT(arena, name) DO UPDATE SET node = excluded.node, identity = excluded.identity, "
+                 "token = excluded.token", (arena_id, *where))
 
 
 async def _state(db: Database, arena_id: int) -> tuple[str, dict[str, tuple[str | None, str | None, str]]]:
@@ -593,7 +601,7 @@ async def _drop_lost(db: Database, arena_id: int, now: float) -> str | None:
                 dropped.append(int(game))
         if not dropped:
             return None
-        text = json.dumps(arena.to_mapping(), ensure_ascii=False)
+        text = _row_text(arena)
         await db.run("UPDATE arenas SET meta = ? WHERE id = ?", (text, arena_id))
     log.warning("arena %d: games %s lost with their tables; their players are free again", arena_id, dropped)
     return text
