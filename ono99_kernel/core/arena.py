@@ -182,10 +182,14 @@ class Arena:
     def unpair(self, game: int, now: float) -> None:
         """A pairing the server could not seat (its players free again, the game never counts)."""
         for name in self.running.pop(game, ()):
-            player = self.players[name]
-            if player.playing == game:
-                player.playing = None
-                player.free_since = now if player.present else None
+            self._free(name, game, now)
+
+    def _free(self, name: str, game: int, now: float) -> None:
+        """``name`` plays ``game`` no more without a result of it: free from ``now`` if still in the arena."""
+        player = self.players[name]
+        if player.playing == game:
+            player.playing = None
+            player.free_since = now if player.present else None
 
     # --- counting -------------------------------------------------------------------------------------------
     def count(self, game: int, ranking: Sequence[str], now: float) -> dict[str, int]:
@@ -202,10 +206,7 @@ class Arena:
             raise ValueError(f"game {game}'s ranking {list(ranking)} names someone twice")
         self.counted.add(game)
         for name in set(names) - set(ranking):
-            absent = self.players[name]
-            if absent.playing == game:
-                absent.playing = None
-                absent.free_since = now if absent.present else None
+            self._free(name, game, now)
         earned: dict[str, int] = {}
         for place, name in enumerate(ranking):
             if name not in names:

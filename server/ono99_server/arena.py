@@ -382,11 +382,7 @@ class Arenas:
             return None
         ranking = [str(table.players[seat]["name"]) for seat in game.outcome.ranking]
         players = arena.running.get(found[1], ())
-        try:
-            earned = arena.count(found[1], ranking, self.clock())
-        except ValueError as exc:  # a ranking naming someone twice: never a table's (its seats' names differ)
-            log.error("arena %d: game %d not counted: %s", arena.id, found[1], exc)
-            return None
+        earned = arena.count(found[1], ranking, self.clock())
         self._changed(arena)
         self._showing.update(earned)
 
