@@ -17,6 +17,7 @@ from textual.widgets.data_table import RowKey
 
 from ono99_kernel.wire.common import as_edition
 from ono99_kernel.wire.requests import AskLeaderboard, CreateTable, Join, ListTables, PlayNow, Say, Spectate
+from ono99_kernel.wire.server import RatingRow
 
 from ..client.labels import bot_row_name
 from ..client.model import Model
@@ -328,8 +329,8 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
         Binding("enter", "profile", N_("Profile")),
     ]
 
-    _drawn: tuple[object, ...] | None = None  # the rows the list shows: redrawn only when they change
-    _names: tuple[str, ...] = ()  # the names of those rows, in order
+    # the edition and the rows the list shows, the players' then the bots': redrawn only when they change
+    _shown: tuple[str | None, list[RatingRow]] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -355,15 +356,15 @@ class LeaderboardScreen(ShowsModel, ModalScreen[None]):
         which = model.leaderboard_edition or _("all editions")
         self.query_one("#leaders-title", Label).update(
             _("Leaderboard, {which}, by rating (? provisional)").format(which=which))
-        names = tuple(row.name for row in model.leaderboard) + tuple(bot.name for bot in model.leaderboard_bots)
-        drawn = (model.leaderboard_edition, tuple(model.leaderboard), tuple(model.leaderboard_bots))
-        if drawn == self._drawn:  # another message drawn: the cursor stays where the player put it
+        shown = (model.leaderboard_edition, [*model.leaderboard, *model.leaderboard_bots])
+        if shown == self._shown:  # another message drawn: the cursor stays where the player put it
             return
         grid = self.query_one(DataTable)
         keep = grid.cursor_row
-        if self._drawn is not None and 0 <= keep < len(self._names) and self._names[keep] in names:
-            keep = names.index(self._names[keep])  # on the same player, wherever the new ratings put them
-        self._drawn, self._names = drawn, names
+        if self._shown is not None and 0 <= keep < len(self._shown[1]):  # on the same player, wherever the
+            before = self._shown[1][keep].name  # new ratings put them
+            keep = next((i for i, row in enumerate(shown[1]) if row.name == before), keep)
+        self._shown = shown
         grid.clear()
         for row in model.leaderboard:
             rating = f"{decimal(row.rating)}{'?' if row.provisional else ''}"
