@@ -77,17 +77,20 @@ class WebRig:
         assert isinstance(client, TestClient)
         return client
 
+    def _playing(self, name: str) -> WebSession | None:
+        return next((session for session in self.front.sessions
+                     if not session.closed and session.app is not None and session.app.player_name == name), None)
+
     def session_of(self, name: str) -> WebSession:
-        for session in self.front.sessions:
-            if not session.closed and session.app is not None and session.app.player_name == name:
-                return session
-        raise AssertionError(f"no web session plays as {name}")
+        session = self._playing(name)
+        if session is None:
+            raise AssertionError(f"no web session plays as {name}")
+        return session
 
     async def session_playing(self, name: str) -> WebSession:
         """The open web session playing as name, once there is one: a name typed on the page reaches
         the front's app a moment after the key press that sent it."""
-        await until(lambda: any(not s.closed and s.app is not None and s.app.player_name == name
-                                for s in self.front.sessions), f"a web session playing as {name}")
+        await until(lambda: self._playing(name) is not None, f"a web session playing as {name}")
         return self.session_of(name)
 
 
