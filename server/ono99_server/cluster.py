@@ -588,7 +588,7 @@ class Cluster:
 
         async def leave() -> None:
             try:  # said before the goodbye: the other node reads it at the player's hello there
-                await self.redis.set(f"{SENT_ON}{peer.node}:{key}", ticket.to_json(), ex=SENT_ON_SECONDS)
+                await self.redis.set(_ticket_key(peer.node, key), ticket.to_json(), ex=SENT_ON_SECONDS)
             except (RedisError, OSError):
                 self.sending.pop(key, None)
                 member.send(wire.ErrorMessage(code="unavailable", reason="the table is at another node of this "
@@ -608,7 +608,7 @@ class Cluster:
 
         async def arrive() -> None:
             with contextlib.suppress(RedisError, OSError):
-                raw = await self.redis.getdel(f"{SENT_ON}{self.node}:{key}")
+                raw = await self.redis.getdel(_ticket_key(self.node, key))
                 if raw is None or member.connection is None or member.table is not None:
                     return
                 ticket = read(SentOn.from_json, raw, f"the ticket of {member.name!r} to a table here")
@@ -638,3 +638,8 @@ def _online(record: NodeRecord | None) -> tuple[wire.OnlinePlayer, ...]:
 
 def _seat_key(identity: str | None, token_hash: str | None) -> str:
     return f"key:{identity}" if identity is not None else f"token:{token_hash}"
+
+
+def _ticket_key(node: str, key: str) -> str:
+    """Where a player sent on to ``node`` finds their ticket there (``key``: their ``_seat_key``)."""
+    return f"{SENT_ON}{node}:{key}"
