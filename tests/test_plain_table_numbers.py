@@ -40,3 +40,19 @@ def test_the_plain_lobby_says_and_takes_the_tables_ids() -> None:
     session.command("1")
     assert out == ["There is no table 1; l lists the tables.\n"]
     assert sent[-2:] == [Spectate(table=2), Join(table=5)]
+
+
+def test_the_plain_lobby_watches_a_table_typed_without_the_space() -> None:
+    """Found by playing: "s1" (as the hint "s, its number and Enter" reads) was "There is no command s1";
+    "s 1" watched. Now "s5" and "S5" watch table 5, and "s1" says there is no table 1."""
+    out: list[str] = []
+    sent: list[Request] = []
+    session = PlainSession(Console(out.append), sent.append, lambda: None)
+    session.receive(decode_server_message(finished_game_messages("waiting")[0] | {"table": None}))
+    session.receive(decode_server_message({"t": "tables", "tables": [listed_table(2, "two"), listed_table(5, "five")]}))
+    session.command("s5")
+    session.command("S5")
+    assert sent == [Spectate(table=5), Spectate(table=5)]
+    out.clear()
+    session.command("s1")
+    assert out == ["There is no table 1; l lists the tables.\n"] and len(sent) == 2

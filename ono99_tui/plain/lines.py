@@ -1161,6 +1161,8 @@ class PlainSession:
             self._join_or_watch(rest, watch=False)
         elif head.lower() == "s" and rest and table is None:
             self._join_or_watch(rest, watch=True)
+        elif head[:1].lower() == "s" and head[1:].isdigit() and not rest and table is None:  # "s5": the space left out
+            self._join_listed(int(head[1:]), watch=True)
         elif head.lower() == "n":
             self._new_table(rest.split())
         elif head.lower() == "e" and table is not None:
